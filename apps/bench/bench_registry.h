@@ -1,0 +1,100 @@
+/*
+ * gpuradar_bench: each stage adds its measurements in its own bench_<stage>.cc with
+ * GPURADAR_BENCH("name") { ... }. Every measurement prints one JSON line on stdout.
+ */
+#ifndef INCLUDED_GPURADAR_BENCH_REGISTRY_H
+#define INCLUDED_GPURADAR_BENCH_REGISTRY_H
+
+#include <cstdio>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gpuradar::bench {
+
+struct options {
+    bool quick = false;     //!< smaller sizes and fewer repeats (CI smoke run)
+    int repeats = 50;       //!< timed repetitions; the median is reported
+};
+
+struct bench_case {
+    std::string name;
+    std::function<void(const options&)> run;
+};
+
+std::vector<bench_case>& registry();
+
+struct registrar {
+    registrar(const char* name, std::function<void(const options&)> fn)
+    {
+        registry().push_back({ name, std::move(fn) });
+    }
+};
+
+//! Builds one JSON object; emit() prints it as one line and flushes.
+class json_line
+{
+public:
+    explicit json_line(const std::string& bench) { field("bench", bench); }
+    json_line& field(const std::string& key, const std::string& value)
+    {
+        sep();
+        d_s << '"' << key << "\":\"" << value << '"';
+        return *this;
+    }
+    json_line& field(const std::string& key, const char* value)
+    {
+        return field(key, std::string(value));
+    }
+    json_line& field(const std::string& key, double value)
+    {
+        sep();
+        d_s << '"' << key << "\":" << value;
+        return *this;
+    }
+    json_line& field(const std::string& key, long long value)
+    {
+        sep();
+        d_s << '"' << key << "\":" << value;
+        return *this;
+    }
+    json_line& field(const std::string& key, bool value)
+    {
+        sep();
+        d_s << '"' << key << "\":" << (value ? "true" : "false");
+        return *this;
+    }
+    void emit() const
+    {
+        std::printf("{%s}\n", d_s.str().c_str());
+        std::fflush(stdout);
+    }
+
+private:
+    void sep()
+    {
+        if (d_first)
+            d_first = false;
+        else
+            d_s << ',';
+    }
+    std::ostringstream d_s;
+    bool d_first = true;
+};
+
+//! Median of a sample (copies; benchmark-sized vectors only).
+double median(std::vector<double> v);
+
+} // namespace gpuradar::bench
+
+#define GPURADAR_BENCH_CAT2(a, b) a##b
+#define GPURADAR_BENCH_CAT(a, b) GPURADAR_BENCH_CAT2(a, b)
+#define GPURADAR_BENCH(name)                                                          \
+    static void GPURADAR_BENCH_CAT(bench_fn_, __LINE__)(const ::gpuradar::bench::options&); \
+    static ::gpuradar::bench::registrar GPURADAR_BENCH_CAT(bench_reg_, __LINE__)(     \
+        name, GPURADAR_BENCH_CAT(bench_fn_, __LINE__));                               \
+    static void GPURADAR_BENCH_CAT(bench_fn_, __LINE__)(                              \
+        [[maybe_unused]] const ::gpuradar::bench::options& opt)
+
+#endif

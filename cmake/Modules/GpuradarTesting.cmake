@@ -1,0 +1,20 @@
+# gpuradar_add_gtest(<name> SOURCES <files...> LIBS <targets...>)
+#
+# One GoogleTest binary, two ctest entries:
+#   <name>      every test whose suite name does not contain "Cuda"
+#   <name>_gpu  the suites with "Cuda" in their name, ctest label `gpu`. Without a usable
+#               device they call GTEST_SKIP and ctest reports them as skipped (not passed).
+# Every binary is recorded in the global property GPURADAR_TEST_BINARIES so that
+# tools/gather_gpu_runner.sh can carry them to a GPU host without GNU Radio.
+function(gpuradar_add_gtest name)
+    cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+    add_executable(${name} ${ARG_SOURCES})
+    target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
+    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/kernels/tests)
+    add_test(NAME ${name} COMMAND ${name} --gtest_filter=-*Cuda*)
+    add_test(NAME ${name}_gpu COMMAND ${name} --gtest_filter=*Cuda*)
+    set_tests_properties(${name}_gpu PROPERTIES
+        LABELS gpu
+        SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+    set_property(GLOBAL APPEND PROPERTY GPURADAR_TEST_BINARIES $<TARGET_FILE:${name}>)
+endfunction()

@@ -1,0 +1,150 @@
+/*
+ * RAII owners for CUDA handles (streams, device memory, pinned host memory) and
+ * checked copies, behind an interface with no CUDA types so that GNU Radio blocks and
+ * CPU-only builds include it with the host compiler. Raw create/destroy calls live only
+ * in the matching .cu file. In a build without CUDA every constructor throws cuda_error.
+ */
+#ifndef INCLUDED_GPURADAR_KERNELS_CUDA_RESOURCES_H
+#define INCLUDED_GPURADAR_KERNELS_CUDA_RESOURCES_H
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace gpuradar::kernels {
+
+//! A failed CUDA or cuFFT call: "<stage>: <call> failed: <name> (<description>)".
+class cuda_error : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
+//! Non-owning handle of a CUDA stream (a cudaStream_t); null is the legacy default.
+class stream_ref
+{
+public:
+    stream_ref() = default;
+    explicit stream_ref(void* native) : d_native(native) {}
+    void* native() const { return d_native; }
+
+private:
+    void* d_native = nullptr;
+};
+
+//! Owns one non-blocking CUDA stream on the current device.
+class cuda_stream
+{
+public:
+    cuda_stream();
+    ~cuda_stream();
+    cuda_stream(cuda_stream&& other) noexcept;
+    cuda_stream& operator=(cuda_stream&& other) noexcept;
+    cuda_stream(const cuda_stream&) = delete;
+    cuda_stream& operator=(const cuda_stream&) = delete;
+
+    stream_ref ref() const { return stream_ref(d_stream); }
+    //! Blocks until all work queued on the stream has finished; throws on a CUDA error.
+    void synchronize(const char* who) const;
+
+private:
+    void* d_stream = nullptr;
+};
+
+//! Owns device memory (cudaMalloc), uninitialised.
+class device_memory
+{
+public:
+    device_memory() = default;
+    explicit device_memory(std::size_t bytes);
+    ~device_memory();
+    device_memory(device_memory&& other) noexcept;
+    device_memory& operator=(device_memory&& other) noexcept;
+    device_memory(const device_memory&) = delete;
+    device_memory& operator=(const device_memory&) = delete;
+
+    void* get() const { return d_ptr; }
+    std::size_t size() const { return d_bytes; }
+    template <typename T>
+    T* as() const
+    {
+        return static_cast<T*>(d_ptr);
+    }
+
+private:
+    void* d_ptr = nullptr;
+    std::size_t d_bytes = 0;
+};
+
+//! Owns page-locked host memory (cudaHostAlloc), the staging side of async copies.
+class pinned_memory
+{
+public:
+    pinned_memory() = default;
+    explicit pinned_memory(std::size_t bytes);
+    ~pinned_memory();
+    pinned_memory(pinned_memory&& other) noexcept;
+    pinned_memory& operator=(pinned_memory&& other) noexcept;
+    pinned_memory(const pinned_memory&) = delete;
+    pinned_memory& operator=(const pinned_memory&) = delete;
+
+    void* get() const { return d_ptr; }
+    std::size_t size() const { return d_bytes; }
+    template <typename T>
+    T* as() const
+    {
+        return static_cast<T*>(d_ptr);
+    }
+
+private:
+    void* d_ptr = nullptr;
+    std::size_t d_bytes = 0;
+};
+
+//! Owns a CUDA event with timing enabled; for benchmarks and cross-stream ordering.
+class cuda_event
+{
+public:
+    cuda_event();
+    ~cuda_event();
+    cuda_event(cuda_event&& other) noexcept;
+    cuda_event& operator=(cuda_event&& other) noexcept;
+    cuda_event(const cuda_event&) = delete;
+    cuda_event& operator=(const cuda_event&) = delete;
+
+    void record(stream_ref stream);
+    void synchronize() const;
+    //! Milliseconds between two recorded, completed events.
+    static float elapsed_ms(const cuda_event& start, const cuda_event& stop);
+
+private:
+    void* d_event = nullptr;
+};
+
+//! Properties benchmarks and launch heuristics need, read off device 0.
+struct device_properties {
+    std::string name;
+    int multiprocessors = 0;
+    int compute_major = 0;
+    int compute_minor = 0;
+    std::size_t global_memory_bytes = 0;
+    std::size_t l2_bytes = 0;
+};
+device_properties current_device_properties();
+
+enum class copy_kind { host_to_device, device_to_host, device_to_device };
+
+//! cudaMemcpyAsync on `stream`, checked; `who` names the caller in errors.
+void copy_async(void* dst,
+                const void* src,
+                std::size_t bytes,
+                copy_kind kind,
+                stream_ref stream,
+                const char* who);
+
+//! Fill device memory with a byte value (cudaMemsetAsync), checked. Tests poison with it.
+void fill_bytes_async(void* dst, int value, std::size_t bytes, stream_ref stream, const char* who);
+
+} // namespace gpuradar::kernels
+
+#endif

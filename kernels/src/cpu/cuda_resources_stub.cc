@@ -1,0 +1,44 @@
+/* CPU-only builds: the CUDA resource types exist but cannot be made. */
+#include <gpuradar/kernels/cuda_resources.h>
+
+namespace gpuradar::kernels {
+namespace {
+[[noreturn]] void no_cuda(const char* what)
+{
+    throw cuda_error(std::string(what) +
+                     ": gr-gpuradar was built without CUDA; use backend 'cpu'");
+}
+} // namespace
+
+cuda_stream::cuda_stream() { no_cuda("cuda_stream"); }
+cuda_stream::~cuda_stream() = default;
+cuda_stream::cuda_stream(cuda_stream&&) noexcept = default;
+cuda_stream& cuda_stream::operator=(cuda_stream&&) noexcept = default;
+void cuda_stream::synchronize(const char*) const {}
+
+device_memory::device_memory(std::size_t) { no_cuda("device_memory"); }
+device_memory::~device_memory() = default;
+device_memory::device_memory(device_memory&&) noexcept = default;
+device_memory& device_memory::operator=(device_memory&&) noexcept = default;
+
+pinned_memory::pinned_memory(std::size_t) { no_cuda("pinned_memory"); }
+pinned_memory::~pinned_memory() = default;
+pinned_memory::pinned_memory(pinned_memory&&) noexcept = default;
+pinned_memory& pinned_memory::operator=(pinned_memory&&) noexcept = default;
+
+cuda_event::cuda_event() { no_cuda("cuda_event"); }
+cuda_event::~cuda_event() = default;
+cuda_event::cuda_event(cuda_event&&) noexcept = default;
+cuda_event& cuda_event::operator=(cuda_event&&) noexcept = default;
+void cuda_event::record(stream_ref) {}
+void cuda_event::synchronize() const {}
+float cuda_event::elapsed_ms(const cuda_event&, const cuda_event&) { return 0; }
+device_properties current_device_properties() { no_cuda("device_properties"); }
+
+void copy_async(void*, const void*, std::size_t, copy_kind, stream_ref, const char* who)
+{
+    no_cuda(who);
+}
+void fill_bytes_async(void*, int, std::size_t, stream_ref, const char* who) { no_cuda(who); }
+
+} // namespace gpuradar::kernels

@@ -1,0 +1,183 @@
+/* The only place that creates and destroys CUDA handles (see cuda_resources.h). */
+#include "../factories.h"
+#include "cuda_check.h"
+#include <cstdio>
+#include <utility>
+
+namespace gpuradar::kernels {
+
+namespace {
+// Destructors must not throw: report and carry on.
+void log_destroy_failure(cudaError_t err, const char* call)
+{
+    if (err != cudaSuccess && err != cudaErrorCudartUnloading)
+        std::fprintf(stderr,
+                     "gpuradar: %s failed in a destructor: %s (%s)\n",
+                     call,
+                     cudaGetErrorName(err),
+                     cudaGetErrorString(err));
+}
+} // namespace
+
+cuda_stream::cuda_stream()
+{
+    cudaStream_t s = nullptr;
+    // Non-blocking: never serialised against the legacy default stream other code uses.
+    GPURADAR_CUDA_CHECK("cuda_stream",
+                        cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    d_stream = s;
+}
+cuda_stream::~cuda_stream()
+{
+    if (d_stream)
+        log_destroy_failure(cudaStreamDestroy(static_cast<cudaStream_t>(d_stream)),
+                            "cudaStreamDestroy");
+}
+cuda_stream::cuda_stream(cuda_stream&& o) noexcept : d_stream(std::exchange(o.d_stream, nullptr)) {}
+cuda_stream& cuda_stream::operator=(cuda_stream&& o) noexcept
+{
+    std::swap(d_stream, o.d_stream);
+    return *this;
+}
+void cuda_stream::synchronize(const char* who) const
+{
+    GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(static_cast<cudaStream_t>(d_stream)));
+}
+
+device_memory::device_memory(std::size_t bytes) : d_bytes(bytes)
+{
+    if (bytes)
+        GPURADAR_CUDA_CHECK("device_memory", cudaMalloc(&d_ptr, bytes));
+}
+device_memory::~device_memory()
+{
+    if (d_ptr)
+        log_destroy_failure(cudaFree(d_ptr), "cudaFree");
+}
+device_memory::device_memory(device_memory&& o) noexcept
+    : d_ptr(std::exchange(o.d_ptr, nullptr)), d_bytes(std::exchange(o.d_bytes, 0))
+{
+}
+device_memory& device_memory::operator=(device_memory&& o) noexcept
+{
+    std::swap(d_ptr, o.d_ptr);
+    std::swap(d_bytes, o.d_bytes);
+    return *this;
+}
+
+pinned_memory::pinned_memory(std::size_t bytes) : d_bytes(bytes)
+{
+    if (bytes)
+        GPURADAR_CUDA_CHECK("pinned_memory", cudaHostAlloc(&d_ptr, bytes, cudaHostAllocDefault));
+}
+pinned_memory::~pinned_memory()
+{
+    if (d_ptr)
+        log_destroy_failure(cudaFreeHost(d_ptr), "cudaFreeHost");
+}
+pinned_memory::pinned_memory(pinned_memory&& o) noexcept
+    : d_ptr(std::exchange(o.d_ptr, nullptr)), d_bytes(std::exchange(o.d_bytes, 0))
+{
+}
+pinned_memory& pinned_memory::operator=(pinned_memory&& o) noexcept
+{
+    std::swap(d_ptr, o.d_ptr);
+    std::swap(d_bytes, o.d_bytes);
+    return *this;
+}
+
+cuda_event::cuda_event()
+{
+    cudaEvent_t e = nullptr;
+    GPURADAR_CUDA_CHECK("cuda_event", cudaEventCreate(&e));
+    d_event = e;
+}
+cuda_event::~cuda_event()
+{
+    if (d_event)
+        log_destroy_failure(cudaEventDestroy(static_cast<cudaEvent_t>(d_event)),
+                            "cudaEventDestroy");
+}
+cuda_event::cuda_event(cuda_event&& o) noexcept : d_event(std::exchange(o.d_event, nullptr)) {}
+cuda_event& cuda_event::operator=(cuda_event&& o) noexcept
+{
+    std::swap(d_event, o.d_event);
+    return *this;
+}
+void cuda_event::record(stream_ref stream)
+{
+    GPURADAR_CUDA_CHECK("cuda_event",
+                        cudaEventRecord(static_cast<cudaEvent_t>(d_event), detail::native(stream)));
+}
+void cuda_event::synchronize() const
+{
+    GPURADAR_CUDA_CHECK("cuda_event", cudaEventSynchronize(static_cast<cudaEvent_t>(d_event)));
+}
+float cuda_event::elapsed_ms(const cuda_event& start, const cuda_event& stop)
+{
+    float ms = 0;
+    GPURADAR_CUDA_CHECK("cuda_event",
+                        cudaEventElapsedTime(&ms,
+                                             static_cast<cudaEvent_t>(start.d_event),
+                                             static_cast<cudaEvent_t>(stop.d_event)));
+    return ms;
+}
+
+device_properties current_device_properties()
+{
+    int dev = 0;
+    GPURADAR_CUDA_CHECK("device_properties", cudaGetDevice(&dev));
+    cudaDeviceProp p{};
+    GPURADAR_CUDA_CHECK("device_properties", cudaGetDeviceProperties(&p, dev));
+    device_properties out;
+    out.name = p.name;
+    out.multiprocessors = p.multiProcessorCount;
+    out.compute_major = p.major;
+    out.compute_minor = p.minor;
+    out.global_memory_bytes = p.totalGlobalMem;
+    out.l2_bytes = static_cast<std::size_t>(p.l2CacheSize);
+    return out;
+}
+
+void copy_async(void* dst,
+                const void* src,
+                std::size_t bytes,
+                copy_kind kind,
+                stream_ref stream,
+                const char* who)
+{
+    if (bytes == 0)
+        return;
+    const cudaMemcpyKind k = kind == copy_kind::host_to_device ? cudaMemcpyHostToDevice
+                             : kind == copy_kind::device_to_host
+                                 ? cudaMemcpyDeviceToHost
+                                 : cudaMemcpyDeviceToDevice;
+    GPURADAR_CUDA_CHECK(who, cudaMemcpyAsync(dst, src, bytes, k, detail::native(stream)));
+}
+
+void fill_bytes_async(void* dst, int value, std::size_t bytes, stream_ref stream, const char* who)
+{
+    if (bytes)
+        GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(dst, value, bytes, detail::native(stream)));
+}
+
+namespace detail {
+std::string probe_cuda_device()
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess)
+        return std::string("cudaGetDeviceCount failed: ") + cudaGetErrorName(err) + " (" +
+               cudaGetErrorString(err) + ")";
+    if (count < 1)
+        return "no CUDA device is visible";
+    // A context on the device proves the driver can run our code, not only count devices.
+    err = cudaFree(nullptr);
+    if (err != cudaSuccess)
+        return std::string("cannot create a CUDA context: ") + cudaGetErrorName(err) + " (" +
+               cudaGetErrorString(err) + ")";
+    return {};
+}
+} // namespace detail
+
+} // namespace gpuradar::kernels
