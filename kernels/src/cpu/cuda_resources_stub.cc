@@ -39,6 +39,7 @@ void copy_async(void*, const void*, std::size_t, copy_kind, stream_ref, const ch
 {
     no_cuda(who);
 }
+void synchronize(stream_ref, const char* who) { no_cuda(who); }
 void fill_bytes_async(void*, int, std::size_t, stream_ref, const char* who) { no_cuda(who); }
 
 } // namespace gpuradar::kernels

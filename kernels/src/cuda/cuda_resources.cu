@@ -155,6 +155,11 @@ void copy_async(void* dst,
     GPURADAR_CUDA_CHECK(who, cudaMemcpyAsync(dst, src, bytes, k, detail::native(stream)));
 }
 
+void synchronize(stream_ref stream, const char* who)
+{
+    GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(detail::native(stream)));
+}
+
 void fill_bytes_async(void* dst, int value, std::size_t bytes, stream_ref stream, const char* who)
 {
     if (bytes)

@@ -142,6 +142,9 @@ void copy_async(void* dst,
                 stream_ref stream,
                 const char* who);
 
+//! cudaStreamSynchronize on a stream someone else owns, checked.
+void synchronize(stream_ref stream, const char* who);
+
 //! Fill device memory with a byte value (cudaMemsetAsync), checked. Tests poison with it.
 void fill_bytes_async(void* dst, int value, std::size_t bytes, stream_ref stream, const char* who);
 

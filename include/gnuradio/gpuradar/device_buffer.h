@@ -1,0 +1,111 @@
+/* -*- c++ -*- */
+/*
+ * gr-gpuradar device buffer: a GNU Radio 3.10 custom buffer whose items live in CUDA
+ * device memory, so that chained GPU blocks read each other's output in place.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPURADAR_DEVICE_BUFFER_H
+#define INCLUDED_GPURADAR_DEVICE_BUFFER_H
+
+#include <gnuradio/buffer_single_mapped.h>
+#include <gnuradio/buffer_type.h>
+#include <gnuradio/gpuradar/api.h>
+#include <cstdint>
+#include <memory>
+
+namespace gr {
+namespace gpuradar {
+
+/*!
+ * \brief Implemented by every block that runs kernels on a CUDA stream. The device
+ * buffer queues its copies on that stream, so that a block's kernels are ordered after
+ * the host-to-device copy of their input without a host-side wait.
+ */
+class GPURADAR_API device_stream_provider
+{
+public:
+    virtual ~device_stream_provider() = default;
+    //! The block's cudaStream_t, as void* so that this header needs no CUDA include.
+    virtual void* device_stream() const = 0;
+};
+
+/*!
+ * \brief Custom buffer (gr::buffer_single_mapped) holding items in CUDA device memory.
+ *
+ * A GPU block declares `device_buffer::type` on its ports (io_signature). GNU Radio then
+ * picks the transfer per edge:
+ * - host block -> GPU block (HOST_TO_DEVICE): the host block writes into pinned host
+ *   memory; post_work() queues an async copy to the device on the GPU block's stream.
+ * - GPU block -> GPU block (DEVICE_TO_DEVICE): both read and write device memory in
+ *   place; nothing is copied.
+ * - GPU block -> host block (DEVICE_TO_HOST): the GPU block writes device memory;
+ *   post_work() copies the new items to pinned host memory and waits for the copy, so the
+ *   host reader only ever sees complete items.
+ * Contract with GPU blocks: work() waits for its stream once before returning, because
+ * GNU Radio releases the input and publishes the output as soon as work() returns.
+ *
+ * The buffer holds at least min_bytes (default 16 MiB) so launches are large; items of
+ * a CPI size are handled as GNU Radio sizes buffers from the block's output multiple.
+ * Bytes moved per direction are counted process-wide (transfer_stats()) so tests can
+ * prove a chain touches the host only at its ends.
+ */
+class GPURADAR_API device_buffer : public gr::buffer_single_mapped
+{
+public:
+    static gr::buffer_type type;
+
+    struct stats {
+        std::uint64_t h2d_bytes = 0; //!< host to device (post_work copies)
+        std::uint64_t d2h_bytes = 0; //!< device to host (post_work copies)
+        std::uint64_t d2d_bytes = 0; //!< device to device (wrap-around realignment)
+    };
+    //! Process-wide byte counters of every device_buffer since the last reset.
+    static stats transfer_stats();
+    static void reset_transfer_stats();
+
+    //! Smallest buffer, in bytes, a device_buffer allocates (amortises launch overhead).
+    static constexpr std::size_t min_bytes = std::size_t(16) << 20;
+
+    static gr::buffer_sptr make_buffer(int nitems,
+                                       std::size_t sizeof_item,
+                                       std::uint64_t downstream_lcm_nitems,
+                                       std::uint32_t downstream_max_out_mult,
+                                       gr::block_sptr link = gr::block_sptr(),
+                                       gr::block_sptr buf_owner = gr::block_sptr());
+
+    ~device_buffer() override;
+
+    void post_work(int nitems) override;
+    bool do_allocate_buffer(std::size_t final_nitems, std::size_t sizeof_item) override;
+    void* write_pointer() override;
+    const void* _read_pointer(unsigned int read_index) override;
+    bool input_blocked_callback(int items_required,
+                                int items_avail,
+                                unsigned read_index) override;
+    bool output_blocked_callback(int output_multiple, bool force) override;
+
+private:
+    device_buffer(int nitems,
+                  std::size_t sizeof_item,
+                  std::uint64_t downstream_lcm_nitems,
+                  std::uint32_t downstream_max_out_mult,
+                  gr::block_sptr link,
+                  gr::block_sptr buf_owner);
+
+    //! The stream copies go on; *ordered is true when it is a GPU block's own stream.
+    void* transfer_stream(bool* ordered);
+    void wait_for_transfers();
+    char* host_base();
+    char* device_base() const;
+    void* device_copy(void* dst, const void* src, std::size_t bytes);
+    void* device_move(void* dst, const void* src, std::size_t bytes);
+
+    struct impl;
+    std::unique_ptr<impl> d_impl;
+};
+
+} // namespace gpuradar
+} // namespace gr
+
+#endif

@@ -1,0 +1,46 @@
+/* -*- c++ -*- */
+/*
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPURADAR_MULTIPLY_CONST_H
+#define INCLUDED_GPURADAR_MULTIPLY_CONST_H
+
+#include <gnuradio/gpuradar/api.h>
+#include <gnuradio/sync_block.h>
+#include <gnuradio/types.h>
+#include <string>
+
+namespace gr {
+namespace gpuradar {
+
+/*!
+ * \brief Complex gain on complex vectors: y = k * x, k settable while running.
+ * \ingroup gpuradar
+ *
+ * Streams: in and out gr_complex[vlen] (vlen >= 1). Tags pass through. A new k applies
+ * from the next call of work() on; a call never mixes two gains.
+ * Backend as for every gpuradar block: "auto", "cuda" (device_buffer ports, data stays on
+ * the GPU between GPU blocks) or "cpu".
+ */
+class GPURADAR_API multiply_const : virtual public gr::sync_block
+{
+public:
+    typedef std::shared_ptr<multiply_const> sptr;
+
+    /*!
+     * \param k       complex gain (linear)
+     * \param vlen    samples per item (>= 1)
+     * \param backend "auto", "cuda" or "cpu"
+     */
+    static sptr make(gr_complex k, unsigned int vlen = 1, const std::string& backend = "auto");
+
+    virtual gr_complex k() const = 0;
+    virtual void set_k(gr_complex k) = 0;
+    //! The backend actually running: "cuda" or "cpu".
+    virtual std::string backend() const = 0;
+};
+
+} // namespace gpuradar
+} // namespace gr
+
+#endif

@@ -1,0 +1,58 @@
+#include "backend_select.h"
+#include <gnuradio/gpuradar/device_buffer.h>
+#include <gnuradio/logger.h>
+#include <gpuradar/kernels/cuda_resources.h>
+#include <mutex>
+#include <stdexcept>
+
+namespace gr {
+namespace gpuradar {
+
+kernels::backend select_backend(const std::string& requested, const char* block_name)
+{
+    if (requested == "cpu")
+        return kernels::backend::cpu;
+    if (requested == "cuda") {
+        if (!kernels::cuda_available())
+            throw kernels::cuda_error(std::string("gpuradar::") + block_name +
+                                      ": backend 'cuda' requested but no usable CUDA "
+                                      "device: " +
+                                      kernels::cuda_unavailable_reason());
+        return kernels::backend::cuda;
+    }
+    if (requested == "auto") {
+        const bool cuda = kernels::cuda_available();
+        static std::once_flag logged;
+        std::call_once(logged, [cuda] {
+            gr::logger log("gpuradar");
+            if (cuda)
+                log.info("backend auto: using CUDA on {}",
+                         kernels::current_device_properties().name);
+            else
+                log.info("backend auto: using the CPU ({})",
+                         kernels::cuda_unavailable_reason());
+        });
+        return cuda ? kernels::backend::cuda : kernels::backend::cpu;
+    }
+    throw std::invalid_argument(std::string("gpuradar::") + block_name +
+                                ": backend must be one of auto, cuda, cpu (got '" +
+                                requested + "')");
+}
+
+gr::io_signature::sptr stream_signature(kernels::backend b, std::size_t itemsize)
+{
+    if (b == kernels::backend::cuda)
+        return gr::io_signature::make(1, 1, itemsize, device_buffer::type);
+    return gr::io_signature::make(1, 1, itemsize);
+}
+
+unsigned int check_vlen(const char* block_name, unsigned int vlen)
+{
+    if (vlen < 1)
+        throw std::invalid_argument(std::string("gpuradar::") + block_name +
+                                    ": vlen must be >= 1 (got " + std::to_string(vlen) + ")");
+    return vlen;
+}
+
+} // namespace gpuradar
+} // namespace gr

@@ -1,0 +1,36 @@
+/* Backend choice and port signatures shared by every gpuradar block (internal). */
+#ifndef INCLUDED_GPURADAR_BACKEND_SELECT_H
+#define INCLUDED_GPURADAR_BACKEND_SELECT_H
+
+#include <gnuradio/io_signature.h>
+#include <gpuradar/kernels/backend.h>
+#include <cstddef>
+#include <string>
+
+namespace gr {
+namespace gpuradar {
+
+//! The DSP core (gpuradar-kernels), outside the gr namespace.
+namespace kernels = ::gpuradar::kernels;
+
+/*!
+ * Resolves the `backend` parameter of block `block_name`:
+ * "cpu" -> cpu; "cuda" -> cuda, or a kernels::cuda_error naming the block when no usable
+ * device exists; "auto" -> cuda when a device exists, else cpu (logged once per process).
+ * Anything else: std::invalid_argument naming the parameter and the allowed values.
+ */
+kernels::backend select_backend(const std::string& requested, const char* block_name);
+
+/*!
+ * Port signature for one stream of `itemsize` bytes: device_buffer ports on the CUDA
+ * backend, GNU Radio's default host buffers on the CPU backend.
+ */
+gr::io_signature::sptr stream_signature(kernels::backend b, std::size_t itemsize);
+
+//! std::invalid_argument "gpuradar::<block>: vlen must be >= 1 (got <vlen>)" when 0.
+unsigned int check_vlen(const char* block_name, unsigned int vlen);
+
+} // namespace gpuradar
+} // namespace gr
+
+#endif

@@ -1,0 +1,263 @@
+/* -*- c++ -*- */
+/*
+ * gr-gpuradar device buffer (see include/gnuradio/gpuradar/device_buffer.h). Written for
+ * this module from GNU Radio 3.10's documented custom buffer API.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <gnuradio/block.h>
+#include <gnuradio/gpuradar/device_buffer.h>
+#include <gpuradar/kernels/cuda_resources.h>
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+
+namespace gr {
+namespace gpuradar {
+
+//! The DSP core (gpuradar-kernels), outside the gr namespace.
+namespace kernels = ::gpuradar::kernels;
+
+namespace {
+std::atomic<std::uint64_t> g_h2d_bytes{ 0 };
+std::atomic<std::uint64_t> g_d2h_bytes{ 0 };
+std::atomic<std::uint64_t> g_d2d_bytes{ 0 };
+constexpr const char* who = "gpuradar::device_buffer";
+} // namespace
+
+struct device_buffer::impl {
+    kernels::device_memory device;
+    std::size_t bytes = 0;
+    // Pinned host side: only edges that meet a host block need it, so it is made on first
+    // use (the transfer type is set after allocation).
+    kernels::pinned_memory host;
+    std::once_flag host_once;
+    // Fallback stream for edges whose GPU block provides none; such copies are waited for.
+    std::unique_ptr<kernels::cuda_stream> own_stream;
+    std::once_flag own_stream_once;
+    // Scratch for overlapping device moves in the wrap-around callbacks (rare).
+    kernels::device_memory scratch;
+    std::mutex scratch_mutex;
+};
+
+gr::buffer_type device_buffer::type(gr::buftype<device_buffer, device_buffer>{});
+
+device_buffer::stats device_buffer::transfer_stats()
+{
+    stats s;
+    s.h2d_bytes = g_h2d_bytes.load();
+    s.d2h_bytes = g_d2h_bytes.load();
+    s.d2d_bytes = g_d2d_bytes.load();
+    return s;
+}
+
+void device_buffer::reset_transfer_stats()
+{
+    g_h2d_bytes = 0;
+    g_d2h_bytes = 0;
+    g_d2d_bytes = 0;
+}
+
+gr::buffer_sptr device_buffer::make_buffer(int nitems,
+                                           std::size_t sizeof_item,
+                                           std::uint64_t downstream_lcm_nitems,
+                                           std::uint32_t downstream_max_out_mult,
+                                           gr::block_sptr link,
+                                           gr::block_sptr buf_owner)
+{
+    // GNU Radio sizes buffers for 32 KiB of host items; device launches want more.
+    const std::size_t min_items = (min_bytes + sizeof_item - 1) / sizeof_item;
+    const std::size_t want = std::max<std::size_t>(nitems, min_items);
+    nitems = static_cast<int>(std::min<std::size_t>(want, INT_MAX / 2));
+    return gr::buffer_sptr(new device_buffer(nitems,
+                                             sizeof_item,
+                                             downstream_lcm_nitems,
+                                             downstream_max_out_mult,
+                                             link,
+                                             buf_owner));
+}
+
+device_buffer::device_buffer(int nitems,
+                             std::size_t sizeof_item,
+                             std::uint64_t downstream_lcm_nitems,
+                             std::uint32_t downstream_max_out_mult,
+                             gr::block_sptr link,
+                             gr::block_sptr buf_owner)
+    : gr::buffer_single_mapped(nitems,
+                               sizeof_item,
+                               downstream_lcm_nitems,
+                               downstream_max_out_mult,
+                               link,
+                               buf_owner),
+      d_impl(std::make_unique<impl>())
+{
+    gr::configure_default_loggers(d_logger, d_debug_logger, "device_buffer");
+    if (!allocate_buffer(nitems))
+        throw std::bad_alloc();
+}
+
+device_buffer::~device_buffer() = default;
+
+bool device_buffer::do_allocate_buffer(std::size_t final_nitems, std::size_t sizeof_item)
+{
+    d_impl->bytes = final_nitems * sizeof_item;
+    d_impl->device = kernels::device_memory(d_impl->bytes);
+    d_base = nullptr; // host side made on demand, see host_base()
+    return true;
+}
+
+char* device_buffer::device_base() const { return d_impl->device.as<char>(); }
+
+char* device_buffer::host_base()
+{
+    std::call_once(d_impl->host_once, [this] {
+        d_impl->host = kernels::pinned_memory(d_impl->bytes);
+        d_base = d_impl->host.as<char>();
+    });
+    return d_impl->host.as<char>();
+}
+
+void* device_buffer::transfer_stream(bool* ordered)
+{
+    // H2D edges belong to the reading GPU block (GNU Radio replaced the host block's
+    // buffer with ours); D2H and D2D edges to the writing GPU block.
+    gr::block_sptr block =
+        d_transfer_type == gr::transfer_type::HOST_TO_DEVICE ? d_buf_owner : link();
+    if (auto* p = dynamic_cast<device_stream_provider*>(block.get())) {
+        *ordered = true;
+        return p->device_stream();
+    }
+    std::call_once(d_impl->own_stream_once,
+                   [this] { d_impl->own_stream = std::make_unique<kernels::cuda_stream>(); });
+    *ordered = false;
+    return d_impl->own_stream->ref().native();
+}
+
+void device_buffer::wait_for_transfers()
+{
+    bool ordered = false;
+    kernels::synchronize(kernels::stream_ref(transfer_stream(&ordered)), who);
+}
+
+void* device_buffer::device_copy(void* dst, const void* src, std::size_t bytes)
+{
+    bool ordered = false;
+    const kernels::stream_ref s(transfer_stream(&ordered));
+    kernels::copy_async(dst, src, bytes, kernels::copy_kind::device_to_device, s, who);
+    wait_for_transfers();
+    g_d2d_bytes += bytes;
+    return dst;
+}
+
+void* device_buffer::device_move(void* dst, const void* src, std::size_t bytes)
+{
+    const auto* d = static_cast<const char*>(dst);
+    const auto* s = static_cast<const char*>(src);
+    if (d + bytes <= s || s + bytes <= d)
+        return device_copy(dst, src, bytes);
+    // cudaMemcpy on overlapping ranges is undefined: go through scratch memory.
+    std::lock_guard<std::mutex> lock(d_impl->scratch_mutex);
+    if (d_impl->scratch.size() < bytes)
+        d_impl->scratch = kernels::device_memory(d_impl->bytes);
+    device_copy(d_impl->scratch.get(), src, bytes);
+    return device_copy(dst, d_impl->scratch.get(), bytes);
+}
+
+void device_buffer::post_work(int nitems)
+{
+    if (nitems <= 0)
+        return;
+    // The write index has not advanced yet: the new items start at d_write_index.
+    const std::size_t offset = std::size_t(d_write_index) * d_sizeof_item;
+    const std::size_t bytes = std::size_t(nitems) * d_sizeof_item;
+    bool ordered = false;
+    switch (d_transfer_type) {
+    case gr::transfer_type::HOST_TO_DEVICE: {
+        const kernels::stream_ref s(transfer_stream(&ordered));
+        kernels::copy_async(device_base() + offset,
+                            host_base() + offset,
+                            bytes,
+                            kernels::copy_kind::host_to_device,
+                            s,
+                            who);
+        // On the reader's own stream its kernels are ordered after this copy, and the
+        // reader waits for its stream before it releases the items: no wait needed here.
+        if (!ordered)
+            wait_for_transfers();
+        g_h2d_bytes += bytes;
+        break;
+    }
+    case gr::transfer_type::DEVICE_TO_HOST: {
+        const kernels::stream_ref s(transfer_stream(&ordered));
+        kernels::copy_async(host_base() + offset,
+                            device_base() + offset,
+                            bytes,
+                            kernels::copy_kind::device_to_host,
+                            s,
+                            who);
+        // The host reader may read as soon as we return.
+        wait_for_transfers();
+        g_d2h_bytes += bytes;
+        break;
+    }
+    case gr::transfer_type::DEVICE_TO_DEVICE:
+        break; // read in place by the next GPU block
+    default: {
+        std::ostringstream msg;
+        msg << who << ": unexpected transfer type " << d_transfer_type;
+        throw std::runtime_error(msg.str());
+    }
+    }
+}
+
+void* device_buffer::write_pointer()
+{
+    char* base = d_transfer_type == gr::transfer_type::HOST_TO_DEVICE ? host_base()
+                                                                      : device_base();
+    return base + std::size_t(d_write_index) * d_sizeof_item;
+}
+
+const void* device_buffer::_read_pointer(unsigned int read_index)
+{
+    char* base = d_transfer_type == gr::transfer_type::DEVICE_TO_HOST ? host_base()
+                                                                      : device_base();
+    return base + std::size_t(read_index) * d_sizeof_item;
+}
+
+bool device_buffer::input_blocked_callback(int items_required,
+                                           int items_avail,
+                                           unsigned read_index)
+{
+    if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
+        return input_blocked_callback_logic(
+            items_required, items_avail, read_index, host_base(), std::memcpy, std::memmove);
+    // Unread items live on the device; queued H2D copies must land before they move.
+    wait_for_transfers();
+    using namespace std::placeholders;
+    return input_blocked_callback_logic(items_required,
+                                        items_avail,
+                                        read_index,
+                                        device_base(),
+                                        std::bind(&device_buffer::device_copy, this, _1, _2, _3),
+                                        std::bind(&device_buffer::device_move, this, _1, _2, _3));
+}
+
+bool device_buffer::output_blocked_callback(int output_multiple, bool force)
+{
+    if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
+        return output_blocked_callback_logic(output_multiple, force, host_base(), std::memmove);
+    wait_for_transfers();
+    using namespace std::placeholders;
+    return output_blocked_callback_logic(
+        output_multiple,
+        force,
+        device_base(),
+        std::bind(&device_buffer::device_move, this, _1, _2, _3));
+}
+
+} // namespace gpuradar
+} // namespace gr

@@ -1,0 +1,48 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "envelope_impl.h"
+#include "backend_select.h"
+#include <gnuradio/io_signature.h>
+
+namespace gr {
+namespace gpuradar {
+
+envelope::sptr
+envelope::make(unsigned int vlen, const std::string& mode, bool db, const std::string& backend)
+{
+    // Validate every parameter before anything is allocated.
+    check_vlen("envelope", vlen);
+    const auto m = kernels::envelope::parse_mode(mode);
+    const auto b = select_backend(backend, "envelope");
+    return gnuradio::make_block_sptr<envelope_impl>(vlen, m, db, b);
+}
+
+envelope_impl::envelope_impl(unsigned int vlen,
+                             kernels::envelope::mode mode,
+                             bool db,
+                             kernels::backend backend)
+    : gr::sync_block("envelope",
+                     stream_signature(backend, vlen * sizeof(gr_complex)),
+                     stream_signature(backend, vlen * sizeof(float))),
+      gpu_stream_owner(backend, "envelope"),
+      d_vlen(vlen),
+      d_backend(backend),
+      d_kernel(kernels::envelope::make(backend, mode, db, stream()))
+{
+    if (backend == kernels::backend::cuda)
+        size_output_buffer(*this, vlen * sizeof(float));
+}
+
+int envelope_impl::work(int noutput_items,
+                        gr_vector_const_void_star& input_items,
+                        gr_vector_void_star& output_items)
+{
+    const auto* in = static_cast<const gr_complex*>(input_items[0]);
+    auto* out = static_cast<float*>(output_items[0]);
+    d_kernel->run(in, out, std::size_t(noutput_items) * d_vlen);
+    finish_work();
+    return noutput_items;
+}
+
+} // namespace gpuradar
+} // namespace gr
