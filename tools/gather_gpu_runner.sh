@@ -26,6 +26,10 @@ done <"$list"
 [ -x "$build/apps/gpuradar_bench" ] && binaries+=("$build/apps/gpuradar_bench")
 
 for bin in "${binaries[@]}"; do
+    if [ ! -x "$bin" ]; then
+        echo "gather_gpu_runner: skipping $bin (not built)" >&2
+        continue
+    fi
     cp "$bin" "$out/bin/"
     # ldd lists the whole dependency closure, so one pass per binary is enough.
     ldd "$bin" | awk '/=> \//{print $1, $3}' | while read -r soname path; do

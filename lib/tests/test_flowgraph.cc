@@ -117,16 +117,16 @@ TEST(FlowgraphBadInput, test_006_cuda_without_device_is_a_clear_error)
     EXPECT_EQ(grr::envelope::make(4, "linear", false, "auto")->backend(), "cpu");
 }
 
-// host -> multiply_const -> multiply_const -> envelope -> host, all three on the GPU.
-void run_gpu_chain(unsigned vlen, std::size_t nitems, std::uint32_t seed)
+// host -> multiply_const -> multiply_const -> envelope -> host, all three on `backend`.
+void run_chain(unsigned vlen, std::size_t nitems, std::uint32_t seed, const char* backend)
 {
     const auto x = random_complex(vlen * nitems, seed);
     const gr_complex k1(0.5f, 0.25f), k2(-1.5f, 2.0f);
     auto tb = gr::make_top_block("gpu_chain");
     auto src = vector_source_c::make(x, false, vlen);
-    auto m1 = grr::multiply_const::make(k1, vlen, "cuda");
-    auto m2 = grr::multiply_const::make(k2, vlen, "cuda");
-    auto env = grr::envelope::make(vlen, "linear", true, "cuda");
+    auto m1 = grr::multiply_const::make(k1, vlen, backend);
+    auto m2 = grr::multiply_const::make(k2, vlen, backend);
+    auto env = grr::envelope::make(vlen, "linear", true, backend);
     auto snk = vector_sink_f::make(vlen, nitems);
     tb->connect(src, 0, m1, 0);
     tb->connect(m1, 0, m2, 0);
@@ -140,8 +140,19 @@ void run_gpu_chain(unsigned vlen, std::size_t nitems, std::uint32_t seed)
     const std::complex<double> k = std::complex<double>(k1) * std::complex<double>(k2);
     for (std::size_t i = 0; i < x.size(); ++i)
         ref[i] = 20.0 * std::log10(std::abs(std::complex<double>(x[i]) * k));
-    ASSERT_EQ(snk->data().size(), x.size());
-    EXPECT_LT(rel_l2(snk->data(), ref), 1e-5);
+    const auto& y = snk->data();
+    ASSERT_EQ(y.size(), x.size());
+    std::size_t bad = 0, first_bad = y.size();
+    for (std::size_t i = 0; i < y.size(); ++i)
+        if (!(std::abs(y[i] - ref[i]) <= 1e-3 * (1.0 + std::abs(ref[i])))) {
+            first_bad = std::min(first_bad, i);
+            ++bad;
+        }
+    EXPECT_EQ(bad, 0u) << "first wrong sample " << first_bad << " of " << y.size() << ": got "
+                       << (bad ? y[first_bad] : 0.0f) << " want " << (bad ? ref[first_bad] : 0.0);
+    EXPECT_LT(rel_l2(y, ref), 1e-5);
+    if (std::string(backend) != "cuda")
+        return;
     EXPECT_EQ(stats.h2d_bytes, x.size() * sizeof(gr_complex)) << "input crosses PCIe once";
     EXPECT_EQ(stats.d2h_bytes, x.size() * sizeof(float)) << "output crosses PCIe once";
 }
@@ -149,14 +160,14 @@ void run_gpu_chain(unsigned vlen, std::size_t nitems, std::uint32_t seed)
 TEST(FlowgraphCuda, test_010_chain_stays_on_device)
 {
     GPURADAR_REQUIRE_CUDA();
-    run_gpu_chain(64, 1000, 10);
+    run_chain(64, 1000, 10, "cuda");
 }
 
 TEST(FlowgraphCuda, test_011_cpi_sized_items)
 {
     GPURADAR_REQUIRE_CUDA();
     // One item = 1 Mi complex samples (8 MiB): a CPI-sized vector.
-    run_gpu_chain(1u << 20, 12, 11);
+    run_chain(1u << 20, 12, 11, "cuda");
 }
 
 TEST(FlowgraphCuda, test_012_wraps_buffers_many_times)
@@ -164,7 +175,20 @@ TEST(FlowgraphCuda, test_012_wraps_buffers_many_times)
     GPURADAR_REQUIRE_CUDA();
     // vlen 3 (24-byte items) and 3M items: many times the 16 MiB device buffers, with
     // item counts that do not divide the buffer, so the wrap-around callbacks run.
-    run_gpu_chain(3, 3u << 20, 12);
+    run_chain(3, 3u << 20, 12, "cuda");
+}
+
+TEST(FlowgraphCuda, test_015_wrap_variants)
+{
+    GPURADAR_REQUIRE_CUDA();
+    run_chain(4, 3u << 20, 15, "cuda");
+    run_chain(1, 5u << 20, 16, "cuda");
+    run_chain(3, 800000, 17, "cuda");
+}
+
+TEST(FlowgraphCpu, test_007_long_chain_reference)
+{
+    run_chain(3, 1u << 20, 12, "cpu");
 }
 
 TEST(FlowgraphCuda, test_013_gpu_host_gpu_edges)
