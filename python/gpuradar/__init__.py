@@ -1,23 +1,9 @@
 #
-# Copyright 2008,2009 Free Software Foundation, Inc.
-#
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
+"""gr-gpuradar: radar signal processing on NVIDIA GPUs (CPU backend everywhere).
 
-# The presence of this file turns this directory into a Python package
-
-'''
-This is the GNU Radio GPURADAR module. Place your Python package
-description here (python/__init__.py).
-'''
-import os
-
-# import pybind11 generated symbols into the gpuradar namespace
-try:
-    # this might fail if the module is python-only
-    from .gpuradar_python import *
-except ModuleNotFoundError:
-    pass
-
-# import any pure python here
-#
+Every block takes backend='auto' | 'cuda' | 'cpu'. Blocks on the CUDA backend keep
+their data on the GPU between each other (gpuradar device buffer).
+"""
+from .gpuradar_python import *  # noqa: F401,F403

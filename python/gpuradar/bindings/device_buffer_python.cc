@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <pybind11/pybind11.h>
+#include <gnuradio/gpuradar/device_buffer.h>
+#include <gpuradar/kernels/backend.h>
+
+namespace py = pybind11;
+
+void bind_device_buffer(py::module& m)
+{
+    using gr::gpuradar::device_buffer;
+    m.def(
+        "transfer_stats",
+        [] {
+            const auto s = device_buffer::transfer_stats();
+            py::dict d;
+            d["h2d_bytes"] = s.h2d_bytes;
+            d["d2h_bytes"] = s.d2h_bytes;
+            d["d2d_bytes"] = s.d2d_bytes;
+            return d;
+        },
+        "Bytes moved by every device_buffer since the last reset: dict with h2d_bytes, "
+        "d2h_bytes, d2d_bytes.");
+    m.def("reset_transfer_stats",
+          &device_buffer::reset_transfer_stats,
+          "Zero the device_buffer byte counters.");
+    m.def("cuda_available",
+          &gpuradar::kernels::cuda_available,
+          "True when a usable CUDA device exists (what backend='auto' checks).");
+    m.def("cuda_unavailable_reason",
+          &gpuradar::kernels::cuda_unavailable_reason,
+          "Why cuda_available() is False ('' when it is True).");
+}
