@@ -1,0 +1,198 @@
+/* Pulse compression (matched filter) over a batch of pulses, by fast convolution or FIR.
+ */
+#ifndef INCLUDED_GPURADAR_KERNELS_PULSE_COMPRESSION_H
+#define INCLUDED_GPURADAR_KERNELS_PULSE_COMPRESSION_H
+
+#include <gpuradar/kernels/backend.h>
+#include <gpuradar/kernels/cuda_resources.h>
+#include <gpuradar/kernels/window.h>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpuradar::kernels {
+
+/*!
+ * \brief Smallest n' >= n whose only prime factors are 2, 3, 5 and 7 (sizes cuFFT and
+ * FFTW transform with their fastest radix kernels). n == 0 gives 1.
+ */
+std::size_t fast_fft_length(std::size_t n);
+
+/*!
+ * \brief Complex baseband linear-FM chirp, s[n] = exp(j pi k t^2), t = n/fs - T/2,
+ * k = +-B/T (up: frequency rises from -B/2 to +B/2), L = round(T fs) samples.
+ *
+ * \param bandwidth_hz    swept bandwidth B, 0 < B <= sample_rate_hz
+ * \param pulse_width_s   pulse duration T > 0, with T * fs >= 1 sample
+ * \param sample_rate_hz  fs > 0
+ * \param up              true: up-chirp, false: down-chirp
+ * Throws std::invalid_argument naming the parameter.
+ */
+std::vector<cfloat> lfm_chirp(double bandwidth_hz,
+                              double pulse_width_s,
+                              double sample_rate_hz,
+                              bool up = true);
+
+/*!
+ * \brief Matched filter over a batch of pulses (rows), each of `nrange` fast-time
+ * samples.
+ *
+ * With the reference r[k] = w[k] s[k] (s the waveform of length L <= nrange, w a real
+ * window of length L) and g the gain below, each row x gives
+ *
+ *     y[d] = g * sum_{k=0}^{L-1} x[d + k] conj(r[k]),   d = 0 .. nrange-1,
+ *
+ * with x[i] = 0 for i >= nrange. That is the convolution with h[n] = conj(r[L-1-n]) with
+ * its L-1 sample delay removed: an echo starting at sample d peaks at output bin d, and a
+ * gate of nrange samples gives nrange bins. Echoes that start less than L samples before
+ * the end of the gate are only partly inside it; their bins are computed from the part
+ * that is there (the tail beyond the gate counts as zeros), so they are weaker, not
+ * wrapped around.
+ *
+ * Gain: g = 1, or with `normalize` g = 1 / sqrt(sum_k |r[k]|^2), which leaves the power
+ * of white noise unchanged (and puts a matched echo of amplitude a at a*sqrt(sum|r|^2)).
+ *
+ * Methods:
+ * - fft: fast convolution. FFT length nfft = fast_fft_length(nrange + L - 1) (no circular
+ *   wrap for any output bin), the reference spectrum conj(FFT(r)) * g / nfft made once,
+ *   then per row pad, forward FFT, multiply, inverse FFT, keep the first nrange bins.
+ * - fir:  direct time-domain sum (cheaper for short waveforms).
+ * - automatic: fir when L <= fir_crossover_taps(backend), else fft.
+ * Both give the same y within float rounding.
+ *
+ * Layout: `rows` rows of nrange samples, contiguous (row stride nrange); a CPI of a
+ * multi-channel pulse stream is rows = npulses * channels. Every row uses the same
+ * reference. The CUDA backend takes device pointers and queues its work on `stream`
+ * without waiting; plans, workspaces and the reference spectrum are made in make() and
+ * in set_waveform(), never in run().
+ */
+class pulse_compression
+{
+public:
+    enum class method { automatic, fft, fir };
+
+    /*!
+     * Waveform length at or below which `automatic` picks the FIR path. CUDA: measured
+     * on an H100 with gpuradar_bench pulse_compression/crossover (see
+     * docs/PERFORMANCE.md); the Venter thesis found about 64 taps on its GPU. CPU: the
+     * same sweep with the FFTW/VOLK twin on one core.
+     */
+    static constexpr std::size_t fir_crossover_taps_cuda = 64;
+    static constexpr std::size_t fir_crossover_taps_cpu = 32;
+    static std::size_t fir_crossover_taps(backend b)
+    {
+        return b == backend::cuda ? fir_crossover_taps_cuda : fir_crossover_taps_cpu;
+    }
+    /*!
+     * Longest waveform the fir method takes (both backends, so they accept the same
+     * inputs): the CUDA FIR kernel keeps the taps and a tile of 1024 outputs plus L
+     * inputs in shared memory, 17 bytes per tap + 9 KiB, inside the 48 KiB a block gets
+     * without opting in. Longer waveforms belong to the fft method anyway.
+     */
+    static constexpr std::size_t fir_max_taps = 2048;
+
+    //! Parses "auto" | "fft" | "fir"; throws std::invalid_argument naming `method`.
+    static method parse_method(const std::string& name);
+    static const char* to_string(method m);
+
+    /*!
+     * \param b         backend
+     * \param nrange    samples per row (fast-time gate), >= 1
+     * \param rows      rows per run() call, >= 1
+     * \param waveform  transmitted pulse s, 1 <= L <= nrange
+     * \param window    amplitude window on the reference (window.h)
+     * \param normalize divide by sqrt(sum |w s|^2) (white-noise power unchanged)
+     * \param m         method (automatic resolves from the waveform length)
+     * \param stream    CUDA stream for the CUDA backend
+     * Throws std::invalid_argument naming the parameter (nrange, rows, waveform, window
+     * parameters) before allocating anything; cuda_error without a device for cuda.
+     */
+    static std::unique_ptr<pulse_compression>
+    make(backend b,
+         std::size_t nrange,
+         std::size_t rows,
+         const std::vector<cfloat>& waveform,
+         const window_spec& window = window_spec(),
+         bool normalize = false,
+         method m = method::automatic,
+         stream_ref stream = stream_ref());
+
+    virtual ~pulse_compression() = default;
+
+    /*!
+     * Compress rows() rows: in and out are rows()*nrange() samples, not overlapping
+     * (device pointers on the CUDA backend, queued, not waited for).
+     */
+    virtual void run(const cfloat* in, cfloat* out) = 0;
+
+    /*!
+     * Replace the waveform (same window, gain rule and requested method). Rebuilds the
+     * reference, and the plans and workspace only when the FFT length or the resolved
+     * method changes. CUDA: the new reference is ordered on the stream after the work
+     * already queued, so the next run() uses it (a CPI boundary when the caller runs one
+     * CPI per call); the call waits for its own upload. Throws like make() on a bad
+     * waveform and then keeps the old one.
+     */
+    virtual void set_waveform(const std::vector<cfloat>& waveform) = 0;
+
+    std::size_t nrange() const { return d_nrange; }
+    std::size_t rows() const { return d_rows; }
+    std::size_t waveform_length() const { return d_waveform_length; }
+    //! The FFT length of the fft method (computed for the current waveform either way).
+    std::size_t fft_length() const
+    {
+        return fast_fft_length(d_nrange + d_waveform_length - 1);
+    }
+    method requested_method() const { return d_requested; }
+    //! fft or fir: what run() does for the current waveform.
+    method resolved_method() const { return d_resolved; }
+    const window_spec& window() const { return d_window; }
+    bool normalize() const { return d_normalize; }
+    //! The gain g applied (1 unless normalize).
+    double gain() const { return d_gain; }
+
+protected:
+    pulse_compression(backend b,
+                      std::size_t nrange,
+                      std::size_t rows,
+                      const window_spec& window,
+                      bool normalize,
+                      method m);
+
+    //! What a waveform turns into; computed (and validated) before any state changes.
+    struct reference {
+        std::vector<cfloat> taps; //!< c[k] = g conj(w[k] s[k]), k = 0..L-1
+        double gain = 1.0;        //!< g
+        method resolved = method::fft;
+        std::size_t fft_length = 1;
+    };
+
+    //! Validates `waveform` (throws std::invalid_argument naming it) and builds its
+    //! reference.
+    reference make_reference(const std::vector<cfloat>& waveform) const;
+
+    /*!
+     * The fft method's multiplier: H = conj(FFT_nfft(g r)) / nfft, so that
+     * y = IFFT_unnormalised(FFT(x) H) (host computation with FFTW in single precision,
+     * shared by both backends).
+     */
+    static std::vector<cfloat> make_spectrum(const reference& ref);
+
+    //! Records a reference once the backend has rebuilt everything for it.
+    void adopt(const reference& ref);
+
+    const backend d_backend;
+    const std::size_t d_nrange;
+    const std::size_t d_rows;
+    const window_spec d_window;
+    const bool d_normalize;
+    const method d_requested;
+    std::size_t d_waveform_length = 0;
+    method d_resolved = method::fft;
+    double d_gain = 1.0;
+};
+
+} // namespace gpuradar::kernels
+
+#endif

@@ -1,0 +1,133 @@
+/*
+ * CPU twin of pulse_compression. fft: per row pad, FFTW forward, VOLK multiply by H,
+ * FFTW inverse, keep nrange bins (one row's nfft-sample buffer stays in cache). fir: per
+ * output bin a VOLK dot product over a zero-padded copy of the row.
+ */
+#include "../pulse_compression_backends.h"
+#include "fftw_plan.h"
+#include <volk/volk.h>
+#include <algorithm>
+
+namespace gpuradar::kernels::detail {
+namespace {
+
+constexpr const char* who = "pulse_compression";
+
+class pulse_compression_cpu final : public pulse_compression
+{
+public:
+    pulse_compression_cpu(std::size_t nrange,
+                          std::size_t rows,
+                          const std::vector<cfloat>& waveform,
+                          const window_spec& window,
+                          bool normalize,
+                          method m)
+        : pulse_compression(backend::cpu, nrange, rows, window, normalize, m)
+    {
+        install(make_reference(waveform));
+    }
+
+    void set_waveform(const std::vector<cfloat>& waveform) override
+    {
+        install(make_reference(waveform));
+    }
+
+    void run(const cfloat* in, cfloat* out) override
+    {
+        if (d_resolved == method::fir)
+            run_fir(in, out);
+        else
+            run_fft(in, out);
+    }
+
+private:
+    void install(const reference& ref)
+    {
+        // Everything is built before anything is replaced, so a failure keeps the old
+        // state.
+        const std::size_t nfft = ref.fft_length;
+        if (ref.resolved == method::fft) {
+            auto spectrum = make_spectrum(ref);
+            auto buffer = fftwf_alloc(nfft);
+            std::unique_ptr<fftwf_plan_1d> fwd, inv;
+            if (!d_forward || d_forward_length != nfft) {
+                fwd = std::make_unique<fftwf_plan_1d>(
+                    int(nfft), 1, 1, int(nfft), FFTW_FORWARD, true, who);
+                inv = std::make_unique<fftwf_plan_1d>(
+                    int(nfft), 1, 1, int(nfft), FFTW_BACKWARD, true, who);
+            }
+            d_spectrum = std::move(spectrum);
+            d_buffer = std::move(buffer);
+            if (fwd) {
+                d_forward = std::move(fwd);
+                d_inverse = std::move(inv);
+                d_forward_length = nfft;
+            }
+            d_taps.clear();
+        } else {
+            auto buffer = fftwf_alloc(d_nrange + ref.taps.size() - 1);
+            d_buffer = std::move(buffer);
+            d_taps = ref.taps;
+            d_spectrum.clear();
+        }
+        adopt(ref);
+    }
+
+    void run_fft(const cfloat* in, cfloat* out)
+    {
+        const std::size_t nfft = d_spectrum.size();
+        cfloat* buf = d_buffer.get();
+        for (std::size_t r = 0; r < d_rows; ++r) {
+            const cfloat* x = in + r * d_nrange;
+            std::copy(x, x + d_nrange, buf);
+            std::fill(buf + d_nrange, buf + nfft, cfloat(0.0f, 0.0f));
+            d_forward->execute(buf, buf);
+            volk_32fc_x2_multiply_32fc(
+                reinterpret_cast<lv_32fc_t*>(buf),
+                reinterpret_cast<const lv_32fc_t*>(buf),
+                reinterpret_cast<const lv_32fc_t*>(d_spectrum.data()),
+                static_cast<unsigned int>(nfft));
+            d_inverse->execute(buf, buf);
+            std::copy(buf, buf + d_nrange, out + r * d_nrange);
+        }
+    }
+
+    void run_fir(const cfloat* in, cfloat* out)
+    {
+        const std::size_t ntaps = d_taps.size();
+        cfloat* buf = d_buffer.get();
+        std::fill(buf + d_nrange, buf + d_nrange + ntaps - 1, cfloat(0.0f, 0.0f));
+        for (std::size_t r = 0; r < d_rows; ++r) {
+            std::copy(in + r * d_nrange, in + (r + 1) * d_nrange, buf);
+            cfloat* y = out + r * d_nrange;
+            for (std::size_t d = 0; d < d_nrange; ++d)
+                volk_32fc_x2_dot_prod_32fc(
+                    reinterpret_cast<lv_32fc_t*>(y + d),
+                    reinterpret_cast<const lv_32fc_t*>(buf + d),
+                    reinterpret_cast<const lv_32fc_t*>(d_taps.data()),
+                    static_cast<unsigned int>(ntaps));
+        }
+    }
+
+    std::vector<cfloat> d_spectrum; // fft: H, nfft values
+    std::vector<cfloat> d_taps;     // fir: c[k]
+    fftwf_complex_array d_buffer;   // one padded row
+    std::unique_ptr<fftwf_plan_1d> d_forward, d_inverse;
+    std::size_t d_forward_length = 0;
+};
+
+} // namespace
+
+std::unique_ptr<pulse_compression>
+make_pulse_compression_cpu(std::size_t nrange,
+                           std::size_t rows,
+                           const std::vector<cfloat>& waveform,
+                           const window_spec& window,
+                           bool normalize,
+                           pulse_compression::method m)
+{
+    return std::make_unique<pulse_compression_cpu>(
+        nrange, rows, waveform, window, normalize, m);
+}
+
+} // namespace gpuradar::kernels::detail

@@ -1,0 +1,191 @@
+/* pulse_compression: parameter checks, reference and spectrum (shared), dispatch. */
+#include "cpu/fftw_plan.h"
+#include "factories.h"
+#include "pulse_compression_backends.h"
+#include <gpuradar/kernels/pulse_compression.h>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace gpuradar::kernels {
+
+namespace {
+constexpr const char* who = "pulse_compression";
+
+template <typename T>
+[[noreturn]] void
+bad_param(const char* stage, const char* param, const std::string& constraint, T got)
+{
+    std::ostringstream s;
+    s << "gpuradar::" << stage << ": " << param << " must be " << constraint << " (got "
+      << got << ")";
+    throw std::invalid_argument(s.str());
+}
+} // namespace
+
+std::size_t fast_fft_length(std::size_t n)
+{
+    for (std::size_t m = std::max<std::size_t>(n, 1);; ++m) {
+        std::size_t r = m;
+        for (std::size_t p : { 2, 3, 5, 7 })
+            while (r % p == 0)
+                r /= p;
+        if (r == 1)
+            return m;
+    }
+}
+
+std::vector<cfloat>
+lfm_chirp(double bandwidth_hz, double pulse_width_s, double sample_rate_hz, bool up)
+{
+    constexpr const char* stage = "lfm_chirp";
+    if (!(sample_rate_hz > 0.0 && std::isfinite(sample_rate_hz)))
+        bad_param(stage, "sample_rate_hz", "> 0", sample_rate_hz);
+    if (!(bandwidth_hz > 0.0 && bandwidth_hz <= sample_rate_hz))
+        bad_param(stage,
+                  "bandwidth_hz",
+                  "> 0 and <= sample_rate_hz (" + std::to_string(sample_rate_hz) + ")",
+                  bandwidth_hz);
+    if (!(pulse_width_s > 0.0 && std::isfinite(pulse_width_s)))
+        bad_param(stage, "pulse_width_s", "> 0", pulse_width_s);
+    const double samples = std::round(pulse_width_s * sample_rate_hz);
+    if (samples < 1.0)
+        bad_param(stage,
+                  "pulse_width_s",
+                  "at least one sample (pulse_width_s * sample_rate_hz >= 0.5)",
+                  pulse_width_s);
+    constexpr double pi = 3.14159265358979323846;
+    const auto n = static_cast<std::size_t>(samples);
+    const double k = (up ? 1.0 : -1.0) * bandwidth_hz / pulse_width_s;
+    std::vector<cfloat> s(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const double t = static_cast<double>(i) / sample_rate_hz - pulse_width_s / 2;
+        // Phase in double, reduced modulo 2 pi before the float conversion.
+        const double phase = std::remainder(pi * k * t * t, 2 * pi);
+        s[i] = cfloat(static_cast<float>(std::cos(phase)),
+                      static_cast<float>(std::sin(phase)));
+    }
+    return s;
+}
+
+pulse_compression::method pulse_compression::parse_method(const std::string& name)
+{
+    if (name == "auto")
+        return method::automatic;
+    if (name == "fft")
+        return method::fft;
+    if (name == "fir")
+        return method::fir;
+    bad_param(who, "method", "one of auto, fft, fir", "'" + name + "'");
+}
+
+const char* pulse_compression::to_string(method m)
+{
+    return m == method::automatic ? "auto" : m == method::fft ? "fft" : "fir";
+}
+
+pulse_compression::pulse_compression(backend b,
+                                     std::size_t nrange,
+                                     std::size_t rows,
+                                     const window_spec& window,
+                                     bool normalize,
+                                     method m)
+    : d_backend(b),
+      d_nrange(nrange),
+      d_rows(rows),
+      d_window(window),
+      d_normalize(normalize),
+      d_requested(m)
+{
+}
+
+pulse_compression::reference
+pulse_compression::make_reference(const std::vector<cfloat>& waveform) const
+{
+    if (waveform.empty())
+        bad_param(who, "waveform", "non-empty", "0 samples");
+    if (waveform.size() > d_nrange)
+        bad_param(who,
+                  "waveform",
+                  "no longer than the pulse (nrange = " + std::to_string(d_nrange) +
+                      " samples)",
+                  std::to_string(waveform.size()) + " samples");
+    if (d_requested == method::fir && waveform.size() > fir_max_taps)
+        bad_param(who,
+                  "waveform",
+                  "at most fir_max_taps = " + std::to_string(fir_max_taps) +
+                      " samples with method fir (use fft or auto)",
+                  std::to_string(waveform.size()) + " samples");
+    const auto w = window_coefficients(d_window, waveform.size());
+    double energy = 0.0;
+    for (std::size_t k = 0; k < waveform.size(); ++k)
+        energy += w[k] * w[k] * std::norm(std::complex<double>(waveform[k]));
+    if (!(energy > 0.0) || !std::isfinite(energy))
+        bad_param(
+            who, "waveform", "finite with non-zero energy after the window", energy);
+    reference ref;
+    ref.gain = d_normalize ? 1.0 / std::sqrt(energy) : 1.0;
+    ref.taps.resize(waveform.size());
+    for (std::size_t k = 0; k < waveform.size(); ++k)
+        ref.taps[k] =
+            cfloat(std::conj(std::complex<double>(waveform[k])) * (w[k] * ref.gain));
+    ref.fft_length = fast_fft_length(d_nrange + waveform.size() - 1);
+    ref.resolved = d_requested != method::automatic                   ? d_requested
+                   : waveform.size() <= fir_crossover_taps(d_backend) ? method::fir
+                                                                      : method::fft;
+    return ref;
+}
+
+std::vector<cfloat> pulse_compression::make_spectrum(const reference& ref)
+{
+    const std::size_t n = ref.fft_length;
+    auto buf = detail::fftwf_alloc(n);
+    std::fill(buf.get(), buf.get() + n, cfloat(0.0f, 0.0f));
+    // conj(taps) = g w s = g r.
+    for (std::size_t k = 0; k < ref.taps.size(); ++k)
+        buf[k] = std::conj(ref.taps[k]);
+    detail::fftwf_plan_1d plan(
+        static_cast<int>(n), 1, 1, static_cast<int>(n), FFTW_FORWARD, true, who);
+    plan.execute(buf.get(), buf.get());
+    std::vector<cfloat> h(n);
+    const float inv_n = 1.0f / static_cast<float>(n);
+    for (std::size_t f = 0; f < n; ++f)
+        h[f] = std::conj(buf[f]) * inv_n;
+    return h;
+}
+
+void pulse_compression::adopt(const reference& ref)
+{
+    d_waveform_length = ref.taps.size();
+    d_gain = ref.gain;
+    d_resolved = ref.resolved;
+}
+
+std::unique_ptr<pulse_compression>
+pulse_compression::make(backend b,
+                        std::size_t nrange,
+                        std::size_t rows,
+                        const std::vector<cfloat>& waveform,
+                        const window_spec& window,
+                        bool normalize,
+                        method m,
+                        stream_ref stream)
+{
+    if (nrange < 1)
+        bad_param(who, "nrange", ">= 1", nrange);
+    if (rows < 1)
+        bad_param(who, "rows", ">= 1", rows);
+    window.validate(who);
+    detail::require_backend(b, who);
+#ifdef GPURADAR_HAVE_CUDA
+    if (b == backend::cuda)
+        return detail::make_pulse_compression_cuda(
+            nrange, rows, waveform, window, normalize, m, stream);
+#else
+    (void)stream;
+#endif
+    return detail::make_pulse_compression_cpu(
+        nrange, rows, waveform, window, normalize, m);
+}
+
+} // namespace gpuradar::kernels
