@@ -1,0 +1,33 @@
+/* corner_turn: parameter checks and dispatch. */
+#include "corner_turn_backends.h"
+#include "factories.h"
+#include <stdexcept>
+#include <string>
+
+namespace gpuradar::kernels {
+
+std::unique_ptr<corner_turn> corner_turn::make(backend b,
+                                               std::size_t npulses,
+                                               std::size_t nrange,
+                                               std::size_t channels,
+                                               stream_ref stream)
+{
+    auto check = [](const char* param, std::size_t v) {
+        if (v < 1)
+            throw std::invalid_argument(std::string("gpuradar::corner_turn: ") + param +
+                                        " must be >= 1 (got " + std::to_string(v) + ")");
+    };
+    check("npulses", npulses);
+    check("nrange", nrange);
+    check("channels", channels);
+    detail::require_backend(b, "corner_turn");
+#ifdef GPURADAR_HAVE_CUDA
+    if (b == backend::cuda)
+        return detail::make_corner_turn_cuda(npulses, nrange, channels, stream);
+#else
+    (void)stream;
+#endif
+    return detail::make_corner_turn_cpu(npulses, nrange, channels);
+}
+
+} // namespace gpuradar::kernels
