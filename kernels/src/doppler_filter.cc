@@ -1,0 +1,112 @@
+/* doppler_filter: parameter checks, the weight table, dispatch. */
+#include "doppler_filter_backends.h"
+#include "factories.h"
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace gpuradar::kernels {
+
+namespace {
+constexpr const char* who = "doppler_filter";
+
+[[noreturn]] void
+bad_param(const char* param, const std::string& constraint, const std::string& got)
+{
+    throw std::invalid_argument(std::string("gpuradar::doppler_filter: ") + param +
+                                " must be " + constraint + " (got " + got + ")");
+}
+} // namespace
+
+doppler_filter::mti_mode doppler_filter::parse_mti(const std::string& name)
+{
+    if (name == "none")
+        return mti_mode::none;
+    if (name == "two_pulse")
+        return mti_mode::two_pulse;
+    if (name == "three_pulse")
+        return mti_mode::three_pulse;
+    bad_param("mti", "one of none, two_pulse, three_pulse", "'" + name + "'");
+}
+
+const char* doppler_filter::to_string(mti_mode m)
+{
+    return m == mti_mode::none        ? "none"
+           : m == mti_mode::two_pulse ? "two_pulse"
+                                      : "three_pulse";
+}
+
+std::size_t doppler_filter::mti_order(mti_mode m)
+{
+    return m == mti_mode::none ? 0 : m == mti_mode::two_pulse ? 1 : 2;
+}
+
+doppler_filter::doppler_filter(std::size_t npulses,
+                               std::size_t rows,
+                               std::size_t nfft,
+                               mti_mode mti,
+                               const window_spec& window,
+                               bool fftshift)
+    : d_npulses(npulses),
+      d_rows(rows),
+      d_nfft(nfft),
+      d_mti(mti),
+      d_window(window),
+      d_fftshift(fftshift)
+{
+}
+
+std::vector<cfloat> doppler_filter::make_weights() const
+{
+    constexpr double pi = 3.14159265358979323846;
+    const std::size_t m = mti_output_length();
+    const auto w = window_coefficients(d_window, m);
+    const std::size_t shift = d_fftshift ? d_nfft / 2 : 0;
+    std::vector<cfloat> c(m);
+    for (std::size_t n = 0; n < m; ++n) {
+        // (s n) mod nfft in integers keeps the angle exact for long CPIs.
+        const double turns = double((shift * n) % d_nfft) / double(d_nfft);
+        c[n] = cfloat(std::polar(w[n], 2 * pi * turns));
+    }
+    return c;
+}
+
+std::unique_ptr<doppler_filter> doppler_filter::make(backend b,
+                                                     std::size_t npulses,
+                                                     std::size_t rows,
+                                                     std::size_t nfft,
+                                                     mti_mode mti,
+                                                     const window_spec& window,
+                                                     bool fftshift,
+                                                     stream_ref stream)
+{
+    const std::size_t min_pulses = mti_order(mti) + (mti == mti_mode::none ? 2 : 1);
+    if (npulses < min_pulses)
+        bad_param("npulses",
+                  ">= " + std::to_string(min_pulses) +
+                      (mti == mti_mode::none
+                           ? std::string()
+                           : std::string(" with mti ") + to_string(mti)),
+                  std::to_string(npulses));
+    if (rows < 1)
+        bad_param("rows", ">= 1", std::to_string(rows));
+    if (nfft < npulses)
+        bad_param(
+            "nfft", ">= npulses (" + std::to_string(npulses) + ")", std::to_string(nfft));
+    // cuFFT and FFTW take int lengths.
+    if (nfft > std::size_t(std::numeric_limits<int>::max()))
+        bad_param("nfft", "<= 2^31 - 1", std::to_string(nfft));
+    window.validate(who);
+    detail::require_backend(b, who);
+#ifdef GPURADAR_HAVE_CUDA
+    if (b == backend::cuda)
+        return detail::make_doppler_filter_cuda(
+            npulses, rows, nfft, mti, window, fftshift, stream);
+#else
+    (void)stream;
+#endif
+    return detail::make_doppler_filter_cpu(npulses, rows, nfft, mti, window, fftshift);
+}
+
+} // namespace gpuradar::kernels
