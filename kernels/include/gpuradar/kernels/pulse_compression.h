@@ -79,7 +79,7 @@ public:
      * same sweep with the FFTW/VOLK twin on one core.
      */
     static constexpr std::size_t fir_crossover_taps_cuda = 64;
-    static constexpr std::size_t fir_crossover_taps_cpu = 32;
+    static constexpr std::size_t fir_crossover_taps_cpu = 24;
     static std::size_t fir_crossover_taps(backend b)
     {
         return b == backend::cuda ? fir_crossover_taps_cuda : fir_crossover_taps_cpu;

@@ -1,0 +1,107 @@
+/*
+ * Helpers for the pulse-Doppler stage benchmarks (bench_pulse_compression.cc,
+ * bench_corner_turn.cc, bench_doppler_filter.cc): the PD workloads of DESIGN.md, CUDA
+ * event timing, device inputs of random data (never zeros), and the device copy figure
+ * every bandwidth is reported against.
+ */
+#ifndef INCLUDED_GPURADAR_BENCH_PD_COMMON_H
+#define INCLUDED_GPURADAR_BENCH_PD_COMMON_H
+
+#include "bench_registry.h"
+#include <gpuradar/kernels/backend.h>
+#include <gpuradar/kernels/cuda_resources.h>
+#include <cstdint>
+#include <vector>
+
+namespace gpuradar::bench::pd {
+
+using kernels::cfloat;
+
+//! DESIGN.md, Benchmark workloads (complex64).
+struct workload {
+    const char* name;
+    std::size_t channels, npulses, nrange, waveform;
+    std::size_t samples() const { return channels * npulses * nrange; }
+    std::size_t bytes() const { return samples() * sizeof(cfloat); }
+};
+inline const std::vector<workload>& workloads()
+{
+    static const std::vector<workload> w = { { "PD-A", 16, 128, 9000, 1000 },
+                                             { "PD-B", 1, 256, 16384, 512 },
+                                             { "PD-C", 1, 1024, 4096, 256 } };
+    return w;
+}
+
+//! Median milliseconds of one call of f on stream s (3 warm-up calls, then `repeats`).
+template <typename F>
+double time_ms(const kernels::cuda_stream& s, int repeats, F&& f)
+{
+    kernels::cuda_event a, b;
+    for (int i = 0; i < 3; ++i)
+        f();
+    std::vector<double> t;
+    for (int i = 0; i < repeats; ++i) {
+        a.record(s.ref());
+        f();
+        b.record(s.ref());
+        b.synchronize();
+        t.push_back(kernels::cuda_event::elapsed_ms(a, b));
+    }
+    return median(t);
+}
+
+//! n complex samples of uniform noise in [-1, 1) (xorshift: fast for 10^8 samples).
+inline kernels::device_memory random_device(std::size_t n, const kernels::cuda_stream& s)
+{
+    constexpr std::size_t chunk = std::size_t(1) << 20;
+    std::vector<cfloat> host(std::min(n, chunk));
+    std::uint32_t state = 2463534242u;
+    auto next = [&] {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        return float(state) * (2.0f / 4294967296.0f) - 1.0f;
+    };
+    kernels::device_memory d(n * sizeof(cfloat));
+    for (std::size_t off = 0; off < n; off += chunk) {
+        const std::size_t len = std::min(chunk, n - off);
+        for (std::size_t i = 0; i < len; ++i)
+            host[i] = cfloat(next(), next());
+        kernels::copy_async(d.as<cfloat>() + off,
+                            host.data(),
+                            len * sizeof(cfloat),
+                            kernels::copy_kind::host_to_device,
+                            s.ref(),
+                            "bench");
+        s.synchronize("bench"); // host is refilled next round
+    }
+    return d;
+}
+
+//! Device-to-device copy of `bytes`, in GB/s counting bytes read plus written.
+inline double copy_gb_per_s(std::size_t bytes, const kernels::cuda_stream& s, int repeats)
+{
+    kernels::device_memory a = random_device(bytes / sizeof(cfloat), s), b(bytes);
+    const double ms = time_ms(s, repeats, [&] {
+        kernels::copy_async(b.get(),
+                            a.get(),
+                            bytes,
+                            kernels::copy_kind::device_to_device,
+                            s.ref(),
+                            "bench");
+    });
+    return 2.0 * double(bytes) / (ms * 1e6);
+}
+
+//! Emits a "skipped" line and returns false when there is no usable CUDA device.
+inline bool have_cuda(const char* bench)
+{
+    if (kernels::cuda_available())
+        return true;
+    json_line(bench).field("skipped", kernels::cuda_unavailable_reason()).emit();
+    return false;
+}
+
+} // namespace gpuradar::bench::pd
+
+#endif
