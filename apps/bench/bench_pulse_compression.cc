@@ -5,6 +5,9 @@
  * copy. pulse_compression/crossover     fir vs fft time against waveform length on the PD
  *                                  shapes: where `auto` should switch (CUDA).
  *  pulse_compression/crossover_cpu the same on the CPU twin, one core, a 16-pulse batch.
+ *  pulse_compression/fft_length    PD-B's 256 x 16384 with the waveform length chosen so
+ *                                  that the FFT length takes each 7-smooth value from
+ *                                  16464 to 30720: how much the size's factors cost.
  * Counts per CPI of N = rows * nrange samples, waveform L, FFT length F per row:
  *  minimum traffic 16 N bytes (read x, write y);
  *  fft as built: pad (8N + 8 rows F) + 2 FFTs (>= 16 rows F each) + multiply
@@ -124,6 +127,52 @@ GPURADAR_BENCH("pulse_compression/crossover")
             .field("fir_faster_up_to_taps", static_cast<long long>(crossover))
             .field("constant_in_use",
                    static_cast<long long>(pulse_compression::fir_crossover_taps_cuda))
+            .emit();
+    }
+}
+
+GPURADAR_BENCH("pulse_compression/fft_length")
+{
+    if (!pd::have_cuda("pulse_compression/fft_length"))
+        return;
+    const auto props = kernels::current_device_properties();
+    kernels::cuda_stream s;
+    const std::size_t rows = 256, nrange = 16384;
+    auto in = pd::random_device(rows * nrange, s);
+    kernels::device_memory out(rows * nrange * sizeof(kernels::cfloat));
+    // 7-smooth lengths; L = n - nrange + 1 (<= nrange) makes fast_fft_length hit n.
+    for (std::size_t n : { 16464,
+                           16800,
+                           16875,
+                           17010,
+                           17150,
+                           17280,
+                           17496,
+                           18000,
+                           18432,
+                           19200,
+                           20000,
+                           20480,
+                           24576,
+                           32768 }) {
+        const std::size_t L = n - nrange + 1;
+        auto pc = pulse_compression::make(kernels::backend::cuda,
+                                          nrange,
+                                          rows,
+                                          waveform(L),
+                                          kernels::window_spec(),
+                                          true,
+                                          method::fft,
+                                          s.ref());
+        const double ms = pd::time_ms(s, opt.quick ? 5 : 20, [&] {
+            pc->run(in.as<kernels::cfloat>(), out.as<kernels::cfloat>());
+        });
+        json_line("pulse_compression/fft_length")
+            .field("device", props.name)
+            .field("rows", static_cast<long long>(rows))
+            .field("nrange", static_cast<long long>(nrange))
+            .field("fft_length", static_cast<long long>(pc->fft_length()))
+            .field("ms", ms)
             .emit();
     }
 }

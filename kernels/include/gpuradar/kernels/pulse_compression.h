@@ -73,12 +73,17 @@ public:
     enum class method { automatic, fft, fir };
 
     /*!
-     * Waveform length at or below which `automatic` picks the FIR path. CUDA: measured
-     * on an H100 with gpuradar_bench pulse_compression/crossover (see
-     * docs/PERFORMANCE.md); the Venter thesis found about 64 taps on its GPU. CPU: the
-     * same sweep with the FFTW/VOLK twin on one core.
+     * Waveform length at or below which `automatic` picks the FIR path.
+     * CUDA, measured with `gpuradar_bench pulse_compression/crossover` on an H100 80GB
+     * HBM3 (2026-11-22): the FIR kernel is faster up to 128 taps on PD-A (2048 x 9000)
+     * and PD-C (1024 x 4096) and up to 256 on PD-B (256 x 16384, whose FFT length 17010
+     * is slow); at 128 taps fir/fft = 0.48/0.56 ms (PD-A) and 0.118/0.145 ms (PD-C), at
+     * 192 the FFT wins on both. The Venter thesis found about 64 taps on its GPU; ours
+     * keeps 8 outputs per thread in registers and runs at about 40 TFLOP/s.
+     * CPU, the same sweep (`pulse_compression/crossover_cpu`, 16 x 4096, one core of the
+     * 2-core build host): FIR faster up to 24 taps, even at 32.
      */
-    static constexpr std::size_t fir_crossover_taps_cuda = 64;
+    static constexpr std::size_t fir_crossover_taps_cuda = 128;
     static constexpr std::size_t fir_crossover_taps_cpu = 24;
     static std::size_t fir_crossover_taps(backend b)
     {
