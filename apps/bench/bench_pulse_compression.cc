@@ -154,7 +154,8 @@ GPURADAR_BENCH("pulse_compression/fft_length")
                            20000,
                            20480,
                            24576,
-                           32768 }) {
+                           27648,
+                           30720 }) {
         const std::size_t L = n - nrange + 1;
         auto pc = pulse_compression::make(kernels::backend::cuda,
                                           nrange,
