@@ -1,8 +1,7 @@
 /* corner_turn: parameter checks and dispatch. */
 #include "corner_turn_backends.h"
 #include "factories.h"
-#include <stdexcept>
-#include <string>
+#include "param_check.h"
 
 namespace gpuradar::kernels {
 
@@ -14,8 +13,7 @@ std::unique_ptr<corner_turn> corner_turn::make(backend b,
 {
     auto check = [](const char* param, std::size_t v) {
         if (v < 1)
-            throw std::invalid_argument(std::string("gpuradar::corner_turn: ") + param +
-                                        " must be >= 1 (got " + std::to_string(v) + ")");
+            detail::throw_invalid("corner_turn", param, ">= 1", v);
     };
     check("npulses", npulses);
     check("nrange", nrange);

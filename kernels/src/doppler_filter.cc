@@ -1,22 +1,15 @@
 /* doppler_filter: parameter checks, the weight table, dispatch. */
 #include "doppler_filter_backends.h"
 #include "factories.h"
+#include "param_check.h"
 #include <cmath>
 #include <limits>
-#include <stdexcept>
 #include <string>
 
 namespace gpuradar::kernels {
 
 namespace {
 constexpr const char* who = "doppler_filter";
-
-[[noreturn]] void
-bad_param(const char* param, const std::string& constraint, const std::string& got)
-{
-    throw std::invalid_argument(std::string("gpuradar::doppler_filter: ") + param +
-                                " must be " + constraint + " (got " + got + ")");
-}
 } // namespace
 
 doppler_filter::mti_mode doppler_filter::parse_mti(const std::string& name)
@@ -27,7 +20,8 @@ doppler_filter::mti_mode doppler_filter::parse_mti(const std::string& name)
         return mti_mode::two_pulse;
     if (name == "three_pulse")
         return mti_mode::three_pulse;
-    bad_param("mti", "one of none, two_pulse, three_pulse", "'" + name + "'");
+    detail::throw_invalid(
+        who, "mti", "one of none, two_pulse, three_pulse", "'" + name + "'");
 }
 
 const char* doppler_filter::to_string(mti_mode m)
@@ -59,7 +53,7 @@ doppler_filter::doppler_filter(std::size_t npulses,
 
 std::vector<cfloat> doppler_filter::make_weights() const
 {
-    constexpr double pi = 3.14159265358979323846;
+    using detail::pi;
     const std::size_t m = mti_output_length();
     const auto w = window_coefficients(d_window, m);
     const std::size_t shift = d_fftshift ? d_nfft / 2 : 0;
@@ -83,20 +77,21 @@ std::unique_ptr<doppler_filter> doppler_filter::make(backend b,
 {
     const std::size_t min_pulses = mti_order(mti) + (mti == mti_mode::none ? 2 : 1);
     if (npulses < min_pulses)
-        bad_param("npulses",
-                  ">= " + std::to_string(min_pulses) +
-                      (mti == mti_mode::none
-                           ? std::string()
-                           : std::string(" with mti ") + to_string(mti)),
-                  std::to_string(npulses));
+        detail::throw_invalid(who,
+                              "npulses",
+                              ">= " + std::to_string(min_pulses) +
+                                  (mti == mti_mode::none
+                                       ? std::string()
+                                       : std::string(" with mti ") + to_string(mti)),
+                              npulses);
     if (rows < 1)
-        bad_param("rows", ">= 1", std::to_string(rows));
+        detail::throw_invalid(who, "rows", ">= 1", rows);
     if (nfft < npulses)
-        bad_param(
-            "nfft", ">= npulses (" + std::to_string(npulses) + ")", std::to_string(nfft));
+        detail::throw_invalid(
+            who, "nfft", ">= npulses (" + std::to_string(npulses) + ")", nfft);
     // cuFFT and FFTW take int lengths.
     if (nfft > std::size_t(std::numeric_limits<int>::max()))
-        bad_param("nfft", "<= 2^31 - 1", std::to_string(nfft));
+        detail::throw_invalid(who, "nfft", "<= 2^31 - 1", nfft);
     window.validate(who);
     detail::require_backend(b, who);
 #ifdef GPURADAR_HAVE_CUDA

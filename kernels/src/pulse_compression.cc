@@ -1,26 +1,15 @@
 /* pulse_compression: parameter checks, reference and spectrum (shared), dispatch. */
 #include "cpu/fftw_plan.h"
 #include "factories.h"
+#include "param_check.h"
 #include "pulse_compression_backends.h"
 #include <gpuradar/kernels/pulse_compression.h>
 #include <cmath>
-#include <sstream>
-#include <stdexcept>
 
 namespace gpuradar::kernels {
 
 namespace {
 constexpr const char* who = "pulse_compression";
-
-template <typename T>
-[[noreturn]] void
-bad_param(const char* stage, const char* param, const std::string& constraint, T got)
-{
-    std::ostringstream s;
-    s << "gpuradar::" << stage << ": " << param << " must be " << constraint << " (got "
-      << got << ")";
-    throw std::invalid_argument(s.str());
-}
 } // namespace
 
 std::size_t fast_fft_length(std::size_t n)
@@ -40,21 +29,23 @@ lfm_chirp(double bandwidth_hz, double pulse_width_s, double sample_rate_hz, bool
 {
     constexpr const char* stage = "lfm_chirp";
     if (!(sample_rate_hz > 0.0 && std::isfinite(sample_rate_hz)))
-        bad_param(stage, "sample_rate_hz", "> 0", sample_rate_hz);
+        detail::throw_invalid(stage, "sample_rate_hz", "> 0", sample_rate_hz);
     if (!(bandwidth_hz > 0.0 && bandwidth_hz <= sample_rate_hz))
-        bad_param(stage,
-                  "bandwidth_hz",
-                  "> 0 and <= sample_rate_hz (" + std::to_string(sample_rate_hz) + ")",
-                  bandwidth_hz);
+        detail::throw_invalid(stage,
+                              "bandwidth_hz",
+                              "> 0 and <= sample_rate_hz (" +
+                                  std::to_string(sample_rate_hz) + ")",
+                              bandwidth_hz);
     if (!(pulse_width_s > 0.0 && std::isfinite(pulse_width_s)))
-        bad_param(stage, "pulse_width_s", "> 0", pulse_width_s);
+        detail::throw_invalid(stage, "pulse_width_s", "> 0", pulse_width_s);
     const double samples = std::round(pulse_width_s * sample_rate_hz);
     if (samples < 1.0)
-        bad_param(stage,
-                  "pulse_width_s",
-                  "at least one sample (pulse_width_s * sample_rate_hz >= 0.5)",
-                  pulse_width_s);
-    constexpr double pi = 3.14159265358979323846;
+        detail::throw_invalid(
+            stage,
+            "pulse_width_s",
+            "at least one sample (pulse_width_s * sample_rate_hz >= 0.5)",
+            pulse_width_s);
+    using detail::pi;
     const auto n = static_cast<std::size_t>(samples);
     const double k = (up ? 1.0 : -1.0) * bandwidth_hz / pulse_width_s;
     std::vector<cfloat> s(n);
@@ -76,7 +67,7 @@ pulse_compression::method pulse_compression::parse_method(const std::string& nam
         return method::fft;
     if (name == "fir")
         return method::fir;
-    bad_param(who, "method", "one of auto, fft, fir", "'" + name + "'");
+    detail::throw_invalid(who, "method", "one of auto, fft, fir", "'" + name + "'");
 }
 
 const char* pulse_compression::to_string(method m)
@@ -103,25 +94,25 @@ pulse_compression::reference
 pulse_compression::make_reference(const std::vector<cfloat>& waveform) const
 {
     if (waveform.empty())
-        bad_param(who, "waveform", "non-empty", "0 samples");
+        detail::throw_invalid(who, "waveform", "non-empty", "0 samples");
     if (waveform.size() > d_nrange)
-        bad_param(who,
-                  "waveform",
-                  "no longer than the pulse (nrange = " + std::to_string(d_nrange) +
-                      " samples)",
-                  std::to_string(waveform.size()) + " samples");
+        detail::throw_invalid(who,
+                              "waveform",
+                              "no longer than the pulse (nrange = " +
+                                  std::to_string(d_nrange) + " samples)",
+                              std::to_string(waveform.size()) + " samples");
     if (d_requested == method::fir && waveform.size() > fir_max_taps)
-        bad_param(who,
-                  "waveform",
-                  "at most fir_max_taps = " + std::to_string(fir_max_taps) +
-                      " samples with method fir (use fft or auto)",
-                  std::to_string(waveform.size()) + " samples");
+        detail::throw_invalid(who,
+                              "waveform",
+                              "at most fir_max_taps = " + std::to_string(fir_max_taps) +
+                                  " samples with method fir (use fft or auto)",
+                              std::to_string(waveform.size()) + " samples");
     const auto w = window_coefficients(d_window, waveform.size());
     double energy = 0.0;
     for (std::size_t k = 0; k < waveform.size(); ++k)
         energy += w[k] * w[k] * std::norm(std::complex<double>(waveform[k]));
     if (!(energy > 0.0) || !std::isfinite(energy))
-        bad_param(
+        detail::throw_invalid(
             who, "waveform", "finite with non-zero energy after the window", energy);
     reference ref;
     ref.gain = d_normalize ? 1.0 / std::sqrt(energy) : 1.0;
@@ -172,9 +163,9 @@ pulse_compression::make(backend b,
                         stream_ref stream)
 {
     if (nrange < 1)
-        bad_param(who, "nrange", ">= 1", nrange);
+        detail::throw_invalid(who, "nrange", ">= 1", nrange);
     if (rows < 1)
-        bad_param(who, "rows", ">= 1", rows);
+        detail::throw_invalid(who, "rows", ">= 1", rows);
     window.validate(who);
     detail::require_backend(b, who);
 #ifdef GPURADAR_HAVE_CUDA

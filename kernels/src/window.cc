@@ -1,14 +1,13 @@
 /* Window coefficients (see window.h). Double precision, host only. */
+#include "param_check.h"
 #include <gpuradar/kernels/window.h>
 #include <cmath>
-#include <sstream>
-#include <stdexcept>
 
 namespace gpuradar::kernels {
 
 namespace {
 
-constexpr double pi = 3.14159265358979323846;
+using detail::pi;
 
 struct named_window {
     const char* name;
@@ -23,16 +22,6 @@ constexpr named_window window_names[] = {
     { "kaiser", window_type::kaiser },
     { "chebyshev", window_type::chebyshev },
 };
-
-template <typename T>
-[[noreturn]] void
-bad_param(const char* who, const char* param, const char* constraint, T got)
-{
-    std::ostringstream s;
-    s << "gpuradar::" << who << ": " << param << " must be " << constraint << " (got "
-      << got << ")";
-    throw std::invalid_argument(s.str());
-}
 
 // Generalised cosine window a0 - a1 cos(2 pi x) + a2 cos(4 pi x), x = k/(n-1).
 std::vector<double> cosine_window(std::size_t n, double a0, double a1, double a2)
@@ -140,10 +129,11 @@ window_type parse_window_type(const std::string& name, const char* who)
     for (const auto& nw : window_names)
         if (name == nw.name)
             return nw.type;
-    bad_param(who,
-              "window",
-              "one of rectangular, hamming, hann, blackman, taylor, kaiser, chebyshev",
-              "'" + name + "'");
+    detail::throw_invalid(
+        who,
+        "window",
+        "one of rectangular, hamming, hann, blackman, taylor, kaiser, chebyshev",
+        "'" + name + "'");
 }
 
 const char* to_string(window_type t)
@@ -157,12 +147,12 @@ const char* to_string(window_type t)
 void window_spec::validate(const char* who) const
 {
     if (type == window_type::taylor && nbar < 1)
-        bad_param(who, "nbar", ">= 1 for the taylor window", nbar);
+        detail::throw_invalid(who, "nbar", ">= 1 for the taylor window", nbar);
     if ((type == window_type::taylor || type == window_type::chebyshev) &&
         !(sll_db > 0.0 && std::isfinite(sll_db)))
-        bad_param(who, "sll_db", "> 0 (dB below the main lobe)", sll_db);
+        detail::throw_invalid(who, "sll_db", "> 0 (dB below the main lobe)", sll_db);
     if (type == window_type::kaiser && !(beta >= 0.0 && std::isfinite(beta)))
-        bad_param(who, "beta", ">= 0 for the kaiser window", beta);
+        detail::throw_invalid(who, "beta", ">= 0 for the kaiser window", beta);
 }
 
 window_spec window_spec::make(
@@ -196,7 +186,7 @@ std::vector<double> window_coefficients(const window_spec& w, std::size_t n)
 {
     w.validate();
     if (n == 0)
-        bad_param("window", "n", ">= 1", n);
+        detail::throw_invalid("window", "n", ">= 1", n);
     if (n == 1)
         return { 1.0 };
     switch (w.type) {

@@ -5,6 +5,7 @@
  * kernel.
  */
 #include "../doppler_filter_backends.h"
+#include "complex_math.cuh"
 #include "cuda_check.h"
 #include "cufft_plan.h"
 #include "launch.h"
@@ -15,11 +16,6 @@ namespace gpuradar::kernels::detail {
 namespace {
 
 constexpr const char* who = "doppler_filter";
-
-__device__ __forceinline__ float2 cmul(float2 a, float2 b)
-{
-    return make_float2(fmaf(a.x, b.x, -a.y * b.y), fmaf(a.x, b.y, a.y * b.x));
-}
 
 /*
  * One thread per output sample (grid-stride over rows*nfft, flattened so that short

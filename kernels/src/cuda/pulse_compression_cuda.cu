@@ -7,6 +7,7 @@
  *      memory, each thread 8 consecutive outputs from a sliding register window.
  */
 #include "../pulse_compression_backends.h"
+#include "complex_math.cuh"
 #include "cuda_check.h"
 #include "cufft_plan.h"
 #include <cuda_runtime.h>
@@ -40,17 +41,6 @@ dim3 row_grid(std::size_t cols, std::size_t rows)
         std::min<std::size_t>((cols + row_threads - 1) / row_threads, row_max_blocks_x);
     return dim3(static_cast<unsigned>(std::max<std::size_t>(bx, 1)),
                 static_cast<unsigned>(std::min(rows, max_grid_y)));
-}
-
-__device__ __forceinline__ float2 cmul(float2 a, float2 b)
-{
-    return make_float2(fmaf(a.x, b.x, -a.y * b.y), fmaf(a.x, b.y, a.y * b.x));
-}
-
-__device__ __forceinline__ void cmac(float2& acc, float2 a, float2 b)
-{
-    acc.x = fmaf(a.x, b.x, fmaf(-a.y, b.y, acc.x));
-    acc.y = fmaf(a.x, b.y, fmaf(a.y, b.x, acc.y));
 }
 
 __global__ void pad_rows(const float2* __restrict__ in,
