@@ -1,0 +1,289 @@
+/*
+ * Backprojection benchmarks: giga-backprojections per second (pixels x pulses / time) on
+ * the DESIGN.md workloads BP-A/B/C (airborne, 500 m altitude, X band) and BP-S
+ * (spaceborne, ~800 km slant range, X band), each with its SER against an fp64
+ * reference computed on the host on 4096 random pixels. CUDA: kernel time with the
+ * pulses already on the device, and end-to-end time with the pulses streamed from
+ * pinned host memory (overlapped) or copied first (serial), image back to the host.
+ */
+#include "bench_registry.h"
+#include <gpuradar/kernels/backprojection.h>
+#include <gpuradar/kernels/cuda_resources.h>
+#include <gpuradar/kernels/sar_sim.h>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <thread>
+
+namespace gpuradar::bench {
+namespace {
+
+using kernels::backprojection;
+using kernels::cfloat;
+using kernels::image_grid;
+namespace sim = kernels::sar_sim;
+using prec = backprojection::precision;
+
+constexpr double pi = 3.14159265358979323846;
+//! Pixels on which the fp64 reference is computed (random, fixed seed).
+constexpr std::size_t ser_pixels = 4096;
+
+struct workload {
+    const char* name;
+    image_grid grid;
+    sim::phase_history h;
+};
+
+/*
+ * Airborne stripmap-like geometry: straight track at 500 m altitude, 9.6 GHz, 1 GHz
+ * bandwidth, 0.15 m bins and pixels, gate centred on the scene, 32 point targets plus
+ * noise. The scene's near edge is 1 km across track.
+ */
+workload airborne(const char* name, long long n, std::size_t npulses, std::size_t nbins)
+{
+    workload w{ name, {}, {} };
+    constexpr double spacing = 0.15, altitude = 500, aperture = 200, near = 1000;
+    w.grid.nx = w.grid.ny = n;
+    w.grid.dx = w.grid.dy = spacing;
+    w.grid.x0 = w.grid.y0 = -0.5 * double(n - 1) * spacing;
+    const double y_track = -(near + 0.5 * double(n) * spacing);
+    sim::radar r;
+    r.f0 = 9.6e9;
+    r.bandwidth = 1e9;
+    r.dr = spacing;
+    r.nbins = nbins;
+    r.gate_centre = sim::vec3{ 0, 0, 0 };
+    r.sinc_half_width = 32;
+    r.noise_sigma = 0.1;
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> u(w.grid.x0, -w.grid.x0);
+    std::vector<sim::point_target> t(32);
+    for (auto& p : t)
+        p = { { u(rng), u(rng), 0 }, { 1, 0 } };
+    w.h = sim::simulate(sim::straight_path({ -0.5 * aperture, y_track, altitude },
+                                           { 0.5 * aperture, y_track, altitude },
+                                           npulses),
+                        t,
+                        r);
+    return w;
+}
+
+// Spaceborne: 600 km altitude, 530 km across track (~800 km slant), 9.65 GHz, 1 m pixels,
+// 0.5 m bins, a 12 km synthetic aperture.
+workload spaceborne(const char* name, long long n, std::size_t npulses, std::size_t nbins)
+{
+    workload w{ name, {}, {} };
+    constexpr double spacing = 1.0, aperture = 12e3;
+    w.grid.nx = w.grid.ny = n;
+    w.grid.dx = w.grid.dy = spacing;
+    w.grid.x0 = w.grid.y0 = -0.5 * double(n - 1) * spacing;
+    sim::radar r;
+    r.f0 = 9.65e9;
+    r.bandwidth = 300e6;
+    r.dr = 0.5;
+    r.nbins = nbins;
+    r.gate_centre = sim::vec3{ 0, 0, 0 };
+    r.sinc_half_width = 32;
+    r.noise_sigma = 0.1;
+    std::mt19937 rng(6);
+    std::uniform_real_distribution<double> u(w.grid.x0, -w.grid.x0);
+    std::vector<sim::point_target> t(32);
+    for (auto& p : t)
+        p = { { u(rng), u(rng), 0 }, { 1, 0 } };
+    w.h = sim::simulate(sim::straight_path({ -0.5 * aperture, -530e3, 600e3 },
+                                           { 0.5 * aperture, -530e3, 600e3 },
+                                           npulses),
+                        t,
+                        r);
+    return w;
+}
+
+workload make_workload(const std::string& name, bool quick)
+{
+    // --quick: same geometry, fewer pixels and pulses (smoke test).
+    const long long q = quick ? 8 : 1;
+    if (name == "BP-A")
+        return airborne("BP-A", 1024 / q, 1024 / q, 1024);
+    if (name == "BP-B")
+        return airborne("BP-B", 4096 / q, 4096 / q, 4096);
+    if (name == "BP-C")
+        return airborne("BP-C", 8192 / q, 2048 / q, 8192);
+    return spaceborne("BP-S", 4096 / q, 4096 / q, 8192);
+}
+
+//! SER (dB) of `img` against the fp64 definition on ser_pixels random pixels.
+double ser_db(const workload& w, const std::vector<cfloat>& img)
+{
+    const auto& g = w.grid;
+    const std::size_t nb = w.h.nbins;
+    std::mt19937_64 rng(42);
+    std::uniform_int_distribution<long long> px(0, g.nx * g.ny - 1);
+    std::vector<long long> pixels(ser_pixels);
+    for (auto& p : pixels)
+        p = px(rng);
+    const unsigned nt = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<double> sig(nt), err(nt);
+    auto work = [&](unsigned t) {
+        for (std::size_t k = t; k < pixels.size(); k += nt) {
+            const long long ix = pixels[k] % g.nx, iy = pixels[k] / g.nx;
+            const double x = g.x0 + double(ix) * g.dx, y = g.y0 + double(iy) * g.dy, z = g.z;
+            std::complex<double> acc = 0;
+            for (std::size_t i = 0; i < w.h.npulses; ++i) {
+                const double* q = &w.h.geometry[6 * i];
+                const double R = std::sqrt((x - q[0]) * (x - q[0]) + (y - q[1]) * (y - q[1]) +
+                                           (z - q[2]) * (z - q[2]));
+                const double b = (R - q[3]) / q[4];
+                if (!(b >= 0 && b <= double(nb - 1)))
+                    continue;
+                const std::size_t j = std::min<std::size_t>(std::size_t(b), nb - 2);
+                const double f = b - double(j);
+                const cfloat* p = &w.h.pulses[i * nb + j];
+                const std::complex<double> v =
+                    (1 - f) * std::complex<double>(p[0]) + f * std::complex<double>(p[1]);
+                const double turns = 2 * q[5] * R / backprojection::speed_of_light;
+                acc += v * std::polar(1.0, 2 * pi * (turns - std::round(turns)));
+            }
+            sig[t] += std::norm(acc);
+            err[t] += std::norm(std::complex<double>(img[pixels[k]]) - acc);
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < nt; ++t)
+        pool.emplace_back(work, t);
+    for (auto& th : pool)
+        th.join();
+    double s = 0, e = 0;
+    for (unsigned t = 0; t < nt; ++t) {
+        s += sig[t];
+        e += err[t];
+    }
+    return e > 0 ? 10 * std::log10(s / e) : INFINITY;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void bench_cpu(const std::string& name, const options& opt)
+{
+    const workload w = make_workload(name, opt.quick);
+    const double bps = double(w.grid.nx * w.grid.ny) * double(w.h.npulses);
+    for (prec p : { prec::fast, prec::accurate }) {
+        auto bp = backprojection::make(kernels::backend::cpu, w.grid, w.h.nbins, p);
+        std::vector<cfloat> img(static_cast<std::size_t>(w.grid.nx * w.grid.ny));
+        const int reps = opt.quick ? 1 : std::min(opt.repeats, 3);
+        std::vector<double> t;
+        for (int r = 0; r < reps; ++r) {
+            std::fill(img.begin(), img.end(), cfloat(0, 0));
+            const auto t0 = std::chrono::steady_clock::now();
+            bp->run(w.h.pulses.data(), w.h.geometry.data(), w.h.npulses, img.data());
+            t.push_back(seconds_since(t0));
+        }
+        const double s = median(t);
+        json_line("backprojection/" + name + "/cpu/" + backprojection::to_string(p))
+            .field("nx", w.grid.nx)
+            .field("pulses", static_cast<long long>(w.h.npulses))
+            .field("nbins", static_cast<long long>(w.h.nbins))
+            .field("threads", static_cast<long long>(std::thread::hardware_concurrency()))
+            .field("time_ms", 1e3 * s)
+            .field("gbps", bps / s * 1e-9)
+            .field("ser_db", ser_db(w, img))
+            .emit();
+    }
+}
+
+void bench_cuda(const std::string& name, const options& opt)
+{
+    if (!kernels::cuda_available()) {
+        json_line("backprojection/" + name + "/cuda")
+            .field("skipped", kernels::cuda_unavailable_reason())
+            .emit();
+        return;
+    }
+    using namespace kernels;
+    const workload w = make_workload(name, opt.quick);
+    const std::size_t npix = static_cast<std::size_t>(w.grid.nx * w.grid.ny);
+    const std::size_t pulse_bytes = w.h.pulses.size() * sizeof(cfloat);
+    const double bps = double(npix) * double(w.h.npulses);
+    cuda_stream stream;
+    device_memory d_pulses(pulse_bytes), d_img(npix * sizeof(cfloat));
+    pinned_memory h_pulses(pulse_bytes), h_img(npix * sizeof(cfloat));
+    std::memcpy(h_pulses.get(), w.h.pulses.data(), pulse_bytes);
+    copy_async(d_pulses.get(), h_pulses.get(), pulse_bytes, copy_kind::host_to_device,
+               stream.ref(), "bench");
+    cuda_event a, b;
+    // A device-to-device copy of the pulses, the bandwidth reference of this run.
+    device_memory d_copy(pulse_bytes);
+    a.record(stream.ref());
+    copy_async(d_copy.get(), d_pulses.get(), pulse_bytes, copy_kind::device_to_device,
+               stream.ref(), "bench");
+    b.record(stream.ref());
+    b.synchronize();
+    const double copy_gbs = 2.0 * double(pulse_bytes) / (cuda_event::elapsed_ms(a, b) * 1e-3) * 1e-9;
+    const int reps = opt.quick ? 2 : std::min(opt.repeats, 5);
+    for (prec p : { prec::fast, prec::accurate }) {
+        auto bp = backprojection::make(backend::cuda, w.grid, w.h.nbins, p, stream.ref());
+        // Warm-up and the image for SER: one run into a zeroed image.
+        fill_bytes_async(d_img.get(), 0, d_img.size(), stream.ref(), "bench");
+        bp->run(d_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, d_img.as<cfloat>());
+        std::vector<cfloat> img(npix);
+        copy_async(img.data(), d_img.get(), d_img.size(), copy_kind::device_to_host,
+                   stream.ref(), "bench");
+        stream.synchronize("bench");
+        std::vector<double> kt, e2e, serial;
+        for (int r = 0; r < reps; ++r) {
+            a.record(stream.ref());
+            bp->run(d_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, d_img.as<cfloat>());
+            b.record(stream.ref());
+            b.synchronize();
+            kt.push_back(cuda_event::elapsed_ms(a, b));
+            // End to end, overlapped: pulses streamed from pinned memory in blocks while the
+            // kernel works on the previous block, image back to pinned host memory.
+            auto t0 = std::chrono::steady_clock::now();
+            fill_bytes_async(d_img.get(), 0, d_img.size(), stream.ref(), "bench");
+            bp->run_host_pulses(h_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses,
+                                d_img.as<cfloat>());
+            copy_async(h_img.get(), d_img.get(), d_img.size(), copy_kind::device_to_host,
+                       stream.ref(), "bench");
+            stream.synchronize("bench");
+            e2e.push_back(1e3 * seconds_since(t0));
+            // Serial: all pulses over PCIe, then the kernel, then the image back.
+            t0 = std::chrono::steady_clock::now();
+            copy_async(d_pulses.get(), h_pulses.get(), pulse_bytes, copy_kind::host_to_device,
+                       stream.ref(), "bench");
+            fill_bytes_async(d_img.get(), 0, d_img.size(), stream.ref(), "bench");
+            bp->run(d_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, d_img.as<cfloat>());
+            copy_async(h_img.get(), d_img.get(), d_img.size(), copy_kind::device_to_host,
+                       stream.ref(), "bench");
+            stream.synchronize("bench");
+            serial.push_back(1e3 * seconds_since(t0));
+        }
+        const double ms = median(kt);
+        const auto props = current_device_properties();
+        json_line("backprojection/" + name + "/cuda/" + backprojection::to_string(p))
+            .field("device", props.name)
+            .field("nx", w.grid.nx)
+            .field("pulses", static_cast<long long>(w.h.npulses))
+            .field("nbins", static_cast<long long>(w.h.nbins))
+            .field("kernel_ms", ms)
+            .field("gbps", bps / (ms * 1e-3) * 1e-9)
+            .field("ser_db", ser_db(w, img))
+            .field("e2e_overlapped_ms", median(e2e))
+            .field("e2e_serial_ms", median(serial))
+            .field("pulse_mbytes", double(pulse_bytes) / 1e6)
+            .field("image_mbytes", double(npix * sizeof(cfloat)) / 1e6)
+            .field("d2d_copy_gbs", copy_gbs)
+            .emit();
+    }
+}
+
+GPURADAR_BENCH("backprojection/BP-A/cpu") { bench_cpu("BP-A", opt); }
+GPURADAR_BENCH("backprojection/BP-A/cuda") { bench_cuda("BP-A", opt); }
+GPURADAR_BENCH("backprojection/BP-B/cuda") { bench_cuda("BP-B", opt); }
+GPURADAR_BENCH("backprojection/BP-C/cuda") { bench_cuda("BP-C", opt); }
+GPURADAR_BENCH("backprojection/BP-S/cuda") { bench_cuda("BP-S", opt); }
+
+} // namespace
+} // namespace gpuradar::bench

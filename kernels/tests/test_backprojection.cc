@@ -1,0 +1,652 @@
+/*
+ * backprojection: CPU twin and CUDA against an fp64 reference loop written here; focusing,
+ * impulse response against theory, accumulate, swath edges and bad input.
+ */
+#include "test_support.h"
+#include <gpuradar/kernels/backprojection.h>
+#include <gpuradar/kernels/sar_sim.h>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gpuradar::test {
+namespace {
+
+using kernels::backend;
+using kernels::backprojection;
+using kernels::image_grid;
+using prec = backprojection::precision;
+namespace sim = kernels::sar_sim;
+using cdouble = std::complex<double>;
+
+constexpr double c_light = backprojection::speed_of_light;
+constexpr double pi = 3.14159265358979323846;
+
+//! The definition, in double: R, fractional bin, linear interpolation, exp(+j 4 pi f0 R/c).
+std::vector<cdouble> reference(const image_grid& g,
+                               const std::vector<cfloat>& pulses,
+                               const std::vector<double>& geom,
+                               std::size_t nbins)
+{
+    const std::size_t np = geom.size() / 6;
+    std::vector<cdouble> img(static_cast<std::size_t>(g.nx * g.ny));
+    for (long long iy = 0; iy < g.ny; ++iy)
+        for (long long ix = 0; ix < g.nx; ++ix) {
+            const double px = g.x0 + double(ix) * g.dx, py = g.y0 + double(iy) * g.dy;
+            const double pz = g.height.empty() ? g.z : g.height[iy * g.nx + ix];
+            cdouble acc = 0;
+            for (std::size_t i = 0; i < np; ++i) {
+                const double* q = &geom[6 * i];
+                bool finite = true;
+                for (int k = 0; k < 6; ++k)
+                    finite = finite && std::isfinite(q[k]);
+                if (!finite)
+                    continue;
+                const double R = std::sqrt((px - q[0]) * (px - q[0]) +
+                                           (py - q[1]) * (py - q[1]) + (pz - q[2]) * (pz - q[2]));
+                const double b = (R - q[3]) / q[4];
+                if (!(b >= 0 && b <= double(nbins - 1)))
+                    continue;
+                const std::size_t k = std::min<std::size_t>(std::size_t(b), nbins - 2);
+                const double w = b - double(k);
+                const cdouble v = (1 - w) * cdouble(pulses[i * nbins + k]) +
+                                  w * cdouble(pulses[i * nbins + k + 1]);
+                const double turns = 2 * q[5] * R / c_light;
+                acc += v * std::polar(1.0, 2 * pi * (turns - std::round(turns)));
+            }
+            img[iy * g.nx + ix] = acc;
+        }
+    return img;
+}
+
+//! SER = 10 log10(sum |ref|^2 / sum |img - ref|^2) in dB; NaN anywhere gives -inf.
+double ser_db(const std::vector<cfloat>& img, const std::vector<cdouble>& ref)
+{
+    double s = 0, e = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+        const cdouble d = cdouble(img[i]) - ref[i];
+        if (std::isnan(d.real()) || std::isnan(d.imag()))
+            return -INFINITY;
+        s += std::norm(ref[i]);
+        e += std::norm(d);
+    }
+    return e > 0 ? 10 * std::log10(s / e) : INFINITY;
+}
+
+//! A scenario: grid, pulses (random complex: every pixel gets energy) and geometry.
+struct scenario {
+    const char* name;
+    image_grid grid;
+    std::size_t nbins;
+    std::vector<cfloat> pulses;
+    std::vector<double> geom;
+};
+
+/*
+ * Straight track along x at (y_track, z_track), gate centred on the scene centre.
+ * Grid sizes are not multiples of the 32-pixel tile.
+ */
+scenario straight_scenario(const char* name,
+                           long long nx,
+                           long long ny,
+                           double spacing,
+                           double y_track,
+                           double z_track,
+                           double aperture,
+                           std::size_t npulses,
+                           std::size_t nbins,
+                           double dr,
+                           double f0,
+                           std::uint32_t seed)
+{
+    scenario s{ name, {}, nbins, {}, {} };
+    s.grid.nx = nx;
+    s.grid.ny = ny;
+    s.grid.dx = s.grid.dy = spacing;
+    s.grid.x0 = -0.5 * double(nx - 1) * spacing;
+    s.grid.y0 = -0.5 * double(ny - 1) * spacing;
+    s.pulses = random_complex(npulses * nbins, seed);
+    for (std::size_t i = 0; i < npulses; ++i) {
+        const double x = -0.5 * aperture + aperture * double(i) / double(npulses - 1);
+        const double R = std::sqrt(x * x + y_track * y_track + z_track * z_track);
+        s.geom.insert(s.geom.end(),
+                      { x, y_track, z_track, R - 0.5 * double(nbins) * dr, dr, f0 });
+    }
+    return s;
+}
+
+// Airborne X band, 500 m altitude: near (~1.1 km) and far (~20 km) slant ranges.
+scenario airborne_near()
+{
+    return straight_scenario("airborne 1.1 km", 100, 70, 0.25, -1000, 500, 200, 257, 1024, 0.2, 9.6e9, 11);
+}
+scenario airborne_far()
+{
+    return straight_scenario("airborne 20 km", 70, 100, 0.5, -20000, 500, 600, 301, 1024, 0.3, 9.6e9, 12);
+}
+// Spaceborne X band: 600 km altitude, 530 km across track: ~800 km slant range.
+scenario spaceborne()
+{
+    return straight_scenario("spaceborne 800 km", 90, 66, 1.0, -530e3, 600e3, 12e3, 300, 2048, 0.5, 9.65e9, 13);
+}
+// Near field (antenna 40 m from the scene): the exact range formula, no series.
+scenario near_field()
+{
+    return straight_scenario("near field 40 m", 64, 40, 0.05, -40, 5, 20, 200, 2048, 0.02, 9.6e9, 14);
+}
+
+std::vector<cfloat> run_image(backend b, const scenario& s, prec p)
+{
+    std::vector<cfloat> img(static_cast<std::size_t>(s.grid.nx * s.grid.ny));
+    auto bp = backprojection::make(b, s.grid, s.nbins, p);
+    bp->run(s.pulses.data(), s.geom.data(), s.geom.size() / 6, img.data());
+    return img;
+}
+
+// ---------------------------------------------------------------- CPU twin vs fp64
+
+struct ser_case {
+    scenario (*make)();
+    prec p;
+    double min_db;
+};
+
+class BackprojectionCpu : public ::testing::TestWithParam<ser_case>
+{
+};
+
+TEST_P(BackprojectionCpu, test_001_matches_fp64_reference)
+{
+    const auto c = GetParam();
+    const scenario s = c.make();
+    const auto ref = reference(s.grid, s.pulses, s.geom, s.nbins);
+    const double ser = ser_db(run_image(backend::cpu, s, c.p), ref);
+    EXPECT_GE(ser, c.min_db) << s.name << " " << backprojection::to_string(c.p);
+    std::printf("[ info ] cpu %-8s %-18s SER %.1f dB\n", backprojection::to_string(c.p), s.name, ser);
+}
+
+const ser_case ser_cases[] = {
+    { airborne_near, prec::fast, 60 },      { airborne_far, prec::fast, 60 },
+    { airborne_near, prec::accurate, 100 }, { airborne_far, prec::accurate, 100 },
+    { spaceborne, prec::accurate, 100 },    { near_field, prec::fast, 60 },
+    { near_field, prec::accurate, 100 },
+};
+INSTANTIATE_TEST_SUITE_P(Geometries, BackprojectionCpu, ::testing::ValuesIn(ser_cases));
+
+// ---------------------------------------------------------------- focusing and IRF
+
+struct focus_setup {
+    image_grid grid;
+    sim::phase_history h;
+};
+
+// Point targets seen from a straight or circular path, with a little noise.
+focus_setup focus_scene(bool circular)
+{
+    focus_setup f;
+    f.grid.nx = 120;
+    f.grid.ny = 90;
+    f.grid.dx = f.grid.dy = 0.25;
+    f.grid.x0 = -15;
+    f.grid.y0 = -11;
+    std::vector<sim::point_target> t = {
+        { { 0.0, 0.0, 0.0 }, { 1.0, 0.0 } },
+        { { -9.6, 5.1, 0.0 }, { 0.0, 0.7 } },
+        { { 11.3, -7.4, 0.0 }, { -0.8, 0.2 } },
+        { { 6.05, 8.2, 0.0 }, { 0.5, 0.5 } },
+    };
+    sim::radar r;
+    r.f0 = 9.6e9;
+    r.bandwidth = 600e6;
+    r.dr = 0.2;
+    r.nbins = 2048;
+    r.gate_centre = sim::vec3{ 0, 0, 0 };
+    r.sinc_half_width = 64;
+    r.noise_sigma = 0.05;
+    const auto path = circular ? sim::circular_path({ 0, 0, 800 }, 1500, -2.0, 0.6, 400)
+                               : sim::straight_path({ -150, -1200, 800 }, { 150, -1200, 800 }, 400);
+    f.h = sim::simulate(path, t, r);
+    return f;
+}
+
+void expect_focused(const std::vector<cfloat>& img, const focus_setup& f, const char* what)
+{
+    const auto& g = f.grid;
+    for (const auto& t : f.h.targets) {
+        const auto want = sim::nearest_pixel(g, t.position);
+        // Peak of |I| within 6 pixels of the truth.
+        long long bx = -1, by = -1;
+        float best = -1;
+        for (long long y = std::max(0LL, want.iy - 6); y <= std::min(g.ny - 1, want.iy + 6); ++y)
+            for (long long x = std::max(0LL, want.ix - 6); x <= std::min(g.nx - 1, want.ix + 6); ++x)
+                if (std::abs(img[y * g.nx + x]) > best) {
+                    best = std::abs(img[y * g.nx + x]);
+                    bx = x;
+                    by = y;
+                }
+        EXPECT_LE(std::abs(bx - want.ix), 1) << what << " target x " << t.position.x;
+        EXPECT_LE(std::abs(by - want.iy), 1) << what << " target y " << t.position.y;
+        // A target on a pixel centre: the peak carries the target's phase (exp(-j..)
+        // removed by exp(+j..)).
+        const double ox = (t.position.x - g.x0) / g.dx - double(want.ix);
+        const double oy = (t.position.y - g.y0) / g.dy - double(want.iy);
+        if (std::abs(ox) < 1e-9 && std::abs(oy) < 1e-9) {
+            const double dphi = std::arg(cdouble(img[by * g.nx + bx]) / t.amplitude);
+            EXPECT_LT(std::abs(dphi), 0.05) << what;
+        }
+    }
+}
+
+TEST(BackprojectionCpuFocus, test_002_point_targets_focus_at_true_pixels)
+{
+    for (bool circular : { false, true }) {
+        const auto f = focus_scene(circular);
+        for (prec p : { prec::fast, prec::accurate }) {
+            std::vector<cfloat> img(static_cast<std::size_t>(f.grid.nx * f.grid.ny));
+            backprojection::make(backend::cpu, f.grid, f.h.nbins, p)
+                ->run(f.h.pulses.data(), f.h.geometry.data(), f.h.npulses, img.data());
+            expect_focused(img, f, circular ? "circular" : "straight");
+        }
+    }
+}
+
+struct irf {
+    double width; //!< -3 dB width (m)
+    double pslr;  //!< peak sidelobe ratio (dB)
+};
+
+//! -3 dB width and peak sidelobe of a cut |v|^2 sampled every `step` metres.
+irf measure(const std::vector<double>& p, double step)
+{
+    const std::size_t m = std::max_element(p.begin(), p.end()) - p.begin();
+    const double half = 0.5 * p[m];
+    auto edge = [&](int dir) {
+        std::size_t i = m;
+        while (p[i + dir] > half)
+            i += dir;
+        // linear interpolation between i (above) and i+dir (below)
+        const double frac = (p[i] - half) / (p[i] - p[i + dir]);
+        return (double(i) + dir * frac) * step;
+    };
+    irf out;
+    out.width = edge(+1) - edge(-1);
+    double side = 0;
+    for (int dir : { -1, +1 }) {
+        std::size_t i = m;
+        while (i + dir < p.size() && i + dir > 0 && p[i + dir] < p[i])
+            i += dir; // down to the first null
+        for (; i < p.size() && i > 0; i += dir)
+            side = std::max(side, p[i]);
+    }
+    out.pslr = 10 * std::log10(side / p[m]);
+    return out;
+}
+
+TEST(BackprojectionCpuFocus, test_003_impulse_response_width_and_sidelobes_match_theory)
+{
+    // Flight path and scene in one plane (z = 0): y is slant range, x azimuth. Uniform
+    // weights in range (sinc) and azimuth (equal pulses): IRW 0.886 rho, PSLR -13.26 dB.
+    constexpr double f0 = 10e9, B = 150e6, Y = 1000, L = 40;
+    constexpr double rho_r = c_light / (2 * B);
+    const double lambda = c_light / f0;
+    const double dsin = 2 * (0.5 * L) / std::sqrt(0.25 * L * L + Y * Y);
+    const double rho_a = lambda / (2 * dsin);
+    image_grid g;
+    g.nx = 161;
+    g.ny = 161;
+    g.dx = rho_a / 12;
+    g.dy = rho_r / 12;
+    g.x0 = -80 * g.dx;
+    g.y0 = -80 * g.dy;
+    sim::radar r;
+    r.f0 = f0;
+    r.bandwidth = B;
+    r.dr = rho_r / 8;
+    r.nbins = 4096;
+    r.gate_centre = sim::vec3{ 0, 0, 0 };
+    const auto h = sim::simulate(sim::straight_path({ -0.5 * L, -Y, 0 }, { 0.5 * L, -Y, 0 }, 1024),
+                                 { { { 0, 0, 0 }, { 1, 0 } } },
+                                 r);
+    for (prec p : { prec::fast, prec::accurate }) {
+        std::vector<cfloat> img(static_cast<std::size_t>(g.nx * g.ny));
+        backprojection::make(backend::cpu, g, r.nbins, p)
+            ->run(h.pulses.data(), h.geometry.data(), h.npulses, img.data());
+        std::vector<double> az(g.nx), rg(g.ny);
+        for (long long i = 0; i < g.nx; ++i)
+            az[i] = std::norm(img[80 * g.nx + i]);
+        for (long long i = 0; i < g.ny; ++i)
+            rg[i] = std::norm(img[i * g.nx + 80]);
+        const irf a = measure(az, g.dx), b = measure(rg, g.dy);
+        const double theory_pslr = -13.26;
+        EXPECT_NEAR(a.width / (0.886 * rho_a), 1.0, 0.10) << "azimuth";
+        EXPECT_NEAR(b.width / (0.886 * rho_r), 1.0, 0.10) << "range";
+        EXPECT_NEAR(a.pslr, theory_pslr, 1.0) << "azimuth";
+        EXPECT_NEAR(b.pslr, theory_pslr, 1.0) << "range";
+        std::printf("[ info ] %s IRW az %.4f m (theory %.4f) rg %.4f m (theory %.4f), PSLR az "
+                    "%.2f rg %.2f dB\n",
+                    backprojection::to_string(p), a.width, 0.886 * rho_a, b.width,
+                    0.886 * rho_r, a.pslr, b.pslr);
+    }
+}
+
+// ---------------------------------------------------------------- accumulate, swath, height
+
+void check_accumulate(backend b, prec p)
+{
+    const scenario s = airborne_near();
+    const std::size_t np = s.geom.size() / 6, half = np / 2;
+    const auto whole = run_image(b, s, p);
+    std::vector<cfloat> img(whole.size());
+    auto bp = backprojection::make(b, s.grid, s.nbins, p);
+    bp->run(s.pulses.data(), s.geom.data(), half, img.data());
+    bp->run(s.pulses.data() + half * s.nbins, s.geom.data() + 6 * half, np - half, img.data());
+    EXPECT_LT(rel_l2(img, whole), 1e-6);
+}
+
+TEST(BackprojectionCpuModes, test_004_accumulate_two_apertures_equals_one)
+{
+    check_accumulate(backend::cpu, prec::fast);
+    check_accumulate(backend::cpu, prec::accurate);
+}
+
+// A grid straddling the far edge of the swath: pixels beyond every pulse's last bin.
+scenario swath_edge()
+{
+    scenario s = straight_scenario("swath edge", 80, 120, 0.5, -1000, 500, 100, 64, 256, 0.2, 9.6e9, 21);
+    s.grid.y0 += 25.0; // the near part of the grid inside the 51 m swath, the rest beyond
+    return s;
+}
+
+void check_outside_swath_zero(const std::vector<cfloat>& img, const scenario& s)
+{
+    const auto& g = s.grid;
+    const std::size_t np = s.geom.size() / 6;
+    long long outside = 0, inside = 0;
+    for (long long iy = 0; iy < g.ny; ++iy)
+        for (long long ix = 0; ix < g.nx; ++ix) {
+            const double px = g.x0 + double(ix) * g.dx, py = g.y0 + double(iy) * g.dy;
+            bool in_any = false;
+            for (std::size_t i = 0; i < np; ++i) {
+                const double* q = &s.geom[6 * i];
+                const double R = std::sqrt((px - q[0]) * (px - q[0]) + (py - q[1]) * (py - q[1]) +
+                                           q[2] * q[2]);
+                // a hair of margin either side of [0, nbins-1] for float rounding
+                const double b = (R - q[3]) / q[4];
+                in_any = in_any || (b > -1e-3 && b < double(s.nbins - 1) + 1e-3);
+            }
+            const cfloat v = img[iy * g.nx + ix];
+            if (!in_any) {
+                ++outside;
+                EXPECT_EQ(v, cfloat(0, 0)) << "pixel " << ix << "," << iy;
+            } else {
+                ++inside;
+            }
+        }
+    EXPECT_GT(outside, 1000);
+    EXPECT_GT(inside, 1000);
+}
+
+TEST(BackprojectionCpuModes, test_005_pixels_outside_every_swath_stay_exactly_zero)
+{
+    const scenario s = swath_edge();
+    for (prec p : { prec::fast, prec::accurate })
+        check_outside_swath_zero(run_image(backend::cpu, s, p), s);
+}
+
+scenario terrain(scenario s)
+{
+    // A smooth hill plus ripples, up to ~40 m of relief.
+    auto& g = s.grid;
+    g.height.resize(static_cast<std::size_t>(g.nx * g.ny));
+    for (long long y = 0; y < g.ny; ++y)
+        for (long long x = 0; x < g.nx; ++x)
+            g.height[y * g.nx + x] =
+                30 * std::exp(-0.001 * double((x - 40) * (x - 40) + (y - 30) * (y - 30))) +
+                3 * std::sin(0.3 * double(x)) * std::cos(0.2 * double(y)) + 12.5;
+    return s;
+}
+
+TEST(BackprojectionCpuModes, test_006_height_map)
+{
+    // A flat height map equals the constant height.
+    scenario s = airborne_near();
+    s.grid.z = 7.25;
+    const auto flat = run_image(backend::cpu, s, prec::accurate);
+    s.grid.height.assign(static_cast<std::size_t>(s.grid.nx * s.grid.ny), 7.25);
+    EXPECT_LT(rel_l2(run_image(backend::cpu, s, prec::accurate), flat), 1e-6);
+    // Terrain against the reference.
+    for (prec p : { prec::fast, prec::accurate }) {
+        const scenario t = terrain(p == prec::fast ? airborne_near() : spaceborne());
+        const double ser = ser_db(run_image(backend::cpu, t, p), reference(t.grid, t.pulses, t.geom, t.nbins));
+        EXPECT_GE(ser, p == prec::fast ? 60 : 100) << backprojection::to_string(p);
+    }
+}
+
+TEST(BackprojectionCpuModes, test_007_non_finite_geometry_is_skipped_and_counted)
+{
+    scenario s = airborne_near();
+    const auto clean = run_image(backend::cpu, s, prec::fast);
+    // Add three bad pulses: NaN x, inf f0, NaN dr (not a dr <= 0 error).
+    const std::size_t n = s.geom.size() / 6;
+    for (int k = 0; k < 3; ++k) {
+        s.geom.insert(s.geom.end(), s.geom.begin(), s.geom.begin() + 6);
+        s.pulses.insert(s.pulses.end(), s.pulses.begin(), s.pulses.begin() + s.nbins);
+    }
+    s.geom[6 * n + 0] = NAN;
+    s.geom[6 * (n + 1) + 5] = INFINITY;
+    s.geom[6 * (n + 2) + 4] = NAN;
+    std::vector<cfloat> img(clean.size());
+    auto bp = backprojection::make(backend::cpu, s.grid, s.nbins, prec::fast);
+    bp->run(s.pulses.data(), s.geom.data(), n + 3, img.data());
+    EXPECT_EQ(bp->skipped_pulses(), 3u);
+    for (const auto& v : img)
+        ASSERT_TRUE(std::isfinite(v.real()) && std::isfinite(v.imag()));
+    EXPECT_LT(rel_l2(img, clean), 1e-6);
+}
+
+// ---------------------------------------------------------------- bad input
+
+template <typename F>
+void expect_invalid(F f, const char* param)
+{
+    try {
+        f();
+        FAIL() << "no exception for " << param;
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find(param), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("backprojection"), std::string::npos) << e.what();
+    }
+}
+
+TEST(BackprojectionApi, test_008_bad_parameters_name_the_parameter)
+{
+    image_grid ok;
+    ok.nx = 1;
+    ok.ny = 1;
+    auto make = [](image_grid g, std::size_t nbins) {
+        return backprojection::make(backend::cpu, g, nbins, prec::fast);
+    };
+    EXPECT_NO_THROW(make(ok, 2));                      // boundaries pass
+    expect_invalid([&] { make(ok, 1); }, "nbins");     // boundary + 1 throws
+    image_grid g = ok;
+    g.nx = 0;
+    expect_invalid([&] { make(g, 8); }, "nx");
+    g = ok;
+    g.ny = 0;
+    expect_invalid([&] { make(g, 8); }, "ny");
+    g = ok;
+    g.nx = std::numeric_limits<int>::max(); // nx*ny = 2^31 - 1 passes
+    EXPECT_NO_THROW(make(g, 8));
+    g.nx = 65536;
+    g.ny = 32768; // 2^31
+    expect_invalid([&] { make(g, 8); }, "nx*ny");
+    for (double bad : { 0.0, -1.0, double(NAN), double(INFINITY) }) {
+        g = ok;
+        g.dx = bad;
+        expect_invalid([&] { make(g, 8); }, "dx");
+        g = ok;
+        g.dy = bad;
+        expect_invalid([&] { make(g, 8); }, "dy");
+    }
+    g = ok;
+    g.dx = 1e-9;
+    EXPECT_NO_THROW(make(g, 8));
+    g = ok;
+    g.x0 = NAN;
+    expect_invalid([&] { make(g, 8); }, "x0");
+    g = ok;
+    g.z = INFINITY;
+    expect_invalid([&] { make(g, 8); }, "z");
+    g = ok;
+    g.height = { 1.0, 2.0 };
+    expect_invalid([&] { make(g, 8); }, "height");
+    g.height = { double(NAN) };
+    expect_invalid([&] { make(g, 8); }, "height");
+    expect_invalid([] { backprojection::parse_precision("exact"); }, "precision");
+    EXPECT_EQ(backprojection::parse_precision("accurate"), prec::accurate);
+    EXPECT_EQ(backprojection::parse_precision("fast"), prec::fast);
+}
+
+TEST(BackprojectionApi, test_009_bad_geometry_names_dr_and_touches_nothing)
+{
+    scenario s = airborne_near();
+    auto bp = backprojection::make(backend::cpu, s.grid, s.nbins, prec::fast);
+    std::vector<cfloat> img(static_cast<std::size_t>(s.grid.nx * s.grid.ny), cfloat(1, 2));
+    for (double bad : { 0.0, -0.2 }) {
+        s.geom[6 * 5 + 4] = bad;
+        expect_invalid([&] { bp->run(s.pulses.data(), s.geom.data(), 10, img.data()); }, "dr");
+    }
+    for (const auto& v : img)
+        ASSERT_EQ(v, cfloat(1, 2));
+    expect_invalid([&] { bp->run(nullptr, s.geom.data(), 1, img.data()); }, "pulses");
+    expect_invalid([&] { bp->run(s.pulses.data(), nullptr, 1, img.data()); }, "geometry");
+    expect_invalid([&] { bp->run(s.pulses.data(), s.geom.data(), 1, nullptr); }, "image");
+    EXPECT_NO_THROW(bp->run(nullptr, nullptr, 0, nullptr)); // nothing to do
+}
+
+TEST(BackprojectionApi, test_010_cuda_without_device_is_a_clear_error)
+{
+    if (kernels::cuda_available())
+        GTEST_SKIP() << "a CUDA device is present";
+    image_grid g;
+    g.nx = g.ny = 4;
+    try {
+        backprojection::make(backend::cuda, g, 16, prec::fast);
+        FAIL() << "no exception";
+    } catch (const kernels::cuda_error& e) {
+        EXPECT_NE(std::string(e.what()).find("backprojection"), std::string::npos);
+    }
+}
+
+TEST(SarSim, test_011_simulated_sample_has_sinc_amplitude_and_range_phase)
+{
+    sim::radar r;
+    r.f0 = 9.6e9;
+    r.bandwidth = 300e6;
+    r.dr = 0.25;
+    r.nbins = 512;
+    r.r0 = 1000;
+    const sim::vec3 a{ 0, 0, 0 }, p{ 600, 800.1, 0 }; // R = 1000.06 m -> bin 400.24
+    const auto h = sim::simulate({ a }, { { p, { 2.0, 0.0 } } }, r);
+    const double R = std::sqrt(600.0 * 600.0 + 800.1 * 800.1);
+    for (int k : { 399, 400, 401, 410 }) {
+        const double x = (r.r0 + k * r.dr - R) / (c_light / (2 * r.bandwidth));
+        const double amp = x == 0 ? 1 : std::sin(pi * x) / (pi * x);
+        const double turns = 2 * r.f0 * R / c_light;
+        const cdouble want = 2.0 * amp * std::polar(1.0, -2 * pi * (turns - std::round(turns)));
+        EXPECT_LT(std::abs(cdouble(h.pulses[k]) - want), 1e-6) << k;
+    }
+    EXPECT_EQ(h.geometry, (std::vector<double>{ 0, 0, 0, 1000, 0.25, 9.6e9 }));
+}
+
+// ---------------------------------------------------------------- CUDA
+
+class BackprojectionCuda : public ::testing::TestWithParam<ser_case>
+{
+};
+
+struct device_run {
+    kernels::cuda_stream stream;
+    std::vector<cfloat> image(const scenario& s, prec p, int calls = 1, bool host_pulses = false)
+    {
+        const std::size_t npix = static_cast<std::size_t>(s.grid.nx * s.grid.ny);
+        auto d_pulses = to_device(s.pulses, stream);
+        kernels::device_memory d_img(npix * sizeof(cfloat));
+        kernels::fill_bytes_async(d_img.get(), 0, d_img.size(), stream.ref(), "test");
+        auto bp = backprojection::make(backend::cuda, s.grid, s.nbins, p, stream.ref());
+        const std::size_t np = s.geom.size() / 6;
+        std::size_t done = 0;
+        for (int c = 0; c < calls; ++c) {
+            const std::size_t n = (np - done) / std::size_t(calls - c);
+            if (host_pulses)
+                bp->run_host_pulses(s.pulses.data() + done * s.nbins, s.geom.data() + 6 * done, n,
+                                    d_img.as<cfloat>());
+            else
+                bp->run(d_pulses.as<cfloat>() + done * s.nbins, s.geom.data() + 6 * done, n,
+                        d_img.as<cfloat>());
+            done += n;
+        }
+        skipped = bp->skipped_pulses();
+        return to_host<cfloat>(d_img, npix, stream);
+    }
+    std::size_t skipped = 0;
+};
+
+TEST_P(BackprojectionCuda, test_020_matches_fp64_reference)
+{
+    GPURADAR_REQUIRE_CUDA();
+    const auto c = GetParam();
+    const scenario s = c.make();
+    device_run d;
+    const auto ref = reference(s.grid, s.pulses, s.geom, s.nbins);
+    const double ser = ser_db(d.image(s, c.p), ref);
+    EXPECT_GE(ser, c.min_db) << s.name << " " << backprojection::to_string(c.p);
+    std::printf("[ info ] cuda %-8s %-18s SER %.1f dB\n", backprojection::to_string(c.p), s.name, ser);
+}
+INSTANTIATE_TEST_SUITE_P(Geometries, BackprojectionCuda, ::testing::ValuesIn(ser_cases));
+
+TEST(BackprojectionCudaModes, test_021_focus_accumulate_swath_height_skip)
+{
+    GPURADAR_REQUIRE_CUDA();
+    device_run d;
+    // Focusing.
+    for (bool circular : { false, true }) {
+        const auto f = focus_scene(circular);
+        scenario s{ "focus", f.grid, f.h.nbins, f.h.pulses, f.h.geometry };
+        expect_focused(d.image(s, prec::fast), f, "cuda fast");
+        expect_focused(d.image(s, prec::accurate), f, "cuda accurate");
+    }
+    // Accumulate over several calls, device and host pulses, equals one call.
+    for (prec p : { prec::fast, prec::accurate }) {
+        const scenario s = airborne_near();
+        const auto one = d.image(s, p);
+        EXPECT_LT(rel_l2(d.image(s, p, 2), one), 1e-6);
+        EXPECT_LT(rel_l2(d.image(s, p, 3, true), one), 1e-6);
+        // The CPU twin agrees closely (same maths, different summation order).
+        EXPECT_LT(rel_l2(one, run_image(backend::cpu, s, p)), p == prec::fast ? 1e-3 : 1e-5);
+    }
+    // Swath edge.
+    const scenario edge = swath_edge();
+    for (prec p : { prec::fast, prec::accurate })
+        check_outside_swath_zero(d.image(edge, p), edge);
+    // Height maps against the reference.
+    for (prec p : { prec::fast, prec::accurate }) {
+        const scenario t = terrain(p == prec::fast ? airborne_near() : spaceborne());
+        const double ser = ser_db(d.image(t, p), reference(t.grid, t.pulses, t.geom, t.nbins));
+        EXPECT_GE(ser, p == prec::fast ? 60 : 100) << backprojection::to_string(p);
+    }
+    // Non-finite geometry skipped and counted, the rest unchanged.
+    scenario s = airborne_near();
+    const auto clean = d.image(s, prec::fast);
+    s.geom[6 * 7 + 1] = NAN;
+    const auto skipped = d.image(s, prec::fast);
+    EXPECT_EQ(d.skipped, 1u);
+    for (const auto& v : skipped)
+        ASSERT_TRUE(std::isfinite(v.real()) && std::isfinite(v.imag()));
+    s.geom[6 * 7 + 1] = -1000;
+    std::fill(s.pulses.begin() + 7 * s.nbins, s.pulses.begin() + 8 * s.nbins, cfloat(0, 0));
+    EXPECT_LT(rel_l2(skipped, run_image(backend::cpu, s, prec::fast)), 1e-3);
+}
+
+} // namespace
+} // namespace gpuradar::test
