@@ -3,6 +3,7 @@
  * target; LFM + window sidelobes; noise gain; waveform replacement; bad input; CUDA
  * against the CPU twin.
  */
+#include "invalid_argument_check.h"
 #include "test_support.h"
 #include <gpuradar/kernels/pulse_compression.h>
 #include <algorithm>
@@ -292,19 +293,6 @@ TEST(PulseCompression, test_006_set_waveform_equals_a_fresh_object)
     EXPECT_THROW(pc->set_waveform({}), std::invalid_argument);
     EXPECT_THROW(pc->set_waveform(random_complex(nrange + 1, 2)), std::invalid_argument);
     EXPECT_EQ(pc->waveform_length(), 301u);
-}
-
-template <typename F>
-void expect_invalid(F&& f, const std::string& param)
-{
-    try {
-        f();
-        FAIL() << "no exception for " << param;
-    } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find(param), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("gpuradar::"), std::string::npos)
-            << e.what();
-    }
 }
 
 TEST(PulseCompression, test_007_bad_parameters_name_the_parameter)

@@ -1,5 +1,6 @@
 /* window: closed forms, Kaiser against std::cyl_bessel_i, Taylor and Chebyshev sidelobes.
  */
+#include "invalid_argument_check.h"
 #include "test_support.h"
 #include <gpuradar/kernels/window.h>
 #include <algorithm>
@@ -175,17 +176,6 @@ TEST(Window, test_007_theoretical_sidelobe_levels_match_long_windows)
                     kernels::window_peak_sidelobe_db(s),
                     0.2)
             << kernels::to_string(s.type) << " beta=" << s.beta;
-}
-
-template <typename F>
-void expect_invalid(F&& f, const std::string& param)
-{
-    try {
-        f();
-        FAIL() << "no exception for " << param;
-    } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find(param), std::string::npos) << e.what();
-    }
 }
 
 TEST(Window, test_008_bad_parameters_name_the_parameter)
