@@ -44,8 +44,9 @@ enum class cfar_edge { wrap, clip };
 /*!
  * \brief How the CUDA backend forms the interference sums of ca, go and so (os always
  * selects per cell). Both give the same detections up to rounding; the CPU backend
- * always uses separable sums. automatic picks the faster one for the window size
- * (measured, see docs/PERFORMANCE.md).
+ * always uses separable sums. automatic picks the faster one for the window's training
+ * cell count (measured, see docs/PERFORMANCE.md), or the other one where a tall window's
+ * tile would not fit in shared memory.
  *
  * - segmented: separable row sums, then column sums, in shared memory; cost per cell
  *   grows with the window's width plus height.

@@ -1,0 +1,750 @@
+/*
+ * CUDA CFAR: one fused kernel per run (estimate, threshold test, local maximum, mask,
+ * optional threshold, device-side compaction of the detections, non-finite counts).
+ *
+ * Each block owns a tile of tile_rows x tile_cols cells of one map and loads it with its
+ * halo (the window's reach) into shared memory once. Three ways to form the estimate:
+ *  - segmented (ca, go, so): row sums of every tile row (cfar_row_sums_of), then per
+ *    cell the column of row sums (cfar_halves): O(wc + wr) shared reads per cell, the
+ *    same float additions in the same order as the CPU twin.
+ *  - summed-area (ca, go, so): an fp64 integral image of the tile, warp-shuffle scans of
+ *    its rows then its columns; every half is then three rectangles of four corners.
+ *    O(1) per cell; fp64 because a float table of a whole tile would cancel away the
+ *    training sums (prefix sums ~1e3 x larger than a window's).
+ *  - os: per cell, the N training cells go into registers (N <= 64) and a bitonic network
+ *    sorts them; larger windows select the k-th smallest by a radix search over the
+ *    cells in shared memory (32 passes).
+ */
+#include "../cfar_plan.h"
+#include "../param_check.h"
+#include "cuda_check.h"
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace gpuradar::kernels::detail {
+namespace {
+
+//! One warp across the columns (Doppler): each tile row is a coalesced 128-byte load.
+constexpr int tile_cols = 32;
+//! 8 warps per block: enough to hide load latency, few enough that several blocks fit.
+constexpr int block_rows = 8;
+constexpr int block_threads = tile_cols * block_rows;
+//! Cell rows per tile (4 per thread): the halo of 2 wr rows (12 for the PD window) is
+//! loaded once per 32 rows instead of once per 8. Halved while shared memory is short.
+constexpr int max_tile_rows = 32;
+//! Grid y and z limits of a launch; larger runs are split into several launches.
+constexpr unsigned max_grid_yz = 65535;
+//! Windows of up to this many training cells sort in registers (os).
+constexpr int os_register_max = 64;
+constexpr unsigned full_warp = 0xffffffffu;
+
+struct device_detection {
+    std::uint32_t map, row, col;
+    float power, threshold, noise;
+};
+
+struct kernel_args {
+    const float* in;
+    std::uint8_t* mask;
+    float* thr;
+    // Geometry of this launch (see cfar_cuda::run for the one-row flattening).
+    int nrows, ncols;
+    long long row_stride, group_stride;
+    int channels;
+    int map0;      // first map of this launch (blockIdx.z offset)
+    int tile_row0; // first tile row of this launch (blockIdx.y offset)
+    int tile_rows;
+    int rows_per_label; // label (reported map) = map + row / rows_per_label
+    // Window
+    int gr, tr, gc, tc;
+    bool row_wrap, col_wrap, local_max;
+    int lm_rows;
+    const cfar_class_entry* classes;
+    cfar_class_entry interior;
+    const int* os_delta; // shared-memory offsets of the training cells from the CUT
+    int os_n;
+    // Outputs beside the mask
+    unsigned long long* det_count;
+    device_detection* det_list;
+    unsigned long long det_capacity;
+    unsigned long long* nonfinite; // per label
+};
+
+__device__ __forceinline__ int resolve(int i, int n, bool wrap)
+{
+    if (i >= 0 && i < n)
+        return i;
+    if (!wrap)
+        return -1;
+    i %= n;
+    return i < 0 ? i + n : i;
+}
+
+__device__ __forceinline__ const float* map_base(const kernel_args& a, int m)
+{
+    return a.in + (m / a.channels) * a.group_stride +
+           (long long)(m % a.channels) * a.ncols;
+}
+
+__device__ __forceinline__ long long map_offset(const kernel_args& a, int m)
+{
+    return (m / a.channels) * a.group_stride + (long long)(m % a.channels) * a.ncols;
+}
+
+__device__ __forceinline__ cfar_class_entry class_entry(const kernel_args& a,
+                                                        int r,
+                                                        int c)
+{
+    const int wr = a.gr + a.tr, wc = a.gc + a.tc;
+    const int rc = cfar_clip_class(r, a.nrows, wr, a.row_wrap);
+    const int cc = cfar_clip_class(c, a.ncols, wc, a.col_wrap);
+    if (rc == wr && cc == wc)
+        return a.interior;
+    return a.classes[rc * (2 * wc + 1) + cc];
+}
+
+//! The tile and its halo, sanitised; cells beyond a clipped edge hold `absent`.
+__device__ __forceinline__ void load_tile(const kernel_args& a,
+                                          const float* map,
+                                          int r0,
+                                          int c0,
+                                          int trh,
+                                          int tch,
+                                          float absent,
+                                          float* tile)
+{
+    const int wr = a.gr + a.tr, wc = a.gc + a.tc;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    for (int idx = tid; idx < trh * tch; idx += block_threads) {
+        const int i = idx / tch, j = idx - (idx / tch) * tch;
+        const int r = resolve(r0 - wr + i, a.nrows, a.row_wrap);
+        const int c = resolve(c0 - wc + j, a.ncols, a.col_wrap);
+        tile[idx] =
+            (r < 0 || c < 0) ? absent : cfar_sanitize(__ldg(map + r * a.row_stride + c));
+    }
+}
+
+/*!
+ * Everything after T: the test, the local maximum, the outputs, the compaction and the
+ * non-finite count. Every lane of a warp calls it (a warp is one tile row), valid or not.
+ */
+__device__ __forceinline__ void finish_cell(const kernel_args& a,
+                                            int m,
+                                            const float* map,
+                                            int r,
+                                            int c,
+                                            bool valid,
+                                            float x,
+                                            float t,
+                                            float alpha)
+{
+    const bool finite = valid && cfar_finite(x);
+    bool det = finite && x > t;
+    if (det && a.local_max)
+        det = cfar_is_local_max(
+            x,
+            r,
+            c,
+            a.nrows,
+            a.ncols,
+            a.row_wrap,
+            a.col_wrap,
+            a.lm_rows,
+            [&](int rr, int cc) { return __ldg(map + rr * a.row_stride + cc); });
+    const int label = m + r / a.rows_per_label;
+    if (valid) {
+        const long long o = map_offset(a, m) + r * a.row_stride + c;
+        a.mask[o] = det ? 1 : 0;
+        if (a.thr)
+            a.thr[o] = t;
+    }
+    if (det) {
+        const unsigned long long slot = atomicAdd(a.det_count, 1ull);
+        if (slot < a.det_capacity)
+            a.det_list[slot] = { std::uint32_t(label),
+                                 std::uint32_t(r % a.rows_per_label),
+                                 std::uint32_t(c),
+                                 x,
+                                 t,
+                                 t / alpha };
+    }
+    const unsigned bad = __ballot_sync(full_warp, valid && !finite);
+    if (bad && (threadIdx.x & 31) == 0) // all lanes share r, hence the label
+        atomicAdd(a.nonfinite + label, (unsigned long long)__popc(bad));
+}
+
+template <cfar_variant V>
+__global__ void __launch_bounds__(block_threads)
+    cfar_segmented_kernel(const kernel_args a)
+{
+    extern __shared__ float smem[];
+    const int wr = a.gr + a.tr, wc = a.gc + a.tc;
+    const int trh = a.tile_rows + 2 * wr, tch = tile_cols + 2 * wc;
+    float* tile = smem;
+    float* s_full = tile + trh * tch;
+    float* s_side = s_full + trh * tile_cols;
+    float* s_lo = s_side + trh * tile_cols;
+    float* s_hi = s_lo + trh * tile_cols;
+
+    const int m = a.map0 + blockIdx.z;
+    const float* map = map_base(a, m);
+    const int r0 = (a.tile_row0 + blockIdx.y) * a.tile_rows;
+    const int c0 = blockIdx.x * tile_cols;
+    load_tile(a, map, r0, c0, trh, tch, 0.f, tile);
+    __syncthreads();
+
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    for (int idx = tid; idx < trh * tile_cols; idx += block_threads) {
+        const int i = idx / tile_cols, j = idx % tile_cols;
+        const float* x = tile + i * tch + j;
+        const cfar_row_sums s = cfar_row_sums_of([x](int u) { return x[u]; }, a.gc, a.tc);
+        s_full[idx] = s.full;
+        s_side[idx] = s.side;
+        s_lo[idx] = s.lo;
+        s_hi[idx] = s.hi;
+    }
+    __syncthreads();
+
+    const int j = threadIdx.x, c = c0 + j;
+    for (int i = threadIdx.y; i < a.tile_rows; i += block_rows) {
+        const int r = r0 + i;
+        const bool valid = r < a.nrows && c < a.ncols;
+        float x = 0.f, t = 0.f, alpha = 1.f;
+        if (valid) {
+            x = tile[(i + wr) * tch + j + wc];
+            const int s0 = (i + wr) * tile_cols + j;
+            float lead, lag;
+            cfar_halves([&](int dr) { return s_full[s0 + dr * tile_cols]; },
+                        [&](int dr) { return s_side[s0 + dr * tile_cols]; },
+                        s_lo[s0],
+                        s_hi[s0],
+                        a.gr,
+                        a.tr,
+                        lead,
+                        lag);
+            const cfar_class_entry e = class_entry(a, r, c);
+            t = cfar_sum_threshold<V>(lead, lag, e);
+            alpha = e.alpha;
+        }
+        finish_cell(a, m, map, r, c, valid, x, t, alpha);
+    }
+}
+
+// ---- summed-area table --------------------------------------------------------------
+
+//! Row pitch of the table in doubles: odd, so that a warp walking down a column hits
+//! distinct banks.
+__host__ __device__ __forceinline__ int sat_pitch(int tch) { return (tch + 1) | 1; }
+
+//! Inclusive scan of n values p[0], p[step], ... by one warp, 32 at a time.
+template <typename T>
+__device__ __forceinline__ void warp_scan(T* p, int n, int step)
+{
+    const int lane = threadIdx.x & 31;
+    T carry = 0;
+    for (int base = 0; base < n; base += 32) {
+        const int t = base + lane;
+        T v = t < n ? p[t * step] : T(0);
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const T u = __shfl_up_sync(full_warp, v, o);
+            if (lane >= o)
+                v += u;
+        }
+        v += carry;
+        if (t < n)
+            p[t * step] = v;
+        carry = __shfl_sync(full_warp, v, 31);
+    }
+}
+
+//! 2-D inclusive prefix sums of the (rows x cols) table at s + pitch + 1 (row 0 and
+//! column 0 of the table stay zero).
+template <typename T>
+__device__ __forceinline__ void sat_scan(T* s, int rows, int cols, int pitch)
+{
+    const int warp = threadIdx.y;
+    for (int i = 1 + warp; i <= rows; i += block_rows)
+        warp_scan(s + i * pitch + 1, cols, 1);
+    __syncthreads();
+    for (int j = 1 + warp; j <= cols; j += block_rows)
+        warp_scan(s + pitch + j, rows, pitch);
+    __syncthreads();
+}
+
+//! Sum over window offsets [r0, r1] x [c0, c1] of the CUT at table position (ci, cj);
+//! zero for an empty range.
+template <typename T>
+__device__ __forceinline__ T
+sat_rect(const T* s, int pitch, int ci, int cj, int r0, int r1, int c0, int c1)
+{
+    const T* lo = s + (ci + r0 - 1) * pitch;
+    const T* hi = s + (ci + r1) * pitch;
+    return (hi[cj + c1] - lo[cj + c1]) - (hi[cj + c0 - 1] - lo[cj + c0 - 1]);
+}
+
+template <typename T>
+struct halves {
+    T lead, lag;
+};
+
+//! Lead and lag training sums (see cfar_variant) as sums and differences of rectangles.
+template <typename T>
+__device__ __forceinline__ halves<T>
+sat_halves(const T* s, int pitch, int ci, int cj, int gr, int tr, int gc, int tc)
+{
+    const int wr = gr + tr, wc = gc + tc;
+    return { sat_rect(s, pitch, ci, cj, -wr, -1, -wc, wc) -
+                 sat_rect(s, pitch, ci, cj, -gr, -1, -gc, gc) +
+                 sat_rect(s, pitch, ci, cj, 0, 0, -wc, -gc - 1),
+             sat_rect(s, pitch, ci, cj, 1, wr, -wc, wc) -
+                 sat_rect(s, pitch, ci, cj, 1, gr, -gc, gc) +
+                 sat_rect(s, pitch, ci, cj, 0, 0, gc + 1, wc) };
+}
+
+template <cfar_variant V>
+__global__ void __launch_bounds__(block_threads) cfar_sat_kernel(const kernel_args a)
+{
+    extern __shared__ double dsmem[];
+    const int wr = a.gr + a.tr, wc = a.gc + a.tc;
+    const int trh = a.tile_rows + 2 * wr, tch = tile_cols + 2 * wc;
+    const int pitch = sat_pitch(tch);
+    double* sat = dsmem;
+    int* bad = reinterpret_cast<int*>(sat + (trh + 1) * pitch);
+
+    const int m = a.map0 + blockIdx.z;
+    const float* map = map_base(a, m);
+    const int r0 = (a.tile_row0 + blockIdx.y) * a.tile_rows;
+    const int c0 = blockIdx.x * tile_cols;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    int any_bad = 0;
+    for (int idx = tid; idx < (trh + 1) * pitch; idx += block_threads) {
+        const int i = idx / pitch, j = idx - (idx / pitch) * pitch;
+        double v = 0;
+        int b = 0;
+        if (i > 0 && j > 0 && j <= tch) {
+            const int r = resolve(r0 - wr + i - 1, a.nrows, a.row_wrap);
+            const int c = resolve(c0 - wc + j - 1, a.ncols, a.col_wrap);
+            if (r >= 0 && c >= 0) {
+                const float f = __ldg(map + r * a.row_stride + c);
+                b = !cfar_finite(f);
+                v = b ? 0.0 : double(f);
+            }
+        }
+        sat[idx] = v;
+        bad[idx] = b;
+        any_bad |= b;
+    }
+    // Non-finite cells are rare: their count table is built only where a tile has one.
+    any_bad = __syncthreads_or(any_bad);
+    sat_scan(sat, trh, tch, pitch);
+    if (any_bad)
+        sat_scan(bad, trh, tch, pitch);
+
+    const int j = threadIdx.x, c = c0 + j;
+    for (int i = threadIdx.y; i < a.tile_rows; i += block_rows) {
+        const int r = r0 + i;
+        const bool valid = r < a.nrows && c < a.ncols;
+        float x = 0.f, t = 0.f, alpha = 1.f;
+        if (valid) {
+            x = __ldg(map + r * a.row_stride + c);
+            const int ci = i + wr + 1, cj = j + wc + 1;
+            const halves<double> h =
+                sat_halves(sat, pitch, ci, cj, a.gr, a.tr, a.gc, a.tc);
+            // Rounding can leave -1e-16 where a half is all zeros; power is >= 0.
+            float fl = float(fmax(h.lead, 0.0)), fg = float(fmax(h.lag, 0.0));
+            if (any_bad) {
+                const halves<int> b =
+                    sat_halves(bad, pitch, ci, cj, a.gr, a.tr, a.gc, a.tc);
+                fl = b.lead ? INFINITY : fl;
+                fg = b.lag ? INFINITY : fg;
+            }
+            const cfar_class_entry e = class_entry(a, r, c);
+            t = cfar_sum_threshold<V>(fl, fg, e);
+            alpha = e.alpha;
+        }
+        finish_cell(a, m, map, r, c, valid, x, t, alpha);
+    }
+}
+
+// ---- ordered statistic ----------------------------------------------------------------
+
+//! Ascending bitonic sort of a register array (N a power of two, fully unrolled).
+template <int N>
+__device__ __forceinline__ void bitonic_sort(float (&v)[N])
+{
+#pragma unroll
+    for (int k = 2; k <= N; k <<= 1) {
+#pragma unroll
+        for (int j = k >> 1; j > 0; j >>= 1) {
+#pragma unroll
+            for (int i = 0; i < N; ++i) {
+                const int l = i ^ j;
+                if (l > i) {
+                    const float lo = fminf(v[i], v[l]), hi = fmaxf(v[i], v[l]);
+                    const bool up = (i & k) == 0;
+                    v[i] = up ? lo : hi;
+                    v[l] = up ? hi : lo;
+                }
+            }
+        }
+    }
+}
+
+//! Order-preserving map of floats to unsigned keys (negative values reversed).
+__device__ __forceinline__ unsigned float_key(float f)
+{
+    const unsigned u = __float_as_uint(f);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+__device__ __forceinline__ float key_float(unsigned k)
+{
+    return __uint_as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
+}
+
+//! k-th smallest (1-based) of ctr[delta[0..n)] by a most-significant-bit-first search.
+__device__ float radix_select(const float* ctr, const int* delta, int n, int k)
+{
+    unsigned prefix = 0;
+    for (int bit = 31; bit >= 0; --bit) {
+        const unsigned high = bit == 31 ? 0u : (~0u << (bit + 1));
+        int below = 0;
+        for (int t = 0; t < n; ++t) {
+            const unsigned key = float_key(ctr[delta[t]]);
+            below += (key & high) == prefix && !((key >> bit) & 1u);
+        }
+        if (k > below) {
+            prefix |= 1u << bit;
+            k -= below;
+        }
+    }
+    return key_float(prefix);
+}
+
+//! NMAX > 0: registers and a sorting network (N <= NMAX); NMAX == 0: radix select.
+template <int NMAX>
+__global__ void __launch_bounds__(block_threads) cfar_os_kernel(const kernel_args a)
+{
+    extern __shared__ float smem[];
+    const int wr = a.gr + a.tr, wc = a.gc + a.tc;
+    const int trh = a.tile_rows + 2 * wr, tch = tile_cols + 2 * wc;
+    float* tile = smem;
+    int* delta = reinterpret_cast<int*>(tile + trh * tch);
+
+    const int m = a.map0 + blockIdx.z;
+    const float* map = map_base(a, m);
+    const int r0 = (a.tile_row0 + blockIdx.y) * a.tile_rows;
+    const int c0 = blockIdx.x * tile_cols;
+    // Absent cells rank above everything (+Inf); a clipped window's k' <= N' present
+    // cells, so its k'-th smallest is a present cell's.
+    load_tile(a, map, r0, c0, trh, tch, INFINITY, tile);
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    const int ndelta = a.os_n > NMAX ? a.os_n : NMAX;
+    for (int t = tid; t < ndelta; t += block_threads)
+        delta[t] = t < a.os_n ? a.os_delta[t] : 0;
+    __syncthreads();
+
+    const int j = threadIdx.x, c = c0 + j;
+    for (int i = threadIdx.y; i < a.tile_rows; i += block_rows) {
+        const int r = r0 + i;
+        const bool valid = r < a.nrows && c < a.ncols;
+        float x = 0.f, t = 0.f, alpha = 1.f;
+        if (valid) {
+            const float* ctr = tile + (i + wr) * tch + j + wc;
+            x = *ctr;
+            const cfar_class_entry e = class_entry(a, r, c);
+            float kth;
+            if constexpr (NMAX > 0) {
+                float v[NMAX];
+#pragma unroll
+                for (int u = 0; u < NMAX; ++u)
+                    v[u] = u < a.os_n ? ctr[delta[u]] : INFINITY;
+                bitonic_sort(v);
+                kth = v[0];
+#pragma unroll
+                for (int u = 1; u < NMAX; ++u)
+                    kth = u == e.k - 1 ? v[u] : kth;
+            } else {
+                kth = radix_select(ctr, delta, a.os_n, e.k);
+            }
+            t = e.scale_lead * kth;
+            alpha = e.alpha;
+        }
+        finish_cell(a, m, map, r, c, valid, x, t, alpha);
+    }
+}
+
+// ---- engine ---------------------------------------------------------------------------
+
+using kernel_fn = void (*)(kernel_args);
+
+kernel_fn segmented_kernel(cfar_variant v)
+{
+    switch (v) {
+    case cfar_variant::ca:
+        return cfar_segmented_kernel<cfar_variant::ca>;
+    case cfar_variant::go:
+        return cfar_segmented_kernel<cfar_variant::go>;
+    case cfar_variant::so:
+        return cfar_segmented_kernel<cfar_variant::so>;
+    default:
+        return nullptr;
+    }
+}
+
+kernel_fn sat_kernel(cfar_variant v)
+{
+    switch (v) {
+    case cfar_variant::ca:
+        return cfar_sat_kernel<cfar_variant::ca>;
+    case cfar_variant::go:
+        return cfar_sat_kernel<cfar_variant::go>;
+    case cfar_variant::so:
+        return cfar_sat_kernel<cfar_variant::so>;
+    default:
+        return nullptr;
+    }
+}
+
+class cfar_cuda final : public cfar_engine
+{
+public:
+    cfar_cuda(const cfar_plan& plan, stream_ref stream)
+        : d_plan(plan),
+          d_stream(native(stream)),
+          d_classes(plan.classes.size() * sizeof(cfar_class_entry)),
+          d_counters((1 + plan.max_maps) * sizeof(unsigned long long)),
+          d_counters_host((1 + plan.max_maps) * sizeof(unsigned long long)),
+          d_list(plan.max_detections * sizeof(device_detection)),
+          d_list_host(plan.max_detections * sizeof(device_detection))
+    {
+        const char* who = plan.stage;
+        choose_kernel();
+        if (plan.variant == cfar_variant::os) {
+            const int tch = tile_cols + 2 * plan.wc();
+            std::vector<int> delta;
+            for (const auto& [dr, dc] : plan.training_offsets())
+                delta.push_back(dr * tch + dc);
+            d_os_delta = device_memory(delta.size() * sizeof(int));
+            copy_async(d_os_delta.get(),
+                       delta.data(),
+                       d_os_delta.size(),
+                       copy_kind::host_to_device,
+                       stream,
+                       who);
+        }
+        copy_async(d_classes.get(),
+                   plan.classes.data(),
+                   d_classes.size(),
+                   copy_kind::host_to_device,
+                   stream,
+                   who);
+        // The tables above are copied from host vectors that die with this constructor.
+        GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
+    }
+
+    void
+    run(const cfar_geometry& g, const float* in, std::uint8_t* mask, float* thr) override
+    {
+        const char* who = d_plan.stage;
+        d_last_maps = g.nmaps;
+        if (g.nmaps == 0)
+            return;
+        const std::size_t counters = (1 + g.nmaps) * sizeof(unsigned long long);
+        GPURADAR_CUDA_CHECK(who,
+                            cudaMemsetAsync(d_counters.get(), 0, counters, d_stream));
+
+        kernel_args a{};
+        a.in = in;
+        a.mask = mask;
+        a.thr = thr;
+        a.ncols = int(g.ncols);
+        a.channels = int(g.channels);
+        a.group_stride = (long long)g.group_stride;
+        a.row_stride = (long long)g.row_stride;
+        a.tile_rows = d_tile_rows;
+        a.gr = d_plan.guard_rows;
+        a.tr = d_plan.train_rows;
+        a.gc = d_plan.guard_cols;
+        a.tc = d_plan.train_cols;
+        a.row_wrap = d_plan.row_wrap();
+        a.col_wrap = d_plan.col_wrap();
+        a.local_max = d_plan.local_max;
+        a.lm_rows = d_plan.local_max_rows;
+        a.classes = d_classes.as<cfar_class_entry>();
+        a.interior = d_plan.interior();
+        a.os_delta = d_os_delta.as<int>();
+        a.os_n = d_plan.n_full;
+        a.det_count = d_counters.as<unsigned long long>();
+        a.nonfinite = a.det_count + 1;
+        a.det_list = d_list.as<device_detection>();
+        a.det_capacity = d_plan.max_detections;
+
+        // Maps of one row that no window or neighbourhood crosses (cfar_1d) and that lie
+        // back to back are launched as the rows of one map, so that the tiles are full.
+        std::size_t nmaps = g.nmaps;
+        const bool one_row = g.nrows == 1 && d_plan.wr() == 0 &&
+                             (!d_plan.local_max || d_plan.local_max_rows == 0) &&
+                             g.channels == 1 && g.group_stride == g.ncols;
+        if (one_row) {
+            a.nrows = int(g.nmaps);
+            a.row_stride = (long long)g.ncols;
+            a.rows_per_label = 1;
+            nmaps = 1;
+        } else {
+            a.nrows = int(g.nrows);
+            a.rows_per_label = int(g.nrows);
+        }
+        const unsigned col_tiles = unsigned((g.ncols + tile_cols - 1) / tile_cols);
+        const std::size_t row_tiles =
+            (std::size_t(a.nrows) + d_tile_rows - 1) / d_tile_rows;
+        for (std::size_t m0 = 0; m0 < nmaps; m0 += max_grid_yz) {
+            for (std::size_t y0 = 0; y0 < row_tiles; y0 += max_grid_yz) {
+                a.map0 = int(m0);
+                a.tile_row0 = int(y0);
+                const dim3 grid(
+                    col_tiles,
+                    unsigned(std::min<std::size_t>(max_grid_yz, row_tiles - y0)),
+                    unsigned(std::min<std::size_t>(max_grid_yz, nmaps - m0)));
+                d_kernel<<<grid, dim3(tile_cols, block_rows), d_smem_bytes, d_stream>>>(
+                    a);
+                GPURADAR_CUDA_CHECK_LAUNCH(who, "cfar_kernel");
+            }
+        }
+        copy_async(d_counters_host.get(),
+                   d_counters.get(),
+                   counters,
+                   copy_kind::device_to_host,
+                   stream_ref(d_stream),
+                   who);
+    }
+
+    cfar_report collect() override
+    {
+        const char* who = d_plan.stage;
+        cfar_report r;
+        if (d_last_maps == 0)
+            return r;
+        // One wait for the run and its counters, one for the list that they size.
+        GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
+        const auto* counters = d_counters_host.as<unsigned long long>();
+        r.found = counters[0];
+        r.nonfinite.assign(counters + 1, counters + 1 + d_last_maps);
+        const std::size_t n = std::min<std::uint64_t>(r.found, d_plan.max_detections);
+        if (n) {
+            copy_async(d_list_host.get(),
+                       d_list.get(),
+                       n * sizeof(device_detection),
+                       copy_kind::device_to_host,
+                       stream_ref(d_stream),
+                       who);
+            GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
+        }
+        const auto* list = d_list_host.as<device_detection>();
+        r.detections.reserve(n);
+        for (std::size_t i = 0; i < n; ++i)
+            r.detections.push_back({ list[i].map,
+                                     list[i].row,
+                                     list[i].col,
+                                     list[i].power,
+                                     list[i].threshold,
+                                     list[i].noise });
+        cfar_sort_detections(r.detections);
+        return r;
+    }
+
+    cfar_estimator estimator() const override { return d_estimator; }
+
+private:
+    std::size_t smem_bytes(cfar_estimator estimator, int tile_rows) const
+    {
+        const std::size_t trh = tile_rows + 2 * d_plan.wr();
+        const std::size_t tch = tile_cols + 2 * d_plan.wc();
+        if (d_plan.variant == cfar_variant::os)
+            return (trh * tch + std::max(d_plan.n_full, os_register_max)) * sizeof(float);
+        if (estimator == cfar_estimator::summed_area)
+            return (trh + 1) * sat_pitch(int(tch)) * (sizeof(double) + sizeof(int));
+        return (trh * tch + 4 * trh * tile_cols) * sizeof(float);
+    }
+
+    //! Largest tile height (a power of two) whose shared memory fits; 0 if none does.
+    int fitting_tile_rows(cfar_estimator estimator, std::size_t optin) const
+    {
+        for (int rows = max_tile_rows; rows >= 1; rows /= 2)
+            if (smem_bytes(estimator, rows) <= optin)
+                return rows;
+        return 0;
+    }
+
+    void choose_kernel()
+    {
+        const char* who = d_plan.stage;
+        int device = 0, optin = 0;
+        GPURADAR_CUDA_CHECK(who, cudaGetDevice(&device));
+        GPURADAR_CUDA_CHECK(who,
+                            cudaDeviceGetAttribute(
+                                &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        d_estimator = d_plan.resolved;
+        d_tile_rows = fitting_tile_rows(d_estimator, std::size_t(optin));
+        // A tall window may not fit the segmented tile (four row-sum planes of its halo)
+        // yet fit the summed-area one; automatic then takes the one that fits.
+        const auto other = d_estimator == cfar_estimator::segmented
+                               ? cfar_estimator::summed_area
+                               : cfar_estimator::segmented;
+        if (d_tile_rows == 0 && d_plan.estimator == cfar_estimator::automatic &&
+            d_plan.variant != cfar_variant::os) {
+            d_estimator = other;
+            d_tile_rows = fitting_tile_rows(d_estimator, std::size_t(optin));
+        }
+        if (d_tile_rows == 0)
+            throw_invalid(who,
+                          "the window",
+                          "small enough for the CUDA backend's shared "
+                          "memory (" +
+                              std::to_string(optin) +
+                              " bytes per block; use "
+                              "backend cpu)",
+                          std::to_string(smem_bytes(d_estimator, 1)) + " bytes needed");
+        d_smem_bytes = smem_bytes(d_estimator, d_tile_rows);
+        if (d_plan.variant == cfar_variant::os) {
+            d_kernel = d_plan.n_full <= 32   ? cfar_os_kernel<32>
+                       : d_plan.n_full <= 64 ? cfar_os_kernel<os_register_max>
+                                             : cfar_os_kernel<0>;
+        } else {
+            d_kernel = d_estimator == cfar_estimator::summed_area
+                           ? sat_kernel(d_plan.variant)
+                           : segmented_kernel(d_plan.variant);
+        }
+        GPURADAR_CUDA_CHECK(
+            who,
+            cudaFuncSetAttribute(d_kernel,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 int(d_smem_bytes)));
+    }
+
+    const cfar_plan d_plan;
+    const cudaStream_t d_stream;
+    device_memory d_classes;
+    device_memory d_os_delta;
+    device_memory d_counters;      // [0] detections found, [1 + map] non-finite cells
+    pinned_memory d_counters_host; // their copy after each run
+    device_memory d_list;
+    pinned_memory d_list_host;
+    kernel_fn d_kernel = nullptr;
+    cfar_estimator d_estimator = cfar_estimator::segmented;
+    int d_tile_rows = max_tile_rows;
+    std::size_t d_smem_bytes = 0;
+    std::size_t d_last_maps = 0;
+};
+
+} // namespace
+
+std::unique_ptr<cfar_engine> make_cfar_engine_cuda(const cfar_plan& plan,
+                                                   stream_ref stream)
+{
+    return std::make_unique<cfar_cuda>(plan, stream);
+}
+
+} // namespace gpuradar::kernels::detail

@@ -1,0 +1,785 @@
+/*
+ * cfar_2d: the CPU twin against the fp64 direct reference (every variant, edge mode and
+ * the local-maximum option), detections, non-finite input, bad parameters; CUDA
+ * against the CPU twin (suites named *Cuda*, ctest label gpu).
+ */
+#include "cfar_test_support.h"
+#include <gpuradar/kernels/cfar_2d.h>
+#include <set>
+
+namespace gpuradar::test {
+namespace {
+
+using kernels::backend;
+using kernels::cfar_2d;
+using kernels::cfar_2d_params;
+using kernels::cfar_detection;
+using kernels::cfar_edge;
+using kernels::cfar_estimator;
+using kernels::cfar_report;
+
+std::size_t index_of(const cfar_2d_params& p,
+                     std::size_t cpi,
+                     std::size_t r,
+                     std::size_t ch,
+                     std::size_t d)
+{
+    return ((cpi * p.nrange + r) * p.channels + ch) * p.ndoppler + d;
+}
+
+std::size_t total_cells(const cfar_2d_params& p, std::size_t ncpi)
+{
+    return ncpi * p.nrange * p.channels * p.ndoppler;
+}
+
+/*!
+ * Exponential noise, a few strong cells (targets) per map, and in the first and last map
+ * non-finite cells (NaN, +Inf, -Inf), so that every comparison also covers them.
+ */
+std::vector<float>
+test_power(const cfar_2d_params& p, std::size_t ncpi, std::uint64_t seed)
+{
+    auto v = exponential_map(total_cells(p, ncpi), seed);
+    fast_rng rng(seed ^ 0x5eed);
+    for (std::size_t cpi = 0; cpi < ncpi; ++cpi)
+        for (std::size_t ch = 0; ch < p.channels; ++ch)
+            for (int t = 0; t < 4; ++t)
+                v[index_of(p, cpi, rng.next() % p.nrange, ch, rng.next() % p.ndoppler)] =
+                    float(20 + 200 * rng.uniform());
+    v[index_of(p, 0, p.nrange / 3, 0, 1)] = NAN;
+    v[index_of(p, 0, 0, 0, p.ndoppler - 1)] = INFINITY;
+    v[index_of(p, ncpi - 1, p.nrange - 1, p.channels - 1, p.ndoppler / 2)] = -INFINITY;
+    return v;
+}
+
+ref_window ref_of(const cfar_2d_params& p)
+{
+    ref_window w;
+    w.gr = p.guard_range;
+    w.tr = p.train_range;
+    w.gc = p.guard_doppler;
+    w.tc = p.train_doppler;
+    w.row_wrap = p.range_edge == cfar_edge::wrap;
+    w.col_wrap = p.doppler_edge == cfar_edge::wrap;
+    w.variant = p.variant;
+    w.k = p.os_k;
+    w.pfa = p.pfa;
+    w.local_max = p.local_max;
+    w.lm_rows = 1;
+    return w;
+}
+
+struct run_output {
+    std::vector<std::uint8_t> mask;
+    std::vector<float> threshold;
+    cfar_report report;
+};
+
+run_output
+run_cpu(const cfar_2d_params& p, const std::vector<float>& power, std::size_t ncpi)
+{
+    auto cfar = cfar_2d::make(backend::cpu, p);
+    run_output o;
+    o.mask.assign(power.size(), 0xAB); // neither 0 nor 1: an unwritten cell fails
+    o.threshold.assign(power.size(), NAN);
+    cfar->run(power.data(), o.mask.data(), o.threshold.data(), ncpi);
+    o.report = cfar->collect();
+    return o;
+}
+
+//! The detection list must be the mask's cells, in order, with the map's power and T.
+void expect_list_matches_mask(const cfar_2d_params& p,
+                              std::size_t ncpi,
+                              const std::vector<float>& power,
+                              const run_output& o)
+{
+    std::vector<cfar_detection> want;
+    for (std::size_t cpi = 0; cpi < ncpi; ++cpi)
+        for (std::size_t ch = 0; ch < p.channels; ++ch)
+            for (std::size_t r = 0; r < p.nrange; ++r)
+                for (std::size_t d = 0; d < p.ndoppler; ++d) {
+                    const std::size_t i = index_of(p, cpi, r, ch, d);
+                    if (o.mask[i])
+                        want.push_back({ std::uint32_t(cpi * p.channels + ch),
+                                         std::uint32_t(r),
+                                         std::uint32_t(d),
+                                         power[i],
+                                         o.threshold[i],
+                                         0.f });
+                }
+    ASSERT_EQ(o.report.found, want.size());
+    ASSERT_EQ(o.report.detections.size(),
+              std::min<std::size_t>(want.size(), p.max_detections));
+    for (std::size_t i = 0; i < o.report.detections.size(); ++i) {
+        const auto& g = o.report.detections[i];
+        EXPECT_EQ(g.map, want[i].map);
+        EXPECT_EQ(g.range_bin, want[i].range_bin);
+        EXPECT_EQ(g.doppler_bin, want[i].doppler_bin);
+        EXPECT_EQ(g.power, want[i].power);
+        EXPECT_EQ(g.threshold, want[i].threshold);
+        EXPECT_GT(g.noise, 0.f);
+        EXPECT_LT(g.noise, g.threshold); // alpha > 1 at these pfa
+    }
+}
+
+//! Non-finite cells per map, counted from the input.
+std::vector<std::uint64_t> nonfinite_per_map(const cfar_2d_params& p,
+                                             std::size_t ncpi,
+                                             const std::vector<float>& power)
+{
+    std::vector<std::uint64_t> n(ncpi * p.channels, 0);
+    for (std::size_t cpi = 0; cpi < ncpi; ++cpi)
+        for (std::size_t r = 0; r < p.nrange; ++r)
+            for (std::size_t ch = 0; ch < p.channels; ++ch)
+                for (std::size_t d = 0; d < p.ndoppler; ++d)
+                    n[cpi * p.channels + ch] +=
+                        !std::isfinite(power[index_of(p, cpi, r, ch, d)]);
+    return n;
+}
+
+//! CPU output against the fp64 reference: exact masks outside the 1e-6 band.
+void expect_matches_reference(const cfar_2d_params& p,
+                              std::size_t ncpi,
+                              const std::vector<float>& power,
+                              const run_output& o)
+{
+    const std::size_t row_stride = p.channels * p.ndoppler;
+    std::size_t soft = 0, detections = 0;
+    double worst_t = 0;
+    for (std::size_t cpi = 0; cpi < ncpi; ++cpi) {
+        for (std::size_t ch = 0; ch < p.channels; ++ch) {
+            const std::size_t base = index_of(p, cpi, 0, ch, 0);
+            const auto ref = reference_cfar(power.data() + base,
+                                            row_stride,
+                                            int(p.nrange),
+                                            int(p.ndoppler),
+                                            ref_of(p));
+            for (std::size_t r = 0; r < p.nrange; ++r) {
+                for (std::size_t d = 0; d < p.ndoppler; ++d) {
+                    const std::size_t i = base + r * row_stride + d;
+                    const std::size_t k = r * p.ndoppler + d;
+                    const double t = ref.threshold[k];
+                    worst_t = std::max(worst_t, threshold_rel_diff(o.threshold[i], t));
+                    ASSERT_LE(o.mask[i], 1) << "unwritten mask cell";
+                    detections += o.mask[i];
+                    if (o.mask[i] == ref.mask[k])
+                        continue;
+                    ++soft;
+                    ASSERT_TRUE(near_threshold(power[i], t))
+                        << "mask differs from the fp64 reference at cpi " << cpi << " ch "
+                        << ch << " range " << r << " doppler " << d << ": x " << power[i]
+                        << " T_ref " << t << " T " << o.threshold[i] << " mask "
+                        << int(o.mask[i]);
+                }
+            }
+        }
+    }
+    // Float sums of N <= 64 cells against fp64: a few ulps of the sum.
+    EXPECT_LT(worst_t, 1e-5);
+    EXPECT_GT(detections, 0u) << "the case detects nothing: it proves little";
+    EXPECT_LE(soft, 2u);
+    EXPECT_EQ(o.report.nonfinite, nonfinite_per_map(p, ncpi, power));
+    expect_list_matches_mask(p, ncpi, power, o);
+}
+
+struct case_2d {
+    cfar_variant variant;
+    cfar_edge range_edge;
+    cfar_edge doppler_edge;
+    bool local_max;
+};
+
+std::string case_name(const ::testing::TestParamInfo<case_2d>& info)
+{
+    const auto& c = info.param;
+    return std::string(to_string(c.variant)) + "_range_" + to_string(c.range_edge) +
+           "_doppler_" + to_string(c.doppler_edge) + (c.local_max ? "_localmax" : "");
+}
+
+std::vector<case_2d> all_cases()
+{
+    std::vector<case_2d> out;
+    for (auto v :
+         { cfar_variant::ca, cfar_variant::go, cfar_variant::so, cfar_variant::os })
+        for (auto re : { cfar_edge::clip, cfar_edge::wrap })
+            for (auto de : { cfar_edge::wrap, cfar_edge::clip })
+                for (bool lm : { false, true })
+                    out.push_back({ v, re, de, lm });
+    return out;
+}
+
+//! 37 x 23 maps, 2 channels, 2 CPIs; window 9 x 7 with a 3 x 3 guard: N = 54.
+cfar_2d_params small_params(const case_2d& c)
+{
+    cfar_2d_params p;
+    p.nrange = 37;
+    p.ndoppler = 23;
+    p.channels = 2;
+    p.guard_range = 1;
+    p.train_range = 3;
+    p.guard_doppler = 1;
+    p.train_doppler = 2;
+    p.range_edge = c.range_edge;
+    p.doppler_edge = c.doppler_edge;
+    p.variant = c.variant;
+    p.os_k = 40;
+    p.pfa = 1e-2; // detections on noise too, so the masks carry information
+    p.local_max = c.local_max;
+    p.max_cpi = 2;
+    return p;
+}
+
+class Cfar2dCpu : public ::testing::TestWithParam<case_2d>
+{
+};
+
+TEST_P(Cfar2dCpu, test_001_matches_fp64_reference)
+{
+    const auto p = small_params(GetParam());
+    const auto power = test_power(p, 2, 1001);
+    expect_matches_reference(p, 2, power, run_cpu(p, power, 2));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariantsAndEdges,
+                         Cfar2dCpu,
+                         ::testing::ValuesIn(all_cases()),
+                         case_name);
+
+TEST(Cfar2dWindows, test_002_window_shapes_match_reference)
+{
+    // {guard_range, train_range, guard_doppler, train_doppler}: no range guard, no
+    // Doppler training (empty lead half on the first rows), no range training, and the
+    // PD window; each with every variant and both edges clipped (most clip classes).
+    const int shapes[][4] = {
+        { 0, 2, 1, 2 }, { 1, 3, 1, 0 }, { 2, 0, 0, 3 }, { 1, 5, 1, 1 }
+    };
+    std::uint64_t seed = 2000;
+    for (const auto& s : shapes) {
+        for (auto v :
+             { cfar_variant::ca, cfar_variant::go, cfar_variant::so, cfar_variant::os }) {
+            cfar_2d_params p;
+            p.nrange = 29;
+            p.ndoppler = 17;
+            p.channels = 1;
+            p.guard_range = s[0];
+            p.train_range = s[1];
+            p.guard_doppler = s[2];
+            p.train_doppler = s[3];
+            p.range_edge = cfar_edge::clip;
+            p.doppler_edge = cfar_edge::clip;
+            p.variant = v;
+            const int wr = s[0] + s[1], wd = s[2] + s[3];
+            const int n = (2 * wr + 1) * (2 * wd + 1) - (2 * s[0] + 1) * (2 * s[2] + 1);
+            p.os_k = kernels::cfar_default_os_k(n);
+            p.pfa = 2e-2;
+            SCOPED_TRACE(std::string(to_string(v)) + " window " + std::to_string(s[0]) +
+                         "," + std::to_string(s[1]) + "," + std::to_string(s[2]) + "," +
+                         std::to_string(s[3]));
+            const auto power = test_power(p, 1, seed++);
+            expect_matches_reference(p, 1, power, run_cpu(p, power, 1));
+        }
+    }
+}
+
+TEST(Cfar2dApi, test_003_training_cells_and_alpha)
+{
+    cfar_2d_params p; // defaults: the PD window, guard/train range 1,5 and Doppler 1,1
+    p.nrange = 64;
+    p.ndoppler = 32;
+    auto ca = cfar_2d::make(backend::cpu, p);
+    EXPECT_EQ(ca->training_cells(), 13 * 5 - 3 * 3);
+    EXPECT_NEAR(ca->alpha(), 56 * (std::pow(1e-6, -1.0 / 56) - 1), 1e-12);
+    EXPECT_EQ(ca->os_k(), 0);
+    p.variant = cfar_variant::os;
+    p.os_k = 42;
+    auto os = cfar_2d::make(backend::cpu, p);
+    EXPECT_EQ(os->os_k(), 42);
+    EXPECT_NEAR(
+        kernels::cfar_pfa(cfar_variant::os, { 28, 28 }, 42, os->alpha()), 1e-6, 1e-12);
+}
+
+TEST(Cfar2dApi, test_004_injected_targets_found_at_their_bins)
+{
+    cfar_2d_params p;
+    p.nrange = 200;
+    p.ndoppler = 64;
+    p.channels = 2;
+    p.max_cpi = 2;
+    p.local_max = true;
+    p.pfa = 1e-9;
+    auto power = exponential_map(total_cells(p, 2), 4242);
+    struct target {
+        std::size_t cpi, ch, r, d;
+        float power;
+    };
+    // Point targets; one sits on the wrapped Doppler edge, one on the first range bin.
+    const std::vector<target> targets = { { 0, 0, 50, 10, 1e3f },
+                                          { 0, 1, 120, 63, 5e2f },
+                                          { 1, 0, 0, 30, 2e3f },
+                                          { 1, 1, 199, 0, 8e2f },
+                                          { 1, 1, 77, 40, 3e3f } };
+    for (const auto& t : targets)
+        power[index_of(p, t.cpi, t.r, t.ch, t.d)] = t.power;
+    // An extended target: a 3 x 3 blob around (cpi 0, ch 1, 150, 20), peak in its centre;
+    // without local_max all nine cells would be detections.
+    for (int dr = -1; dr <= 1; ++dr)
+        for (int dd = -1; dd <= 1; ++dd)
+            power[index_of(p, 0, 150 + dr, 1, 20 + dd)] = (dr || dd) ? 600.f : 900.f;
+    auto cfar = cfar_2d::make(backend::cpu, p);
+    std::vector<std::uint8_t> mask(power.size());
+    cfar->run(power.data(), mask.data(), nullptr, 2);
+    const auto report = cfar->collect();
+
+    std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> want, got;
+    for (const auto& t : targets)
+        want.insert({ std::uint32_t(t.cpi * p.channels + t.ch),
+                      std::uint32_t(t.r),
+                      std::uint32_t(t.d) });
+    want.insert({ 1u, 150u, 20u });
+    for (const auto& d : report.detections) {
+        got.insert({ d.map, d.range_bin, d.doppler_bin });
+        EXPECT_EQ(
+            d.power,
+            power[index_of(
+                p, d.map / p.channels, d.range_bin, d.map % p.channels, d.doppler_bin)]);
+        // Interference ~1 (unit noise): the reported level is near it.
+        EXPECT_GT(d.noise, 0.3f);
+        EXPECT_LT(d.noise, 3.0f);
+    }
+    EXPECT_EQ(got, want);
+    EXPECT_FALSE(report.overflow());
+}
+
+TEST(Cfar2dApi, test_005_detection_overflow_is_reported)
+{
+    auto p = small_params({ cfar_variant::ca, cfar_edge::clip, cfar_edge::wrap, false });
+    p.max_detections = 5;
+    const auto power = test_power(p, 2, 77);
+    auto full = p;
+    full.max_detections = 1 << 20;
+    const auto all = run_cpu(full, power, 2);
+    const auto some = run_cpu(p, power, 2);
+    ASSERT_GT(all.report.found, 5u);
+    EXPECT_EQ(some.report.found, all.report.found);
+    EXPECT_TRUE(some.report.overflow());
+    ASSERT_EQ(some.report.detections.size(), 5u);
+    EXPECT_EQ(some.mask, all.mask);     // the mask is complete regardless
+    for (std::size_t i = 0; i < 5; ++i) // CPU keeps the first in memory order
+        EXPECT_EQ(some.report.detections[i].range_bin,
+                  all.report.detections[i].range_bin);
+}
+
+TEST(Cfar2dApi, test_006_nonfinite_cells_never_detected_and_counted)
+{
+    cfar_2d_params p;
+    p.nrange = 40;
+    p.ndoppler = 16;
+    p.channels = 2;
+    p.max_cpi = 1;
+    p.pfa = 1e-3;
+    for (auto v :
+         { cfar_variant::ca, cfar_variant::go, cfar_variant::so, cfar_variant::os }) {
+        p.variant = v;
+        p.os_k = 42;
+        std::vector<float> power(total_cells(p, 1), 1.0f);
+        power[index_of(p, 0, 10, 0, 5)] = NAN;
+        power[index_of(p, 0, 11, 0, 5)] = INFINITY;
+        power[index_of(p, 0, 30, 1, 3)] = -INFINITY;
+        power[index_of(p, 0, 30, 1, 5)] = 1e4f; // target beside bad data
+        power[index_of(p, 0, 25, 0, 8)] = 1e4f; // target far from it
+        const auto o = run_cpu(p, power, 1);
+        EXPECT_EQ(o.report.nonfinite, (std::vector<std::uint64_t>{ 2, 1 }))
+            << to_string(v);
+        EXPECT_EQ(o.mask[index_of(p, 0, 10, 0, 5)], 0);
+        EXPECT_EQ(o.mask[index_of(p, 0, 11, 0, 5)], 0);
+        EXPECT_EQ(o.mask[index_of(p, 0, 30, 1, 3)], 0);
+        EXPECT_EQ(o.mask[index_of(p, 0, 25, 0, 8)], 1) << to_string(v);
+        // The -Inf cell is a training cell of (30, 5), in its lead half (same range row,
+        // Doppler - 2): ca and go see +Inf interference; so uses the lag half, os ranks
+        // it last.
+        const bool beside = v == cfar_variant::so || v == cfar_variant::os;
+        EXPECT_EQ(o.mask[index_of(p, 0, 30, 1, 5)], beside ? 1 : 0) << to_string(v);
+        if (!beside)
+            EXPECT_TRUE(std::isinf(o.threshold[index_of(p, 0, 30, 1, 5)]));
+        expect_matches_reference(p, 1, power, o);
+    }
+}
+
+//! Makes a cfar_2d from p and expects std::invalid_argument whose text holds `needle`.
+void expect_rejected(const cfar_2d_params& p, const std::string& needle)
+{
+    try {
+        cfar_2d::make(backend::cpu, p);
+        ADD_FAILURE() << "no exception; expected one naming " << needle;
+    } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("gpuradar::cfar_2d"), std::string::npos) << what;
+        EXPECT_NE(what.find(needle), std::string::npos) << what;
+    }
+}
+
+TEST(Cfar2dApi, test_007_bad_parameters_name_the_parameter)
+{
+    cfar_2d_params ok;
+    ok.nrange = 13; // the smallest map that holds the default window (2 * 6 + 1)
+    ok.ndoppler = 5;
+    EXPECT_NO_THROW(cfar_2d::make(backend::cpu, ok)); // the boundary passes
+
+    auto p = ok;
+    p.nrange = 12; // boundary + 1 fails
+    expect_rejected(p, "2 * (guard_range + train_range) + 1 must be <= nrange = 12");
+    p = ok;
+    p.ndoppler = 4;
+    expect_rejected(p, "2 * (guard_doppler + train_doppler) + 1 must be <= ndoppler = 4");
+    p.doppler_edge = cfar_edge::clip;
+    expect_rejected(p, "doppler_edge=clip");
+    p = ok;
+    p.range_edge = cfar_edge::wrap;
+    p.nrange = 12;
+    expect_rejected(p, "range_edge=wrap");
+
+    p = ok;
+    p.guard_range = -1;
+    expect_rejected(p, "guard_range must be >= 0 (got -1)");
+    p = ok;
+    p.train_range = -2;
+    expect_rejected(p, "train_range must be >= 0 (got -2)");
+    p = ok;
+    p.guard_doppler = -1;
+    expect_rejected(p, "guard_doppler must be >= 0 (got -1)");
+    p = ok;
+    p.train_doppler = -3;
+    expect_rejected(p, "train_doppler must be >= 0 (got -3)");
+    p = ok;
+    p.train_range = 0;
+    p.train_doppler = 0;
+    expect_rejected(p, "train_range + train_doppler must be >= 1");
+
+    for (double pfa : { 0.0, 1.0, -0.5, 2.0, double(NAN) }) {
+        p = ok;
+        p.pfa = pfa;
+        expect_rejected(p, "pfa must be in (0, 1)");
+    }
+    p = ok;
+    p.variant = cfar_variant::os;
+    for (int k : { 0, 57, -1 }) {
+        p.os_k = k;
+        expect_rejected(p, "os_k must be in [1, 56]");
+    }
+    p.os_k = 56; // boundary passes
+    EXPECT_NO_THROW(cfar_2d::make(backend::cpu, p));
+    p.os_k = 1;
+    EXPECT_NO_THROW(cfar_2d::make(backend::cpu, p));
+
+    p = ok;
+    p.nrange = 0;
+    expect_rejected(p, "nrange must be in [1, 2^31 - 1] (got 0)");
+    p = ok;
+    p.ndoppler = 0;
+    expect_rejected(p, "ndoppler must be");
+    p = ok;
+    p.channels = 0;
+    expect_rejected(p, "channels must be");
+    p = ok;
+    p.max_cpi = 0;
+    expect_rejected(p, "max_cpi must be");
+    p = ok;
+    p.max_detections = 0;
+    expect_rejected(p, "max_detections must be");
+    p = ok;
+    p.nrange = 1000;
+    p.ndoppler = 1000;
+    p.train_range = 100;
+    p.train_doppler = 100;
+    expect_rejected(p, "at most 16384 cells");
+}
+
+TEST(Cfar2dApi, test_008_run_checks_its_arguments)
+{
+    cfar_2d_params p;
+    p.nrange = 20;
+    p.ndoppler = 8;
+    p.max_cpi = 2;
+    auto cfar = cfar_2d::make(backend::cpu, p);
+    std::vector<float> power(3 * 20 * 8, 1.f);
+    std::vector<std::uint8_t> mask(power.size());
+    try {
+        cfar->run(power.data(), mask.data(), nullptr, 3);
+        FAIL() << "no exception";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("ncpi must be <= max_cpi = 2 (got 3)"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_THROW(cfar->run(power.data(), nullptr, nullptr, 1), std::invalid_argument);
+    EXPECT_THROW(cfar->run(nullptr, mask.data(), nullptr, 1), std::invalid_argument);
+    // Zero CPIs is a valid, empty run.
+    cfar->run(nullptr, nullptr, nullptr, 0);
+    EXPECT_TRUE(cfar->collect().detections.empty());
+}
+
+TEST(Cfar2dApi, test_009_threshold_output_is_optional)
+{
+    const auto p =
+        small_params({ cfar_variant::go, cfar_edge::clip, cfar_edge::wrap, true });
+    const auto power = test_power(p, 2, 99);
+    const auto with = run_cpu(p, power, 2);
+    auto cfar = cfar_2d::make(backend::cpu, p);
+    std::vector<std::uint8_t> mask(power.size(), 0xAB);
+    cfar->run(power.data(), mask.data(), nullptr, 2);
+    EXPECT_EQ(mask, with.mask);
+    EXPECT_EQ(cfar->collect().found, with.report.found);
+}
+
+TEST(Cfar2dApi, test_010_parse_names)
+{
+    EXPECT_EQ(kernels::parse_cfar_variant("so"), cfar_variant::so);
+    EXPECT_EQ(kernels::parse_cfar_edge("clip", "range_edge"), cfar_edge::clip);
+    EXPECT_EQ(kernels::parse_cfar_estimator("summed_area"), cfar_estimator::summed_area);
+    try {
+        kernels::parse_cfar_edge("mirror", "doppler_edge");
+        FAIL() << "no exception";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("doppler_edge"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("mirror"), std::string::npos);
+    }
+    EXPECT_THROW(kernels::parse_cfar_variant("max"), std::invalid_argument);
+    EXPECT_THROW(kernels::parse_cfar_estimator("fast"), std::invalid_argument);
+}
+
+TEST(Cfar2dApi, test_011_cuda_without_device_is_a_clear_error)
+{
+    if (kernels::cuda_available())
+        GTEST_SKIP() << "a CUDA device is present";
+    cfar_2d_params p;
+    p.nrange = 20;
+    p.ndoppler = 8;
+    try {
+        cfar_2d::make(backend::cuda, p);
+        FAIL() << "no exception";
+    } catch (const kernels::cuda_error& e) {
+        EXPECT_NE(std::string(e.what()).find("cfar_2d"), std::string::npos);
+    }
+}
+
+// ---- CUDA against the CPU twin
+// ---------------------------------------------------------
+
+run_output run_cuda(const cfar_2d_params& p,
+                    const std::vector<float>& power,
+                    std::size_t ncpi,
+                    bool with_threshold = true)
+{
+    kernels::cuda_stream stream;
+    auto cfar = cfar_2d::make(backend::cuda, p, stream.ref());
+    auto d_power = to_device(power, stream);
+    kernels::device_memory d_mask(power.size());
+    kernels::device_memory d_thr(power.size() * sizeof(float));
+    poison(d_mask, stream);
+    poison(d_thr, stream);
+    cfar->run(d_power.as<float>(),
+              d_mask.as<std::uint8_t>(),
+              with_threshold ? d_thr.as<float>() : nullptr,
+              ncpi);
+    run_output o;
+    o.report = cfar->collect();
+    o.mask = to_host<std::uint8_t>(d_mask, power.size(), stream);
+    o.threshold = to_host<float>(d_thr, power.size(), stream);
+    return o;
+}
+
+/*!
+ * CUDA against the CPU twin. Masks agree except where x lies between the two backends'
+ * thresholds widened by the 1e-6 band (rounding of the sums may legitimately flip it);
+ * the thresholds agree to `t_tol` relative. Detection lists agree up to the same cells.
+ */
+void expect_cuda_matches_cpu(const cfar_2d_params& p,
+                             std::size_t ncpi,
+                             const std::vector<float>& power,
+                             double t_tol)
+{
+    const auto cpu = run_cpu(p, power, ncpi);
+    const auto gpu = run_cuda(p, power, ncpi);
+    double worst_t = 0;
+    std::size_t soft = 0, detections = 0;
+    for (std::size_t i = 0; i < power.size(); ++i) {
+        ASSERT_LE(gpu.mask[i], 1) << "unwritten mask cell " << i;
+        worst_t =
+            std::max(worst_t, threshold_rel_diff(gpu.threshold[i], cpu.threshold[i]));
+        detections += gpu.mask[i];
+        if (gpu.mask[i] == cpu.mask[i])
+            continue;
+        ++soft;
+        const double x = power[i];
+        const double lo = std::min<double>(cpu.threshold[i], gpu.threshold[i]);
+        const double hi = std::max<double>(cpu.threshold[i], gpu.threshold[i]);
+        ASSERT_TRUE(near_threshold(x, lo) || near_threshold(x, hi) || (x > lo && x <= hi))
+            << "mask differs at " << i << ": x " << x << " T_cpu " << cpu.threshold[i]
+            << " T_cuda " << gpu.threshold[i];
+    }
+    EXPECT_LE(worst_t, t_tol) << "largest relative threshold difference";
+    ::testing::Test::RecordProperty("worst_threshold_rel_diff", std::to_string(worst_t));
+    EXPECT_LE(soft, 3u);
+    EXPECT_GT(detections, 0u);
+    EXPECT_EQ(gpu.report.nonfinite, cpu.report.nonfinite);
+    EXPECT_LE(std::max(gpu.report.found, cpu.report.found) -
+                  std::min(gpu.report.found, cpu.report.found),
+              soft);
+    if (soft == 0 && !cpu.report.overflow()) {
+        ASSERT_EQ(gpu.report.detections.size(), cpu.report.detections.size());
+        for (std::size_t i = 0; i < cpu.report.detections.size(); ++i) {
+            const auto& g = gpu.report.detections[i];
+            const auto& c = cpu.report.detections[i];
+            EXPECT_EQ(std::tie(g.map, g.range_bin, g.doppler_bin),
+                      std::tie(c.map, c.range_bin, c.doppler_bin));
+            EXPECT_EQ(g.power, c.power);
+            EXPECT_LE(threshold_rel_diff(g.threshold, c.threshold), t_tol);
+            EXPECT_LE(threshold_rel_diff(g.noise, c.noise), t_tol + 1e-6);
+        }
+    }
+}
+
+struct cuda_case {
+    case_2d c;
+    cfar_estimator estimator;
+};
+
+std::string cuda_case_name(const ::testing::TestParamInfo<cuda_case>& info)
+{
+    return case_name({ info.param.c, info.index }) + "_" +
+           to_string(info.param.estimator);
+}
+
+std::vector<cuda_case> all_cuda_cases()
+{
+    std::vector<cuda_case> out;
+    for (const auto& c : all_cases()) {
+        out.push_back({ c, cfar_estimator::segmented });
+        if (c.variant != cfar_variant::os)
+            out.push_back({ c, cfar_estimator::summed_area });
+    }
+    return out;
+}
+
+//! Thresholds: the segmented estimator adds the CPU's floats in the CPU's order; the
+//! summed-area one sums in fp64, within a few float ulps of the CPU's float sums.
+double t_tolerance(cfar_estimator e)
+{
+    return e == cfar_estimator::segmented ? 1e-6 : 2e-5;
+}
+
+class Cfar2dCuda : public ::testing::TestWithParam<cuda_case>
+{
+};
+
+TEST_P(Cfar2dCuda, test_020_matches_cpu_twin)
+{
+    GPURADAR_REQUIRE_CUDA();
+    // 301 x 130: neither a multiple of the 32 x 32 tile; 2 channels, 2 CPIs.
+    auto p = small_params(GetParam().c);
+    p.nrange = 301;
+    p.ndoppler = 130;
+    p.estimator = GetParam().estimator;
+    const auto power = test_power(p, 2, 3001);
+    expect_cuda_matches_cpu(p, 2, power, t_tolerance(p.estimator));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariantsEdgesEstimators,
+                         Cfar2dCuda,
+                         ::testing::ValuesIn(all_cuda_cases()),
+                         cuda_case_name);
+
+TEST(Cfar2dCudaShapes, test_021_windows_and_map_shapes)
+{
+    GPURADAR_REQUIRE_CUDA();
+    struct shape {
+        std::size_t nrange, ndoppler, channels;
+        int gr, tr, gd, td;
+    };
+    // The PD window on a PD-like shape; range-only and Doppler-only windows; an os
+    // window of N = 90 (radix select) and N = 24 (32-register sort); a 33 x 33 window
+    // (N = 1080, the summed-area side of the automatic choice); maps narrower than a
+    // tile.
+    const shape shapes[] = { { 1000, 128, 2, 1, 5, 1, 1 }, { 257, 33, 1, 2, 6, 0, 0 },
+                             { 97, 250, 3, 0, 0, 2, 9 },   { 150, 70, 1, 1, 4, 1, 3 },
+                             { 60, 40, 1, 1, 1, 1, 2 },    { 200, 100, 1, 2, 16, 2, 16 },
+                             { 40, 7, 2, 1, 3, 1, 2 } };
+    std::uint64_t seed = 5000;
+    for (const auto& s : shapes) {
+        for (auto v :
+             { cfar_variant::ca, cfar_variant::go, cfar_variant::so, cfar_variant::os }) {
+            for (auto est : { cfar_estimator::automatic,
+                              cfar_estimator::segmented,
+                              cfar_estimator::summed_area }) {
+                if (v == cfar_variant::os && est != cfar_estimator::automatic)
+                    continue;
+                cfar_2d_params p;
+                p.nrange = s.nrange;
+                p.ndoppler = s.ndoppler;
+                p.channels = s.channels;
+                p.guard_range = s.gr;
+                p.train_range = s.tr;
+                p.guard_doppler = s.gd;
+                p.train_doppler = s.td;
+                p.variant = v;
+                p.estimator = est;
+                p.max_cpi = 2;
+                p.pfa = 1e-2;
+                p.local_max = seed % 2 == 0;
+                const int n = (2 * (s.gr + s.tr) + 1) * (2 * (s.gd + s.td) + 1) -
+                              (2 * s.gr + 1) * (2 * s.gd + 1);
+                p.os_k = kernels::cfar_default_os_k(n);
+                SCOPED_TRACE(std::string(to_string(v)) + " " + to_string(est) + " N " +
+                             std::to_string(n) + " map " + std::to_string(s.nrange) +
+                             "x" + std::to_string(s.ndoppler));
+                const auto power = test_power(p, 2, seed++);
+                // Float sums of N cells against fp64: relative error grows like N ulps.
+                const double tol =
+                    (v == cfar_variant::os || est == cfar_estimator::segmented ||
+                     (est == cfar_estimator::automatic && n < 1000))
+                        ? 1e-6
+                        : 2e-5 * std::max(1.0, n / 64.0);
+                expect_cuda_matches_cpu(p, 2, power, tol);
+            }
+        }
+    }
+}
+
+TEST(Cfar2dCudaShapes, test_022_overflow_threshold_null_and_reuse)
+{
+    GPURADAR_REQUIRE_CUDA();
+    auto p = small_params({ cfar_variant::ca, cfar_edge::clip, cfar_edge::wrap, false });
+    p.nrange = 300;
+    p.ndoppler = 64;
+    p.max_detections = 7;
+    const auto power = test_power(p, 2, 6001);
+    auto full = p;
+    full.max_detections = 1 << 20;
+    const auto cpu = run_cpu(full, power, 2);
+    ASSERT_GT(cpu.report.found, 7u);
+
+    kernels::cuda_stream stream;
+    auto cfar = cfar_2d::make(backend::cuda, p, stream.ref());
+    auto d_power = to_device(power, stream);
+    kernels::device_memory d_mask(power.size());
+    for (int rep = 0; rep < 2; ++rep) { // a second run resets the counters
+        poison(d_mask, stream);
+        cfar->run(d_power.as<float>(), d_mask.as<std::uint8_t>(), nullptr, 2);
+        const auto r = cfar->collect();
+        EXPECT_EQ(r.found, cpu.report.found);
+        EXPECT_TRUE(r.overflow());
+        ASSERT_EQ(r.detections.size(), 7u);
+        std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> all;
+        for (const auto& d : cpu.report.detections)
+            all.insert({ d.map, d.range_bin, d.doppler_bin });
+        for (const auto& d : r.detections) // an arbitrary subset of the true detections
+            EXPECT_TRUE(all.count({ d.map, d.range_bin, d.doppler_bin }));
+        EXPECT_EQ(to_host<std::uint8_t>(d_mask, power.size(), stream), cpu.mask);
+    }
+    // One CPI of two: only the first CPI's maps are touched and reported.
+    cfar->run(d_power.as<float>(), d_mask.as<std::uint8_t>(), nullptr, 1);
+    EXPECT_EQ(cfar->collect().nonfinite.size(), p.channels);
+}
+
+} // namespace
+} // namespace gpuradar::test
