@@ -1,13 +1,525 @@
-/* CUDA backprojection (placeholder until the kernels land). */
+/*
+ * CUDA backprojection.
+ *
+ * One thread block per 32 x 32-pixel image tile (Chapman et al.: image tiles need no
+ * reduction and reuse each staged range bin many times). The block walks the pulses in
+ * blocks of P: one thread per pulse computes, in double, the tile's reference range and
+ * phase for that pulse (backprojection_backends.h) into shared memory; the warps then
+ * stage, for each pulse, the W range bins any pixel of the tile can reach as
+ * (midpoint, difference) pairs of neighbouring bins (float4), zero outside the swath;
+ * then every thread backprojects the block's pulses onto its pixels (8 per thread in
+ * `fast`, 4 in `accurate`, rows ty, ty + 32/PX, ...; a warp covers one tile row).
+ *
+ * Per pixel and pulse (`fast`, series of order 2, flat grid):
+ *   q = 2 FFMA; dR' = 5 (FMUL, FFMA x3, FMUL... see bp_delta_range); bin: FFMA (round to
+ *   integer with 1.5*2^23), FADD, FFMA (weight in [-1/2, 1/2]); LEA + one LDS.128 (pair);
+ *   2 FFMA interpolate; phase FFMA; __sincosf = FMUL + MUFU.SIN + MUFU.COS; 4 FFMA to
+ *   accumulate. ~20 FP32 + 2 MUFU + 1 INT + 1 LDS.
+ * `accurate` adds the double chain: q (2 DFMA), sigma and the series (N+1 DFMA/DMUL),
+ *   one DFMA to turns in 32-bit fixed point (the low word of a double offset by
+ *   1.5*2^20), then 2 INT + 2 FP32 to an angle in [-pi, pi).
+ */
 #include "../backprojection_backends.h"
-#include <gpuradar/kernels/cuda_resources.h>
+#include "cuda_check.h"
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
 
 namespace gpuradar::kernels::detail {
-std::unique_ptr<backprojection> make_backprojection_cuda(const image_grid&,
-                                                         std::size_t,
-                                                         backprojection::precision,
-                                                         stream_ref)
+namespace {
+
+constexpr const char* who = "gpuradar::backprojection";
+
+//! Pixels per thread: `fast` 8 (more ILP, per-pulse constants amortised over 8 pixels),
+//! `accurate` 4 (each pixel also holds doubles; keeps registers under ~128).
+constexpr int px_fast = 8;
+constexpr int px_accurate = 4;
+//! Most pulses staged per block step: 32 amortises the three barriers per step.
+constexpr int max_pulses_per_step = 32;
+//! Shared memory a block aims for: ~40 KiB lets 5 blocks share an SM's 228 KiB.
+constexpr int smem_target_bytes = 40 * 1024;
+//! 1.5 * 2^23: adding it rounds a float to an integer kept in the low mantissa bits.
+constexpr float round_magic = 12582912.0f;
+constexpr unsigned round_magic_bits = 0x4B400000u;
+//! 1.5 * 2^20: a double in [2^20, 2^21) has a mantissa LSB of 2^-32, so its low word is
+//! the fraction of a phase in turns as 32-bit fixed point.
+constexpr double turns_magic = 1572864.0;
+//! Pulses per host-to-device block in run_host_pulses: ~16 MiB per copy.
+constexpr std::size_t stream_block_bytes = 16u << 20;
+constexpr double two_pi = 6.283185307179586476925;
+
+struct grid_params {
+    double x0, y0, dx, dy, z;
+    int nx, ny, ntx;
+    const double* tile_z; // tile centre heights (height map) or null
+    const float* dz_f;    // pixel height - tile centre height (fast)
+    const double* dz_d;   // the same in double (accurate)
+};
+
+// Per tile and pulse, in shared memory (written by one thread, read by all).
+struct alignas(16) fast_consts {
+    float u2x, u2y, u2z, inv4r2;
+    float inv2r, e, invdr, k; // k = 4 pi f0 / c (rad/m)
+    float ph, r, rr2;         // ph: phase of r_ref (rad); r, r^2 for the exact formula
+    unsigned cbase;           // byte address of entry (round(b) = 0) minus 16 * magic bits
+    const float2* pulse;      // this pulse's bins
+    int nlo;                  // bin of the first staged entry
+    int pad;
+};
+struct alignas(16) accurate_consts {
+    fast_consts f;     // the float chain (bins)
+    double u2x, u2y, u2z, inv4r2;
+    double a_turn;     // kt / (2r)
+    double b_turn;     // kt e + phase of r_ref (turns) + turns_magic
+    double kt, r, rr2; // exact formula
+    double pad;
+};
+
+template <bool Accurate>
+using consts_t = std::conditional_t<Accurate, accurate_consts, fast_consts>;
+
+__device__ __forceinline__ float4 lds128(unsigned addr)
 {
-    throw cuda_error("gpuradar::backprojection: the CUDA backend is not built yet");
+    float4 v;
+    asm("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+        : "r"(addr));
+    return v;
 }
+
+__device__ void make_consts(fast_consts& c,
+                            const bp_tile_ref& t,
+                            const bp_pulse& p,
+                            unsigned slot_addr,
+                            const float2* pulse)
+{
+    c.u2x = float(2 * t.ux);
+    c.u2y = float(2 * t.uy);
+    c.u2z = float(2 * t.uz);
+    const double inv2r = 0.5 / t.r;
+    c.inv2r = float(inv2r);
+    c.inv4r2 = float(inv2r * inv2r);
+    c.e = float(t.e);
+    c.invdr = float(p.inv_dr);
+    c.k = float(two_pi * p.kt);
+    c.ph = float(two_pi * t.pht);
+    c.r = float(t.r);
+    c.rr2 = float(t.r * t.r);
+    // Entry j (byte slot_addr + 16 j) holds bin nref - half + j; a pixel's entry is
+    // round(b) + half where round(b) = bits(fb) - magic bits. Wraps mod 2^32 by design.
+    c.cbase = slot_addr + 16u * unsigned(p.half) - 16u * round_magic_bits;
+    c.pulse = pulse;
+    // Far-away windows are clamped, still entirely outside [0, nbins).
+    constexpr long long lim = 1LL << 30;
+    const long long nlo = t.nref - p.half;
+    c.nlo = int(nlo < -lim ? -lim : (nlo > lim ? lim : nlo));
+    c.pad = 0;
+}
+
+__device__ void make_consts(accurate_consts& c,
+                            const bp_tile_ref& t,
+                            const bp_pulse& p,
+                            unsigned slot_addr,
+                            const float2* pulse)
+{
+    make_consts(c.f, t, p, slot_addr, pulse);
+    c.u2x = 2 * t.ux;
+    c.u2y = 2 * t.uy;
+    c.u2z = 2 * t.uz;
+    const double inv2r = 0.5 / t.r;
+    c.inv4r2 = inv2r * inv2r;
+    c.a_turn = p.kt * inv2r;
+    c.b_turn = (p.kt * t.e + t.pht) + turns_magic;
+    c.kt = p.kt;
+    c.r = t.r;
+    c.rr2 = t.r * t.r;
+    c.pad = 0;
+}
+
+/*
+ * Accurate => double range difference and phase; N => series terms (0: exact formula);
+ * H => height map; PX => pixels per thread.
+ */
+template <bool Accurate, int N, bool H, int PX>
+__global__ void __launch_bounds__(bp_tile* bp_tile / PX)
+    backproject(const float2* __restrict__ pulses,
+                int nbins,
+                const bp_pulse* __restrict__ records,
+                int nrec,
+                int index_base,
+                int step,  // pulses per block step (P)
+                int width, // staged entries per pulse (W)
+                grid_params gp,
+                float2* __restrict__ image)
+{
+    using consts = consts_t<Accurate>;
+    constexpr int nthreads = bp_tile * bp_tile / PX;
+    constexpr int rows = bp_tile / PX; // thread rows; pixel rows ty + rows * k
+    extern __shared__ float4 smem[];
+    consts* sc = reinterpret_cast<consts*>(smem);
+    float4* entries = smem + step * (sizeof(consts) / sizeof(float4));
+    const unsigned entries_addr = unsigned(__cvta_generic_to_shared(entries));
+
+    const int tx = threadIdx.x % bp_tile, ty = threadIdx.x / bp_tile;
+    const int tile_x = blockIdx.x, tile_y = blockIdx.y;
+    const int ix = tile_x * bp_tile + tx;
+    const double cx = gp.x0 + (double(tile_x) * bp_tile + bp_tile_centre) * gp.dx;
+    const double cy = gp.y0 + (double(tile_y) * bp_tile + bp_tile_centre) * gp.dy;
+    const double cz = H ? gp.tile_z[tile_y * gp.ntx + tile_x] : gp.z;
+
+    // Pixel offsets from the tile centre (float chain, and double for `accurate`).
+    const double ddx = (double(tx) - bp_tile_centre) * gp.dx;
+    const float dxf = float(ddx);
+    float dyf[PX], d2f[PX], dzf[PX], accr[PX], acci[PX];
+    double dyd[PX], d2d[PX], dzd[PX];
+#pragma unroll
+    for (int k = 0; k < PX; ++k) {
+        const int ly = ty + rows * k;
+        const int iy = tile_y * bp_tile + ly;
+        const double ddy = (double(ly) - bp_tile_centre) * gp.dy;
+        double ddz = 0;
+        if (H && ix < gp.nx && iy < gp.ny) {
+            const std::size_t i = std::size_t(iy) * gp.nx + ix;
+            ddz = Accurate ? gp.dz_d[i] : double(gp.dz_f[i]);
+        }
+        dyf[k] = float(ddy);
+        dzf[k] = float(ddz);
+        d2f[k] = float(ddx * ddx + ddy * ddy + ddz * ddz);
+        dyd[k] = ddy;
+        dzd[k] = ddz;
+        d2d[k] = ddx * ddx + ddy * ddy + ddz * ddz;
+        accr[k] = 0.0f;
+        acci[k] = 0.0f;
+    }
+
+    for (int pb = 0; pb < nrec; pb += step) {
+        const int np = min(step, nrec - pb);
+        __syncthreads(); // the previous step's constants and entries are no longer read
+        if (int(threadIdx.x) < np) {
+            const bp_pulse p = records[pb + threadIdx.x];
+            const bp_tile_ref t = bp_reference(p, cx, cy, cz);
+            make_consts(sc[threadIdx.x],
+                        t,
+                        p,
+                        entries_addr + 16u * unsigned(threadIdx.x * width),
+                        pulses + std::size_t(p.index - index_base) * std::size_t(nbins));
+        }
+        __syncthreads();
+        // Stage: warp w takes pulses w, w + nwarps, ...; lanes walk the window.
+        for (int p = threadIdx.x / 32; p < np; p += nthreads / 32) {
+            const fast_consts* c = reinterpret_cast<const fast_consts*>(&sc[p]);
+            const float2* src = c->pulse;
+            const int nlo = c->nlo;
+            float4* dst = entries + p * width;
+            for (int j = threadIdx.x % 32; j < width; j += 32) {
+                const int n = nlo + j;
+                float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                if (n >= 0 && n <= nbins - 2) {
+                    const float2 a = __ldg(src + n), b = __ldg(src + n + 1);
+                    v = make_float4(0.5f * (a.x + b.x), 0.5f * (a.y + b.y), b.x - a.x, b.y - a.y);
+                }
+                dst[j] = v;
+            }
+        }
+        __syncthreads();
+        for (int p = 0; p < np; ++p) {
+            const consts& cc = sc[p];
+            const fast_consts* cf;
+            if constexpr (Accurate)
+                cf = &cc.f;
+            else
+                cf = &cc;
+            const float u2x = cf->u2x, u2y = cf->u2y, u2z = cf->u2z;
+            const float inv2r = cf->inv2r, inv4r2 = cf->inv4r2, e = cf->e;
+            const float invdr = cf->invdr, r = cf->r, rr2 = cf->rr2;
+            const unsigned cbase = cf->cbase;
+#pragma unroll
+            for (int k = 0; k < PX; ++k) {
+                float q = fmaf(dxf, u2x, fmaf(dyf[k], u2y, d2f[k]));
+                if (H)
+                    q = fmaf(dzf[k], u2z, q);
+                const float dr = bp_delta_range<N>(q, inv2r, inv4r2, r, rr2, e);
+                // round(dR'/dr) into the low mantissa bits; w = dR'/dr - round in [-1/2, 1/2]
+                const float fb = fmaf(dr, invdr, round_magic);
+                const float w = fmaf(dr, invdr, round_magic - fb);
+                const float4 en = lds128((__float_as_uint(fb) << 4) + cbase);
+                const float vr = fmaf(w, en.z, en.x), vi = fmaf(w, en.w, en.y);
+                float sn, cs;
+                if constexpr (!Accurate) {
+                    __sincosf(fmaf(dr, cf->k, cf->ph), &sn, &cs);
+                } else {
+                    double qd = fma(ddx, cc.u2x, fma(dyd[k], cc.u2y, d2d[k]));
+                    if (H)
+                        qd = fma(dzd[k], cc.u2z, qd);
+                    double y;
+                    if constexpr (N == 0) {
+                        y = fma(qd / (sqrt(cc.rr2 + qd) + cc.r), cc.kt, cc.b_turn);
+                    } else {
+                        const double sigma = qd * cc.inv4r2;
+                        double t = bp_catalan_signed(N);
+#pragma unroll
+                        for (int n = N - 1; n >= 1; --n)
+                            t = fma(sigma, t, bp_catalan_signed(n));
+                        y = fma(fma(qd, sigma * t, qd), cc.a_turn, cc.b_turn);
+                    }
+                    // Fraction of a turn, 32-bit fixed point -> top 23 bits -> float.
+                    const int frac = __double2loint(y);
+                    const float v = __int_as_float(int(round_magic_bits) + (frac >> 9)) - round_magic;
+                    __sincosf(v * float(two_pi / 8388608.0), &sn, &cs);
+                }
+                accr[k] = fmaf(vr, cs, fmaf(-vi, sn, accr[k]));
+                acci[k] = fmaf(vr, sn, fmaf(vi, cs, acci[k]));
+            }
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < PX; ++k) {
+        const int iy = tile_y * bp_tile + ty + rows * k;
+        if (ix < gp.nx && iy < gp.ny) {
+            float2* o = image + std::size_t(iy) * gp.nx + ix;
+            float2 v = *o;
+            v.x += accr[k];
+            v.y += acci[k];
+            *o = v;
+        }
+    }
+}
+
+//! A CUDA event without timing for cross-stream ordering (RAII, checked).
+class order_event
+{
+public:
+    order_event() { GPURADAR_CUDA_CHECK(who, cudaEventCreateWithFlags(&d_e, cudaEventDisableTiming)); }
+    ~order_event()
+    {
+        const cudaError_t err = cudaEventDestroy(d_e);
+        if (err != cudaSuccess && err != cudaErrorCudartUnloading)
+            std::fprintf(stderr, "gpuradar: cudaEventDestroy failed in a destructor: %s\n",
+                         cudaGetErrorName(err));
+    }
+    order_event(const order_event&) = delete;
+    order_event& operator=(const order_event&) = delete;
+    cudaEvent_t get() const { return d_e; }
+
+private:
+    cudaEvent_t d_e = nullptr;
+};
+
+class backprojection_cuda final : public backprojection
+{
+public:
+    backprojection_cuda(const image_grid& g, std::size_t nbins, precision p, stream_ref s)
+        : backprojection(g, nbins, p), d_layout(bp_make_layout(g)), d_stream(native(s))
+    {
+        int dev = 0;
+        GPURADAR_CUDA_CHECK(who, cudaGetDevice(&dev));
+        GPURADAR_CUDA_CHECK(
+            who, cudaDeviceGetAttribute(&d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        if (d_layout.has_height) {
+            d_tile_z = device_memory(d_layout.tile_z.size() * sizeof(double));
+            copy_async(d_tile_z.get(), d_layout.tile_z.data(), d_tile_z.size(),
+                       copy_kind::host_to_device, s, who);
+            if (p == precision::accurate) {
+                d_dz = device_memory(d_layout.dz.size() * sizeof(double));
+                copy_async(d_dz.get(), d_layout.dz.data(), d_dz.size(), copy_kind::host_to_device, s, who);
+            } else {
+                std::vector<float> dzf(d_layout.dz.begin(), d_layout.dz.end());
+                d_dz = device_memory(dzf.size() * sizeof(float));
+                copy_async(d_dz.get(), dzf.data(), d_dz.size(), copy_kind::host_to_device, s, who);
+            }
+            // The host vectors above are pageable: finish before they go away.
+            GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
+        }
+    }
+
+    void run(const cfloat* pulses, const double* geometry, std::size_t npulses, cfloat* image) override
+    {
+        bp_check_pointers(pulses, geometry, npulses, image);
+        const bp_prepared prep = bp_prepare(geometry, npulses, d_layout, d_precision);
+        d_skipped += prep.skipped;
+        if (prep.pulses.empty())
+            return;
+        upload_records(prep.pulses);
+        launch(pulses, d_records.as<bp_pulse>(), int(prep.pulses.size()), 0, prep, image);
+    }
+
+    void run_host_pulses(const cfloat* host_pulses,
+                         const double* geometry,
+                         std::size_t npulses,
+                         cfloat* image) override
+    {
+        bp_check_pointers(host_pulses, geometry, npulses, image);
+        const bp_prepared prep = bp_prepare(geometry, npulses, d_layout, d_precision);
+        d_skipped += prep.skipped;
+        if (prep.pulses.empty())
+            return;
+        upload_records(prep.pulses);
+        const std::size_t pulse_bytes = d_nbins * sizeof(cfloat);
+        const std::size_t block = std::max<std::size_t>(1, stream_block_bytes / pulse_bytes);
+        if (!d_copy_stream) {
+            d_copy_stream.emplace();
+            for (int i = 0; i < 2; ++i) {
+                d_stage[i] = device_memory(block * pulse_bytes);
+                d_copied[i].emplace();
+                d_consumed[i].emplace();
+                d_staged[i].emplace();
+            }
+            d_block = block;
+        }
+        cudaPointerAttributes attr{};
+        const bool pinned = cudaPointerGetAttributes(&attr, host_pulses) == cudaSuccess &&
+                            attr.type == cudaMemoryTypeHost;
+        cudaGetLastError(); // pageable memory may leave an error from the query
+        if (!pinned && d_pinned_stage[0].size() == 0)
+            for (auto& b : d_pinned_stage)
+                b = pinned_memory(d_block * pulse_bytes);
+        const cudaStream_t cs = native(d_copy_stream->ref());
+        std::size_t rec = 0;
+        int slot = 0;
+        for (std::size_t first = 0; first < npulses; first += d_block, slot ^= 1) {
+            const std::size_t n = std::min(d_block, npulses - first);
+            // Kernels of this slot's previous block must be done with its device buffer.
+            GPURADAR_CUDA_CHECK(who, cudaStreamWaitEvent(cs, d_consumed[slot]->get(), 0));
+            const void* src = host_pulses + first * d_nbins;
+            if (!pinned) {
+                // The previous copy out of this pinned buffer must be done before refilling.
+                GPURADAR_CUDA_CHECK(who, cudaEventSynchronize(d_staged[slot]->get()));
+                std::memcpy(d_pinned_stage[slot].get(), src, n * pulse_bytes);
+                src = d_pinned_stage[slot].get();
+            }
+            GPURADAR_CUDA_CHECK(who, cudaMemcpyAsync(d_stage[slot].get(), src, n * pulse_bytes,
+                                                     cudaMemcpyHostToDevice, cs));
+            GPURADAR_CUDA_CHECK(who, cudaEventRecord(d_staged[slot]->get(), cs));
+            GPURADAR_CUDA_CHECK(who, cudaEventRecord(d_copied[slot]->get(), cs));
+            // The records are sorted by pulse index: those of this block are contiguous.
+            std::size_t end = rec;
+            while (end < prep.pulses.size() && std::size_t(prep.pulses[end].index) < first + n)
+                ++end;
+            GPURADAR_CUDA_CHECK(who, cudaStreamWaitEvent(d_stream, d_copied[slot]->get(), 0));
+            if (end > rec)
+                launch(d_stage[slot].as<cfloat>(), d_records.as<bp_pulse>() + rec, int(end - rec),
+                       int(first), prep, image);
+            GPURADAR_CUDA_CHECK(who, cudaEventRecord(d_consumed[slot]->get(), d_stream));
+            rec = end;
+        }
+        // The caller's (pinned) buffer is read asynchronously: return once it is copied.
+        GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(cs));
+    }
+
+private:
+    void upload_records(const std::vector<bp_pulse>& recs)
+    {
+        const std::size_t bytes = recs.size() * sizeof(bp_pulse);
+        if (d_records_host.size() < bytes) {
+            // Grow (rare): the old buffers may still be read by queued work.
+            GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
+            d_records_host = pinned_memory(bytes);
+            d_records = device_memory(bytes);
+        } else if (d_records_pending) {
+            // The previous copy out of the pinned buffer must be done before refilling.
+            GPURADAR_CUDA_CHECK(who, cudaEventSynchronize(d_records_copied.get()));
+        }
+        std::memcpy(d_records_host.get(), recs.data(), bytes);
+        GPURADAR_CUDA_CHECK(who, cudaMemcpyAsync(d_records.get(), d_records_host.get(), bytes,
+                                                 cudaMemcpyHostToDevice, d_stream));
+        GPURADAR_CUDA_CHECK(who, cudaEventRecord(d_records_copied.get(), d_stream));
+        d_records_pending = true;
+    }
+
+    template <bool Accurate, int N, bool H>
+    void launch_one(const cfloat* pulses, const bp_pulse* recs, int nrec, int index_base,
+                    int step, int width, std::size_t smem, cfloat* image)
+    {
+        constexpr int px = Accurate ? px_accurate : px_fast;
+        auto kernel = backproject<Accurate, N, H, px>;
+        if (smem > 48 * 1024)
+            GPURADAR_CUDA_CHECK(who, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+        grid_params gp;
+        gp.x0 = d_grid.x0;
+        gp.y0 = d_grid.y0;
+        gp.dx = d_grid.dx;
+        gp.dy = d_grid.dy;
+        gp.z = d_grid.z;
+        gp.nx = int(d_grid.nx);
+        gp.ny = int(d_grid.ny);
+        gp.ntx = int(d_layout.ntx);
+        gp.tile_z = d_tile_z.as<double>();
+        gp.dz_f = Accurate ? nullptr : d_dz.as<float>();
+        gp.dz_d = Accurate ? d_dz.as<double>() : nullptr;
+        const dim3 grid(unsigned(d_layout.ntx), unsigned(d_layout.nty));
+        kernel<<<grid, bp_tile * bp_tile / px, smem, d_stream>>>(
+            reinterpret_cast<const float2*>(pulses), int(d_nbins), recs, nrec, index_base, step,
+            width, gp, reinterpret_cast<float2*>(image));
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "backproject");
+    }
+
+    template <bool Accurate, bool H>
+    void launch_terms(int terms, const cfloat* pulses, const bp_pulse* recs, int nrec,
+                      int index_base, int step, int width, std::size_t smem, cfloat* image)
+    {
+        switch (terms) {
+        case 2:
+            return launch_one<Accurate, 2, H>(pulses, recs, nrec, index_base, step, width, smem, image);
+        case 4:
+            return launch_one<Accurate, 4, H>(pulses, recs, nrec, index_base, step, width, smem, image);
+        default:
+            return launch_one<Accurate, 0, H>(pulses, recs, nrec, index_base, step, width, smem, image);
+        }
+    }
+
+    void launch(const cfloat* pulses, const bp_pulse* recs, int nrec, int index_base,
+                const bp_prepared& prep, cfloat* image)
+    {
+        const bool acc = d_precision == precision::accurate;
+        const std::size_t consts_bytes = acc ? sizeof(accurate_consts) : sizeof(fast_consts);
+        const long long width = 2LL * prep.max_half + 1;
+        const long long per_pulse = (long long)consts_bytes + width * (long long)sizeof(float4);
+        if (per_pulse > d_smem_optin)
+            throw cuda_error(std::string(who) + ": a 32x32-pixel tile reaches " +
+                             std::to_string(width) + " range bins per pulse (pixel spacing far "
+                             "larger than the bin spacing), more than fit in shared memory; "
+                             "use the CPU backend or a finer pixel grid");
+        const int step = int(std::clamp<long long>(smem_target_bytes / per_pulse, 1,
+                                                   std::min<long long>(max_pulses_per_step, d_smem_optin / per_pulse)));
+        const std::size_t smem = std::size_t(step) * std::size_t(per_pulse);
+        const bool h = d_layout.has_height;
+        if (acc)
+            h ? launch_terms<true, true>(prep.series_terms, pulses, recs, nrec, index_base, step, int(width), smem, image)
+              : launch_terms<true, false>(prep.series_terms, pulses, recs, nrec, index_base, step, int(width), smem, image);
+        else
+            h ? launch_terms<false, true>(prep.series_terms, pulses, recs, nrec, index_base, step, int(width), smem, image)
+              : launch_terms<false, false>(prep.series_terms, pulses, recs, nrec, index_base, step, int(width), smem, image);
+    }
+
+    const bp_layout d_layout;
+    const cudaStream_t d_stream;
+    int d_smem_optin = 48 * 1024;
+    device_memory d_tile_z, d_dz;
+    pinned_memory d_records_host;
+    device_memory d_records;
+    order_event d_records_copied;
+    bool d_records_pending = false;
+    // run_host_pulses: a copy stream and two device/pinned buffers used in turn.
+    std::optional<cuda_stream> d_copy_stream;
+    std::size_t d_block = 0;
+    device_memory d_stage[2];
+    pinned_memory d_pinned_stage[2];
+    std::optional<order_event> d_copied[2], d_consumed[2], d_staged[2];
+};
+
+} // namespace
+
+std::unique_ptr<backprojection> make_backprojection_cuda(const image_grid& g,
+                                                         std::size_t nbins,
+                                                         backprojection::precision p,
+                                                         stream_ref s)
+{
+    return std::make_unique<backprojection_cuda>(g, nbins, p, s);
+}
+
 } // namespace gpuradar::kernels::detail
