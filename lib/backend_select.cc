@@ -46,12 +46,17 @@ gr::io_signature::sptr stream_signature(kernels::backend b, std::size_t itemsize
     return gr::io_signature::make(1, 1, itemsize);
 }
 
+unsigned int check_positive(const char* block_name, const char* param, unsigned int value)
+{
+    if (value < 1)
+        throw std::invalid_argument(std::string("gpuradar::") + block_name + ": " + param +
+                                    " must be >= 1 (got " + std::to_string(value) + ")");
+    return value;
+}
+
 unsigned int check_vlen(const char* block_name, unsigned int vlen)
 {
-    if (vlen < 1)
-        throw std::invalid_argument(std::string("gpuradar::") + block_name +
-                                    ": vlen must be >= 1 (got " + std::to_string(vlen) + ")");
-    return vlen;
+    return check_positive(block_name, "vlen", vlen);
 }
 
 } // namespace gpuradar

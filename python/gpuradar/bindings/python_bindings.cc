@@ -10,6 +10,7 @@
 
 namespace py = pybind11;
 
+void bind_corner_turn(py::module& m);
 void bind_device_buffer(py::module& m);
 void bind_envelope(py::module& m);
 void bind_multiply_const(py::module& m);
@@ -19,6 +20,7 @@ PYBIND11_MODULE(gpuradar_python, m)
     // The block base classes (gr.sync_block, ...) are bound by gnuradio.gr.
     py::module::import("gnuradio.gr");
 
+    bind_corner_turn(m);
     bind_device_buffer(m);
     bind_envelope(m);
     bind_multiply_const(m);

@@ -1,0 +1,27 @@
+/* The `cpi` stream tag (DESIGN.md, Streams and the CPI): read, check and re-emit (internal). */
+#ifndef INCLUDED_GPURADAR_CPI_TAG_H
+#define INCLUDED_GPURADAR_CPI_TAG_H
+
+#include <pmt/pmt.h>
+#include <cstdint>
+#include <string>
+
+namespace gr {
+namespace gpuradar {
+
+//! The tag key, "cpi".
+pmt::pmt_t cpi_tag_key();
+
+//! A new cpi dict for blocks that saw no tag: index, npulses, nrange.
+pmt::pmt_t make_cpi_dict(std::uint64_t index, std::uint64_t npulses, std::uint64_t nrange);
+
+//! Integer field of a cpi dict, or `fallback` when absent or not an integer.
+std::uint64_t cpi_field(const pmt::pmt_t& dict, const char* key, std::uint64_t fallback);
+
+//! False when the dict's npulses / nrange (where present) differ from the block's shape.
+bool cpi_shape_matches(const pmt::pmt_t& dict, std::uint64_t npulses, std::uint64_t nrange);
+
+} // namespace gpuradar
+} // namespace gr
+
+#endif
