@@ -139,9 +139,26 @@ GPURADAR_BP_HD constexpr double bp_catalan_signed(int n)
 }
 
 /*!
+ * scale * (1 + m(sigma)) = scale * sum_{n=0..N} (-1)^n C_n sigma^n, Horner form with the
+ * coefficients C_n * scale (constant per pulse when scale is).
+ */
+template <int N, typename T>
+GPURADAR_BP_HD T bp_series_factor(T sigma, T scale)
+{
+    T g = T(bp_catalan_signed(N)) * scale;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int n = N - 1; n >= 0; --n)
+        g = fma(sigma, g, n == 0 ? scale : T(bp_catalan_signed(n)) * scale);
+    return g;
+}
+
+/*!
  * Range relative to the tile's r_ref, dR' = dR + e, from q (see the file comment).
- * N > 0: s (1 + m(sigma)) with N series terms, all multiplies and adds; N == 0: the exact
- * q / (sqrt(r^2 + q) + r), for any geometry.
+ * N > 0: q g(sigma) + e with g = (1 + m(sigma)) / (2r) in Horner form, its coefficients
+ * C_n / (2r) formed once per pulse (hoisted out of the pixel loop): sigma, N FMAs and one
+ * more FMA, no division or square root. N == 0: the exact q / (sqrt(r^2 + q) + r) + e.
  */
 template <int N, typename T>
 GPURADAR_BP_HD T bp_delta_range(T q, T inv2r, T inv4r2, T r, T rr2, T e)
@@ -153,15 +170,7 @@ GPURADAR_BP_HD T bp_delta_range(T q, T inv2r, T inv4r2, T r, T rr2, T e)
     } else {
         (void)r;
         (void)rr2;
-        const T sigma = q * inv4r2;
-        T t = T(bp_catalan_signed(N));
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-        for (int n = N - 1; n >= 1; --n)
-            t = fma(sigma, t, T(bp_catalan_signed(n)));
-        const T m = sigma * t;
-        return fma(fma(q, m, q), inv2r, e);
+        return fma(q, bp_series_factor<N>(q * inv4r2, inv2r), e);
     }
 }
 

@@ -7,17 +7,18 @@
  * phase for that pulse (backprojection_backends.h) into shared memory; the warps then
  * stage, for each pulse, the W range bins any pixel of the tile can reach as
  * (midpoint, difference) pairs of neighbouring bins (float4), zero outside the swath;
- * then every thread backprojects the block's pulses onto its pixels (8 per thread in
- * `fast`, 4 in `accurate`, rows ty, ty + 32/PX, ...; a warp covers one tile row).
+ * then every thread backprojects the block's pulses onto its 8 pixels (rows ty, ty + 4,
+ * ...; a warp covers one tile row).
  *
- * Per pixel and pulse (`fast`, series of order 2, flat grid):
- *   q = 2 FFMA; dR' = 5 (FMUL, FFMA x3, FMUL... see bp_delta_range); bin: FFMA (round to
- *   integer with 1.5*2^23), FADD, FFMA (weight in [-1/2, 1/2]); LEA + one LDS.128 (pair);
- *   2 FFMA interpolate; phase FFMA; __sincosf = FMUL + MUFU.SIN + MUFU.COS; 4 FFMA to
- *   accumulate. ~20 FP32 + 2 MUFU + 1 INT + 1 LDS.
- * `accurate` adds the double chain: q (2 DFMA), sigma and the series (N+1 DFMA/DMUL),
- *   one DFMA to turns in 32-bit fixed point (the low word of a double offset by
- *   1.5*2^20), then 2 INT + 2 FP32 to an angle in [-pi, pi).
+ * Per pixel and pulse, SASS of the H100 build (`fast`, series of order 2, flat grid):
+ *   q: 2 FFMA; dR': FMUL + 3 FFMA (bp_delta_range); bin: FFMA (round to an integer held
+ *   in the low mantissa bits by adding 1.5*2^23), FADD, FFMA (weight in [-1/2, 1/2]);
+ *   LEA + LDS.128 (one midpoint/difference pair); 2 FFMA interpolate; phase: FFMA, then
+ *   __sincosf = FMUL.RZ + MUFU.SIN + MUFU.COS; 4 FFMA accumulate.
+ * `accurate` runs q and dR' in double (2 + N + 2 DFMA/DMUL), converts dR' to float once
+ * for the bin (F2F), and takes the phase as one DFMA whose result, offset by 1.5*2^20,
+ * holds the fraction of a turn as 32-bit fixed point in its low word (2 INT + FADD +
+ * FMUL to an angle in [-pi, pi)).
  */
 #include "../backprojection_backends.h"
 #include "cuda_check.h"
@@ -35,10 +36,13 @@ namespace {
 
 constexpr const char* who = "gpuradar::backprojection";
 
-//! Pixels per thread: `fast` 8 (more ILP, per-pulse constants amortised over 8 pixels),
-//! `accurate` 4 (each pixel also holds doubles; keeps registers under ~128).
-constexpr int px_fast = 8;
-constexpr int px_accurate = 4;
+//! Pixels per thread (rows ty, ty + 4, ...; 128 threads per tile): 8 gives each thread
+//! 8 independent chains (ILP) and amortises the per-pulse constants over 8 pixels.
+constexpr int px_per_thread = 8;
+//! Resident blocks per SM the register budget must allow: 6 in `fast` (65536 / (128 x 6)
+//! -> 80 registers per thread, 24 warps per SM), 5 with a height map (one more value per
+//! pixel; 6 spills), 4 in `accurate` (128 registers: its pixels hold doubles).
+constexpr int min_blocks(bool accurate, bool height) { return accurate ? 4 : (height ? 5 : 6); }
 //! Most pulses staged per block step: 32 amortises the three barriers per step.
 constexpr int max_pulses_per_step = 32;
 //! Shared memory a block aims for: ~40 KiB lets 5 blocks share an SM's 228 KiB.
@@ -72,12 +76,11 @@ struct alignas(16) fast_consts {
     int pad;
 };
 struct alignas(16) accurate_consts {
-    fast_consts f;     // the float chain (bins)
-    double u2x, u2y, u2z, inv4r2;
-    double a_turn;     // kt / (2r)
-    double b_turn;     // kt e + phase of r_ref (turns) + turns_magic
-    double kt, r, rr2; // exact formula
-    double pad;
+    fast_consts f; // invdr, cbase and the staging fields
+    double u2x, u2y, u2z, inv4r2, inv2r, e;
+    double kt;     // 2 f0 / c (turns/m)
+    double b_turn; // phase of r_ref (turns) + turns_magic
+    double r, rr2; // exact formula
 };
 
 template <bool Accurate>
@@ -131,14 +134,13 @@ __device__ void make_consts(accurate_consts& c,
     c.u2x = 2 * t.ux;
     c.u2y = 2 * t.uy;
     c.u2z = 2 * t.uz;
-    const double inv2r = 0.5 / t.r;
-    c.inv4r2 = inv2r * inv2r;
-    c.a_turn = p.kt * inv2r;
-    c.b_turn = (p.kt * t.e + t.pht) + turns_magic;
+    c.inv2r = 0.5 / t.r;
+    c.inv4r2 = c.inv2r * c.inv2r;
+    c.e = t.e;
     c.kt = p.kt;
+    c.b_turn = t.pht + turns_magic;
     c.r = t.r;
     c.rr2 = t.r * t.r;
-    c.pad = 0;
 }
 
 /*
@@ -146,7 +148,7 @@ __device__ void make_consts(accurate_consts& c,
  * H => height map; PX => pixels per thread.
  */
 template <bool Accurate, int N, bool H, int PX>
-__global__ void __launch_bounds__(bp_tile* bp_tile / PX)
+__global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H))
     backproject(const float2* __restrict__ pulses,
                 int nbins,
                 const bp_pulse* __restrict__ records,
@@ -172,11 +174,12 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX)
     const double cy = gp.y0 + (double(tile_y) * bp_tile + bp_tile_centre) * gp.dy;
     const double cz = H ? gp.tile_z[tile_y * gp.ntx + tile_x] : gp.z;
 
-    // Pixel offsets from the tile centre (float chain, and double for `accurate`).
+    // Pixel offsets from the tile centre: float in `fast`, double in `accurate`.
+    using real = std::conditional_t<Accurate, double, float>;
     const double ddx = (double(tx) - bp_tile_centre) * gp.dx;
-    const float dxf = float(ddx);
-    float dyf[PX], d2f[PX], dzf[PX], accr[PX], acci[PX];
-    double dyd[PX], d2d[PX], dzd[PX];
+    const real dx = real(ddx);
+    real dy[PX], d2[PX], dz[PX];
+    float accr[PX], acci[PX];
 #pragma unroll
     for (int k = 0; k < PX; ++k) {
         const int ly = ty + rows * k;
@@ -187,12 +190,9 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX)
             const std::size_t i = std::size_t(iy) * gp.nx + ix;
             ddz = Accurate ? gp.dz_d[i] : double(gp.dz_f[i]);
         }
-        dyf[k] = float(ddy);
-        dzf[k] = float(ddz);
-        d2f[k] = float(ddx * ddx + ddy * ddy + ddz * ddz);
-        dyd[k] = ddy;
-        dzd[k] = ddz;
-        d2d[k] = ddx * ddx + ddy * ddy + ddz * ddz;
+        dy[k] = real(ddy);
+        dz[k] = real(ddz);
+        d2[k] = real(ddx * ddx + ddy * ddy + ddz * ddz);
         accr[k] = 0.0f;
         acci[k] = 0.0f;
     }
@@ -234,44 +234,33 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX)
                 cf = &cc.f;
             else
                 cf = &cc;
-            const float u2x = cf->u2x, u2y = cf->u2y, u2z = cf->u2z;
-            const float inv2r = cf->inv2r, inv4r2 = cf->inv4r2, e = cf->e;
-            const float invdr = cf->invdr, r = cf->r, rr2 = cf->rr2;
+            const float invdr = cf->invdr;
             const unsigned cbase = cf->cbase;
 #pragma unroll
             for (int k = 0; k < PX; ++k) {
-                float q = fmaf(dxf, u2x, fmaf(dyf[k], u2y, d2f[k]));
-                if (H)
-                    q = fmaf(dzf[k], u2z, q);
-                const float dr = bp_delta_range<N>(q, inv2r, inv4r2, r, rr2, e);
+                float dr, sn, cs;
+                if constexpr (!Accurate) {
+                    float q = fmaf(dx, cf->u2x, fmaf(dy[k], cf->u2y, d2[k]));
+                    if (H)
+                        q = fmaf(dz[k], cf->u2z, q);
+                    dr = bp_delta_range<N>(q, cf->inv2r, cf->inv4r2, cf->r, cf->rr2, cf->e);
+                    __sincosf(fmaf(dr, cf->k, cf->ph), &sn, &cs);
+                } else {
+                    double q = fma(dx, cc.u2x, fma(dy[k], cc.u2y, d2[k]));
+                    if (H)
+                        q = fma(dz[k], cc.u2z, q);
+                    const double drd = bp_delta_range<N>(q, cc.inv2r, cc.inv4r2, cc.r, cc.rr2, cc.e);
+                    dr = float(drd);
+                    // Fraction of a turn, 32-bit fixed point -> top 23 bits -> float.
+                    const int frac = __double2loint(fma(drd, cc.kt, cc.b_turn));
+                    const float v = __int_as_float(int(round_magic_bits) + (frac >> 9)) - round_magic;
+                    __sincosf(v * float(two_pi / 8388608.0), &sn, &cs);
+                }
                 // round(dR'/dr) into the low mantissa bits; w = dR'/dr - round in [-1/2, 1/2]
                 const float fb = fmaf(dr, invdr, round_magic);
                 const float w = fmaf(dr, invdr, round_magic - fb);
                 const float4 en = lds128((__float_as_uint(fb) << 4) + cbase);
                 const float vr = fmaf(w, en.z, en.x), vi = fmaf(w, en.w, en.y);
-                float sn, cs;
-                if constexpr (!Accurate) {
-                    __sincosf(fmaf(dr, cf->k, cf->ph), &sn, &cs);
-                } else {
-                    double qd = fma(ddx, cc.u2x, fma(dyd[k], cc.u2y, d2d[k]));
-                    if (H)
-                        qd = fma(dzd[k], cc.u2z, qd);
-                    double y;
-                    if constexpr (N == 0) {
-                        y = fma(qd / (sqrt(cc.rr2 + qd) + cc.r), cc.kt, cc.b_turn);
-                    } else {
-                        const double sigma = qd * cc.inv4r2;
-                        double t = bp_catalan_signed(N);
-#pragma unroll
-                        for (int n = N - 1; n >= 1; --n)
-                            t = fma(sigma, t, bp_catalan_signed(n));
-                        y = fma(fma(qd, sigma * t, qd), cc.a_turn, cc.b_turn);
-                    }
-                    // Fraction of a turn, 32-bit fixed point -> top 23 bits -> float.
-                    const int frac = __double2loint(y);
-                    const float v = __int_as_float(int(round_magic_bits) + (frac >> 9)) - round_magic;
-                    __sincosf(v * float(two_pi / 8388608.0), &sn, &cs);
-                }
                 accr[k] = fmaf(vr, cs, fmaf(-vi, sn, accr[k]));
                 acci[k] = fmaf(vr, sn, fmaf(vi, cs, acci[k]));
             }
@@ -435,7 +424,7 @@ private:
     void launch_one(const cfloat* pulses, const bp_pulse* recs, int nrec, int index_base,
                     int step, int width, std::size_t smem, cfloat* image)
     {
-        constexpr int px = Accurate ? px_accurate : px_fast;
+        constexpr int px = px_per_thread;
         auto kernel = backproject<Accurate, N, H, px>;
         if (smem > 48 * 1024)
             GPURADAR_CUDA_CHECK(who, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
