@@ -1,9 +1,10 @@
 #include "backprojection_backends.h"
 #include "factories.h"
+#include "param_check.h"
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
+#include <string>
 #include <stdexcept>
 
 namespace gpuradar::kernels {
@@ -13,11 +14,7 @@ namespace {
 template <typename V>
 [[noreturn]] void bad(const char* param, const char* constraint, const V& got)
 {
-    std::ostringstream s;
-    s.precision(17);
-    s << "gpuradar::backprojection: " << param << " must be " << constraint << " (got " << got
-      << ")";
-    throw std::invalid_argument(s.str());
+    detail::throw_invalid("backprojection", param, constraint, got);
 }
 
 void validate(const image_grid& g, std::size_t nbins)
@@ -153,12 +150,9 @@ bp_prepared bp_prepare(const double* geometry,
     for (std::size_t i = 0; i < npulses; ++i) {
         const double* g = geometry + i * n6;
         const double dr = g[4];
-        if (std::isfinite(dr) && dr <= 0) {
-            std::ostringstream s;
-            s << "gpuradar::backprojection: geometry dr must be > 0 (got " << dr
-              << " at pulse " << i << ")";
-            throw std::invalid_argument(s.str());
-        }
+        if (std::isfinite(dr) && dr <= 0)
+            throw_invalid("backprojection", "geometry dr", "> 0",
+                          std::to_string(dr) + " at pulse " + std::to_string(i));
     }
     bp_prepared out;
     out.pulses.reserve(npulses);

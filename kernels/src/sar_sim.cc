@@ -1,3 +1,4 @@
+#include "param_check.h"
 #include <gpuradar/kernels/sar_sim.h>
 #include <algorithm>
 #include <cmath>
@@ -8,7 +9,7 @@
 namespace gpuradar::kernels::sar_sim {
 
 namespace {
-constexpr double pi = 3.14159265358979323846;
+using detail::pi;
 
 double distance(vec3 a, vec3 b)
 {

@@ -21,6 +21,7 @@
  * FMUL to an angle in [-pi, pi)).
  */
 #include "../backprojection_backends.h"
+#include "../param_check.h"
 #include "cuda_check.h"
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -55,7 +56,7 @@ constexpr unsigned round_magic_bits = 0x4B400000u;
 constexpr double turns_magic = 1572864.0;
 //! Pulses per host-to-device block in run_host_pulses: ~16 MiB per copy.
 constexpr std::size_t stream_block_bytes = 16u << 20;
-constexpr double two_pi = 6.283185307179586476925;
+constexpr double two_pi = 2 * pi;
 
 struct grid_params {
     double x0, y0, dx, dy, z;
