@@ -4,9 +4,9 @@
  *    npulses floats, DESIGN.md's window: guard/train Doppler 1,1 and range 1,5), every
  *    variant and both estimators. Bytes per cell: 4 read + 1 written (mask), + 4 with the
  *    threshold output. GB/s beside a device copy measured in the same run.
- *  - cfar_window_sweep: CA on the PD-B map, segmented vs summed-area table, square and
- *    range-elongated windows from N = 16 to ~3500 training cells: where the crossover
- *    lies (cfar_plan.h, cfar_summed_area_min_training_cells).
+ *  - cfar_window_sweep: CA on the PD-B map, segmented vs summed-area table, square,
+ *    range-elongated and Doppler-elongated windows from N = 16 to ~3500 training cells:
+ *    where the crossover lies (cfar_plan.h, the automatic estimator's rule).
  *  - cfar_1d/lines: range-only CFAR on PD-C-sized lines.
  */
 #include "bench_pd_common.h"
@@ -96,6 +96,12 @@ GPURADAR_BENCH("cfar_2d/PD")
             const double ms = pd::time_ms(s, opt.repeats, [&] {
                 cfar->run(power.as<float>(), mask.as<std::uint8_t>(), t, 1);
             });
+            // run() and collect() together: what a block spends per CPI, readback
+            // included.
+            const double ms_collect = pd::time_ms(s, opt.repeats, [&] {
+                cfar->run(power.as<float>(), mask.as<std::uint8_t>(), t, 1);
+                (void)cfar->collect();
+            });
             const auto report = cfar->collect();
             const double bytes =
                 double(cells) * (sizeof(float) + 1 + (t ? sizeof(float) : 0));
@@ -110,6 +116,7 @@ GPURADAR_BENCH("cfar_2d/PD")
                 .field("training_cells", static_cast<long long>(cfar->training_cells()))
                 .field("cells", static_cast<long long>(cells))
                 .field("ms", ms)
+                .field("run_collect_ms", ms_collect)
                 .field("gcells_per_s", double(cells) / (ms * 1e6))
                 .field("gb_per_s", gbs)
                 .field("copy_gb_per_s", copy)
@@ -167,8 +174,10 @@ GPURADAR_BENCH("cfar_window_sweep")
     std::vector<window> windows;
     for (int t : { 1, 2, 3, 4, 6, 8, 10, 12, 14, 16, 20, 24, 28 })
         windows.push_back({ "square", 1, t, 1, t });
-    for (int t : { 5, 10, 20, 40, 60, 80, 100 })
+    for (int t : { 5, 10, 20, 30, 40, 50, 60, 80, 100 })
         windows.push_back({ "range", 1, t, 1, 1 });
+    for (int t : { 4, 8, 16, 32, 48, 64, 96 })
+        windows.push_back({ "doppler", 1, 1, 1, t });
     for (const auto& win : windows) {
         auto p = pd_params(w);
         p.guard_range = win.gr;

@@ -4,6 +4,7 @@
  * against the CPU twin (suites named *Cuda*, ctest label gpu).
  */
 #include "cfar_test_support.h"
+#include "invalid_argument_check.h"
 #include <gpuradar/kernels/cfar_2d.h>
 #include <set>
 
@@ -73,6 +74,7 @@ struct run_output {
     std::vector<std::uint8_t> mask;
     std::vector<float> threshold;
     cfar_report report;
+    cfar_estimator estimator = cfar_estimator::segmented; // the one that ran
 };
 
 run_output
@@ -405,17 +407,12 @@ TEST(Cfar2dApi, test_006_nonfinite_cells_never_detected_and_counted)
     }
 }
 
-//! Makes a cfar_2d from p and expects std::invalid_argument whose text holds `needle`.
+//! make() must throw std::invalid_argument naming the stage and holding `needle`.
 void expect_rejected(const cfar_2d_params& p, const std::string& needle)
 {
-    try {
-        cfar_2d::make(backend::cpu, p);
-        ADD_FAILURE() << "no exception; expected one naming " << needle;
-    } catch (const std::invalid_argument& e) {
-        const std::string what = e.what();
-        EXPECT_NE(what.find("gpuradar::cfar_2d"), std::string::npos) << what;
-        EXPECT_NE(what.find(needle), std::string::npos) << what;
-    }
+    const auto make = [&] { kernels::cfar_2d::make(backend::cpu, p); };
+    expect_invalid(make, "gpuradar::cfar_2d: ");
+    expect_invalid(make, needle);
 }
 
 TEST(Cfar2dApi, test_007_bad_parameters_name_the_parameter)
@@ -583,23 +580,37 @@ run_output run_cuda(const cfar_2d_params& p,
               ncpi);
     run_output o;
     o.report = cfar->collect();
+    o.estimator = cfar->estimator();
     o.mask = to_host<std::uint8_t>(d_mask, power.size(), stream);
     o.threshold = to_host<float>(d_thr, power.size(), stream);
     return o;
 }
 
+//! Relative threshold tolerance of a CUDA estimator against the CPU twin for windows of
+//! n training cells: the segmented estimator adds the CPU's floats in the CPU's order
+//! (equal); the summed-area one sums in fp64, while the CPU's float sums carry rounding
+//! growing with n (a few ulps per 64 cells); os selects exactly.
+double t_tolerance(cfar_estimator e, int n)
+{
+    return e == cfar_estimator::segmented ? 1e-6 : 2e-5 * std::max(1.0, n / 64.0);
+}
+
 /*!
  * CUDA against the CPU twin. Masks agree except where x lies between the two backends'
  * thresholds widened by the 1e-6 band (rounding of the sums may legitimately flip it);
- * the thresholds agree to `t_tol` relative. Detection lists agree up to the same cells.
+ * the thresholds agree to t_tolerance. Detection lists agree up to the same cells.
  */
 void expect_cuda_matches_cpu(const cfar_2d_params& p,
                              std::size_t ncpi,
-                             const std::vector<float>& power,
-                             double t_tol)
+                             const std::vector<float>& power)
 {
     const auto cpu = run_cpu(p, power, ncpi);
     const auto gpu = run_cuda(p, power, ncpi);
+    const int n = cfar_2d::make(backend::cpu, p)->training_cells();
+    const double t_tol =
+        p.variant == cfar_variant::os ? 1e-6 : t_tolerance(gpu.estimator, n);
+    if (p.estimator != cfar_estimator::automatic && p.variant != cfar_variant::os)
+        EXPECT_EQ(gpu.estimator, p.estimator);
     double worst_t = 0;
     std::size_t soft = 0, detections = 0;
     for (std::size_t i = 0; i < power.size(); ++i) {
@@ -661,13 +672,6 @@ std::vector<cuda_case> all_cuda_cases()
     return out;
 }
 
-//! Thresholds: the segmented estimator adds the CPU's floats in the CPU's order; the
-//! summed-area one sums in fp64, within a few float ulps of the CPU's float sums.
-double t_tolerance(cfar_estimator e)
-{
-    return e == cfar_estimator::segmented ? 1e-6 : 2e-5;
-}
-
 class Cfar2dCuda : public ::testing::TestWithParam<cuda_case>
 {
 };
@@ -681,7 +685,7 @@ TEST_P(Cfar2dCuda, test_020_matches_cpu_twin)
     p.ndoppler = 130;
     p.estimator = GetParam().estimator;
     const auto power = test_power(p, 2, 3001);
-    expect_cuda_matches_cpu(p, 2, power, t_tolerance(p.estimator));
+    expect_cuda_matches_cpu(p, 2, power);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariantsEdgesEstimators,
@@ -733,13 +737,7 @@ TEST(Cfar2dCudaShapes, test_021_windows_and_map_shapes)
                              std::to_string(n) + " map " + std::to_string(s.nrange) +
                              "x" + std::to_string(s.ndoppler));
                 const auto power = test_power(p, 2, seed++);
-                // Float sums of N cells against fp64: relative error grows like N ulps.
-                const double tol =
-                    (v == cfar_variant::os || est == cfar_estimator::segmented ||
-                     (est == cfar_estimator::automatic && n < 1000))
-                        ? 1e-6
-                        : 2e-5 * std::max(1.0, n / 64.0);
-                expect_cuda_matches_cpu(p, 2, power, tol);
+                expect_cuda_matches_cpu(p, 2, power);
             }
         }
     }

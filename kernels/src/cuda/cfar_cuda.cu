@@ -38,6 +38,16 @@ constexpr int max_tile_rows = 32;
 constexpr unsigned max_grid_yz = 65535;
 //! Windows of up to this many training cells sort in registers (os).
 constexpr int os_register_max = 64;
+//! Window reach up to which the segmented kernel is unrolled (predicated, immediate
+//! shared-memory offsets): wr <= 8 rows, wc <= 4 columns per side covers DESIGN.md's PD
+//! window (6, 2) and its neighbours; larger windows run the loop version.
+constexpr int unrolled_max_wr = 8;
+constexpr int unrolled_max_wc = 4;
+//! Tile loads in flight per thread before they are stored (memory-level parallelism).
+constexpr int load_batch = 4;
+//! Detections copied back with the counters in the one copy that ends each run (24 B
+//! each): a typical CPI's list crosses PCIe without a second round trip.
+constexpr std::size_t list_prefix = 1024;
 constexpr unsigned full_warp = 0xffffffffu;
 
 struct device_detection {
@@ -82,47 +92,80 @@ __device__ __forceinline__ int resolve(int i, int n, bool wrap)
     return i < 0 ? i + n : i;
 }
 
-__device__ __forceinline__ const float* map_base(const kernel_args& a, int m)
-{
-    return a.in + (m / a.channels) * a.group_stride +
-           (long long)(m % a.channels) * a.ncols;
-}
-
 __device__ __forceinline__ long long map_offset(const kernel_args& a, int m)
 {
     return (m / a.channels) * a.group_stride + (long long)(m % a.channels) * a.ncols;
 }
 
-__device__ __forceinline__ cfar_class_entry class_entry(const kernel_args& a,
-                                                        int r,
-                                                        int c)
+//! What every kernel derives from its block index once.
+struct block_place {
+    int m;            // map
+    long long base;   // element offset of the map (input and outputs)
+    const float* map; // a.in + base
+    int r0, c0;       // first cell row and column of the tile
+};
+
+__device__ __forceinline__ block_place place_block(const kernel_args& a)
 {
-    const int wr = a.gr + a.tr, wc = a.gc + a.tc;
-    const int rc = cfar_clip_class(r, a.nrows, wr, a.row_wrap);
-    const int cc = cfar_clip_class(c, a.ncols, wc, a.col_wrap);
-    if (rc == wr && cc == wc)
-        return a.interior;
-    return a.classes[rc * (2 * wc + 1) + cc];
+    block_place b;
+    b.m = a.map0 + blockIdx.z;
+    b.base = map_offset(a, b.m);
+    b.map = a.in + b.base;
+    b.r0 = (a.tile_row0 + blockIdx.y) * a.tile_rows;
+    b.c0 = blockIdx.x * tile_cols;
+    return b;
 }
 
-//! The tile and its halo, sanitised; cells beyond a clipped edge hold `absent`.
+__device__ __forceinline__ cfar_class_entry class_entry(const kernel_args& a,
+                                                        int row_class,
+                                                        int col_class)
+{
+    const int wr = a.gr + a.tr, wc = a.gc + a.tc;
+    if (row_class == wr && col_class == wc)
+        return a.interior;
+    return a.classes[row_class * (2 * wc + 1) + col_class];
+}
+
+/*!
+ * The tile and its halo, trh x tch, sanitised; cells beyond a clipped edge hold
+ * `absent`. Flat over the tile so that every lane works; the (row, column) of each
+ * thread's next element advances by a constant step (no division per element), and
+ * load_batch loads are issued before any is stored.
+ */
 __device__ __forceinline__ void load_tile(const kernel_args& a,
-                                          const float* map,
-                                          int r0,
-                                          int c0,
+                                          const block_place& b,
                                           int trh,
                                           int tch,
                                           float absent,
                                           float* tile)
 {
     const int wr = a.gr + a.tr, wc = a.gc + a.tc;
-    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    for (int idx = tid; idx < trh * tch; idx += block_threads) {
-        const int i = idx / tch, j = idx - (idx / tch) * tch;
-        const int r = resolve(r0 - wr + i, a.nrows, a.row_wrap);
-        const int c = resolve(c0 - wc + j, a.ncols, a.col_wrap);
-        tile[idx] =
-            (r < 0 || c < 0) ? absent : cfar_sanitize(__ldg(map + r * a.row_stride + c));
+    const int tid = threadIdx.y * tile_cols + threadIdx.x;
+    const int n = trh * tch;
+    const int di = block_threads / tch, dj = block_threads - di * tch;
+    int i = tid / tch, j = tid - (tid / tch) * tch;
+    for (int idx = tid; idx < n; idx += load_batch * block_threads) {
+        float v[load_batch];
+#pragma unroll
+        for (int q = 0; q < load_batch; ++q) {
+            v[q] = absent;
+            if (idx + q * block_threads < n) {
+                const int r = resolve(b.r0 - wr + i, a.nrows, a.row_wrap);
+                const int c = resolve(b.c0 - wc + j, a.ncols, a.col_wrap);
+                if (r >= 0 && c >= 0)
+                    v[q] = __ldg(b.map + r * a.row_stride + c);
+            }
+            i += di;
+            j += dj;
+            if (j >= tch) {
+                j -= tch;
+                ++i;
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < load_batch; ++q)
+            if (idx + q * block_threads < n)
+                tile[idx + q * block_threads] = cfar_sanitize(v[q]);
     }
 }
 
@@ -131,8 +174,7 @@ __device__ __forceinline__ void load_tile(const kernel_args& a,
  * non-finite count. Every lane of a warp calls it (a warp is one tile row), valid or not.
  */
 __device__ __forceinline__ void finish_cell(const kernel_args& a,
-                                            int m,
-                                            const float* map,
+                                            const block_place& b,
                                             int r,
                                             int c,
                                             bool valid,
@@ -152,10 +194,9 @@ __device__ __forceinline__ void finish_cell(const kernel_args& a,
             a.row_wrap,
             a.col_wrap,
             a.lm_rows,
-            [&](int rr, int cc) { return __ldg(map + rr * a.row_stride + cc); });
-    const int label = m + r / a.rows_per_label;
+            [&](int rr, int cc) { return __ldg(b.map + rr * a.row_stride + cc); });
     if (valid) {
-        const long long o = map_offset(a, m) + r * a.row_stride + c;
+        const long long o = b.base + r * a.row_stride + c;
         a.mask[o] = det ? 1 : 0;
         if (a.thr)
             a.thr[o] = t;
@@ -163,7 +204,7 @@ __device__ __forceinline__ void finish_cell(const kernel_args& a,
     if (det) {
         const unsigned long long slot = atomicAdd(a.det_count, 1ull);
         if (slot < a.det_capacity)
-            a.det_list[slot] = { std::uint32_t(label),
+            a.det_list[slot] = { std::uint32_t(b.m + r / a.rows_per_label),
                                  std::uint32_t(r % a.rows_per_label),
                                  std::uint32_t(c),
                                  x,
@@ -172,10 +213,85 @@ __device__ __forceinline__ void finish_cell(const kernel_args& a,
     }
     const unsigned bad = __ballot_sync(full_warp, valid && !finite);
     if (bad && (threadIdx.x & 31) == 0) // all lanes share r, hence the label
-        atomicAdd(a.nonfinite + label, (unsigned long long)__popc(bad));
+        atomicAdd(a.nonfinite + b.m + r / a.rows_per_label,
+                  (unsigned long long)__popc(bad));
 }
 
-template <cfar_variant V>
+/*!
+ * cfar_row_sums_of with the window's column reach known up to WC at compile time (WC = 0:
+ * any reach, the loops of cfar_math.h). Same additions in the same order either way.
+ */
+template <int WC>
+__device__ __forceinline__ cfar_row_sums row_sums(const float* x, int gc, int tc)
+{
+    if constexpr (WC == 0) {
+        return cfar_row_sums_of([x](int u) { return x[u]; }, gc, tc);
+    } else {
+        float lo = 0.f, g = 0.f, hi = 0.f;
+        const int w2 = 2 * (gc + tc);
+#pragma unroll
+        for (int u = 0; u <= 2 * WC; ++u) {
+            if (u <= w2) {
+                const float v = x[u];
+                if (u < tc)
+                    lo += v;
+                else if (u <= tc + 2 * gc)
+                    g += v;
+                else
+                    hi += v;
+            }
+        }
+        return { (lo + g) + hi, lo + hi, lo, hi };
+    }
+}
+
+/*!
+ * cfar_halves with the window's row reach known up to WR at compile time (WR = 0: any
+ * reach). Unrolled and predicated, rows in the same order as the CPU twin's loops.
+ */
+template <int WR>
+__device__ __forceinline__ void halves_of(const float* full,
+                                          const float* side,
+                                          float lo0,
+                                          float hi0,
+                                          int gr,
+                                          int tr,
+                                          float& lead,
+                                          float& lag)
+{
+    if constexpr (WR == 0) {
+        cfar_halves([full](int dr) { return full[dr * tile_cols]; },
+                    [side](int dr) { return side[dr * tile_cols]; },
+                    lo0,
+                    hi0,
+                    gr,
+                    tr,
+                    lead,
+                    lag);
+    } else {
+        const int wr = gr + tr;
+        float a = 0.f;
+#pragma unroll
+        for (int k = WR; k >= 1; --k)
+            if (k <= wr)
+                a += k > gr ? full[-k * tile_cols] : side[-k * tile_cols];
+        a += lo0;
+        float b = hi0;
+#pragma unroll
+        for (int k = 1; k <= WR; ++k)
+            if (k <= wr)
+                b += k > gr ? full[k * tile_cols] : side[k * tile_cols];
+        lead = a;
+        lag = b;
+    }
+}
+
+/*!
+ * Segmented sums. Shared memory: the tile (trh x tch), then per tile row and cell column
+ * the full and side row sums (trh x 32 each), and the lo/hi sums of the cell rows only
+ * (tile_rows x 32 each): the CUT's own row is the one that needs them.
+ */
+template <cfar_variant V, int WR, int WC>
 __global__ void __launch_bounds__(block_threads)
     cfar_segmented_kernel(const kernel_args a)
 {
@@ -186,49 +302,49 @@ __global__ void __launch_bounds__(block_threads)
     float* s_full = tile + trh * tch;
     float* s_side = s_full + trh * tile_cols;
     float* s_lo = s_side + trh * tile_cols;
-    float* s_hi = s_lo + trh * tile_cols;
+    float* s_hi = s_lo + a.tile_rows * tile_cols;
 
-    const int m = a.map0 + blockIdx.z;
-    const float* map = map_base(a, m);
-    const int r0 = (a.tile_row0 + blockIdx.y) * a.tile_rows;
-    const int c0 = blockIdx.x * tile_cols;
-    load_tile(a, map, r0, c0, trh, tch, 0.f, tile);
+    const block_place b = place_block(a);
+    load_tile(a, b, trh, tch, 0.f, tile);
     __syncthreads();
 
-    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    const int tid = threadIdx.y * tile_cols + threadIdx.x;
     for (int idx = tid; idx < trh * tile_cols; idx += block_threads) {
         const int i = idx / tile_cols, j = idx % tile_cols;
-        const float* x = tile + i * tch + j;
-        const cfar_row_sums s = cfar_row_sums_of([x](int u) { return x[u]; }, a.gc, a.tc);
+        const cfar_row_sums s = row_sums<WC>(tile + i * tch + j, a.gc, a.tc);
         s_full[idx] = s.full;
         s_side[idx] = s.side;
-        s_lo[idx] = s.lo;
-        s_hi[idx] = s.hi;
+        if (i >= wr && i < wr + a.tile_rows) {
+            s_lo[idx - wr * tile_cols] = s.lo;
+            s_hi[idx - wr * tile_cols] = s.hi;
+        }
     }
     __syncthreads();
 
-    const int j = threadIdx.x, c = c0 + j;
+    const int j = threadIdx.x, c = b.c0 + j;
+    const int col_class = cfar_clip_class(c, a.ncols, wc, a.col_wrap);
     for (int i = threadIdx.y; i < a.tile_rows; i += block_rows) {
-        const int r = r0 + i;
+        const int r = b.r0 + i;
         const bool valid = r < a.nrows && c < a.ncols;
         float x = 0.f, t = 0.f, alpha = 1.f;
         if (valid) {
             x = tile[(i + wr) * tch + j + wc];
             const int s0 = (i + wr) * tile_cols + j;
             float lead, lag;
-            cfar_halves([&](int dr) { return s_full[s0 + dr * tile_cols]; },
-                        [&](int dr) { return s_side[s0 + dr * tile_cols]; },
-                        s_lo[s0],
-                        s_hi[s0],
-                        a.gr,
-                        a.tr,
-                        lead,
-                        lag);
-            const cfar_class_entry e = class_entry(a, r, c);
+            halves_of<WR>(s_full + s0,
+                          s_side + s0,
+                          s_lo[i * tile_cols + j],
+                          s_hi[i * tile_cols + j],
+                          a.gr,
+                          a.tr,
+                          lead,
+                          lag);
+            const cfar_class_entry e =
+                class_entry(a, cfar_clip_class(r, a.nrows, wr, a.row_wrap), col_class);
             t = cfar_sum_threshold<V>(lead, lag, e);
             alpha = e.alpha;
         }
-        finish_cell(a, m, map, r, c, valid, x, t, alpha);
+        finish_cell(a, b, r, c, valid, x, t, alpha);
     }
 }
 
@@ -314,28 +430,25 @@ __global__ void __launch_bounds__(block_threads) cfar_sat_kernel(const kernel_ar
     double* sat = dsmem;
     int* bad = reinterpret_cast<int*>(sat + (trh + 1) * pitch);
 
-    const int m = a.map0 + blockIdx.z;
-    const float* map = map_base(a, m);
-    const int r0 = (a.tile_row0 + blockIdx.y) * a.tile_rows;
-    const int c0 = blockIdx.x * tile_cols;
+    const block_place b = place_block(a);
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     int any_bad = 0;
     for (int idx = tid; idx < (trh + 1) * pitch; idx += block_threads) {
         const int i = idx / pitch, j = idx - (idx / pitch) * pitch;
         double v = 0;
-        int b = 0;
+        int nonfinite = 0;
         if (i > 0 && j > 0 && j <= tch) {
-            const int r = resolve(r0 - wr + i - 1, a.nrows, a.row_wrap);
-            const int c = resolve(c0 - wc + j - 1, a.ncols, a.col_wrap);
+            const int r = resolve(b.r0 - wr + i - 1, a.nrows, a.row_wrap);
+            const int c = resolve(b.c0 - wc + j - 1, a.ncols, a.col_wrap);
             if (r >= 0 && c >= 0) {
-                const float f = __ldg(map + r * a.row_stride + c);
-                b = !cfar_finite(f);
-                v = b ? 0.0 : double(f);
+                const float f = __ldg(b.map + r * a.row_stride + c);
+                nonfinite = !cfar_finite(f);
+                v = nonfinite ? 0.0 : double(f);
             }
         }
         sat[idx] = v;
-        bad[idx] = b;
-        any_bad |= b;
+        bad[idx] = nonfinite;
+        any_bad |= nonfinite;
     }
     // Non-finite cells are rare: their count table is built only where a tile has one.
     any_bad = __syncthreads_or(any_bad);
@@ -343,29 +456,31 @@ __global__ void __launch_bounds__(block_threads) cfar_sat_kernel(const kernel_ar
     if (any_bad)
         sat_scan(bad, trh, tch, pitch);
 
-    const int j = threadIdx.x, c = c0 + j;
+    const int j = threadIdx.x, c = b.c0 + j;
+    const int col_class = cfar_clip_class(c, a.ncols, wc, a.col_wrap);
     for (int i = threadIdx.y; i < a.tile_rows; i += block_rows) {
-        const int r = r0 + i;
+        const int r = b.r0 + i;
         const bool valid = r < a.nrows && c < a.ncols;
         float x = 0.f, t = 0.f, alpha = 1.f;
         if (valid) {
-            x = __ldg(map + r * a.row_stride + c);
+            x = __ldg(b.map + r * a.row_stride + c);
             const int ci = i + wr + 1, cj = j + wc + 1;
             const halves<double> h =
                 sat_halves(sat, pitch, ci, cj, a.gr, a.tr, a.gc, a.tc);
             // Rounding can leave -1e-16 where a half is all zeros; power is >= 0.
             float fl = float(fmax(h.lead, 0.0)), fg = float(fmax(h.lag, 0.0));
             if (any_bad) {
-                const halves<int> b =
+                const halves<int> n =
                     sat_halves(bad, pitch, ci, cj, a.gr, a.tr, a.gc, a.tc);
-                fl = b.lead ? INFINITY : fl;
-                fg = b.lag ? INFINITY : fg;
+                fl = n.lead ? INFINITY : fl;
+                fg = n.lag ? INFINITY : fg;
             }
-            const cfar_class_entry e = class_entry(a, r, c);
+            const cfar_class_entry e =
+                class_entry(a, cfar_clip_class(r, a.nrows, wr, a.row_wrap), col_class);
             t = cfar_sum_threshold<V>(fl, fg, e);
             alpha = e.alpha;
         }
-        finish_cell(a, m, map, r, c, valid, x, t, alpha);
+        finish_cell(a, b, r, c, valid, x, t, alpha);
     }
 }
 
@@ -433,28 +548,27 @@ __global__ void __launch_bounds__(block_threads) cfar_os_kernel(const kernel_arg
     float* tile = smem;
     int* delta = reinterpret_cast<int*>(tile + trh * tch);
 
-    const int m = a.map0 + blockIdx.z;
-    const float* map = map_base(a, m);
-    const int r0 = (a.tile_row0 + blockIdx.y) * a.tile_rows;
-    const int c0 = blockIdx.x * tile_cols;
+    const block_place b = place_block(a);
     // Absent cells rank above everything (+Inf); a clipped window's k' <= N' present
     // cells, so its k'-th smallest is a present cell's.
-    load_tile(a, map, r0, c0, trh, tch, INFINITY, tile);
+    load_tile(a, b, trh, tch, INFINITY, tile);
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     const int ndelta = a.os_n > NMAX ? a.os_n : NMAX;
     for (int t = tid; t < ndelta; t += block_threads)
         delta[t] = t < a.os_n ? a.os_delta[t] : 0;
     __syncthreads();
 
-    const int j = threadIdx.x, c = c0 + j;
+    const int j = threadIdx.x, c = b.c0 + j;
+    const int col_class = cfar_clip_class(c, a.ncols, wc, a.col_wrap);
     for (int i = threadIdx.y; i < a.tile_rows; i += block_rows) {
-        const int r = r0 + i;
+        const int r = b.r0 + i;
         const bool valid = r < a.nrows && c < a.ncols;
         float x = 0.f, t = 0.f, alpha = 1.f;
         if (valid) {
             const float* ctr = tile + (i + wr) * tch + j + wc;
             x = *ctr;
-            const cfar_class_entry e = class_entry(a, r, c);
+            const cfar_class_entry e =
+                class_entry(a, cfar_clip_class(r, a.nrows, wr, a.row_wrap), col_class);
             float kth;
             if constexpr (NMAX > 0) {
                 float v[NMAX];
@@ -472,7 +586,7 @@ __global__ void __launch_bounds__(block_threads) cfar_os_kernel(const kernel_arg
             t = e.scale_lead * kth;
             alpha = e.alpha;
         }
-        finish_cell(a, m, map, r, c, valid, x, t, alpha);
+        finish_cell(a, b, r, c, valid, x, t, alpha);
     }
 }
 
@@ -480,15 +594,16 @@ __global__ void __launch_bounds__(block_threads) cfar_os_kernel(const kernel_arg
 
 using kernel_fn = void (*)(kernel_args);
 
+template <int WR, int WC>
 kernel_fn segmented_kernel(cfar_variant v)
 {
     switch (v) {
     case cfar_variant::ca:
-        return cfar_segmented_kernel<cfar_variant::ca>;
+        return cfar_segmented_kernel<cfar_variant::ca, WR, WC>;
     case cfar_variant::go:
-        return cfar_segmented_kernel<cfar_variant::go>;
+        return cfar_segmented_kernel<cfar_variant::go, WR, WC>;
     case cfar_variant::so:
-        return cfar_segmented_kernel<cfar_variant::so>;
+        return cfar_segmented_kernel<cfar_variant::so, WR, WC>;
     default:
         return nullptr;
     }
@@ -515,10 +630,8 @@ public:
         : d_plan(plan),
           d_stream(native(stream)),
           d_classes(plan.classes.size() * sizeof(cfar_class_entry)),
-          d_counters((1 + plan.max_maps) * sizeof(unsigned long long)),
-          d_counters_host((1 + plan.max_maps) * sizeof(unsigned long long)),
-          d_list(plan.max_detections * sizeof(device_detection)),
-          d_list_host(plan.max_detections * sizeof(device_detection))
+          d_results(results_bytes(plan.max_maps, plan.max_detections)),
+          d_results_host(d_results.size())
     {
         const char* who = plan.stage;
         choose_kernel();
@@ -552,9 +665,9 @@ public:
         d_last_maps = g.nmaps;
         if (g.nmaps == 0)
             return;
-        const std::size_t counters = (1 + g.nmaps) * sizeof(unsigned long long);
-        GPURADAR_CUDA_CHECK(who,
-                            cudaMemsetAsync(d_counters.get(), 0, counters, d_stream));
+        // Results of this run, one block of memory: [found][non-finite per map][list].
+        const std::size_t counters = counters_bytes(g.nmaps);
+        GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(d_results.get(), 0, counters, d_stream));
 
         kernel_args a{};
         a.in = in;
@@ -577,9 +690,9 @@ public:
         a.interior = d_plan.interior();
         a.os_delta = d_os_delta.as<int>();
         a.os_n = d_plan.n_full;
-        a.det_count = d_counters.as<unsigned long long>();
+        a.det_count = d_results.as<unsigned long long>();
         a.nonfinite = a.det_count + 1;
-        a.det_list = d_list.as<device_detection>();
+        a.det_list = list_of(d_results.as<char>(), g.nmaps);
         a.det_capacity = d_plan.max_detections;
 
         // Maps of one row that no window or neighbourhood crosses (cfar_1d) and that lie
@@ -613,9 +726,10 @@ public:
                 GPURADAR_CUDA_CHECK_LAUNCH(who, "cfar_kernel");
             }
         }
-        copy_async(d_counters_host.get(),
-                   d_counters.get(),
-                   counters,
+        // One copy back per run: the counters and the head of the list.
+        copy_async(d_results_host.get(),
+                   d_results.get(),
+                   results_bytes(g.nmaps, std::min(list_prefix, d_plan.max_detections)),
                    copy_kind::device_to_host,
                    stream_ref(d_stream),
                    who);
@@ -627,22 +741,24 @@ public:
         cfar_report r;
         if (d_last_maps == 0)
             return r;
-        // One wait for the run and its counters, one for the list that they size.
+        // One wait for the run and its copy back; a second only for a list longer than
+        // the head that copy carried.
         GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
-        const auto* counters = d_counters_host.as<unsigned long long>();
+        const auto* counters = d_results_host.as<unsigned long long>();
         r.found = counters[0];
         r.nonfinite.assign(counters + 1, counters + 1 + d_last_maps);
         const std::size_t n = std::min<std::uint64_t>(r.found, d_plan.max_detections);
-        if (n) {
-            copy_async(d_list_host.get(),
-                       d_list.get(),
-                       n * sizeof(device_detection),
+        const std::size_t head = std::min(list_prefix, d_plan.max_detections);
+        device_detection* list = list_of(d_results_host.as<char>(), d_last_maps);
+        if (n > head) {
+            copy_async(list + head,
+                       list_of(d_results.as<char>(), d_last_maps) + head,
+                       (n - head) * sizeof(device_detection),
                        copy_kind::device_to_host,
                        stream_ref(d_stream),
                        who);
             GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
         }
-        const auto* list = d_list_host.as<device_detection>();
         r.detections.reserve(n);
         for (std::size_t i = 0; i < n; ++i)
             r.detections.push_back({ list[i].map,
@@ -658,6 +774,20 @@ public:
     cfar_estimator estimator() const override { return d_estimator; }
 
 private:
+    static std::size_t counters_bytes(std::size_t maps)
+    {
+        return (1 + maps) * sizeof(unsigned long long);
+    }
+    static std::size_t results_bytes(std::size_t maps, std::size_t detections)
+    {
+        return counters_bytes(maps) + detections * sizeof(device_detection);
+    }
+    //! The list follows the counters of this run's maps (8-byte aligned).
+    static device_detection* list_of(char* results, std::size_t maps)
+    {
+        return reinterpret_cast<device_detection*>(results + counters_bytes(maps));
+    }
+
     std::size_t smem_bytes(cfar_estimator estimator, int tile_rows) const
     {
         const std::size_t trh = tile_rows + 2 * d_plan.wr();
@@ -666,7 +796,7 @@ private:
             return (trh * tch + std::max(d_plan.n_full, os_register_max)) * sizeof(float);
         if (estimator == cfar_estimator::summed_area)
             return (trh + 1) * sat_pitch(int(tch)) * (sizeof(double) + sizeof(int));
-        return (trh * tch + 4 * trh * tile_cols) * sizeof(float);
+        return (trh * tch + 2 * (trh + tile_rows) * tile_cols) * sizeof(float);
     }
 
     //! Largest tile height (a power of two) whose shared memory fits; 0 if none does.
@@ -713,9 +843,13 @@ private:
                        : d_plan.n_full <= 64 ? cfar_os_kernel<os_register_max>
                                              : cfar_os_kernel<0>;
         } else {
-            d_kernel = d_estimator == cfar_estimator::summed_area
-                           ? sat_kernel(d_plan.variant)
-                           : segmented_kernel(d_plan.variant);
+            const bool unrolled =
+                d_plan.wr() <= unrolled_max_wr && d_plan.wc() <= unrolled_max_wc;
+            d_kernel =
+                d_estimator == cfar_estimator::summed_area ? sat_kernel(d_plan.variant)
+                : unrolled
+                    ? segmented_kernel<unrolled_max_wr, unrolled_max_wc>(d_plan.variant)
+                    : segmented_kernel<0, 0>(d_plan.variant);
         }
         GPURADAR_CUDA_CHECK(
             who,
@@ -728,10 +862,9 @@ private:
     const cudaStream_t d_stream;
     device_memory d_classes;
     device_memory d_os_delta;
-    device_memory d_counters;      // [0] detections found, [1 + map] non-finite cells
-    pinned_memory d_counters_host; // their copy after each run
-    device_memory d_list;
-    pinned_memory d_list_host;
+    //! [0] detections found, [1 + map] non-finite cells, then the detection list.
+    device_memory d_results;
+    pinned_memory d_results_host; // its copy: counters and the list's head after each run
     kernel_fn d_kernel = nullptr;
     cfar_estimator d_estimator = cfar_estimator::segmented;
     int d_tile_rows = max_tile_rows;
