@@ -6,7 +6,7 @@
  *    threshold output. GB/s beside a device copy measured in the same run.
  *  - cfar_window_sweep: CA on the PD-B map, segmented vs summed-area table, square,
  *    range-elongated and Doppler-elongated windows from N = 16 to ~3500 training cells:
- *    where the crossover lies (cfar_plan.h, the automatic estimator's rule).
+ *    which is faster where (cfar_plan.h: the automatic estimator's choice).
  *  - cfar_1d/lines: range-only CFAR on PD-C-sized lines.
  */
 #include "bench_pd_common.h"

@@ -818,7 +818,7 @@ private:
                                 &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
         d_estimator = d_plan.resolved;
         d_tile_rows = fitting_tile_rows(d_estimator, std::size_t(optin));
-        // A tall window may not fit the segmented tile (four row-sum planes of its halo)
+        // A tall window may not fit the segmented tile (two row-sum planes of its halo)
         // yet fit the summed-area one; automatic then takes the one that fits.
         const auto other = d_estimator == cfar_estimator::segmented
                                ? cfar_estimator::summed_area
