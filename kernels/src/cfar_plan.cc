@@ -2,10 +2,9 @@
 #include "cfar_plan.h"
 #include "param_check.h"
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <map>
-#include <sstream>
-#include <stdexcept>
 #include <tuple>
 
 namespace gpuradar::kernels::detail {
@@ -158,12 +157,14 @@ cfar_plan make_cfar_plan(const cfar_plan_request& request)
 {
     cfar_plan p;
     static_cast<cfar_plan_request&>(p) = request;
-    p.n_full = window_counts(p, p.wr(), p.wc()).total();
-    p.alpha_full = cfar_alpha(p.variant, window_counts(p, p.wr(), p.wc()), p.os_k, p.pfa);
+    const cfar_counts full = window_counts(p, p.wr(), p.wc());
+    p.n_full = full.total();
+    p.alpha_full = cfar_alpha(p.variant, full, p.os_k, p.pfa);
     // automatic: segmented (measured faster at every window size, cfar_plan.h).
-    p.resolved = p.variant != cfar_variant::os && p.estimator == cfar_estimator::summed_area
-                     ? cfar_estimator::summed_area
-                     : cfar_estimator::segmented;
+    p.resolved =
+        p.variant != cfar_variant::os && p.estimator == cfar_estimator::summed_area
+            ? cfar_estimator::summed_area
+            : cfar_estimator::segmented;
 
     // Clip classes only exist in clipped dimensions; a wrapped one has its interior
     // class.
