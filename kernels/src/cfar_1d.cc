@@ -58,14 +58,7 @@ std::unique_ptr<cfar_1d> cfar_1d::make(backend b, const params& p, stream_ref st
 
     std::unique_ptr<cfar_1d> self(new cfar_1d(b, p));
     self->d_alpha = plan.alpha_full;
-#ifdef GPURADAR_HAVE_CUDA
-    if (b == backend::cuda)
-        self->d_engine = detail::make_cfar_engine_cuda(plan, stream);
-#else
-    (void)stream;
-#endif
-    if (!self->d_engine)
-        self->d_engine = detail::make_cfar_engine_cpu(plan, 1, p.nrange);
+    self->d_engine = detail::make_cfar_engine(b, plan, 1, p.nrange, stream);
     self->d_estimator = self->d_engine->estimator();
     return self;
 }

@@ -87,14 +87,7 @@ std::unique_ptr<cfar_2d> cfar_2d::make(backend b, const params& p, stream_ref st
     std::unique_ptr<cfar_2d> self(new cfar_2d(b, p));
     self->d_training_cells = plan.n_full;
     self->d_alpha = plan.alpha_full;
-#ifdef GPURADAR_HAVE_CUDA
-    if (b == backend::cuda)
-        self->d_engine = detail::make_cfar_engine_cuda(plan, stream);
-#else
-    (void)stream;
-#endif
-    if (!self->d_engine)
-        self->d_engine = detail::make_cfar_engine_cpu(plan, p.nrange, p.ndoppler);
+    self->d_engine = detail::make_cfar_engine(b, plan, p.nrange, p.ndoppler, stream);
     self->d_estimator = self->d_engine->estimator();
     return self;
 }

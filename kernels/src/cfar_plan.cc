@@ -210,6 +210,22 @@ cfar_plan make_cfar_plan(const cfar_plan_request& request)
     return p;
 }
 
+std::unique_ptr<cfar_engine> make_cfar_engine(backend b,
+                                              const cfar_plan& plan,
+                                              std::size_t nrows,
+                                              std::size_t ncols,
+                                              stream_ref stream)
+{
+#ifdef GPURADAR_HAVE_CUDA
+    if (b == backend::cuda)
+        return make_cfar_engine_cuda(plan, stream);
+#else
+    (void)b;
+    (void)stream;
+#endif
+    return make_cfar_engine_cpu(plan, nrows, ncols);
+}
+
 void cfar_sort_detections(std::vector<cfar_detection>& d)
 {
     std::sort(d.begin(), d.end(), [](const cfar_detection& a, const cfar_detection& b) {

@@ -10,6 +10,7 @@
 #define INCLUDED_GPURADAR_KERNELS_CFAR_PLAN_H
 
 #include "cfar_math.h"
+#include <gpuradar/kernels/backend.h>
 #include <gpuradar/kernels/cfar_common.h>
 #include <gpuradar/kernels/cuda_resources.h>
 #include <initializer_list>
@@ -144,6 +145,13 @@ public:
     virtual cfar_estimator estimator() const = 0;
 };
 
+//! The engine of backend `b` (checked usable by the caller) for maps of nrows x ncols;
+//! the CUDA one queues its work on `stream`.
+std::unique_ptr<cfar_engine> make_cfar_engine(backend b,
+                                              const cfar_plan& plan,
+                                              std::size_t nrows,
+                                              std::size_t ncols,
+                                              stream_ref stream);
 //! CPU twin; workspaces for maps of nrows x ncols.
 std::unique_ptr<cfar_engine>
 make_cfar_engine_cpu(const cfar_plan& plan, std::size_t nrows, std::size_t ncols);
