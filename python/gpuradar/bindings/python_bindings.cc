@@ -1,6 +1,7 @@
 /*
  * pybind11 module gnuradio.gpuradar.gpuradar_python. Each block has its own
- * <name>_python.cc with a bind_<name>() function; add one line per block below.
+ * <name>_python.cc defining `void bind_<name>(py::module&)`; CMake generates
+ * bind_all.h from those file names, so a new block needs no edit here.
  * Python names equal the C++ names. std::invalid_argument becomes ValueError and
  * kernels::cuda_error (a std::runtime_error) RuntimeError.
  *
@@ -10,18 +11,11 @@
 
 namespace py = pybind11;
 
-void bind_corner_turn(py::module& m);
-void bind_device_buffer(py::module& m);
-void bind_envelope(py::module& m);
-void bind_multiply_const(py::module& m);
+#include "bind_all.h" // declares every bind_<name> and defines bind_all(m)
 
 PYBIND11_MODULE(gpuradar_python, m)
 {
     // The block base classes (gr.sync_block, ...) are bound by gnuradio.gr.
     py::module::import("gnuradio.gr");
-
-    bind_corner_turn(m);
-    bind_device_buffer(m);
-    bind_envelope(m);
-    bind_multiply_const(m);
+    bind_all(m);
 }
