@@ -3,10 +3,10 @@
 #ifndef INCLUDED_GPURADAR_CORNER_TURN_IMPL_H
 #define INCLUDED_GPURADAR_CORNER_TURN_IMPL_H
 
+#include "cpi_sequencer.h"
 #include "gpu_stream_owner.h"
 #include <gnuradio/gpuradar/corner_turn.h>
 #include <gpuradar/kernels/corner_turn.h>
-#include <atomic>
 #include <memory>
 
 namespace gr {
@@ -20,7 +20,7 @@ public:
                      unsigned int channels,
                      kernels::backend backend);
 
-    std::uint64_t dropped_cpis() const override { return d_dropped; }
+    std::uint64_t dropped_cpis() const override { return d_sequencer.dropped(); }
     std::string backend() const override { return kernels::to_string(d_backend); }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
@@ -33,8 +33,7 @@ private:
     const unsigned int d_npulses, d_nrange, d_channels;
     const kernels::backend d_backend;
     std::unique_ptr<kernels::corner_turn> d_kernel;
-    std::uint64_t d_next_index = 0;
-    std::atomic<std::uint64_t> d_dropped{ 0 };
+    cpi_sequencer d_sequencer;
 };
 
 } // namespace gpuradar

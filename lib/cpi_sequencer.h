@@ -1,0 +1,59 @@
+/* Whole-CPI framing shared by the CPI-sized blocks (internal). */
+#ifndef INCLUDED_GPURADAR_CPI_SEQUENCER_H
+#define INCLUDED_GPURADAR_CPI_SEQUENCER_H
+
+#include <gnuradio/tags.h>
+#include <pmt/pmt.h>
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpuradar {
+
+/*!
+ * Decides, CPI by CPI, what a block that works on whole CPIs does with its input
+ * (DESIGN.md, Streams and the CPI):
+ * - a `cpi` tag on the first item of the CPI gives its dict (and its index);
+ * - without a tag the block counts items_per_cpi items from the start of the stream and
+ *   makes a dict {index, npulses, nrange};
+ * - a tag inside the CPI means samples were lost upstream: the items before it are a
+ *   partial CPI and are discarded (counted), so that the next CPI starts on the tag;
+ * - a tag whose npulses / nrange differ from the block's shape: the CPI is discarded.
+ * A CPI is therefore never built across a gap or from two CPIs. Items at the end of the
+ * stream that do not complete a CPI are never processed (GNU Radio ends the flowgraph
+ * with them unread).
+ */
+class cpi_sequencer
+{
+public:
+    cpi_sequencer(std::uint64_t items_per_cpi, std::uint64_t npulses, std::uint64_t nrange);
+
+    struct step {
+        pmt::pmt_t dict;        //!< the CPI's dict when drop == 0
+        std::uint64_t drop = 0; //!< items to discard at `start` instead of a CPI
+        std::string reason;     //!< why they are discarded, for the block's log
+    };
+
+    /*!
+     * The CPI that would start at absolute input offset `start`, given the `cpi` tags
+     * in [start, start + items_per_cpi) (any order). On a whole CPI the running index
+     * advances; on a drop the dropped-CPI count does.
+     */
+    step next(std::uint64_t start, std::vector<gr::tag_t> tags);
+
+    std::uint64_t items_per_cpi() const { return d_items_per_cpi; }
+    //! CPIs (partial or of the wrong shape) discarded so far; safe from any thread.
+    std::uint64_t dropped() const { return d_dropped.load(); }
+
+private:
+    const std::uint64_t d_items_per_cpi, d_npulses, d_nrange;
+    std::uint64_t d_next_index = 0;
+    std::atomic<std::uint64_t> d_dropped{ 0 };
+};
+
+} // namespace gpuradar
+} // namespace gr
+
+#endif
