@@ -1,0 +1,228 @@
+/* Pulse timing and framing: which input samples form which pulse of which CPI (no GNU
+ * Radio here; the pulse_framer and radar_scene_source blocks use it). CPU only: this is
+ * index arithmetic and copies, not DSP. */
+#ifndef INCLUDED_GPURADAR_KERNELS_PULSE_TIMING_H
+#define INCLUDED_GPURADAR_KERNELS_PULSE_TIMING_H
+
+#include <gpuradar/kernels/backend.h>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpuradar::kernels {
+
+/*!
+ * \brief The pulse schedule of a fixed pulse repetition interval (PRI) given in samples,
+ * integer or fractional, without drift.
+ *
+ * Pulse k starts floor(k * pri + 1/2) samples after the anchor (pulse 0 at 0). The product
+ * is formed exactly: the double `pri` is a binary fraction M * 2^-F (M < 2^53), so
+ * k * pri = k * M * 2^-F is computed in 128-bit integers and rounded once. Nothing is
+ * accumulated, so pulse 10^9 is where the exact PRI puts it (the only error is the
+ * double's own representation of the PRI, <= 2^-53 relative).
+ *
+ * The range gate of pulse k is the `gate_length` samples starting `gate_start` samples
+ * after the pulse start. Consecutive pulse starts are floor(pri) or ceil(pri) apart, so
+ * gates never overlap when gate_start + gate_length <= floor(pri).
+ */
+class pulse_timing
+{
+public:
+    //! m/s, the one speed of light of the framer and the scene simulator.
+    static constexpr double speed_of_light = 299792458.0;
+    //! Largest PRI accepted (samples): keeps k * pri exact and inside 64 bits for
+    //! k < 2^22 * 10^6 pulses (far beyond any run).
+    static constexpr double max_pri_samples = 1099511627776.0; // 2^40
+
+    /*!
+     * \param pri_samples  PRI in samples, finite, >= gate_length and <= max_pri_samples
+     * \param gate_start   samples from the pulse start to the first gate sample
+     * \param gate_length  samples per gate (>= 1); gate_start + gate_length <= floor(pri)
+     * \param stage        name used in error messages ("gpuradar::<stage>: ...")
+     * Throws std::invalid_argument naming the parameter (pri, gate_length, gate_start).
+     */
+    pulse_timing(double pri_samples,
+                 std::uint64_t gate_start,
+                 std::uint64_t gate_length,
+                 const char* stage = "pulse_timing");
+
+    double pri() const { return d_pri; }
+    std::uint64_t gate_start() const { return d_gate_start; }
+    std::uint64_t gate_length() const { return d_gate_length; }
+
+    //! Start of pulse k relative to the anchor: floor(k * pri + 1/2), exact.
+    std::uint64_t pulse_start(std::uint64_t k) const;
+    //! First gate sample of pulse k relative to the anchor: pulse_start(k) + gate_start.
+    std::uint64_t gate_begin(std::uint64_t k) const { return pulse_start(k) + d_gate_start; }
+    //! Smallest k with pulse_start(k) >= offset.
+    std::uint64_t first_pulse_at_or_after(std::uint64_t offset) const;
+    //! Largest k with pulse_start(k) <= offset (the pulse interval holding `offset`).
+    std::uint64_t pulse_containing(std::uint64_t offset) const;
+
+private:
+    double d_pri;
+    std::uint64_t d_gate_start, d_gate_length;
+    std::uint64_t d_mantissa; //!< pri = d_mantissa * 2^-d_shift exactly
+    unsigned d_shift;
+};
+
+/*!
+ * \brief A UHD-style time stamp: whole seconds plus a fraction in [0, 1).
+ */
+struct time_spec {
+    std::uint64_t secs = 0;
+    double frac = 0.0;
+};
+
+//! t + samples / fs, normalised (frac in [0, 1)). Exact whole seconds when fs is an
+//! integer number of Hz (the usual case); otherwise good to double precision of the step.
+time_spec add_samples(time_spec t, std::int64_t samples, double fs);
+//! (b - a) * fs: the number of samples from a to b (negative when b is earlier).
+double samples_between(time_spec a, time_spec b, double fs);
+
+/*!
+ * \brief How the framer finds pulse 0.
+ * - rx_time: at the first `rx_time` tag (UHD stamps the first sample of a stream);
+ * - tag:     at a named trigger tag;
+ * - threshold: at the first rising edge of |x|^2 above a level (transmit leakage): a
+ *   sample above the level after one at or below it;
+ * - free:    at the first sample of the stream.
+ */
+enum class trigger_mode { rx_time, tag, threshold, free };
+
+//! "rx_time" | "tag" | "threshold" | "free"; anything else throws std::invalid_argument
+//! "gpuradar::<stage>: trigger must be one of rx_time, tag, threshold, free (got ...)".
+trigger_mode parse_trigger_mode(const std::string& name, const char* stage = "pulse_framer");
+const char* to_string(trigger_mode m);
+
+//! The framer's parameters (pulse_framer block, DESIGN.md Streams and the CPI).
+struct framer_config {
+    double pri_samples = 0;      //!< PRI in samples (fractional allowed), pri = fs / prf
+    std::uint64_t gate_start = 0; //!< samples from pulse start to the first gate sample
+    std::uint64_t nrange = 0;    //!< gate length = samples per pulse item
+    std::uint64_t npulses = 0;   //!< pulses per CPI (>= 1)
+    double fs = 0;               //!< sample rate (Hz, > 0)
+    double fc = 0;               //!< centre frequency (Hz, > 0)
+    trigger_mode trigger = trigger_mode::rx_time;
+    double threshold = 0;        //!< |x|^2 level of the threshold trigger (> 0 there)
+};
+
+//! A stream event the framer reacts to, at an absolute input sample offset.
+struct framer_event {
+    enum class kind { rx_time, trigger };
+    std::uint64_t offset = 0;
+    kind type = kind::rx_time;
+    time_spec time; //!< for rx_time
+};
+
+//! One CPI written by the framer.
+struct framer_cpi {
+    std::uint64_t index = 0;        //!< CPI sequence number (a discarded CPI uses one too)
+    std::uint64_t first_pulse = 0;  //!< pulse number of its first pulse since the anchor
+    std::int64_t pulse_offset = 0;  //!< absolute input sample where that pulse starts
+    bool has_time = false;          //!< an rx_time reference exists
+    time_spec rx_time;              //!< time of that pulse start (when has_time)
+};
+
+//! A partial CPI discarded because of a gap or a discontinuity in the stream.
+struct framer_drop {
+    std::uint64_t index = 0;      //!< the CPI's sequence number
+    std::uint64_t pulses = 0;     //!< complete pulses it had
+    std::uint64_t offset = 0;     //!< absolute input offset of the event
+    std::string reason;
+};
+
+struct framer_result {
+    std::uint64_t consumed = 0;      //!< input samples consumed (from `offset`)
+    std::vector<framer_cpi> cpis;    //!< CPIs written to `out`, in order
+    std::vector<framer_drop> drops;  //!< partial CPIs discarded in this call
+};
+
+/*!
+ * \brief The pulse framer's state machine: continuous samples in, whole CPIs of
+ * npulses x nrange samples out (pulse-major), never across a gap.
+ *
+ * Gaps: each rx_time event is compared with the time expected from the previous one and
+ * the sample count. Within time_tolerance_samples: continuous. Later by a whole number
+ * of samples (UHD overflow: samples lost): a gap. Anything else (earlier, or not a whole
+ * number of samples): a discontinuity. On either, a CPI already begun (a pulse or part of
+ * a gate taken) is discarded and counted (dropped_cpis()). Then:
+ * - rx_time and free modes keep the pulse schedule: after a gap of n lost samples the
+ *   schedule runs on as if those samples had arrived (pulses inside the gap are skipped)
+ *   and a new CPI starts at the first gate wholly after the gap; after a discontinuity
+ *   the schedule is re-anchored at the event;
+ * - tag and threshold modes wait for the next trigger (tag, or rising edge).
+ * Trigger tags and threshold edges after the anchor are ignored until then.
+ *
+ * Feeding: call process() with consecutive chunks (offset = consumed so far) and the
+ * events inside each chunk, sorted by offset. It consumes up to the last sample it no
+ * longer needs; samples it leaves, and their events, are passed again next time
+ * (re-passing an event already seen is harmless). samples_needed() says how many samples
+ * from the consumed point the next call needs to make progress.
+ */
+class pulse_framer_core
+{
+public:
+    //! |expected - actual| rx_time within this many samples counts as continuous: UHD
+    //! stamps are sample-exact, so anything near half a sample is a real jump.
+    static constexpr double time_tolerance_samples = 0.25;
+
+    //! Validates (std::invalid_argument "gpuradar::pulse_framer: <param> ...").
+    explicit pulse_framer_core(const framer_config& cfg);
+
+    /*!
+     * \param in       samples in[0 .. n) at absolute offsets offset .. offset + n
+     * \param offset   absolute offset of in[0] (equal to the samples consumed so far)
+     * \param events   events with offsets in [offset, offset + n), sorted by offset
+     * \param out      room for max_cpis CPIs of npulses * nrange samples
+     */
+    framer_result process(const cfloat* in,
+                          std::uint64_t offset,
+                          std::size_t n,
+                          const std::vector<framer_event>& events,
+                          cfloat* out,
+                          std::size_t max_cpis);
+
+    std::uint64_t samples_needed() const;
+    bool anchored() const { return d_anchored; }
+    std::uint64_t dropped_cpis() const { return d_dropped; }
+    std::uint64_t emitted_cpis() const { return d_emitted; }
+    //! Samples reported lost by rx_time gaps.
+    std::uint64_t lost_samples() const { return d_lost; }
+    const pulse_timing& timing() const { return d_timing; }
+    const framer_config& config() const { return d_cfg; }
+    double prf() const { return d_cfg.fs / d_cfg.pri_samples; }
+    //! Range of gate sample 0: gate_start * c / (2 fs) (m).
+    double r0() const;
+
+private:
+    enum class time_check { continuous, gap, discontinuity };
+    time_check check_time(const framer_event& e, std::int64_t& lost, std::string& why);
+    void anchor_at(std::uint64_t abs_offset);
+    std::uint64_t gate_abs(std::uint64_t k) const; // absolute offset of pulse k's gate
+    void drop_partial(std::uint64_t at, const std::string& why, framer_result& r);
+    bool scan_rising(const cfloat* in, std::uint64_t offset, std::uint64_t from,
+                     std::uint64_t to, std::uint64_t& found);
+
+    framer_config d_cfg;
+    pulse_timing d_timing;
+    std::vector<cfloat> d_cpi; // the CPI being assembled
+    bool d_anchored = false;
+    std::uint64_t d_anchor_virt = 0; // anchor in virtual samples (absolute + d_shift)
+    std::uint64_t d_shift = 0;       // samples lost in gaps so far, schedule kept
+    std::uint64_t d_pulse = 0;       // next pulse number since the anchor
+    std::uint64_t d_in_cpi = 0;      // complete pulses of the current CPI
+    framer_cpi d_current;            // the current CPI's description
+    std::uint64_t d_index = 0;       // next CPI sequence number
+    std::uint64_t d_pos = 0;         // consumed so far (absolute)
+    bool d_has_time = false;
+    std::uint64_t d_time_offset = 0; // the last rx_time reference
+    time_spec d_time;
+    int d_prev_level = -1; // threshold mode: last sample above (1), at/below (0), unknown
+    std::uint64_t d_dropped = 0, d_emitted = 0, d_lost = 0;
+};
+
+} // namespace gpuradar::kernels
+
+#endif
