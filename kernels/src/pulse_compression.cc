@@ -4,7 +4,9 @@
 #include "param_check.h"
 #include "pulse_compression_backends.h"
 #include <gpuradar/kernels/pulse_compression.h>
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace gpuradar::kernels {
 
@@ -17,6 +19,18 @@ std::size_t fast_fft_length(std::size_t n)
     for (std::size_t m = std::max<std::size_t>(n, 1);; ++m) {
         std::size_t r = m;
         for (std::size_t p : { 2, 3, 5, 7 })
+            while (r % p == 0)
+                r /= p;
+        if (r == 1)
+            return m;
+    }
+}
+
+std::size_t preferred_fft_length(std::size_t n)
+{
+    for (std::size_t m = std::max<std::size_t>(n, 1);; ++m) {
+        std::size_t r = m;
+        for (std::size_t p : { 2, 3, 5 })
             while (r % p == 0)
                 r /= p;
         if (r == 1)
@@ -80,13 +94,15 @@ pulse_compression::pulse_compression(backend b,
                                      std::size_t rows,
                                      const window_spec& window,
                                      bool normalize,
-                                     method m)
+                                     method m,
+                                     std::size_t requested_fft_length)
     : d_backend(b),
       d_nrange(nrange),
       d_rows(rows),
       d_window(window),
       d_normalize(normalize),
-      d_requested(m)
+      d_requested(m),
+      d_requested_fft_length(requested_fft_length)
 {
 }
 
@@ -120,7 +136,10 @@ pulse_compression::make_reference(const std::vector<cfloat>& waveform) const
     for (std::size_t k = 0; k < waveform.size(); ++k)
         ref.taps[k] =
             cfloat(std::conj(std::complex<double>(waveform[k])) * (w[k] * ref.gain));
-    ref.fft_length = fast_fft_length(d_nrange + waveform.size() - 1);
+    const std::size_t linear = d_nrange + waveform.size() - 1;
+    ref.fft_length = d_requested_fft_length == 0
+                         ? preferred_fft_length(linear)
+                         : std::max(d_requested_fft_length, linear);
     ref.resolved = d_requested != method::automatic                   ? d_requested
                    : waveform.size() <= fir_crossover_taps(d_backend) ? method::fir
                                                                       : method::fft;
@@ -150,6 +169,7 @@ void pulse_compression::adopt(const reference& ref)
     d_waveform_length = ref.taps.size();
     d_gain = ref.gain;
     d_resolved = ref.resolved;
+    d_fft_length = ref.fft_length;
 }
 
 std::unique_ptr<pulse_compression>
@@ -160,23 +180,27 @@ pulse_compression::make(backend b,
                         const window_spec& window,
                         bool normalize,
                         method m,
-                        stream_ref stream)
+                        stream_ref stream,
+                        std::size_t fft_length)
 {
     if (nrange < 1)
         detail::throw_invalid(who, "nrange", ">= 1", nrange);
     if (rows < 1)
         detail::throw_invalid(who, "rows", ">= 1", rows);
+    // cuFFT and FFTW take int lengths.
+    if (fft_length > std::size_t(std::numeric_limits<int>::max()))
+        detail::throw_invalid(who, "fft_length", "<= 2^31 - 1", fft_length);
     window.validate(who);
     detail::require_backend(b, who);
 #ifdef GPURADAR_HAVE_CUDA
     if (b == backend::cuda)
         return detail::make_pulse_compression_cuda(
-            nrange, rows, waveform, window, normalize, m, stream);
+            nrange, rows, waveform, window, normalize, m, stream, fft_length);
 #else
     (void)stream;
 #endif
     return detail::make_pulse_compression_cpu(
-        nrange, rows, waveform, window, normalize, m);
+        nrange, rows, waveform, window, normalize, m, fft_length);
 }
 
 } // namespace gpuradar::kernels

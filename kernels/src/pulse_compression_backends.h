@@ -1,4 +1,8 @@
-/* Backend factories of pulse_compression (internal; see factories.h for the pattern). */
+/*
+ * Backend factories of pulse_compression (internal; see factories.h for the pattern).
+ * use_callbacks = false keeps the CUDA fft method on its five separate passes (the
+ * benchmark's unfused baseline; pulse_doppler's fusion switches).
+ */
 #ifndef INCLUDED_GPURADAR_KERNELS_PULSE_COMPRESSION_BACKENDS_H
 #define INCLUDED_GPURADAR_KERNELS_PULSE_COMPRESSION_BACKENDS_H
 
@@ -13,7 +17,8 @@ make_pulse_compression_cpu(std::size_t nrange,
                            const std::vector<cfloat>& waveform,
                            const window_spec& window,
                            bool normalize,
-                           pulse_compression::method m);
+                           pulse_compression::method m,
+                           std::size_t fft_length = 0);
 #ifdef GPURADAR_HAVE_CUDA
 std::unique_ptr<pulse_compression>
 make_pulse_compression_cuda(std::size_t nrange,
@@ -22,7 +27,9 @@ make_pulse_compression_cuda(std::size_t nrange,
                             const window_spec& window,
                             bool normalize,
                             pulse_compression::method m,
-                            stream_ref stream);
+                            stream_ref stream,
+                            std::size_t fft_length = 0,
+                            bool use_callbacks = true);
 #endif
 
 } // namespace gpuradar::kernels::detail

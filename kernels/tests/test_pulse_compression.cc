@@ -85,6 +85,66 @@ TEST(PulseCompression, test_001_fast_fft_length_is_the_next_7_smooth_size)
     EXPECT_EQ(kernels::fast_fft_length(16384), 16384u);
 }
 
+TEST(PulseCompression, test_001b_preferred_fft_length_is_the_next_5_smooth_size)
+{
+    auto smooth = [](std::size_t m) {
+        for (std::size_t p : { 2, 3, 5 })
+            while (m % p == 0)
+                m /= p;
+        return m == 1;
+    };
+    for (std::size_t n = 1; n < 3000; ++n) {
+        const std::size_t f = kernels::preferred_fft_length(n);
+        ASSERT_GE(f, n);
+        ASSERT_TRUE(smooth(f)) << n;
+        for (std::size_t m = n; m < f; ++m)
+            ASSERT_FALSE(smooth(m)) << n;
+    }
+    EXPECT_EQ(kernels::preferred_fft_length(0), 1u);
+    EXPECT_EQ(kernels::preferred_fft_length(9000 + 1000 - 1), 10000u);   // PD-A
+    EXPECT_EQ(kernels::preferred_fft_length(16384 + 512 - 1), 17280u);   // PD-B, not 17010
+    EXPECT_EQ(kernels::preferred_fft_length(4096 + 256 - 1), 4374u);     // PD-C
+}
+
+TEST(PulseCompression, test_001c_requested_fft_length_matches_fp64_reference)
+{
+    const std::size_t rows = 3, nrange = 500, L = 41;
+    const auto x = random_complex(rows * nrange, 31);
+    const auto s = random_complex(L, 32);
+    const auto want = reference(x, rows, nrange, s, window_spec::make("hann"), true);
+    // Shorter than the linear length: the linear length itself (odd, 7 * 11 * 7);
+    // longer: exactly the request (a 7-smooth size and a prime).
+    for (std::size_t req : { std::size_t(1), std::size_t(540), std::size_t(541) }) {
+        auto pc = pulse_compression::make(kernels::backend::cpu,
+                                          nrange,
+                                          rows,
+                                          s,
+                                          window_spec::make("hann"),
+                                          true,
+                                          method::fft,
+                                          kernels::stream_ref(),
+                                          req);
+        EXPECT_EQ(pc->requested_fft_length(), req);
+        EXPECT_EQ(pc->fft_length(), std::max(req, nrange + L - 1));
+        std::vector<cfloat> y(x.size(), cfloat(NAN, NAN));
+        pc->run(x.data(), y.data());
+        EXPECT_LT(rel_l2(y, want), 1e-5) << req;
+    }
+    expect_invalid(
+        [&] {
+            pulse_compression::make(kernels::backend::cpu,
+                                    nrange,
+                                    rows,
+                                    s,
+                                    {},
+                                    false,
+                                    method::fft,
+                                    kernels::stream_ref(),
+                                    std::size_t(1) << 31);
+        },
+        "fft_length");
+}
+
 struct cpu_case {
     const char* window;
     bool normalize;
@@ -276,7 +336,7 @@ TEST(PulseCompression, test_006_set_waveform_equals_a_fresh_object)
         EXPECT_EQ(pc->resolved_method(),
                   L <= pulse_compression::fir_crossover_taps_cpu ? method::fir
                                                                  : method::fft);
-        EXPECT_EQ(pc->fft_length(), kernels::fast_fft_length(nrange + L - 1));
+        EXPECT_EQ(pc->fft_length(), kernels::preferred_fft_length(nrange + L - 1));
         std::vector<cfloat> y(x.size()), want(x.size());
         pc->run(x.data(), y.data());
         pulse_compression::make(kernels::backend::cpu,
@@ -378,6 +438,8 @@ TEST_P(PulseCompressionCuda, test_010_matches_cpu_twin)
     poison(d_out, stream);
     gpu->run(d_in.as<cfloat>(), d_out.as<cfloat>());
     const auto got = to_host<cfloat>(d_out, x.size(), stream);
+    // The callback path reads the input through cuFFT's load: it must stay untouched.
+    EXPECT_EQ(rel_l2(to_host<cfloat>(d_in, x.size(), stream), x), 0.0);
     std::vector<cfloat> want(x.size());
     cpu->run(x.data(), want.data());
     EXPECT_LT(rel_l2(got, want), 1e-5)
@@ -403,6 +465,71 @@ INSTANTIATE_TEST_SUITE_P(
                       // PD-C shape, both methods.
                       cuda_case{ 1024, 4096, 256, "taylor", method::fft },
                       cuda_case{ 1024, 4096, 256, "taylor", method::fir }));
+
+TEST(PulseCompressionCudaApi, test_012_fft_uses_cufft_callbacks_and_any_length)
+{
+    GPURADAR_REQUIRE_CUDA();
+    kernels::cuda_stream stream;
+    const std::size_t rows = 37, nrange = 3001, L = 300;
+    const auto x = random_complex(rows * nrange, 51);
+    const auto s = random_complex(L, 52);
+    auto d_in = to_device(x, stream);
+    kernels::device_memory d_out(x.size() * sizeof(cfloat));
+    // Automatic (5-smooth), a 7-smooth and a prime length: same result as the CPU twin.
+    for (std::size_t req : { std::size_t(0), std::size_t(3430), std::size_t(3307) }) {
+        auto gpu = pulse_compression::make(kernels::backend::cuda,
+                                           nrange,
+                                           rows,
+                                           s,
+                                           window_spec::make("taylor"),
+                                           false,
+                                           method::fft,
+                                           stream.ref(),
+                                           req);
+        // Callbacks are the default; a fallback means cuFFT refused them on this host.
+        EXPECT_EQ(gpu->implementation(), "fft: cufft callbacks") << req;
+        auto cpu = pulse_compression::make(kernels::backend::cpu,
+                                           nrange,
+                                           rows,
+                                           s,
+                                           window_spec::make("taylor"),
+                                           false,
+                                           method::fft,
+                                           kernels::stream_ref(),
+                                           req);
+        EXPECT_EQ(gpu->fft_length(), cpu->fft_length());
+        poison(d_out, stream);
+        gpu->run(d_in.as<cfloat>(), d_out.as<cfloat>());
+        std::vector<cfloat> want(x.size());
+        cpu->run(x.data(), want.data());
+        EXPECT_LT(rel_l2(to_host<cfloat>(d_out, x.size(), stream), want), 1e-5) << req;
+    }
+}
+
+TEST(PulseCompressionCudaApi, test_013_output_buffer_may_change_between_runs)
+{
+    GPURADAR_REQUIRE_CUDA();
+    kernels::cuda_stream stream;
+    const std::size_t rows = 5, nrange = 2000, L = 500;
+    const auto x = random_complex(rows * nrange, 61);
+    const auto s = random_complex(L, 62);
+    auto d_in = to_device(x, stream);
+    std::vector<kernels::device_memory> outs;
+    for (int i = 0; i < 3; ++i) {
+        outs.emplace_back(x.size() * sizeof(cfloat));
+        poison(outs.back(), stream);
+    }
+    auto gpu = pulse_compression::make(
+        kernels::backend::cuda, nrange, rows, s, {}, true, method::fft, stream.ref());
+    // Queued back to back without waiting: each run writes its own buffer.
+    for (int i : { 0, 1, 2, 1 })
+        gpu->run(d_in.as<cfloat>(), outs[i].as<cfloat>());
+    std::vector<cfloat> want(x.size());
+    pulse_compression::make(kernels::backend::cpu, nrange, rows, s, {}, true, method::fft)
+        ->run(x.data(), want.data());
+    for (auto& d : outs)
+        EXPECT_LT(rel_l2(to_host<cfloat>(d, x.size(), stream), want), 1e-5);
+}
 
 TEST(PulseCompressionCudaApi, test_011_set_waveform_between_queued_runs)
 {

@@ -21,8 +21,9 @@ public:
                           const std::vector<cfloat>& waveform,
                           const window_spec& window,
                           bool normalize,
-                          method m)
-        : pulse_compression(backend::cpu, nrange, rows, window, normalize, m)
+                          method m,
+                          std::size_t fft_length)
+        : pulse_compression(backend::cpu, nrange, rows, window, normalize, m, fft_length)
     {
         install(make_reference(waveform));
     }
@@ -124,10 +125,11 @@ make_pulse_compression_cpu(std::size_t nrange,
                            const std::vector<cfloat>& waveform,
                            const window_spec& window,
                            bool normalize,
-                           pulse_compression::method m)
+                           pulse_compression::method m,
+                           std::size_t fft_length)
 {
     return std::make_unique<pulse_compression_cpu>(
-        nrange, rows, waveform, window, normalize, m);
+        nrange, rows, waveform, window, normalize, m, fft_length);
 }
 
 } // namespace gpuradar::kernels::detail

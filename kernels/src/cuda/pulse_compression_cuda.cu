@@ -1,17 +1,25 @@
 /*
  * CUDA pulse compression.
- * fft: pad_rows (x -> rows x nfft workspace, zero tail), batched in-place cuFFT forward,
- *      multiply_spectrum (H holds conj(FFT(g r))/nfft), cuFFT inverse, strip_rows (first
- *      nrange bins -> out). Five passes over the workspace; no callbacks (simple first).
+ * fft, callbacks (default): two cuFFT calls over a rows x nfft workspace. The forward
+ *      plan's load callback reads the pulses and zero-pads (x is never copied), its store
+ *      callback multiplies by H = conj(FFT(g r))/nfft; the in-place inverse plan's store
+ *      callback writes only the first nrange bins to out. Traffic: read x, write and read
+ *      the workspace once, write y (plus whatever passes cuFFT needs inside a length).
+ * fft, separate kernels (when cuFFT cannot JIT-link the callbacks, or rows*nfft >= 2^32,
+ *      or use_callbacks = false): pad_rows, cuFFT forward in place, multiply_spectrum,
+ *      cuFFT inverse, strip_rows: five passes.
  * fir: one kernel, a block per 1024 outputs of a row, taps and the input tile in shared
  *      memory, each thread 8 consecutive outputs from a sliding register window.
  */
 #include "../pulse_compression_backends.h"
 #include "complex_math.cuh"
 #include "cuda_check.h"
+#include "cufft_callbacks.h"
 #include "cufft_plan.h"
 #include <cuda_runtime.h>
 #include <algorithm>
+#include <cstddef>
+#include <limits>
 
 namespace gpuradar::kernels::detail {
 namespace {
@@ -179,11 +187,25 @@ public:
                            const window_spec& window,
                            bool normalize,
                            method m,
-                           stream_ref s)
-        : pulse_compression(backend::cuda, nrange, rows, window, normalize, m),
-          d_stream(native(s))
+                           stream_ref s,
+                           std::size_t fft_length,
+                           bool use_callbacks)
+        : pulse_compression(backend::cuda, nrange, rows, window, normalize, m, fft_length),
+          d_stream(native(s)),
+          d_use_callbacks(use_callbacks),
+          d_cb_params(sizeof(gpuradar_pc_cb_params))
     {
+        if (!use_callbacks)
+            d_no_callbacks_why = "use_callbacks = false";
         install(make_reference(waveform));
+    }
+
+    std::string implementation() const override
+    {
+        if (d_resolved == method::fir)
+            return "fir";
+        return d_fwd_cb ? "fft: cufft callbacks"
+                        : "fft: separate kernels (" + d_no_callbacks_why + ")";
     }
 
     void set_waveform(const std::vector<cfloat>& waveform) override
@@ -212,6 +234,27 @@ public:
         }
         const auto nfft = static_cast<unsigned>(d_nfft);
         float2* work = d_work.as<float2>();
+        if (d_fwd_cb) {
+            if (y != d_cb_out) {
+                auto* params = d_cb_params.as<gpuradar_pc_cb_params>();
+                set_device_pointer_async(
+                    reinterpret_cast<void**>(&params->out), y, d_stream, who);
+                d_cb_out = y;
+            }
+            // The load callback reads x with row stride nrange (cuFFT itself never reads
+            // or writes the input buffer of an out-of-place transform with a load
+            // callback); the inverse runs in place so cuFFT's own writes stay inside the
+            // workspace and only the strip callback touches out.
+            auto* w = reinterpret_cast<cufftComplex*>(work);
+            GPURADAR_CUFFT_CHECK(who,
+                                 cufftExecC2C(d_fwd_cb->get(),
+                                              reinterpret_cast<cufftComplex*>(
+                                                  const_cast<float2*>(x)),
+                                              w,
+                                              CUFFT_FORWARD));
+            GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_inv_cb->get(), w, w, CUFFT_INVERSE));
+            return;
+        }
         pad_rows<<<row_grid(d_nfft, d_rows), row_threads, 0, d_stream>>>(
             x, work, nrange, nfft, d_rows);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "pad_rows");
@@ -237,10 +280,47 @@ private:
             device_memory spec(nfft * sizeof(float2));
             device_memory work;
             std::unique_ptr<cufft_plan_1d> plan;
-            if (!d_plan || d_nfft != nfft) {
+            std::unique_ptr<cufft_callback_plan> fwd_cb, inv_cb;
+            const bool new_shape = d_nfft != nfft;
+            std::string why = d_no_callbacks_why;
+            if (new_shape) {
                 work = device_memory(d_rows * nfft * sizeof(float2));
-                plan = std::make_unique<cufft_plan_1d>(
-                    int(nfft), int(d_rows), 1, int(nfft), d_stream, who);
+                // The callbacks index with 32-bit offsets.
+                const bool fits = d_rows * nfft <= std::numeric_limits<unsigned>::max();
+                if (d_use_callbacks && fits) {
+                    void* info = d_cb_params.get();
+                    const long long n = static_cast<long long>(nfft);
+                    const long long b = static_cast<long long>(d_rows);
+                    fwd_cb = cufft_callback_plan::make(
+                        int(nfft),
+                        b,
+                        1,
+                        n,
+                        1,
+                        n,
+                        { { pd_callback::pc_load_pad, info },
+                          { pd_callback::pc_store_multiply, info } },
+                        d_stream,
+                        &why);
+                    if (fwd_cb)
+                        inv_cb = cufft_callback_plan::make(
+                            int(nfft),
+                            b,
+                            1,
+                            n,
+                            1,
+                            n,
+                            { { pd_callback::pc_store_strip, info } },
+                            d_stream,
+                            &why);
+                    if (!inv_cb)
+                        fwd_cb.reset();
+                } else if (d_use_callbacks) {
+                    why = "rows * nfft >= 2^32";
+                }
+                if (!fwd_cb)
+                    plan = std::make_unique<cufft_plan_1d>(
+                        int(nfft), int(d_rows), 1, int(nfft), d_stream, who);
             }
             copy_async(spec.get(),
                        spectrum.data(),
@@ -248,12 +328,28 @@ private:
                        copy_kind::host_to_device,
                        stream_ref(d_stream),
                        who);
+            // Ordered after every queued run (they have finished when the wait returns),
+            // so the callbacks' parameter block can change under no one.
+            gpuradar_pc_cb_params params{};
+            params.spectrum = spec.get();
+            params.out = d_cb_out;
+            params.nrange = static_cast<unsigned>(d_nrange);
+            params.nfft = static_cast<unsigned>(nfft);
+            copy_async(d_cb_params.get(),
+                       &params,
+                       sizeof(params),
+                       copy_kind::host_to_device,
+                       stream_ref(d_stream),
+                       who);
             GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
             d_spectrum = std::move(spec);
-            if (plan) {
+            if (new_shape) {
                 d_work = std::move(work);
                 d_plan = std::move(plan);
+                d_fwd_cb = std::move(fwd_cb);
+                d_inv_cb = std::move(inv_cb);
                 d_nfft = nfft;
+                d_no_callbacks_why = why;
             }
         } else {
             const std::size_t padded = (ref.taps.size() + fir_outputs_per_thread - 1) /
@@ -275,9 +371,14 @@ private:
     }
 
     cudaStream_t d_stream;
+    const bool d_use_callbacks;
     // fft
     std::size_t d_nfft = 0;
-    std::unique_ptr<cufft_plan_1d> d_plan;
+    std::unique_ptr<cufft_plan_1d> d_plan;              // separate kernels
+    std::unique_ptr<cufft_callback_plan> d_fwd_cb, d_inv_cb; // callbacks
+    device_memory d_cb_params;                          // gpuradar_pc_cb_params
+    void* d_cb_out = nullptr; // the out pointer the parameter block holds
+    std::string d_no_callbacks_why;
     device_memory d_work;     // rows x nfft
     device_memory d_spectrum; // nfft
     // fir
@@ -294,10 +395,12 @@ make_pulse_compression_cuda(std::size_t nrange,
                             const window_spec& window,
                             bool normalize,
                             pulse_compression::method m,
-                            stream_ref stream)
+                            stream_ref stream,
+                            std::size_t fft_length,
+                            bool use_callbacks)
 {
     return std::make_unique<pulse_compression_cuda>(
-        nrange, rows, waveform, window, normalize, m, stream);
+        nrange, rows, waveform, window, normalize, m, stream, fft_length, use_callbacks);
 }
 
 } // namespace gpuradar::kernels::detail

@@ -20,6 +20,16 @@ namespace gpuradar::kernels {
 std::size_t fast_fft_length(std::size_t n);
 
 /*!
+ * \brief The FFT length pulse_compression uses by default: the smallest n' >= n of the
+ * form 2^a 3^b 5^c (n == 0 gives 1). Factors of 7 are left out on purpose: cuFFT's
+ * radix-7 kernels are much slower than its 2/3/5 ones. Measured on an H100 (PD-B shape,
+ * 256 rows of 16384, `gpuradar_bench pulse_compression/fft_length`): length 17010
+ * (2 3^5 5 7, what fast_fft_length gives) took 0.317 ms against 0.145 ms for 17496
+ * (2^3 3^7), a transform 3% longer but twice as fast; see docs/PERFORMANCE.md for the sweep behind this rule.
+ */
+std::size_t preferred_fft_length(std::size_t n);
+
+/*!
  * \brief Complex baseband linear-FM chirp, s[n] = exp(j pi k t^2), t = n/fs - T/2,
  * k = +-B/T (up: frequency rises from -B/2 to +B/2), L = round(T fs) samples.
  *
@@ -54,9 +64,13 @@ std::vector<cfloat> lfm_chirp(double bandwidth_hz,
  * of white noise unchanged (and puts a matched echo of amplitude a at a*sqrt(sum|r|^2)).
  *
  * Methods:
- * - fft: fast convolution. FFT length nfft = fast_fft_length(nrange + L - 1) (no circular
- *   wrap for any output bin), the reference spectrum conj(FFT(r)) * g / nfft made once,
- *   then per row pad, forward FFT, multiply, inverse FFT, keep the first nrange bins.
+ * - fft: fast convolution. FFT length nfft = preferred_fft_length(nrange + L - 1) (no
+ *   circular wrap for any output bin; or the caller's fft_length, see make()), the
+ *   reference spectrum conj(FFT(r)) * g / nfft made once, then per row pad, forward FFT,
+ *   multiply, inverse FFT, keep the first nrange bins. CUDA: pad, multiply and strip
+ *   ride on the FFTs' loads and stores (cuFFT LTO callbacks: two passes over the CPI
+ *   instead of five) when cuFFT can JIT-link them, else separate kernels;
+ *   implementation() says which.
  * - fir:  direct time-domain sum (cheaper for short waveforms).
  * - automatic: fir when L <= fir_crossover_taps(backend), else fft.
  * Both give the same y within float rounding.
@@ -110,6 +124,10 @@ public:
      * \param normalize divide by sqrt(sum |w s|^2) (white-noise power unchanged)
      * \param m         method (automatic resolves from the waveform length)
      * \param stream    CUDA stream for the CUDA backend
+     * \param fft_length 0: automatic (preferred_fft_length(nrange + L - 1)); otherwise
+     *                  the fft method uses max(fft_length, nrange + L - 1) exactly, for
+     *                  this and every later waveform (benchmarks, callers with their own
+     *                  size rule)
      * Throws std::invalid_argument naming the parameter (nrange, rows, waveform, window
      * parameters) before allocating anything; cuda_error without a device for cuda.
      */
@@ -121,7 +139,8 @@ public:
          const window_spec& window = window_spec(),
          bool normalize = false,
          method m = method::automatic,
-         stream_ref stream = stream_ref());
+         stream_ref stream = stream_ref(),
+         std::size_t fft_length = 0);
 
     virtual ~pulse_compression() = default;
 
@@ -142,6 +161,13 @@ public:
     virtual void set_waveform(const std::vector<cfloat>& waveform) = 0;
 
     /*!
+     * What run() does, for logs and benchmarks: "fir", "fft" (CPU), "fft: cufft
+     * callbacks" (CUDA, two passes) or "fft: separate kernels (<why callbacks were not
+     * used>)" (CUDA, five passes).
+     */
+    virtual std::string implementation() const { return to_string(d_resolved); }
+
+    /*!
      * Throws std::invalid_argument (naming `waveform`) when set_waveform() would reject
      * `waveform`; changes nothing. For callers that accept a waveform now and apply it
      * later (a block at its next CPI boundary).
@@ -155,10 +181,9 @@ public:
     std::size_t rows() const { return d_rows; }
     std::size_t waveform_length() const { return d_waveform_length; }
     //! The FFT length of the fft method (computed for the current waveform either way).
-    std::size_t fft_length() const
-    {
-        return fast_fft_length(d_nrange + d_waveform_length - 1);
-    }
+    std::size_t fft_length() const { return d_fft_length; }
+    //! The fft_length argument of make() (0: automatic).
+    std::size_t requested_fft_length() const { return d_requested_fft_length; }
     method requested_method() const { return d_requested; }
     //! fft or fir: what run() does for the current waveform.
     method resolved_method() const { return d_resolved; }
@@ -173,7 +198,8 @@ protected:
                       std::size_t rows,
                       const window_spec& window,
                       bool normalize,
-                      method m);
+                      method m,
+                      std::size_t requested_fft_length = 0);
 
     //! What a waveform turns into; computed (and validated) before any state changes.
     struct reference {
@@ -203,7 +229,9 @@ protected:
     const window_spec d_window;
     const bool d_normalize;
     const method d_requested;
+    const std::size_t d_requested_fft_length;
     std::size_t d_waveform_length = 0;
+    std::size_t d_fft_length = 1;
     method d_resolved = method::fft;
     double d_gain = 1.0;
 };
