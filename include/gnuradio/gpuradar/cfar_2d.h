@@ -1,0 +1,113 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef INCLUDED_GPURADAR_CFAR_2D_H
+#define INCLUDED_GPURADAR_CFAR_2D_H
+
+#include <gnuradio/block.h>
+#include <gnuradio/gpuradar/api.h>
+#include <cstdint>
+#include <string>
+
+namespace gr {
+namespace gpuradar {
+
+/*!
+ * \brief Two-dimensional CFAR detector on a range-Doppler power map, with detection
+ * reports.
+ * \ingroup gpuradar
+ *
+ * In: the power map (square law, e.g. the envelope block after the Doppler filter): a CPI
+ * is nrange items of float[channels * ndoppler] (one range bin each, channel-major,
+ * Doppler contiguous; DESIGN.md). Each (CPI, channel) is one map.
+ *
+ * Out 0: detection mask, uint8[channels * ndoppler] per item (1 = detection), same
+ * layout. Out 1 (optional, connect it to get it): the threshold T per cell, float, same
+ * layout (+Inf where the window holds NaN/Inf interference); it is not computed when
+ * unconnected.
+ *
+ * Message port `detections`: one PDU per CPI, pmt pair (metadata dict, vector of dicts).
+ * Metadata: every field of the CPI's `cpi` tag, plus `cpi` (index), `channels`,
+ * `ndetections` (listed), `found` (including those over max_detections), `overflow`
+ * (bool), `nonfinite` (NaN/Inf cells in the CPI), `alpha` (full window), `variant`.
+ * Each detection: `range_bin`, `doppler_bin`, `channel`, `cpi` (u64), `power`,
+ * `threshold`, `noise` (T / alpha), `snr_db` = 10 log10(power / noise) (doubles), and
+ * - `range_m` = r0 + range_bin * c / (2 fs) when the tag has `fs` (`r0` absent: 0);
+ * - `velocity_mps` when the tag has `prf`, `fc` and `ndoppler` (the Doppler filter ran):
+ *   with `fftshift` true, v = (m - ndoppler/2) prf/ndoppler c/(2 fc); otherwise (false or
+ *   absent) bins m >= ndoppler/2 stand for m - ndoppler (docs/CONVENTIONS.md). Positive:
+ *   closing;
+ * - `rx_time` (the CPI's, as in the tag) when the tag has it.
+ * gnuradio.gpuradar.detections turns the PDU into plain Python dicts.
+ *
+ * CPI framing: a `cpi` tag starts a CPI at its item; without tags the block counts
+ * nrange items from the start of the stream. A tag inside a CPI discards the partial CPI
+ * (counted, dropped_cpis()) and realigns on it. A tag whose shape differs (nrange, its
+ * ndoppler or, without ndoppler, npulses, channels) is logged and the CPI discarded
+ * (counted). The `cpi` tag is re-emitted on the first output item of each CPI (made with
+ * index, nrange, ndoppler when none came in); other tags inside a CPI pass through at
+ * their item. NaN / Inf cells are never detections; their count per CPI is logged as a
+ * warning when nonzero and summed in nonfinite_cells().
+ */
+class GPURADAR_API cfar_2d : virtual public gr::block
+{
+public:
+    typedef std::shared_ptr<cfar_2d> sptr;
+
+    /*!
+     * \param nrange         range bins (items) per CPI (>= 1)
+     * \param ndoppler       Doppler bins per map (>= 1)
+     * \param channels       maps per item, channel-major (>= 1)
+     * \param guard_range    guard cells per side in range (>= 0)
+     * \param train_range    training cells per side in range (>= 0)
+     * \param guard_doppler  guard cells per side in Doppler (>= 0)
+     * \param train_doppler  training cells per side in Doppler (>= 0; train_range +
+     *                       train_doppler >= 1)
+     * \param pfa            design false-alarm probability per cell, in (0, 1)
+     * \param variant        "ca" (cell averaging), "go" (greatest of), "so" (smallest
+     *                       of), "os" (ordered statistic)
+     * \param os_k           os: rank of the order statistic in [1, N] (N = training
+     *                       cells); 0 = round(3N/4). Ignored by the other variants.
+     * \param range_edge     "clip" (default: the window uses only cells inside the map,
+     *                       alpha recomputed per clipped window) or "wrap"
+     * \param doppler_edge   "wrap" (default: Doppler is periodic) or "clip"
+     * \param local_max_only report only cells that peak in their 3x3 neighbourhood
+     * \param max_detections most detections listed per CPI (>= 1; the mask is always
+     *                       complete)
+     * \param backend        "auto", "cuda" or "cpu"
+     */
+    static sptr make(unsigned int nrange,
+                     unsigned int ndoppler,
+                     unsigned int channels = 1,
+                     int guard_range = 1,
+                     int train_range = 5,
+                     int guard_doppler = 1,
+                     int train_doppler = 1,
+                     double pfa = 1e-6,
+                     const std::string& variant = "ca",
+                     int os_k = 0,
+                     const std::string& range_edge = "clip",
+                     const std::string& doppler_edge = "wrap",
+                     bool local_max_only = false,
+                     unsigned int max_detections = 4096,
+                     const std::string& backend = "auto");
+
+    //! CPIs discarded (cut short by a tag, or a tag of another shape).
+    virtual std::uint64_t dropped_cpis() const = 0;
+    //! NaN / Inf cells seen so far (never detections).
+    virtual std::uint64_t nonfinite_cells() const = 0;
+    //! CPIs whose detection list overflowed max_detections.
+    virtual std::uint64_t overflowed_cpis() const = 0;
+    //! Training cells N of a full window.
+    virtual int training_cells() const = 0;
+    //! Threshold factor alpha of a full window.
+    virtual double alpha() const = 0;
+    //! The os rank in use (0 for other variants).
+    virtual int os_k() const = 0;
+    //! The backend actually running: "cuda" or "cpu".
+    virtual std::string backend() const = 0;
+};
+
+} // namespace gpuradar
+} // namespace gr
+
+#endif
