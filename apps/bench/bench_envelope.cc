@@ -34,23 +34,6 @@ std::vector<cfloat> noise(std::size_t n, unsigned seed)
     return v;
 }
 
-template <typename F>
-double time_ms(const kernels::cuda_stream& s, int repeats, F&& f)
-{
-    kernels::cuda_event a, b;
-    for (int i = 0; i < 3; ++i)
-        f(); // warm-up
-    std::vector<double> t;
-    for (int i = 0; i < repeats; ++i) {
-        a.record(s.ref());
-        f();
-        b.record(s.ref());
-        b.synchronize();
-        t.push_back(kernels::cuda_event::elapsed_ms(a, b));
-    }
-    return median(t);
-}
-
 } // namespace
 
 GPURADAR_BENCH("envelope/kernel")

@@ -32,23 +32,8 @@ inline const std::vector<workload>& workloads()
     return w;
 }
 
-//! Median milliseconds of one call of f on stream s (3 warm-up calls, then `repeats`).
-template <typename F>
-double time_ms(const kernels::cuda_stream& s, int repeats, F&& f)
-{
-    kernels::cuda_event a, b;
-    for (int i = 0; i < 3; ++i)
-        f();
-    std::vector<double> t;
-    for (int i = 0; i < repeats; ++i) {
-        a.record(s.ref());
-        f();
-        b.record(s.ref());
-        b.synchronize();
-        t.push_back(kernels::cuda_event::elapsed_ms(a, b));
-    }
-    return median(t);
-}
+//! bench::time_ms (bench_registry.h), under the name the PD benches use.
+using bench::time_ms;
 
 //! n complex samples of uniform noise in [-1, 1) (xorshift: fast for 10^8 samples).
 inline kernels::device_memory random_device(std::size_t n, const kernels::cuda_stream& s)

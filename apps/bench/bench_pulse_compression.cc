@@ -5,13 +5,15 @@
  * copy. pulse_compression/crossover     fir vs fft time against waveform length on the PD
  *                                  shapes: where `auto` should switch (CUDA).
  *  pulse_compression/crossover_cpu the same on the CPU twin, one core, a 16-pulse batch.
- *  pulse_compression/fft_length    PD-B's 256 x 16384 with the waveform length chosen so
- *                                  that the FFT length takes each 7-smooth value from
- *                                  16464 to 30720: how much the size's factors cost.
+ *  pulse_compression/fft_length    each PD shape with FFT lengths forced through make()'s
+ *                                  fft_length: 7-smooth, 5-smooth and power-of-two sizes
+ *                                  around the automatic one (what the factors cost).
  * Counts per CPI of N = rows * nrange samples, waveform L, FFT length F per row:
  *  minimum traffic 16 N bytes (read x, write y);
- *  fft as built: pad (8N + 8 rows F) + 2 FFTs (>= 16 rows F each) + multiply
- *  (16 rows F) + strip (8N + 8N) = 32 N + 56 rows F bytes at least;
+ *  fft with cuFFT callbacks (default): read x (8N), write and read the workspace
+ *  (16 rows F), write y (8N) = 16 N + 16 rows F bytes at least (pass_floor_ms);
+ *  fft with separate kernels: pad (8N + 8 rows F) + 2 FFTs (>= 16 rows F each) +
+ *  multiply (16 rows F) + strip (8N + 8N) = 32 N + 56 rows F;
  *  fir: 8 L N complex multiply-adds = 8 L N flops, traffic 16 N.
  */
 #include "bench_pd_common.h"
@@ -52,12 +54,13 @@ GPURADAR_BENCH("pulse_compression/PD")
                                               true,
                                               m,
                                               s.ref());
-            const double ms = pd::time_ms(s, opt.quick ? 5 : opt.repeats, [&] {
+            const double ms = time_ms(s, opt.quick ? 5 : opt.repeats, [&] {
                 pc->run(in.as<kernels::cfloat>(), out.as<kernels::cfloat>());
             });
             const double min_bytes = 2.0 * w.bytes();
+            // Callbacks: read x, write + read the workspace, write y.
             const double fft_bytes =
-                4.0 * w.bytes() + 56.0 * double(rows) * double(pc->fft_length());
+                2.0 * w.bytes() + 16.0 * double(rows) * double(pc->fft_length());
             const double gbs = min_bytes / (ms * 1e6);
             auto line = json_line("pulse_compression/PD");
             line.field("device", props.name)
@@ -67,6 +70,7 @@ GPURADAR_BENCH("pulse_compression/PD")
                 .field("nrange", static_cast<long long>(w.nrange))
                 .field("waveform", static_cast<long long>(w.waveform))
                 .field("fft_length", static_cast<long long>(pc->fft_length()))
+                .field("implementation", pc->implementation())
                 .field("ms", ms)
                 .field("gb_per_s", gbs)
                 .field("copy_gb_per_s", copy)
@@ -105,7 +109,7 @@ GPURADAR_BENCH("pulse_compression/crossover")
                                                   true,
                                                   m,
                                                   s.ref());
-                t[m == method::fir] = pd::time_ms(s, opt.quick ? 5 : 20, [&] {
+                t[m == method::fir] = time_ms(s, opt.quick ? 5 : 20, [&] {
                     pc->run(in.as<kernels::cfloat>(), out.as<kernels::cfloat>());
                 });
             }
@@ -137,44 +141,51 @@ GPURADAR_BENCH("pulse_compression/fft_length")
         return;
     const auto props = kernels::current_device_properties();
     kernels::cuda_stream s;
-    const std::size_t rows = 256, nrange = 16384;
-    auto in = pd::random_device(rows * nrange, s);
-    kernels::device_memory out(rows * nrange * sizeof(kernels::cfloat));
-    // 7-smooth lengths; L = n - nrange + 1 (<= nrange) makes fast_fft_length hit n.
-    for (std::size_t n : { 16464,
-                           16800,
-                           16875,
-                           17010,
-                           17150,
-                           17280,
-                           17496,
-                           18000,
-                           18432,
-                           19200,
-                           20000,
-                           20480,
-                           24576,
-                           27648,
-                           30720 }) {
-        const std::size_t L = n - nrange + 1;
-        auto pc = pulse_compression::make(kernels::backend::cuda,
-                                          nrange,
-                                          rows,
-                                          waveform(L),
-                                          kernels::window_spec(),
-                                          true,
-                                          method::fft,
-                                          s.ref());
-        const double ms = pd::time_ms(s, opt.quick ? 5 : 20, [&] {
-            pc->run(in.as<kernels::cfloat>(), out.as<kernels::cfloat>());
-        });
-        json_line("pulse_compression/fft_length")
-            .field("device", props.name)
-            .field("rows", static_cast<long long>(rows))
-            .field("nrange", static_cast<long long>(nrange))
-            .field("fft_length", static_cast<long long>(pc->fft_length()))
-            .field("ms", ms)
-            .emit();
+    // Each PD shape with its own waveform and the FFT lengths >= nrange + L - 1 around
+    // the automatic choice: 7-smooth ones (fast_fft_length's), 5-smooth ones
+    // (preferred_fft_length's), powers of two.
+    struct sweep {
+        const char* shape;
+        std::size_t rows, nrange, L;
+        std::vector<std::size_t> lengths;
+    };
+    const std::vector<sweep> sweeps = {
+        { "PD-A", 2048, 9000, 1000, { 10000, 10080, 10125, 10206, 10240, 10368, 10500, 10800, 11520, 12288, 16384 } },
+        { "PD-B", 256, 16384, 512, { 16896, 17010, 17150, 17280, 17496, 18000, 18432, 19200, 20480, 24576, 32768 } },
+        { "PD-C", 1024, 4096, 256, { 4374, 4375, 4410, 4500, 4608, 4800, 5000, 5120, 6144, 8192 } },
+    };
+    for (const auto& sw : sweeps) {
+        auto in = pd::random_device(sw.rows * sw.nrange, s);
+        kernels::device_memory out(sw.rows * sw.nrange * sizeof(kernels::cfloat));
+        const std::size_t automatic =
+            kernels::preferred_fft_length(sw.nrange + sw.L - 1);
+        for (std::size_t n : sw.lengths) {
+            auto pc = pulse_compression::make(kernels::backend::cuda,
+                                              sw.nrange,
+                                              sw.rows,
+                                              waveform(sw.L),
+                                              kernels::window_spec(),
+                                              true,
+                                              method::fft,
+                                              s.ref(),
+                                              n);
+            const double ms = time_ms(s, opt.quick ? 5 : 20, [&] {
+                pc->run(in.as<kernels::cfloat>(), out.as<kernels::cfloat>());
+            });
+            json_line("pulse_compression/fft_length")
+                .field("device", props.name)
+                .field("shape", sw.shape)
+                .field("rows", static_cast<long long>(sw.rows))
+                .field("nrange", static_cast<long long>(sw.nrange))
+                .field("waveform", static_cast<long long>(sw.L))
+                .field("fft_length", static_cast<long long>(pc->fft_length()))
+                .field("automatic", pc->fft_length() == automatic)
+                .field("fast_fft_length", pc->fft_length() ==
+                                              kernels::fast_fft_length(sw.nrange + sw.L - 1))
+                .field("implementation", pc->implementation())
+                .field("ms", ms)
+                .emit();
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 #ifndef INCLUDED_GPURADAR_BENCH_REGISTRY_H
 #define INCLUDED_GPURADAR_BENCH_REGISTRY_H
 
+#include <gpuradar/kernels/cuda_resources.h>
 #include <cstdio>
 #include <functional>
 #include <sstream>
@@ -85,6 +86,31 @@ private:
 
 //! Median of a sample (copies; benchmark-sized vectors only).
 double median(std::vector<double> v);
+
+//! Warm-up calls before timing: module load, cuFFT's first launches and allocator
+//! growth stay out of the figures.
+constexpr int warmup_calls = 3;
+
+/*!
+ * Median milliseconds of one call of f on stream s: warmup_calls untimed calls, then
+ * `repeats` calls each between two CUDA events (waited for, so calls do not overlap).
+ */
+template <typename F>
+double time_ms(const kernels::cuda_stream& s, int repeats, F&& f)
+{
+    kernels::cuda_event a, b;
+    for (int i = 0; i < warmup_calls; ++i)
+        f();
+    std::vector<double> t;
+    for (int i = 0; i < repeats; ++i) {
+        a.record(s.ref());
+        f();
+        b.record(s.ref());
+        b.synchronize();
+        t.push_back(kernels::cuda_event::elapsed_ms(a, b));
+    }
+    return median(t);
+}
 
 } // namespace gpuradar::bench
 

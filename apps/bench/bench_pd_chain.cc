@@ -1,0 +1,146 @@
+/*
+ * The kernels-only pulse-Doppler chain per CPI, DESIGN.md's PD workloads:
+ * pulse compression (Taylor, normalised, automatic method) -> corner turn -> Doppler
+ * filter (Hann, fftshift, nfft = npulses) -> square-law envelope -> CA-CFAR (DESIGN.md's
+ * window: guard/train Doppler 1,1, range 1,5; Pfa 1e-6).
+ *
+ *  pd_chain/PD     for each workload and each fusion setting of kernels::pulse_doppler
+ *                  (pc_callbacks x fused_doppler; both off = the separate stages), the
+ *                  chain without and with cfar_2d::run, plus pulse compression and CFAR
+ *                  alone, beside a device copy of the CPI measured in the same run.
+ *
+ * Counts per CPI, N = channels * npulses * nrange samples, F = pulse-compression FFT
+ * length, rows = channels * npulses (bytes at least; cuFFT may need more passes inside
+ * one transform):
+ *  pulse compression, callbacks: read x 8N, write + read the workspace 16 rows F, write
+ *                  the compressed CPI 8N;  separate kernels: 32N + 56 rows F.
+ *  Doppler, fused: read 8N, write the power map 4N;  separate (corner turn 16N,
+ *                  prepare + in-place FFT 32N, envelope 12N): 60N.
+ *  CFAR: read 4N, write the mask N.
+ * floor_ms = bytes of the fused design / copy bandwidth (read + written) of this run.
+ */
+#include "bench_pd_common.h"
+#include <gpuradar/kernels/cfar_2d.h>
+#include <gpuradar/kernels/pulse_doppler.h>
+
+namespace gpuradar::bench {
+
+namespace {
+
+using kernels::cfloat;
+
+kernels::pulse_doppler::params chain_params(const pd::workload& w)
+{
+    kernels::pulse_doppler::params p;
+    p.npulses = w.npulses;
+    p.nrange = w.nrange;
+    p.channels = w.channels;
+    // A chirp filling the band at 2x oversampling: the usual radar case, never zeros.
+    p.waveform = kernels::lfm_chirp(50e6, double(w.waveform) / 100e6, 100e6);
+    p.range_window = kernels::window_spec::make("taylor");
+    p.normalize = true;
+    p.doppler_window = kernels::window_spec::make("hann");
+    p.fftshift = true;
+    return p;
+}
+
+} // namespace
+
+GPURADAR_BENCH("pd_chain/PD")
+{
+    if (!pd::have_cuda("pd_chain/PD"))
+        return;
+    const auto props = kernels::current_device_properties();
+    kernels::cuda_stream s;
+    const auto cuda = kernels::backend::cuda;
+    const int reps = opt.quick ? 5 : opt.repeats;
+    for (const auto& w : pd::workloads()) {
+        const auto p = chain_params(w);
+        const double n = double(w.samples());
+        auto x = pd::random_device(w.samples(), s);
+        kernels::device_memory a(w.bytes()), power(w.samples() * sizeof(float)),
+            mask(w.samples());
+        const double copy = pd::copy_gb_per_s(w.bytes(), s, opt.repeats);
+        const double gb_per_ms = copy * 1e6;
+
+        // Pulse compression alone (the object the GNU Radio block uses).
+        auto pc = kernels::pulse_compression::make(cuda,
+                                                   w.nrange,
+                                                   w.npulses * w.channels,
+                                                   p.waveform,
+                                                   p.range_window,
+                                                   p.normalize,
+                                                   p.pc_method,
+                                                   s.ref());
+        const double pc_ms =
+            time_ms(s, reps, [&] { pc->run(x.as<cfloat>(), a.as<cfloat>()); });
+        const double rows_f = double(w.npulses * w.channels) * double(pc->fft_length());
+        const double pc_bytes = 16.0 * n + 16.0 * rows_f;
+
+        // CFAR alone on a real power map (the fused chain's output).
+        {
+            auto first = kernels::pulse_doppler::make(cuda, p, s.ref());
+            first->run(x.as<cfloat>(), power.as<float>());
+            s.synchronize("bench");
+        }
+        kernels::cfar_2d_params cp;
+        cp.nrange = w.nrange;
+        cp.ndoppler = w.npulses;
+        cp.channels = w.channels;
+        cp.guard_range = 1;
+        cp.train_range = 5;
+        cp.guard_doppler = 1;
+        cp.train_doppler = 1;
+        cp.pfa = 1e-6;
+        auto cfar = kernels::cfar_2d::make(cuda, cp, s.ref());
+        auto run_cfar = [&] {
+            cfar->run(power.as<float>(), mask.as<std::uint8_t>(), nullptr, 1);
+        };
+        const double cfar_ms = time_ms(s, reps, run_cfar);
+
+        json_line("pd_chain/PD")
+            .field("device", props.name)
+            .field("workload", w.name)
+            .field("stage", "alone")
+            .field("pc_implementation", pc->implementation())
+            .field("fft_length", static_cast<long long>(pc->fft_length()))
+            .field("pulse_compression_ms", pc_ms)
+            .field("pc_floor_ms", pc_bytes / gb_per_ms)
+            .field("cfar_ms", cfar_ms)
+            .field("cfar_floor_ms", 5.0 * n / gb_per_ms)
+            .field("copy_gb_per_s", copy)
+            .emit();
+
+        for (bool cb : { false, true })
+            for (bool fused : { false, true }) {
+                kernels::pulse_doppler::fusion f;
+                f.pc_callbacks = cb;
+                f.fused_doppler = fused;
+                auto pdc = kernels::pulse_doppler::make(cuda, p, s.ref(), f);
+                auto run_chain = [&] { pdc->run(x.as<cfloat>(), power.as<float>()); };
+                const double chain_ms = time_ms(s, reps, run_chain);
+                const double with_cfar_ms = time_ms(s, reps, [&] {
+                    run_chain();
+                    run_cfar();
+                });
+                const double floor_bytes = pc_bytes + 12.0 * n;
+                json_line("pd_chain/PD")
+                    .field("device", props.name)
+                    .field("workload", w.name)
+                    .field("stage", "chain")
+                    .field("pc_callbacks", cb)
+                    .field("fused_doppler", fused)
+                    .field("implementation", pdc->implementation())
+                    .field("chain_ms", chain_ms)
+                    .field("chain_cfar_ms", with_cfar_ms)
+                    .field("doppler_part_ms", chain_ms - pc_ms)
+                    .field("floor_ms", floor_bytes / gb_per_ms)
+                    .field("floor_cfar_ms", (floor_bytes + 5.0 * n) / gb_per_ms)
+                    .field("target_ms", w.channels == 16 ? 0.5 : 0.1)
+                    .field("copy_gb_per_s", copy)
+                    .emit();
+            }
+    }
+}
+
+} // namespace gpuradar::bench
