@@ -25,7 +25,6 @@
 #include "cuda_check.h"
 #include <cuda_runtime.h>
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -280,26 +279,6 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
     }
 }
 
-//! A CUDA event without timing for cross-stream ordering (RAII, checked).
-class order_event
-{
-public:
-    order_event() { GPURADAR_CUDA_CHECK(who, cudaEventCreateWithFlags(&d_e, cudaEventDisableTiming)); }
-    ~order_event()
-    {
-        const cudaError_t err = cudaEventDestroy(d_e);
-        if (err != cudaSuccess && err != cudaErrorCudartUnloading)
-            std::fprintf(stderr, "gpuradar: cudaEventDestroy failed in a destructor: %s\n",
-                         cudaGetErrorName(err));
-    }
-    order_event(const order_event&) = delete;
-    order_event& operator=(const order_event&) = delete;
-    cudaEvent_t get() const { return d_e; }
-
-private:
-    cudaEvent_t d_e = nullptr;
-};
-
 class backprojection_cuda final : public backprojection
 {
 public:
@@ -374,27 +353,27 @@ public:
         for (std::size_t first = 0; first < npulses; first += d_block, slot ^= 1) {
             const std::size_t n = std::min(d_block, npulses - first);
             // Kernels of this slot's previous block must be done with its device buffer.
-            GPURADAR_CUDA_CHECK(who, cudaStreamWaitEvent(cs, d_consumed[slot]->get(), 0));
+            d_consumed[slot]->make_stream_wait(d_copy_stream->ref());
             const void* src = host_pulses + first * d_nbins;
             if (!pinned) {
                 // The previous copy out of this pinned buffer must be done before refilling.
-                GPURADAR_CUDA_CHECK(who, cudaEventSynchronize(d_staged[slot]->get()));
+                d_staged[slot]->synchronize();
                 std::memcpy(d_pinned_stage[slot].get(), src, n * pulse_bytes);
                 src = d_pinned_stage[slot].get();
             }
             GPURADAR_CUDA_CHECK(who, cudaMemcpyAsync(d_stage[slot].get(), src, n * pulse_bytes,
                                                      cudaMemcpyHostToDevice, cs));
-            GPURADAR_CUDA_CHECK(who, cudaEventRecord(d_staged[slot]->get(), cs));
-            GPURADAR_CUDA_CHECK(who, cudaEventRecord(d_copied[slot]->get(), cs));
+            d_staged[slot]->record(d_copy_stream->ref());
+            d_copied[slot]->record(d_copy_stream->ref());
             // The records are sorted by pulse index: those of this block are contiguous.
             std::size_t end = rec;
             while (end < prep.pulses.size() && std::size_t(prep.pulses[end].index) < first + n)
                 ++end;
-            GPURADAR_CUDA_CHECK(who, cudaStreamWaitEvent(d_stream, d_copied[slot]->get(), 0));
+            d_copied[slot]->make_stream_wait(stream_ref(d_stream));
             if (end > rec)
                 launch(d_stage[slot].as<cfloat>(), d_records.as<bp_pulse>() + rec, int(end - rec),
                        int(first), prep, image);
-            GPURADAR_CUDA_CHECK(who, cudaEventRecord(d_consumed[slot]->get(), d_stream));
+            d_consumed[slot]->record(stream_ref(d_stream));
             rec = end;
         }
         // The caller's (pinned) buffer is read asynchronously: return once it is copied.
@@ -412,12 +391,12 @@ private:
             d_records = device_memory(bytes);
         } else if (d_records_pending) {
             // The previous copy out of the pinned buffer must be done before refilling.
-            GPURADAR_CUDA_CHECK(who, cudaEventSynchronize(d_records_copied.get()));
+            d_records_copied.synchronize();
         }
         std::memcpy(d_records_host.get(), recs.data(), bytes);
         GPURADAR_CUDA_CHECK(who, cudaMemcpyAsync(d_records.get(), d_records_host.get(), bytes,
                                                  cudaMemcpyHostToDevice, d_stream));
-        GPURADAR_CUDA_CHECK(who, cudaEventRecord(d_records_copied.get(), d_stream));
+        d_records_copied.record(stream_ref(d_stream));
         d_records_pending = true;
     }
 
@@ -492,14 +471,14 @@ private:
     device_memory d_tile_z, d_dz;
     pinned_memory d_records_host;
     device_memory d_records;
-    order_event d_records_copied;
+    cuda_event d_records_copied;
     bool d_records_pending = false;
     // run_host_pulses: a copy stream and two device/pinned buffers used in turn.
     std::optional<cuda_stream> d_copy_stream;
     std::size_t d_block = 0;
     device_memory d_stage[2];
     pinned_memory d_pinned_stage[2];
-    std::optional<order_event> d_copied[2], d_consumed[2], d_staged[2];
+    std::optional<cuda_event> d_copied[2], d_consumed[2], d_staged[2];
 };
 
 } // namespace

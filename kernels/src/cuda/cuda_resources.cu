@@ -113,6 +113,12 @@ void cuda_event::synchronize() const
 {
     GPURADAR_CUDA_CHECK("cuda_event", cudaEventSynchronize(static_cast<cudaEvent_t>(d_event)));
 }
+void cuda_event::make_stream_wait(stream_ref stream) const
+{
+    GPURADAR_CUDA_CHECK("cuda_event",
+                        cudaStreamWaitEvent(detail::native(stream),
+                                            static_cast<cudaEvent_t>(d_event), 0));
+}
 float cuda_event::elapsed_ms(const cuda_event& start, const cuda_event& stop)
 {
     float ms = 0;

@@ -114,6 +114,9 @@ public:
 
     void record(stream_ref stream);
     void synchronize() const;
+    //! Makes work queued on `stream` after this call wait until the event's last recorded
+    //! work has completed (cudaStreamWaitEvent; no host-side wait).
+    void make_stream_wait(stream_ref stream) const;
     //! Milliseconds between two recorded, completed events.
     static float elapsed_ms(const cuda_event& start, const cuda_event& stop);
 

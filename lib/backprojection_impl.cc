@@ -1,0 +1,222 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "backprojection_impl.h"
+#include "backend_select.h"
+#include <gnuradio/buffer_double_mapped.h>
+#include <gnuradio/io_signature.h>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace gr {
+namespace gpuradar {
+
+namespace {
+
+constexpr const char* block_name = "backprojection";
+constexpr std::size_t geometry_bytes = backprojection::geometry_length * sizeof(double);
+static_assert(backprojection::geometry_length == kernels::backprojection::geometry_length,
+              "the block's geometry item is the kernel's geometry vector");
+//! Index of dr in the geometry vector [x, y, z, r0, dr, f0] (DESIGN.md).
+constexpr std::size_t geometry_dr = 4;
+
+bool parse_mode(const std::string& mode)
+{
+    if (mode == "restart")
+        return false;
+    if (mode == "accumulate")
+        return true;
+    throw std::invalid_argument(std::string("gpuradar::") + block_name +
+                                ": mode must be one of restart, accumulate (got '" + mode +
+                                "')");
+}
+
+//! Input 0 pulses (device buffer on CUDA), input 1 geometry (host: the kernel prepares
+//! each pulse on the host in double).
+gr::io_signature::sptr pulse_geometry_signature(kernels::backend b, unsigned int nbins)
+{
+    const int pulse_bytes = static_cast<int>(std::size_t(nbins) * sizeof(gr_complex));
+    if (b == kernels::backend::cuda)
+        return gr::io_signature::make2(
+            2, 2, pulse_bytes, int(geometry_bytes), device_buffer::type,
+            gr::buffer_double_mapped::type);
+    return gr::io_signature::make2(2, 2, pulse_bytes, int(geometry_bytes));
+}
+
+} // namespace
+
+backprojection::sptr backprojection::make(unsigned int nbins,
+                                          unsigned int nx,
+                                          unsigned int ny,
+                                          double x0,
+                                          double y0,
+                                          double dx,
+                                          double dy,
+                                          double z,
+                                          unsigned int pulses_per_image,
+                                          const std::string& mode,
+                                          const std::string& precision,
+                                          const std::vector<float>& height,
+                                          const std::string& backend)
+{
+    // The port item sizes need these before the kernel (which checks the rest) is made.
+    check_positive(block_name, "nbins", nbins);
+    check_positive(block_name, "nx", nx);
+    check_positive(block_name, "ny", ny);
+    check_positive(block_name, "pulses_per_image", pulses_per_image);
+    const bool accumulate = parse_mode(mode);
+    const auto p = kernels::backprojection::parse_precision(precision);
+    kernels::image_grid g;
+    g.x0 = x0;
+    g.y0 = y0;
+    g.dx = dx;
+    g.dy = dy;
+    g.nx = nx;
+    g.ny = ny;
+    g.z = z;
+    g.height.assign(height.begin(), height.end());
+    const auto b = select_backend(backend, block_name);
+    // nbins and the grid are validated by the kernel's make, before anything is allocated.
+    return gnuradio::make_block_sptr<backprojection_impl>(nbins, g, pulses_per_image,
+                                                          accumulate, p, b);
+}
+
+backprojection_impl::backprojection_impl(unsigned int nbins,
+                                         const kernels::image_grid& grid,
+                                         unsigned int pulses_per_image,
+                                         bool accumulate,
+                                         kernels::backprojection::precision precision,
+                                         kernels::backend backend)
+    : gr::block("backprojection",
+                pulse_geometry_signature(backend, nbins),
+                stream_signature(backend, std::size_t(grid.nx) * sizeof(gr_complex))),
+      gpu_stream_owner(backend, block_name),
+      d_nbins(nbins),
+      d_pulses_per_image(pulses_per_image),
+      d_npix(std::size_t(grid.nx) * std::size_t(grid.ny)),
+      d_accumulate(accumulate),
+      d_backend(backend),
+      d_kernel(kernels::backprojection::make(backend, grid, nbins, precision, stream()))
+{
+    if (backend == kernels::backend::cuda)
+        d_image_dev = kernels::device_memory(d_npix * sizeof(gr_complex));
+    else
+        d_image_host.resize(d_npix);
+    clear_image();
+    finish_work();
+    // One image = ny output items. The relative rate stays 1: pulses are integrated as
+    // they come, so the upstream buffer need not hold a whole aperture.
+    set_output_multiple(static_cast<int>(grid.ny));
+    // Images do not map to pulses item for item: no tag propagation.
+    set_tag_propagation_policy(TPP_DONT);
+}
+
+void backprojection_impl::forecast(int, gr_vector_int& ninput_items_required)
+{
+    // Any number of pulses can be integrated; an image is emitted when complete.
+    ninput_items_required[0] = 1;
+    ninput_items_required[1] = 1;
+}
+
+void backprojection_impl::clear_image()
+{
+    if (d_backend == kernels::backend::cuda)
+        kernels::fill_bytes_async(
+            d_image_dev.get(), 0, d_image_dev.size(), stream(), "gpuradar::backprojection");
+    else
+        std::fill(d_image_host.begin(), d_image_host.end(), gr_complex(0, 0));
+}
+
+void backprojection_impl::emit(gr_complex* out)
+{
+    const std::size_t bytes = d_npix * sizeof(gr_complex);
+    if (d_backend == kernels::backend::cuda)
+        kernels::copy_async(out, d_image_dev.get(), bytes, kernels::copy_kind::device_to_device,
+                            stream(), "gpuradar::backprojection");
+    else
+        std::memcpy(out, d_image_host.data(), bytes);
+    if (!d_accumulate)
+        clear_image();
+    ++d_images;
+}
+
+void backprojection_impl::integrate(const gr_complex* pulses, const double* geometry, int n)
+{
+    // A finite dr <= 0 is a data error the kernel refuses for the whole call: make that
+    // pulse's geometry non-finite so that the kernel skips and counts it like the others.
+    bool bad_dr = false;
+    for (int i = 0; i < n && !bad_dr; ++i) {
+        const double dr = geometry[std::size_t(i) * geometry_length + geometry_dr];
+        bad_dr = std::isfinite(dr) && dr <= 0;
+    }
+    if (bad_dr) {
+        d_geometry_scratch.assign(geometry, geometry + std::size_t(n) * geometry_length);
+        for (int i = 0; i < n; ++i) {
+            double* g = &d_geometry_scratch[std::size_t(i) * geometry_length];
+            if (std::isfinite(g[geometry_dr]) && g[geometry_dr] <= 0)
+                g[geometry_dr] = std::numeric_limits<double>::quiet_NaN();
+        }
+        geometry = d_geometry_scratch.data();
+    }
+    auto* image = d_backend == kernels::backend::cuda ? d_image_dev.as<gr_complex>()
+                                                      : d_image_host.data();
+    try {
+        d_kernel->run(pulses, geometry, std::size_t(n), image);
+    } catch (const std::exception& e) {
+        // Never throw from work(): the pulses are lost to this image, logged and counted.
+        d_failed += std::uint64_t(n);
+        d_logger->error("{} pulses not backprojected ({} so far): {}", n, d_failed, e.what());
+    }
+}
+
+void backprojection_impl::note_skipped()
+{
+    const std::uint64_t s = d_kernel->skipped_pulses();
+    d_skipped = s;
+    // Logged at 1, 2, 4, 8, ... skipped pulses: visible without flooding the log.
+    if (s >= d_next_log) {
+        d_logger->warn("{} pulses skipped so far (non-finite geometry or dr <= 0); they "
+                       "contribute nothing to the image",
+                       s);
+        while (d_next_log <= s)
+            d_next_log *= 2;
+    }
+}
+
+int backprojection_impl::general_work(int noutput_items,
+                                      gr_vector_int& ninput_items,
+                                      gr_vector_const_void_star& input_items,
+                                      gr_vector_void_star& output_items)
+{
+    const auto* pulses = static_cast<const gr_complex*>(input_items[0]);
+    const auto* geometry = static_cast<const double*>(input_items[1]);
+    auto* out = static_cast<gr_complex*>(output_items[0]);
+    const int ny = output_multiple();
+    const int navail = std::min(ninput_items[0], ninput_items[1]);
+
+    int consumed = 0, produced = 0;
+    // Each completed image needs ny output items; stop when the next one would not fit.
+    while (consumed < navail && produced + ny <= noutput_items) {
+        const int n = std::min(navail - consumed,
+                               static_cast<int>(d_pulses_per_image - d_count));
+        integrate(pulses + std::size_t(consumed) * d_nbins,
+                  geometry + std::size_t(consumed) * geometry_length,
+                  n);
+        consumed += n;
+        d_count += static_cast<unsigned int>(n);
+        if (d_count == d_pulses_per_image) {
+            emit(out + std::size_t(produced) * (d_npix / std::size_t(ny)));
+            produced += ny;
+            d_count = 0;
+        }
+    }
+    finish_work();
+    note_skipped();
+    consume_each(consumed);
+    return produced;
+}
+
+} // namespace gpuradar
+} // namespace gr

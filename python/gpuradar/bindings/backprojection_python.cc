@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <gnuradio/gpuradar/backprojection.h>
+
+namespace py = pybind11;
+
+void bind_backprojection(py::module& m)
+{
+    using gr::gpuradar::backprojection;
+    py::class_<backprojection, gr::block, gr::basic_block, std::shared_ptr<backprojection>>(
+        m,
+        "backprojection",
+        "SAR backprojection: range-compressed pulses (input 0, nbins complex) and their "
+        "geometry (input 1, 6 doubles [x, y, z, r0, dr, f0]) to a complex image of ny "
+        "items of nx complex every pulses_per_image pulses (see C++ docs).")
+        .def(py::init(&backprojection::make),
+             py::arg("nbins"),
+             py::arg("nx"),
+             py::arg("ny"),
+             py::arg("x0"),
+             py::arg("y0"),
+             py::arg("dx"),
+             py::arg("dy"),
+             py::arg("z"),
+             py::arg("pulses_per_image"),
+             py::arg("mode") = "restart",
+             py::arg("precision") = "fast",
+             py::arg("height") = std::vector<float>(),
+             py::arg("backend") = "auto")
+        .def("skipped_pulses", &backprojection::skipped_pulses)
+        .def("images", &backprojection::images)
+        .def("mode", &backprojection::mode)
+        .def("precision", &backprojection::precision)
+        .def("backend", &backprojection::backend)
+        .def_property_readonly_static(
+            "geometry_length", [](py::object) { return backprojection::geometry_length; });
+}

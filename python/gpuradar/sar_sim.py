@@ -1,0 +1,348 @@
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""Point-target SAR phase histories, their recordings, and the reader.
+
+The simulation itself is the DSP core's (gpuradar::kernels::sar_sim, bound as
+``gnuradio.gpuradar.sar_sim_core``): sample k of pulse i is
+
+    sum over targets t of  a_t sinc(2B (r0_i + k dr - R_it)/c) exp(-j 4 pi f0 R_it / c)
+
+with R_it the distance from antenna position i to target t (the range-compressed echo of
+a band-B pulse, its phase formed in double so any band and range work). This module adds
+scenarios (flight paths, radar, image grid, truth), the recording format, a reader and a
+focus-quality helper; it is used by the QA tests and by the ``gpuradar-sar`` app.
+
+Recording format (``<base>`` is any path prefix)
+-------------------------------------------------
+``<base>.sigmf-data``
+    The range-compressed pulses, SigMF datatype ``cf32_le``: npulses x nbins complex64,
+    pulse-major (pulse i is samples i*nbins ... i*nbins + nbins - 1). A GNU Radio
+    ``blocks.file_source(gr.sizeof_gr_complex * nbins, path)`` reads one pulse per item:
+    input 0 of ``gpuradar.backprojection``.
+``<base>.geometry.f64``
+    The per-pulse geometry, raw little-endian float64, npulses x 6, row i =
+    ``[x, y, z, r0, dr, f0]`` of pulse i: antenna phase centre (local Cartesian metres, x
+    east, y north, z up), range of bin 0 (m), bin spacing (m), reference (centre)
+    frequency (Hz); DESIGN.md. ``blocks.file_source(gr.sizeof_double * 6, path)`` reads
+    one pulse's geometry per item: input 1 of ``gpuradar.backprojection``.
+``<base>.sigmf-meta``
+    SigMF JSON. ``global`` holds the core fields (``core:datatype`` ``cf32_le``,
+    ``core:sample_rate`` = c / (2 dr), the fast-time rate) and, in the ``gpuradar``
+    extension namespace: ``gpuradar:npulses``, ``gpuradar:nbins``, ``gpuradar:f0`` (Hz),
+    ``gpuradar:bandwidth`` (Hz), ``gpuradar:dr`` (m), ``gpuradar:path`` (the flight path
+    description), ``gpuradar:grid`` (the suggested image grid: ``x0, y0, dx, dy, nx, ny,
+    z``), ``gpuradar:geometry_file`` (the side file's name, relative to the meta file)
+    and ``gpuradar:geometry_format``. The truth is one annotation per target spanning
+    the whole recording, with ``gpuradar:position`` [x, y, z] (m) and
+    ``gpuradar:amplitude`` [re, im].
+"""
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .gpuradar_python import sar_sim_core as _core
+
+SPEED_OF_LIGHT = 299792458.0
+GEOMETRY_LENGTH = 6
+GEOMETRY_SUFFIX = ".geometry.f64"
+DATA_SUFFIX = ".sigmf-data"
+META_SUFFIX = ".sigmf-meta"
+GEOMETRY_FORMAT = ("float64 little-endian, npulses x 6, row = [x, y, z, r0, dr, f0] "
+                   "(m, m, m, m, m, Hz)")
+#: SigMF extension namespace of the gpuradar fields.
+NAMESPACE = "gpuradar"
+
+
+@dataclass
+class Target:
+    """A point scatterer (the truth): position (m) and complex amplitude."""
+    position: Tuple[float, float, float]
+    amplitude: complex = 1.0
+
+
+@dataclass
+class Grid:
+    """Image grid of gpuradar.backprojection: pixel (ix, iy) at (x0 + ix dx, y0 + iy dy, z)."""
+    x0: float
+    y0: float
+    dx: float
+    dy: float
+    nx: int
+    ny: int
+    z: float = 0.0
+
+    def nearest_pixel(self, position) -> Tuple[int, int]:
+        """(ix, iy) of the pixel nearest position (x, y[, z]); may lie outside the grid."""
+        return tuple(_core.nearest_pixel(self.x0, self.y0, self.dx, self.dy,
+                                         float(position[0]), float(position[1])))
+
+    def x_axis(self):
+        return self.x0 + self.dx * np.arange(self.nx)
+
+    def y_axis(self):
+        return self.y0 + self.dy * np.arange(self.ny)
+
+    @staticmethod
+    def around(centre, width, height, dx, dy=None, z=None):
+        """A grid of about width x height metres centred on centre (x, y[, z])."""
+        dy = dx if dy is None else dy
+        nx = max(1, int(round(width / dx)))
+        ny = max(1, int(round(height / dy)))
+        zc = (centre[2] if len(centre) > 2 else 0.0) if z is None else z
+        return Grid(centre[0] - dx * (nx // 2), centre[1] - dy * (ny // 2), dx, dy, nx, ny,
+                    float(zc))
+
+
+@dataclass
+class Radar:
+    """Radar parameters of a simulation (SI units)."""
+    f0: float = 10e9            #: reference (centre) frequency (Hz)
+    bandwidth: float = 300e6    #: range resolution c/(2B) (Hz)
+    dr: float = 0.25            #: range bin spacing (m)
+    nbins: int = 512            #: range bins per pulse
+    r0: float = 0.0             #: range of bin 0 (m), when gate_centre is None
+    #: motion-compensated gate: each pulse's gate is centred on this point
+    gate_centre: Optional[Tuple[float, float, float]] = None
+    sinc_half_width: int = 0    #: sinc samples kept each side of a target (0: all)
+    noise_sigma: float = 0.0    #: std. dev. of each noise component per sample
+    seed: int = 1
+
+
+@dataclass
+class PhaseHistory:
+    """Range-compressed pulses, their geometry, and the truth."""
+    pulses: np.ndarray          #: complex64 (npulses, nbins)
+    geometry: np.ndarray        #: float64 (npulses, 6): [x, y, z, r0, dr, f0]
+    targets: List[Target]
+    radar: Radar
+    grid: Grid                  #: the suggested image grid
+    path: dict = field(default_factory=dict)  #: flight path description
+
+    @property
+    def npulses(self):
+        return self.pulses.shape[0]
+
+    @property
+    def nbins(self):
+        return self.pulses.shape[1]
+
+
+def straight_path(start, end, npulses):
+    """npulses antenna positions (npulses, 3) evenly spaced from start to end."""
+    return _core.straight_path(tuple(map(float, start)), tuple(map(float, end)), int(npulses))
+
+
+def circular_path(centre, radius, start_rad, span_rad, npulses):
+    """npulses positions (npulses, 3) on a circle around centre, at its height."""
+    return _core.circular_path(tuple(map(float, centre)), float(radius), float(start_rad),
+                               float(span_rad), int(npulses))
+
+
+def simulate(path, targets: Sequence[Target], radar: Radar, grid: Grid,
+             path_description=None) -> PhaseHistory:
+    """Phase history of targets seen from path ((npulses, 3) antenna positions)."""
+    path = np.ascontiguousarray(path, dtype=np.float64)
+    positions = np.array([t.position for t in targets], dtype=np.float64).reshape(-1, 3)
+    amplitudes = [complex(t.amplitude) for t in targets]
+    gate = None if radar.gate_centre is None else tuple(map(float, radar.gate_centre))
+    pulses, geometry = _core.simulate(path, positions, amplitudes, radar.f0,
+                                      radar.bandwidth, radar.dr, radar.nbins, radar.r0,
+                                      gate, radar.sinc_half_width, radar.noise_sigma,
+                                      radar.seed)
+    return PhaseHistory(pulses, geometry, list(targets), radar, grid,
+                        dict(path_description or {"kind": "custom"}))
+
+
+def scenario(kind="spotlight", npulses=256, nbins=512, f0=10e9, bandwidth=300e6,
+             standoff=2000.0, altitude=500.0, aperture=None, image_size=40.0,
+             pixel=None, targets=None, noise_sigma=0.0, seed=1) -> PhaseHistory:
+    """A ready-made scenario around the origin.
+
+    kind: ``spotlight`` (straight path along x at y = -standoff, gate centred on the
+    scene), ``stripmap`` (the same path, a fixed gate covering the scene) or
+    ``circular`` (a full circle of radius standoff, gate centred on the scene).
+    aperture: path length (m) for straight paths; by default one giving a cross-range
+    resolution equal to the range resolution. pixel: image pixel spacing (m); by default
+    a third of the range resolution. targets: list of Target; by default three on the
+    ground (z = 0) inside the image, on pixel centres (a full circular aperture resolves
+    ~lambda/4, far finer than any pixel: off-centre points would be sampled off their
+    main lobe).
+    """
+    res = SPEED_OF_LIGHT / (2 * bandwidth)
+    dr = res / 2  # two samples per resolution cell
+    pixel = res / 3 if pixel is None else pixel
+    wavelength = SPEED_OF_LIGHT / f0
+    centre = (0.0, 0.0, 0.0)
+    grid = Grid.around(centre, image_size, image_size, pixel)
+    if targets is None:
+        q = image_size / 4
+        targets = []
+        for (x, y), a in (((0.0, 0.0), 1.0), ((-q, 0.6 * q), 0.8j), ((0.7 * q, -q), 0.6)):
+            ix, iy = grid.nearest_pixel((x, y))
+            targets.append(Target((grid.x0 + ix * grid.dx, grid.y0 + iy * grid.dy, 0.0), a))
+    slant = float(np.hypot(standoff, altitude))
+    if kind in ("spotlight", "stripmap"):
+        if aperture is None:
+            # Cross-range resolution ~ lambda R / (2 L) = res.
+            aperture = wavelength * slant / (2 * res)
+        path = straight_path((-aperture / 2, -standoff, altitude),
+                             (aperture / 2, -standoff, altitude), npulses)
+        desc = {"kind": kind, "start": [-aperture / 2, -standoff, altitude],
+                "end": [aperture / 2, -standoff, altitude], "npulses": npulses}
+    elif kind == "circular":
+        path = circular_path((0.0, 0.0, altitude), standoff, -np.pi / 2, 2 * np.pi, npulses)
+        desc = {"kind": kind, "centre": [0.0, 0.0, altitude], "radius": standoff,
+                "start_rad": -np.pi / 2, "span_rad": 2 * np.pi, "npulses": npulses}
+    else:
+        raise ValueError(f"scenario: kind must be one of spotlight, stripmap, circular "
+                         f"(got {kind!r})")
+    radar = Radar(f0=f0, bandwidth=bandwidth, dr=dr, nbins=nbins, noise_sigma=noise_sigma,
+                  seed=seed)
+    if kind == "stripmap":
+        # One fixed gate for every pulse, centred on the nearest slant range to the scene.
+        radar.r0 = slant - dr * (nbins // 2)
+    else:
+        radar.gate_centre = centre
+    return simulate(path, targets, radar, grid, desc)
+
+
+def write(base, history: PhaseHistory, description="gpuradar point-target SAR simulation"):
+    """Writes <base>.sigmf-data, <base>.sigmf-meta and <base>.geometry.f64; returns base."""
+    base = str(base)
+    history.pulses.astype("<c8", copy=False).tofile(base + DATA_SUFFIX)
+    np.ascontiguousarray(history.geometry, dtype="<f8").tofile(base + GEOMETRY_SUFFIX)
+    r = history.radar
+    n = history.npulses * history.nbins
+    ns = NAMESPACE + ":"
+    meta = {
+        "global": {
+            "core:datatype": "cf32_le",
+            "core:version": "1.0.0",
+            "core:sample_rate": SPEED_OF_LIGHT / (2 * r.dr),
+            "core:description": description,
+            "core:recorder": "gnuradio.gpuradar.sar_sim",
+            "core:extensions": [{"name": NAMESPACE, "version": "1.0.0", "optional": True}],
+            ns + "npulses": history.npulses,
+            ns + "nbins": history.nbins,
+            ns + "f0": r.f0,
+            ns + "bandwidth": r.bandwidth,
+            ns + "dr": r.dr,
+            ns + "noise_sigma": r.noise_sigma,
+            ns + "path": history.path,
+            ns + "grid": asdict(history.grid),
+            ns + "geometry_file": os.path.basename(base) + GEOMETRY_SUFFIX,
+            ns + "geometry_format": GEOMETRY_FORMAT,
+        },
+        "captures": [{"core:sample_start": 0}],
+        "annotations": [
+            {"core:sample_start": 0, "core:sample_count": n,
+             "core:label": f"target {i}",
+             ns + "position": [float(v) for v in t.position],
+             ns + "amplitude": [complex(t.amplitude).real, complex(t.amplitude).imag]}
+            for i, t in enumerate(history.targets)
+        ],
+    }
+    with open(base + META_SUFFIX, "w") as f:
+        json.dump(meta, f, indent=2)
+    return base
+
+
+@dataclass
+class Recording:
+    """A phase-history recording as read back (pulses memory-mapped)."""
+    base: str
+    meta: dict
+    pulses: np.ndarray          #: complex64 (npulses, nbins), read-only memory map
+    geometry: np.ndarray        #: float64 (npulses, 6)
+    targets: List[Target]
+    grid: Grid
+
+    @property
+    def npulses(self):
+        return self.pulses.shape[0]
+
+    @property
+    def nbins(self):
+        return self.pulses.shape[1]
+
+    @property
+    def data_path(self):
+        return self.base + DATA_SUFFIX
+
+    @property
+    def geometry_path(self):
+        return os.path.join(os.path.dirname(self.base),
+                            self.meta["global"][NAMESPACE + ":geometry_file"])
+
+    def field(self, name, default=None):
+        """A gpuradar: global field, e.g. field('f0')."""
+        return self.meta["global"].get(NAMESPACE + ":" + name, default)
+
+
+def base_of(path):
+    """The recording prefix of any of its files (or of the prefix itself)."""
+    path = str(path)
+    for suffix in (META_SUFFIX, DATA_SUFFIX, GEOMETRY_SUFFIX):
+        if path.endswith(suffix):
+            return path[:-len(suffix)]
+    return path
+
+
+def read(path) -> Recording:
+    """Reads a recording written by write() (any of its file names, or the prefix)."""
+    base = base_of(path)
+    with open(base + META_SUFFIX) as f:
+        meta = json.load(f)
+    g = meta["global"]
+    ns = NAMESPACE + ":"
+    if g.get("core:datatype") != "cf32_le":
+        raise ValueError(f"{base}{META_SUFFIX}: core:datatype must be cf32_le "
+                         f"(got {g.get('core:datatype')!r})")
+    npulses, nbins = int(g[ns + "npulses"]), int(g[ns + "nbins"])
+    pulses = np.memmap(base + DATA_SUFFIX, dtype="<c8", mode="r", shape=(npulses, nbins))
+    geo_path = os.path.join(os.path.dirname(base), g[ns + "geometry_file"])
+    geometry = np.fromfile(geo_path, dtype="<f8")
+    if geometry.size != npulses * GEOMETRY_LENGTH:
+        raise ValueError(f"{geo_path}: {geometry.size} values, expected npulses x 6 = "
+                         f"{npulses * GEOMETRY_LENGTH}")
+    targets = [Target(tuple(a[ns + "position"]), complex(*a[ns + "amplitude"]))
+               for a in meta.get("annotations", []) if ns + "position" in a]
+    grid = Grid(**g[ns + "grid"])
+    return Recording(base, meta, pulses, geometry.reshape(npulses, GEOMETRY_LENGTH),
+                     targets, grid)
+
+
+@dataclass
+class Focus:
+    """How one truth target came out in an image."""
+    target: Target
+    expected: Tuple[int, int]   #: (ix, iy) nearest the truth
+    peak: Tuple[int, int]       #: (ix, iy) of the largest |pixel| near it
+    offset_px: float            #: distance between the two (pixels)
+    peak_db: float              #: 20 log10 |peak| relative to the image maximum
+
+
+def focus(image, grid: Grid, targets: Sequence[Target], search_px=4) -> List[Focus]:
+    """For each target, the brightest pixel within search_px of its true pixel."""
+    mag = np.abs(np.asarray(image))
+    top = float(mag.max()) if mag.size else 0.0
+    out = []
+    for t in targets:
+        ix, iy = grid.nearest_pixel(t.position)
+        x0, x1 = max(0, ix - search_px), min(grid.nx, ix + search_px + 1)
+        y0, y1 = max(0, iy - search_px), min(grid.ny, iy + search_px + 1)
+        if x0 >= x1 or y0 >= y1:
+            out.append(Focus(t, (ix, iy), (-1, -1), float("inf"), float("-inf")))
+            continue
+        win = mag[y0:y1, x0:x1]
+        py, px = np.unravel_index(int(np.argmax(win)), win.shape)
+        peak = (x0 + int(px), y0 + int(py))
+        value = float(win[py, px])
+        db = 20 * np.log10(value / top) if value > 0 and top > 0 else float("-inf")
+        out.append(Focus(t, (ix, iy), peak, float(np.hypot(peak[0] - ix, peak[1] - iy)), db))
+    return out
