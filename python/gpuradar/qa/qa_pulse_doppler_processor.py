@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""QA for gpuradar.pulse_doppler_processor (CPU backend): a point target with a known
+delay and Doppler shift lands at its range and Doppler bins, and the hierarchical block
+equals its four blocks connected by hand."""
+
+import numpy as np
+import pmt
+from gnuradio import blocks, gr, gr_unittest
+from gnuradio import gpuradar
+
+C = 299792458.0
+
+
+class qa_pulse_doppler_processor(gr_unittest.TestCase):
+    fs, bw, pw, fc, prf = 10e6, 4e6, 3e-6, 3e9, 2000.0
+    nrange, npulses, nfft = 200, 16, 32
+
+    def scene(self, rng_m, v_mps):
+        """One CPI: an up-chirp echo from range rng_m closing at v_mps, plus weak noise."""
+        t = np.arange(int(round(self.pw * self.fs))) / self.fs - self.pw / 2
+        s = np.exp(1j * np.pi * (self.bw / self.pw) * t ** 2)
+        delay = int(round(2 * rng_m / C * self.fs))
+        fd = 2 * v_mps * self.fc / C
+        rs = np.random.default_rng(5)
+        x = 0.01 * (rs.standard_normal((self.npulses, self.nrange)) +
+                    1j * rs.standard_normal((self.npulses, self.nrange)))
+        for p in range(self.npulses):
+            x[p, delay:delay + len(s)] += s * np.exp(2j * np.pi * fd * p / self.prf)
+        return x.astype(np.complex64), delay
+
+    def cpi_tag(self):
+        d = pmt.make_dict()
+        for k, v in (("index", 0), ("npulses", self.npulses), ("nrange", self.nrange)):
+            d = pmt.dict_add(d, pmt.intern(k), pmt.from_uint64(v))
+        for k, v in (("fs", self.fs), ("prf", self.prf), ("fc", self.fc)):
+            d = pmt.dict_add(d, pmt.intern(k), pmt.from_double(v))
+        return gr.tag_utils.python_to_tag((0, pmt.intern("cpi"), d))
+
+    def run_chain(self, x, blocks_between):
+        tb = gr.top_block()
+        src = blocks.vector_source_c(x.ravel().tolist(), False, self.nrange, [self.cpi_tag()])
+        snk = blocks.vector_sink_f(self.nfft)
+        tb.connect(src, *blocks_between, snk)
+        tb.run()
+        return np.array(snk.data()).reshape(self.nrange, self.nfft), snk.tags()
+
+    def kw(self):
+        return dict(bandwidth=self.bw, pulse_width=self.pw, samp_rate=self.fs)
+
+    def test_001_target_at_range_and_doppler_bins(self):
+        v = 7 * self.prf / self.nfft * C / (2 * self.fc)  # 7 Doppler bins, closing
+        x, delay = self.scene(1500.0, v)
+        pd = gpuradar.pulse_doppler_processor(self.nrange, self.npulses, self.nfft,
+                                              range_window="hamming",
+                                              doppler_window="hann", backend="cpu",
+                                              **self.kw())
+        y, tags = self.run_chain(x, [pd])
+        r, d = np.unravel_index(np.argmax(y), y.shape)
+        self.assertEqual(r, delay)
+        self.assertEqual(d, self.nfft // 2 + 7)
+        t = gr.tag_to_python(tags[0])
+        self.assertEqual(t.offset, 0)
+        self.assertEqual(t.value["ndoppler"], self.nfft)
+        self.assertAlmostEqual(t.value["prf"], self.prf)
+        # The velocity mapping of the Doppler filter's documentation.
+        vel = (d - self.nfft / 2) * self.prf / self.nfft * C / (2 * self.fc)
+        self.assertAlmostEqual(vel, v, places=6)
+        self.assertEqual(pd.backend(), "cpu")
+        self.assertEqual(pd.dropped_cpis(), 0)
+
+    def test_002_equals_the_four_blocks(self):
+        x, _ = self.scene(900.0, -20.0)
+        pd = gpuradar.pulse_doppler_processor(self.nrange, self.npulses, self.nfft,
+                                              mti="two_pulse", backend="cpu", **self.kw())
+        y1, _ = self.run_chain(x, [pd])
+        chain = [gpuradar.pulse_compression(self.nrange, self.npulses, backend="cpu",
+                                            **self.kw()),
+                 gpuradar.corner_turn(self.npulses, self.nrange, 1, "cpu"),
+                 gpuradar.doppler_filter(self.npulses, self.nrange, self.nfft,
+                                         mti="two_pulse", backend="cpu"),
+                 gpuradar.envelope(self.nfft, "square_law", False, "cpu")]
+        y2, _ = self.run_chain(x, chain)
+        np.testing.assert_array_equal(y1, y2)
+
+    def test_003_bad_parameters_raise_naming_them(self):
+        for kw, name in ((dict(nfft=8), "nfft"), (dict(mti="x"), "mti"),
+                         (dict(envelope_mode="log"), "mode"),
+                         (dict(range_window="x"), "window"), (dict(backend="gpu"), "backend")):
+            args = dict(nrange=64, npulses=16, nfft=16, pulse_width=1e-6, backend="cpu")
+            args.update(kw)
+            with self.assertRaisesRegex(ValueError, name):
+                gpuradar.pulse_doppler_processor(**args)
+
+
+if __name__ == "__main__":
+    gr_unittest.run(qa_pulse_doppler_processor)
