@@ -6,7 +6,9 @@
  */
 #include "cfar_test_support.h"
 #include "test_support.h"
+#include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/message_debug.h>
+#include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/gpuradar/cfar_1d.h>
@@ -17,7 +19,9 @@
 #include <gpuradar/kernels/cfar_1d.h>
 #include <gpuradar/kernels/cfar_2d.h>
 #include <pmt/pmt.h>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 
 namespace gpuradar::test {
@@ -736,6 +740,41 @@ TEST(CfarBlocksCuda, test_022_cfar_1d_cuda_matches_cpu)
     for (std::size_t i = 0; i < x.size(); ++i)
         if (masks[0][i] != masks[1][i])
             ASSERT_TRUE(may_differ(x[i], thrs[0][i], thrs[1][i])) << i;
+}
+
+// Not a benchmark (gpuradar_bench is): the wall time per CPI of a host-fed cfar_2d in a
+// running flowgraph (host -> device copy of the map, the kernel, the mask back, the PDU),
+// printed for the record; the test checks only that every CPI came through.
+TEST(CfarBlocksCuda, test_023_host_fed_block_time_per_cpi_pd_b)
+{
+    GPURADAR_REQUIRE_CUDA();
+    const unsigned nrange = 16384, ndoppler = 256, ncpi = 32;
+    const auto map = exponential_map(std::size_t(nrange) * ndoppler, 23);
+    for (const char* backend : { "cuda", "cpu" }) {
+        const unsigned n = std::string(backend) == "cuda" ? ncpi : 2;
+        auto tb = gr::make_top_block("cfar_rate");
+        auto src = gr::blocks::vector_source_f::make(map, true, ndoppler);
+        auto head = gr::blocks::head::make(ndoppler * sizeof(float), std::size_t(n) * nrange);
+        auto blk = grr::cfar_2d::make(nrange, ndoppler, 1, 1, 5, 1, 1, 1e-6, "ca", 0,
+                                      "clip", "wrap", false, 4096, backend);
+        auto snk = gr::blocks::null_sink::make(ndoppler);
+        auto dbg = gr::blocks::message_debug::make();
+        tb->connect(src, 0, head, 0);
+        tb->connect(head, 0, blk, 0);
+        tb->connect(blk, 0, snk, 0);
+        tb->msg_connect(blk, "detections", dbg, "store");
+        const auto t0 = std::chrono::steady_clock::now();
+        tb->run();
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count();
+        EXPECT_EQ(dbg->num_messages(), n);
+        std::printf("{\"test\": \"cfar_2d block PD-B host-fed\", \"backend\": \"%s\", "
+                    "\"cpis\": %u, \"ms_per_cpi\": %.3f}\n",
+                    backend,
+                    n,
+                    ms / n);
+    }
 }
 
 } // namespace
