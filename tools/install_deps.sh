@@ -7,7 +7,7 @@ packages=(
     cmake g++ make pkg-config
     gnuradio gnuradio-dev libvolk2-dev libfftw3-dev
     libboost-all-dev libspdlog-dev libfmt-dev libgmp-dev
-    pybind11-dev python3-numpy libgtest-dev
+    pybind11-dev python3-numpy python3-matplotlib libgtest-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -325,10 +325,29 @@ class Focus:
     peak: Tuple[int, int]       #: (ix, iy) of the largest |pixel| near it
     offset_px: float            #: distance between the two (pixels)
     peak_db: float              #: 20 log10 |peak| relative to the image maximum
+    width_x_m: float = float("nan")  #: -3 dB width of |image| along x through the peak (m)
+    width_y_m: float = float("nan")  #: the same along y (m)
+
+
+def _width_3db(profile, i, spacing):
+    """-3 dB width (linear interpolation) of |profile| around its sample i; nan at edges."""
+    half = profile[i] / np.sqrt(2)
+    lo = i
+    while lo > 0 and profile[lo] > half:
+        lo -= 1
+    hi = i
+    while hi < len(profile) - 1 and profile[hi] > half:
+        hi += 1
+    if profile[lo] > half or profile[hi] > half:
+        return float("nan")
+    left = lo + (half - profile[lo]) / (profile[lo + 1] - profile[lo])
+    right = hi - (half - profile[hi]) / (profile[hi - 1] - profile[hi])
+    return float((right - left) * spacing)
 
 
 def focus(image, grid: Grid, targets: Sequence[Target], search_px=4) -> List[Focus]:
-    """For each target, the brightest pixel within search_px of its true pixel."""
+    """For each target, the brightest pixel within search_px of its true pixel, how far
+    it lies from the truth, its level and its -3 dB widths along x and y."""
     mag = np.abs(np.asarray(image))
     top = float(mag.max()) if mag.size else 0.0
     out = []
@@ -344,5 +363,7 @@ def focus(image, grid: Grid, targets: Sequence[Target], search_px=4) -> List[Foc
         peak = (x0 + int(px), y0 + int(py))
         value = float(win[py, px])
         db = 20 * np.log10(value / top) if value > 0 and top > 0 else float("-inf")
-        out.append(Focus(t, (ix, iy), peak, float(np.hypot(peak[0] - ix, peak[1] - iy)), db))
+        out.append(Focus(t, (ix, iy), peak, float(np.hypot(peak[0] - ix, peak[1] - iy)), db,
+                         _width_3db(mag[peak[1], :], peak[0], grid.dx),
+                         _width_3db(mag[:, peak[0]], peak[1], grid.dy)))
     return out
