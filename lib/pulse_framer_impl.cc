@@ -1,0 +1,149 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "pulse_framer_impl.h"
+#include "cpi_tag.h"
+#include <gnuradio/io_signature.h>
+#include <algorithm>
+#include <limits>
+
+namespace gr {
+namespace gpuradar {
+
+pulse_framer::sptr pulse_framer::make(double pri_samples,
+                                      unsigned int gate_start,
+                                      unsigned int nrange,
+                                      unsigned int npulses,
+                                      double fs,
+                                      double fc,
+                                      const std::string& trigger,
+                                      const std::string& trigger_tag,
+                                      double threshold)
+{
+    kernels::framer_config c;
+    c.pri_samples = pri_samples;
+    c.gate_start = gate_start;
+    c.nrange = nrange;
+    c.npulses = npulses;
+    c.fs = fs;
+    c.fc = fc;
+    c.trigger = kernels::parse_trigger_mode(trigger, "pulse_framer");
+    c.threshold = threshold;
+    if (c.trigger == kernels::trigger_mode::tag && trigger_tag.empty())
+        throw std::invalid_argument(
+            "gpuradar::pulse_framer: trigger_tag must be a tag key with trigger=tag (got '')");
+    // The core validates the rest (std::invalid_argument naming the parameter) before
+    // the block allocates anything.
+    kernels::pulse_framer_core check(c);
+    return gnuradio::make_block_sptr<pulse_framer_impl>(c, trigger_tag);
+}
+
+pulse_framer_impl::pulse_framer_impl(const kernels::framer_config& cfg,
+                                     const std::string& trigger_tag)
+    : gr::block("pulse_framer",
+                gr::io_signature::make(1, 1, sizeof(gr_complex)),
+                gr::io_signature::make(1, 1, sizeof(gr_complex) * cfg.nrange)),
+      d_core(cfg),
+      d_rx_time_key(pmt::intern("rx_time")),
+      d_trigger_key(pmt::intern(trigger_tag.empty() ? "trigger" : trigger_tag))
+{
+    // Whole CPIs only (a partial one may still be discarded). One output item per PRI of
+    // input: GNU Radio then sizes the input buffer for at least two CPIs of samples, so
+    // that the samples a gate needs (< 2 PRIs) always fit.
+    set_output_multiple(static_cast<int>(cfg.npulses));
+    set_relative_rate(1.0 / cfg.pri_samples);
+    // Input tags (rx_time, triggers) describe samples, not pulses; the cpi tag is made here.
+    set_tag_propagation_policy(TPP_DONT);
+}
+
+void pulse_framer_impl::forecast(int, gr_vector_int& ninput_items_required)
+{
+    const std::uint64_t need = d_core.samples_needed();
+    ninput_items_required[0] = static_cast<int>(
+        std::min<std::uint64_t>(need, std::numeric_limits<int>::max()));
+}
+
+pmt::pmt_t pulse_framer_impl::cpi_dict(const kernels::framer_cpi& c) const
+{
+    const auto& cfg = d_core.config();
+    pmt::pmt_t d = make_cpi_dict(c.index, cfg.npulses, cfg.nrange);
+    d = pmt::dict_add(d, pmt::intern("fs"), pmt::from_double(cfg.fs));
+    d = pmt::dict_add(d, pmt::intern("prf"), pmt::from_double(d_core.prf()));
+    d = pmt::dict_add(d, pmt::intern("fc"), pmt::from_double(cfg.fc));
+    d = pmt::dict_add(d, pmt::intern("r0"), pmt::from_double(d_core.r0()));
+    d = pmt::dict_add(d, pmt::intern("channels"), pmt::from_uint64(1));
+    d = pmt::dict_add(d, pmt::intern("pulse"), pmt::from_uint64(c.first_pulse));
+    if (c.has_time)
+        d = pmt::dict_add(d,
+                          d_rx_time_key,
+                          pmt::make_tuple(pmt::from_uint64(c.rx_time.secs),
+                                          pmt::from_double(c.rx_time.frac)));
+    return d;
+}
+
+int pulse_framer_impl::general_work(int noutput_items,
+                                    gr_vector_int& ninput_items,
+                                    gr_vector_const_void_star& input_items,
+                                    gr_vector_void_star& output_items)
+{
+    const auto* in = static_cast<const kernels::cfloat*>(input_items[0]);
+    auto* out = static_cast<kernels::cfloat*>(output_items[0]);
+    const auto& cfg = d_core.config();
+    const std::uint64_t offset = nitems_read(0);
+    const auto n = static_cast<std::size_t>(ninput_items[0]);
+
+    d_tags.clear();
+    d_events.clear();
+    get_tags_in_range(d_tags, 0, offset, offset + n);
+    std::stable_sort(d_tags.begin(), d_tags.end(), [](const gr::tag_t& a, const gr::tag_t& b) {
+        return a.offset < b.offset;
+    });
+    for (const auto& t : d_tags) {
+        kernels::framer_event e;
+        e.offset = t.offset;
+        if (pmt::eqv(t.key, d_rx_time_key)) {
+            // UHD format: (uint64 full seconds, double fractional seconds).
+            const pmt::pmt_t& v = t.value;
+            const bool tuple2 = pmt::is_tuple(v) && pmt::length(v) == 2;
+            const pmt::pmt_t s = tuple2 ? pmt::tuple_ref(v, 0) : pmt::PMT_NIL;
+            const pmt::pmt_t f = tuple2 ? pmt::tuple_ref(v, 1) : pmt::PMT_NIL;
+            if (!tuple2 || !(pmt::is_uint64(s) || pmt::is_integer(s)) ||
+                !(pmt::is_real(f) || pmt::is_integer(f))) {
+                d_logger->warn("rx_time tag at sample {} is not (uint64 secs, double frac): "
+                               "ignored",
+                               t.offset);
+                continue;
+            }
+            e.type = kernels::framer_event::kind::rx_time;
+            e.time.secs = pmt::is_uint64(s) ? pmt::to_uint64(s)
+                                            : static_cast<std::uint64_t>(pmt::to_long(s));
+            e.time.frac = pmt::to_double(f);
+            d_events.push_back(e);
+        } else if (pmt::eqv(t.key, d_trigger_key)) {
+            e.type = kernels::framer_event::kind::trigger;
+            d_events.push_back(e);
+        }
+    }
+
+    const std::size_t max_cpis = static_cast<std::size_t>(noutput_items) / cfg.npulses;
+    const auto r = d_core.process(in, offset, n, d_events, out, max_cpis);
+
+    const std::uint64_t w0 = nitems_written(0);
+    for (std::size_t i = 0; i < r.cpis.size(); ++i)
+        add_item_tag(0, w0 + i * cfg.npulses, cpi_tag_key(), cpi_dict(r.cpis[i]));
+    d_dropped = d_core.dropped_cpis();
+    d_emitted = d_core.emitted_cpis();
+    d_lost = d_core.lost_samples();
+    for (const auto& d : r.drops)
+        d_logger->warn("{}: CPI {} discarded after {} of {} pulses ({} CPIs dropped so far)",
+                       d.reason,
+                       d.index,
+                       d.pulses,
+                       cfg.npulses,
+                       d_core.dropped_cpis());
+
+    consume_each(static_cast<int>(r.consumed));
+    return static_cast<int>(r.cpis.size() * cfg.npulses);
+}
+
+} // namespace gpuradar
+} // namespace gr

@@ -1,0 +1,46 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef INCLUDED_GPURADAR_PULSE_FRAMER_IMPL_H
+#define INCLUDED_GPURADAR_PULSE_FRAMER_IMPL_H
+
+#include <gnuradio/gpuradar/pulse_framer.h>
+#include <gpuradar/kernels/pulse_timing.h>
+#include <pmt/pmt.h>
+#include <atomic>
+
+namespace gr {
+namespace gpuradar {
+
+namespace kernels = ::gpuradar::kernels;
+
+class pulse_framer_impl : public pulse_framer
+{
+public:
+    pulse_framer_impl(const kernels::framer_config& cfg, const std::string& trigger_tag);
+
+    std::uint64_t dropped_cpis() const override { return d_dropped; }
+    std::uint64_t emitted_cpis() const override { return d_emitted; }
+    std::uint64_t lost_samples() const override { return d_lost; }
+    double prf() const override { return d_core.prf(); }
+    double r0() const override { return d_core.r0(); }
+
+    void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override;
+
+private:
+    pmt::pmt_t cpi_dict(const kernels::framer_cpi& c) const;
+
+    kernels::pulse_framer_core d_core;
+    const pmt::pmt_t d_rx_time_key, d_trigger_key;
+    std::vector<gr::tag_t> d_tags;                // reused per call
+    std::vector<kernels::framer_event> d_events; // reused per call
+    std::atomic<std::uint64_t> d_dropped{ 0 }, d_emitted{ 0 }, d_lost{ 0 };
+};
+
+} // namespace gpuradar
+} // namespace gr
+
+#endif
