@@ -28,7 +28,11 @@ namespace gpuradar {
  * - "tag":       the first tag with key `trigger_tag`;
  * - "threshold": the first rising edge of |x|^2 above `threshold` (transmit leakage);
  * - "free":      the first sample of the stream.
- * Later triggers are ignored while the schedule runs.
+ * Later triggers are ignored while the schedule runs. A threshold edge (or trigger tag)
+ * sits on an integer sample: with a fractional PRI the transmitter's pulse k starts at
+ * floor(k pri + 1/2) of its own count, so anchoring on a pulse other than its pulse 0 can
+ * put later pulses one sample off; rx_time / free anchoring at the transmitter's pulse 0
+ * is exact. The threshold level must lie above every echo and below the leakage.
  *
  * Sample loss: every rx_time tag is checked against the time expected from the previous
  * one and the sample count. A tag later by a whole number of samples (UHD overflow) or

@@ -1,0 +1,203 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "radar_scene_source_impl.h"
+#include <gnuradio/io_signature.h>
+#include <gpuradar/kernels/pulse_compression.h>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <thread>
+
+namespace gr {
+namespace gpuradar {
+
+namespace {
+//! Paced mode: the longest stretch of samples produced per call (s). Short enough that
+//! the stream looks continuous to a consumer and stop() is prompt, long enough that the
+//! per-call overhead does not matter.
+constexpr double paced_chunk_s = 0.01;
+
+[[noreturn]] void rethrow_named(const std::invalid_argument& e, const char* params)
+{
+    throw std::invalid_argument(std::string("gpuradar::radar_scene_source: ") + params +
+                                ": " + e.what());
+}
+} // namespace
+
+radar_scene_source::sptr radar_scene_source::make(double fs,
+                                                  double fc,
+                                                  double prf,
+                                                  double bandwidth,
+                                                  double pulse_width,
+                                                  const std::vector<gr_complex>& waveform,
+                                                  const std::vector<double>& ranges,
+                                                  const std::vector<double>& velocities,
+                                                  const std::vector<double>& amplitudes,
+                                                  const std::string& amplitude_unit,
+                                                  double radar_constant_db,
+                                                  double noise_power,
+                                                  double leakage_amplitude,
+                                                  double clutter_cnr_db,
+                                                  double clutter_start_m,
+                                                  double clutter_stop_m,
+                                                  bool paced,
+                                                  unsigned int truth_every,
+                                                  double start_time,
+                                                  std::uint64_t seed)
+{
+    kernels::scene_config c;
+    c.fs = fs;
+    c.fc = fc;
+    c.prf = prf;
+    if (!(fs > 0.0) || !std::isfinite(fs))
+        throw std::invalid_argument("gpuradar::radar_scene_source: fs must be > 0 and "
+                                    "finite (Hz) (got " +
+                                    std::to_string(fs) + ")");
+    if (waveform.empty()) {
+        try {
+            c.waveform = kernels::lfm_chirp(bandwidth, pulse_width, fs);
+        } catch (const std::invalid_argument& e) {
+            rethrow_named(e, "bandwidth/pulse_width (LFM, used when waveform is empty)");
+        }
+    } else {
+        c.waveform.assign(waveform.begin(), waveform.end());
+    }
+    c.targets = kernels::radar_scene::make_targets(
+        ranges, velocities, amplitudes, amplitude_unit, radar_constant_db);
+    c.noise_power = noise_power;
+    c.leakage_amplitude = leakage_amplitude;
+    c.clutter_cnr_db = clutter_cnr_db;
+    c.clutter_start_m = clutter_start_m;
+    c.clutter_stop_m = clutter_stop_m;
+    c.seed = seed;
+    if (!(start_time >= 0.0) || !std::isfinite(start_time))
+        throw std::invalid_argument("gpuradar::radar_scene_source: start_time must be >= 0 "
+                                    "and finite (s) (got " +
+                                    std::to_string(start_time) + ")");
+    return gnuradio::make_block_sptr<radar_scene_source_impl>(c, paced, truth_every, start_time);
+}
+
+namespace {
+kernels::time_spec to_time_spec(double t)
+{
+    kernels::time_spec s;
+    s.secs = static_cast<std::uint64_t>(std::floor(t));
+    s.frac = t - std::floor(t);
+    return s;
+}
+} // namespace
+
+radar_scene_source_impl::radar_scene_source_impl(const kernels::scene_config& cfg,
+                                                 bool paced,
+                                                 unsigned int truth_every,
+                                                 double start_time)
+    : gr::sync_block("radar_scene_source",
+                     gr::io_signature::make(0, 0, 0),
+                     gr::io_signature::make(1, 1, sizeof(gr_complex))),
+      d_scene(cfg),
+      d_paced(paced),
+      d_truth_every(truth_every),
+      d_start_time(to_time_spec(start_time)),
+      d_truth_port(pmt::intern("truth"))
+{
+    message_port_register_out(d_truth_port);
+}
+
+std::vector<double> radar_scene_source_impl::snr_db() const
+{
+    std::vector<double> s;
+    for (const auto& t : d_scene.config().targets)
+        s.push_back(t.snr_db);
+    return s;
+}
+
+bool radar_scene_source_impl::start()
+{
+    d_started = false; // the real-time clock starts with the first samples
+    return true;
+}
+
+void radar_scene_source_impl::publish_truth(std::uint64_t from, std::uint64_t to)
+{
+    const auto& t = d_scene.timing();
+    const auto& cfg = d_scene.config();
+    if (cfg.targets.empty())
+        return;
+    std::uint64_t k = t.first_pulse_at_or_after(from);
+    const std::uint64_t every = d_truth_every;
+    if (every == 0) {
+        if (k != 0)
+            return;
+    } else if (k % every) {
+        k += every - k % every;
+    }
+    for (; t.pulse_start(k) < to; k += every) {
+        const kernels::time_spec rx = kernels::add_samples(
+            d_start_time, static_cast<std::int64_t>(t.pulse_start(k)), cfg.fs);
+        for (std::size_t i = 0; i < cfg.targets.size(); ++i) {
+            const auto tr = d_scene.truth(i, k);
+            pmt::pmt_t d = pmt::make_dict();
+            auto add = [&d](const char* key, pmt::pmt_t v) {
+                d = pmt::dict_add(d, pmt::intern(key), v);
+            };
+            add("target", pmt::from_uint64(tr.target));
+            add("pulse", pmt::from_uint64(tr.pulse));
+            add("sample", pmt::from_uint64(tr.sample));
+            add("time_s", pmt::from_double(tr.time_s));
+            add("rx_time", pmt::make_tuple(pmt::from_uint64(rx.secs), pmt::from_double(rx.frac)));
+            add("range_m", pmt::from_double(tr.range_m));
+            add("velocity_mps", pmt::from_double(tr.velocity_mps));
+            add("doppler_hz", pmt::from_double(tr.doppler_hz));
+            add("delay_samples", pmt::from_double(tr.delay_samples));
+            add("snr_db", pmt::from_double(tr.snr_db));
+            add("amplitude", pmt::from_double(tr.amplitude));
+            add("fs", pmt::from_double(cfg.fs));
+            add("fc", pmt::from_double(cfg.fc));
+            add("prf", pmt::from_double(cfg.prf));
+            message_port_pub(d_truth_port, d);
+        }
+        if (every == 0)
+            break;
+    }
+}
+
+int radar_scene_source_impl::work(int noutput_items,
+                                  gr_vector_const_void_star&,
+                                  gr_vector_void_star& output_items)
+{
+    auto* out = static_cast<kernels::cfloat*>(output_items[0]);
+    const double fs = d_scene.config().fs;
+    std::size_t n = static_cast<std::size_t>(noutput_items);
+    if (d_paced)
+        n = std::min<std::size_t>(
+            n, std::max<std::size_t>(1, static_cast<std::size_t>(fs * paced_chunk_s)));
+    const std::uint64_t w0 = nitems_written(0);
+    if (w0 == 0) {
+        add_item_tag(0,
+                     0,
+                     pmt::intern("rx_time"),
+                     pmt::make_tuple(pmt::from_uint64(d_start_time.secs),
+                                     pmt::from_double(d_start_time.frac)));
+        add_item_tag(0, 0, pmt::intern("rx_rate"), pmt::from_double(fs));
+        add_item_tag(0, 0, pmt::intern("rx_freq"), pmt::from_double(d_scene.config().fc));
+    }
+    d_scene.generate(out, n);
+    publish_truth(w0, w0 + n);
+    if (d_paced) {
+        const auto now = std::chrono::steady_clock::now();
+        if (!d_started) {
+            d_t0 = now;
+            d_started = true;
+        }
+        // Samples exist at the end of their time, as from hardware.
+        const auto due = d_t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(
+                                        static_cast<double>(w0 + n) / fs));
+        if (due > now)
+            std::this_thread::sleep_until(due);
+    }
+    return static_cast<int>(n);
+}
+
+} // namespace gpuradar
+} // namespace gr
