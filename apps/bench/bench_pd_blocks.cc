@@ -1,0 +1,142 @@
+/*
+ * pd_blocks/PD: the pulse-Doppler chain as GNU Radio blocks on the GPU, per CPI:
+ *   device_replay_source -> pulse_doppler_processor -> cfar_2d -> device_sink
+ * The source copies a resident random CPI (device to device) into its output buffer and
+ * the sink drops the mask on the device, so the figure compares with the kernels-only
+ * chain (pd_chain/PD, run in the same invocation) without PCIe. The source's own cost is
+ * measured alone (replay_only) and reported beside. Per-CPI time = (t(2N) - t(N)) / N,
+ * which removes flowgraph start and stop.
+ */
+#include "bench_pd_common.h"
+#include <gnuradio/gpuradar/cfar_2d.h>
+#include <gnuradio/gpuradar/device_buffer.h>
+#include <gnuradio/gpuradar/pulse_doppler_processor.h>
+#include <gnuradio/io_signature.h>
+#include <gnuradio/sync_block.h>
+#include <gnuradio/top_block.h>
+#include <chrono>
+
+namespace gpuradar::bench::pd {
+namespace {
+
+namespace grr = gr::gpuradar;
+
+//! Emits `ncpi` copies of one device-resident CPI through a device_buffer.
+class device_replay_source : public gr::sync_block, public grr::device_stream_provider
+{
+public:
+    device_replay_source(const kernels::device_memory& cpi,
+                         std::size_t itemsize,
+                         int items_per_cpi,
+                         std::uint64_t ncpi)
+        : gr::sync_block("device_replay_source",
+                         gr::io_signature::make(0, 0, 0),
+                         gr::io_signature::make(1, 1, itemsize, grr::device_buffer::type)),
+          d_cpi(cpi),
+          d_itemsize(itemsize),
+          d_items_per_cpi(items_per_cpi),
+          d_left(ncpi)
+    {
+        set_output_multiple(items_per_cpi);
+    }
+    void* device_stream() const override { return d_stream.ref().native(); }
+    int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override
+    {
+        if (d_left == 0)
+            return WORK_DONE;
+        const auto n = std::min<std::uint64_t>(noutput_items / d_items_per_cpi, d_left);
+        auto* dst = static_cast<char*>(out[0]);
+        const std::size_t cpi_bytes = d_itemsize * d_items_per_cpi;
+        for (std::uint64_t i = 0; i < n; ++i)
+            kernels::copy_async(dst + i * cpi_bytes, d_cpi.get(), cpi_bytes,
+                                kernels::copy_kind::device_to_device, d_stream.ref(),
+                                "device_replay_source");
+        d_stream.synchronize("device_replay_source");
+        d_left -= n;
+        return static_cast<int>(n) * d_items_per_cpi;
+    }
+
+private:
+    const kernels::device_memory& d_cpi;
+    const std::size_t d_itemsize;
+    const int d_items_per_cpi;
+    std::uint64_t d_left;
+    kernels::cuda_stream d_stream;
+};
+
+//! Consumes device items without copying them anywhere.
+class device_sink : public gr::sync_block, public grr::device_stream_provider
+{
+public:
+    explicit device_sink(std::size_t itemsize)
+        : gr::sync_block("device_sink",
+                         gr::io_signature::make(1, 1, itemsize, grr::device_buffer::type),
+                         gr::io_signature::make(0, 0, 0))
+    {
+    }
+    void* device_stream() const override { return d_stream.ref().native(); }
+    int work(int n, gr_vector_const_void_star&, gr_vector_void_star&) override { return n; }
+
+private:
+    kernels::cuda_stream d_stream;
+};
+
+double seconds(const std::function<void()>& f)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+GPURADAR_BENCH("pd_blocks/PD")
+{
+    if (!have_cuda("pd_blocks/PD"))
+        return;
+    kernels::cuda_stream s;
+    for (const auto& w : workloads()) {
+        const auto nfft = static_cast<unsigned>(w.npulses);
+        const std::size_t in_item = w.channels * w.nrange * sizeof(cfloat);
+        const kernels::device_memory cpi = random_device(w.samples(), s);
+        const std::uint64_t n = opt.quick ? 8 : (w.bytes() > (std::size_t(64) << 20) ? 100 : 400);
+        const double pulse_width = double(w.waveform) / 10e6; // waveform samples at 10 MHz
+
+        auto chain_seconds = [&](std::uint64_t ncpi, bool replay_only) {
+            auto tb = gr::make_top_block("pd_blocks");
+            auto src = gnuradio::make_block_sptr<device_replay_source>(
+                cpi, in_item, static_cast<int>(w.npulses), ncpi);
+            if (replay_only) {
+                tb->connect(src, 0, gnuradio::make_block_sptr<device_sink>(in_item), 0);
+            } else {
+                auto pd = grr::pulse_doppler_processor::make(
+                    w.nrange, w.npulses, nfft, w.channels, "lfm", {}, 5e6, pulse_width,
+                    10e6, true, "hamming", 4, 35, 6, false, "auto", "none", "hann", 4, 35,
+                    6, true, "square_law", false, "cuda");
+                // DESIGN.md's CFAR window: Doppler guard 1 / training 1, range 1 / 5.
+                auto cfar = grr::cfar_2d::make(w.nrange, nfft, w.channels, 1, 5, 1, 1, 1e-6,
+                                               "ca", 0, "clip", "wrap", false, 4096, "cuda");
+                tb->connect(src, 0, pd, 0);
+                tb->connect(pd, 0, cfar, 0);
+                tb->connect(cfar, 0,
+                            gnuradio::make_block_sptr<device_sink>(w.channels * nfft), 0);
+            }
+            return seconds([&] { tb->run(); });
+        };
+        for (bool replay_only : { true, false }) {
+            chain_seconds(2, replay_only); // warm-up: plans, allocations, lazy loading
+            const double t1 = chain_seconds(n, replay_only);
+            const double t2 = chain_seconds(2 * n, replay_only);
+            const double ms = (t2 - t1) / double(n) * 1e3;
+            json_line("pd_blocks/PD")
+                .field("workload", w.name)
+                .field("chain", replay_only ? "replay_only" : "replay+pd+cfar")
+                .field("cpis", double(n))
+                .field("ms_per_cpi", ms)
+                .field("cpi_bytes", double(w.bytes()))
+                .field("samples_per_s", double(w.samples()) / (ms * 1e-3))
+                .emit();
+        }
+    }
+}
+
+} // namespace
+} // namespace gpuradar::bench::pd
