@@ -32,8 +32,8 @@ namespace gpuradar {
  * another `nrange` or `channels` discards its group (counted). Without tags groups are
  * counted from the start of the stream, indexed from 0; with tags, a group takes the
  * index of the last tag seen and the items after it count on (`item` = items since the
- * tag). The cpi tag is re-emitted where it came in (or made, index and nrange, at the
- * start of each untagged group); other tags pass through. NaN / Inf cells: never
+ * tag). The cpi tag is re-emitted where it came in; while no tag has been seen, one is
+ * made (index, nrange) on the first item of each group. Other tags pass through. NaN / Inf cells: never
  * detections, counted and logged per group.
  */
 class GPURADAR_API cfar_1d : virtual public gr::block
