@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <gnuradio/gpuradar/pulse_framer.h>
+
+namespace py = pybind11;
+
+void bind_pulse_framer(py::module& m)
+{
+    using gr::gpuradar::pulse_framer;
+    py::class_<pulse_framer, gr::block, gr::basic_block, std::shared_ptr<pulse_framer>>(
+        m,
+        "pulse_framer",
+        "Pulse framer: continuous complex stream -> pulse stream of whole CPIs with cpi "
+        "tags (see C++ docs).")
+        .def(py::init(&pulse_framer::make),
+             py::arg("pri_samples"),
+             py::arg("gate_start"),
+             py::arg("nrange"),
+             py::arg("npulses"),
+             py::arg("fs"),
+             py::arg("fc"),
+             py::arg("trigger") = "rx_time",
+             py::arg("trigger_tag") = "trigger",
+             py::arg("threshold") = 0.0)
+        .def("dropped_cpis", &pulse_framer::dropped_cpis)
+        .def("emitted_cpis", &pulse_framer::emitted_cpis)
+        .def("lost_samples", &pulse_framer::lost_samples)
+        .def("prf", &pulse_framer::prf)
+        .def("r0", &pulse_framer::r0);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <pybind11/complex.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <gnuradio/gpuradar/radar_scene_source.h>
+
+namespace py = pybind11;
+
+void bind_radar_scene_source(py::module& m)
+{
+    using gr::gpuradar::radar_scene_source;
+    py::class_<radar_scene_source,
+               gr::sync_block,
+               gr::block,
+               gr::basic_block,
+               std::shared_ptr<radar_scene_source>>(
+        m,
+        "radar_scene_source",
+        "Simulated pulsed-radar receive stream: targets, clutter, leakage, noise; truth "
+        "on the 'truth' message port (see C++ docs).")
+        .def(py::init(&radar_scene_source::make),
+             py::arg("fs"),
+             py::arg("fc"),
+             py::arg("prf"),
+             py::arg("bandwidth"),
+             py::arg("pulse_width"),
+             py::arg("waveform") = std::vector<gr_complex>(),
+             py::arg("ranges") = std::vector<double>(),
+             py::arg("velocities") = std::vector<double>(),
+             py::arg("amplitudes") = std::vector<double>(),
+             py::arg("amplitude_unit") = "snr_db",
+             py::arg("radar_constant_db") = 0.0,
+             py::arg("noise_power") = 1.0,
+             py::arg("leakage_amplitude") = 0.0,
+             py::arg("clutter_cnr_db") = 0.0,
+             py::arg("clutter_start_m") = 0.0,
+             py::arg("clutter_stop_m") = 0.0,
+             py::arg("paced") = false,
+             py::arg("truth_every") = 0,
+             py::arg("start_time") = 0.0,
+             py::arg("seed") = 1)
+        .def("waveform", &radar_scene_source::waveform)
+        .def("pri_samples", &radar_scene_source::pri_samples)
+        .def("snr_db", &radar_scene_source::snr_db);
+}
