@@ -24,15 +24,9 @@ callback_symbol symbol(pd_callback c)
                  "_Z26gpuradar_pc_store_multiplyPvy6float2S_S_",
                  CUFFT_CB_ST_COMPLEX };
     case pd_callback::pc_store_strip:
+    default:
         return { "gpuradar_pc_store_strip",
                  "_Z23gpuradar_pc_store_stripPvy6float2S_S_",
-                 CUFFT_CB_ST_COMPLEX };
-    case pd_callback::df_load:
-        return { "gpuradar_df_load", "_Z16gpuradar_df_loadPvyS_S_", CUFFT_CB_LD_COMPLEX };
-    case pd_callback::df_store_power:
-    default:
-        return { "gpuradar_df_store_power",
-                 "_Z23gpuradar_df_store_powerPvy6float2S_S_",
                  CUFFT_CB_ST_COMPLEX };
     }
 }

@@ -2,8 +2,11 @@
  * cuFFT plans with LTO callbacks (internal). The callbacks are device functions in
  * lto/pd_callbacks.cu, embedded as LTO-IR (lto/pd_callbacks_fatbin.h) and JIT-linked into
  * cuFFT's kernels when the plan is made (in a constructor, never per call), so that
- * padding, the spectrum product, stripping, the slow-time window, the corner turn and
- * the envelope ride on the FFT's own loads and stores instead of separate passes.
+ * padding, the spectrum product and stripping ride on the FFT's own loads and stores
+ * instead of separate passes. (A strided Doppler plan with load/store callbacks - corner
+ * turn, window and envelope in the callbacks - was tried: cufftMakePlanMany64 returned
+ * CUFFT_INTERNAL_ERROR on the H100 for nfft 128/256/1024, so pulse_doppler has its own
+ * fused kernel instead.)
  *
  * cuFFT can refuse (no nvJitLink at run time, a driver too old, resources): make()
  * returns nullptr and says why, and the caller keeps its kernel-per-pass path.
@@ -25,9 +28,7 @@ namespace gpuradar::kernels::detail {
 enum class pd_callback {
     pc_load_pad,
     pc_store_multiply,
-    pc_store_strip,
-    df_load,
-    df_store_power
+    pc_store_strip
 };
 
 struct callback_binding {

@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 
 namespace gpuradar::kernels::detail {
@@ -172,13 +173,27 @@ __global__ void __launch_bounds__(fir_threads) fir_rows(const float2* __restrict
     }
 }
 
+//! The callbacks' division by nfft as a multiply and shifts (Granlund & Montgomery,
+//! "Division by invariant integers using multiplication", 1994, Fig. 4.1): exact for
+//! every 32-bit dividend.
+void set_divisor(gpuradar_pc_cb_params& p, unsigned d)
+{
+    unsigned l = 0; // ceil(log2 d)
+    while ((std::uint64_t(1) << l) < d)
+        ++l;
+    p.div_magic = static_cast<unsigned>(
+        ((std::uint64_t(1) << 32) * ((std::uint64_t(1) << l) - d)) / d + 1);
+    p.div_shift1 = std::min(l, 1u);
+    p.div_shift2 = l > 0 ? l - 1 : 0;
+}
+
 std::size_t fir_shared_bytes(std::size_t taps_padded)
 {
     const std::size_t tile = fir_outputs_per_block + taps_padded;
     return (taps_padded + tile + tile / fir_outputs_per_thread + 1) * sizeof(float2);
 }
 
-class pulse_compression_cuda final : public pulse_compression
+class pulse_compression_cuda final : public pulse_compression_cuda_engine
 {
 public:
     pulse_compression_cuda(std::size_t nrange,
@@ -190,13 +205,14 @@ public:
                            stream_ref s,
                            std::size_t fft_length,
                            bool use_callbacks)
-        : pulse_compression(backend::cuda, nrange, rows, window, normalize, m, fft_length),
+        : pulse_compression_cuda_engine(
+              backend::cuda, nrange, rows, window, normalize, m, fft_length),
           d_stream(native(s)),
           d_use_callbacks(use_callbacks),
           d_cb_params(sizeof(gpuradar_pc_cb_params))
     {
         if (!use_callbacks)
-            d_no_callbacks_why = "use_callbacks = false";
+            d_no_callbacks_why = "callbacks not requested";
         install(make_reference(waveform));
     }
 
@@ -213,8 +229,17 @@ public:
         install(make_reference(waveform));
     }
 
-    void run(const cfloat* in, cfloat* out) override
+    void run(const cfloat* in, cfloat* out) override { run_view(in, out, true); }
+
+    pc_rows_view run_view(const cfloat* in, cfloat* out) override
     {
+        return run_view(in, out, false);
+    }
+
+private:
+    pc_rows_view run_view(const cfloat* in, cfloat* out, bool strip)
+    {
+        const pc_rows_view in_out{ out, d_nrange };
         const auto* x = reinterpret_cast<const float2*>(in);
         auto* y = reinterpret_cast<float2*>(out);
         const auto nrange = static_cast<unsigned>(d_nrange);
@@ -230,7 +255,7 @@ public:
                 nrange,
                 d_rows);
             GPURADAR_CUDA_CHECK_LAUNCH(who, "fir_rows");
-            return;
+            return in_out;
         }
         const auto nfft = static_cast<unsigned>(d_nfft);
         float2* work = d_work.as<float2>();
@@ -253,7 +278,7 @@ public:
                                               w,
                                               CUFFT_FORWARD));
             GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_inv_cb->get(), w, w, CUFFT_INVERSE));
-            return;
+            return in_out;
         }
         pad_rows<<<row_grid(d_nfft, d_rows), row_threads, 0, d_stream>>>(
             x, work, nrange, nfft, d_rows);
@@ -264,12 +289,14 @@ public:
             work, d_spectrum.as<float2>(), nfft, d_rows);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "multiply_spectrum");
         GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_plan->get(), w, w, CUFFT_INVERSE));
+        if (!strip)
+            return { reinterpret_cast<const cfloat*>(work), d_nfft };
         strip_rows<<<row_grid(d_nrange, d_rows), row_threads, 0, d_stream>>>(
             work, y, nrange, nfft, d_rows);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "strip_rows");
+        return in_out;
     }
 
-private:
     // Builds everything for `ref` before replacing anything; uploads are ordered after
     // the work already queued on the stream, and waited for (the host copies die here).
     void install(const reference& ref)
@@ -335,6 +362,7 @@ private:
             params.out = d_cb_out;
             params.nrange = static_cast<unsigned>(d_nrange);
             params.nfft = static_cast<unsigned>(nfft);
+            set_divisor(params, static_cast<unsigned>(nfft));
             copy_async(d_cb_params.get(),
                        &params,
                        sizeof(params),
@@ -387,6 +415,21 @@ private:
 };
 
 } // namespace
+
+std::unique_ptr<pulse_compression_cuda_engine>
+make_pulse_compression_cuda_engine(std::size_t nrange,
+                                   std::size_t rows,
+                                   const std::vector<cfloat>& waveform,
+                                   const window_spec& window,
+                                   bool normalize,
+                                   pulse_compression::method m,
+                                   stream_ref stream,
+                                   std::size_t fft_length,
+                                   bool use_callbacks)
+{
+    return std::make_unique<pulse_compression_cuda>(
+        nrange, rows, waveform, window, normalize, m, stream, fft_length, use_callbacks);
+}
 
 std::unique_ptr<pulse_compression>
 make_pulse_compression_cuda(std::size_t nrange,

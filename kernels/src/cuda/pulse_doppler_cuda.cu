@@ -1,28 +1,170 @@
 /*
  * CUDA pulse_doppler. Passes over one CPI of N complex samples (N = npulses * channels *
- * nrange, nfft = npulses):
- *  - pulse compression (pulse_compression's CUDA engine): with callbacks, read x, write
- *    the rows x nfft_pc workspace, read it back, write the compressed CPI (pulse-major);
- *  - fused Doppler: ONE cuFFT over the compressed CPI read with element stride
- *    channels * nrange (the corner turn happens in the load), canceller + window +
- *    fftshift modulation in the load callback, the envelope in the store callback
- *    straight into the range-major power map: 8 N bytes read, 4 N written;
- *  - otherwise corner_turn, doppler_filter (prepare + in-place FFT) and envelope:
- *    16 + 32 + 12 bytes per sample.
+ * nrange), F = pulse-compression FFT length, rows = npulses * channels:
+ *  - pulse compression (pulse_compression's CUDA engine), fft with separate kernels:
+ *    pad, forward FFT, spectrum product, inverse FFT; the rows stay in its workspace
+ *    (row stride F: no strip pass). With cuFFT callbacks (fusion.pc_callbacks): two
+ *    passes, result in a compressed CPI buffer (row stride nrange).
+ *  - fused Doppler (fusion.fused_doppler, power-of-two nfft up to 4096): ONE kernel reads
+ *    a tile of range bins for every pulse (the corner turn is in its load), applies the
+ *    canceller, window and fftshift modulation, runs the Doppler FFT in shared memory
+ *    and writes the envelope straight into the range-major map: 8N bytes read, 4 N * nfft
+ *    / npulses written, instead of corner turn (16N) + prepare and in-place FFT (32N) +
+ *    envelope (12N).
+ *  - otherwise corner_turn, doppler_filter and envelope objects, as separate kernels.
  */
 #include "../pulse_compression_backends.h"
 #include "../pulse_doppler_backends.h"
+#include "complex_math.cuh"
 #include "cuda_check.h"
-#include "cufft_callbacks.h"
-#include "cufft_plan.h"
 #include <gpuradar/kernels/corner_turn.h>
 #include <cuda_runtime.h>
-#include <limits>
+#include <algorithm>
+#include <cmath>
+#include <string>
 
 namespace gpuradar::kernels::detail {
 namespace {
 
 constexpr const char* who = "pulse_doppler";
+
+//! Fused Doppler kernel: threads per block (8 warps keep the tile loads in flight).
+constexpr int fd_threads = 256;
+//! Complex samples per block tile (range bins x nfft): 32 KiB + padding, under the 48 KiB
+//! a block gets without opting in, 6 blocks per H100 SM.
+constexpr unsigned fd_tile_samples = 4096;
+//! Most range bins per tile: 32 consecutive bins are one 256-byte run per pulse.
+constexpr unsigned fd_max_bins = 32;
+//! Longest Doppler FFT the fused kernel takes (one range bin fills the tile).
+constexpr std::size_t fd_max_nfft = fd_tile_samples;
+
+struct fd_args {
+    const float2* x;       // compressed CPI: sample (p, c, r) at p*pstride + c*cstride + r
+    std::size_t pstride;   // samples between pulses
+    std::size_t cstride;   // samples between channels of one pulse
+    const float2* weights; // m: window x fftshift modulation
+    const float2* twiddle; // nfft/2: exp(-2 pi i t / nfft)
+    float* out;            // ((r * channels + c) * nfft + k)
+    unsigned nrange, channels, npulses, m, order, nfft, log2n, bins;
+    unsigned env_linear, env_db;
+};
+
+__device__ __forceinline__ float2 cadd(float2 a, float2 b)
+{
+    return make_float2(a.x + b.x, a.y + b.y);
+}
+__device__ __forceinline__ float2 csub(float2 a, float2 b)
+{
+    return make_float2(a.x - b.x, a.y - b.y);
+}
+
+/*
+ * One block = `bins` consecutive range bins of one channel. Shared memory holds one
+ * transform per bin, row stride nfft + 1 (the load writes down a column of bins: the
+ * pad spreads them over the banks). Decimation in time on bit-reversed input, two radix-2
+ * stages per barrier (a radix-2^2 butterfly on 4 samples in registers), one plain stage
+ * first when log2(nfft) is odd.
+ */
+__global__ void __launch_bounds__(fd_threads) fused_doppler(fd_args a)
+{
+    extern __shared__ float2 sm[];
+    const unsigned n_fft = a.nfft;
+    const unsigned S = n_fft + 1;
+    const unsigned bins = a.bins;
+    const unsigned c = blockIdx.y;
+    const unsigned r0 = blockIdx.x * bins;
+    const unsigned total = bins * n_fft;
+
+    // Load: consecutive threads take consecutive range bins of one pulse (coalesced).
+    const float2* xc = a.x + std::size_t(c) * a.cstride;
+    for (unsigned i = threadIdx.x; i < total; i += fd_threads) {
+        const unsigned j = i % bins;
+        const unsigned n = i / bins;
+        const unsigned r = r0 + j;
+        float2 v = make_float2(0.0f, 0.0f);
+        if (n < a.m && r < a.nrange) {
+            const float2* p = xc + std::size_t(n) * a.pstride + r;
+            v = p[0];
+            if (a.order == 1) {
+                const float2 b = p[a.pstride];
+                v = csub(b, v);
+            } else if (a.order == 2) {
+                const float2 b = p[a.pstride], d = p[2 * a.pstride];
+                v = make_float2(fmaf(-2.0f, b.x, v.x + d.x), fmaf(-2.0f, b.y, v.y + d.y));
+            }
+            v = cmul(v, __ldg(a.weights + n));
+        }
+        const unsigned pos = a.log2n ? (__brev(n) >> (32 - a.log2n)) : 0;
+        sm[j * S + pos] = v;
+    }
+    __syncthreads();
+
+    unsigned s = 0; // stages done: the current group size is 2^s
+    const unsigned tw_scale_base = a.log2n; // twiddle of W_M^k = table[k * nfft / M]
+    if (a.log2n & 1) {
+        // One radix-2 stage with M = 2 (twiddle 1).
+        for (unsigned t = threadIdx.x; t < total / 2; t += fd_threads) {
+            const unsigned j = t >> (a.log2n - 1);
+            const unsigned q = t & (n_fft / 2 - 1);
+            float2* row = sm + j * S + 2 * q;
+            const float2 u = row[0], v = row[1];
+            row[0] = cadd(u, v);
+            row[1] = csub(u, v);
+        }
+        s = 1;
+        __syncthreads();
+    }
+    for (; s < a.log2n; s += 2) {
+        // Stages with half sizes h = 2^s (M = 2h) and 2h (M = 4h) on groups of 4h.
+        const unsigned h = 1u << s;
+        const unsigned quarter = n_fft / 4; // radix-2^2 butterflies per transform
+        for (unsigned t = threadIdx.x; t < bins * quarter; t += fd_threads) {
+            const unsigned j = t / quarter;
+            const unsigned q = t - j * quarter;
+            const unsigned g = q >> s;        // group of 4h
+            const unsigned k = q & (h - 1);   // position in the quarter
+            float2* row = sm + j * S + g * 4 * h + k;
+            float2 x0 = row[0], x1 = row[h], x2 = row[2 * h], x3 = row[3 * h];
+            // Stage 1 (M = 2h): pairs (x0, x1), (x2, x3), twiddle W_{2h}^k.
+            const float2 w1 = __ldg(a.twiddle + (k << (tw_scale_base - s - 1)));
+            float2 t1 = cmul(x1, w1), t3 = cmul(x3, w1);
+            float2 y0 = cadd(x0, t1), y1 = csub(x0, t1);
+            float2 y2 = cadd(x2, t3), y3 = csub(x2, t3);
+            // Stage 2 (M = 4h): pairs (y0, y2) with W_{4h}^k, (y1, y3) with W_{4h}^{k+h}.
+            const unsigned sh2 = tw_scale_base - s - 2;
+            const float2 w2 = __ldg(a.twiddle + (k << sh2));
+            const float2 w3 = __ldg(a.twiddle + ((k + h) << sh2));
+            const float2 u2 = cmul(y2, w2), u3 = cmul(y3, w3);
+            row[0] = cadd(y0, u2);
+            row[2 * h] = csub(y0, u2);
+            row[h] = cadd(y1, u3);
+            row[3 * h] = csub(y1, u3);
+        }
+        __syncthreads();
+    }
+
+    // Envelope, range-major: consecutive threads write consecutive Doppler bins.
+    for (unsigned i = threadIdx.x; i < total; i += fd_threads) {
+        const unsigned j = i >> a.log2n;
+        const unsigned k = i & (n_fft - 1);
+        const unsigned r = r0 + j;
+        if (r >= a.nrange)
+            continue;
+        const float2 y = sm[j * S + k];
+        const float pw = fmaf(y.x, y.x, y.y * y.y);
+        float v;
+        if (a.env_db)
+            v = 10.0f * log10f(pw);
+        else
+            v = a.env_linear ? sqrtf(pw) : pw;
+        a.out[(std::size_t(r) * a.channels + c) * n_fft + k] = v;
+    }
+}
+
+bool fused_doppler_fits(std::size_t nfft)
+{
+    return nfft >= 2 && nfft <= fd_max_nfft && (nfft & (nfft - 1)) == 0;
+}
 
 class pulse_doppler_cuda final : public pulse_doppler
 {
@@ -30,22 +172,27 @@ public:
     pulse_doppler_cuda(const params& p, stream_ref s, const fusion& f)
         : pulse_doppler(p),
           d_stream(native(s)),
-          d_pc(make_pulse_compression_cuda(p.nrange,
-                                           p.npulses * p.channels,
-                                           p.waveform,
-                                           p.range_window,
-                                           p.normalize,
-                                           p.pc_method,
-                                           s,
-                                           0,
-                                           f.pc_callbacks)),
+          d_pc(make_pulse_compression_cuda_engine(p.nrange,
+                                                  p.npulses * p.channels,
+                                                  p.waveform,
+                                                  p.range_window,
+                                                  p.normalize,
+                                                  p.pc_method,
+                                                  s,
+                                                  0,
+                                                  f.pc_callbacks)),
           d_compressed(input_size() * sizeof(cfloat))
     {
-        if (f.fused_doppler)
-            d_fused_why = make_fused();
-        else
+        if (!f.fused_doppler)
             d_fused_why = "fused_doppler = false";
-        if (!d_plan) {
+        else if (!fused_doppler_fits(p.nfft))
+            d_fused_why = "nfft not a power of two in [2, " + std::to_string(fd_max_nfft) + "]";
+        else if (p.nrange > 0xffffffffu / 2 || p.channels > 65535)
+            d_fused_why = "nrange or channels too large for the fused grid";
+        if (d_fused_why.empty()) {
+            d_fused = true;
+            upload_tables();
+        } else {
             d_ct = corner_turn::make(backend::cuda, p.npulses, p.nrange, p.channels, s);
             d_df = doppler_filter::make(backend::cuda,
                                         p.npulses,
@@ -64,26 +211,37 @@ public:
     void run(const cfloat* in, float* out) override
     {
         cfloat* a = d_compressed.as<cfloat>();
-        d_pc->run(in, a);
-        if (d_plan) {
-            if (out != d_power_out) {
-                auto* params = d_cb_params.as<gpuradar_df_cb_params>();
-                set_device_pointer_async(
-                    reinterpret_cast<void**>(&params->power), out, d_stream, who);
-                d_power_out = out;
-            }
-            // The load callback reads `a` (dataIn) with the plan's strides; cuFFT's own
-            // stores would go to the scratch output, the store callback writes `out`.
-            GPURADAR_CUFFT_CHECK(who,
-                                 cufftExecC2C(d_plan->get(),
-                                              reinterpret_cast<cufftComplex*>(a),
-                                              d_scratch.as<cufftComplex>(),
-                                              CUFFT_FORWARD));
+        if (!d_fused) {
+            d_pc->run(in, a);
+            d_ct->run(a, d_turned.as<cfloat>());
+            d_df->run(d_turned.as<cfloat>(), d_doppler.as<cfloat>());
+            d_env->run(d_doppler.as<cfloat>(), out, output_size());
             return;
         }
-        d_ct->run(a, d_turned.as<cfloat>());
-        d_df->run(d_turned.as<cfloat>(), d_doppler.as<cfloat>());
-        d_env->run(d_doppler.as<cfloat>(), out, output_size());
+        const pc_rows_view v = d_pc->run_view(in, a);
+        const auto& p = d_params;
+        fd_args args;
+        args.x = reinterpret_cast<const float2*>(v.data);
+        args.cstride = v.row_stride;
+        args.pstride = v.row_stride * p.channels;
+        args.weights = d_weights.as<float2>();
+        args.twiddle = d_twiddle.as<float2>();
+        args.out = out;
+        args.nrange = static_cast<unsigned>(p.nrange);
+        args.channels = static_cast<unsigned>(p.channels);
+        args.npulses = static_cast<unsigned>(p.npulses);
+        args.m = static_cast<unsigned>(p.npulses - doppler_filter::mti_order(p.mti));
+        args.order = static_cast<unsigned>(doppler_filter::mti_order(p.mti));
+        args.nfft = static_cast<unsigned>(p.nfft);
+        args.log2n = d_log2n;
+        args.bins = d_bins;
+        args.env_linear = p.env_mode == envelope::mode::linear ? 1u : 0u;
+        args.env_db = p.db ? 1u : 0u;
+        const dim3 grid(static_cast<unsigned>((p.nrange + d_bins - 1) / d_bins),
+                        static_cast<unsigned>(p.channels));
+        const std::size_t smem = std::size_t(d_bins) * (p.nfft + 1) * sizeof(float2);
+        fused_doppler<<<grid, fd_threads, smem, d_stream>>>(args);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "fused_doppler");
     }
 
     void set_waveform(const std::vector<cfloat>& waveform) override
@@ -95,75 +253,44 @@ public:
     std::string implementation() const override
     {
         return "pc: " + d_pc->implementation() + "; doppler: " +
-               (d_plan ? std::string("strided cufft callbacks (corner turn, window, "
-                                     "envelope fused)")
-                       : "corner_turn, doppler_filter, envelope (" + d_fused_why + ")");
+               (d_fused ? std::string("fused kernel (corner turn, window, FFT, envelope)")
+                        : "corner_turn, doppler_filter, envelope (" + d_fused_why + ")");
     }
 
 private:
-    // The fused Doppler plan; returns why not when cuFFT refuses (then d_plan is null).
-    std::string make_fused()
+    void upload_tables()
     {
         const auto& p = d_params;
-        const std::size_t cr = p.channels * p.nrange;
-        // The callbacks index with 32-bit offsets.
-        if (cr * p.nfft > std::numeric_limits<unsigned>::max())
-            return "channels * nrange * nfft >= 2^32";
+        const std::size_t nfft = p.nfft;
+        d_log2n = 0;
+        while ((std::size_t(1) << d_log2n) < nfft)
+            ++d_log2n;
+        d_bins = static_cast<unsigned>(
+            std::min<std::size_t>(fd_max_bins, std::max<std::size_t>(1, fd_tile_samples / nfft)));
         const auto w = pulse_doppler_weights(p);
+        std::vector<cfloat> tw(std::max<std::size_t>(nfft / 2, 1));
+        for (std::size_t t = 0; t < tw.size(); ++t) {
+            // Angles in double from the integer ratio: exact to float rounding.
+            const double ang = -2.0 * 3.14159265358979323846 * double(t) / double(nfft);
+            tw[t] = cfloat(float(std::cos(ang)), float(std::sin(ang)));
+        }
         d_weights = device_memory(w.size() * sizeof(cfloat));
-        d_cb_params = device_memory(sizeof(gpuradar_df_cb_params));
-        gpuradar_df_cb_params cb{};
-        cb.weights = d_weights.get();
-        cb.power = nullptr;
-        cb.cr = static_cast<unsigned>(cr);
-        cb.m = static_cast<unsigned>(w.size());
-        cb.order = static_cast<unsigned>(doppler_filter::mti_order(p.mti));
-        cb.nfft = static_cast<unsigned>(p.nfft);
-        cb.nrange = static_cast<unsigned>(p.nrange);
-        cb.channels = static_cast<unsigned>(p.channels);
-        cb.env_linear = p.env_mode == envelope::mode::linear ? 1u : 0u;
-        cb.env_db = p.db ? 1u : 0u;
-        copy_async(d_weights.get(),
-                   w.data(),
-                   d_weights.size(),
-                   copy_kind::host_to_device,
-                   stream_ref(d_stream),
-                   who);
-        copy_async(d_cb_params.get(),
-                   &cb,
-                   sizeof(cb),
-                   copy_kind::host_to_device,
-                   stream_ref(d_stream),
-                   who);
-        // The host copies die with this scope.
+        d_twiddle = device_memory(tw.size() * sizeof(cfloat));
+        copy_async(d_weights.get(), w.data(), d_weights.size(), copy_kind::host_to_device,
+                   stream_ref(d_stream), who);
+        copy_async(d_twiddle.get(), tw.data(), d_twiddle.size(), copy_kind::host_to_device,
+                   stream_ref(d_stream), who);
+        // The host tables die with this scope.
         GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
-        std::string why;
-        void* info = d_cb_params.get();
-        d_plan = cufft_callback_plan::make(int(p.nfft),
-                                           static_cast<long long>(cr),
-                                           static_cast<long long>(cr),
-                                           1,
-                                           1,
-                                           static_cast<long long>(p.nfft),
-                                           { { pd_callback::df_load, info },
-                                             { pd_callback::df_store_power, info } },
-                                           d_stream,
-                                           &why);
-        if (!d_plan)
-            return why;
-        // cuFFT's output argument: written only if cuFFT needs room between passes of
-        // one transform (never the result, which the store callback writes).
-        d_scratch = device_memory(cr * p.nfft * sizeof(cfloat));
-        return std::string();
     }
 
     cudaStream_t d_stream;
-    std::unique_ptr<pulse_compression> d_pc;
-    device_memory d_compressed; // pulse-major compressed CPI
+    std::unique_ptr<pulse_compression_cuda_engine> d_pc;
+    device_memory d_compressed; // pulse-major compressed CPI (when pc writes it)
     // fused Doppler
-    std::unique_ptr<cufft_callback_plan> d_plan;
-    device_memory d_weights, d_cb_params, d_scratch;
-    float* d_power_out = nullptr; // the power pointer the parameter block holds
+    bool d_fused = false;
+    device_memory d_weights, d_twiddle;
+    unsigned d_log2n = 0, d_bins = 1;
     std::string d_fused_why;
     // separate path
     std::unique_ptr<corner_turn> d_ct;

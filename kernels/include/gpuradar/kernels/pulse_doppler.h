@@ -36,17 +36,19 @@ struct pulse_doppler_params {
 
 /*!
  * Which CUDA fusions run (benchmarks measure each; results are the same within float
- * rounding). Ignored by the CPU backend. A fusion cuFFT cannot build falls back to the
- * separate path; implementation() says what runs.
+ * rounding). Ignored by the CPU backend. implementation() says what runs.
  */
 struct pulse_doppler_fusion {
-    //! Pulse compression's pad / spectrum product / strip in cuFFT load and store
-    //! callbacks (2 passes over the CPI instead of 5).
-    bool pc_callbacks = true;
-    //! One strided cuFFT reads the pulse-major compressed CPI (corner turn in its load),
-    //! applies canceller and window in the load callback and writes the envelope in the
-    //! store callback: read the CPI once, write the power map once. false: corner_turn,
-    //! doppler_filter and envelope as separate kernels (6 passes).
+    //! Pulse compression's pad / spectrum product / strip in cuFFT LTO load and store
+    //! callbacks (2 passes over the CPI instead of 4 to 5). Off by default: on the H100
+    //! cuFFT's callback kernels were slower than its plain ones for PD-B and PD-C
+    //! (docs/PERFORMANCE.md).
+    bool pc_callbacks = false;
+    //! One kernel for corner turn + canceller + window + Doppler FFT + envelope: reads
+    //! the compressed CPI once (straight from pulse compression's FFT workspace, so the
+    //! strip pass goes too) and writes the power map once. Needs a power-of-two nfft in
+    //! [2, 4096]; otherwise (or false) corner_turn, doppler_filter and envelope run as
+    //! separate kernels.
     bool fused_doppler = true;
 };
 
@@ -87,7 +89,7 @@ public:
      */
     virtual void set_waveform(const std::vector<cfloat>& waveform) = 0;
 
-    //! What runs, e.g. "pc: fft: cufft callbacks; doppler: strided cufft callbacks".
+    //! What runs, e.g. "pc: fft: separate kernels (...); doppler: fused kernel (...)".
     virtual std::string implementation() const = 0;
 
     const params& get_params() const { return d_params; }
