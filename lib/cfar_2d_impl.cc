@@ -125,6 +125,7 @@ void cfar_2d_impl::publish(const pmt::pmt_t& dict, std::uint64_t index)
     const kernels::cfar_report report = d_kernel->collect();
     const std::uint64_t nonfinite =
         std::accumulate(report.nonfinite.begin(), report.nonfinite.end(), std::uint64_t(0));
+    d_logger->debug("cpi {}: {} detections, {} NaN/Inf cells", index, report.found, nonfinite);
     if (nonfinite) {
         d_nonfinite += nonfinite;
         d_logger->warn("cpi {}: {} NaN/Inf cells (never detections)", index, nonfinite);
