@@ -444,6 +444,44 @@ TEST(CfarBlocksCpu, test_005_threshold_optional_and_overflow)
     EXPECT_EQ(blk_a->overflowed_cpis(), 1u);
 }
 
+// A long stream of tagged CPIs, some cut short at random points (lost items), across
+// many work() calls: every complete CPI comes out once, in order, with its own mask.
+TEST(CfarBlocksCpu, test_008_long_stream_with_random_gaps)
+{
+    cfar2d_cfg c;
+    c.nrange = 13;
+    c.ndoppler = 8;
+    c.gr = 1;
+    c.tr = 2;
+    c.pfa = 1e-2;
+    const std::size_t item = c.ndoppler;
+    fast_rng rng(800);
+    std::vector<gr::tag_t> tags;
+    std::vector<std::size_t> kept; // first item of each complete CPI
+    std::size_t pos = 0;
+    for (std::uint64_t index = 0; index < 200; ++index) {
+        tags.push_back(cpi_tag(pos, index));
+        const bool cut = rng.next() % 4 == 0;
+        const std::size_t len = cut ? 1 + rng.next() % (c.nrange - 1) : c.nrange;
+        if (!cut)
+            kept.push_back(pos);
+        pos += len;
+    }
+    const auto x = exponential_map(pos * item, 801);
+    auto blk = make_2d(c, "cpu");
+    const auto res = run_block(blk, c.ndoppler, x, tags, false);
+    EXPECT_EQ(blk->dropped_cpis(), 200 - kept.size());
+    ASSERT_EQ(res.mask.size(), kept.size() * c.nrange * item);
+    ASSERT_EQ(res.pdus.size(), kept.size());
+    for (std::size_t k = 0; k < kept.size(); ++k) {
+        const auto [m, t] = kernel_cpi(c, x.data() + kept[k] * item);
+        for (std::size_t i = 0; i < m.size(); ++i)
+            ASSERT_EQ(res.mask[k * c.nrange * item + i], m[i]) << "cpi " << k;
+        EXPECT_EQ(res.tags[k].offset, k * c.nrange);
+        EXPECT_EQ(u64(res.tags[k].value, "index"), u64(pmt::car(res.pdus[k]), "cpi"));
+    }
+}
+
 TEST(CfarBlocksBadInput, test_006_cfar_2d_parameters_named)
 {
     using P = cfar2d_cfg;

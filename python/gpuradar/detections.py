@@ -7,7 +7,8 @@ A PDU is a pmt pair (metadata dict, vector of detection dicts). pmt.to_python ca
 applied to the pair itself (a non-empty pmt pair also passes pmt.is_dict), so the two
 halves are converted here::
 
-    meta, dets = gpuradar.detections.pdu_to_python(msg)
+    from gnuradio.gpuradar import detections
+    meta, dets = detections.pdu_to_python(msg)
     for d in dets:
         print(d["range_bin"], d["doppler_bin"], d.get("range_m"), d.get("velocity_mps"))
 
