@@ -3,6 +3,7 @@
 #include <gpuradar/kernels/radar_scene.h>
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <sstream>
 
 namespace gpuradar::kernels {
@@ -13,6 +14,31 @@ constexpr double c0 = pulse_timing::speed_of_light;
 //! The clutter generator's seed is derived from the scene seed with this offset so that
 //! its draws never coincide with the noise generator's (same seed, different streams).
 constexpr std::uint64_t clutter_seed_offset = 0x9E3779B97F4A7C15ull;
+
+//! SplitMix64: expands the seed into the noise generator's state (its authors' advice).
+std::uint64_t splitmix64(std::uint64_t& x)
+{
+    std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+//! xoshiro256+ (Blackman & Vigna): 64 random bits per call; the upper bits used here are
+//! its strongest. Several times faster than std::mt19937_64 + std::normal_distribution,
+//! which made the noise the simulator's bottleneck (15 Msps on the 2-core build host).
+inline std::uint64_t xoshiro_next(std::uint64_t* s)
+{
+    const std::uint64_t r = s[0] + s[3];
+    const std::uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = (s[3] << 45) | (s[3] >> 19);
+    return r;
+}
 
 std::string entry(const char* list, std::size_t i)
 {
@@ -120,9 +146,11 @@ std::vector<scene_target> radar_scene::make_targets(const std::vector<double>& r
 
 radar_scene::radar_scene(scene_config cfg)
     : d_cfg(checked(std::move(cfg))),
-      d_timing(d_cfg.fs / d_cfg.prf, 0, d_cfg.waveform.size(), stage),
-      d_rng(d_cfg.seed)
+      d_timing(d_cfg.fs / d_cfg.prf, 0, d_cfg.waveform.size(), stage)
 {
+    std::uint64_t x = d_cfg.seed;
+    for (auto& w : d_rng)
+        w = splitmix64(x);
     d_ref_power = d_cfg.noise_power > 0.0 ? d_cfg.noise_power : 1.0;
     double e = 0.0;
     for (const auto& s : d_cfg.waveform)
@@ -209,10 +237,22 @@ void radar_scene::add_pulses(cfloat* out,
 void radar_scene::generate(cfloat* out, std::size_t n)
 {
     if (d_cfg.noise_power > 0.0) {
+        // Complex Gaussian by Marsaglia's polar method from one 64-bit draw per try: a
+        // point (u, v) uniform in the unit disc (s = u^2 + v^2, 21% of tries rejected),
+        // then (u, v) sqrt(-2 ln s / s) are two independent N(0, 1). No trigonometry:
+        // about twice the rate of Box-Muller here.
         const float sigma = static_cast<float>(std::sqrt(d_cfg.noise_power / 2.0));
+        constexpr float two_pow_m31 = 1.0f / 2147483648.0f;
         for (std::size_t i = 0; i < n; ++i) {
-            const float re = d_normal(d_rng);
-            out[i] = cfloat(sigma * re, sigma * d_normal(d_rng));
+            float u, v, q;
+            do {
+                const std::uint64_t r = xoshiro_next(d_rng);
+                u = static_cast<float>(static_cast<std::int32_t>(r >> 32)) * two_pow_m31;
+                v = static_cast<float>(static_cast<std::int32_t>(r & 0xFFFFFFFFull)) * two_pow_m31;
+                q = u * u + v * v;
+            } while (q >= 1.0f || q == 0.0f);
+            const float f = sigma * std::sqrt(-2.0f * std::log(q) / q);
+            out[i] = cfloat(u * f, v * f);
         }
     } else {
         std::fill(out, out + n, cfloat(0.0f, 0.0f));

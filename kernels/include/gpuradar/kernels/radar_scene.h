@@ -9,7 +9,6 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -142,8 +141,7 @@ private:
     std::vector<cfloat> d_clutter;      // clutter return, starting at d_clutter_delay
     std::uint64_t d_clutter_delay = 0;
     std::uint64_t d_pos = 0;
-    std::mt19937_64 d_rng;
-    std::normal_distribution<float> d_normal{ 0.0f, 1.0f };
+    std::uint64_t d_rng[4]; // xoshiro256+ state (noise)
 };
 
 } // namespace gpuradar::kernels
