@@ -7,86 +7,13 @@
  * measured alone (replay_only) and reported beside. Per-CPI time = (t(2N) - t(N)) / N,
  * which removes flowgraph start and stop.
  */
-#include "bench_pd_common.h"
+#include "bench_gr_blocks.h"
 #include <gnuradio/gpuradar/cfar_2d.h>
-#include <gnuradio/gpuradar/device_buffer.h>
 #include <gnuradio/gpuradar/pulse_doppler_processor.h>
-#include <gnuradio/io_signature.h>
-#include <gnuradio/sync_block.h>
 #include <gnuradio/top_block.h>
-#include <chrono>
 
 namespace gpuradar::bench::pd {
 namespace {
-
-namespace grr = gr::gpuradar;
-
-//! Emits `ncpi` copies of one device-resident CPI through a device_buffer.
-class device_replay_source : public gr::sync_block, public grr::device_stream_provider
-{
-public:
-    device_replay_source(const kernels::device_memory& cpi,
-                         std::size_t itemsize,
-                         int items_per_cpi,
-                         std::uint64_t ncpi)
-        : gr::sync_block("device_replay_source",
-                         gr::io_signature::make(0, 0, 0),
-                         gr::io_signature::make(1, 1, itemsize, grr::device_buffer::type)),
-          d_cpi(cpi),
-          d_itemsize(itemsize),
-          d_items_per_cpi(items_per_cpi),
-          d_left(ncpi)
-    {
-        set_output_multiple(items_per_cpi);
-    }
-    void* device_stream() const override { return d_stream.ref().native(); }
-    int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override
-    {
-        if (d_left == 0)
-            return WORK_DONE;
-        const auto n = std::min<std::uint64_t>(noutput_items / d_items_per_cpi, d_left);
-        auto* dst = static_cast<char*>(out[0]);
-        const std::size_t cpi_bytes = d_itemsize * d_items_per_cpi;
-        for (std::uint64_t i = 0; i < n; ++i)
-            kernels::copy_async(dst + i * cpi_bytes, d_cpi.get(), cpi_bytes,
-                                kernels::copy_kind::device_to_device, d_stream.ref(),
-                                "device_replay_source");
-        d_stream.synchronize("device_replay_source");
-        d_left -= n;
-        return static_cast<int>(n) * d_items_per_cpi;
-    }
-
-private:
-    const kernels::device_memory& d_cpi;
-    const std::size_t d_itemsize;
-    const int d_items_per_cpi;
-    std::uint64_t d_left;
-    kernels::cuda_stream d_stream;
-};
-
-//! Consumes device items without copying them anywhere.
-class device_sink : public gr::sync_block, public grr::device_stream_provider
-{
-public:
-    explicit device_sink(std::size_t itemsize)
-        : gr::sync_block("device_sink",
-                         gr::io_signature::make(1, 1, itemsize, grr::device_buffer::type),
-                         gr::io_signature::make(0, 0, 0))
-    {
-    }
-    void* device_stream() const override { return d_stream.ref().native(); }
-    int work(int n, gr_vector_const_void_star&, gr_vector_void_star&) override { return n; }
-
-private:
-    kernels::cuda_stream d_stream;
-};
-
-double seconds(const std::function<void()>& f)
-{
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 GPURADAR_BENCH("pd_blocks/PD")
 {

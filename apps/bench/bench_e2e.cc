@@ -1,0 +1,158 @@
+/*
+ * e2e/PD: end to end through GNU Radio, fc32 samples on the host to detections on the
+ * host (issue 6):
+ *   host_replay_source -> pulse_framer -> pulse_doppler_processor -> cfar_2d
+ *   (mask -> device sink / null sink; detections -> detections_timer)
+ * Two phases per workload and backend:
+ *  - unpaced: the source runs as fast as the flowgraph takes samples; sustained
+ *    samples/s from the spacing of the detections PDUs after the first two CPIs (the
+ *    pipeline's fill time, first_cpi_ms, is reported apart);
+ *  - paced at half that rate (like a hardware source's clock): per-CPI latency from the
+ *    CPI's last sample leaving the source to its detections PDU arriving, median and
+ *    99th percentile.
+ * Workloads: PD-B and PD-C (one channel: the framer cuts one stream), PRI = gate = nrange
+ * samples (every sample of the stream is processed). Data: uniform noise plus LFM echoes
+ * of three targets, never zeros.
+ */
+#include "bench_gr_blocks.h"
+#include <gnuradio/blocks/null_sink.h>
+#include <gnuradio/gpuradar/cfar_2d.h>
+#include <gnuradio/gpuradar/pulse_doppler_processor.h>
+#include <gnuradio/gpuradar/pulse_framer.h>
+#include <gnuradio/top_block.h>
+#include <gpuradar/kernels/pulse_compression.h>
+#include <algorithm>
+
+namespace gpuradar::bench::pd {
+namespace {
+
+constexpr double fs = 100e6, bandwidth = 50e6, fc = 10e9;
+
+std::vector<cfloat> scene_samples(const workload& w, std::size_t ncpi)
+{
+    const auto s = kernels::lfm_chirp(bandwidth, double(w.waveform) / fs, fs);
+    std::vector<cfloat> x(ncpi * w.npulses * w.nrange);
+    std::uint32_t state = 88172645u;
+    auto next = [&] {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        return float(state) * (2.0f / 4294967296.0f) - 1.0f;
+    };
+    for (auto& v : x)
+        v = cfloat(0.1f * next(), 0.1f * next());
+    const std::size_t delays[] = { w.nrange / 8, w.nrange / 3, w.nrange / 2 };
+    const double dopplers[] = { 0.11, -0.23, 0.31 }; // cycles per pulse
+    for (std::size_t p = 0; p < ncpi * w.npulses; ++p)
+        for (int t = 0; t < 3; ++t) {
+            const auto rot = std::polar(1.0f, float(2 * 3.14159265358979 * dopplers[t] * p));
+            for (std::size_t k = 0; k < s.size() && delays[t] + k < w.nrange; ++k)
+                x[p * w.nrange + delays[t] + k] += rot * s[k];
+        }
+    return x;
+}
+
+struct run_result {
+    double seconds;
+    double steady_ms_per_cpi = -1; //!< between the detections of CPI 2 and the last CPI
+    double first_cpi_ms = -1;      //!< source start to the first detections (fill time)
+    std::vector<double> latency_ms;
+    double detections_per_cpi;
+    std::uint64_t dropped;
+};
+
+run_result run_chain(const workload& w,
+                     const std::vector<cfloat>& samples,
+                     std::uint64_t ncpi,
+                     double rate,
+                     const std::string& backend)
+{
+    const std::uint64_t cpi_samples = w.npulses * w.nrange;
+    const auto nfft = static_cast<unsigned>(w.npulses);
+    auto tb = gr::make_top_block("e2e");
+    auto src = gnuradio::make_block_sptr<host_replay_source>(
+        samples, ncpi * cpi_samples, cpi_samples, rate);
+    auto framer = grr::pulse_framer::make(double(w.nrange), 0, w.nrange, w.npulses, fs, fc,
+                                          "free");
+    auto pd = grr::pulse_doppler_processor::make(
+        w.nrange, w.npulses, nfft, 1, "lfm", {}, bandwidth, double(w.waveform) / fs, fs,
+        true, "taylor", 4, 35, 6, true, "auto", "none", "hann", 4, 35, 6, true, "square_law",
+        false, backend);
+    auto cfar = grr::cfar_2d::make(w.nrange, nfft, 1, 1, 5, 1, 1, 1e-6, "ca", 0, "clip",
+                                   "wrap", true, 4096, backend);
+    auto timer = gnuradio::make_block_sptr<detections_timer>();
+    tb->connect(src, 0, framer, 0);
+    tb->connect(framer, 0, pd, 0);
+    tb->connect(pd, 0, cfar, 0);
+    if (backend == "cuda")
+        tb->connect(cfar, 0, gnuradio::make_block_sptr<device_sink>(nfft), 0);
+    else
+        tb->connect(cfar, 0, gr::blocks::null_sink::make(nfft), 0);
+    tb->msg_connect(cfar, "detections", timer, "in");
+    run_result r;
+    const auto t0 = clock_type::now();
+    r.seconds = seconds([&] { tb->run(); });
+    const auto& ends = src->cpi_end();
+    std::size_t dets = 0;
+    const auto arrivals = timer->arrivals();
+    for (const auto& a : arrivals) {
+        dets += a.detections;
+        if (a.cpi < ends.size() && a.cpi >= 2) // the first two warm up
+            r.latency_ms.push_back(
+                std::chrono::duration<double, std::milli>(a.when - ends[a.cpi]).count());
+    }
+    if (!arrivals.empty())
+        r.first_cpi_ms =
+            std::chrono::duration<double, std::milli>(arrivals.front().when - t0).count();
+    if (arrivals.size() > 3)
+        r.steady_ms_per_cpi = std::chrono::duration<double, std::milli>(
+                                  arrivals.back().when - arrivals[2].when)
+                                  .count() /
+                              double(arrivals.back().cpi - arrivals[2].cpi);
+    r.detections_per_cpi = arrivals.empty() ? 0.0 : double(dets) / arrivals.size();
+    r.dropped = framer->dropped_cpis() + pd->dropped_cpis() + cfar->dropped_cpis();
+    return r;
+}
+
+double percentile(std::vector<double> v, double q)
+{
+    if (v.empty())
+        return -1;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<std::size_t>(q * (v.size() - 1) + 0.5))];
+}
+
+GPURADAR_BENCH("e2e/PD")
+{
+    std::vector<std::string> backends = { "cpu" };
+    if (kernels::cuda_available())
+        backends.insert(backends.begin(), "cuda");
+    for (const auto& backend : backends)
+        for (const auto& w : workloads()) {
+            if (w.channels != 1)
+                continue;
+            const bool gpu = backend == "cuda";
+            // CPU: a few CPIs (each takes a fraction of a second on 2 cores).
+            const std::uint64_t n = opt.quick ? 5 : gpu ? 300 : 12;
+            const auto samples = scene_samples(w, 2);
+            const auto r = run_chain(w, samples, n, 0.0, backend);
+            const double sps = double(w.npulses * w.nrange) / (r.steady_ms_per_cpi * 1e-3);
+            const auto paced = run_chain(w, samples, n, 0.5 * sps, backend);
+            json_line("e2e/PD")
+                .field("workload", w.name)
+                .field("backend", backend)
+                .field("cpis", double(n))
+                .field("samples_per_s", sps)
+                .field("ms_per_cpi", r.steady_ms_per_cpi)
+                .field("first_cpi_ms", r.first_cpi_ms)
+                .field("paced_at_samples_per_s", 0.5 * sps)
+                .field("latency_median_ms", percentile(paced.latency_ms, 0.5))
+                .field("latency_p99_ms", percentile(paced.latency_ms, 0.99))
+                .field("detections_per_cpi", r.detections_per_cpi)
+                .field("dropped_cpis", double(r.dropped + paced.dropped))
+                .emit();
+        }
+}
+
+} // namespace
+} // namespace gpuradar::bench::pd

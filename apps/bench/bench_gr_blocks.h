@@ -1,0 +1,192 @@
+/*
+ * GNU Radio blocks used only by the flowgraph benchmarks: a device-resident replay
+ * source, a device sink, a host replay source that timestamps CPI ends, and a message
+ * sink that timestamps detections. Bench-only: they exist to keep PCIe or a slow host
+ * source out of what a benchmark measures.
+ */
+#ifndef INCLUDED_GPURADAR_BENCH_GR_BLOCKS_H
+#define INCLUDED_GPURADAR_BENCH_GR_BLOCKS_H
+
+#include "bench_pd_common.h"
+#include <gnuradio/gpuradar/device_buffer.h>
+#include <gnuradio/io_signature.h>
+#include <gnuradio/sync_block.h>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace gpuradar::bench::pd {
+
+namespace grr = gr::gpuradar;
+using clock_type = std::chrono::steady_clock;
+
+//! Emits `ncpi` copies of one device-resident CPI through a device_buffer.
+class device_replay_source : public gr::sync_block, public grr::device_stream_provider
+{
+public:
+    device_replay_source(const kernels::device_memory& cpi,
+                         std::size_t itemsize,
+                         int items_per_cpi,
+                         std::uint64_t ncpi)
+        : gr::sync_block("device_replay_source",
+                         gr::io_signature::make(0, 0, 0),
+                         gr::io_signature::make(1, 1, itemsize, grr::device_buffer::type)),
+          d_cpi(cpi),
+          d_itemsize(itemsize),
+          d_items_per_cpi(items_per_cpi),
+          d_left(ncpi)
+    {
+        set_output_multiple(items_per_cpi);
+    }
+    void* device_stream() const override { return d_stream.ref().native(); }
+    int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override
+    {
+        if (d_left == 0)
+            return WORK_DONE;
+        const auto n = std::min<std::uint64_t>(noutput_items / d_items_per_cpi, d_left);
+        auto* dst = static_cast<char*>(out[0]);
+        const std::size_t cpi_bytes = d_itemsize * d_items_per_cpi;
+        for (std::uint64_t i = 0; i < n; ++i)
+            kernels::copy_async(dst + i * cpi_bytes, d_cpi.get(), cpi_bytes,
+                                kernels::copy_kind::device_to_device, d_stream.ref(),
+                                "device_replay_source");
+        d_stream.synchronize("device_replay_source");
+        d_left -= n;
+        return static_cast<int>(n) * d_items_per_cpi;
+    }
+
+private:
+    const kernels::device_memory& d_cpi;
+    const std::size_t d_itemsize;
+    const int d_items_per_cpi;
+    std::uint64_t d_left;
+    kernels::cuda_stream d_stream;
+};
+
+//! Consumes device items without copying them anywhere.
+class device_sink : public gr::sync_block, public grr::device_stream_provider
+{
+public:
+    explicit device_sink(std::size_t itemsize)
+        : gr::sync_block("device_sink",
+                         gr::io_signature::make(1, 1, itemsize, grr::device_buffer::type),
+                         gr::io_signature::make(0, 0, 0))
+    {
+    }
+    void* device_stream() const override { return d_stream.ref().native(); }
+    int work(int n, gr_vector_const_void_star&, gr_vector_void_star&) override { return n; }
+
+private:
+    kernels::cuda_stream d_stream;
+};
+
+//! Replays a host vector of samples (looping) as fast as the flowgraph takes them and
+//! records when each CPI's last sample was handed downstream.
+class host_replay_source : public gr::sync_block
+{
+public:
+    //! rate: samples per second to pace to (a hardware source's clock), 0 = unpaced.
+    host_replay_source(const std::vector<cfloat>& samples,
+                       std::uint64_t total,
+                       std::uint64_t cpi_samples,
+                       double rate = 0.0)
+        : gr::sync_block("host_replay_source",
+                         gr::io_signature::make(0, 0, 0),
+                         gr::io_signature::make(1, 1, sizeof(cfloat))),
+          d_samples(samples),
+          d_total(total),
+          d_cpi_samples(cpi_samples),
+          d_rate(rate)
+    {
+        // Large work calls: a memcpy per call, not per default 32 kB buffer.
+        set_min_output_buffer(static_cast<long>(2 * cpi_samples));
+        d_cpi_end.reserve(total / cpi_samples + 1);
+    }
+    int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override
+    {
+        const std::uint64_t done = nitems_written(0);
+        if (done >= d_total)
+            return WORK_DONE;
+        auto n = static_cast<std::size_t>(
+            std::min<std::uint64_t>(noutput_items, d_total - done));
+        if (d_rate > 0) {
+            // Paced: hand out at most one CPI per call, not before its time.
+            if (done == 0)
+                d_start = clock_type::now();
+            n = std::min<std::size_t>(n, d_cpi_samples - done % d_cpi_samples);
+            std::this_thread::sleep_until(
+                d_start + std::chrono::duration_cast<clock_type::duration>(
+                              std::chrono::duration<double>(double(done + n) / d_rate)));
+        }
+        auto* dst = static_cast<cfloat*>(out[0]);
+        std::size_t copied = 0;
+        while (copied < n) {
+            const std::size_t at = (done + copied) % d_samples.size();
+            const std::size_t len = std::min(n - copied, d_samples.size() - at);
+            std::memcpy(dst + copied, d_samples.data() + at, len * sizeof(cfloat));
+            copied += len;
+        }
+        const auto now = clock_type::now();
+        for (std::uint64_t end = (done / d_cpi_samples + 1) * d_cpi_samples; end <= done + n;
+             end += d_cpi_samples)
+            d_cpi_end.push_back(now);
+        return static_cast<int>(n);
+    }
+    //! When the last sample of CPI k left the source.
+    const std::vector<clock_type::time_point>& cpi_end() const { return d_cpi_end; }
+
+private:
+    const std::vector<cfloat>& d_samples;
+    const std::uint64_t d_total, d_cpi_samples;
+    const double d_rate;
+    clock_type::time_point d_start;
+    std::vector<clock_type::time_point> d_cpi_end;
+};
+
+//! Records the arrival time and detection count of each detections PDU, by its cpi index.
+class detections_timer : public gr::block
+{
+public:
+    detections_timer()
+        : gr::block("detections_timer",
+                    gr::io_signature::make(0, 0, 0),
+                    gr::io_signature::make(0, 0, 0))
+    {
+        message_port_register_in(pmt::mp("in"));
+        set_msg_handler(pmt::mp("in"), [this](const pmt::pmt_t& pdu) {
+            const auto now = clock_type::now();
+            const auto meta = pmt::car(pdu);
+            const auto index = pmt::to_uint64(pmt::dict_ref(meta, pmt::mp("cpi"), pmt::from_uint64(0)));
+            std::lock_guard<std::mutex> lock(d_mutex);
+            d_arrivals.push_back({ index, now, pmt::length(pmt::cdr(pdu)) });
+        });
+    }
+    struct arrival {
+        std::uint64_t cpi;
+        clock_type::time_point when;
+        std::size_t detections;
+    };
+    std::vector<arrival> arrivals() const
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return d_arrivals;
+    }
+
+private:
+    mutable std::mutex d_mutex;
+    std::vector<arrival> d_arrivals;
+};
+
+inline double seconds(const std::function<void()>& f)
+{
+    const auto t0 = clock_type::now();
+    f();
+    return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+} // namespace gpuradar::bench::pd
+
+#endif
