@@ -141,6 +141,16 @@ int pulse_framer_impl::general_work(int noutput_items,
                        cfg.npulses,
                        d_core.dropped_cpis());
 
+    // A stream without the trigger (a file without rx_time tags, say) gives no output at
+    // all: say so once, after a second of samples, instead of staying silent.
+    if (!d_core.anchored() && !d_warned_no_anchor &&
+        static_cast<double>(offset + r.consumed) >= cfg.fs) {
+        d_warned_no_anchor = true;
+        d_logger->warn("no {} trigger in the first {} samples: no pulses framed yet (a "
+                       "recording without rx_time tags needs trigger=free or tag)",
+                       kernels::to_string(cfg.trigger),
+                       offset + r.consumed);
+    }
     consume_each(static_cast<int>(r.consumed));
     return static_cast<int>(r.cpis.size() * cfg.npulses);
 }

@@ -38,6 +38,7 @@ private:
     std::vector<gr::tag_t> d_tags;                // reused per call
     std::vector<kernels::framer_event> d_events; // reused per call
     std::atomic<std::uint64_t> d_dropped{ 0 }, d_emitted{ 0 }, d_lost{ 0 };
+    bool d_warned_no_anchor = false;
 };
 
 } // namespace gpuradar

@@ -153,6 +153,18 @@ TEST(PulseFramerCpu, test_003_named_trigger_tag)
     EXPECT_TRUE(pmt::is_null(field(r.tags[0], "rx_time"))); // no rx_time seen
 }
 
+TEST(PulseFramerCpu, test_005_stream_without_trigger_frames_nothing_and_ends)
+{
+    // rx_time mode on a recording without tags: no output (a warning is logged after a
+    // second of samples), and the flowgraph still ends with its source.
+    std::vector<gr_complex> x(30000, gr_complex(1, 0));
+    auto f = grr::pulse_framer::make(100.0, 0, 50, 4, 10e3, 1e9, "rx_time");
+    const auto r = run(x, {}, f, 50);
+    EXPECT_TRUE(r.data.empty());
+    EXPECT_EQ(f->emitted_cpis(), 0u);
+    EXPECT_EQ(f->dropped_cpis(), 0u);
+}
+
 template <typename F>
 void expect_invalid_argument(F&& f, const std::string& must_mention)
 {
