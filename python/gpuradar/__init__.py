@@ -7,3 +7,5 @@ Every block takes backend='auto' | 'cuda' | 'cpu'. Blocks on the CUDA backend ke
 their data on the GPU between each other (gpuradar device buffer).
 """
 from .gpuradar_python import *  # noqa: F401,F403
+# Pure-Python helpers: detections PDUs as dicts, simulator truth as JSON.
+from . import detections, scene_truth  # noqa: F401,E402
