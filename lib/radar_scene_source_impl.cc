@@ -185,14 +185,15 @@ int radar_scene_source_impl::work(int noutput_items,
     publish_truth(w0, w0 + n);
     if (d_paced) {
         const auto now = std::chrono::steady_clock::now();
-        if (!d_started) {
+        if (!d_started) { // first call after start(): the clock starts here
             d_t0 = now;
+            d_w0 = w0;
             d_started = true;
         }
         // Samples exist at the end of their time, as from hardware.
         const auto due = d_t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                     std::chrono::duration<double>(
-                                        static_cast<double>(w0 + n) / fs));
+                                        static_cast<double>(w0 + n - d_w0) / fs));
         if (due > now)
             std::this_thread::sleep_until(due);
     }

@@ -38,7 +38,8 @@ private:
     const unsigned int d_truth_every;
     const kernels::time_spec d_start_time;
     const pmt::pmt_t d_truth_port;
-    std::chrono::steady_clock::time_point d_t0;
+    std::chrono::steady_clock::time_point d_t0; // paced: wall time of sample d_w0
+    std::uint64_t d_w0 = 0;
     bool d_started = false;
 };
 

@@ -236,6 +236,8 @@ void radar_scene::add_pulses(cfloat* out,
 
 void radar_scene::generate(cfloat* out, std::size_t n)
 {
+    if (n == 0)
+        return;
     if (d_cfg.noise_power > 0.0) {
         // Complex Gaussian by Marsaglia's polar method from one 64-bit draw per try: a
         // point (u, v) uniform in the unit disc (s = u^2 + v^2, 21% of tries rejected),
