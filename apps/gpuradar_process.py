@@ -1,0 +1,451 @@
+#!/usr/bin/env python3
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""gpuradar-process: detect targets in a pulse-Doppler recording.
+
+A GNU Radio flowgraph reads the recording (SigMF cf32_le, see gpuradar-sim and
+gnuradio.gpuradar.pd_sim for the metadata it needs) and runs
+
+  file_source -> pulse_framer -> pulse_doppler_processor -> cfar_2d -> detections
+                                  (pulse compression, corner turn,
+                                   Doppler FFT, square law)
+
+on the GPU (CUDA) when one is present, else on the CPU. Without --input the app first
+simulates gpuradar-sim's embedded default scenario (into a temporary directory).
+
+Writes <output>.json (parameters, backend, throughput, every detection, the truth
+comparison), <output>.csv (one detection a line) and <output>.png (the range-Doppler
+map of one CPI in dB, range in metres, velocity in m/s, detections and truth marked).
+Detections are the CFAR's 3x3 local maxima, neighbouring ones (within one bin in range
+and Doppler) merged into their strongest. When the recording holds the truth, a target
+counts as detected in a CPI when a detection lies within +-1 range bin and +-1 Doppler
+bin of its expected bins; every other detection is a false one. Outputs are written
+under temporary names and renamed when all are complete.
+"""
+
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+import tempfile
+
+import numpy as np
+from gnuradio import blocks, gr
+from gnuradio import gpuradar
+from gnuradio.gpuradar import app_util, detections as gdet, pd_sim
+from gnuradio.gpuradar.app_util import AppError
+
+PROG = "gpuradar-process"
+#: Detections within this many bins (range and Doppler) of a target's expected bins
+#: count as that target (the truth is the centre pulse's; straddle and range walk).
+MATCH_BINS = 1
+#: The PNG shows at most this many range rows (about the pixel height of the axes).
+MAX_PLOT_ROWS = 400
+#: The colour scale spans at least this many dB above the noise floor.
+MIN_PLOT_DB = 10.0
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--input", "-i", metavar="RECORDING",
+                   help="recording (<base>, <base>.sigmf-meta or .sigmf-data); default: "
+                        "simulate gpuradar-sim's default scenario")
+    p.add_argument("--output", "-o", default="gpuradar_process",
+                   help="output prefix: <output>.json, .csv, .png (default: %(default)s)")
+    p.add_argument("--backend", default="auto", choices=["auto", "cuda", "cpu"])
+    p.add_argument("--nfft", type=int, default=0,
+                   help="Doppler FFT length (default: pulses per CPI)")
+    p.add_argument("--range-window", default="taylor",
+                   help="pulse-compression window (default: %(default)s, 35 dB, nbar 4)")
+    p.add_argument("--doppler-window", default="taylor",
+                   help="slow-time window (default: %(default)s)")
+    p.add_argument("--mti", default="none", choices=["none", "two_pulse", "three_pulse"],
+                   help="MTI canceller before the Doppler FFT (default: %(default)s)")
+    p.add_argument("--pfa", type=float, default=1e-6, help="CFAR design Pfa per cell")
+    p.add_argument("--cfar", default="ca", choices=["ca", "go", "so", "os"],
+                   help="CFAR variant (default: %(default)s)")
+    p.add_argument("--guard", metavar="RANGE,DOPPLER", default="1,1",
+                   help="CFAR guard cells per side (default: %(default)s)")
+    p.add_argument("--train", metavar="RANGE,DOPPLER", default="5,1",
+                   help="CFAR training cells per side (default: %(default)s)")
+    p.add_argument("--plot-cpi", type=int, default=0,
+                   help="CPI shown in the PNG (negative: from the end; default: 0)")
+    p.add_argument("--png-size", metavar="WxH", default="960x640",
+                   help="PNG size in pixels (default: %(default)s)")
+    p.add_argument("--dynamic-range", type=float, default=50.0,
+                   help="PNG colour scale: at most this many dB above the noise floor "
+                        "(default: %(default)s; less when the map's peak is lower)")
+    p.add_argument("--no-png", action="store_true", help="do not write the PNG")
+    p.add_argument("--check", action="store_true",
+                   help="exit with status 1 unless every truth target is detected in "
+                        "every CPI")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="show the blocks' debug log (per-CPI CFAR counts, ...)")
+    return p.parse_args(argv)
+
+
+def pair(text, name, minimum=0):
+    try:
+        a, b = (int(x) for x in text.split(","))
+    except ValueError:
+        raise AppError(f"--{name}: expected two integers RANGE,DOPPLER (got {text!r})") \
+            from None
+    if a < minimum or b < minimum:
+        raise AppError(f"--{name}: values must be >= {minimum} (got {text!r})")
+    return a, b
+
+
+def png_size(text):
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise AppError(f"--png-size: expected WxH in pixels (got {text!r})") from None
+    if not (200 <= w <= 4000 and 200 <= h <= 4000):
+        raise AppError(f"--png-size: each side must be 200..4000 px (got {text!r})")
+    return w, h
+
+
+class cpi_capture(gr.sync_block):
+    """Keeps the range-Doppler map of one CPI (items [cpi*nrange, (cpi+1)*nrange))."""
+
+    def __init__(self, nfft, nrange, cpi):
+        gr.sync_block.__init__(self, name="cpi_capture",
+                               in_sig=[(np.float32, nfft)], out_sig=None)
+        self.lo, self.hi = cpi * nrange, (cpi + 1) * nrange
+        self.map = np.zeros((nrange, nfft), np.float32)
+        self.filled = 0
+
+    def work(self, input_items, output_items):
+        x = input_items[0]
+        n0 = self.nitems_read(0)
+        a, b = max(n0, self.lo), min(n0 + len(x), self.hi)
+        if a < b:
+            self.map[a - self.lo:b - self.lo] = x[a - n0:b - n0]
+            self.filled += b - a
+        return len(x)
+
+
+def process(rec, args, plot_cpi):
+    """The flowgraph; returns (detections, metadata list, map of plot_cpi, blocks, s)."""
+    nfft = args.nfft or rec.npulses
+    guard, train = pair(args.guard, "guard"), pair(args.train, "train")
+    wf = rec.waveform
+    lfm = wf["type"] == "lfm"
+    try:
+        framer = gpuradar.pulse_framer(rec.pri_samples, rec.gate_start, rec.nrange,
+                                       rec.npulses, rec.fs, rec.fc, "free")
+        pdp = gpuradar.pulse_doppler_processor(
+            rec.nrange, rec.npulses, nfft, 1, "lfm" if lfm else "custom",
+            [] if lfm else rec.custom_waveform(),
+            float(wf.get("bandwidth", 5e6)), float(wf.get("pulse_width", 10e-6)), rec.fs,
+            bool(wf.get("up_chirp", True)), args.range_window, 4, 35.0, 6.0, False, "auto",
+            args.mti, args.doppler_window, 4, 35.0, 6.0, True, "square_law", False,
+            args.backend)
+        cfar = gpuradar.cfar_2d(rec.nrange, nfft, 1, guard[0], train[0], guard[1],
+                                train[1], args.pfa, args.cfar, 0, "clip", "wrap", True, 4096,
+                                args.backend)
+    except ValueError as e:  # parameter checks name the parameter
+        raise AppError(f"{rec.meta_path}: cannot process with these parameters: {e}") \
+            from None
+    except RuntimeError as e:  # e.g. --backend cuda without a GPU
+        raise AppError(f"--backend {args.backend}: {e}") from None
+
+    tb = gr.top_block("gpuradar-process")
+    src = blocks.file_source(gr.sizeof_gr_complex, rec.data_path, False)
+    head = src
+    if rec.first_pulse_sample:
+        head = blocks.skip_head(gr.sizeof_gr_complex, rec.first_pulse_sample)
+        tb.connect(src, head)
+    mask = blocks.null_sink(nfft)
+    dbg = blocks.message_debug()
+    cap = cpi_capture(nfft, rec.nrange, plot_cpi)
+    tb.connect(head, framer, pdp, cfar, mask)
+    tb.connect(pdp, cap)
+    tb.msg_connect(cfar, "detections", dbg, "store")
+    elapsed = app_util.run_with_progress(tb, lambda: framer.nitems_read(0), rec.nsamples,
+                                         f"processing ({pdp.backend()})",
+                                         enabled=False if args.quiet else None)
+    metas, dets = [], []
+    for i in range(dbg.num_messages()):
+        meta, d = gdet.pdu_to_python(dbg.get_message(i))
+        metas.append(meta)
+        dets.extend(d)
+    captured = cap.map if cap.filled == rec.nrange else None
+    return dets, metas, captured, (framer, pdp, cfar), elapsed, nfft
+
+
+def doppler_distance(a, b, n):
+    d = abs(a - b) % n
+    return min(d, n - d)
+
+
+def cluster(dets, nfft):
+    """Merges detections of a CPI lying within one bin of each other (range and Doppler,
+    Doppler circular) into the strongest; adds cluster_size."""
+    out = []
+    by_cpi = {}
+    for d in dets:
+        by_cpi.setdefault(d["cpi"], []).append(d)
+    for c in sorted(by_cpi):
+        rest = sorted(by_cpi[c], key=lambda d: -d["power"])
+        used = [False] * len(rest)
+        for i, d in enumerate(rest):
+            if used[i]:
+                continue
+            members, frontier = [i], [i]
+            used[i] = True
+            while frontier:
+                j = frontier.pop()
+                for k, e in enumerate(rest):
+                    if not used[k] and abs(e["range_bin"] - rest[j]["range_bin"]) <= 1 and \
+                            doppler_distance(e["doppler_bin"], rest[j]["doppler_bin"],
+                                             nfft) <= 1:
+                        used[k] = True
+                        members.append(k)
+                        frontier.append(k)
+            peak = dict(d)
+            peak["cluster_size"] = len(members)
+            out.append(peak)
+    return out
+
+
+def compare(dets, rec, nfft, cpis):
+    """Matches detections to the truth: per-target results, false detections."""
+    results = []
+    for d in dets:
+        d["target"] = None
+    for t in rec.truth:
+        if t["cpi"] not in cpis:
+            continue
+        rb, db = pd_sim.expected_bins(t, rec, nfft)
+        hits = [d for d in dets if d["cpi"] == t["cpi"] and
+                abs(d["range_bin"] - rb) <= MATCH_BINS and
+                doppler_distance(d["doppler_bin"], db, nfft) <= MATCH_BINS]
+        for d in hits:
+            d["target"] = t["target"]
+        best = max(hits, key=lambda d: d["power"]) if hits else None
+        results.append(dict(t, expected_range_bin=rb, expected_doppler_bin=db,
+                            detected=best is not None,
+                            snr_db_measured=best["snr_db"] if best else None))
+    false = [d for d in dets if d["target"] is None]
+    return results, false
+
+
+def velocity_axis(rec, nfft):
+    lam = pd_sim.SPEED_OF_LIGHT / rec.fc
+    return (np.arange(nfft) - nfft // 2) * rec.prf / nfft * lam / 2
+
+
+def write_png(path, power, rec, nfft, dets, truth, size, dynamic_range, title):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise AppError("matplotlib is not installed (Debian: python3-matplotlib); "
+                       "use --no-png") from None
+    floor = float(np.median(power[power > 0])) if np.any(power > 0) else 1.0
+    # More range bins than pixel rows: show the largest of each group of bins, so that a
+    # one-bin target stays visible (an average would dilute it into the noise).
+    group = max(1, power.shape[0] // MAX_PLOT_ROWS)
+    rows = power.shape[0] // group
+    shown = power[:rows * group].reshape(rows, group, -1).max(axis=1)
+    db = 10 * np.log10(np.maximum(shown / floor, 1e-3))
+    top = float(np.ceil(db.max())) if db.size else dynamic_range
+    vmax = min(dynamic_range, max(MIN_PLOT_DB, top))
+    v = velocity_axis(rec, nfft)
+    dv = rec.prf / nfft * pd_sim.SPEED_OF_LIGHT / rec.fc / 2
+    r0, dr = rec.r0, rec.range_bin_m
+    extent = [v[0] - dv / 2, v[-1] + dv / 2, (r0 - dr / 2) / 1e3,
+              (r0 + (rows * group - 0.5) * dr) / 1e3]
+    dpi = 100
+    fig, ax = plt.subplots(figsize=(size[0] / dpi, size[1] / dpi), dpi=dpi)
+    im = ax.imshow(db, origin="lower", extent=extent, aspect="auto", cmap="viridis",
+                   vmin=0, vmax=vmax, interpolation="nearest")
+    # Hollow markers, so the target's own cells stay visible inside them.
+    if truth:
+        ax.scatter([t["velocity_mps"] for t in truth], [t["range_m"] / 1e3 for t in truth],
+                   marker="s", s=260, facecolors="none", edgecolors="tab:orange", linewidths=1.2,
+                   label="truth (expected position)")
+    if dets:
+        ax.scatter([d.get("velocity_mps", np.nan) for d in dets],
+                   [d.get("range_m", np.nan) / 1e3 for d in dets], s=130,
+                   facecolors="none", edgecolors="tab:red", linewidths=1.4,
+                   label=f"CFAR detections ({len(dets)})")
+    if truth or dets:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize=9,
+                  frameon=False)
+    ax.set_xlabel("radial velocity, m/s (closing positive)")
+    ax.set_ylabel("range, km")
+    ax.set_title(title, fontsize=10)
+    fig.colorbar(im, ax=ax, label="power, dB above the noise floor (median)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)  # no bbox_inches: the file is exactly size[0] x size[1]
+    plt.close(fig)
+
+
+def write_csv(path, dets):
+    cols = ["cpi", "range_bin", "doppler_bin", "range_m", "velocity_mps", "power",
+            "threshold", "snr_db", "cluster_size", "target"]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(cols)
+        for d in dets:
+            w.writerow(["" if d.get(c) is None else d.get(c) for c in cols])
+
+
+def plain(x):
+    """JSON-safe copy (tuples as lists, NaN/Inf as None)."""
+    if isinstance(x, dict):
+        return {str(k): plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [plain(v) for v in x]
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, (np.floating, np.integer)):
+        return plain(x.item())
+    return x
+
+
+def run(args, tmpdir):
+    size = png_size(args.png_size)
+    if args.input:
+        rec = pd_sim.read(args.input)
+        source = rec.base
+    else:
+        sc = pd_sim.scenario("default")
+        base = os.path.join(tmpdir, "gpuradar_pd")
+        print(f"{PROG}: no --input: simulating gpuradar-sim's default scenario")
+        pd_sim.simulate(sc, base, lambda tb, head, total: app_util.run_with_progress(
+            tb, lambda: head.nitems_written(0), total, "simulating",
+            enabled=False if args.quiet else None))
+        rec = pd_sim.read(base)
+        source = "simulated default scenario"
+    ncpi = rec.ncpi
+    plot_cpi = args.plot_cpi if args.plot_cpi >= 0 else ncpi + args.plot_cpi
+    if not 0 <= plot_cpi < ncpi:
+        raise AppError(f"--plot-cpi: {args.plot_cpi} outside the recording's {ncpi} CPIs")
+
+    with app_util.StagedOutputs() as out:
+        # Reserve the outputs first: a bad --output fails before the work.
+        tmp_json = out.path(args.output + ".json")
+        tmp_csv = out.path(args.output + ".csv")
+        tmp_png = None if args.no_png else out.path(args.output + ".png")
+
+        raw, metas, power, (framer, pdp, cfar), elapsed, nfft = process(rec, args, plot_cpi)
+        cpis = sorted(int(m["cpi"]) for m in metas)
+        if framer.emitted_cpis() != ncpi or len(cpis) != ncpi:
+            raise AppError(f"{rec.data_path}: {ncpi} CPIs expected, the framer emitted "
+                           f"{framer.emitted_cpis()} and the CFAR reported {len(cpis)} "
+                           f"(dropped: framer {framer.dropped_cpis()}, chain "
+                           f"{pdp.dropped_cpis()}, CFAR {cfar.dropped_cpis()})")
+        dets = cluster(raw, nfft)
+        results, false = compare(dets, rec, nfft, set(cpis)) if rec.truth else ([], [])
+        overflow = sum(1 for m in metas if m.get("overflow"))
+        nsamp = ncpi and rec.pulse_start(ncpi * rec.npulses)
+        sps = rec.nsamples / elapsed if elapsed > 0 else float("inf")
+        backend = {"pulse_doppler_processor": pdp.backend(), "cfar_2d": cfar.backend()}
+
+        report = {
+            "recording": source, "backend": backend,
+            "parameters": {
+                "fs": rec.fs, "fc": rec.fc, "prf": rec.prf, "pri_samples": rec.pri_samples,
+                "gate_start": rec.gate_start, "nrange": rec.nrange, "npulses": rec.npulses,
+                "nfft": nfft, "r0": rec.r0, "range_bin_m": rec.range_bin_m,
+                "waveform": {k: v for k, v in rec.waveform.items() if k != "samples"},
+                "range_window": args.range_window, "doppler_window": args.doppler_window,
+                "mti": args.mti, "cfar": args.cfar, "pfa": args.pfa,
+                "guard": list(pair(args.guard, "guard")),
+                "train": list(pair(args.train, "train")), "alpha": cfar.alpha(),
+                "training_cells": cfar.training_cells(), "match_bins": MATCH_BINS},
+            "cpis": ncpi, "samples": rec.nsamples, "samples_in_cpis": nsamp,
+            "elapsed_s": elapsed, "throughput_sps": sps,
+            "raw_detections": len(raw), "overflowed_cpis": overflow,
+            "detections": dets,
+        }
+        if rec.truth:
+            report["truth"] = {
+                "targets": results,
+                "detected": sum(r["detected"] for r in results),
+                "missed": sum(not r["detected"] for r in results),
+                "false": len(false),
+            }
+        with open(tmp_json, "w") as f:
+            json.dump(plain(report), f, indent=1)
+        write_csv(tmp_csv, dets)
+        if tmp_png:
+            if power is None:
+                raise AppError(f"{rec.data_path}: CPI {plot_cpi} did not come out of the "
+                               f"chain: no map to plot")
+            title = (f"{PROG}: {os.path.basename(rec.base)}, CPI {plot_cpi} of {ncpi}, "
+                     f"{rec.npulses} pulses, backend {pdp.backend()}")
+            write_png(tmp_png, power, rec, nfft, [d for d in dets if d["cpi"] == plot_cpi],
+                      [r for r in results if r["cpi"] == plot_cpi], size,
+                      args.dynamic_range, title)
+            if app_util.png_size(tmp_png) != size:
+                raise AppError(f"{args.output}.png: came out {app_util.png_size(tmp_png)} "
+                               f"px, not {size}")
+        out.commit()
+
+    print(f"{PROG}: {source}: {ncpi} CPIs x {rec.npulses} pulses x {rec.nrange} range "
+          f"bins (fs {rec.fs / 1e6:g} MHz, PRF {rec.prf:g} Hz, fc {rec.fc / 1e9:g} GHz)")
+    print(f"  backend: {pdp.backend()} (pulse_doppler_processor), {cfar.backend()} (cfar_2d)"
+          + ("" if gpuradar.cuda_available() else
+             f"; no GPU: {gpuradar.cuda_unavailable_reason()}"))
+    print(f"  throughput: {sps / 1e6:.2f} Msamples/s ({rec.nsamples} samples in "
+          f"{elapsed:.3f} s, flowgraph wall time including the file read)")
+    print(f"  CFAR {args.cfar.upper()} Pfa {args.pfa:g}: {len(raw)} local maxima -> "
+          f"{len(dets)} detections" + (f"; {overflow} CPIs overflowed" if overflow else ""))
+    if rec.truth:
+        print("  target  range (m)  velocity (m/s)  SNR (dB/sample)  expected bins  "
+              "detected in")
+        by_target = {}
+        for r in results:
+            by_target.setdefault(r["target"], []).append(r)
+        for t, rs in sorted(by_target.items()):
+            first = rs[0]
+            n = sum(r["detected"] for r in rs)
+            print(f"  {t:<6}  {first['range_m']:9.1f}  {first['velocity_mps']:+14.2f}  "
+                  f"{first['snr_db']:+15.1f}  ({first['expected_range_bin']:>4}, "
+                  f"{first['expected_doppler_bin']:>3})    {n}/{len(rs)} CPIs"
+                  f"{'' if n == len(rs) else '  MISSED in ' + str(len(rs) - n)}")
+        print(f"  truth: {report['truth']['detected']} detected, {report['truth']['missed']} "
+              f"missed, {report['truth']['false']} false (target x CPI; within "
+              f"+-{MATCH_BINS} bin)")
+    else:
+        print("  no truth in the recording: no comparison")
+    print(f"  wrote {args.output}.json, {args.output}.csv"
+          + ("" if args.no_png else f", {args.output}.png ({size[0]} x {size[1]} px)"))
+    if args.check and rec.truth and report["truth"]["missed"]:
+        print(f"{PROG}: --check: {report['truth']['missed']} target x CPI missed",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    # The blocks log every CPI at debug level; a user wants warnings (dropped CPIs, ...).
+    gr.logging().set_default_level(gr.log_levels.debug if args.verbose
+                                   else gr.log_levels.info)
+    try:
+        with tempfile.TemporaryDirectory(prefix="gpuradar-process-") as tmp:
+            return run(args, tmp)
+    except (AppError, pd_sim.RecordingError) as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"{PROG}: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted: nothing written", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""gpuradar-sim: write a simulated radar recording (SigMF) with its truth.
+
+  gpuradar-sim [pulse-doppler] [options]   (the default)
+      A pulsed radar's receive stream, produced by a GNU Radio flowgraph
+      (gpuradar.radar_scene_source -> head -> file_sink): <output>.sigmf-data (cf32_le,
+      continuous at fs) and <output>.sigmf-meta (the radar parameters under "gpuradar:"
+      in the global metadata -- fs, fc, prf and PRI in samples, range gate, pulses per
+      CPI, the LFM waveform -- and the truth: one annotation per target and CPI with its
+      range, velocity and Doppler). Process it with gpuradar-process. The embedded
+      default scenario: S band (3 GHz), fs 10 MHz, PRF 5 kHz, 10 us 5 MHz LFM, gate
+      1.5-28.5 km, 8 CPIs of 64 pulses, four targets (see --list).
+
+  gpuradar-sim sar [options]
+      A range-compressed SAR phase history (gnuradio.gpuradar.sar_sim): <output>.sigmf-data,
+      .sigmf-meta and .geometry.f64, the point targets as annotations. Image it with
+      gpuradar-sar --input <output>.
+
+Files are written under temporary names and renamed when complete: an interrupted or
+failed run leaves nothing half-written. Options of each recording:
+gpuradar-sim pulse-doppler --help, gpuradar-sim sar --help.
+"""
+
+import argparse
+import os
+import sys
+
+from gnuradio import gpuradar  # noqa: F401  (loads the bindings: a clear error if absent)
+from gnuradio.gpuradar import app_util, pd_sim, sar_sim
+from gnuradio.gpuradar.app_util import AppError
+
+PROG = "gpuradar-sim"
+COMMANDS = ("pulse-doppler", "sar")
+#: Scenario fields settable from the command line (--pri-samples sets pri_samples, ...).
+SCENARIO_FIELDS = ("fs", "fc", "pri_samples", "bandwidth", "pulse_width", "gate_start",
+                   "nrange", "npulses", "ncpi", "noise_power", "clutter_cnr_db", "seed")
+
+
+def parse_target(text):
+    try:
+        r, v, s = (float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--target: expected RANGE_M,VELOCITY_MPS,SNR_DB (got {text!r})") from None
+    return pd_sim.Target(r, v, s)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", metavar="{pulse-doppler,sar}")
+
+    pd = sub.add_parser("pulse-doppler", help="pulse-Doppler receive stream (default)",
+                        description="Pulse-Doppler recording from radar_scene_source. "
+                        "Scenario parameters left out come from --preset.")
+    pd.add_argument("--output", "-o", default="gpuradar_pd",
+                    help="recording prefix: <output>.sigmf-data/.sigmf-meta "
+                         "(default: %(default)s)")
+    pd.add_argument("--preset", default="default", choices=["default", "small"],
+                    help="embedded scenario (small: 2 CPIs of 32 pulses, for tests)")
+    pd.add_argument("--list", action="store_true",
+                    help="print the scenario and exit without writing anything")
+    pd.add_argument("--fs", type=float, help="sample rate (Hz)")
+    pd.add_argument("--fc", type=float, help="carrier (Hz)")
+    pd.add_argument("--pri-samples", type=float, help="PRI in samples (PRF = fs / PRI)")
+    pd.add_argument("--bandwidth", type=float, help="LFM bandwidth (Hz)")
+    pd.add_argument("--pulse-width", type=float, help="LFM pulse width (s)")
+    pd.add_argument("--gate-start", type=int, help="range gate start (samples after the "
+                                                   "pulse start)")
+    pd.add_argument("--nrange", type=int, help="range gate length (samples)")
+    pd.add_argument("--npulses", type=int, help="pulses per CPI")
+    pd.add_argument("--ncpi", type=int, help="CPIs to record")
+    pd.add_argument("--noise-power", type=float, help="noise power per sample")
+    pd.add_argument("--clutter-cnr-db", type=float, help="stationary clutter CNR (dB)")
+    pd.add_argument("--clutter", metavar="START_M,STOP_M",
+                    help="clutter extent (m); none by default")
+    pd.add_argument("--target", action="append", type=parse_target,
+                    metavar="RANGE_M,VELOCITY_MPS,SNR_DB",
+                    help="a target (repeat; replaces the preset's targets; velocity "
+                         "closing positive, SNR per sample)")
+    pd.add_argument("--no-targets", action="store_true", help="noise (and clutter) only")
+    pd.add_argument("--seed", type=int, help="noise seed")
+    pd.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+    sar = sub.add_parser("sar", help="SAR phase history (sar_sim)",
+                         description="SAR phase-history recording (gnuradio.gpuradar."
+                         "sar_sim), for gpuradar-sar --input.")
+    sar.add_argument("--output", "-o", default="gpuradar_sar_ph",
+                     help="recording prefix: <output>.sigmf-data/.sigmf-meta/.geometry.f64 "
+                          "(default: %(default)s)")
+    sar.add_argument("--scenario", default="spotlight",
+                     choices=["spotlight", "stripmap", "circular"])
+    sar.add_argument("--npulses", type=int, default=512)
+    sar.add_argument("--nbins", type=int, default=1024)
+    sar.add_argument("--f0", type=float, default=10e9, help="centre frequency (Hz)")
+    sar.add_argument("--bandwidth", type=float, default=300e6, help="bandwidth (Hz)")
+    sar.add_argument("--standoff", type=float, default=2000.0,
+                     help="ground distance of the path from the scene (m)")
+    sar.add_argument("--altitude", type=float, default=500.0, help="(m)")
+    sar.add_argument("--image-size", type=float, default=40.0, help="scene width (m)")
+    sar.add_argument("--noise", type=float, default=0.01,
+                     help="noise std. dev. per component and sample (target amplitude 1)")
+    sar.add_argument("--seed", type=int, default=1)
+    sar.add_argument("--quiet", "-q", action="store_true", help="(no effect: quick)")
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # No command (or options only): the pulse-Doppler recording.
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
+        argv.insert(0, "pulse-doppler")
+    return p.parse_args(argv)
+
+
+def build_scenario(args):
+    sc = pd_sim.scenario(args.preset)
+    for name in SCENARIO_FIELDS:
+        v = getattr(args, name)
+        if v is not None:
+            setattr(sc, name, v)
+    if args.clutter:
+        try:
+            sc.clutter_start_m, sc.clutter_stop_m = (float(x) for x in args.clutter.split(","))
+        except ValueError:
+            raise AppError(f"--clutter: expected START_M,STOP_M (got {args.clutter!r})") \
+                from None
+    if args.target:
+        sc.targets = list(args.target)
+    if args.no_targets:
+        sc.targets = []
+    for name in ("npulses", "ncpi", "nrange"):
+        if getattr(sc, name) < 1:
+            raise AppError(f"--{name}: must be >= 1 (got {getattr(sc, name)})")
+    if sc.gate_start < 0:
+        raise AppError(f"--gate-start: must be >= 0 (got {sc.gate_start})")
+    if not sc.pri_samples > 0:
+        raise AppError(f"--pri-samples: must be > 0 (got {sc.pri_samples})")
+    if sc.gate_start + sc.nrange > int(sc.pri_samples):
+        raise AppError(f"--gate-start + --nrange ({sc.gate_start} + {sc.nrange}) must be <= "
+                       f"the PRI ({sc.pri_samples:g} samples)")
+    return sc
+
+
+def describe(sc):
+    print(f"  radar: fc {sc.fc / 1e9:g} GHz, fs {sc.fs / 1e6:g} MHz, PRF {sc.prf:g} Hz "
+          f"(PRI {sc.pri_samples:g} samples), LFM {sc.bandwidth / 1e6:g} MHz x "
+          f"{sc.pulse_width * 1e6:g} us")
+    hi = sc.r0 + (sc.nrange - 1) * sc.range_bin_m
+    print(f"  gate: samples {sc.gate_start}..{sc.gate_start + sc.nrange - 1} of each PRI "
+          f"({sc.r0:.0f}..{hi:.0f} m, {sc.range_bin_m:.2f} m/bin); {sc.ncpi} CPIs x "
+          f"{sc.npulses} pulses = {sc.nsamples} samples "
+          f"({sc.nsamples * pd_sim.SAMPLE_BYTES / 1e6:.1f} MB)")
+    print(f"  noise power {sc.noise_power:g}" + (
+        f", clutter {sc.clutter_cnr_db:g} dB CNR over {sc.clutter_start_m:g}.."
+        f"{sc.clutter_stop_m:g} m" if sc.clutter_stop_m > sc.clutter_start_m else ""))
+    for i, t in enumerate(sc.targets):
+        print(f"  target {i}: {t.range_m:8.1f} m  {t.velocity_mps:+7.2f} m/s  "
+              f"SNR {t.snr_db:+.1f} dB/sample")
+    for w in sc.warnings():
+        print(f"{PROG}: warning: {w}", file=sys.stderr)
+
+
+def run_pulse_doppler(args):
+    sc = build_scenario(args)
+    modified = bool(args.target or args.no_targets or args.clutter or any(
+        getattr(args, n) is not None for n in SCENARIO_FIELDS))
+    print(f"{PROG}: pulse-Doppler scenario ({args.preset} preset"
+          f"{', modified' if modified else ''})")
+    describe(sc)
+    if args.list:
+        return 0
+
+    def progress(tb, head, total):
+        return app_util.run_with_progress(tb, lambda: head.nitems_written(0), total,
+                                          "simulating", enabled=None if not args.quiet
+                                          else False)
+
+    with app_util.StagedOutputs() as out:
+        tmp_data = out.path(args.output + pd_sim.DATA_SUFFIX)
+        out.path(args.output + pd_sim.META_SUFFIX)
+        tmp_base = pd_sim.base_of(tmp_data)
+        try:
+            truth = pd_sim.simulate(sc, tmp_base, progress)
+        except ValueError as e:  # the block's parameter checks name the parameter
+            raise AppError(f"radar_scene_source: {e}") from None
+        out.commit()
+    print(f"  wrote {args.output}{pd_sim.DATA_SUFFIX} and {args.output}{pd_sim.META_SUFFIX} "
+          f"({len(truth)} truth annotations: {len(sc.targets)} targets x {sc.ncpi} CPIs)")
+    print(f"  next: gpuradar-process --input {args.output}")
+    return 0
+
+
+def run_sar(args):
+    for name in ("npulses", "nbins"):
+        if getattr(args, name) < 1:
+            raise AppError(f"--{name}: must be >= 1 (got {getattr(args, name)})")
+    try:
+        history = sar_sim.scenario(args.scenario, npulses=args.npulses, nbins=args.nbins,
+                                   f0=args.f0, bandwidth=args.bandwidth,
+                                   standoff=args.standoff, altitude=args.altitude,
+                                   image_size=args.image_size, noise_sigma=args.noise,
+                                   seed=args.seed)
+    except ValueError as e:
+        raise AppError(f"sar scenario: {e}") from None
+    with app_util.StagedOutputs() as out:
+        tmp = out.path(args.output + sar_sim.DATA_SUFFIX)
+        out.path(args.output + sar_sim.META_SUFFIX)
+        out.path(args.output + sar_sim.GEOMETRY_SUFFIX)
+        sar_sim.write(sar_sim.base_of(tmp), history)
+        out.commit()
+    print(f"{PROG}: SAR {args.scenario} phase history: {history.npulses} pulses x "
+          f"{history.nbins} bins, f0 {args.f0 / 1e9:g} GHz, B {args.bandwidth / 1e6:g} MHz, "
+          f"{len(history.targets)} point targets")
+    print(f"  wrote {args.output}{sar_sim.DATA_SUFFIX}, {args.output}{sar_sim.META_SUFFIX} "
+          f"and {args.output}{sar_sim.GEOMETRY_SUFFIX}")
+    print(f"  next: gpuradar-sar --input {args.output}")
+    return 0
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        if args.command == "sar":
+            return run_sar(args)
+        return run_pulse_doppler(args)
+    except AppError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"{PROG}: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted: nothing written", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

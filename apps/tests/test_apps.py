@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""End-to-end tests of gpuradar-sim and gpuradar-process (CPU backend, small built-in
+scenario): the apps run as a user runs them (subprocess), files exist, PNGs decode and
+have the stated size, every simulated target is detected, and bad inputs give a clear
+message naming the file and field, an exit status != 0 and no output files.
+
+Run with Debian's GNU Radio Python and PYTHONPATH=<build>/test_modules (ctest does);
+`test_apps.py SimProcess` runs one group.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+APPS = os.path.dirname(HERE)
+SIM = os.path.join(APPS, "gpuradar_sim.py")
+PROCESS = os.path.join(APPS, "gpuradar_process.py")
+SAR = os.path.join(APPS, "gpuradar_sar.py")
+PNG_SIZE = (640, 480)
+OUTPUT_SUFFIXES = (".json", ".csv", ".png")
+
+
+def run(script, *args, cwd=None):
+    p = subprocess.run([sys.executable, script, *args], cwd=cwd, capture_output=True,
+                       text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def png_size(path):
+    """(width, height) from the IHDR chunk, after checking the PNG signature."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", f"{path}: no PNG signature"
+    assert head[12:16] == b"IHDR", f"{path}: no IHDR chunk"
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+class AppTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="gpuradar-apps-test-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def path(self, *parts):
+        return os.path.join(self.dir, *parts)
+
+    def simulate_small(self, base="rec"):
+        rc, out, err = run(SIM, "--preset", "small", "--output", self.path(base), "-q")
+        self.assertEqual(rc, 0, out + err)
+        return self.path(base)
+
+    def assert_no_outputs(self, prefix):
+        for s in OUTPUT_SUFFIXES:
+            self.assertFalse(os.path.exists(prefix + s), prefix + s)
+        leftovers = [n for n in os.listdir(os.path.dirname(prefix))
+                     if n.startswith(".gpuradar-tmp")]
+        self.assertEqual(leftovers, [], "temporary files left behind")
+
+
+class SimProcess(AppTest):
+    def test_001_sim_then_process_detects_every_target(self):
+        base = self.simulate_small()
+        for s in (".sigmf-data", ".sigmf-meta"):
+            self.assertTrue(os.path.isfile(base + s), base + s)
+        with open(base + ".sigmf-meta") as f:
+            meta = json.load(f)
+        g = meta["global"]
+        self.assertEqual(g["core:datatype"], "cf32_le")
+        for k in ("fs", "fc", "prf", "pri_samples", "gate_start", "nrange", "npulses",
+                  "waveform", "nsamples"):
+            self.assertIn("gpuradar:" + k, g)
+        self.assertEqual(os.path.getsize(base + ".sigmf-data"), 8 * g["gpuradar:nsamples"])
+        ntargets = len(g["gpuradar:scene"]["targets"])
+        ncpi = g["gpuradar:ncpi"]
+        self.assertEqual(len(meta["annotations"]), ntargets * ncpi)
+
+        prefix = self.path("out")
+        rc, out, err = run(PROCESS, "--input", base + ".sigmf-meta", "--backend", "cpu",
+                           "--output", prefix, "--png-size", "%dx%d" % PNG_SIZE, "--check",
+                           "-q")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("backend: cpu", out)
+        self.assertIn("throughput:", out)
+        self.assertIn("Msamples/s", out)
+        for s in OUTPUT_SUFFIXES:
+            self.assertTrue(os.path.isfile(prefix + s), prefix + s)
+        self.assertEqual(png_size(prefix + ".png"), PNG_SIZE)
+        try:
+            import matplotlib.image as mpimg
+            img = mpimg.imread(prefix + ".png")
+            self.assertEqual(img.shape[:2], (PNG_SIZE[1], PNG_SIZE[0]))
+        except ImportError:
+            pass
+        with open(prefix + ".json") as f:
+            report = json.load(f)
+        self.assertEqual(report["backend"]["pulse_doppler_processor"], "cpu")
+        self.assertEqual(report["backend"]["cfar_2d"], "cpu")
+        self.assertEqual(report["cpis"], ncpi)
+        self.assertGreater(report["throughput_sps"], 0)
+        truth = report["truth"]
+        self.assertEqual(len(truth["targets"]), ntargets * ncpi)
+        self.assertEqual(truth["missed"], 0, truth)
+        self.assertEqual(truth["detected"], ntargets * ncpi)
+        self.assertTrue(all(t["detected"] for t in truth["targets"]))
+        # Pfa 1e-6 over ~5e4 cells: no false detection expected with this seed.
+        self.assertEqual(truth["false"], 0, report["detections"])
+        with open(prefix + ".csv") as f:
+            lines = f.read().splitlines()
+        self.assertTrue(lines[0].startswith("cpi,range_bin,doppler_bin,range_m,velocity_mps"))
+        self.assertEqual(len(lines) - 1, len(report["detections"]))
+        for d in report["detections"]:
+            self.assertIn("range_m", d)
+            self.assertIn("velocity_mps", d)
+        # The table printed for the user.
+        self.assertIn(f"{ntargets * ncpi} detected, 0 missed, 0 false", out)
+
+    def test_002_list_writes_nothing(self):
+        rc, out, err = run(SIM, "--list", "--output", self.path("x"))
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("target 0", out)
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_003_help(self):
+        for cmd in ((SIM, "--help"), (SIM, "pulse-doppler", "--help"), (PROCESS, "--help")):
+            rc, out, err = run(*cmd)
+            self.assertEqual(rc, 0, err)
+            self.assertIn("usage:", out)
+            self.assertIn("--output" if len(cmd) == 3 or cmd[0] == PROCESS else
+                          "pulse-doppler --help", out)
+        rc, out, err = run(PROCESS, "--help")
+        self.assertIn("--backend", out)
+        rc, out, err = run(SIM, "sar", "--help")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("--scenario", out)
+
+
+class SimSar(AppTest):
+    def test_001_sar_recording_images_with_gpuradar_sar(self):
+        base = self.path("ph")
+        rc, out, err = run(SIM, "sar", "--npulses", "192", "--nbins", "384",
+                           "--image-size", "16", "--output", base)
+        self.assertEqual(rc, 0, out + err)
+        for s in (".sigmf-data", ".sigmf-meta", ".geometry.f64"):
+            self.assertTrue(os.path.isfile(base + s), base + s)
+        self.assertEqual([n for n in os.listdir(self.dir) if n.startswith(".")], [])
+        img = self.path("img")
+        rc, out, err = run(SAR, "--input", base, "--backend", "cpu", "--check",
+                           "--output", img)
+        self.assertEqual(rc, 0, out + err)
+        self.assertTrue(os.path.isfile(img + ".png"))
+        png_size(img + ".png")
+
+
+class BadInput(AppTest):
+    def process_fails(self, recording, *needles, prefix=None):
+        prefix = prefix or self.path("out")
+        rc, out, err = run(PROCESS, "--input", recording, "--backend", "cpu", "--output",
+                           prefix, "-q")
+        self.assertNotEqual(rc, 0, out + err)
+        self.assertNotIn("Traceback", err)
+        for n in needles:
+            self.assertIn(n, err)
+        if os.path.isdir(os.path.dirname(prefix)):
+            self.assert_no_outputs(prefix)
+        return err
+
+    def edit_meta(self, base, edit):
+        with open(base + ".sigmf-meta") as f:
+            meta = json.load(f)
+        edit(meta)
+        with open(base + ".sigmf-meta", "w") as f:
+            json.dump(meta, f)
+
+    def test_001_missing_recording(self):
+        self.process_fails(self.path("nothing"), self.path("nothing.sigmf-meta"),
+                           "no such file")
+
+    def test_002_missing_data_file(self):
+        base = self.simulate_small()
+        os.remove(base + ".sigmf-data")
+        self.process_fails(base, base + ".sigmf-data", "no such file")
+
+    def test_003_directory_instead_of_file(self):
+        os.mkdir(self.path("d.sigmf-meta"))
+        self.process_fails(self.path("d"), self.path("d.sigmf-meta"), "directory")
+
+    def test_004_not_json(self):
+        base = self.simulate_small()
+        with open(base + ".sigmf-meta", "w") as f:
+            f.write('{"global": {"core:datatype": "cf32_le", ')
+        self.process_fails(base, base + ".sigmf-meta", "JSON")
+
+    def test_005_each_required_field_missing(self):
+        base = self.simulate_small()
+        with open(base + ".sigmf-meta") as f:
+            original = f.read()
+        cases = {
+            "gpuradar:nrange": ["gpuradar:nrange"],
+            "gpuradar:npulses": ["gpuradar:npulses"],
+            "gpuradar:gate_start": ["gpuradar:gate_start"],
+            "gpuradar:waveform": ["gpuradar:waveform"],
+            "core:datatype": ["core:datatype"],
+        }
+        for field, needles in cases.items():
+            with self.subTest(field=field):
+                with open(base + ".sigmf-meta", "w") as f:
+                    f.write(original)
+                self.edit_meta(base, lambda m: m["global"].pop(field))
+                self.process_fails(base, base + ".sigmf-meta", *needles)
+        # PRI: neither pri_samples nor prf; fs: neither gpuradar:fs nor core:sample_rate.
+        for fields, needle in ((("gpuradar:pri_samples", "gpuradar:prf"),
+                                "gpuradar:pri_samples"),
+                               (("gpuradar:fs", "core:sample_rate"), "core:sample_rate")):
+            with self.subTest(fields=fields):
+                with open(base + ".sigmf-meta", "w") as f:
+                    f.write(original)
+                self.edit_meta(base, lambda m: [m["global"].pop(k) for k in fields])
+                self.process_fails(base, base + ".sigmf-meta", needle)
+        with open(base + ".sigmf-meta", "w") as f:
+            f.write(original)
+        self.edit_meta(base, lambda m: m["global"].update({"gpuradar:nrange": "many"}))
+        self.process_fails(base, base + ".sigmf-meta", "gpuradar:nrange", "number")
+
+    def test_006_truncated_data(self):
+        base = self.simulate_small()
+        size = os.path.getsize(base + ".sigmf-data")
+        with open(base + ".sigmf-data", "r+b") as f:
+            f.truncate(size - 8 * 1000)
+        self.process_fails(base, base + ".sigmf-data", "truncated", "gpuradar:nsamples")
+        with open(base + ".sigmf-data", "r+b") as f:
+            f.truncate(size - 8 * 1000 - 3)
+        self.process_fails(base, base + ".sigmf-data", "truncated")
+
+    def test_007_unreadable_data(self):
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            self.skipTest("root reads any file")
+        base = self.simulate_small()
+        os.chmod(base + ".sigmf-data", 0)
+        self.process_fails(base, base + ".sigmf-data", "cannot read")
+
+    def test_008_output_directory_missing(self):
+        base = self.simulate_small()
+        self.process_fails(base, self.path("no_such_dir"),
+                           prefix=self.path("no_such_dir", "out"))
+
+    def test_009_bad_option_writes_nothing(self):
+        base = self.simulate_small()
+        prefix = self.path("out")
+        rc, out, err = run(PROCESS, "--input", base, "--backend", "cpu", "--output", prefix,
+                           "--plot-cpi", "7", "-q")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("--plot-cpi", err)
+        self.assert_no_outputs(prefix)
+
+    def test_009b_staged_outputs_failure_half_way(self):
+        # The mechanism both apps write through: files staged, then an error before
+        # commit(): no final name appears, no temporary is left.
+        from gnuradio.gpuradar import app_util
+        prefix = self.path("out")
+        with self.assertRaises(RuntimeError):
+            with app_util.StagedOutputs() as out:
+                for s in OUTPUT_SUFFIXES[:2]:
+                    with open(out.path(prefix + s), "w") as f:
+                        f.write("partial")
+                raise RuntimeError("failed half-way")
+        self.assert_no_outputs(prefix)
+
+    def test_010_sim_bad_parameters(self):
+        rc, out, err = run(SIM, "--preset", "small", "--gate-start", "500", "--nrange", "800",
+                           "--output", self.path("x"))
+        self.assertNotEqual(rc, 0)
+        self.assertIn("--gate-start", err)
+        rc, out, err = run(SIM, "--output", self.path("no_dir", "x"), "--preset", "small")
+        self.assertNotEqual(rc, 0)
+        self.assertIn(self.path("no_dir"), err)
+        self.assertNotIn("Traceback", err)
+        rc, out, err = run(SIM, "--target", "1000,2", "--output", self.path("x"))
+        self.assertNotEqual(rc, 0)
+        self.assertIn("--target", err)
+        self.assertEqual(os.listdir(self.dir), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
