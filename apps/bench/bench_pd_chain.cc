@@ -22,6 +22,7 @@
 #include "bench_pd_common.h"
 #include <gpuradar/kernels/cfar_2d.h>
 #include <gpuradar/kernels/pulse_doppler.h>
+#include <algorithm>
 
 namespace gpuradar::bench {
 
@@ -111,35 +112,51 @@ GPURADAR_BENCH("pd_chain/PD")
             .field("copy_gb_per_s", copy)
             .emit();
 
+        // Fusion settings: callbacks x fused Doppler, then the default (fused Doppler, no
+        // callbacks) with pulse compression in row batches whose FFT workspace is about
+        // 8, 16 or 32 MiB (L2 is 50 MB on an H100).
+        std::vector<kernels::pulse_doppler::fusion> settings;
         for (bool cb : { false, true })
             for (bool fused : { false, true }) {
                 kernels::pulse_doppler::fusion f;
                 f.pc_callbacks = cb;
                 f.fused_doppler = fused;
-                auto pdc = kernels::pulse_doppler::make(cuda, p, s.ref(), f);
-                auto run_chain = [&] { pdc->run(x.as<cfloat>(), power.as<float>()); };
-                const double chain_ms = time_ms(s, reps, run_chain);
-                const double with_cfar_ms = time_ms(s, reps, [&] {
-                    run_chain();
-                    run_cfar();
-                });
-                const double floor_bytes = pc_bytes + 12.0 * n;
-                json_line("pd_chain/PD")
-                    .field("device", props.name)
-                    .field("workload", w.name)
-                    .field("stage", "chain")
-                    .field("pc_callbacks", cb)
-                    .field("fused_doppler", fused)
-                    .field("implementation", pdc->implementation())
-                    .field("chain_ms", chain_ms)
-                    .field("chain_cfar_ms", with_cfar_ms)
-                    .field("doppler_part_ms", chain_ms - pc_ms)
-                    .field("floor_ms", floor_bytes / gb_per_ms)
-                    .field("floor_cfar_ms", (floor_bytes + 5.0 * n) / gb_per_ms)
-                    .field("target_ms", w.channels == 16 ? 0.5 : 0.1)
-                    .field("copy_gb_per_s", copy)
-                    .emit();
+                settings.push_back(f);
             }
+        const std::size_t row_bytes = pc->fft_length() * sizeof(cfloat);
+        for (std::size_t mib : { 8, 16, 32 }) {
+            kernels::pulse_doppler::fusion f;
+            f.pc_rows_per_batch = std::max<std::size_t>(1, (mib << 20) / row_bytes);
+            if (f.pc_rows_per_batch < w.npulses * w.channels)
+                settings.push_back(f);
+        }
+        for (const auto& f : settings) {
+            const bool cb = f.pc_callbacks, fused = f.fused_doppler;
+            auto pdc = kernels::pulse_doppler::make(cuda, p, s.ref(), f);
+            auto run_chain = [&] { pdc->run(x.as<cfloat>(), power.as<float>()); };
+            const double chain_ms = time_ms(s, reps, run_chain);
+            const double with_cfar_ms = time_ms(s, reps, [&] {
+                run_chain();
+                run_cfar();
+            });
+            const double floor_bytes = pc_bytes + 12.0 * n;
+            json_line("pd_chain/PD")
+                .field("device", props.name)
+                .field("workload", w.name)
+                .field("stage", "chain")
+                .field("pc_callbacks", cb)
+                .field("fused_doppler", fused)
+                .field("pc_rows_per_batch", static_cast<long long>(f.pc_rows_per_batch))
+                .field("implementation", pdc->implementation())
+                .field("chain_ms", chain_ms)
+                .field("chain_cfar_ms", with_cfar_ms)
+                .field("doppler_part_ms", chain_ms - pc_ms)
+                .field("floor_ms", floor_bytes / gb_per_ms)
+                .field("floor_cfar_ms", (floor_bytes + 5.0 * n) / gb_per_ms)
+                .field("target_ms", w.channels == 16 ? 0.5 : 0.1)
+                .field("copy_gb_per_s", copy)
+                .emit();
+        }
     }
 }
 

@@ -30,7 +30,7 @@ std::size_t preferred_fft_length(std::size_t n)
 {
     for (std::size_t m = std::max<std::size_t>(n, 1);; ++m) {
         std::size_t r = m;
-        for (std::size_t p : { 2, 3, 5 })
+        for (std::size_t p : { 2, 3 })
             while (r % p == 0)
                 r /= p;
         if (r == 1)

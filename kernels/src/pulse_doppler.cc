@@ -43,17 +43,17 @@ pulse_doppler::make(backend b, const params& p_in, stream_ref stream, const fusi
         detail::throw_invalid(who, "nrange", ">= 1", p.nrange);
     if (p.channels < 1)
         detail::throw_invalid(who, "channels", ">= 1", p.channels);
-    const std::size_t min_pulses =
-        doppler_filter::mti_order(p.mti) + (p.mti == doppler_filter::mti_mode::none ? 2 : 1);
+    const std::size_t min_pulses = doppler_filter::mti_order(p.mti) +
+                                   (p.mti == doppler_filter::mti_mode::none ? 2 : 1);
     if (p.npulses < min_pulses)
-        detail::throw_invalid(who,
-                              "npulses",
-                              ">= " + std::to_string(min_pulses) +
-                                  (p.mti == doppler_filter::mti_mode::none
-                                       ? std::string()
-                                       : std::string(" with mti ") +
-                                             doppler_filter::to_string(p.mti)),
-                              p.npulses);
+        detail::throw_invalid(
+            who,
+            "npulses",
+            ">= " + std::to_string(min_pulses) +
+                (p.mti == doppler_filter::mti_mode::none
+                     ? std::string()
+                     : std::string(" with mti ") + doppler_filter::to_string(p.mti)),
+            p.npulses);
     if (p.nfft < p.npulses)
         detail::throw_invalid(
             who, "nfft", ">= npulses (" + std::to_string(p.npulses) + ") or 0", p.nfft);

@@ -85,10 +85,10 @@ TEST(PulseCompression, test_001_fast_fft_length_is_the_next_7_smooth_size)
     EXPECT_EQ(kernels::fast_fft_length(16384), 16384u);
 }
 
-TEST(PulseCompression, test_001b_preferred_fft_length_is_the_next_5_smooth_size)
+TEST(PulseCompression, test_001b_preferred_fft_length_is_the_next_3_smooth_size)
 {
     auto smooth = [](std::size_t m) {
-        for (std::size_t p : { 2, 3, 5 })
+        for (std::size_t p : { 2, 3 })
             while (m % p == 0)
                 m /= p;
         return m == 1;
@@ -101,9 +101,9 @@ TEST(PulseCompression, test_001b_preferred_fft_length_is_the_next_5_smooth_size)
             ASSERT_FALSE(smooth(m)) << n;
     }
     EXPECT_EQ(kernels::preferred_fft_length(0), 1u);
-    EXPECT_EQ(kernels::preferred_fft_length(9000 + 1000 - 1), 10000u);   // PD-A
-    EXPECT_EQ(kernels::preferred_fft_length(16384 + 512 - 1), 17280u);   // PD-B, not 17010
-    EXPECT_EQ(kernels::preferred_fft_length(4096 + 256 - 1), 4374u);     // PD-C
+    EXPECT_EQ(kernels::preferred_fft_length(9000 + 1000 - 1), 10368u); // PD-A: 2^7 3^4
+    EXPECT_EQ(kernels::preferred_fft_length(16384 + 512 - 1), 17496u); // PD-B: 2^3 3^7
+    EXPECT_EQ(kernels::preferred_fft_length(4096 + 256 - 1), 4374u);   // PD-C: 2 3^7
 }
 
 TEST(PulseCompression, test_001c_requested_fft_length_matches_fp64_reference)
@@ -475,7 +475,7 @@ TEST(PulseCompressionCudaApi, test_012_fft_takes_any_length)
     const auto s = random_complex(L, 52);
     auto d_in = to_device(x, stream);
     kernels::device_memory d_out(x.size() * sizeof(cfloat));
-    // Automatic (5-smooth), a 7-smooth and a prime length: same result as the CPU twin.
+    // Automatic (3-smooth), a 7-smooth and a prime length: same result as the CPU twin.
     for (std::size_t req : { std::size_t(0), std::size_t(3430), std::size_t(3307) }) {
         auto gpu = pulse_compression::make(kernels::backend::cuda,
                                            nrange,

@@ -22,7 +22,8 @@ using cdouble = std::complex<double>;
 constexpr double pi = 3.14159265358979323846;
 
 // out[(r*C + c)*nfft + k] per DESIGN.md's range stream, straight from the definitions.
-std::vector<double> reference(const std::vector<cfloat>& x, const pulse_doppler::params& p)
+std::vector<double> reference(const std::vector<cfloat>& x,
+                              const pulse_doppler::params& p)
 {
     const std::size_t P = p.npulses, C = p.channels, R = p.nrange, L = p.waveform.size();
     const std::size_t nfft = p.nfft ? p.nfft : P;
@@ -114,7 +115,8 @@ class PulseDopplerCpu : public ::testing::TestWithParam<chain_case>
 TEST_P(PulseDopplerCpu, test_001_matches_fp64_reference)
 {
     const auto c = GetParam();
-    const auto p = make_params(c.P, c.C, c.R, c.L, c.nfft, c.mti, c.fftshift, c.env, c.db, 3);
+    const auto p =
+        make_params(c.P, c.C, c.R, c.L, c.nfft, c.mti, c.fftshift, c.env, c.db, 3);
     auto pd = pulse_doppler::make(kernels::backend::cpu, p);
     EXPECT_EQ(pd->nfft(), c.nfft ? c.nfft : c.P);
     const auto x = random_complex(pd->input_size(), 4);
@@ -127,17 +129,29 @@ INSTANTIATE_TEST_SUITE_P(
     Shapes,
     PulseDopplerCpu,
     ::testing::Values(
-        chain_case{ 8, 1, 37, 5, 0, mti_mode::none, true, envelope::mode::square_law, false },
-        chain_case{ 8, 3, 37, 30, 0, mti_mode::none, false, envelope::mode::square_law, false },
-        chain_case{ 9, 2, 41, 7, 12, mti_mode::two_pulse, true, envelope::mode::linear, false },
-        chain_case{ 7, 2, 33, 33, 9, mti_mode::three_pulse, true, envelope::mode::square_law, true },
-        chain_case{ 2, 1, 1, 1, 2, mti_mode::none, true, envelope::mode::square_law, false }));
+        chain_case{
+            8, 1, 37, 5, 0, mti_mode::none, true, envelope::mode::square_law, false },
+        chain_case{
+            8, 3, 37, 30, 0, mti_mode::none, false, envelope::mode::square_law, false },
+        chain_case{
+            9, 2, 41, 7, 12, mti_mode::two_pulse, true, envelope::mode::linear, false },
+        chain_case{ 7,
+                    2,
+                    33,
+                    33,
+                    9,
+                    mti_mode::three_pulse,
+                    true,
+                    envelope::mode::square_law,
+                    true },
+        chain_case{
+            2, 1, 1, 1, 2, mti_mode::none, true, envelope::mode::square_law, false }));
 
 TEST(PulseDoppler, test_002_bad_parameters_name_the_parameter)
 {
     const auto cpu = kernels::backend::cpu;
-    auto ok = make_params(4, 2, 10, 10, 4, mti_mode::none, true, envelope::mode::square_law,
-                          false, 1);
+    auto ok = make_params(
+        4, 2, 10, 10, 4, mti_mode::none, true, envelope::mode::square_law, false, 1);
     EXPECT_NO_THROW(pulse_doppler::make(cpu, ok));
     auto p = ok;
     p.nrange = 0;
@@ -182,6 +196,7 @@ TEST(PulseDoppler, test_002_bad_parameters_name_the_parameter)
 struct cuda_case {
     chain_case shape;
     bool pc_callbacks, fused_doppler;
+    std::size_t pc_rows_per_batch = 0;
 };
 
 class PulseDopplerCuda : public ::testing::TestWithParam<cuda_case>
@@ -195,8 +210,10 @@ TEST_P(PulseDopplerCuda, test_010_matches_cpu_chain)
     pulse_doppler::fusion f;
     f.pc_callbacks = GetParam().pc_callbacks;
     f.fused_doppler = GetParam().fused_doppler;
+    f.pc_rows_per_batch = GetParam().pc_rows_per_batch;
     auto p = make_params(c.P, c.C, c.R, c.L, c.nfft, c.mti, c.fftshift, c.env, c.db, 7);
-    // Both backends on the same matched-filter method (their automatic crossovers differ).
+    // Both backends on the same matched-filter method (their automatic crossovers
+    // differ).
     p.pc_method = kernels::pulse_compression::method::fft;
     kernels::cuda_stream stream;
     auto gpu = pulse_doppler::make(kernels::backend::cuda, p, stream.ref(), f);
@@ -234,16 +251,38 @@ std::vector<cuda_case> cuda_cases()
         // Fused Doppler lengths: odd and even log2 (one plain radix-2 stage or none), the
         // largest tile (4096), one range bin per tile, partial tiles, 2 pulses.
         { 128, 3, 1000, 100, 0, mti_mode::none, true, envelope::mode::square_law, false },
-        { 100, 2, 333, 60, 1024, mti_mode::two_pulse, true, envelope::mode::square_law,
+        { 100,
+          2,
+          333,
+          60,
+          1024,
+          mti_mode::two_pulse,
+          true,
+          envelope::mode::square_law,
           false },
         { 7, 2, 45, 20, 8, mti_mode::three_pulse, false, envelope::mode::linear, false },
         { 300, 1, 50, 9, 4096, mti_mode::none, true, envelope::mode::square_law, true },
         { 2, 5, 97, 3, 2, mti_mode::none, true, envelope::mode::square_law, false },
         { 3, 1, 64, 64, 4, mti_mode::none, false, envelope::mode::square_law, false },
         // Channels > 1, odd sizes, zero-padded Doppler, every MTI and envelope form.
-        { 33, 4, 777, 200, 40, mti_mode::three_pulse, true, envelope::mode::square_law,
+        { 33,
+          4,
+          777,
+          200,
+          40,
+          mti_mode::three_pulse,
+          true,
+          envelope::mode::square_law,
           false },
-        { 17, 3, 1001, 37, 17, mti_mode::two_pulse, false, envelope::mode::linear, false },
+        { 17,
+          3,
+          1001,
+          37,
+          17,
+          mti_mode::two_pulse,
+          false,
+          envelope::mode::linear,
+          false },
         { 16, 2, 515, 64, 32, mti_mode::none, true, envelope::mode::square_law, true },
     };
     std::vector<cuda_case> v;
@@ -251,10 +290,19 @@ std::vector<cuda_case> cuda_cases()
         for (bool cb : { true, false })
             for (bool fused : { true, false })
                 v.push_back({ s, cb, fused });
+    // Pulse compression in row batches: one that does not divide the rows (a shorter
+    // last batch), one larger than the CPI.
+    for (std::size_t batch : { std::size_t(7), std::size_t(100000) })
+        for (bool fused : { true, false }) {
+            v.push_back({ shapes[1], false, fused, batch });
+            v.push_back({ shapes[2], false, fused, batch });
+        }
     return v;
 }
 
-INSTANTIATE_TEST_SUITE_P(ShapesAndFusions, PulseDopplerCuda, ::testing::ValuesIn(cuda_cases()));
+INSTANTIATE_TEST_SUITE_P(ShapesAndFusions,
+                         PulseDopplerCuda,
+                         ::testing::ValuesIn(cuda_cases()));
 
 class PulseDopplerCudaApi : public ::testing::TestWithParam<bool>
 {
@@ -264,8 +312,8 @@ TEST_P(PulseDopplerCudaApi, test_011_output_and_waveform_change_between_queued_r
 {
     GPURADAR_REQUIRE_CUDA();
     kernels::cuda_stream stream;
-    auto p = make_params(12, 2, 900, 100, 16, mti_mode::none, true,
-                         envelope::mode::square_law, false, 9);
+    auto p = make_params(
+        12, 2, 900, 100, 16, mti_mode::none, true, envelope::mode::square_law, false, 9);
     p.pc_method = kernels::pulse_compression::method::fft;
     pulse_doppler::fusion f;
     f.pc_callbacks = GetParam();

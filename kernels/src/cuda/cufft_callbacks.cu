@@ -1,6 +1,6 @@
 /* cuFFT LTO callback plans (see cufft_callbacks.h). */
-#include "cufft_callbacks.h"
 #include "cuda_check.h"
+#include "cufft_callbacks.h"
 #include "cufft_plan.h"
 #include "lto/pd_callbacks_fatbin.h"
 
@@ -18,7 +18,9 @@ callback_symbol symbol(pd_callback c)
 {
     switch (c) {
     case pd_callback::pc_load_pad:
-        return { "gpuradar_pc_load_pad", "_Z20gpuradar_pc_load_padPvyS_S_", CUFFT_CB_LD_COMPLEX };
+        return { "gpuradar_pc_load_pad",
+                 "_Z20gpuradar_pc_load_padPvyS_S_",
+                 CUFFT_CB_LD_COMPLEX };
     case pd_callback::pc_store_multiply:
         return { "gpuradar_pc_store_multiply",
                  "_Z26gpuradar_pc_store_multiplyPvy6float2S_S_",
@@ -50,8 +52,8 @@ cufft_callback_plan::make(int n,
     for (int attempt = 0; attempt < 2; ++attempt) {
         std::unique_ptr<cufft_callback_plan> p(new cufft_callback_plan());
         auto fail = [&](const char* call, cufftResult r) {
-            reason += std::string(attempt ? " / mangled names: " : "source names: ") + call +
-                      " -> " + cufft_result_name(r);
+            reason += std::string(attempt ? " / mangled names: " : "source names: ") +
+                      call + " -> " + cufft_result_name(r);
         };
         cufftResult r = cufftCreate(&p->d_plan);
         if (r != CUFFT_SUCCESS) {
@@ -114,7 +116,10 @@ cufft_callback_plan::~cufft_callback_plan()
         cufftDestroy(d_plan); // destructors do not throw
 }
 
-void set_device_pointer_async(void** slot, void* value, cudaStream_t stream, const char* who)
+void set_device_pointer_async(void** slot,
+                              void* value,
+                              cudaStream_t stream,
+                              const char* who)
 {
     write_pointer<<<1, 1, 0, stream>>>(slot, value);
     GPURADAR_CUDA_CHECK_LAUNCH(who, "write_pointer");

@@ -25,11 +25,7 @@
 namespace gpuradar::kernels::detail {
 
 //! The callbacks of lto/pd_callbacks.cu.
-enum class pd_callback {
-    pc_load_pad,
-    pc_store_multiply,
-    pc_store_strip
-};
+enum class pd_callback { pc_load_pad, pc_store_multiply, pc_store_strip };
 
 struct callback_binding {
     pd_callback which;
@@ -75,7 +71,10 @@ private:
 //! Writes `value` into the pointer field at `slot` (device memory) on `stream`: a
 //! one-thread kernel, so a changed output buffer reaches the callbacks in stream order
 //! without a host copy or a wait.
-void set_device_pointer_async(void** slot, void* value, cudaStream_t stream, const char* who);
+void set_device_pointer_async(void** slot,
+                              void* value,
+                              cudaStream_t stream,
+                              const char* who);
 
 } // namespace gpuradar::kernels::detail
 

@@ -204,11 +204,13 @@ public:
                            method m,
                            stream_ref s,
                            std::size_t fft_length,
-                           bool use_callbacks)
+                           bool use_callbacks,
+                           std::size_t batch_rows)
         : pulse_compression_cuda_engine(
               backend::cuda, nrange, rows, window, normalize, m, fft_length),
           d_stream(native(s)),
           d_use_callbacks(use_callbacks),
+          d_batch_rows(batch_rows == 0 ? rows : std::min(batch_rows, rows)),
           d_cb_params(sizeof(gpuradar_pc_cb_params))
     {
         if (!use_callbacks)
@@ -271,24 +273,31 @@ private:
             // callback); the inverse runs in place so cuFFT's own writes stay inside the
             // workspace and only the strip callback touches out.
             auto* w = reinterpret_cast<cufftComplex*>(work);
-            GPURADAR_CUFFT_CHECK(who,
-                                 cufftExecC2C(d_fwd_cb->get(),
-                                              reinterpret_cast<cufftComplex*>(
-                                                  const_cast<float2*>(x)),
-                                              w,
-                                              CUFFT_FORWARD));
+            GPURADAR_CUFFT_CHECK(
+                who,
+                cufftExecC2C(d_fwd_cb->get(),
+                             reinterpret_cast<cufftComplex*>(const_cast<float2*>(x)),
+                             w,
+                             CUFFT_FORWARD));
             GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_inv_cb->get(), w, w, CUFFT_INVERSE));
             return in_out;
         }
-        pad_rows<<<row_grid(d_nfft, d_rows), row_threads, 0, d_stream>>>(
-            x, work, nrange, nfft, d_rows);
-        GPURADAR_CUDA_CHECK_LAUNCH(who, "pad_rows");
-        auto* w = reinterpret_cast<cufftComplex*>(work);
-        GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_plan->get(), w, w, CUFFT_FORWARD));
-        multiply_spectrum<<<row_grid(d_nfft, d_rows), row_threads, 0, d_stream>>>(
-            work, d_spectrum.as<float2>(), nfft, d_rows);
-        GPURADAR_CUDA_CHECK_LAUNCH(who, "multiply_spectrum");
-        GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_plan->get(), w, w, CUFFT_INVERSE));
+        // Batches of d_batch_rows rows (all of them by default): with a batch whose
+        // workspace fits in L2, pad, FFT, product and inverse FFT re-read it from L2.
+        for (std::size_t r0 = 0; r0 < d_rows; r0 += d_batch_rows) {
+            const std::size_t nb = std::min(d_batch_rows, d_rows - r0);
+            const cufft_plan_1d& plan = nb == d_batch_rows ? *d_plan : *d_plan_tail;
+            float2* wb = work + r0 * d_nfft;
+            pad_rows<<<row_grid(d_nfft, nb), row_threads, 0, d_stream>>>(
+                x + r0 * d_nrange, wb, nrange, nfft, nb);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "pad_rows");
+            auto* w = reinterpret_cast<cufftComplex*>(wb);
+            GPURADAR_CUFFT_CHECK(who, cufftExecC2C(plan.get(), w, w, CUFFT_FORWARD));
+            multiply_spectrum<<<row_grid(d_nfft, nb), row_threads, 0, d_stream>>>(
+                wb, d_spectrum.as<float2>(), nfft, nb);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "multiply_spectrum");
+            GPURADAR_CUFFT_CHECK(who, cufftExecC2C(plan.get(), w, w, CUFFT_INVERSE));
+        }
         if (!strip)
             return { reinterpret_cast<const cfloat*>(work), d_nfft };
         strip_rows<<<row_grid(d_nrange, d_rows), row_threads, 0, d_stream>>>(
@@ -306,7 +315,7 @@ private:
             const std::size_t nfft = ref.fft_length;
             device_memory spec(nfft * sizeof(float2));
             device_memory work;
-            std::unique_ptr<cufft_plan_1d> plan;
+            std::unique_ptr<cufft_plan_1d> plan, plan_tail;
             std::unique_ptr<cufft_callback_plan> fwd_cb, inv_cb;
             const bool new_shape = d_nfft != nfft;
             std::string why = d_no_callbacks_why;
@@ -345,9 +354,18 @@ private:
                 } else if (d_use_callbacks) {
                     why = "rows * nfft >= 2^32";
                 }
-                if (!fwd_cb)
+                if (!fwd_cb) {
                     plan = std::make_unique<cufft_plan_1d>(
-                        int(nfft), int(d_rows), 1, int(nfft), d_stream, who);
+                        int(nfft), int(d_batch_rows), 1, int(nfft), d_stream, who);
+                    if (d_rows % d_batch_rows)
+                        plan_tail =
+                            std::make_unique<cufft_plan_1d>(int(nfft),
+                                                            int(d_rows % d_batch_rows),
+                                                            1,
+                                                            int(nfft),
+                                                            d_stream,
+                                                            who);
+                }
             }
             copy_async(spec.get(),
                        spectrum.data(),
@@ -374,6 +392,7 @@ private:
             if (new_shape) {
                 d_work = std::move(work);
                 d_plan = std::move(plan);
+                d_plan_tail = std::move(plan_tail);
                 d_fwd_cb = std::move(fwd_cb);
                 d_inv_cb = std::move(inv_cb);
                 d_nfft = nfft;
@@ -402,9 +421,11 @@ private:
     const bool d_use_callbacks;
     // fft
     std::size_t d_nfft = 0;
-    std::unique_ptr<cufft_plan_1d> d_plan;              // separate kernels
+    std::unique_ptr<cufft_plan_1d> d_plan;      // separate kernels, one batch
+    std::unique_ptr<cufft_plan_1d> d_plan_tail; // the last, shorter batch
+    const std::size_t d_batch_rows;             // rows per batch (separate path)
     std::unique_ptr<cufft_callback_plan> d_fwd_cb, d_inv_cb; // callbacks
-    device_memory d_cb_params;                          // gpuradar_pc_cb_params
+    device_memory d_cb_params;                               // gpuradar_pc_cb_params
     void* d_cb_out = nullptr; // the out pointer the parameter block holds
     std::string d_no_callbacks_why;
     device_memory d_work;     // rows x nfft
@@ -425,10 +446,19 @@ make_pulse_compression_cuda_engine(std::size_t nrange,
                                    pulse_compression::method m,
                                    stream_ref stream,
                                    std::size_t fft_length,
-                                   bool use_callbacks)
+                                   bool use_callbacks,
+                                   std::size_t batch_rows)
 {
-    return std::make_unique<pulse_compression_cuda>(
-        nrange, rows, waveform, window, normalize, m, stream, fft_length, use_callbacks);
+    return std::make_unique<pulse_compression_cuda>(nrange,
+                                                    rows,
+                                                    waveform,
+                                                    window,
+                                                    normalize,
+                                                    m,
+                                                    stream,
+                                                    fft_length,
+                                                    use_callbacks,
+                                                    batch_rows);
 }
 
 std::unique_ptr<pulse_compression>
@@ -442,8 +472,16 @@ make_pulse_compression_cuda(std::size_t nrange,
                             std::size_t fft_length,
                             bool use_callbacks)
 {
-    return std::make_unique<pulse_compression_cuda>(
-        nrange, rows, waveform, window, normalize, m, stream, fft_length, use_callbacks);
+    return std::make_unique<pulse_compression_cuda>(nrange,
+                                                    rows,
+                                                    waveform,
+                                                    window,
+                                                    normalize,
+                                                    m,
+                                                    stream,
+                                                    fft_length,
+                                                    use_callbacks,
+                                                    0);
 }
 
 } // namespace gpuradar::kernels::detail

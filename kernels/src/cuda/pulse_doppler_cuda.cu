@@ -17,8 +17,8 @@
 #include "../pulse_doppler_backends.h"
 #include "complex_math.cuh"
 #include "cuda_check.h"
-#include <gpuradar/kernels/corner_turn.h>
 #include <cuda_runtime.h>
+#include <gpuradar/kernels/corner_turn.h>
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -35,13 +35,16 @@ constexpr int fd_threads = 256;
 constexpr unsigned fd_tile_samples = 4096;
 //! Most range bins per tile: 32 consecutive bins are one 256-byte run per pulse.
 constexpr unsigned fd_max_bins = 32;
+//! Samples each thread fetches before storing any (memory-level parallelism: 6 blocks x
+//! 256 threads x 4 x 8 B in flight per SM covers the H100's latency-bandwidth product).
+constexpr int fd_batch = 4;
 //! Longest Doppler FFT the fused kernel takes (one range bin fills the tile).
 constexpr std::size_t fd_max_nfft = fd_tile_samples;
 
 struct fd_args {
-    const float2* x;       // compressed CPI: sample (p, c, r) at p*pstride + c*cstride + r
-    std::size_t pstride;   // samples between pulses
-    std::size_t cstride;   // samples between channels of one pulse
+    const float2* x;     // compressed CPI: sample (p, c, r) at p*pstride + c*cstride + r
+    std::size_t pstride; // samples between pulses
+    std::size_t cstride; // samples between channels of one pulse
     const float2* weights; // m: window x fftshift modulation
     const float2* twiddle; // nfft/2: exp(-2 pi i t / nfft)
     float* out;            // ((r * channels + c) * nfft + k)
@@ -75,31 +78,47 @@ __global__ void __launch_bounds__(fd_threads) fused_doppler(fd_args a)
     const unsigned r0 = blockIdx.x * bins;
     const unsigned total = bins * n_fft;
 
-    // Load: consecutive threads take consecutive range bins of one pulse (coalesced).
+    // Load: consecutive threads take consecutive range bins of one pulse (coalesced);
+    // fd_batch samples per thread are fetched before any is stored, so several loads
+    // are in flight per thread.
     const float2* xc = a.x + std::size_t(c) * a.cstride;
-    for (unsigned i = threadIdx.x; i < total; i += fd_threads) {
-        const unsigned j = i % bins;
-        const unsigned n = i / bins;
-        const unsigned r = r0 + j;
-        float2 v = make_float2(0.0f, 0.0f);
-        if (n < a.m && r < a.nrange) {
-            const float2* p = xc + std::size_t(n) * a.pstride + r;
-            v = p[0];
-            if (a.order == 1) {
-                const float2 b = p[a.pstride];
-                v = csub(b, v);
-            } else if (a.order == 2) {
-                const float2 b = p[a.pstride], d = p[2 * a.pstride];
-                v = make_float2(fmaf(-2.0f, b.x, v.x + d.x), fmaf(-2.0f, b.y, v.y + d.y));
+    for (unsigned base = threadIdx.x; base < total; base += fd_threads * fd_batch) {
+        float2 v[fd_batch], b[fd_batch], d[fd_batch];
+#pragma unroll
+        for (int u = 0; u < fd_batch; ++u) {
+            const unsigned i = base + u * fd_threads;
+            const unsigned j = i % bins, n = i / bins, r = r0 + j;
+            v[u] = b[u] = d[u] = make_float2(0.0f, 0.0f);
+            if (i < total && n < a.m && r < a.nrange) {
+                const float2* p = xc + std::size_t(n) * a.pstride + r;
+                v[u] = p[0];
+                if (a.order >= 1)
+                    b[u] = p[a.pstride];
+                if (a.order == 2)
+                    d[u] = p[2 * a.pstride];
             }
-            v = cmul(v, __ldg(a.weights + n));
         }
-        const unsigned pos = a.log2n ? (__brev(n) >> (32 - a.log2n)) : 0;
-        sm[j * S + pos] = v;
+#pragma unroll
+        for (int u = 0; u < fd_batch; ++u) {
+            const unsigned i = base + u * fd_threads;
+            if (i >= total)
+                break;
+            const unsigned j = i % bins, n = i / bins;
+            float2 x = v[u];
+            if (a.order == 1)
+                x = csub(b[u], x);
+            else if (a.order == 2)
+                x = make_float2(fmaf(-2.0f, b[u].x, x.x + d[u].x),
+                                fmaf(-2.0f, b[u].y, x.y + d[u].y));
+            if (n < a.m)
+                x = cmul(x, __ldg(a.weights + n));
+            const unsigned pos = a.log2n ? (__brev(n) >> (32 - a.log2n)) : 0;
+            sm[j * S + pos] = x;
+        }
     }
     __syncthreads();
 
-    unsigned s = 0; // stages done: the current group size is 2^s
+    unsigned s = 0;                         // stages done: the current group size is 2^s
     const unsigned tw_scale_base = a.log2n; // twiddle of W_M^k = table[k * nfft / M]
     if (a.log2n & 1) {
         // One radix-2 stage with M = 2 (twiddle 1).
@@ -121,8 +140,8 @@ __global__ void __launch_bounds__(fd_threads) fused_doppler(fd_args a)
         for (unsigned t = threadIdx.x; t < bins * quarter; t += fd_threads) {
             const unsigned j = t / quarter;
             const unsigned q = t - j * quarter;
-            const unsigned g = q >> s;        // group of 4h
-            const unsigned k = q & (h - 1);   // position in the quarter
+            const unsigned g = q >> s;      // group of 4h
+            const unsigned k = q & (h - 1); // position in the quarter
             float2* row = sm + j * S + g * 4 * h + k;
             float2 x0 = row[0], x1 = row[h], x2 = row[2 * h], x3 = row[3 * h];
             // Stage 1 (M = 2h): pairs (x0, x1), (x2, x3), twiddle W_{2h}^k.
@@ -180,13 +199,15 @@ public:
                                                   p.pc_method,
                                                   s,
                                                   0,
-                                                  f.pc_callbacks)),
+                                                  f.pc_callbacks,
+                                                  f.pc_rows_per_batch)),
           d_compressed(input_size() * sizeof(cfloat))
     {
         if (!f.fused_doppler)
             d_fused_why = "fused_doppler = false";
         else if (!fused_doppler_fits(p.nfft))
-            d_fused_why = "nfft not a power of two in [2, " + std::to_string(fd_max_nfft) + "]";
+            d_fused_why =
+                "nfft not a power of two in [2, " + std::to_string(fd_max_nfft) + "]";
         else if (p.nrange > 0xffffffffu / 2 || p.channels > 65535)
             d_fused_why = "nrange or channels too large for the fused grid";
         if (d_fused_why.empty()) {
@@ -265,8 +286,8 @@ private:
         d_log2n = 0;
         while ((std::size_t(1) << d_log2n) < nfft)
             ++d_log2n;
-        d_bins = static_cast<unsigned>(
-            std::min<std::size_t>(fd_max_bins, std::max<std::size_t>(1, fd_tile_samples / nfft)));
+        d_bins = static_cast<unsigned>(std::min<std::size_t>(
+            fd_max_bins, std::max<std::size_t>(1, fd_tile_samples / nfft)));
         const auto w = pulse_doppler_weights(p);
         std::vector<cfloat> tw(std::max<std::size_t>(nfft / 2, 1));
         for (std::size_t t = 0; t < tw.size(); ++t) {
@@ -276,10 +297,18 @@ private:
         }
         d_weights = device_memory(w.size() * sizeof(cfloat));
         d_twiddle = device_memory(tw.size() * sizeof(cfloat));
-        copy_async(d_weights.get(), w.data(), d_weights.size(), copy_kind::host_to_device,
-                   stream_ref(d_stream), who);
-        copy_async(d_twiddle.get(), tw.data(), d_twiddle.size(), copy_kind::host_to_device,
-                   stream_ref(d_stream), who);
+        copy_async(d_weights.get(),
+                   w.data(),
+                   d_weights.size(),
+                   copy_kind::host_to_device,
+                   stream_ref(d_stream),
+                   who);
+        copy_async(d_twiddle.get(),
+                   tw.data(),
+                   d_twiddle.size(),
+                   copy_kind::host_to_device,
+                   stream_ref(d_stream),
+                   who);
         // The host tables die with this scope.
         GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
     }

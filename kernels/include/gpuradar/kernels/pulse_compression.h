@@ -21,11 +21,12 @@ std::size_t fast_fft_length(std::size_t n);
 
 /*!
  * \brief The FFT length pulse_compression uses by default: the smallest n' >= n of the
- * form 2^a 3^b 5^c (n == 0 gives 1). Factors of 7 are left out on purpose: cuFFT's
- * radix-7 kernels are much slower than its 2/3/5 ones. Measured on an H100 (PD-B shape,
- * 256 rows of 16384, `gpuradar_bench pulse_compression/fft_length`): length 17010
- * (2 3^5 5 7, what fast_fft_length gives) took 0.317 ms against 0.145 ms for 17496
- * (2^3 3^7), a transform 3% longer but twice as fast; see docs/PERFORMANCE.md for the sweep behind this rule.
+ * form 2^a 3^b (n == 0 gives 1). Chosen by measurement (docs/PERFORMANCE.md,
+ * `gpuradar_bench pulse_compression/fft_length`, H100, cuFFT 12 of CUDA 13.0): on every
+ * PD shape this size was the fastest or within 1% of it, while the smallest 7-smooth
+ * size (fast_fft_length) can be 2x slower (PD-B: 17010 = 2 3^5 5 7 took 0.31 ms, 17496 =
+ * 2^3 3^7 0.145 ms) and 5-smooth sizes up to 1.3x (PD-B: 17280 0.19 ms). The 3-smooth
+ * sizes are at most 12.5% apart, so the transform grows little.
  */
 std::size_t preferred_fft_length(std::size_t n);
 

@@ -19,9 +19,9 @@ namespace gpuradar::kernels {
 //! Configuration of a pulse_doppler; make() checks every field through the stages' own
 //! checks (std::invalid_argument naming the parameter, prefixed by the stage).
 struct pulse_doppler_params {
-    std::size_t npulses = 0;  //!< pulses per CPI (>= 2; >= 3 with three_pulse)
-    std::size_t nrange = 0;   //!< fast-time samples per pulse and channel, >= 1
-    std::size_t channels = 1; //!< channels per pulse item, channel-major, >= 1
+    std::size_t npulses = 0;      //!< pulses per CPI (>= 2; >= 3 with three_pulse)
+    std::size_t nrange = 0;       //!< fast-time samples per pulse and channel, >= 1
+    std::size_t channels = 1;     //!< channels per pulse item, channel-major, >= 1
     std::vector<cfloat> waveform; //!< transmitted pulse, 1 <= L <= nrange
     window_spec range_window;     //!< amplitude window on the matched filter's reference
     bool normalize = false;       //!< matched-filter gain 1/sqrt(sum |w s|^2)
@@ -44,6 +44,10 @@ struct pulse_doppler_fusion {
     //! cuFFT's callback kernels were slower than its plain ones for PD-B and PD-C
     //! (docs/PERFORMANCE.md).
     bool pc_callbacks = false;
+    //! Pulse compression (separate-kernel fft path) in batches of this many rows of the
+    //! CPI, so that each batch's FFT workspace can stay in L2 between its four passes;
+    //! 0: the whole CPI in one batch.
+    std::size_t pc_rows_per_batch = 0;
     //! One kernel for corner turn + canceller + window + Doppler FFT + envelope: reads
     //! the compressed CPI once (straight from pulse compression's FFT workspace, so the
     //! strip pass goes too) and writes the power map once. Needs a power-of-two nfft in
