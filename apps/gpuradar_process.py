@@ -374,6 +374,9 @@ def run(args, tmpdir):
                 "detected": sum(r["detected"] for r in results),
                 "missed": sum(not r["detected"] for r in results),
                 "false": len(false),
+                # What the design Pfa predicts over every cell of every CPI (an upper
+                # bound: only local maxima are reported).
+                "false_expected": args.pfa * ncpi * rec.nrange * nfft,
             }
         with open(tmp_json, "w") as f:
             json.dump(plain(report), f, indent=1)
@@ -416,7 +419,8 @@ def run(args, tmpdir):
                   f"{'' if n == len(rs) else '  MISSED in ' + str(len(rs) - n)}")
         print(f"  truth: {report['truth']['detected']} detected, {report['truth']['missed']} "
               f"missed, {report['truth']['false']} false (target x CPI; within "
-              f"+-{MATCH_BINS} bin)")
+              f"+-{MATCH_BINS} bin; Pfa x cells = "
+              f"{report['truth']['false_expected']:.2g} false)")
     else:
         print("  no truth in the recording: no comparison")
     print(f"  wrote {args.output}.json, {args.output}.csv"

@@ -121,7 +121,7 @@ class SimProcess(AppTest):
             self.assertIn("range_m", d)
             self.assertIn("velocity_mps", d)
         # The table printed for the user.
-        self.assertIn(f"{ntargets * ncpi} detected, 0 missed, 0 false", out)
+        self.assertIn(f"{ntargets * ncpi} detected, 0 missed, 0 false (", out)
 
     def test_002_list_writes_nothing(self):
         rc, out, err = run(SIM, "--list", "--output", self.path("x"))
