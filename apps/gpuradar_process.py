@@ -345,7 +345,8 @@ def run(args, tmpdir):
                            f"(dropped: framer {framer.dropped_cpis()}, chain "
                            f"{pdp.dropped_cpis()}, CFAR {cfar.dropped_cpis()})")
         dets = cluster(raw, nfft)
-        results, false = compare(dets, rec, nfft, set(cpis)) if rec.truth else ([], [])
+        results, false = compare(dets, rec, nfft, set(cpis)) if rec.has_truth \
+            else ([], [])
         overflow = sum(1 for m in metas if m.get("overflow"))
         nsamp = ncpi and rec.pulse_start(ncpi * rec.npulses)
         sps = rec.nsamples / elapsed if elapsed > 0 else float("inf")
@@ -368,7 +369,7 @@ def run(args, tmpdir):
             "raw_detections": len(raw), "overflowed_cpis": overflow,
             "detections": dets,
         }
-        if rec.truth:
+        if rec.has_truth:
             report["truth"] = {
                 "targets": results,
                 "detected": sum(r["detected"] for r in results),
@@ -404,7 +405,7 @@ def run(args, tmpdir):
           f"{elapsed:.3f} s, flowgraph wall time including the file read)")
     print(f"  CFAR {args.cfar.upper()} Pfa {args.pfa:g}: {len(raw)} local maxima -> "
           f"{len(dets)} detections" + (f"; {overflow} CPIs overflowed" if overflow else ""))
-    if rec.truth:
+    if rec.has_truth:
         print("  target  range (m)  velocity (m/s)  SNR (dB/sample)  expected bins  "
               "detected in")
         by_target = {}
@@ -425,7 +426,7 @@ def run(args, tmpdir):
         print("  no truth in the recording: no comparison")
     print(f"  wrote {args.output}.json, {args.output}.csv"
           + ("" if args.no_png else f", {args.output}.png ({size[0]} x {size[1]} px)"))
-    if args.check and rec.truth and report["truth"]["missed"]:
+    if args.check and rec.has_truth and report["truth"]["missed"]:
         print(f"{PROG}: --check: {report['truth']['missed']} target x CPI missed",
               file=sys.stderr)
         return 1

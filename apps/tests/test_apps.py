@@ -123,6 +123,29 @@ class SimProcess(AppTest):
         # The table printed for the user.
         self.assertIn(f"{ntargets * ncpi} detected, 0 missed, 0 false (", out)
 
+    def test_001b_noise_only_and_fractional_pri(self):
+        # No targets: the truth says so, every detection is false (Pfa 1e-6 over 5e4
+        # cells: none expected). A fractional PRI: the framer follows the source's
+        # drift-free schedule and the targets are still found.
+        base = self.path("noise")
+        rc, out, err = run(SIM, "--preset", "small", "--no-targets", "-o", base, "-q")
+        self.assertEqual(rc, 0, out + err)
+        rc, out, err = run(PROCESS, "-i", base, "--backend", "cpu", "-o", self.path("n"),
+                           "--no-png", "-q")
+        self.assertEqual(rc, 0, out + err)
+        with open(self.path("n.json")) as f:
+            truth = json.load(f)["truth"]
+        self.assertEqual((truth["detected"], truth["missed"]), (0, 0))
+        self.assertLessEqual(truth["false"], 1)
+        self.assertFalse(os.path.exists(self.path("n.png")))
+        base = self.path("frac")
+        rc, out, err = run(SIM, "--preset", "small", "--pri-samples", "1000.25", "-o", base,
+                           "-q")
+        self.assertEqual(rc, 0, out + err)
+        rc, out, err = run(PROCESS, "-i", base, "--backend", "cpu", "-o", self.path("f"),
+                           "--no-png", "--check", "-q")
+        self.assertEqual(rc, 0, out + err)
+
     def test_002_list_writes_nothing(self):
         rc, out, err = run(SIM, "--list", "--output", self.path("x"))
         self.assertEqual(rc, 0, out + err)
@@ -239,6 +262,12 @@ class BadInput(AppTest):
         with open(base + ".sigmf-data", "r+b") as f:
             f.truncate(size - 8 * 1000 - 3)
         self.process_fails(base, base + ".sigmf-data", "truncated")
+
+    def test_006b_data_is_a_directory(self):
+        base = self.simulate_small()
+        os.remove(base + ".sigmf-data")
+        os.mkdir(base + ".sigmf-data")
+        self.process_fails(base, base + ".sigmf-data", "directory")
 
     def test_007_unreadable_data(self):
         if hasattr(os, "geteuid") and os.geteuid() == 0:

@@ -62,6 +62,18 @@ def run_with_progress(tb, counter, total, label, enabled=None, poll_s=0.05):
     bar = Progress(total, label, enabled)
     t0 = time.perf_counter()
     tb.start()
+    try:
+        _wait(tb, bar, counter, poll_s)
+    except BaseException:  # e.g. KeyboardInterrupt: stop the flowgraph's threads first
+        tb.stop()
+        tb.wait()
+        raise
+    elapsed = time.perf_counter() - t0
+    bar.close()
+    return elapsed
+
+
+def _wait(tb, bar, counter, poll_s):
     if bar.enabled:
         import threading
         finished = threading.Event()
@@ -77,9 +89,6 @@ def run_with_progress(tb, counter, total, label, enabled=None, poll_s=0.05):
         th.join()
     else:
         tb.wait()
-    elapsed = time.perf_counter() - t0
-    bar.close()
-    return elapsed
 
 
 class StagedOutputs:

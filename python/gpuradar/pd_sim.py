@@ -271,6 +271,8 @@ class Recording:
     first_pulse_sample: int
     waveform: dict               #: {"type": "lfm", ...} or {"type": "custom", ...}
     truth: List[dict]            #: annotations with gpuradar:target (keys without prefix)
+    #: the recording states its truth (true also for a scene without targets)
+    has_truth: bool = False
 
     @property
     def meta_path(self):
@@ -449,8 +451,10 @@ def read(path) -> Recording:
                                      f"is missing")
             t[k] = a[NS + k]
         truth.append(t)
+    scene = g.get(NS + "scene")
+    has_truth = bool(truth) or (isinstance(scene, dict) and scene.get("targets") == [])
     rec = Recording(base, meta, fs, fc, pri, gate_start, nrange, npulses, nsamples, first,
-                    dict(wf), truth)
+                    dict(wf), truth, has_truth)
     if rec.ncpi < 1:
         raise RecordingError(f"{dpath}: {nsamples} samples hold no whole CPI of {npulses} "
                              f"pulses (PRI {pri:g} samples)")
