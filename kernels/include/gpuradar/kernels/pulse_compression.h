@@ -23,7 +23,7 @@ std::size_t fast_fft_length(std::size_t n);
  * \brief The FFT length pulse_compression uses by default: the smallest n' >= n of the
  * form 2^a 3^b (n == 0 gives 1). Chosen by measurement (docs/PERFORMANCE.md,
  * `gpuradar_bench pulse_compression/fft_length`, H100, cuFFT 12 of CUDA 13.0): on every
- * PD shape this size was the fastest or within 1% of it, while the smallest 7-smooth
+ * PD shape this size was the fastest or within 2% of it, while the smallest 7-smooth
  * size (fast_fft_length) can be 2x slower (PD-B: 17010 = 2 3^5 5 7 took 0.31 ms, 17496 =
  * 2^3 3^7 0.145 ms) and 5-smooth sizes up to 1.3x (PD-B: 17280 0.19 ms). The 3-smooth
  * sizes are at most 12.5% apart, so the transform grows little.
@@ -90,11 +90,11 @@ public:
     /*!
      * Waveform length at or below which `automatic` picks the FIR path.
      * CUDA, measured with `gpuradar_bench pulse_compression/crossover` on an H100 80GB
-     * HBM3 (2026-11-22): the FIR kernel is faster up to 128 taps on PD-A (2048 x 9000)
-     * and PD-C (1024 x 4096) and up to 256 on PD-B (256 x 16384, whose FFT length 17010
-     * is slow); at 128 taps fir/fft = 0.48/0.56 ms (PD-A) and 0.118/0.145 ms (PD-C), at
-     * 192 the FFT wins on both. The Venter thesis found about 64 taps on its GPU; ours
-     * keeps 8 outputs per thread in registers and runs at about 40 TFLOP/s.
+     * HBM3 (2026-11-22, FFT at preferred_fft_length): the FIR kernel is faster up to 128
+     * taps on PD-A (2048 x 9000), PD-B (256 x 16384) and PD-C (1024 x 4096); at 128 taps
+     * fir/fft = 0.48/0.56 ms (PD-A), 0.118/0.145 (PD-B), 0.118/0.132 (PD-C), at 192 the
+     * FFT wins on all three. The Venter thesis found about 64 taps on its GPU; ours keeps
+     * 8 outputs per thread in registers and runs at about 40 TFLOP/s.
      * CPU, the same sweep (`pulse_compression/crossover_cpu`, 16 x 4096, one core of the
      * 2-core build host): FIR faster up to 24 taps, even at 32.
      */
