@@ -73,7 +73,8 @@ def parse_args(argv):
     p.add_argument("--train", metavar="RANGE,DOPPLER", default="5,1",
                    help="CFAR training cells per side (default: %(default)s)")
     p.add_argument("--plot-cpi", type=int, default=0,
-                   help="CPI shown in the PNG (negative: from the end; default: 0)")
+                   help="CPI shown in the PNG (negative: from the end; default: 0); the "
+                        "map comes from a second pass over the CPIs up to it")
     p.add_argument("--png-size", metavar="WxH", default="960x640",
                    help="PNG size in pixels (default: %(default)s)")
     p.add_argument("--dynamic-range", type=float, default=50.0,
@@ -130,10 +131,8 @@ class cpi_capture(gr.sync_block):
         return len(x)
 
 
-def process(rec, args, plot_cpi):
-    """The flowgraph; returns (detections, metadata list, map of plot_cpi, blocks, s)."""
-    nfft = args.nfft or rec.npulses
-    guard, train = pair(args.guard, "guard"), pair(args.train, "train")
+def make_chain(rec, args, nfft):
+    """pulse_framer and pulse_doppler_processor for the recording (errors -> AppError)."""
     wf = rec.waveform
     lfm = wf["type"] == "lfm"
     try:
@@ -146,26 +145,46 @@ def process(rec, args, plot_cpi):
             bool(wf.get("up_chirp", True)), args.range_window, 4, 35.0, 6.0, False, "auto",
             args.mti, args.doppler_window, 4, 35.0, 6.0, True, "square_law", False,
             args.backend)
-        cfar = gpuradar.cfar_2d(rec.nrange, nfft, 1, guard[0], train[0], guard[1],
-                                train[1], args.pfa, args.cfar, 0, "clip", "wrap", True, 4096,
-                                args.backend)
     except ValueError as e:  # parameter checks name the parameter
         raise AppError(f"{rec.meta_path}: cannot process with these parameters: {e}") \
             from None
     except RuntimeError as e:  # e.g. --backend cuda without a GPU
         raise AppError(f"--backend {args.backend}: {e}") from None
+    return framer, pdp
 
-    tb = gr.top_block("gpuradar-process")
+
+def source(tb, rec, nsamples=None):
+    """file_source (-> head) (-> skip_head to pulse 0): the recording's samples."""
     src = blocks.file_source(gr.sizeof_gr_complex, rec.data_path, False)
-    head = src
+    last = src
+    if nsamples is not None:
+        head = blocks.head(gr.sizeof_gr_complex, nsamples)
+        tb.connect(last, head)
+        last = head
     if rec.first_pulse_sample:
-        head = blocks.skip_head(gr.sizeof_gr_complex, rec.first_pulse_sample)
-        tb.connect(src, head)
+        skip = blocks.skip_head(gr.sizeof_gr_complex, rec.first_pulse_sample)
+        tb.connect(last, skip)
+        last = skip
+    return last
+
+
+def process(rec, args, nfft):
+    """The flowgraph file -> framer -> pulse-Doppler chain -> CFAR; returns (detections,
+    PDU metadata, (framer, pdp, cfar), wall time)."""
+    guard, train = pair(args.guard, "guard"), pair(args.train, "train")
+    framer, pdp = make_chain(rec, args, nfft)
+    try:
+        cfar = gpuradar.cfar_2d(rec.nrange, nfft, 1, guard[0], train[0], guard[1],
+                                train[1], args.pfa, args.cfar, 0, "clip", "wrap", True, 4096,
+                                args.backend)
+    except ValueError as e:
+        raise AppError(f"cfar_2d: {e}") from None
+    except RuntimeError as e:
+        raise AppError(f"--backend {args.backend}: {e}") from None
+    tb = gr.top_block("gpuradar-process")
     mask = blocks.null_sink(nfft)
     dbg = blocks.message_debug()
-    cap = cpi_capture(nfft, rec.nrange, plot_cpi)
-    tb.connect(head, framer, pdp, cfar, mask)
-    tb.connect(pdp, cap)
+    tb.connect(source(tb, rec), framer, pdp, cfar, mask)
     tb.msg_connect(cfar, "detections", dbg, "store")
     elapsed = app_util.run_with_progress(tb, lambda: framer.nitems_read(0), rec.nsamples,
                                          f"processing ({pdp.backend()})",
@@ -175,8 +194,24 @@ def process(rec, args, plot_cpi):
         meta, d = gdet.pdu_to_python(dbg.get_message(i))
         metas.append(meta)
         dets.extend(d)
-    captured = cap.map if cap.filled == rec.nrange else None
-    return dets, metas, captured, (framer, pdp, cfar), elapsed, nfft
+    return dets, metas, (framer, pdp, cfar), elapsed
+
+
+def power_map(rec, args, nfft, cpi):
+    """The range-Doppler power map of one CPI, (nrange, nfft), from a second flowgraph
+    over the recording's first cpi + 1 CPIs (the pulse schedule stays the recording's,
+    exact for fractional PRIs). Not a tee off the detection chain: on the CUDA backend
+    the chain's output is device memory, and GNU Radio 3.10 sets one transfer type per
+    output buffer, so one port cannot feed a GPU block and a host block at once."""
+    framer, pdp = make_chain(rec, args, nfft)
+    tb = gr.top_block("gpuradar-process map")
+    cap = cpi_capture(nfft, rec.nrange, cpi)
+    nsamples = rec.pulse_start((cpi + 1) * rec.npulses)
+    tb.connect(source(tb, rec, nsamples), framer, pdp, cap)
+    app_util.run_with_progress(tb, lambda: framer.nitems_read(0), nsamples,
+                               f"range-Doppler map of CPI {cpi}",
+                               enabled=False if args.quiet else None)
+    return cap.map if cap.filled == rec.nrange else None
 
 
 def doppler_distance(a, b, n):
@@ -337,7 +372,8 @@ def run(args, tmpdir):
         tmp_csv = out.path(args.output + ".csv")
         tmp_png = None if args.no_png else out.path(args.output + ".png")
 
-        raw, metas, power, (framer, pdp, cfar), elapsed, nfft = process(rec, args, plot_cpi)
+        nfft = args.nfft or rec.npulses
+        raw, metas, (framer, pdp, cfar), elapsed = process(rec, args, nfft)
         cpis = sorted(int(m["cpi"]) for m in metas)
         if framer.emitted_cpis() != ncpi or len(cpis) != ncpi:
             raise AppError(f"{rec.data_path}: {ncpi} CPIs expected, the framer emitted "
@@ -383,6 +419,7 @@ def run(args, tmpdir):
             json.dump(plain(report), f, indent=1)
         write_csv(tmp_csv, dets)
         if tmp_png:
+            power = power_map(rec, args, nfft, plot_cpi)
             if power is None:
                 raise AppError(f"{rec.data_path}: CPI {plot_cpi} did not come out of the "
                                f"chain: no map to plot")
