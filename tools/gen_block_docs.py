@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""Writes docs/blocks/<block>.md from grc/gpuradar_<block>.block.yml (parameters, ports,
+documentation, Python call) plus a short example per block kept below. The YAML and the
+public headers are the source: re-run after changing them.
+
+  tools/gen_block_docs.py            # from the repository root
+"""
+
+import os
+import sys
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# A minimal, runnable use of each block (CPU backend; sizes small).
+EXAMPLES = {
+    "radar_scene_source": '''
+fs, fc, pri = 2e6, 10e9, 1000
+scene = gpuradar.radar_scene_source(fs, fc, fs / pri, 1e6, 10e-6, [], [15000.0], [6.0],
+                                    [0.0], "snr_db", paced=False)
+framer = gpuradar.pulse_framer(pri, 100, 512, 32, fs, fc, "rx_time")
+tb.connect(scene, blocks.head(gr.sizeof_gr_complex, 4 * 32 * pri), framer,
+           blocks.null_sink(gr.sizeof_gr_complex * 512))''',
+    "pulse_framer": '''
+# file recorded from pulse 0 on: free-running schedule
+src = blocks.file_source(gr.sizeof_gr_complex, "pulse_doppler.sigmf-data", False)
+framer = gpuradar.pulse_framer(1000, 100, 512, 32, 2e6, 10e9, "free")
+tb.connect(src, framer, blocks.null_sink(gr.sizeof_gr_complex * 512))
+tb.run()
+print(framer.emitted_cpis(), framer.dropped_cpis(), framer.lost_samples())''',
+    "pulse_compression": '''
+pc = gpuradar.pulse_compression(512, 32, 1, "lfm", [], 1e6, 10e-6, 2e6, True, "taylor",
+                                4, 35.0, 6.0, True, "auto", "cpu")
+tb.connect(framer, pc, blocks.null_sink(gr.sizeof_gr_complex * 512))''',
+    "corner_turn": '''
+ct = gpuradar.corner_turn(32, 512, 1, "cpu")     # npulses, nrange, channels
+tb.connect(pc, ct, blocks.null_sink(gr.sizeof_gr_complex * 32))''',
+    "doppler_filter": '''
+df = gpuradar.doppler_filter(32, 512, 32, 1, "none", "hann", 4, 35.0, 6.0, True, "cpu")
+tb.connect(ct, df, blocks.null_sink(gr.sizeof_gr_complex * 32))''',
+    "envelope": '''
+env = gpuradar.envelope(32, "square_law", False, "cpu")   # vlen, mode, dB
+tb.connect(df, env, blocks.null_sink(gr.sizeof_float * 32))''',
+    "pulse_doppler_processor": '''
+pd = gpuradar.pulse_doppler_processor(
+    512, 32, 32, 1, "lfm", [], 1e6, 10e-6, 2e6, True, "taylor", 4, 35.0, 6.0, True,
+    "auto", "none", "hann", 4, 35.0, 6.0, True, "square_law", False, "cpu")
+tb.connect(framer, pd, cfar)      # cfar: a cfar_2d(512, 32, ...)''',
+    "cfar_2d": '''
+cfar = gpuradar.cfar_2d(512, 32, 1, 2, 8, 2, 2, 1e-6, "ca", 0, "clip", "wrap", True,
+                        4096, "cpu")
+dbg = blocks.message_debug()
+tb.connect(pd, cfar, blocks.null_sink(32))        # mask: one byte per cell
+tb.msg_connect(cfar, "detections", dbg, "store")
+tb.run()
+from gnuradio.gpuradar import detections
+for d in detections.collect(dbg):
+    print(d["cpi"], d["range_m"], d["velocity_mps"], d["snr_db"])''',
+    "cfar_1d": '''
+# range-only CFAR on single pulses: |x|^2 of each pulse, one PDU per CPI of 32 pulses
+env = gpuradar.envelope(512, "square_law", False, "cpu")
+cfar = gpuradar.cfar_1d(512, 1, 2, 16, 1e-6, "ca", 0, "clip", False, 32, 4096, "cpu")
+tb.connect(framer, env, cfar, blocks.null_sink(512))''',
+    "backprojection": '''
+from gnuradio.gpuradar import sar_sim
+rec = sar_sim.read("sar.sigmf-meta")
+g = rec.grid      # suggested image grid from the metadata
+pulses = blocks.file_source(gr.sizeof_gr_complex * rec.nbins, rec.data_path, False)
+geometry = blocks.file_source(gr.sizeof_double * 6, rec.geometry_path, False)
+bp = gpuradar.backprojection(rec.nbins, g.nx, g.ny, g.x0, g.y0, g.dx, g.dy, g.z,
+                             rec.npulses, "restart", "fast", [], "cpu")
+image = blocks.vector_sink_c(g.nx)
+tb.connect(pulses, (bp, 0)); tb.connect(geometry, (bp, 1)); tb.connect(bp, image)
+tb.run()   # image.data(): ny rows of nx complex pixels''',
+    "multiply_const": '''
+gain = gpuradar.multiply_const(0.5 + 0j, 1024, "auto")
+tb.connect(src, gain, dst)      # complex vectors of 1024; gain.set_k(...) while running''',
+    "sar_geometry_source": '''
+# GRC only (Python: blocks.file_source(gr.sizeof_double * 6, path, False))
+# File "sar.geometry.f64" -> Backprojection input 1 (geometry)''',
+}
+
+PREAMBLE = '''from gnuradio import blocks, gr
+from gnuradio import gpuradar
+tb = gr.top_block()'''
+
+
+def port_rows(ports):
+    rows = []
+    for p in ports or []:
+        if p.get("domain") == "message":
+            rows.append(f"| {p.get('id', p.get('label'))} | message | — | "
+                        f"{'optional' if p.get('optional') else ''} |")
+        else:
+            rows.append(f"| {p.get('label', '')} | {p.get('dtype')} | "
+                        f"`{str(p.get('vlen', 1)).replace('${', '').replace('}', '').strip()}` | "
+                        f"{'optional' if p.get('optional') else ''} |")
+    return rows
+
+
+def main():
+    out_dir = os.path.join(ROOT, "docs", "blocks")
+    os.makedirs(out_dir, exist_ok=True)
+    names = []
+    for f in sorted(os.listdir(os.path.join(ROOT, "grc"))):
+        if not f.endswith(".block.yml"):
+            continue
+        y = yaml.safe_load(open(os.path.join(ROOT, "grc", f)))
+        name = y["id"].replace("gpuradar_", "", 1)
+        names.append((name, y["label"]))
+        header = f"include/gnuradio/gpuradar/{name}.h"
+        lines = [f"# {y['label']}", ""]
+        lines.append(f"GRC block `{y['id']}` ([grc/{f}](../../grc/{f}))" +
+                     (f"; C++ header [{header}](../../{header})" if os.path.exists(
+                         os.path.join(ROOT, header)) else "") + ".")
+        lines.append("This page is generated from the YAML by `tools/gen_block_docs.py`.")
+        lines += ["", "## What it does", "", y.get("documentation", "").strip(), ""]
+        lines += ["## Parameters", "", "| id | label | type | default | options |",
+                  "|---|---|---|---|---|"]
+        for p in y.get("parameters", []):
+            opts = ", ".join(str(o) for o in p.get("options", []))
+            default = str(p.get("default", "")).replace("|", "\\|")
+            lines.append(f"| `{p['id']}` | {p.get('label', '')} | {p.get('dtype', '')} | "
+                         f"`{default}` | {opts} |")
+        lines += ["", "## Ports (stream shapes)", "",
+                  "Item = one vector of `vlen` elements of the type.", "",
+                  "| port | type | vlen | |", "|---|---|---|---|"]
+        ins, outs = port_rows(y.get("inputs")), port_rows(y.get("outputs"))
+        lines += [r.replace("| ", "| in: ", 1) for r in ins]
+        lines += [r.replace("| ", "| out: ", 1) for r in outs]
+        if y.get("asserts"):
+            lines += ["", "Checked by GRC before generating:", ""]
+            lines += [f"- `{a.replace('${', '').replace('}', '').strip()}`" for a in y["asserts"]]
+        lines += ["", "## Tags", "",
+                  "See [DESIGN.md's CPI rules](../../../shared/DESIGN.md) and "
+                  "[CONVENTIONS.md](../CONVENTIONS.md) for the `cpi` tag fields; what this block "
+                  "reads and writes is stated in *What it does* above.", ""]
+        make = y.get("templates", {}).get("make", "").strip()
+        lines += ["## Python", "", "```python", make.replace("${", "{"), "```", ""]
+        if name in EXAMPLES:
+            lines += ["## Example", "", "```python", PREAMBLE + EXAMPLES[name], "```", ""]
+        lines += ["GRC examples using the GPU Radar blocks: [examples/](../../examples/)", ""]
+        with open(os.path.join(out_dir, name + ".md"), "w") as fh:
+            fh.write("\n".join(lines))
+    with open(os.path.join(out_dir, "README.md"), "w") as fh:
+        fh.write("# Block user guides\n\nOne page per GNU Radio block (category "
+                 "*[GPU Radar]* in GRC), generated from grc/*.block.yml by "
+                 "`tools/gen_block_docs.py`.\n\n")
+        for name, label in names:
+            fh.write(f"- [{label}]({name}.md)\n")
+        fh.write("\nChoosing CPI and FFT sizes: [../CPI_SIZING.md](../CPI_SIZING.md).\n")
+    print(f"{len(names)} pages in {out_dir}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
