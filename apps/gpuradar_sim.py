@@ -129,9 +129,10 @@ def build_scenario(args):
         sc.targets = list(args.target)
     if args.no_targets:
         sc.targets = []
-    for name in ("npulses", "ncpi", "nrange"):
-        if getattr(sc, name) < 1:
-            raise AppError(f"--{name}: must be >= 1 (got {getattr(sc, name)})")
+    # A Doppler filter needs two pulses at least.
+    for name, least in (("npulses", 2), ("ncpi", 1), ("nrange", 1)):
+        if getattr(sc, name) < least:
+            raise AppError(f"--{name}: must be >= {least} (got {getattr(sc, name)})")
     if sc.gate_start < 0:
         raise AppError(f"--gate-start: must be >= 0 (got {sc.gate_start})")
     if not sc.pri_samples > 0:

@@ -166,6 +166,25 @@ class SimProcess(AppTest):
         self.assertIn("--scenario", out)
 
 
+class Defaults(AppTest):
+    def test_001_no_arguments(self):
+        # What a new user types first: both apps with no argument, in an empty directory.
+        rc, out, err = run(SIM, "-q", cwd=self.dir)
+        self.assertEqual(rc, 0, out + err)
+        for s in (".sigmf-data", ".sigmf-meta"):
+            self.assertTrue(os.path.isfile(self.path("gpuradar_pd" + s)))
+        rc, out, err = run(PROCESS, "--backend", "cpu", "-q", cwd=self.dir)
+        self.assertEqual(rc, 0, out + err)
+        for s in OUTPUT_SUFFIXES:
+            self.assertTrue(os.path.isfile(self.path("gpuradar_process" + s)), s)
+        self.assertEqual(png_size(self.path("gpuradar_process.png")), (960, 640))
+        with open(self.path("gpuradar_process.json")) as f:
+            truth = json.load(f)["truth"]
+        self.assertEqual(truth["missed"], 0)
+        self.assertEqual(truth["detected"], 4 * 8)
+        self.assertLessEqual(truth["false"], 3)  # Pfa 1e-6 x 0.92 M cells
+
+
 class SimSar(AppTest):
     def test_001_sar_recording_images_with_gpuradar_sar(self):
         base = self.path("ph")
