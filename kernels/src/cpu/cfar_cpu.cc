@@ -1,11 +1,21 @@
 /*
- * CPU twin of the CFAR stages. Per map: copy it into a padded plane (wrapped edges
- * copied round, clipped ones absent), then
- *  - ca, go, so: separable sums, the row sums of every padded row first, then per cell
- *    the column of row sums (cfar_math.h, the same arithmetic as the CUDA kernels);
- *  - os: per cell, gather the present training cells and select the k-th smallest.
+ * CPU twin of the CFAR stages (one thread).
+ *
+ *  - ca, go, so: separable sums streamed row by row. Each map row (range bin) is copied
+ *    once into a padded row (sanitised; wrapped columns copied round, clipped ones zero),
+ *    its row sums (full, side, lo, hi of cfar_row_sums) go into a ring of the 2 Wr + 1
+ *    rows a window spans (a few hundred KiB at PD sizes: it stays in L2), and once the
+ *    ring holds the window of row r, the lead/lag column sums, the thresholds and the
+ *    test of row r are formed a whole row at a time (cfar_cpu_rows.h: vectorised, AVX2
+ *    picked at run time). Rows beyond a clipped range edge are a shared zero row. Every
+ *    cell adds the same floats in the same order as cfar_math.h, so the thresholds are
+ *    bit for bit the previous per-cell code's and the CUDA segmented estimator's. Cost
+ *    per cell: 2 Wd + 1 + 2 Wr + 1 adds, in vector lanes; no per-call allocation.
+ *  - os: per cell, gather the present training cells of a padded plane and select the
+ *    k-th smallest (nth_element); O(N) per cell, much slower than the sums.
  */
 #include "../cfar_plan.h"
+#include "cfar_cpu_rows.h"
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -14,24 +24,23 @@
 namespace gpuradar::kernels::detail {
 namespace {
 
-class cfar_cpu final : public cfar_engine
+long resolve(long i, long n, bool wrap)
+{
+    if (i >= 0 && i < n)
+        return i;
+    if (!wrap)
+        return -1;
+    return ((i % n) + n) % n;
+}
+
+//! What both engines share: shape check, the report, the detection list.
+class cfar_cpu_base : public cfar_engine
 {
 public:
-    cfar_cpu(const cfar_plan& plan, std::size_t nrows, std::size_t ncols)
-        : d_plan(plan),
-          d_nrows(nrows),
-          d_ncols(ncols),
-          d_prows(nrows + 2 * plan.wr()),
-          d_pcols(ncols + 2 * plan.wc()),
-          d_padded(d_prows * d_pcols)
+    cfar_cpu_base(const cfar_plan& plan, std::size_t nrows, std::size_t ncols)
+        : d_plan(plan), d_nrows(nrows), d_ncols(ncols)
     {
-        if (plan.variant == cfar_variant::os) {
-            for (const auto& [dr, dc] : plan.training_offsets())
-                d_offsets.push_back(static_cast<std::ptrdiff_t>(dr) * d_pcols + dc);
-            d_gather.resize(d_offsets.size());
-        } else {
-            d_sums.resize(d_prows * ncols);
-        }
+        d_report.nonfinite.reserve(plan.max_maps);
     }
 
     void
@@ -40,8 +49,10 @@ public:
         if (g.nrows != d_nrows || g.ncols != d_ncols)
             throw std::logic_error(
                 "gpuradar::cfar: CPU engine made for another map shape");
-        d_report = cfar_report{};
+        // Reused, not reallocated: capacity stays from call to call.
+        d_report.detections.clear();
         d_report.nonfinite.assign(g.nmaps, 0);
+        d_report.found = 0;
         for (std::size_t b = 0; b < g.nmaps; ++b) {
             const std::size_t off = g.map_offset(b);
             run_map(g, b, in + off, mask + off, thr ? thr + off : nullptr);
@@ -52,24 +63,221 @@ public:
     //! The CPU always forms separable sums.
     cfar_estimator estimator() const override { return cfar_estimator::segmented; }
 
-private:
-    // Absent cells (beyond a clipped edge): zero in a sum; NaN, skipped, in an os gather
-    // (inputs are sanitised, so no present cell is NaN).
-    float absent() const
+protected:
+    virtual void run_map(const cfar_geometry& g,
+                         std::size_t b,
+                         const float* in,
+                         std::uint8_t* mask,
+                         float* thr) = 0;
+
+    /*!
+     * A cell found above its threshold: the local-maximum test (may clear the mask
+     * cell), then the detection list. Called in memory order, so the list is sorted.
+     */
+    void detected(const cfar_geometry& g,
+                  std::size_t b,
+                  const float* in,
+                  int r,
+                  int c,
+                  float x,
+                  float t,
+                  const cfar_class_entry& e,
+                  std::uint8_t& mask_cell)
     {
-        return d_plan.variant == cfar_variant::os
-                   ? std::numeric_limits<float>::quiet_NaN()
-                   : 0.f;
+        if (d_plan.local_max) {
+            const auto fetch = [&](int rr, int cc) { return in[rr * g.row_stride + cc]; };
+            if (!cfar_is_local_max(x,
+                                   r,
+                                   c,
+                                   int(d_nrows),
+                                   int(d_ncols),
+                                   d_plan.row_wrap(),
+                                   d_plan.col_wrap(),
+                                   d_plan.local_max_rows,
+                                   fetch)) {
+                mask_cell = 0;
+                return;
+            }
+        }
+        if (d_report.detections.size() < d_plan.max_detections)
+            d_report.detections.push_back({ static_cast<std::uint32_t>(b),
+                                            static_cast<std::uint32_t>(r),
+                                            static_cast<std::uint32_t>(c),
+                                            x,
+                                            t,
+                                            t / e.alpha });
+        ++d_report.found;
     }
 
-    static long resolve(long i, long n, bool wrap)
+    const cfar_plan d_plan;
+    const std::size_t d_nrows, d_ncols;
+    cfar_report d_report;
+};
+
+//! ca, go, so: streamed separable sums (see the file comment).
+class cfar_cpu_sums final : public cfar_cpu_base
+{
+public:
+    cfar_cpu_sums(const cfar_plan& plan, std::size_t nrows, std::size_t ncols)
+        : cfar_cpu_base(plan, nrows, ncols),
+          d_ring_rows(2 * plan.wr() + 1),
+          d_ring(std::size_t(d_ring_rows) * row_arrays * ncols),
+          d_slots(d_ring_rows),
+          d_zero(ncols, 0.f),
+          d_padded(ncols + 2 * plan.wc()),
+          d_lead(ncols),
+          d_lag(ncols),
+          d_thr(ncols),
+          d_lead_src(plan.wr() + 1),
+          d_lag_src(plan.wr() + 1)
     {
-        if (i >= 0 && i < n)
-            return i;
-        if (!wrap)
-            return -1;
-        return ((i % n) + n) % n;
     }
+
+private:
+    //! full, side, lo, hi of one row (cfar_row_sums), each ncols floats.
+    static constexpr std::size_t row_arrays = 4;
+    struct slot {
+        const float* full;
+        const float* side;
+        const float* lo;
+        const float* hi;
+    };
+
+    // Padded row pr (map row pr - wr) into its ring slot.
+    void load_row(const cfar_geometry& g, const float* in, long pr)
+    {
+        const long r = resolve(pr - d_plan.wr(), long(d_nrows), d_plan.row_wrap());
+        slot& s = d_slots[std::size_t(pr % d_ring_rows)];
+        if (r < 0) { // beyond a clipped edge: no cells, all sums zero
+            s = { d_zero.data(), d_zero.data(), d_zero.data(), d_zero.data() };
+            return;
+        }
+        const std::size_t wc = std::size_t(d_plan.wc());
+        const float* row = in + std::size_t(r) * g.row_stride;
+        float* xp = d_padded.data();
+        cfar_rows::sanitize(row, d_ncols, xp + wc);
+        if (d_plan.col_wrap()) { // 2 wc + 1 <= ncols (checked): one turn suffices
+            std::copy(xp + d_ncols, xp + d_ncols + wc, xp);
+            std::copy(xp + wc, xp + 2 * wc, xp + wc + d_ncols);
+        } else {
+            std::fill(xp, xp + wc, 0.f);
+            std::fill(xp + wc + d_ncols, xp + 2 * wc + d_ncols, 0.f);
+        }
+        float* base =
+            d_ring.data() + std::size_t(pr % d_ring_rows) * row_arrays * d_ncols;
+        float* full = base;
+        float* side = base + d_ncols;
+        float* lo = base + 2 * d_ncols;
+        float* hi = base + 3 * d_ncols;
+        cfar_rows::row_sums(
+            xp, d_ncols, d_plan.guard_cols, d_plan.train_cols, full, side, lo, hi);
+        s = { full, side, lo, hi };
+    }
+
+    // Row r of the map, its window's rows in the ring.
+    void emit_row(const cfar_geometry& g,
+                  std::size_t b,
+                  const float* in,
+                  std::uint8_t* mask,
+                  float* thr,
+                  int r)
+    {
+        const int wr = d_plan.wr(), gr = d_plan.guard_rows;
+        const auto at = [&](int dr) -> const slot& {
+            return d_slots[std::size_t((r + wr + dr) % d_ring_rows)];
+        };
+        // cfar_halves' order: lead = 0 + full(-wr..-gr-1) + side(-gr..-1) + lo(0);
+        // lag = hi(0) + side(1..gr) + full(gr+1..wr).
+        int na = 0, nb = 0;
+        for (int dr = -wr; dr < -gr; ++dr)
+            d_lead_src[na++] = at(dr).full;
+        for (int dr = -gr; dr < 0; ++dr)
+            d_lead_src[na++] = at(dr).side;
+        d_lead_src[na++] = at(0).lo;
+        d_lag_src[nb++] = at(0).hi;
+        for (int dr = 1; dr <= gr; ++dr)
+            d_lag_src[nb++] = at(dr).side;
+        for (int dr = gr + 1; dr <= wr; ++dr)
+            d_lag_src[nb++] = at(dr).full;
+        cfar_rows::column_sums(
+            d_ncols, d_lead_src.data(), na, d_lag_src.data(), nb, d_lead.data(), d_lag.data());
+
+        const int rows = int(d_nrows), cols = int(d_ncols), wc = d_plan.wc();
+        const int row_class = cfar_clip_class(r, rows, wr, d_plan.row_wrap());
+        const auto entry_of = [&](int c) -> const cfar_class_entry& {
+            return d_plan.entry(row_class,
+                                cfar_clip_class(c, cols, wc, d_plan.col_wrap()));
+        };
+        const std::size_t row_off = std::size_t(r) * g.row_stride;
+        float* t = thr ? thr + row_off : d_thr.data();
+        // Interior columns share one class; with clipped Doppler the wc columns at
+        // either end have their own (2 wc + 1 <= ncols, checked).
+        const std::size_t c0 = d_plan.col_wrap() ? 0 : std::size_t(wc);
+        const std::size_t c1 = d_ncols - c0;
+        cfar_rows::thresholds(
+            d_plan.variant, d_lead.data(), d_lag.data(), c0, c1, entry_of(wc), t);
+        for (std::size_t c = 0; c < c0; ++c) {
+            cfar_rows::thresholds(
+                d_plan.variant, d_lead.data(), d_lag.data(), c, c + 1, entry_of(int(c)), t);
+            const std::size_t m = d_ncols - 1 - c;
+            cfar_rows::thresholds(
+                d_plan.variant, d_lead.data(), d_lag.data(), m, m + 1, entry_of(int(m)), t);
+        }
+
+        const float* x = in + row_off;
+        std::uint8_t* mrow = mask + row_off;
+        const cfar_rows::test_counts n = cfar_rows::test(x, t, d_ncols, mrow);
+        d_report.nonfinite[b] += n.nonfinite;
+        if (n.detections == 0)
+            return;
+        for (std::size_t c = 0; c < d_ncols; ++c)
+            if (mrow[c])
+                detected(g, b, in, r, int(c), x[c], t[c], entry_of(int(c)), mrow[c]);
+    }
+
+    void run_map(const cfar_geometry& g,
+                 std::size_t b,
+                 const float* in,
+                 std::uint8_t* mask,
+                 float* thr) override
+    {
+        const long wr = d_plan.wr();
+        const long prows = long(d_nrows) + 2 * wr;
+        for (long pr = 0; pr < prows; ++pr) {
+            load_row(g, in, pr);
+            if (pr >= 2 * wr)
+                emit_row(g, b, in, mask, thr, int(pr - 2 * wr));
+        }
+    }
+
+    const long d_ring_rows;
+    std::vector<float> d_ring;
+    std::vector<slot> d_slots;
+    std::vector<float> d_zero;
+    std::vector<float> d_padded;
+    std::vector<float> d_lead, d_lag, d_thr;
+    std::vector<const float*> d_lead_src, d_lag_src;
+};
+
+//! os: per-cell selection on a padded plane.
+class cfar_cpu_os final : public cfar_cpu_base
+{
+public:
+    cfar_cpu_os(const cfar_plan& plan, std::size_t nrows, std::size_t ncols)
+        : cfar_cpu_base(plan, nrows, ncols),
+          d_prows(nrows + 2 * plan.wr()),
+          d_pcols(ncols + 2 * plan.wc()),
+          d_padded(d_prows * d_pcols)
+    {
+        for (const auto& [dr, dc] : plan.training_offsets())
+            d_offsets.push_back(static_cast<std::ptrdiff_t>(dr) * d_pcols + dc);
+        d_gather.resize(d_offsets.size());
+    }
+
+private:
+    // Absent cells (beyond a clipped edge): NaN, skipped by the gather (inputs are
+    // sanitised, so no present cell is NaN).
+    static constexpr float absent = std::numeric_limits<float>::quiet_NaN();
 
     void pad(const cfar_geometry& g, const float* in)
     {
@@ -80,43 +288,12 @@ private:
             for (std::size_t pc = 0; pc < d_pcols; ++pc) {
                 const long c = resolve(long(pc) - wc, long(d_ncols), d_plan.col_wrap());
                 out[pc] =
-                    (r < 0 || c < 0) ? absent() : cfar_sanitize(in[r * g.row_stride + c]);
+                    (r < 0 || c < 0) ? absent : cfar_sanitize(in[r * g.row_stride + c]);
             }
         }
     }
 
-    void row_sums()
-    {
-        for (std::size_t pr = 0; pr < d_prows; ++pr) {
-            const float* row = d_padded.data() + pr * d_pcols;
-            cfar_row_sums* out = d_sums.data() + pr * d_ncols;
-            for (std::size_t c = 0; c < d_ncols; ++c) {
-                const float* x = row + c;
-                out[c] = cfar_row_sums_of(
-                    [x](int u) { return x[u]; }, d_plan.guard_cols, d_plan.train_cols);
-            }
-        }
-    }
-
-    template <cfar_variant V>
-    float sum_threshold(std::size_t r, std::size_t c, const cfar_class_entry& e) const
-    {
-        // Row sums of padded row r + wr + dr, i.e. map row r + dr.
-        const cfar_row_sums* s = d_sums.data() + (r + d_plan.wr()) * d_ncols + c;
-        const std::ptrdiff_t step = static_cast<std::ptrdiff_t>(d_ncols);
-        float lead, lag;
-        cfar_halves([&](int dr) { return s[dr * step].full; },
-                    [&](int dr) { return s[dr * step].side; },
-                    s->lo,
-                    s->hi,
-                    d_plan.guard_rows,
-                    d_plan.train_rows,
-                    lead,
-                    lag);
-        return cfar_sum_threshold<V>(lead, lag, e);
-    }
-
-    float os_threshold(std::size_t r, std::size_t c, const cfar_class_entry& e)
+    float threshold(std::size_t r, std::size_t c, const cfar_class_entry& e)
     {
         const float* ctr =
             d_padded.data() + (r + d_plan.wr()) * d_pcols + c + d_plan.wc();
@@ -131,32 +308,14 @@ private:
         return e.scale_lead * *kth;
     }
 
-    float threshold(std::size_t r, std::size_t c, const cfar_class_entry& e)
-    {
-        switch (d_plan.variant) {
-        case cfar_variant::ca:
-            return sum_threshold<cfar_variant::ca>(r, c, e);
-        case cfar_variant::go:
-            return sum_threshold<cfar_variant::go>(r, c, e);
-        case cfar_variant::so:
-            return sum_threshold<cfar_variant::so>(r, c, e);
-        case cfar_variant::os:
-            return os_threshold(r, c, e);
-        }
-        return INFINITY;
-    }
-
     void run_map(const cfar_geometry& g,
                  std::size_t b,
                  const float* in,
                  std::uint8_t* mask,
-                 float* thr)
+                 float* thr) override
     {
         pad(g, in);
-        if (d_plan.variant != cfar_variant::os)
-            row_sums();
         const int rows = static_cast<int>(d_nrows), cols = static_cast<int>(d_ncols);
-        const auto fetch = [&](int rr, int cc) { return in[rr * g.row_stride + cc]; };
         std::uint64_t& nonfinite = d_report.nonfinite[b];
         for (int r = 0; r < rows; ++r) {
             const int row_class =
@@ -169,41 +328,19 @@ private:
                 const float t = threshold(r, c, e);
                 const bool finite = cfar_finite(x);
                 nonfinite += !finite;
-                bool det = finite && x > t;
-                if (det && d_plan.local_max)
-                    det = cfar_is_local_max(x,
-                                            r,
-                                            c,
-                                            rows,
-                                            cols,
-                                            d_plan.row_wrap(),
-                                            d_plan.col_wrap(),
-                                            d_plan.local_max_rows,
-                                            fetch);
-                mask[o] = det ? 1 : 0;
+                mask[o] = finite && x > t ? 1 : 0;
                 if (thr)
                     thr[o] = t;
-                if (det) {
-                    if (d_report.detections.size() < d_plan.max_detections)
-                        d_report.detections.push_back({ static_cast<std::uint32_t>(b),
-                                                        static_cast<std::uint32_t>(r),
-                                                        static_cast<std::uint32_t>(c),
-                                                        x,
-                                                        t,
-                                                        t / e.alpha });
-                    ++d_report.found;
-                }
+                if (mask[o])
+                    detected(g, b, in, r, c, x, t, e, mask[o]);
             }
         }
     }
 
-    const cfar_plan d_plan;
-    const std::size_t d_nrows, d_ncols, d_prows, d_pcols;
+    const std::size_t d_prows, d_pcols;
     std::vector<float> d_padded;
-    std::vector<cfar_row_sums> d_sums;
     std::vector<std::ptrdiff_t> d_offsets;
     std::vector<float> d_gather;
-    cfar_report d_report;
 };
 
 } // namespace
@@ -211,7 +348,9 @@ private:
 std::unique_ptr<cfar_engine>
 make_cfar_engine_cpu(const cfar_plan& plan, std::size_t nrows, std::size_t ncols)
 {
-    return std::make_unique<cfar_cpu>(plan, nrows, ncols);
+    if (plan.variant == cfar_variant::os)
+        return std::make_unique<cfar_cpu_os>(plan, nrows, ncols);
+    return std::make_unique<cfar_cpu_sums>(plan, nrows, ncols);
 }
 
 } // namespace gpuradar::kernels::detail
