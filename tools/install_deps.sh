@@ -8,7 +8,7 @@ packages=(
     gnuradio gnuradio-dev libvolk2-dev libfftw3-dev
     libboost-all-dev libspdlog-dev libfmt-dev libgmp-dev
     pybind11-dev python3-numpy python3-matplotlib libgtest-dev
-    xvfb xauth python3-soapysdr
+    xvfb xauth python3-soapysdr gir1.2-gtk-3.0
 )
 missing=()
 for p in "${packages[@]}"; do
