@@ -3,9 +3,11 @@
  * the local-maximum option), detections, non-finite input, bad parameters; CUDA
  * against the CPU twin (suites named *Cuda*, ctest label gpu).
  */
+#include "../src/cfar_plan.h" // test_013: the arithmetic both backends share
 #include "cfar_test_support.h"
 #include "invalid_argument_check.h"
 #include <gpuradar/kernels/cfar_2d.h>
+#include <cstring>
 #include <set>
 
 namespace gpuradar::test {
@@ -557,6 +559,149 @@ TEST(Cfar2dApi, test_011_cuda_without_device_is_a_clear_error)
     } catch (const kernels::cuda_error& e) {
         EXPECT_NE(std::string(e.what()).find("cfar_2d"), std::string::npos);
     }
+}
+
+/*!
+ * The CPU twin forms a whole row of cells at a time (chunks of 16 Doppler bins in vector
+ * lanes, a scalar tail) from a ring of the window's 2 Wr + 1 rows of row sums. Shapes
+ * with Doppler extents at, above and between chunk multiples, many more range rows than
+ * the ring holds, and windows wider and taller than the PD one; every variant and edge.
+ */
+TEST(Cfar2dWindows, test_012_rows_spanning_chunks_and_ring_match_reference)
+{
+    // {guard_range, train_range, guard_doppler, train_doppler}
+    const int shapes[][4] = { { 1, 5, 1, 1 }, { 0, 4, 2, 3 }, { 1, 1, 3, 9 } };
+    const std::size_t dopplers[] = { 32, 37, 100 }; // 2 chunks; 2 + 5; 6 + 4
+    std::uint64_t seed = 12000;
+    for (const auto& s : shapes)
+        for (const std::size_t nd : dopplers)
+            for (auto v : { cfar_variant::ca,
+                            cfar_variant::go,
+                            cfar_variant::so,
+                            cfar_variant::os })
+                for (auto re : { cfar_edge::clip, cfar_edge::wrap })
+                    for (auto de : { cfar_edge::wrap, cfar_edge::clip }) {
+                        cfar_2d_params p;
+                        p.nrange = 61;
+                        p.ndoppler = nd;
+                        p.channels = 2;
+                        p.guard_range = s[0];
+                        p.train_range = s[1];
+                        p.guard_doppler = s[2];
+                        p.train_doppler = s[3];
+                        p.range_edge = re;
+                        p.doppler_edge = de;
+                        p.variant = v;
+                        const int wr = s[0] + s[1], wd = s[2] + s[3];
+                        const int n =
+                            (2 * wr + 1) * (2 * wd + 1) - (2 * s[0] + 1) * (2 * s[2] + 1);
+                        p.os_k = kernels::cfar_default_os_k(n);
+                        p.pfa = 1e-2;
+                        p.local_max = nd == 37; // one Doppler extent with the option
+                        p.max_cpi = 2;
+                        SCOPED_TRACE(std::string(to_string(v)) + " window " +
+                                     std::to_string(s[0]) + "," + std::to_string(s[1]) +
+                                     "," + std::to_string(s[2]) + "," +
+                                     std::to_string(s[3]) + " ndoppler " +
+                                     std::to_string(nd) + " range " + to_string(re) +
+                                     " doppler " + to_string(de));
+                        const auto power = test_power(p, 2, seed++);
+                        expect_matches_reference(p, 2, power, run_cpu(p, power, 2));
+                    }
+}
+
+/*!
+ * ca, go, so on the CPU add the same floats in the same order as cfar_math.h's per-cell
+ * functions, which the CUDA segmented estimator calls too: the thresholds are equal bit
+ * for bit to a per-cell evaluation of those functions on a padded plane (wrapped edges
+ * copied round, clipped ones zero, non-finite cells +Inf), whatever the loop order.
+ */
+TEST(Cfar2dWindows, test_013_thresholds_bitwise_equal_the_shared_per_cell_arithmetic)
+{
+    namespace d = kernels::detail;
+    std::uint64_t seed = 13000;
+    for (auto v : { cfar_variant::ca, cfar_variant::go, cfar_variant::so })
+        for (auto re : { cfar_edge::clip, cfar_edge::wrap })
+            for (auto de : { cfar_edge::wrap, cfar_edge::clip }) {
+                cfar_2d_params p;
+                p.nrange = 45;
+                p.ndoppler = 53;
+                p.guard_range = 1;
+                p.train_range = 4;
+                p.guard_doppler = 2;
+                p.train_doppler = 3;
+                p.range_edge = re;
+                p.doppler_edge = de;
+                p.variant = v;
+                p.pfa = 1e-3;
+                SCOPED_TRACE(std::string(to_string(v)) + " range " + to_string(re) +
+                             " doppler " + to_string(de));
+                auto power = test_power(p, 1, seed++);
+                power[7 * p.ndoppler + 30] = 1e30f; // sums far from the noise's scale
+                const auto got = run_cpu(p, power, 1);
+
+                d::cfar_plan_request q;
+                q.guard_rows = p.guard_range;
+                q.train_rows = p.train_range;
+                q.guard_cols = p.guard_doppler;
+                q.train_cols = p.train_doppler;
+                q.row_edge = re;
+                q.col_edge = de;
+                q.variant = v;
+                q.pfa = p.pfa;
+                const d::cfar_plan plan = d::make_cfar_plan(q);
+                const int rows = int(p.nrange), cols = int(p.ndoppler);
+                const int wr = plan.wr(), wc = plan.wc();
+                const int pcols = cols + 2 * wc;
+                std::vector<float> padded(std::size_t(rows + 2 * wr) * pcols, 0.f);
+                for (int pr = 0; pr < rows + 2 * wr; ++pr)
+                    for (int pc = 0; pc < pcols; ++pc) {
+                        int r = pr - wr, c = pc - wc;
+                        if (re == cfar_edge::wrap)
+                            r = (r + rows) % rows;
+                        if (de == cfar_edge::wrap)
+                            c = (c + cols) % cols;
+                        if (r >= 0 && r < rows && c >= 0 && c < cols)
+                            padded[std::size_t(pr) * pcols + pc] =
+                                d::cfar_sanitize(power[std::size_t(r) * cols + c]);
+                    }
+                const auto row_sums = [&](int pr, int c) {
+                    const float* x = padded.data() + std::size_t(pr) * pcols + c;
+                    return d::cfar_row_sums_of(
+                        [x](int u) { return x[u]; }, q.guard_cols, q.train_cols);
+                };
+                std::size_t differ = 0;
+                for (int r = 0; r < rows; ++r)
+                    for (int c = 0; c < cols; ++c) {
+                        const d::cfar_row_sums own = row_sums(r + wr, c);
+                        float lead, lag;
+                        d::cfar_halves([&](int dr) { return row_sums(r + wr + dr, c).full; },
+                                       [&](int dr) { return row_sums(r + wr + dr, c).side; },
+                                       own.lo,
+                                       own.hi,
+                                       q.guard_rows,
+                                       q.train_rows,
+                                       lead,
+                                       lag);
+                        const auto& e =
+                            plan.entry(d::cfar_clip_class(r, rows, wr, plan.row_wrap()),
+                                       d::cfar_clip_class(c, cols, wc, plan.col_wrap()));
+                        float want = 0;
+                        switch (v) {
+                        case cfar_variant::go:
+                            want = d::cfar_sum_threshold<cfar_variant::go>(lead, lag, e);
+                            break;
+                        case cfar_variant::so:
+                            want = d::cfar_sum_threshold<cfar_variant::so>(lead, lag, e);
+                            break;
+                        default:
+                            want = d::cfar_sum_threshold<cfar_variant::ca>(lead, lag, e);
+                        }
+                        const float have = got.threshold[std::size_t(r) * cols + c];
+                        differ += std::memcmp(&want, &have, sizeof want) != 0;
+                    }
+                EXPECT_EQ(differ, 0u) << "thresholds not bit-identical";
+            }
 }
 
 // ---- CUDA against the CPU twin
