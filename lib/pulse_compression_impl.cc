@@ -3,44 +3,13 @@
 #include "pulse_compression_impl.h"
 #include "backend_select.h"
 #include "cpi_tag.h"
+#include "waveform_message.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
-#include <stdexcept>
 
 namespace gr {
 namespace gpuradar {
 
-namespace {
-
-const pmt::pmt_t& waveform_port()
-{
-    static const pmt::pmt_t port = pmt::mp("waveform");
-    return port;
-}
-
-std::vector<gr_complex> lfm_or_custom(const std::string& waveform,
-                                      const std::vector<gr_complex>& custom_waveform,
-                                      double bandwidth,
-                                      double pulse_width,
-                                      double samp_rate,
-                                      bool up_chirp)
-{
-    if (waveform == "custom")
-        return custom_waveform;
-    if (waveform != "lfm")
-        throw std::invalid_argument(
-            "gpuradar::pulse_compression: waveform must be one of lfm, custom (got '" +
-            waveform + "')");
-    try {
-        return kernels::lfm_chirp(bandwidth, pulse_width, samp_rate, up_chirp);
-    } catch (const std::invalid_argument& e) {
-        // Name the block as well as the chirp parameter.
-        throw std::invalid_argument(std::string("gpuradar::pulse_compression (lfm): ") +
-                                    e.what());
-    }
-}
-
-} // namespace
 
 pulse_compression::sptr pulse_compression::make(unsigned int nrange,
                                                 unsigned int npulses,
@@ -63,8 +32,8 @@ pulse_compression::sptr pulse_compression::make(unsigned int nrange,
     check_positive(name, "nrange", nrange);
     check_positive(name, "npulses", npulses);
     check_positive(name, "channels", channels);
-    const auto s =
-        lfm_or_custom(waveform, custom_waveform, bandwidth, pulse_width, samp_rate, up_chirp);
+    const auto s = waveform_parameter(
+        name, waveform, custom_waveform, bandwidth, pulse_width, samp_rate, up_chirp);
     const auto w = kernels::window_spec::make(window, nbar, sll_db, beta, name);
     const auto m = kernels::pulse_compression::parse_method(method);
     const auto b = select_backend(backend, name);
@@ -112,15 +81,16 @@ pulse_compression_impl::pulse_compression_impl(unsigned int nrange,
 
 void pulse_compression_impl::set_waveform(const std::vector<gr_complex>& waveform)
 {
-    d_kernel->check_waveform(waveform); // throws before anything changes
-    std::lock_guard<std::mutex> lock(d_waveform_mutex);
-    d_pending = waveform;
+    // Between CPIs: work() holds the lock for each CPI it compresses. Throws (and keeps
+    // the old waveform) on a bad one.
+    std::lock_guard<std::mutex> lock(d_kernel_mutex);
+    d_kernel->set_waveform(waveform);
     d_waveform = waveform;
 }
 
 std::vector<gr_complex> pulse_compression_impl::waveform() const
 {
-    std::lock_guard<std::mutex> lock(d_waveform_mutex);
+    std::lock_guard<std::mutex> lock(d_kernel_mutex);
     return d_waveform;
 }
 
@@ -137,43 +107,10 @@ unsigned int pulse_compression_impl::fft_length() const
 void pulse_compression_impl::handle_waveform_message(const pmt::pmt_t& msg)
 {
     try {
-        if (pmt::is_c32vector(msg)) {
-            set_waveform(pmt::c32vector_elements(msg));
-        } else if (pmt::is_dict(msg)) {
-            const auto get = [&](const char* key) {
-                const auto v = pmt::dict_ref(msg, pmt::mp(key), pmt::PMT_NIL);
-                if (!pmt::is_number(v))
-                    throw std::invalid_argument(std::string("waveform message: '") + key +
-                                                "' missing or not a number");
-                return pmt::to_double(v);
-            };
-            const auto up = pmt::dict_ref(msg, pmt::mp("up"), pmt::PMT_T);
-            set_waveform(kernels::lfm_chirp(
-                get("bandwidth"), get("pulse_width"), d_samp_rate, pmt::is_true(up)));
-        } else {
-            throw std::invalid_argument(
-                "waveform message must be a c32 vector or a dict with bandwidth, "
-                "pulse_width (and up)");
-        }
-    } catch (const std::invalid_argument& e) {
-        d_logger->error("{}; keeping the current waveform", e.what());
-    }
-}
-
-void pulse_compression_impl::apply_pending_waveform()
-{
-    std::optional<std::vector<gr_complex>> pending;
-    {
-        std::lock_guard<std::mutex> lock(d_waveform_mutex);
-        pending.swap(d_pending);
-    }
-    if (!pending)
-        return;
-    try {
-        d_kernel->set_waveform(*pending);
+        set_waveform(waveform_from_message(msg, d_samp_rate));
     } catch (const std::exception& e) {
-        // Checked when it arrived; a failure here is a device error. Never throw in work.
-        d_logger->error("waveform change failed ({}); keeping the previous one", e.what());
+        // Never throw out of a message handler: log and keep the current waveform.
+        d_logger->error("{}; keeping the current waveform", e.what());
     }
 }
 
@@ -209,9 +146,11 @@ int pulse_compression_impl::general_work(int noutput_items,
             consumed += s.drop;
             break;
         }
-        apply_pending_waveform(); // a CPI boundary
         const std::uint64_t out_start = written0 + std::uint64_t(done) * d_npulses;
-        d_kernel->run(in + consumed * item, out + std::size_t(done) * d_npulses * item);
+        {
+            std::lock_guard<std::mutex> lock(d_kernel_mutex); // waveform changes wait
+            d_kernel->run(in + consumed * item, out + std::size_t(done) * d_npulses * item);
+        }
         add_item_tag(0, out_start, cpi_tag_key(), s.dict);
         std::vector<gr::tag_t> others;
         get_tags_in_range(others, 0, start, start + d_npulses);

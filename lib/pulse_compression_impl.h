@@ -9,7 +9,6 @@
 #include <gpuradar/kernels/pulse_compression.h>
 #include <memory>
 #include <mutex>
-#include <optional>
 
 namespace gr {
 namespace gpuradar {
@@ -42,8 +41,6 @@ public:
 
 private:
     void handle_waveform_message(const pmt::pmt_t& msg);
-    //! Hands a pending waveform to the kernel; called between CPIs in work().
-    void apply_pending_waveform();
 
     const unsigned int d_nrange, d_npulses, d_channels;
     const double d_samp_rate;
@@ -51,9 +48,10 @@ private:
     std::unique_ptr<kernels::pulse_compression> d_kernel;
     cpi_sequencer d_sequencer;
 
-    mutable std::mutex d_waveform_mutex; // guards the two below (message thread vs work)
-    std::vector<gr_complex> d_waveform;  // the waveform of the next CPI
-    std::optional<std::vector<gr_complex>> d_pending;
+    // Held by work() for each CPI and by set_waveform(): a new waveform lands between
+    // CPIs (the kernel orders its upload after the queued work on the CUDA stream).
+    mutable std::mutex d_kernel_mutex;
+    std::vector<gr_complex> d_waveform; // the waveform of the next CPI
 };
 
 } // namespace gpuradar

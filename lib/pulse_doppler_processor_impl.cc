@@ -2,7 +2,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "pulse_doppler_processor_impl.h"
 #include "backend_select.h"
+#include "cpi_tag.h"
+#include "waveform_message.h"
 #include <gnuradio/io_signature.h>
+#include <algorithm>
 
 namespace gr {
 namespace gpuradar {
@@ -34,78 +37,116 @@ pulse_doppler_processor::make(unsigned int nrange,
                               bool db,
                               const std::string& backend)
 {
-    // One backend for all four blocks, so that "auto" cannot split the chain.
-    const std::string b = kernels::to_string(select_backend(backend, "pulse_doppler_processor"));
-    // Each block validates its own parameters, naming them, before anything runs.
-    auto pc = pulse_compression::make(nrange,
-                                      npulses,
-                                      channels,
-                                      waveform,
-                                      custom_waveform,
-                                      bandwidth,
-                                      pulse_width,
-                                      samp_rate,
-                                      up_chirp,
-                                      range_window,
-                                      range_nbar,
-                                      range_sll_db,
-                                      range_beta,
-                                      normalize,
-                                      method,
-                                      b);
-    auto ct = corner_turn::make(npulses, nrange, channels, b);
-    auto df = doppler_filter::make(npulses,
-                                   nrange,
-                                   nfft,
-                                   channels,
-                                   mti,
-                                   doppler_window,
-                                   doppler_nbar,
-                                   doppler_sll_db,
-                                   doppler_beta,
-                                   fftshift,
-                                   b);
-    auto env = envelope::make(channels * nfft, envelope_mode, db, b);
-    return gnuradio::make_block_sptr<pulse_doppler_processor_impl>(
-        pc,
-        ct,
-        df,
-        env,
-        std::size_t(channels) * nrange * sizeof(gr_complex),
-        std::size_t(channels) * nfft * sizeof(float));
+    constexpr const char* name = "pulse_doppler_processor";
+    check_positive(name, "nrange", nrange);
+    check_positive(name, "npulses", npulses);
+    check_positive(name, "nfft", nfft);
+    check_positive(name, "channels", channels);
+    kernels::pulse_doppler_params p;
+    p.npulses = npulses;
+    p.nrange = nrange;
+    p.channels = channels;
+    p.waveform = waveform_parameter(
+        name, waveform, custom_waveform, bandwidth, pulse_width, samp_rate, up_chirp);
+    p.range_window =
+        kernels::window_spec::make(range_window, range_nbar, range_sll_db, range_beta, name);
+    p.normalize = normalize;
+    p.pc_method = kernels::pulse_compression::parse_method(method);
+    p.nfft = nfft;
+    p.mti = kernels::doppler_filter::parse_mti(mti);
+    p.doppler_window = kernels::window_spec::make(
+        doppler_window, doppler_nbar, doppler_sll_db, doppler_beta, name);
+    p.fftshift = fftshift;
+    p.env_mode = kernels::envelope::parse_mode(envelope_mode);
+    p.db = db;
+    const auto b = select_backend(backend, name);
+    // The kernel checks the rest (npulses >= 2 or 3, nfft >= npulses, waveform length).
+    return gnuradio::make_block_sptr<pulse_doppler_processor_impl>(p, samp_rate, b);
 }
 
-pulse_doppler_processor_impl::pulse_doppler_processor_impl(pulse_compression::sptr pc,
-                                                           corner_turn::sptr ct,
-                                                           doppler_filter::sptr df,
-                                                           envelope::sptr env,
-                                                           std::size_t in_itemsize,
-                                                           std::size_t out_itemsize)
-    : gr::hier_block2("pulse_doppler_processor",
-                      gr::io_signature::make(1, 1, in_itemsize),
-                      gr::io_signature::make(1, 1, out_itemsize)),
-      d_pc(pc),
-      d_ct(ct),
-      d_df(df),
-      d_env(env)
+pulse_doppler_processor_impl::pulse_doppler_processor_impl(
+    const kernels::pulse_doppler_params& p, double samp_rate, kernels::backend backend)
+    : gr::block("pulse_doppler_processor",
+                stream_signature(backend, p.channels * p.nrange * sizeof(gr_complex)),
+                stream_signature(backend, p.channels * p.nfft * sizeof(float))),
+      gpu_stream_owner(backend, "pulse_doppler_processor"),
+      d_npulses(p.npulses),
+      d_nrange(p.nrange),
+      d_nfft(p.nfft),
+      d_channels(p.channels),
+      d_fftshift(p.fftshift),
+      d_samp_rate(samp_rate),
+      d_backend(backend),
+      d_kernel(kernels::pulse_doppler::make(backend, p, stream())),
+      d_sequencer(p.npulses, p.npulses, p.nrange)
 {
-    connect(self(), 0, d_pc, 0);
-    connect(d_pc, 0, d_ct, 0);
-    connect(d_ct, 0, d_df, 0);
-    connect(d_df, 0, d_env, 0);
-    connect(d_env, 0, self(), 0);
-    message_port_register_hier_in(pmt::mp("waveform"));
-    msg_connect(self(), pmt::mp("waveform"), d_pc, pmt::mp("waveform"));
+    set_output_multiple(static_cast<int>(d_nrange));
+    set_relative_rate(std::uint64_t(d_nrange), std::uint64_t(d_npulses));
+    set_tag_propagation_policy(TPP_DONT);
+    message_port_register_in(waveform_port());
+    set_msg_handler(waveform_port(), [this](const pmt::pmt_t& msg) {
+        try {
+            set_waveform(waveform_from_message(msg, d_samp_rate));
+        } catch (const std::exception& e) {
+            d_logger->error("{}; keeping the current waveform", e.what());
+        }
+    });
 }
 
 void pulse_doppler_processor_impl::set_waveform(const std::vector<gr_complex>& waveform)
 {
-    d_pc->set_waveform(waveform);
+    std::lock_guard<std::mutex> lock(d_kernel_mutex);
+    d_kernel->set_waveform(waveform);
 }
 
-std::uint64_t pulse_doppler_processor_impl::dropped_cpis() const
+void pulse_doppler_processor_impl::forecast(int noutput_items,
+                                            gr_vector_int& ninput_items_required)
 {
-    return d_pc->dropped_cpis() + d_ct->dropped_cpis() + d_df->dropped_cpis();
+    ninput_items_required[0] = (noutput_items / static_cast<int>(d_nrange)) * d_npulses;
+}
+
+int pulse_doppler_processor_impl::general_work(int noutput_items,
+                                               gr_vector_int& ninput_items,
+                                               gr_vector_const_void_star& input_items,
+                                               gr_vector_void_star& output_items)
+{
+    const auto* in = static_cast<const gr_complex*>(input_items[0]);
+    auto* out = static_cast<float*>(output_items[0]);
+    const std::size_t in_item = d_channels * d_nrange;
+    const int ncpi = std::min(noutput_items / static_cast<int>(d_nrange),
+                              ninput_items[0] / static_cast<int>(d_npulses));
+    const std::uint64_t read0 = nitems_read(0);
+
+    int done = 0;
+    std::uint64_t consumed = 0;
+    while (done < ncpi) {
+        const std::uint64_t start = read0 + consumed;
+        std::vector<gr::tag_t> tags;
+        get_tags_in_range(tags, 0, start, start + d_npulses, cpi_tag_key());
+        const auto s = d_sequencer.next(start, std::move(tags));
+        if (s.drop) {
+            d_logger->warn("discarded {} pulses of a CPI: {} ({} CPIs dropped so far)",
+                           s.drop,
+                           s.reason,
+                           d_sequencer.dropped());
+            consumed += s.drop;
+            break;
+        }
+        {
+            std::lock_guard<std::mutex> lock(d_kernel_mutex);
+            d_kernel->run(in + consumed * in_item,
+                          out + std::size_t(done) * d_kernel->output_size());
+        }
+        pmt::pmt_t dict = pmt::dict_add(s.dict, pmt::mp("ndoppler"), pmt::from_uint64(d_nfft));
+        dict = pmt::dict_add(dict, pmt::mp("fftshift"), pmt::from_bool(d_fftshift));
+        add_item_tag(
+            0, nitems_written(0) + std::uint64_t(done) * d_nrange, cpi_tag_key(), dict);
+        consumed += d_npulses;
+        ++done;
+    }
+    finish_work();
+    consume_each(static_cast<int>(consumed));
+    return done * static_cast<int>(d_nrange);
 }
 
 } // namespace gpuradar

@@ -3,34 +3,43 @@
 #ifndef INCLUDED_GPURADAR_PULSE_DOPPLER_PROCESSOR_IMPL_H
 #define INCLUDED_GPURADAR_PULSE_DOPPLER_PROCESSOR_IMPL_H
 
-#include <gnuradio/gpuradar/corner_turn.h>
-#include <gnuradio/gpuradar/doppler_filter.h>
-#include <gnuradio/gpuradar/envelope.h>
-#include <gnuradio/gpuradar/pulse_compression.h>
+#include "cpi_sequencer.h"
+#include "gpu_stream_owner.h"
 #include <gnuradio/gpuradar/pulse_doppler_processor.h>
+#include <gpuradar/kernels/pulse_doppler.h>
+#include <memory>
+#include <mutex>
 
 namespace gr {
 namespace gpuradar {
 
-class pulse_doppler_processor_impl : public pulse_doppler_processor
+class pulse_doppler_processor_impl : public pulse_doppler_processor, public gpu_stream_owner
 {
 public:
-    pulse_doppler_processor_impl(pulse_compression::sptr pc,
-                                 corner_turn::sptr ct,
-                                 doppler_filter::sptr df,
-                                 envelope::sptr env,
-                                 std::size_t in_itemsize,
-                                 std::size_t out_itemsize);
+    pulse_doppler_processor_impl(const kernels::pulse_doppler_params& p,
+                                 double samp_rate,
+                                 kernels::backend backend);
 
     void set_waveform(const std::vector<gr_complex>& waveform) override;
-    std::uint64_t dropped_cpis() const override;
-    std::string backend() const override { return d_pc->backend(); }
+    std::uint64_t dropped_cpis() const override { return d_sequencer.dropped(); }
+    std::string implementation() const override { return d_kernel->implementation(); }
+    std::string backend() const override { return kernels::to_string(d_backend); }
+
+    void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override;
 
 private:
-    pulse_compression::sptr d_pc;
-    corner_turn::sptr d_ct;
-    doppler_filter::sptr d_df;
-    envelope::sptr d_env;
+    const std::size_t d_npulses, d_nrange, d_nfft, d_channels;
+    const bool d_fftshift;
+    const double d_samp_rate;
+    const kernels::backend d_backend;
+    std::unique_ptr<kernels::pulse_doppler> d_kernel;
+    // Held by work() for each CPI and by set_waveform(): a new waveform lands between CPIs.
+    std::mutex d_kernel_mutex;
+    cpi_sequencer d_sequencer;
 };
 
 } // namespace gpuradar

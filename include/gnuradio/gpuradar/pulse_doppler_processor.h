@@ -4,7 +4,7 @@
 #define INCLUDED_GPURADAR_PULSE_DOPPLER_PROCESSOR_H
 
 #include <gnuradio/gpuradar/api.h>
-#include <gnuradio/hier_block2.h>
+#include <gnuradio/block.h>
 #include <gnuradio/types.h>
 #include <cstdint>
 #include <string>
@@ -14,21 +14,27 @@ namespace gr {
 namespace gpuradar {
 
 /*!
- * \brief The pulse-Doppler chain in one block: pulse_compression -> corner_turn ->
- * doppler_filter -> envelope.
+ * \brief The pulse-Doppler chain in one block: pulse compression -> corner turn ->
+ * Doppler filter -> envelope.
  * \ingroup gpuradar
  *
  * In: pulse stream, items of gr_complex[channels * nrange], a CPI = npulses items.
  * Out: range-Doppler map, items of float[channels * nfft] (one range bin each, Doppler
  * contiguous), a CPI = nrange items; square-law power by default (what cfar_2d expects).
- * The `cpi` tag follows the data (re-emitted with ndoppler and fftshift). On the CUDA
- * backend the four blocks pass the CPI to each other in GPU memory: only the input and
- * the output cross PCIe. Every parameter is the one of the block it belongs to (see
- * pulse_compression, corner_turn, doppler_filter, envelope); range_* parameters are the
- * pulse-compression window, doppler_* the slow-time window. The `waveform` message port
- * is pulse_compression's.
+ * The output equals pulse_compression -> corner_turn -> doppler_filter -> envelope with
+ * the same parameters (tested). It is one block rather than a hierarchy of the four so
+ * that the CUDA backend can fuse their passes (kernels::pulse_doppler: corner turn,
+ * canceller, window, Doppler FFT and envelope in one kernel that reads the compressed
+ * CPI once); use the four blocks to tap the signal between stages.
+ *
+ * Every parameter is the one of the block it belongs to (see pulse_compression,
+ * doppler_filter, envelope); range_* parameters are the pulse-compression window,
+ * doppler_* the slow-time window. The `waveform` message port and set_waveform() are
+ * pulse_compression's: the change lands between CPIs. CPI framing and the `cpi` tag as
+ * doppler_filter: re-emitted on the first output item of each CPI with ndoppler and
+ * fftshift added; partial CPIs are dropped and counted.
  */
-class GPURADAR_API pulse_doppler_processor : virtual public gr::hier_block2
+class GPURADAR_API pulse_doppler_processor : virtual public gr::block
 {
 public:
     typedef std::shared_ptr<pulse_doppler_processor> sptr;
@@ -61,8 +67,10 @@ public:
 
     //! Replaces the waveform at the next CPI boundary (pulse_compression::set_waveform).
     virtual void set_waveform(const std::vector<gr_complex>& waveform) = 0;
-    //! CPIs discarded by any of the blocks inside.
+    //! CPIs discarded (a cpi tag inside a CPI, or a tag of another shape).
     virtual std::uint64_t dropped_cpis() const = 0;
+    //! What runs, e.g. which CUDA passes are fused (kernels::pulse_doppler).
+    virtual std::string implementation() const = 0;
     virtual std::string backend() const = 0;
 };
 

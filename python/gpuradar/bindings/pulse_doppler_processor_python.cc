@@ -10,7 +10,7 @@ void bind_pulse_doppler_processor(py::module& m)
 {
     using gr::gpuradar::pulse_doppler_processor;
     py::class_<pulse_doppler_processor,
-               gr::hier_block2,
+               gr::block,
                gr::basic_block,
                std::shared_ptr<pulse_doppler_processor>>(
         m,
@@ -44,5 +44,6 @@ void bind_pulse_doppler_processor(py::module& m)
              py::arg("backend") = "auto")
         .def("set_waveform", &pulse_doppler_processor::set_waveform, py::arg("waveform"))
         .def("dropped_cpis", &pulse_doppler_processor::dropped_cpis)
+        .def("implementation", &pulse_doppler_processor::implementation)
         .def("backend", &pulse_doppler_processor::backend);
 }

@@ -168,16 +168,6 @@ public:
      */
     virtual std::string implementation() const { return to_string(d_resolved); }
 
-    /*!
-     * Throws std::invalid_argument (naming `waveform`) when set_waveform() would reject
-     * `waveform`; changes nothing. For callers that accept a waveform now and apply it
-     * later (a block at its next CPI boundary).
-     */
-    void check_waveform(const std::vector<cfloat>& waveform) const
-    {
-        make_reference(waveform);
-    }
-
     std::size_t nrange() const { return d_nrange; }
     std::size_t rows() const { return d_rows; }
     std::size_t waveform_length() const { return d_waveform_length; }

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "waveform_message.h"
+#include <gpuradar/kernels/pulse_compression.h>
+#include <stdexcept>
+
+namespace gr {
+namespace gpuradar {
+
+const pmt::pmt_t& waveform_port()
+{
+    static const pmt::pmt_t port = pmt::mp("waveform");
+    return port;
+}
+
+std::vector<gr_complex> waveform_from_message(const pmt::pmt_t& msg, double samp_rate)
+{
+    if (pmt::is_c32vector(msg))
+        return pmt::c32vector_elements(msg);
+    if (!pmt::is_dict(msg))
+        throw std::invalid_argument("waveform message must be a c32 vector or a dict with "
+                                    "bandwidth, pulse_width (and up)");
+    const auto number = [&](const char* key) {
+        const auto v = pmt::dict_ref(msg, pmt::mp(key), pmt::PMT_NIL);
+        if (!pmt::is_number(v))
+            throw std::invalid_argument(std::string("waveform message: '") + key +
+                                        "' missing or not a number");
+        return pmt::to_double(v);
+    };
+    const auto up = pmt::dict_ref(msg, pmt::mp("up"), pmt::PMT_T);
+    return ::gpuradar::kernels::lfm_chirp(
+        number("bandwidth"), number("pulse_width"), samp_rate, pmt::is_true(up));
+}
+
+std::vector<gr_complex> waveform_parameter(const char* block,
+                                           const std::string& waveform,
+                                           const std::vector<gr_complex>& custom_waveform,
+                                           double bandwidth,
+                                           double pulse_width,
+                                           double samp_rate,
+                                           bool up_chirp)
+{
+    if (waveform == "custom")
+        return custom_waveform;
+    if (waveform != "lfm")
+        throw std::invalid_argument(std::string("gpuradar::") + block +
+                                    ": waveform must be one of lfm, custom (got '" +
+                                    waveform + "')");
+    try {
+        return ::gpuradar::kernels::lfm_chirp(bandwidth, pulse_width, samp_rate, up_chirp);
+    } catch (const std::invalid_argument& e) {
+        // Name the block as well as the chirp parameter.
+        throw std::invalid_argument(std::string("gpuradar::") + block + " (lfm): " + e.what());
+    }
+}
+
+} // namespace gpuradar
+} // namespace gr

@@ -1,0 +1,38 @@
+/* The `waveform` message of the pulse-compressing blocks (internal). */
+#ifndef INCLUDED_GPURADAR_WAVEFORM_MESSAGE_H
+#define INCLUDED_GPURADAR_WAVEFORM_MESSAGE_H
+
+#include <gnuradio/types.h>
+#include <pmt/pmt.h>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpuradar {
+
+//! The message port name, "waveform".
+const pmt::pmt_t& waveform_port();
+
+/*!
+ * The waveform a `waveform` message asks for: a c32 vector as it is, or a dict with
+ * `bandwidth` (Hz), `pulse_width` (s) and optionally `up` (bool, default true): an LFM
+ * chirp at `samp_rate`. Throws std::invalid_argument saying what is wrong.
+ */
+std::vector<gr_complex> waveform_from_message(const pmt::pmt_t& msg, double samp_rate);
+
+/*!
+ * The waveform parameter of a block: "custom" gives custom_waveform, "lfm" the chirp
+ * (kernels::lfm_chirp). std::invalid_argument naming the block and the parameter.
+ */
+std::vector<gr_complex> waveform_parameter(const char* block,
+                                           const std::string& waveform,
+                                           const std::vector<gr_complex>& custom_waveform,
+                                           double bandwidth,
+                                           double pulse_width,
+                                           double samp_rate,
+                                           bool up_chirp);
+
+} // namespace gpuradar
+} // namespace gr
+
+#endif
