@@ -19,6 +19,9 @@ constexpr const char* block_name = "backprojection";
 constexpr std::size_t geometry_bytes = backprojection::geometry_length * sizeof(double);
 static_assert(backprojection::geometry_length == kernels::backprojection::geometry_length,
               "the block's geometry item is the kernel's geometry vector");
+//! Pulses a work() call waits for (see forecast): 64 keeps the per-call image traffic
+//! (~6 pulses' worth) near 10% of the kernel's work.
+constexpr int min_pulses_per_call = 64;
 //! Index of dr in the geometry vector [x, y, z, r0, dr, f0] (DESIGN.md).
 constexpr std::size_t geometry_dr = 4;
 
@@ -115,9 +118,16 @@ backprojection_impl::backprojection_impl(unsigned int nbins,
 
 void backprojection_impl::forecast(int, gr_vector_int& ninput_items_required)
 {
-    // Any number of pulses can be integrated; an image is emitted when complete.
-    ninput_items_required[0] = 1;
-    ninput_items_required[1] = 1;
+    // Any number of pulses can be integrated, but every kernel call reads and writes the
+    // whole image (16 bytes per pixel: at ~3 TB/s as long as ~6 pulses take at 1 Tbp/s,
+    // plus the launch and the per-call wait): wait for
+    // a batch, never more than completes the image, nor more than ny pulses (GNU Radio
+    // sizes the input buffers for at least 2 x ny items from the output multiple).
+    const int batch = std::min<int>({ static_cast<int>(d_pulses_per_image - d_count),
+                                      min_pulses_per_call,
+                                      output_multiple() });
+    ninput_items_required[0] = batch;
+    ninput_items_required[1] = batch;
 }
 
 void backprojection_impl::clear_image()
