@@ -122,6 +122,18 @@ class qa_backprojection(gr_unittest.TestCase):
         self.assertGreaterEqual(ser_db(fast[0], ref), 60)
         self.assertGreaterEqual(ser_db(accurate[0], ref), 60)
 
+    def test_010_spaceborne_x_band_accurate(self):
+        # ~800 km slant range, X band: the accurate mode against the fp64 reference.
+        h = sar_sim.scenario("spotlight", npulses=96, nbins=256, standoff=600e3,
+                             altitude=530e3, image_size=6, pixel=0.2, noise_sigma=0.01)
+        rec = self.record(h)
+        self.assertGreater(rec.geometry[0, 3], 799e3)
+        images, bp = self.form(rec, precision="accurate")
+        self.assertEqual(bp.precision(), "accurate")
+        self.assert_focused(images[0], rec)
+        ref = reference_image(rec.pulses, rec.geometry, rec.grid)
+        self.assertGreaterEqual(ser_db(images[0], ref), 100)
+
     def test_005_restart_vs_accumulate(self):
         h = sar_sim.scenario("spotlight", npulses=2 * 40 + 7, nbins=256, image_size=8)
         rec = self.record(h)
