@@ -175,9 +175,14 @@ void backprojection_impl::integrate(const gr_complex* pulses, const double* geom
     try {
         d_kernel->run(pulses, geometry, std::size_t(n), image);
     } catch (const std::exception& e) {
-        // Never throw from work(): the pulses are lost to this image, logged and counted.
+        // Never throw from work(): the pulses are lost to this image, counted and logged
+        // (the first failure, then each time the count doubles).
         d_failed += std::uint64_t(n);
-        d_logger->error("{} pulses not backprojected ({} so far): {}", n, d_failed, e.what());
+        if (d_failed >= d_next_fail_log) {
+            d_logger->error("{} pulses not backprojected ({} so far): {}", n, d_failed, e.what());
+            while (d_next_fail_log <= d_failed)
+                d_next_fail_log *= 2;
+        }
     }
 }
 
