@@ -704,6 +704,37 @@ TEST(Cfar2dWindows, test_013_thresholds_bitwise_equal_the_shared_per_cell_arithm
             }
 }
 
+/*!
+ * os on the CPU selects with a comparator network over a vector of cells up to 1024
+ * training cells and with nth_element per cell beyond (and at clipped edges and row
+ * tails): windows on either side of that bound, every edge mode, against fp64.
+ */
+TEST(Cfar2dWindows, test_014_os_network_and_per_cell_selection_match_reference)
+{
+    const int train[] = { 15, 16 }; // N = 31^2 - 1 = 960 (network), 33^2 - 1 = 1088
+    std::uint64_t seed = 14000;
+    for (const int tr : train)
+        for (auto re : { cfar_edge::clip, cfar_edge::wrap })
+            for (auto de : { cfar_edge::wrap, cfar_edge::clip }) {
+                cfar_2d_params p;
+                p.nrange = 40;
+                p.ndoppler = 43;
+                p.guard_range = 0;
+                p.train_range = tr;
+                p.guard_doppler = 0;
+                p.train_doppler = tr;
+                p.range_edge = re;
+                p.doppler_edge = de;
+                p.variant = cfar_variant::os;
+                p.os_k = kernels::cfar_default_os_k((2 * tr + 1) * (2 * tr + 1) - 1);
+                p.pfa = 1e-2;
+                SCOPED_TRACE("train " + std::to_string(tr) + " range " + to_string(re) +
+                             " doppler " + to_string(de));
+                const auto power = test_power(p, 1, seed++);
+                expect_matches_reference(p, 1, power, run_cpu(p, power, 1));
+            }
+}
+
 // ---- CUDA against the CPU twin
 // ---------------------------------------------------------
 

@@ -215,4 +215,61 @@ test_counts test(const float* x, const float* t, std::size_t n, std::uint8_t* ma
     return { det, nonfinite };
 }
 
+std::vector<std::pair<std::uint16_t, std::uint16_t>> selection_network(int n, int k)
+{
+    std::vector<std::pair<std::uint16_t, std::uint16_t>> all;
+    int size = 1;
+    while (size < n)
+        size *= 2;
+    // Batcher's odd-even merge sort, iterative form (Knuth, TAOCP vol. 3, 5.3.4).
+    for (int p = 1; p < size; p *= 2)
+        for (int q = p; q >= 1; q /= 2)
+            for (int j = q % p; j + q < size; j += 2 * q)
+                for (int i = 0; i < std::min(q, size - j - q); ++i)
+                    if ((i + j) / (2 * p) == (i + j + q) / (2 * p) && i + j + q < n)
+                        all.emplace_back(std::uint16_t(i + j), std::uint16_t(i + j + q));
+    // Backwards from the output position: keep a comparator when it writes a position
+    // that a kept comparator (or the output) reads later.
+    std::vector<char> needed(std::size_t(n), 0);
+    needed[std::size_t(k - 1)] = 1;
+    std::vector<std::pair<std::uint16_t, std::uint16_t>> kept;
+    for (auto it = all.rbegin(); it != all.rend(); ++it)
+        if (needed[it->first] || needed[it->second]) {
+            needed[it->first] = needed[it->second] = 1;
+            kept.push_back(*it);
+        }
+    std::reverse(kept.begin(), kept.end());
+    return kept;
+}
+
+GPURADAR_CFAR_CLONES
+std::size_t os_thresholds(const float* ctr,
+                          const std::ptrdiff_t* offsets,
+                          int n,
+                          const std::pair<std::uint16_t, std::uint16_t>* net,
+                          std::size_t ncomparators,
+                          int k,
+                          float scale,
+                          std::size_t ncells,
+                          float* work,
+                          float* t)
+{
+    static_assert(os_lanes == lanes, "os_lanes is the vector width");
+    std::size_t c = 0;
+    for (; c + lanes <= ncells; c += lanes) {
+        for (int i = 0; i < n; ++i)
+            GPURADAR_CFAR_STORE(work + i * lanes, GPURADAR_CFAR_LOAD(ctr + c + offsets[i]));
+        for (std::size_t m = 0; m < ncomparators; ++m) {
+            float* pa = work + net[m].first * lanes;
+            float* pb = work + net[m].second * lanes;
+            const vf a = GPURADAR_CFAR_LOAD(pa);
+            const vf b = GPURADAR_CFAR_LOAD(pb);
+            GPURADAR_CFAR_STORE(pa, b < a ? b : a);
+            GPURADAR_CFAR_STORE(pb, b < a ? a : b);
+        }
+        GPURADAR_CFAR_STORE(t + c, GPURADAR_CFAR_LOAD(work + (k - 1) * lanes) * scale);
+    }
+    return c;
+}
+
 } // namespace gpuradar::kernels::detail::cfar_rows

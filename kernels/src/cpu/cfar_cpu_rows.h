@@ -14,6 +14,8 @@
 #include "../cfar_math.h"
 #include <cstddef>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace gpuradar::kernels::detail::cfar_rows {
 
@@ -62,6 +64,37 @@ struct test_counts {
 
 //! mask[c] = x[c] finite and x[c] > t[c], for n cells.
 test_counts test(const float* x, const float* t, std::size_t n, std::uint8_t* mask);
+
+/*!
+ * os: a comparator network that sorts n values ascending (Batcher's odd-even merge sort
+ * of the next power of two, the comparators that touch positions >= n dropped: those
+ * positions would hold +Inf and never move), pruned to the comparators that position
+ * k - 1 depends on. Pairs (i, j), i < j: after a comparator, position i holds the
+ * minimum and j the maximum.
+ */
+std::vector<std::pair<std::uint16_t, std::uint16_t>> selection_network(int n, int k);
+
+/*!
+ * os thresholds of cells [0, ncells) of one row and one clip class, a vector of cells at
+ * a time: T = scale * (k-th smallest of the n values ctr[c + offsets[i]]), the k-th
+ * smallest taken by `net` (selection_network(n, k)). Absent cells must read +Inf (so
+ * that they rank above every present one; k never exceeds the present count). `work`
+ * holds n * os_lanes floats. Returns how many cells were done, a multiple of os_lanes;
+ * the rest are the caller's.
+ */
+std::size_t os_thresholds(const float* ctr,
+                          const std::ptrdiff_t* offsets,
+                          int n,
+                          const std::pair<std::uint16_t, std::uint16_t>* net,
+                          std::size_t ncomparators,
+                          int k,
+                          float scale,
+                          std::size_t ncells,
+                          float* work,
+                          float* t);
+
+//! Cells per os_thresholds vector.
+constexpr std::size_t os_lanes = 8;
 
 } // namespace gpuradar::kernels::detail::cfar_rows
 
