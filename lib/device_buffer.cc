@@ -73,6 +73,14 @@ gr::buffer_sptr device_buffer::make_buffer(int nitems,
     const std::size_t min_items = (min_bytes + sizeof_item - 1) / sizeof_item;
     const std::size_t want = std::max<std::size_t>(nitems, min_items);
     nitems = static_cast<int>(std::min<std::size_t>(want, INT_MAX / 2));
+    // GNU Radio 3.10 makes a single-mapped buffer at least 4x the largest output multiple
+    // of its readers, counted in this buffer's items. A CPI block's output multiple counts
+    // its own output items (nrange range bins), not the pulses it reads: PD-A's pulse
+    // stream would get 4 x 9000 items of 1.15 MB = 41 GB. Cap that heuristic at
+    // max_heuristic_bytes; the readers' real need (two CPIs of input) is far below it.
+    const std::uint32_t cap_mult = static_cast<std::uint32_t>(std::max<std::size_t>(
+        1, max_heuristic_bytes / (4 * std::max<std::size_t>(sizeof_item, 1))));
+    downstream_max_out_mult = std::min(downstream_max_out_mult, cap_mult);
     return gr::buffer_sptr(new device_buffer(nitems,
                                              sizeof_item,
                                              downstream_lcm_nitems,

@@ -10,6 +10,8 @@
  *  - paced at half that rate (like a hardware source's clock): per-CPI latency from the
  *    CPI's last sample leaving the source to its detections PDU arriving, median and
  *    99th percentile.
+ * Beside them, where the host time goes (same source, same data, unpaced, wall time over
+ * N CPIs): source -> null sink, and source -> pulse_framer -> null sink.
  * Workloads: PD-B and PD-C (one channel: the framer cuts one stream), PRI = gate = nrange
  * samples (every sample of the stream is processed). Data: uniform noise plus LFM echoes
  * of three targets, never zeros.
@@ -138,6 +140,27 @@ GPURADAR_BENCH("e2e/PD")
             const auto r = run_chain(w, samples, n, 0.0, backend);
             const double sps = double(w.npulses * w.nrange) / (r.steady_ms_per_cpi * 1e-3);
             const auto paced = run_chain(w, samples, n, 0.5 * sps, backend);
+            const std::uint64_t cpi_samples = w.npulses * w.nrange;
+            for (bool with_framer : { false, true }) {
+                auto tb = gr::make_top_block("e2e_host");
+                auto src = gnuradio::make_block_sptr<host_replay_source>(
+                    samples, n * cpi_samples, cpi_samples, 0.0);
+                if (with_framer) {
+                    auto framer = grr::pulse_framer::make(
+                        double(w.nrange), 0, w.nrange, w.npulses, fs, fc, "free");
+                    tb->connect(src, 0, framer, 0);
+                    tb->connect(framer, 0, gr::blocks::null_sink::make(sizeof(cfloat) * w.nrange), 0);
+                } else {
+                    tb->connect(src, 0, gr::blocks::null_sink::make(sizeof(cfloat)), 0);
+                }
+                const double t = seconds([&] { tb->run(); });
+                json_line("e2e/PD")
+                    .field("workload", w.name)
+                    .field("backend", backend)
+                    .field("host_stage", with_framer ? "source+framer" : "source")
+                    .field("samples_per_s", double(n * cpi_samples) / t)
+                    .emit();
+            }
             json_line("e2e/PD")
                 .field("workload", w.name)
                 .field("backend", backend)

@@ -20,7 +20,7 @@ GPURADAR_BENCH("pd_blocks/PD")
     if (!have_cuda("pd_blocks/PD"))
         return;
     kernels::cuda_stream s;
-    for (const auto& w : workloads()) {
+    for (const auto& w : workloads()) try {
         const auto nfft = static_cast<unsigned>(w.npulses);
         const std::size_t in_item = w.channels * w.nrange * sizeof(cfloat);
         const kernels::device_memory cpi = random_device(w.samples(), s);
@@ -62,6 +62,9 @@ GPURADAR_BENCH("pd_blocks/PD")
                 .field("samples_per_s", double(w.samples()) / (ms * 1e-3))
                 .emit();
         }
+    } catch (const std::exception& e) {
+        // One workload's failure (e.g. device memory) does not hide the others'.
+        json_line("pd_blocks/PD").field("workload", w.name).field("error", e.what()).emit();
     }
 }
 

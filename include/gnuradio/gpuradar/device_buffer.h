@@ -66,6 +66,13 @@ public:
 
     //! Smallest buffer, in bytes, a device_buffer allocates (amortises launch overhead).
     static constexpr std::size_t min_bytes = std::size_t(16) << 20;
+    /*!
+     * Most bytes GNU Radio's "4 x the readers' output multiple" sizing may ask of one
+     * buffer (512 MiB): CPI blocks count their output multiple in output items, which
+     * would otherwise size their input buffers by the wrong item. Two CPIs of input must
+     * fit in it.
+     */
+    static constexpr std::size_t max_heuristic_bytes = std::size_t(512) << 20;
 
     static gr::buffer_sptr make_buffer(int nitems,
                                        std::size_t sizeof_item,
