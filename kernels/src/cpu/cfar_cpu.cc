@@ -15,13 +15,12 @@
  *    +Inf): a pruned comparator network over 8 adjacent cells at a time for windows of
  *    up to 1024 training cells, nth_element per cell beyond that, at clipped Doppler
  *    edges and at row tails. Exact selection either way (the same threshold); still
- *    ~20x the sums' time at the PD window.
+ *    ~25x the sums' time at the PD window (docs/PERFORMANCE.md, CFAR).
  */
 #include "../cfar_plan.h"
 #include "cfar_cpu_rows.h"
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <stdexcept>
 
