@@ -1,6 +1,7 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "pulse_framer_impl.h"
+#include "backend_select.h"
 #include "cpi_tag.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
@@ -17,7 +18,8 @@ pulse_framer::sptr pulse_framer::make(double pri_samples,
                                       double fc,
                                       const std::string& trigger,
                                       const std::string& trigger_tag,
-                                      double threshold)
+                                      double threshold,
+                                      const std::string& backend)
 {
     kernels::framer_config c;
     c.pri_samples = pri_samples;
@@ -34,15 +36,27 @@ pulse_framer::sptr pulse_framer::make(double pri_samples,
     // The core validates the rest (std::invalid_argument naming the parameter) before
     // the block allocates anything.
     kernels::pulse_framer_core check(c);
-    return gnuradio::make_block_sptr<pulse_framer_impl>(c, trigger_tag);
+    // The threshold trigger scans samples on the host.
+    const bool host_only = c.trigger == kernels::trigger_mode::threshold;
+    if (host_only && backend == "cuda")
+        throw std::invalid_argument("gpuradar::pulse_framer: backend must be cpu or auto "
+                                    "with trigger=threshold (got 'cuda')");
+    const auto b = select_backend(host_only && backend == "auto" ? "cpu" : backend,
+                                  "pulse_framer");
+    return gnuradio::make_block_sptr<pulse_framer_impl>(c, trigger_tag, b);
 }
 
 pulse_framer_impl::pulse_framer_impl(const kernels::framer_config& cfg,
-                                     const std::string& trigger_tag)
+                                     const std::string& trigger_tag,
+                                     kernels::backend backend)
     : gr::block("pulse_framer",
-                gr::io_signature::make(1, 1, sizeof(gr_complex)),
-                gr::io_signature::make(1, 1, sizeof(gr_complex) * cfg.nrange)),
-      d_core(cfg),
+                stream_signature(backend, sizeof(gr_complex)),
+                stream_signature(backend, sizeof(gr_complex) * cfg.nrange)),
+      gpu_stream_owner(backend, "pulse_framer"),
+      d_backend(backend),
+      d_core(cfg,
+             kernels::framer_copy::make(
+                 backend, std::size_t(cfg.npulses) * cfg.nrange, stream())),
       d_rx_time_key(pmt::intern("rx_time")),
       d_trigger_key(pmt::intern(trigger_tag.empty() ? "trigger" : trigger_tag))
 {
@@ -151,6 +165,7 @@ int pulse_framer_impl::general_work(int noutput_items,
                        kernels::to_string(cfg.trigger),
                        offset + r.consumed);
     }
+    finish_work(); // the device copies read `in`, which GNU Radio frees on return
     consume_each(static_cast<int>(r.consumed));
     return static_cast<int>(r.cpis.size() * cfg.npulses);
 }

@@ -3,6 +3,7 @@
 #ifndef INCLUDED_GPURADAR_PULSE_FRAMER_IMPL_H
 #define INCLUDED_GPURADAR_PULSE_FRAMER_IMPL_H
 
+#include "gpu_stream_owner.h"
 #include <gnuradio/gpuradar/pulse_framer.h>
 #include <gpuradar/kernels/pulse_timing.h>
 #include <pmt/pmt.h>
@@ -11,18 +12,19 @@
 namespace gr {
 namespace gpuradar {
 
-namespace kernels = ::gpuradar::kernels;
-
-class pulse_framer_impl : public pulse_framer
+class pulse_framer_impl : public pulse_framer, public gpu_stream_owner
 {
 public:
-    pulse_framer_impl(const kernels::framer_config& cfg, const std::string& trigger_tag);
+    pulse_framer_impl(const kernels::framer_config& cfg,
+                      const std::string& trigger_tag,
+                      kernels::backend backend);
 
     std::uint64_t dropped_cpis() const override { return d_dropped; }
     std::uint64_t emitted_cpis() const override { return d_emitted; }
     std::uint64_t lost_samples() const override { return d_lost; }
     double prf() const override { return d_core.prf(); }
     double r0() const override { return d_core.r0(); }
+    std::string backend() const override { return kernels::to_string(d_backend); }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
@@ -33,6 +35,7 @@ public:
 private:
     pmt::pmt_t cpi_dict(const kernels::framer_cpi& c) const;
 
+    const kernels::backend d_backend;
     kernels::pulse_framer_core d_core;
     const pmt::pmt_t d_rx_time_key, d_trigger_key;
     std::vector<gr::tag_t> d_tags;                // reused per call

@@ -10,8 +10,9 @@
  *  - paced at half that rate (like a hardware source's clock): per-CPI latency from the
  *    CPI's last sample leaving the source to its detections PDU arriving, median and
  *    99th percentile.
- * Beside them, where the host time goes (same source, same data, unpaced, wall time over
- * N CPIs): source -> null sink, and source -> pulse_framer -> null sink.
+ * Beside them, where the time goes (same source, same data, unpaced, wall time over
+ * N CPIs): source -> null sink, and source -> pulse_framer -> sink (device sink on CUDA:
+ * the framer cuts the gates on the GPU from the stream its input buffer copied there).
  * Workloads: PD-B and PD-C (one channel: the framer cuts one stream), PRI = gate = nrange
  * samples (every sample of the stream is processed). Data: uniform noise plus LFM echoes
  * of three targets, never zeros.
@@ -74,8 +75,8 @@ run_result run_chain(const workload& w,
     auto tb = gr::make_top_block("e2e");
     auto src = gnuradio::make_block_sptr<host_replay_source>(
         samples, ncpi * cpi_samples, cpi_samples, rate);
-    auto framer = grr::pulse_framer::make(double(w.nrange), 0, w.nrange, w.npulses, fs, fc,
-                                          "free");
+    auto framer = grr::pulse_framer::make(
+        double(w.nrange), 0, w.nrange, w.npulses, fs, fc, "free", "trigger", 0.0, backend);
     auto pd = grr::pulse_doppler_processor::make(
         w.nrange, w.npulses, nfft, 1, "lfm", {}, bandwidth, double(w.waveform) / fs, fs,
         true, "taylor", 4, 35, 6, true, "auto", "none", "hann", 4, 35, 6, true, "square_law",
@@ -146,10 +147,15 @@ GPURADAR_BENCH("e2e/PD")
                 auto src = gnuradio::make_block_sptr<host_replay_source>(
                     samples, n * cpi_samples, cpi_samples, 0.0);
                 if (with_framer) {
-                    auto framer = grr::pulse_framer::make(
-                        double(w.nrange), 0, w.nrange, w.npulses, fs, fc, "free");
+                    auto framer = grr::pulse_framer::make(double(w.nrange), 0, w.nrange,
+                                                          w.npulses, fs, fc, "free",
+                                                          "trigger", 0.0, backend);
                     tb->connect(src, 0, framer, 0);
-                    tb->connect(framer, 0, gr::blocks::null_sink::make(sizeof(cfloat) * w.nrange), 0);
+                    const std::size_t pulse_bytes = sizeof(cfloat) * w.nrange;
+                    if (gpu) // the pulses stay on the device, as for the chain
+                        tb->connect(framer, 0, gnuradio::make_block_sptr<device_sink>(pulse_bytes), 0);
+                    else
+                        tb->connect(framer, 0, gr::blocks::null_sink::make(pulse_bytes), 0);
                 } else {
                     tb->connect(src, 0, gr::blocks::null_sink::make(sizeof(cfloat)), 0);
                 }

@@ -3,7 +3,6 @@
 #include <gpuradar/kernels/pulse_timing.h>
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <sstream>
 
 namespace gpuradar::kernels {
@@ -170,10 +169,14 @@ framer_config checked(const framer_config& c)
 }
 } // namespace
 
-pulse_framer_core::pulse_framer_core(const framer_config& cfg)
-    : d_cfg(checked(cfg)), d_timing(cfg.pri_samples, cfg.gate_start, cfg.nrange, "pulse_framer")
+pulse_framer_core::pulse_framer_core(const framer_config& cfg,
+                                     std::unique_ptr<framer_copy> copy)
+    : d_cfg(checked(cfg)),
+      d_timing(cfg.pri_samples, cfg.gate_start, cfg.nrange, "pulse_framer"),
+      d_copy(copy ? std::move(copy)
+                  : framer_copy::make(backend::cpu, std::size_t(cfg.npulses) * cfg.nrange))
 {
-    d_cpi.resize(std::size_t(cfg.npulses) * cfg.nrange);
+    d_batch.reserve(cfg.npulses);
     if (cfg.trigger == trigger_mode::free)
         anchor_at(0);
 }
@@ -189,6 +192,7 @@ void pulse_framer_core::anchor_at(std::uint64_t abs_offset)
     d_anchor_virt = abs_offset + d_shift;
     d_pulse = 0;
     d_in_cpi = 0;
+    d_batch.clear(); // gates of a discarded or finished CPI
 }
 
 std::uint64_t pulse_framer_core::gate_abs(std::uint64_t k) const
@@ -236,6 +240,14 @@ pulse_framer_core::check_time(const framer_event& e, std::int64_t& lost, std::st
     return time_check::discontinuity;
 }
 
+void pulse_framer_core::flush_gates(const cfloat* in)
+{
+    // One call for all the gates taken since the last flush (one 2-D copy on the GPU).
+    if (!d_batch.empty())
+        d_copy->gather(d_copy->staging() + d_batch_slot * d_cfg.nrange, in, d_batch, d_cfg.nrange);
+    d_batch.clear();
+}
+
 void pulse_framer_core::drop_partial(std::uint64_t at, const std::string& why, framer_result& r)
 {
     framer_drop d;
@@ -246,6 +258,7 @@ void pulse_framer_core::drop_partial(std::uint64_t at, const std::string& why, f
     r.drops.push_back(std::move(d));
     ++d_dropped;
     d_in_cpi = 0;
+    d_batch.clear(); // gates of a discarded or finished CPI
 }
 
 bool pulse_framer_core::scan_rising(const cfloat* in,
@@ -334,6 +347,7 @@ framer_result pulse_framer_core::process(const cfloat* in,
             if (begun)
                 drop_partial(e.offset, why, r);
             d_in_cpi = 0;
+            d_batch.clear(); // gates of a discarded or finished CPI
             pos = std::max(pos, e.offset);
             const bool keeps_schedule =
                 d_cfg.trigger == trigger_mode::rx_time || d_cfg.trigger == trigger_mode::free;
@@ -380,18 +394,23 @@ framer_result pulse_framer_core::process(const cfloat* in,
                     d_current.pulse_offset - static_cast<std::int64_t>(d_time_offset),
                     d_cfg.fs);
         }
-        std::memcpy(d_cpi.data() + d_in_cpi * nrange, in + (gs - offset), nrange * sizeof(cfloat));
+        if (d_batch.empty())
+            d_batch_slot = d_in_cpi;
+        d_batch.push_back(gs - offset); // copied by flush_gates, in one batch
         ++d_in_cpi;
         ++d_pulse;
         pos = ge;
         if (d_in_cpi == d_cfg.npulses) {
-            std::memcpy(out + r.cpis.size() * cpi_len, d_cpi.data(), cpi_len * sizeof(cfloat));
+            flush_gates(in);
+            d_copy->copy(out + r.cpis.size() * cpi_len, d_copy->staging(), cpi_len);
             d_current.index = d_index++;
             r.cpis.push_back(d_current);
             ++d_emitted;
             d_in_cpi = 0;
+            d_batch.clear(); // gates of a discarded or finished CPI
         }
     }
+    flush_gates(in); // `in` is gone after this call
     d_pos = pos;
     r.consumed = pos - offset;
     return r;

@@ -64,6 +64,12 @@ public:
      * \param trigger      "rx_time", "tag", "threshold" or "free"
      * \param trigger_tag  tag key of the "tag" trigger
      * \param threshold    |x|^2 level of the "threshold" trigger (> 0 there)
+     * \param backend      "auto", "cuda" or "cpu". CUDA: the raw stream is copied to the
+     *                     GPU as it arrives (the device buffer's async copy) and the gates
+     *                     are cut there (one 2-D copy per batch of pulses for an integer
+     *                     PRI), so a GPU chain downstream gets its CPIs without a second
+     *                     host copy. The threshold trigger reads samples on the host: with
+     *                     it "auto" picks the CPU and "cuda" is an error.
      * Throws std::invalid_argument naming the parameter.
      */
     static sptr make(double pri_samples,
@@ -74,7 +80,8 @@ public:
                      double fc,
                      const std::string& trigger = "rx_time",
                      const std::string& trigger_tag = "trigger",
-                     double threshold = 0.0);
+                     double threshold = 0.0,
+                     const std::string& backend = "auto");
 
     //! Partial CPIs discarded because of a gap or a time jump in the input.
     virtual std::uint64_t dropped_cpis() const = 0;
@@ -86,6 +93,8 @@ public:
     virtual double prf() const = 0;
     //! Range of gate sample 0, gate_start c / (2 fs) (m).
     virtual double r0() const = 0;
+    //! The backend actually running: "cuda" or "cpu".
+    virtual std::string backend() const = 0;
 };
 
 } // namespace gpuradar

@@ -22,10 +22,12 @@ void bind_pulse_framer(py::module& m)
              py::arg("fc"),
              py::arg("trigger") = "rx_time",
              py::arg("trigger_tag") = "trigger",
-             py::arg("threshold") = 0.0)
+             py::arg("threshold") = 0.0,
+             py::arg("backend") = "auto")
         .def("dropped_cpis", &pulse_framer::dropped_cpis)
         .def("emitted_cpis", &pulse_framer::emitted_cpis)
         .def("lost_samples", &pulse_framer::lost_samples)
         .def("prf", &pulse_framer::prf)
-        .def("r0", &pulse_framer::r0);
+        .def("r0", &pulse_framer::r0)
+        .def("backend", &pulse_framer::backend);
 }

@@ -1,10 +1,13 @@
 /* Pulse timing and framing: which input samples form which pulse of which CPI (no GNU
- * Radio here; the pulse_framer and radar_scene_source blocks use it). CPU only: this is
- * index arithmetic and copies, not DSP. */
+ * Radio here; the pulse_framer and radar_scene_source blocks use it). Index arithmetic on
+ * the host; the samples are moved by a framer_copy (host memcpy, or device copies when
+ * the stream is already on the GPU). */
 #ifndef INCLUDED_GPURADAR_KERNELS_PULSE_TIMING_H
 #define INCLUDED_GPURADAR_KERNELS_PULSE_TIMING_H
 
 #include <gpuradar/kernels/backend.h>
+#include <gpuradar/kernels/framer_copy.h>
+#include <memory>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -168,8 +171,14 @@ public:
     //! stamps are sample-exact, so anything near half a sample is a real jump.
     static constexpr double time_tolerance_samples = 0.25;
 
-    //! Validates (std::invalid_argument "gpuradar::pulse_framer: <param> ...").
-    explicit pulse_framer_core(const framer_config& cfg);
+    /*!
+     * Validates (std::invalid_argument "gpuradar::pulse_framer: <param> ...").
+     * \param copy how samples move: null = host memcpy; a CUDA framer_copy makes in and
+     *             out of process() device pointers (the threshold trigger, which reads
+     *             samples on the host, then cannot be used).
+     */
+    explicit pulse_framer_core(const framer_config& cfg,
+                               std::unique_ptr<framer_copy> copy = nullptr);
 
     /*!
      * \param in       samples in[0 .. n) at absolute offsets offset .. offset + n
@@ -207,7 +216,10 @@ private:
 
     framer_config d_cfg;
     pulse_timing d_timing;
-    std::vector<cfloat> d_cpi; // the CPI being assembled
+    std::unique_ptr<framer_copy> d_copy; // moves gates into its staging CPI, CPIs out
+    std::vector<std::uint64_t> d_batch;  // gates taken, not yet copied: offsets in `in`
+    std::uint64_t d_batch_slot = 0;      // pulse slot of d_batch's first gate
+    void flush_gates(const cfloat* in);
     bool d_anchored = false;
     std::uint64_t d_anchor_virt = 0; // anchor in virtual samples (absolute + d_shift)
     std::uint64_t d_shift = 0;       // samples lost in gaps so far, schedule kept

@@ -1,0 +1,51 @@
+/* The pulse framer's data movement: range gates out of the raw stream into the CPI being
+ * assembled, and finished CPIs out, in host memory (CPU) or on the GPU (CUDA). */
+#ifndef INCLUDED_GPURADAR_KERNELS_FRAMER_COPY_H
+#define INCLUDED_GPURADAR_KERNELS_FRAMER_COPY_H
+
+#include <gpuradar/kernels/backend.h>
+#include <gpuradar/kernels/cuda_resources.h>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace gpuradar::kernels {
+
+/*!
+ * \brief Copies for pulse_framer_core, so that the same framing logic (pulse_timing.h)
+ * runs on host samples or on samples already on the GPU.
+ *
+ * The CPU backend uses memcpy. The CUDA backend takes device pointers, queues its copies
+ * on `stream` without waiting, and turns a batch of equally spaced gates (any integer
+ * PRI) into one 2-D copy; unequal spacing (a fractional PRI) is one copy per gate.
+ */
+class framer_copy
+{
+public:
+    /*!
+     * \param cpi_samples npulses * nrange: the staging CPI's size (>= 1)
+     */
+    static std::unique_ptr<framer_copy>
+    make(backend b, std::size_t cpi_samples, stream_ref stream = stream_ref());
+    virtual ~framer_copy() = default;
+
+    //! The CPI being assembled (cpi_samples samples; host or device memory).
+    virtual cfloat* staging() = 0;
+
+    /*!
+     * Gate i of `count` (nrange samples starting at src + offsets[i]) to
+     * dst + i * nrange.
+     */
+    virtual void gather(cfloat* dst,
+                        const cfloat* src,
+                        const std::vector<std::uint64_t>& offsets,
+                        std::size_t nrange) = 0;
+
+    //! n samples from src to dst (no overlap).
+    virtual void copy(cfloat* dst, const cfloat* src, std::size_t n) = 0;
+};
+
+} // namespace gpuradar::kernels
+
+#endif

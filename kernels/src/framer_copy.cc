@@ -1,0 +1,21 @@
+#include "framer_copy_backends.h"
+#include "factories.h"
+#include "param_check.h"
+
+namespace gpuradar::kernels {
+
+std::unique_ptr<framer_copy>
+framer_copy::make(backend b, std::size_t cpi_samples, stream_ref stream)
+{
+    detail::require_backend(b, "framer_copy");
+    if (cpi_samples == 0)
+        detail::throw_invalid("framer_copy", "cpi_samples", ">= 1", cpi_samples);
+#ifdef GPURADAR_HAVE_CUDA
+    if (b == backend::cuda)
+        return detail::make_framer_copy_cuda(cpi_samples, stream);
+#endif
+    (void)stream;
+    return detail::make_framer_copy_cpu(cpi_samples);
+}
+
+} // namespace gpuradar::kernels
