@@ -5,6 +5,7 @@
 #include "cpi_tag.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace gr {
@@ -64,7 +65,10 @@ pulse_framer_impl::pulse_framer_impl(const kernels::framer_config& cfg,
     // input: GNU Radio then sizes the input buffer for at least two CPIs of samples, so
     // that the samples a gate needs (< 2 PRIs) always fit.
     set_output_multiple(static_cast<int>(cfg.npulses));
-    set_relative_rate(1.0 / cfg.pri_samples);
+    // An integer ratio: GNU Radio turns a double rate into a fraction whose denominator
+    // (about 2^52 for 1/1000) sizes single-mapped device buffers as a multiple of it. The
+    // rate only guides buffer sizing, so one pulse per floor(PRI) samples is exact enough.
+    set_relative_rate(1, static_cast<std::uint64_t>(std::floor(cfg.pri_samples)));
     // Input tags (rx_time, triggers) describe samples, not pulses; the cpi tag is made here.
     set_tag_propagation_policy(TPP_DONT);
 }
