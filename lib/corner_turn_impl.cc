@@ -59,31 +59,23 @@ int corner_turn_impl::general_work(int noutput_items,
     const std::size_t cpi_samples = std::size_t(d_npulses) * d_channels * d_nrange;
     const int ncpi = std::min(noutput_items / static_cast<int>(d_nrange),
                               ninput_items[0] / static_cast<int>(d_npulses));
-    const std::uint64_t read0 = nitems_read(0);
-
-    int done = 0;
-    std::uint64_t consumed = 0;
-    while (done < ncpi) {
-        const std::uint64_t start = read0 + consumed;
-        std::vector<gr::tag_t> tags;
-        get_tags_in_range(tags, 0, start, start + d_npulses, cpi_tag_key());
-        const auto s = d_sequencer.next(start, std::move(tags));
-        if (s.drop) {
-            d_logger->warn("discarded {} items of a CPI: {} ({} CPIs dropped so far)",
-                           s.drop,
-                           s.reason,
-                           d_sequencer.dropped());
-            consumed += s.drop;
-            break; // the next CPI may not be complete in this window
-        }
-        d_kernel->run(in + consumed * d_channels * d_nrange, out + done * cpi_samples);
-        add_item_tag(0, nitems_written(0) + std::uint64_t(done) * d_nrange, cpi_tag_key(), s.dict);
-        consumed += d_npulses;
-        ++done;
-    }
+    const auto r = run_whole_cpis(
+        d_sequencer,
+        nitems_read(0),
+        ncpi,
+        d_logger,
+        "pulses",
+        [this](std::vector<gr::tag_t>& t, std::uint64_t a, std::uint64_t b) {
+            get_tags_in_range(t, 0, a, b, cpi_tag_key());
+        },
+        [&](std::uint64_t consumed, int cpi, const pmt::pmt_t& dict) {
+            d_kernel->run(in + consumed * d_channels * d_nrange, out + cpi * cpi_samples);
+            add_item_tag(
+                0, nitems_written(0) + std::uint64_t(cpi) * d_nrange, cpi_tag_key(), dict);
+        });
     finish_work();
-    consume_each(static_cast<int>(consumed));
-    return done * static_cast<int>(d_nrange);
+    consume_each(static_cast<int>(r.consumed));
+    return r.cpis * static_cast<int>(d_nrange);
 }
 
 } // namespace gpuradar

@@ -2,6 +2,7 @@
 #ifndef INCLUDED_GPURADAR_CPI_SEQUENCER_H
 #define INCLUDED_GPURADAR_CPI_SEQUENCER_H
 
+#include <gnuradio/logger.h>
 #include <gnuradio/tags.h>
 #include <pmt/pmt.h>
 #include <atomic>
@@ -52,6 +53,50 @@ private:
     std::uint64_t d_next_index = 0;
     std::atomic<std::uint64_t> d_dropped{ 0 };
 };
+
+/*!
+ * The work() loop of a CPI block: up to `ncpi` whole CPIs from input 0, starting at
+ * absolute offset `read0`. For each, `tags_in_range(tags, begin, end)` fetches the `cpi`
+ * tags (gr::block::get_tags_in_range is protected, so the block passes a lambda) and
+ * `run(consumed, cpi, dict)` processes the CPI whose first item is `consumed` items
+ * into the window, as the block's `cpi`-th output CPI of this call. The loop stops at the
+ * first discarded CPI (logged as `unit`s) so that the next call starts on its tag.
+ */
+struct cpi_run {
+    std::uint64_t consumed = 0; //!< input items used, discarded ones included
+    int cpis = 0;               //!< CPIs run
+};
+
+template <typename TagsInRange, typename Run>
+cpi_run run_whole_cpis(cpi_sequencer& seq,
+                       std::uint64_t read0,
+                       int ncpi,
+                       const gr::logger_ptr& logger,
+                       const char* unit,
+                       TagsInRange&& tags_in_range,
+                       Run&& run)
+{
+    cpi_run r;
+    while (r.cpis < ncpi) {
+        const std::uint64_t start = read0 + r.consumed;
+        std::vector<gr::tag_t> tags;
+        tags_in_range(tags, start, start + seq.items_per_cpi());
+        const auto s = seq.next(start, std::move(tags));
+        if (s.drop) {
+            logger->warn("discarded {} {} of a CPI: {} ({} CPIs dropped so far)",
+                         s.drop,
+                         unit,
+                         s.reason,
+                         seq.dropped());
+            r.consumed += s.drop;
+            break;
+        }
+        run(r.consumed, r.cpis, s.dict);
+        r.consumed += seq.items_per_cpi();
+        ++r.cpis;
+    }
+    return r;
+}
 
 } // namespace gpuradar
 } // namespace gr

@@ -36,5 +36,11 @@ bool cpi_shape_matches(const pmt::pmt_t& dict, std::uint64_t npulses, std::uint6
            cpi_field(dict, "nrange", nrange) == nrange;
 }
 
+pmt::pmt_t with_doppler_axis(const pmt::pmt_t& dict, std::uint64_t ndoppler, bool fftshift)
+{
+    pmt::pmt_t d = pmt::dict_add(dict, pmt::intern("ndoppler"), pmt::from_uint64(ndoppler));
+    return pmt::dict_add(d, pmt::intern("fftshift"), pmt::from_bool(fftshift));
+}
+
 } // namespace gpuradar
 } // namespace gr

@@ -21,6 +21,9 @@ std::uint64_t cpi_field(const pmt::pmt_t& dict, const char* key, std::uint64_t f
 //! False when the dict's npulses / nrange (where present) differ from the block's shape.
 bool cpi_shape_matches(const pmt::pmt_t& dict, std::uint64_t npulses, std::uint64_t nrange);
 
+//! The dict with the Doppler filter's axis added: ndoppler (u64) and fftshift (bool).
+pmt::pmt_t with_doppler_axis(const pmt::pmt_t& dict, std::uint64_t ndoppler, bool fftshift);
+
 } // namespace gpuradar
 } // namespace gr
 

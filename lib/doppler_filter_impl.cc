@@ -80,34 +80,26 @@ int doppler_filter_impl::general_work(int noutput_items,
     const std::size_t in_item = std::size_t(d_channels) * d_npulses;
     const std::size_t out_item = std::size_t(d_channels) * d_nfft;
     const int ncpi = std::min(noutput_items, ninput_items[0]) / static_cast<int>(d_nrange);
-    const std::uint64_t read0 = nitems_read(0);
-
-    int done = 0;
-    std::uint64_t consumed = 0;
-    while (done < ncpi) {
-        const std::uint64_t start = read0 + consumed;
-        std::vector<gr::tag_t> tags;
-        get_tags_in_range(tags, 0, start, start + d_nrange, cpi_tag_key());
-        const auto s = d_sequencer.next(start, std::move(tags));
-        if (s.drop) {
-            d_logger->warn("discarded {} range bins of a CPI: {} ({} CPIs dropped so far)",
-                           s.drop,
-                           s.reason,
-                           d_sequencer.dropped());
-            consumed += s.drop;
-            break;
-        }
-        d_kernel->run(in + consumed * in_item, out + std::size_t(done) * d_nrange * out_item);
-        pmt::pmt_t dict = pmt::dict_add(s.dict, pmt::mp("ndoppler"), pmt::from_uint64(d_nfft));
-        dict = pmt::dict_add(dict, pmt::mp("fftshift"), pmt::from_bool(d_fftshift));
-        add_item_tag(
-            0, nitems_written(0) + std::uint64_t(done) * d_nrange, cpi_tag_key(), dict);
-        consumed += d_nrange;
-        ++done;
-    }
+    const auto r = run_whole_cpis(
+        d_sequencer,
+        nitems_read(0),
+        ncpi,
+        d_logger,
+        "range bins",
+        [this](std::vector<gr::tag_t>& t, std::uint64_t a, std::uint64_t b) {
+            get_tags_in_range(t, 0, a, b, cpi_tag_key());
+        },
+        [&](std::uint64_t consumed, int cpi, const pmt::pmt_t& dict) {
+            d_kernel->run(in + consumed * in_item,
+                          out + std::size_t(cpi) * d_nrange * out_item);
+            add_item_tag(0,
+                         nitems_written(0) + std::uint64_t(cpi) * d_nrange,
+                         cpi_tag_key(),
+                         with_doppler_axis(dict, d_nfft, d_fftshift));
+        });
     finish_work();
-    consume_each(static_cast<int>(consumed));
-    return done * static_cast<int>(d_nrange);
+    consume_each(static_cast<int>(r.consumed));
+    return r.cpis * static_cast<int>(d_nrange);
 }
 
 } // namespace gpuradar

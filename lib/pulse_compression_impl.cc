@@ -131,41 +131,36 @@ int pulse_compression_impl::general_work(int noutput_items,
     const std::uint64_t read0 = nitems_read(0);
     const std::uint64_t written0 = nitems_written(0);
 
-    int done = 0;
-    std::uint64_t consumed = 0;
-    while (done < ncpi) {
-        const std::uint64_t start = read0 + consumed;
-        std::vector<gr::tag_t> cpi_tags;
-        get_tags_in_range(cpi_tags, 0, start, start + d_npulses, cpi_tag_key());
-        const auto s = d_sequencer.next(start, std::move(cpi_tags));
-        if (s.drop) {
-            d_logger->warn("discarded {} pulses of a CPI: {} ({} CPIs dropped so far)",
-                           s.drop,
-                           s.reason,
-                           d_sequencer.dropped());
-            consumed += s.drop;
-            break;
-        }
-        const std::uint64_t out_start = written0 + std::uint64_t(done) * d_npulses;
-        {
-            std::lock_guard<std::mutex> lock(d_kernel_mutex); // waveform changes wait
-            d_kernel->run(in + consumed * item, out + std::size_t(done) * d_npulses * item);
-        }
-        add_item_tag(0, out_start, cpi_tag_key(), s.dict);
-        std::vector<gr::tag_t> others;
-        get_tags_in_range(others, 0, start, start + d_npulses);
-        for (auto& t : others) {
-            if (pmt::eqv(t.key, cpi_tag_key()))
-                continue;
-            t.offset = out_start + (t.offset - start);
-            add_item_tag(0, t);
-        }
-        consumed += d_npulses;
-        ++done;
-    }
+    const auto r = run_whole_cpis(
+        d_sequencer,
+        read0,
+        ncpi,
+        d_logger,
+        "pulses",
+        [this](std::vector<gr::tag_t>& t, std::uint64_t a, std::uint64_t b) {
+            get_tags_in_range(t, 0, a, b, cpi_tag_key());
+        },
+        [&](std::uint64_t consumed, int cpi, const pmt::pmt_t& dict) {
+            const std::uint64_t out_start = written0 + std::uint64_t(cpi) * d_npulses;
+            {
+                std::lock_guard<std::mutex> lock(d_kernel_mutex); // waveform changes wait
+                d_kernel->run(in + consumed * item, out + std::size_t(cpi) * d_npulses * item);
+            }
+            add_item_tag(0, out_start, cpi_tag_key(), dict);
+            // Other tags keep their pulse (the output is shifted by discarded pulses).
+            const std::uint64_t start = read0 + consumed;
+            std::vector<gr::tag_t> others;
+            get_tags_in_range(others, 0, start, start + d_npulses);
+            for (auto& t : others) {
+                if (pmt::eqv(t.key, cpi_tag_key()))
+                    continue;
+                t.offset = out_start + (t.offset - start);
+                add_item_tag(0, t);
+            }
+        });
     finish_work();
-    consume_each(static_cast<int>(consumed));
-    return done * static_cast<int>(d_npulses);
+    consume_each(static_cast<int>(r.consumed));
+    return r.cpis * static_cast<int>(d_npulses);
 }
 
 } // namespace gpuradar
