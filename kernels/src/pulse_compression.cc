@@ -81,12 +81,25 @@ pulse_compression::method pulse_compression::parse_method(const std::string& nam
         return method::fft;
     if (name == "fir")
         return method::fir;
-    detail::throw_invalid(who, "method", "one of auto, fft, fir", "'" + name + "'");
+    if (name == "overlap_save")
+        return method::overlap_save;
+    detail::throw_invalid(
+        who, "method", "one of auto, fft, fir, overlap_save", "'" + name + "'");
 }
 
 const char* pulse_compression::to_string(method m)
 {
-    return m == method::automatic ? "auto" : m == method::fft ? "fft" : "fir";
+    switch (m) {
+    case method::automatic:
+        return "auto";
+    case method::fft:
+        return "fft";
+    case method::fir:
+        return "fir";
+    case method::overlap_save:
+        return "overlap_save";
+    }
+    return "?";
 }
 
 pulse_compression::pulse_compression(backend b,
@@ -140,9 +153,22 @@ pulse_compression::make_reference(const std::vector<cfloat>& waveform) const
     ref.fft_length = d_requested_fft_length == 0
                          ? preferred_fft_length(linear)
                          : std::max(d_requested_fft_length, linear);
-    ref.resolved = d_requested != method::automatic                   ? d_requested
-                   : waveform.size() <= fir_crossover_taps(d_backend) ? method::fir
-                                                                      : method::fft;
+    const std::size_t L = waveform.size();
+    const bool os_possible = d_backend == backend::cuda && L <= overlap_save_max_taps;
+    switch (d_requested) {
+    case method::automatic:
+        ref.resolved = L <= fir_crossover_taps(d_backend) ? method::fir
+                       : os_possible && L <= overlap_save_auto_max_taps
+                           ? method::overlap_save
+                           : method::fft;
+        break;
+    case method::overlap_save:
+        // The CPU twin and waveforms too long for one segment: the fft method (same y).
+        ref.resolved = os_possible ? method::overlap_save : method::fft;
+        break;
+    default:
+        ref.resolved = d_requested;
+    }
     return ref;
 }
 

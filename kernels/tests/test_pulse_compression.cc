@@ -384,6 +384,36 @@ TEST(PulseCompression, test_007_bad_parameters_name_the_parameter)
                    "pulse_compression: nbar");
 }
 
+TEST(PulseCompression, test_009_overlap_save_on_the_cpu_is_the_fft_method)
+{
+    EXPECT_EQ(pulse_compression::parse_method("overlap_save"), method::overlap_save);
+    EXPECT_STREQ(pulse_compression::to_string(method::overlap_save), "overlap_save");
+    // Segment FFT: smallest power of two >= 4 L in [512, 4096].
+    EXPECT_EQ(pulse_compression::overlap_save_fft_length(1), 512u);
+    EXPECT_EQ(pulse_compression::overlap_save_fft_length(128), 512u);
+    EXPECT_EQ(pulse_compression::overlap_save_fft_length(129), 1024u);
+    EXPECT_EQ(pulse_compression::overlap_save_fft_length(256), 1024u);
+    EXPECT_EQ(pulse_compression::overlap_save_fft_length(512), 2048u);
+    EXPECT_EQ(pulse_compression::overlap_save_fft_length(1000), 4096u);
+    EXPECT_EQ(pulse_compression::overlap_save_fft_length(2048), 4096u);
+    const std::size_t rows = 4, nrange = 1500;
+    for (std::size_t L : { std::size_t(1), std::size_t(300), nrange }) {
+        const auto x = random_complex(rows * nrange, 21 + unsigned(L));
+        const auto s = random_complex(L, 22 + unsigned(L));
+        const auto w = window_spec::make("taylor");
+        auto pc = pulse_compression::make(
+            kernels::backend::cpu, nrange, rows, s, w, true, method::overlap_save);
+        EXPECT_EQ(pc->requested_method(), method::overlap_save);
+        EXPECT_EQ(pc->resolved_method(), method::fft);
+        std::vector<cfloat> y(rows * nrange, cfloat(NAN, NAN));
+        pc->run(x.data(), y.data());
+        EXPECT_LT(rel_l2(y, reference(x, rows, nrange, s, w, true)), 1e-5) << L;
+        // automatic never picks overlap_save on the CPU.
+        pc = pulse_compression::make(kernels::backend::cpu, nrange, rows, s, w);
+        EXPECT_NE(pc->resolved_method(), method::overlap_save);
+    }
+}
+
 TEST(PulseCompression, test_008_lfm_chirp)
 {
     const double b = 4e6, t = 10e-6, fs = 10e6;
@@ -464,7 +494,101 @@ INSTANTIATE_TEST_SUITE_P(
                       cuda_case{ 70000, 7, 3, "rectangular", method::fir },
                       // PD-C shape, both methods.
                       cuda_case{ 1024, 4096, 256, "taylor", method::fft },
-                      cuda_case{ 1024, 4096, 256, "taylor", method::fir }));
+                      cuda_case{ 1024, 4096, 256, "taylor", method::fir },
+                      // overlap_save: nrange not a multiple of the segment, L = 1,
+                      // L = nrange, batches, the grid-stride loop, PD shapes.
+                      cuda_case{ 6, 1000, 37, "hamming", method::overlap_save },
+                      cuda_case{ 3, 4097, 1, "rectangular", method::overlap_save },
+                      cuda_case{ 1, 1, 1, "rectangular", method::overlap_save },
+                      cuda_case{ 3, 4097, 1000, "kaiser", method::overlap_save },
+                      cuda_case{ 5, 2000, 2000, "blackman", method::overlap_save },
+                      cuda_case{ 4, 2048, 2048, "hann", method::overlap_save },
+                      cuda_case{ 2, 1023, 129, "hann", method::overlap_save },
+                      cuda_case{ 7, 5000, 2049, "taylor", method::overlap_save },
+                      cuda_case{ 70000, 7, 3, "rectangular", method::overlap_save },
+                      cuda_case{ 1024, 4096, 256, "taylor", method::overlap_save },
+                      cuda_case{ 64, 9000, 1000, "taylor", method::overlap_save },
+                      cuda_case{ 16, 16384, 512, "taylor", method::automatic }));
+
+TEST(PulseCompressionCudaApi, test_014_overlap_save_resolution_and_replacement)
+{
+    GPURADAR_REQUIRE_CUDA();
+    kernels::cuda_stream stream;
+    const std::size_t rows = 8, nrange = 3000;
+    const auto x = random_complex(rows * nrange, 91);
+    auto d_in = to_device(x, stream);
+    // Segment FFT 512, 2048, 4096, then too long for a segment (fft), then back.
+    const std::vector<std::vector<cfloat>> waves = { random_complex(40, 92),
+                                                     random_complex(500, 93),
+                                                     random_complex(1500, 94),
+                                                     random_complex(2500, 95),
+                                                     random_complex(129, 96) };
+    const method want_method[] = { method::overlap_save,
+                                   method::overlap_save,
+                                   method::overlap_save,
+                                   method::fft,
+                                   method::overlap_save };
+    const std::size_t want_f[] = { 512, 2048, 4096, 4096, 1024 };
+    std::vector<kernels::device_memory> outs;
+    for (std::size_t i = 0; i < waves.size(); ++i) {
+        outs.emplace_back(x.size() * sizeof(cfloat));
+        poison(outs.back(), stream);
+    }
+    auto gpu = pulse_compression::make(kernels::backend::cuda,
+                                       nrange,
+                                       rows,
+                                       waves[0],
+                                       window_spec::make("hann"),
+                                       true,
+                                       method::overlap_save,
+                                       stream.ref());
+    // Queued without waiting between replacements: each run sees its own waveform.
+    for (std::size_t i = 0; i < waves.size(); ++i) {
+        if (i > 0)
+            gpu->set_waveform(waves[i]);
+        EXPECT_EQ(gpu->resolved_method(), want_method[i]) << i;
+        EXPECT_EQ(gpu->overlap_save_fft(), want_f[i]) << i;
+        gpu->run(d_in.as<cfloat>(), outs[i].as<cfloat>());
+    }
+    for (std::size_t i = 0; i < waves.size(); ++i) {
+        std::vector<cfloat> want(x.size());
+        pulse_compression::make(kernels::backend::cpu,
+                                nrange,
+                                rows,
+                                waves[i],
+                                window_spec::make("hann"),
+                                true,
+                                method::fft)
+            ->run(x.data(), want.data());
+        EXPECT_LT(rel_l2(to_host<cfloat>(outs[i], x.size(), stream), want), 1e-5) << i;
+    }
+}
+
+TEST(PulseCompressionCudaApi, test_015_automatic_picks_overlap_save_between_the_rules)
+{
+    GPURADAR_REQUIRE_CUDA();
+    kernels::cuda_stream stream;
+    const std::size_t nrange = 5000;
+    const std::size_t fir = pulse_compression::fir_crossover_taps_cuda;
+    const std::size_t os = pulse_compression::overlap_save_auto_max_taps;
+    const std::pair<std::size_t, method> cases[] = {
+        { fir, method::fir },
+        { fir + 1, os > fir ? method::overlap_save : method::fft },
+        { os, os > fir ? method::overlap_save : method::fir },
+        { os + 1, method::fft }
+    };
+    for (auto [L, m] : cases) {
+        auto gpu = pulse_compression::make(kernels::backend::cuda,
+                                           nrange,
+                                           2,
+                                           random_complex(L, 3),
+                                           {},
+                                           false,
+                                           method::automatic,
+                                           stream.ref());
+        EXPECT_EQ(gpu->resolved_method(), m) << L;
+    }
+}
 
 TEST(PulseCompressionCudaApi, test_012_fft_takes_any_length)
 {
@@ -553,7 +677,7 @@ TEST(PulseCompressionCudaApi, test_011_set_waveform_between_queued_runs)
     // Queued without waiting: the first run must still see s1, the second s2 (fft).
     gpu->run(d_in.as<cfloat>(), d_a.as<cfloat>());
     gpu->set_waveform(s2);
-    EXPECT_EQ(gpu->resolved_method(), method::fft);
+    EXPECT_EQ(gpu->resolved_method(), method::overlap_save);
     gpu->run(d_in.as<cfloat>(), d_b.as<cfloat>());
     for (auto [d, s] : { std::pair{ &d_a, &s1 }, std::pair{ &d_b, &s2 } }) {
         std::vector<cfloat> want(x.size());

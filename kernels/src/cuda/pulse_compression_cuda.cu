@@ -10,17 +10,25 @@
  *      cuFFT inverse, strip_rows: five passes.
  * fir: one kernel, a block per 1024 outputs of a row, taps and the input tile in shared
  *      memory, each thread 8 consecutive outputs from a sliding register window.
+ * overlap_save: one kernel, a block per (row, segment of M = F - (L-1) outputs): load
+ *      F samples (zeros past the gate), DIF FFT in shared memory (natural in,
+ *      bit-reversed out), product with conj of the spectrum stored in bit-reversed
+ *      order, DIT FFT (bit-reversed in, natural out) = conj of the unnormalised inverse,
+ *      store the first M conjugated: read x once (plus the L-1 overlap), write y once.
  */
 #include "../pulse_compression_backends.h"
 #include "complex_math.cuh"
 #include "cuda_check.h"
 #include "cufft_callbacks.h"
 #include "cufft_plan.h"
+#include "smem_fft.cuh"
 #include <cuda_runtime.h>
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 namespace gpuradar::kernels::detail {
 namespace {
@@ -173,6 +181,65 @@ __global__ void __launch_bounds__(fir_threads) fir_rows(const float2* __restrict
     }
 }
 
+//! overlap_save: threads per block (8 warps; a 4096-point segment is 4 radix-2^2
+//! butterflies per thread per barrier).
+constexpr int os_threads = 256;
+//! overlap_save: samples each thread fetches before storing any (loads in flight).
+constexpr int os_batch = 4;
+//! overlap_save: most blocks launched; more (row, segment) pairs are covered by the
+//! grid-stride loop.
+constexpr std::size_t os_max_blocks = 0x7fffffff;
+
+struct os_args {
+    const float2* x;        // rows x nrange
+    float2* y;              // rows x nrange
+    const float2* spectrum; // F: H[brev(i)] (H = conj(FFT_F(g r)) / F)
+    const float2* twiddle;  // F/2: exp(-2 pi i t / F)
+    std::size_t blocks;     // rows * segs
+    unsigned nrange, F, log2F, M, segs;
+};
+
+__global__ void __launch_bounds__(os_threads) overlap_save_rows(os_args a)
+{
+    extern __shared__ float2 sm[];
+    const unsigned F = a.F;
+    for (std::size_t b = blockIdx.x; b < a.blocks; b += gridDim.x) {
+        const std::size_t row = b / a.segs;
+        const unsigned d0 = static_cast<unsigned>(b - row * a.segs) * a.M;
+        const float2* x = a.x + row * a.nrange;
+        __syncthreads(); // the previous segment's outputs have left shared memory
+        for (unsigned base = threadIdx.x; base < F; base += os_threads * os_batch) {
+            float2 v[os_batch];
+#pragma unroll
+            for (int u = 0; u < os_batch; ++u) {
+                const unsigned i = base + u * os_threads;
+                const unsigned g = d0 + i;
+                v[u] = (i < F && g < a.nrange) ? x[g] : make_float2(0.0f, 0.0f);
+            }
+#pragma unroll
+            for (int u = 0; u < os_batch; ++u) {
+                const unsigned i = base + u * os_threads;
+                if (i < F)
+                    sm[i] = v[u];
+            }
+        }
+        __syncthreads();
+        smem_fft_dif<os_threads>(sm, F, 1, F, a.log2F, a.twiddle);
+        for (unsigned i = threadIdx.x; i < F; i += os_threads) {
+            const float2 p = cmul(sm[i], __ldg(a.spectrum + i));
+            sm[i] = make_float2(p.x, -p.y);
+        }
+        __syncthreads();
+        smem_fft_dit<os_threads>(sm, F, 1, F, a.log2F, a.twiddle);
+        float2* y = a.y + row * a.nrange;
+        const unsigned n_out = min(a.M, a.nrange - d0);
+        for (unsigned i = threadIdx.x; i < n_out; i += os_threads) {
+            const float2 v = sm[i];
+            y[d0 + i] = make_float2(v.x, -v.y);
+        }
+    }
+}
+
 //! The callbacks' division by nfft as a multiply and shifts (Granlund & Montgomery,
 //! "Division by invariant integers using multiplication", 1994, Fig. 4.1): exact for
 //! every 32-bit dividend.
@@ -222,6 +289,9 @@ public:
     {
         if (d_resolved == method::fir)
             return "fir";
+        if (d_resolved == method::overlap_save)
+            return "overlap_save: F = " + std::to_string(d_os_fft) +
+                   ", M = " + std::to_string(d_os_fft - d_waveform_length + 1);
         return d_fwd_cb ? "fft: cufft callbacks"
                         : "fft: separate kernels (" + d_no_callbacks_why + ")";
     }
@@ -257,6 +327,25 @@ private:
                 nrange,
                 d_rows);
             GPURADAR_CUDA_CHECK_LAUNCH(who, "fir_rows");
+            return in_out;
+        }
+        if (d_resolved == method::overlap_save) {
+            os_args a;
+            a.x = x;
+            a.y = y;
+            a.spectrum = d_os_spectrum.as<float2>();
+            a.twiddle = d_os_twiddle.as<float2>();
+            a.nrange = nrange;
+            a.F = static_cast<unsigned>(d_os_fft);
+            a.log2F = d_os_log2;
+            a.M = static_cast<unsigned>(d_os_fft - d_waveform_length + 1);
+            a.segs = (nrange + a.M - 1) / a.M;
+            a.blocks = d_rows * a.segs;
+            const auto grid =
+                static_cast<unsigned>(std::min<std::size_t>(a.blocks, os_max_blocks));
+            overlap_save_rows<<<grid, os_threads, d_os_fft * sizeof(float2), d_stream>>>(
+                a);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "overlap_save_rows");
             return in_out;
         }
         const auto nfft = static_cast<unsigned>(d_nfft);
@@ -398,6 +487,45 @@ private:
                 d_nfft = nfft;
                 d_no_callbacks_why = why;
             }
+        } else if (ref.resolved == method::overlap_save) {
+            const std::size_t F = overlap_save_fft_length(ref.taps.size());
+            unsigned log2F = 0;
+            while ((std::size_t(1) << log2F) < F)
+                ++log2F;
+            reference seg = ref;
+            seg.fft_length = F;
+            const auto h = make_spectrum(seg);
+            // The kernel multiplies the bit-reversed output of its DIF transform.
+            std::vector<cfloat> hbr(F), tw(F / 2);
+            for (std::size_t i = 0; i < F; ++i) {
+                std::size_t r = 0;
+                for (unsigned b = 0; b < log2F; ++b)
+                    r |= ((i >> b) & 1u) << (log2F - 1 - b);
+                hbr[i] = h[r];
+            }
+            for (std::size_t t = 0; t < tw.size(); ++t) {
+                // Angles in double from the integer ratio: exact to float rounding.
+                const double ang = -2.0 * 3.14159265358979323846 * double(t) / double(F);
+                tw[t] = cfloat(float(std::cos(ang)), float(std::sin(ang)));
+            }
+            device_memory dspec(F * sizeof(float2)), dtw(tw.size() * sizeof(float2));
+            copy_async(dspec.get(),
+                       hbr.data(),
+                       dspec.size(),
+                       copy_kind::host_to_device,
+                       stream_ref(d_stream),
+                       who);
+            copy_async(dtw.get(),
+                       tw.data(),
+                       dtw.size(),
+                       copy_kind::host_to_device,
+                       stream_ref(d_stream),
+                       who);
+            GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
+            d_os_spectrum = std::move(dspec);
+            d_os_twiddle = std::move(dtw);
+            d_os_fft = F;
+            d_os_log2 = log2F;
         } else {
             const std::size_t padded = (ref.taps.size() + fir_outputs_per_thread - 1) /
                                        fir_outputs_per_thread * fir_outputs_per_thread;
@@ -430,6 +558,11 @@ private:
     std::string d_no_callbacks_why;
     device_memory d_work;     // rows x nfft
     device_memory d_spectrum; // nfft
+    // overlap_save
+    device_memory d_os_spectrum; // F, bit-reversed order
+    device_memory d_os_twiddle;  // F/2
+    std::size_t d_os_fft = 0;
+    unsigned d_os_log2 = 0;
     // fir
     device_memory d_taps; // d_taps_padded, zeros past L
     std::size_t d_taps_padded = 0;

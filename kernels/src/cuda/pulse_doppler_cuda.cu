@@ -17,6 +17,7 @@
 #include "../pulse_doppler_backends.h"
 #include "complex_math.cuh"
 #include "cuda_check.h"
+#include "smem_fft.cuh"
 #include <cuda_runtime.h>
 #include <gpuradar/kernels/corner_turn.h>
 #include <algorithm>
@@ -51,15 +52,6 @@ struct fd_args {
     unsigned nrange, channels, npulses, m, order, nfft, log2n, bins;
     unsigned env_linear, env_db;
 };
-
-__device__ __forceinline__ float2 cadd(float2 a, float2 b)
-{
-    return make_float2(a.x + b.x, a.y + b.y);
-}
-__device__ __forceinline__ float2 csub(float2 a, float2 b)
-{
-    return make_float2(a.x - b.x, a.y - b.y);
-}
 
 /*
  * One block = `bins` consecutive range bins of one channel. Shared memory holds one
@@ -112,55 +104,13 @@ __global__ void __launch_bounds__(fd_threads) fused_doppler(fd_args a)
                                 fmaf(-2.0f, b[u].y, x.y + d[u].y));
             if (n < a.m)
                 x = cmul(x, __ldg(a.weights + n));
-            const unsigned pos = a.log2n ? (__brev(n) >> (32 - a.log2n)) : 0;
+            const unsigned pos = smem_fft_brev(n, a.log2n);
             sm[j * S + pos] = x;
         }
     }
     __syncthreads();
 
-    unsigned s = 0;                         // stages done: the current group size is 2^s
-    const unsigned tw_scale_base = a.log2n; // twiddle of W_M^k = table[k * nfft / M]
-    if (a.log2n & 1) {
-        // One radix-2 stage with M = 2 (twiddle 1).
-        for (unsigned t = threadIdx.x; t < total / 2; t += fd_threads) {
-            const unsigned j = t >> (a.log2n - 1);
-            const unsigned q = t & (n_fft / 2 - 1);
-            float2* row = sm + j * S + 2 * q;
-            const float2 u = row[0], v = row[1];
-            row[0] = cadd(u, v);
-            row[1] = csub(u, v);
-        }
-        s = 1;
-        __syncthreads();
-    }
-    for (; s < a.log2n; s += 2) {
-        // Stages with half sizes h = 2^s (M = 2h) and 2h (M = 4h) on groups of 4h.
-        const unsigned h = 1u << s;
-        const unsigned quarter = n_fft / 4; // radix-2^2 butterflies per transform
-        for (unsigned t = threadIdx.x; t < bins * quarter; t += fd_threads) {
-            const unsigned j = t / quarter;
-            const unsigned q = t - j * quarter;
-            const unsigned g = q >> s;      // group of 4h
-            const unsigned k = q & (h - 1); // position in the quarter
-            float2* row = sm + j * S + g * 4 * h + k;
-            float2 x0 = row[0], x1 = row[h], x2 = row[2 * h], x3 = row[3 * h];
-            // Stage 1 (M = 2h): pairs (x0, x1), (x2, x3), twiddle W_{2h}^k.
-            const float2 w1 = __ldg(a.twiddle + (k << (tw_scale_base - s - 1)));
-            float2 t1 = cmul(x1, w1), t3 = cmul(x3, w1);
-            float2 y0 = cadd(x0, t1), y1 = csub(x0, t1);
-            float2 y2 = cadd(x2, t3), y3 = csub(x2, t3);
-            // Stage 2 (M = 4h): pairs (y0, y2) with W_{4h}^k, (y1, y3) with W_{4h}^{k+h}.
-            const unsigned sh2 = tw_scale_base - s - 2;
-            const float2 w2 = __ldg(a.twiddle + (k << sh2));
-            const float2 w3 = __ldg(a.twiddle + ((k + h) << sh2));
-            const float2 u2 = cmul(y2, w2), u3 = cmul(y3, w3);
-            row[0] = cadd(y0, u2);
-            row[2 * h] = csub(y0, u2);
-            row[h] = cadd(y1, u3);
-            row[3 * h] = csub(y1, u3);
-        }
-        __syncthreads();
-    }
+    smem_fft_dit<fd_threads>(sm, S, bins, n_fft, a.log2n, a.twiddle);
 
     // Envelope, range-major: consecutive threads write consecutive Doppler bins.
     for (unsigned i = threadIdx.x; i < total; i += fd_threads) {

@@ -73,7 +73,16 @@ std::vector<cfloat> lfm_chirp(double bandwidth_hz,
  *   instead of five) when cuFFT can JIT-link them, else separate kernels;
  *   implementation() says which.
  * - fir:  direct time-domain sum (cheaper for short waveforms).
- * - automatic: fir when L <= fir_crossover_taps(backend), else fft.
+ * - overlap_save (CUDA): fast convolution in segments, one kernel. A thread block takes
+ *   M = F - (L-1) outputs of one row: it loads the M + L - 1 samples they need (zeros
+ *   past the gate), runs an F-point FFT in shared memory (F =
+ *   overlap_save_fft_length(L), a power of two <= overlap_save_max_fft), multiplies by
+ *   the reference spectrum at length F, runs the inverse FFT and stores the M valid
+ *   outputs: the CPI is read once and written once (16 N bytes). For waveforms longer
+ *   than overlap_save_max_taps it resolves to fft. The CPU backend resolves it to fft
+ *   (same y).
+ * - automatic: fir when L <= fir_crossover_taps(backend); on CUDA overlap_save when
+ *   L <= overlap_save_auto_max_taps; else fft.
  * Both give the same y within float rounding.
  *
  * Layout: `rows` rows of nrange samples, contiguous (row stride nrange); a CPI of a
@@ -85,7 +94,7 @@ std::vector<cfloat> lfm_chirp(double bandwidth_hz,
 class pulse_compression
 {
 public:
-    enum class method { automatic, fft, fir };
+    enum class method { automatic, fft, fir, overlap_save };
 
     /*!
      * Waveform length at or below which `automatic` picks the FIR path.
@@ -112,7 +121,34 @@ public:
      */
     static constexpr std::size_t fir_max_taps = 2048;
 
-    //! Parses "auto" | "fft" | "fir"; throws std::invalid_argument naming `method`.
+    //! Largest segment FFT of the overlap_save method: one complex float transform of
+    //! 4096 points is 32 KiB of shared memory, under the 48 KiB a block gets without
+    //! opting in (6 blocks per H100 SM).
+    static constexpr std::size_t overlap_save_max_fft = 4096;
+    //! Longest waveform overlap_save takes: at F = 4096 a segment still yields
+    //! F - (L-1) >= 2049 outputs (at most 2x the transform work of an infinite F).
+    //! Longer waveforms resolve to fft.
+    static constexpr std::size_t overlap_save_max_taps = overlap_save_max_fft / 2;
+    //! Smallest segment FFT: below 512 points a 256-thread block has too little work.
+    static constexpr std::size_t overlap_save_min_fft = 512;
+    //! F per waveform length: the smallest power of two >= 4 L, clamped to
+    //! [overlap_save_min_fft, overlap_save_max_fft] (so M = F - L + 1 >= 3/4 F up to
+    //! L = 1024: the overlap costs at most 1/3 more transform work per output).
+    static std::size_t overlap_save_fft_length(std::size_t L)
+    {
+        std::size_t f = overlap_save_min_fft;
+        while (f < 4 * L && f < overlap_save_max_fft)
+            f *= 2;
+        return f;
+    }
+    /*!
+     * automatic on CUDA picks overlap_save for fir_crossover_taps_cuda < L <= this
+     * (initial rule: every length it takes; see docs/PERFORMANCE.md for the measurement).
+     */
+    static constexpr std::size_t overlap_save_auto_max_taps = overlap_save_max_taps;
+
+    //! Parses "auto" | "fft" | "fir" | "overlap_save"; throws std::invalid_argument
+    //! naming `method`.
     static method parse_method(const std::string& name);
     static const char* to_string(method m);
 
@@ -173,10 +209,15 @@ public:
     std::size_t waveform_length() const { return d_waveform_length; }
     //! The FFT length of the fft method (computed for the current waveform either way).
     std::size_t fft_length() const { return d_fft_length; }
+    //! The segment FFT length F of the overlap_save method for the current waveform.
+    std::size_t overlap_save_fft() const
+    {
+        return overlap_save_fft_length(d_waveform_length);
+    }
     //! The fft_length argument of make() (0: automatic).
     std::size_t requested_fft_length() const { return d_requested_fft_length; }
     method requested_method() const { return d_requested; }
-    //! fft or fir: what run() does for the current waveform.
+    //! fft, fir or overlap_save: what run() does for the current waveform.
     method resolved_method() const { return d_resolved; }
     const window_spec& window() const { return d_window; }
     bool normalize() const { return d_normalize; }
