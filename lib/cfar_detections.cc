@@ -1,7 +1,9 @@
 #include "cfar_detections.h"
 #include "cpi_tag.h"
+#include <gnuradio/gpuradar/device_buffer.h>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 namespace gr {
 namespace gpuradar {
@@ -157,6 +159,132 @@ cpi_group_tags split_group_tags(const std::vector<gr::tag_t>& tags, std::uint64_
         }
     }
     return g;
+}
+
+gr::io_signature::sptr cfar_output_signature(kernels::backend b, std::size_t cells)
+{
+    const int mask_size = static_cast<int>(cells * sizeof(std::uint8_t));
+    const int thr_size = static_cast<int>(cells * sizeof(float));
+    if (b == kernels::backend::cuda)
+        return gr::io_signature::make2(
+            1, 2, mask_size, thr_size, device_buffer::type, device_buffer::type);
+    return gr::io_signature::make2(1, 2, mask_size, thr_size);
+}
+
+std::string cfar_shape_mismatch(const pmt::pmt_t& dict, const cfar_layout& l)
+{
+    const std::uint64_t nr = cpi_field(dict, "nrange", l.nrange);
+    const std::uint64_t ch = cpi_field(dict, "channels", l.channels);
+    if (l.lines()) {
+        if (nr == l.nrange && ch == l.channels)
+            return {};
+        return "cpi tag shape nrange=" + std::to_string(nr) + ", channels=" +
+               std::to_string(ch) + " differs from the block's nrange=" +
+               std::to_string(l.nrange) + ", channels=" + std::to_string(l.channels);
+    }
+    // After the Doppler filter the item holds ndoppler bins; before, npulses.
+    const std::uint64_t nd =
+        cpi_field(dict, "ndoppler", cpi_field(dict, "npulses", l.ndoppler));
+    if (nr == l.nrange && nd == l.ndoppler && ch == l.channels)
+        return {};
+    return "cpi tag shape nrange=" + std::to_string(nr) + ", ndoppler=" +
+           std::to_string(nd) + ", channels=" + std::to_string(ch) +
+           " differs from the block's nrange=" + std::to_string(l.nrange) +
+           ", ndoppler=" + std::to_string(l.ndoppler) +
+           ", channels=" + std::to_string(l.channels);
+}
+
+cfar_framer::decision cfar_framer::next(const pmt::pmt_t& tag)
+{
+    decision f;
+    if (tag) {
+        f.reason = cfar_shape_mismatch(tag, d_layout);
+        if (!f.reason.empty()) {
+            f.drop = true;
+            d_last_tag = pmt::pmt_t(); // its CPI is unusable: do not label items by it
+            return f;
+        }
+    }
+    if (!d_layout.lines()) {
+        // cfar_2d: every group is a CPI.
+        f.dict = tag;
+        if (f.dict) {
+            d_index = cpi_field(f.dict, "index", d_index);
+        } else {
+            f.dict = pmt::make_dict();
+            f.dict = pmt::dict_add(f.dict, pmt::intern("index"), pmt::from_uint64(d_index));
+            f.dict =
+                pmt::dict_add(f.dict, pmt::intern("nrange"), pmt::from_uint64(d_layout.nrange));
+            f.dict = pmt::dict_add(
+                f.dict, pmt::intern("ndoppler"), pmt::from_uint64(d_layout.ndoppler));
+        }
+        f.index = d_index++;
+        f.emit = f.dict;
+        return f;
+    }
+    // cfar_1d: groups belong to the last tag's CPI.
+    if (tag) {
+        d_index = cpi_field(tag, "index", d_last_tag ? d_index + 1 : d_index);
+        d_last_tag = tag;
+        d_item_base = 0;
+        f.emit = tag;
+    } else if (!d_last_tag) {
+        // No tag seen: each group is a CPI of its own, counted from the start.
+        f.emit = pmt::make_dict();
+        f.emit = pmt::dict_add(f.emit, pmt::intern("index"), pmt::from_uint64(d_index));
+        f.emit = pmt::dict_add(f.emit, pmt::intern("nrange"), pmt::from_uint64(d_layout.nrange));
+    }
+    f.dict = d_last_tag ? d_last_tag : f.emit;
+    f.index = d_index;
+    f.first_item = static_cast<std::int64_t>(d_item_base);
+    if (d_last_tag)
+        d_item_base += d_layout.group;
+    else
+        ++d_index;
+    return f;
+}
+
+pmt::pmt_t cfar_report_pdu(const kernels::cfar_report& report,
+                           const cfar_framer::decision& g,
+                           const cfar_layout& l,
+                           double alpha,
+                           const gr::logger_ptr& logger,
+                           cfar_counters& counters)
+{
+    const std::uint64_t nonfinite =
+        std::accumulate(report.nonfinite.begin(), report.nonfinite.end(), std::uint64_t(0));
+    const std::string where = g.first_item >= 0 ? "cpi " + std::to_string(g.index) +
+                                                      " (items from " +
+                                                      std::to_string(g.first_item) + ")"
+                                                : "cpi " + std::to_string(g.index);
+    logger->debug("{}: {} detections, {} NaN/Inf cells", where, report.found, nonfinite);
+    if (nonfinite) {
+        counters.nonfinite += nonfinite;
+        logger->warn("{}: {} NaN/Inf cells (never detections)", where, nonfinite);
+    }
+    if (report.overflow()) {
+        ++counters.overflowed;
+        logger->warn("{}: {} detections, only max_detections={} reported",
+                     where,
+                     report.found,
+                     l.max_detections);
+    }
+    const cpi_axes axes = read_cpi_axes(g.dict, g.index, !l.lines());
+    std::vector<pmt::pmt_t> dets;
+    dets.reserve(report.detections.size());
+    for (const auto& d : report.detections)
+        dets.push_back(detection_dict(
+            d,
+            axes,
+            d.map % l.channels,
+            g.first_item >= 0 ? static_cast<long>(g.first_item + d.map / l.channels) : -1));
+    pmt::pmt_t meta =
+        detections_meta(g.dict, g.index, l.channels, report, nonfinite, alpha, l.variant);
+    if (g.first_item >= 0) {
+        meta = pmt::dict_add(meta, key("first_item"), pmt::from_uint64(g.first_item));
+        meta = pmt::dict_add(meta, key("items"), pmt::from_uint64(l.group));
+    }
+    return detections_pdu(meta, dets);
 }
 
 } // namespace gpuradar

@@ -2,9 +2,13 @@
 #ifndef INCLUDED_GPURADAR_CFAR_DETECTIONS_H
 #define INCLUDED_GPURADAR_CFAR_DETECTIONS_H
 
+#include <gnuradio/io_signature.h>
+#include <gnuradio/logger.h>
 #include <gnuradio/tags.h>
+#include <gpuradar/kernels/backend.h>
 #include <gpuradar/kernels/cfar_common.h>
 #include <pmt/pmt.h>
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -83,6 +87,75 @@ struct cpi_group_tags {
 
 //! Sorts `tags` (all within [start, start + n)) into a cpi_group_tags.
 cpi_group_tags split_group_tags(const std::vector<gr::tag_t>& tags, std::uint64_t start);
+
+//! Out 0: the mask (uint8 per cell); out 1, optional: the threshold (float per cell).
+gr::io_signature::sptr cfar_output_signature(kernels::backend b, std::size_t cells);
+
+//! The shape of a CFAR block's input and how its items are grouped.
+struct cfar_layout {
+    std::uint64_t nrange = 1;
+    std::uint64_t ndoppler = 0; //!< cfar_2d: Doppler bins per item; 0: cfar_1d
+    std::uint64_t channels = 1;
+    std::uint64_t group = 1; //!< items per kernel run() and per PDU (cfar_2d: nrange)
+    std::uint64_t max_detections = 1;
+    kernels::cfar_variant variant = kernels::cfar_variant::ca;
+
+    //! cfar_1d: items are range lines, several groups per CPI.
+    bool lines() const { return ndoppler == 0; }
+    std::size_t cells_per_item() const { return channels * (lines() ? nrange : ndoppler); }
+    //! The kernel's run() count for one group: items (cfar_1d) or CPIs (cfar_2d).
+    std::size_t runs_per_group() const { return lines() ? group : 1; }
+};
+
+/*!
+ * Empty when the cpi dict's nrange, channels and (layout.ndoppler > 0) ndoppler (or,
+ * before the Doppler filter, npulses) match the layout, where present; else what differs.
+ */
+std::string cfar_shape_mismatch(const pmt::pmt_t& dict, const cfar_layout& layout);
+
+//! The CPI bookkeeping of a CFAR block, group by group (the rules in cfar_block.h).
+class cfar_framer
+{
+public:
+    explicit cfar_framer(const cfar_layout& layout) : d_layout(layout) {}
+
+    struct decision {
+        bool drop = false;       //!< the tag's shape differs: discard the group
+        std::string reason;      //!< why, for the log
+        pmt::pmt_t dict;         //!< the cpi dict the group's detections refer to
+        std::uint64_t index = 0; //!< the CPI's index
+        std::int64_t first_item = -1; //!< cfar_1d: items since the CPI's tag; else -1
+        pmt::pmt_t emit;         //!< the cpi tag for the group's first item, or null
+    };
+
+    //! The next whole group, `tag` being the cpi tag on its first item (or null).
+    decision next(const pmt::pmt_t& tag);
+
+private:
+    const cfar_layout d_layout;
+    std::uint64_t d_index = 0; //!< next CPI's (cfar_2d) / current group's (cfar_1d) index
+    pmt::pmt_t d_last_tag;     //!< cfar_1d: the last usable cpi tag, null before one
+    std::uint64_t d_item_base = 0; //!< cfar_1d: items since d_last_tag
+};
+
+//! The counters a CFAR block reports; safe to read from any thread.
+struct cfar_counters {
+    std::atomic<std::uint64_t> dropped{ 0 };
+    std::atomic<std::uint64_t> nonfinite{ 0 };
+    std::atomic<std::uint64_t> overflowed{ 0 };
+};
+
+/*!
+ * The detections PDU of one group's report: logs and counts its NaN/Inf cells and a
+ * detection list overflow; for cfar_1d the detections carry `item` and the metadata
+ * first_item and items.
+ */
+pmt::pmt_t cfar_report_pdu(const kernels::cfar_report& report,
+                           const cfar_framer::decision& group,
+                           const cfar_layout& layout,
+                           double alpha,
+                           const gr::logger_ptr& logger,
+                           cfar_counters& counters);
 
 } // namespace gpuradar
 } // namespace gr

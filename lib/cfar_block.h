@@ -1,0 +1,171 @@
+/* cfar_1d_impl and cfar_2d_impl: one block logic for both (framing, kernel calls, tags,
+ * PDUs) over their kernels objects (internal). */
+#ifndef INCLUDED_GPURADAR_CFAR_BLOCK_H
+#define INCLUDED_GPURADAR_CFAR_BLOCK_H
+
+#include "cfar_detections.h"
+#include "cpi_tag.h"
+#include "gpu_stream_owner.h"
+#include <gnuradio/gpuradar/cfar_1d.h>
+#include <gnuradio/gpuradar/cfar_2d.h>
+#include <gpuradar/kernels/cfar_1d.h>
+#include <gpuradar/kernels/cfar_2d.h>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpuradar {
+
+/*!
+ * cfar_1d_impl and cfar_2d_impl: one kernels object (Kernel = kernels::cfar_1d or
+ * kernels::cfar_2d, same run/collect API) run on groups of cfar_layout::group input items,
+ * one run() and one detections PDU per group.
+ *
+ * Framing (DESIGN.md, Streams and the CPI; the rules in cfar_1d.h / cfar_2d.h):
+ * - a `cpi` tag inside a group discards the items before it (a partial group, counted in
+ *   dropped_cpis()) so that the next group starts on the tag;
+ * - a tag whose shape differs from the block's (cfar_shape_mismatch) discards its group;
+ * - cfar_2d (layout.ndoppler > 0): a group is a CPI; its tag is re-emitted on its first
+ *   item, or one is made (index, nrange, ndoppler) with the running index;
+ * - cfar_1d (layout.ndoppler == 0): a group belongs to the CPI of the last tag, its items
+ *   numbered from that tag (`item`, `first_item`); while no tag has been seen each group
+ *   is a CPI of its own with a made tag (index, nrange).
+ * Other tags move with their group (a dropped partial group would shift GNU Radio's 1:1
+ * propagation). The gr::block virtual base is constructed by the derived block.
+ */
+template <class Api, class Kernel>
+class cfar_block : public Api, public gpu_stream_owner
+{
+public:
+    std::uint64_t dropped_cpis() const override { return d_counters.dropped; }
+    std::uint64_t nonfinite_cells() const override { return d_counters.nonfinite; }
+    std::uint64_t overflowed_cpis() const override { return d_counters.overflowed; }
+    int training_cells() const override { return d_kernel->training_cells(); }
+    double alpha() const override { return d_kernel->alpha(); }
+    int os_k() const override { return d_kernel->os_k(); }
+    std::string backend() const override { return kernels::to_string(d_backend); }
+
+    void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
+    {
+        ninput_items_required[0] = noutput_items;
+    }
+
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override
+    {
+        const auto* in = static_cast<const float*>(input_items[0]);
+        auto* mask = static_cast<std::uint8_t*>(output_items[0]);
+        // The threshold only when its port is connected.
+        auto* thr = output_items.size() > 1 ? static_cast<float*>(output_items[1]) : nullptr;
+        const std::size_t cells = d_layout.cells_per_item();
+        const int group = static_cast<int>(d_layout.group);
+        const std::uint64_t read0 = this->nitems_read(0);
+        const std::uint64_t written0 = this->nitems_written(0);
+
+        int consumed = 0, produced = 0;
+        while (consumed + group <= ninput_items[0] && produced + group <= noutput_items) {
+            const std::uint64_t start = read0 + consumed;
+            std::vector<gr::tag_t> tags;
+            this->get_tags_in_range(tags, 0, start, start + group);
+            const cpi_group_tags g = split_group_tags(tags, start);
+            if (g.cut) {
+                // A new CPI starts inside this group: items were lost upstream. Drop the
+                // partial group and realign on the tag.
+                consumed += static_cast<int>(g.cut);
+                ++d_counters.dropped;
+                this->d_logger->warn("discarded {} items of a group cut short by a cpi tag "
+                                     "({} groups dropped so far)",
+                                     g.cut,
+                                     d_counters.dropped.load());
+                continue;
+            }
+            const cfar_framer::decision f = d_framer.next(g.cpi);
+            if (f.drop) {
+                consumed += group;
+                ++d_counters.dropped;
+                this->d_logger->error("{}: group discarded", f.reason);
+                continue;
+            }
+            const std::size_t in_off = std::size_t(consumed) * cells;
+            const std::size_t out_off = std::size_t(produced) * cells;
+            d_kernel->run(in + in_off, mask + out_off, thr ? thr + out_off : nullptr,
+                          d_layout.runs_per_group());
+            // collect() waits for this group on the CUDA backend.
+            this->message_port_pub(detections_port(),
+                                   cfar_report_pdu(d_kernel->collect(),
+                                                   f,
+                                                   d_layout,
+                                                   d_kernel->alpha(),
+                                                   this->d_logger,
+                                                   d_counters));
+
+            const std::uint64_t out_start = written0 + produced;
+            for (unsigned port = 0; port < output_items.size(); ++port) {
+                if (f.emit)
+                    this->add_item_tag(port, out_start, cpi_tag_key(), f.emit);
+                for (const auto& t : g.other)
+                    this->add_item_tag(
+                        port, out_start + (t.offset - start), t.key, t.value, t.srcid);
+            }
+            consumed += group;
+            produced += group;
+        }
+        finish_work();
+        this->consume_each(consumed);
+        return produced;
+    }
+
+protected:
+    template <class Params>
+    cfar_block(const cfar_layout& layout,
+               const Params& params,
+               kernels::backend backend,
+               const char* block_name)
+        : gpu_stream_owner(backend, block_name),
+          d_layout(layout),
+          d_backend(backend),
+          d_kernel(Kernel::make(backend, params, stream())),
+          d_framer(layout)
+    {
+        set_output_multiple_and_ports();
+    }
+
+private:
+    void set_output_multiple_and_ports()
+    {
+        // Whole groups only; GNU Radio sizes the buffers for at least two of them.
+        this->set_output_multiple(static_cast<int>(d_layout.group));
+        // The cpi tag is re-emitted by hand and other tags move with their group.
+        this->set_tag_propagation_policy(gr::block::TPP_DONT);
+        this->message_port_register_out(detections_port());
+    }
+
+    const cfar_layout d_layout;
+    const kernels::backend d_backend;
+    std::unique_ptr<Kernel> d_kernel;
+    cfar_framer d_framer;
+    cfar_counters d_counters;
+};
+
+//! cfar_1d: groups of items_per_cpi range lines (layout.ndoppler == 0).
+class cfar_1d_impl : public cfar_block<cfar_1d, kernels::cfar_1d>
+{
+public:
+    cfar_1d_impl(const kernels::cfar_1d_params& params, kernels::backend backend);
+};
+
+//! cfar_2d: one range-Doppler map (nrange items of ndoppler bins) per group.
+class cfar_2d_impl : public cfar_block<cfar_2d, kernels::cfar_2d>
+{
+public:
+    cfar_2d_impl(const kernels::cfar_2d_params& params, kernels::backend backend);
+};
+
+} // namespace gpuradar
+} // namespace gr
+
+#endif
