@@ -475,18 +475,12 @@ def main(argv=None):
     # The blocks log every CPI at debug level; a user wants warnings (dropped CPIs, ...).
     gr.logging().set_default_level(gr.log_levels.debug if args.verbose
                                    else gr.log_levels.info)
-    try:
+
+    def body():
         with tempfile.TemporaryDirectory(prefix="gpuradar-process-") as tmp:
             return run(args, tmp)
-    except (AppError, pd_sim.RecordingError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        print(f"{PROG}: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted: nothing written", file=sys.stderr)
-        return 130
+
+    return app_util.run_app(PROG, body, (pd_sim.RecordingError,))
 
 
 if __name__ == "__main__":

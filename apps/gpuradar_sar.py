@@ -27,7 +27,7 @@ import time
 import numpy as np
 from gnuradio import blocks, gr
 from gnuradio import gpuradar
-from gnuradio.gpuradar import sar_sim
+from gnuradio.gpuradar import app_util, sar_sim
 
 
 def parse_args(argv):
@@ -54,18 +54,7 @@ def parse_args(argv):
                    help="exit with status 1 unless every truth target focuses within 1 "
                         "pixel of its true position")
     s = p.add_argument_group("simulation (without --input)")
-    s.add_argument("--scenario", default="spotlight",
-                   choices=["spotlight", "stripmap", "circular"])
-    s.add_argument("--npulses", type=int, default=512)
-    s.add_argument("--nbins", type=int, default=1024)
-    s.add_argument("--f0", type=float, default=10e9, help="centre frequency (Hz)")
-    s.add_argument("--bandwidth", type=float, default=300e6, help="bandwidth (Hz)")
-    s.add_argument("--standoff", type=float, default=2000.0,
-                   help="ground distance of the path from the scene (m)")
-    s.add_argument("--altitude", type=float, default=500.0, help="(m)")
-    s.add_argument("--image-size", type=float, default=40.0, help="scene width (m)")
-    s.add_argument("--noise", type=float, default=0.01,
-                   help="noise std. dev. per component and sample (target amplitude 1)")
+    app_util.add_sar_scenario_args(s)
     s.add_argument("--save-recording", metavar="BASE",
                    help="keep the simulated recording as BASE.sigmf-meta/-data/.geometry.f64")
     return p.parse_args(argv)
@@ -138,10 +127,7 @@ def main(argv=None):
             rec = sar_sim.read(args.input)
             source = rec.base
         else:
-            history = sar_sim.scenario(args.scenario, npulses=args.npulses, nbins=args.nbins,
-                                       f0=args.f0, bandwidth=args.bandwidth,
-                                       standoff=args.standoff, altitude=args.altitude,
-                                       image_size=args.image_size, noise_sigma=args.noise)
+            history = app_util.sar_scenario(args)
             base = args.save_recording or os.path.join(tmp, "scenario")
             rec = sar_sim.read(sar_sim.write(base, history))
             source = f"simulated {args.scenario} scenario" + (

@@ -91,19 +91,7 @@ def parse_args(argv):
     sar.add_argument("--output", "-o", default="gpuradar_sar_ph",
                      help="recording prefix: <output>.sigmf-data/.sigmf-meta/.geometry.f64 "
                           "(default: %(default)s)")
-    sar.add_argument("--scenario", default="spotlight",
-                     choices=["spotlight", "stripmap", "circular"])
-    sar.add_argument("--npulses", type=int, default=512)
-    sar.add_argument("--nbins", type=int, default=1024)
-    sar.add_argument("--f0", type=float, default=10e9, help="centre frequency (Hz)")
-    sar.add_argument("--bandwidth", type=float, default=300e6, help="bandwidth (Hz)")
-    sar.add_argument("--standoff", type=float, default=2000.0,
-                     help="ground distance of the path from the scene (m)")
-    sar.add_argument("--altitude", type=float, default=500.0, help="(m)")
-    sar.add_argument("--image-size", type=float, default=40.0, help="scene width (m)")
-    sar.add_argument("--noise", type=float, default=0.01,
-                     help="noise std. dev. per component and sample (target amplitude 1)")
-    sar.add_argument("--seed", type=int, default=1)
+    app_util.add_sar_scenario_args(sar, seed=True)
     sar.add_argument("--quiet", "-q", action="store_true", help="(no effect: quick)")
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -197,11 +185,7 @@ def run_sar(args):
         if getattr(args, name) < 1:
             raise AppError(f"--{name}: must be >= 1 (got {getattr(args, name)})")
     try:
-        history = sar_sim.scenario(args.scenario, npulses=args.npulses, nbins=args.nbins,
-                                   f0=args.f0, bandwidth=args.bandwidth,
-                                   standoff=args.standoff, altitude=args.altitude,
-                                   image_size=args.image_size, noise_sigma=args.noise,
-                                   seed=args.seed)
+        history = app_util.sar_scenario(args)
     except ValueError as e:
         raise AppError(f"sar scenario: {e}") from None
     with app_util.StagedOutputs() as out:
@@ -221,19 +205,8 @@ def run_sar(args):
 
 def main(argv=None):
     args = parse_args(argv)
-    try:
-        if args.command == "sar":
-            return run_sar(args)
-        return run_pulse_doppler(args)
-    except AppError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        print(f"{PROG}: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted: nothing written", file=sys.stderr)
-        return 130
+    return app_util.run_app(
+        PROG, lambda: run_sar(args) if args.command == "sar" else run_pulse_doppler(args))
 
 
 if __name__ == "__main__":

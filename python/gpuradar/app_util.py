@@ -7,7 +7,10 @@
 - ``Progress``: a text progress bar on stderr (only when stderr is a terminal, or forced);
 - ``run_with_progress``: runs a top block, updating a Progress from a counter;
 - ``StagedOutputs``: files written under temporary names in the destination directory
-  and renamed into place only when everything succeeded (nothing half-written is left).
+  and renamed into place only when everything succeeded (nothing half-written is left);
+- ``run_app``: an app's main() body with its errors turned into one line and a status;
+- ``add_sar_scenario_args`` / ``sar_scenario``: the SAR simulation options of
+  gpuradar-sim sar and gpuradar-sar, and the scenario they describe.
 """
 
 import os
@@ -152,3 +155,46 @@ def png_size(path):
     if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
         raise ValueError(f"{path}: not a PNG file")
     return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def run_app(prog, body, errors=()):
+    """Returns body()'s exit status; AppError, `errors` and OSError print one line
+    ``<prog>: error: ...`` and give 2, Ctrl-C gives 130."""
+    try:
+        return body()
+    except (AppError,) + tuple(errors) as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"{prog}: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted: nothing written", file=sys.stderr)
+        return 130
+
+
+def add_sar_scenario_args(group, seed=False):
+    """The options of gnuradio.gpuradar.sar_sim.scenario (--seed only when `seed`)."""
+    group.add_argument("--scenario", default="spotlight",
+                       choices=["spotlight", "stripmap", "circular"])
+    group.add_argument("--npulses", type=int, default=512)
+    group.add_argument("--nbins", type=int, default=1024)
+    group.add_argument("--f0", type=float, default=10e9, help="centre frequency (Hz)")
+    group.add_argument("--bandwidth", type=float, default=300e6, help="bandwidth (Hz)")
+    group.add_argument("--standoff", type=float, default=2000.0,
+                       help="ground distance of the path from the scene (m)")
+    group.add_argument("--altitude", type=float, default=500.0, help="(m)")
+    group.add_argument("--image-size", type=float, default=40.0, help="scene width (m)")
+    group.add_argument("--noise", type=float, default=0.01,
+                       help="noise std. dev. per component and sample (target amplitude 1)")
+    if seed:
+        group.add_argument("--seed", type=int, default=1)
+
+
+def sar_scenario(args):
+    """sar_sim.scenario() of the options add_sar_scenario_args added."""
+    from . import sar_sim
+    return sar_sim.scenario(args.scenario, npulses=args.npulses, nbins=args.nbins,
+                            f0=args.f0, bandwidth=args.bandwidth, standoff=args.standoff,
+                            altitude=args.altitude, image_size=args.image_size,
+                            noise_sigma=args.noise, seed=getattr(args, "seed", 1))

@@ -57,13 +57,10 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from . import scene_truth
+from . import scene_truth, sigmf_io
+from .sigmf_io import DATA_SUFFIX, META_SUFFIX, NAMESPACE, NS, base_of
 
 SPEED_OF_LIGHT = scene_truth.SPEED_OF_LIGHT
-DATA_SUFFIX = ".sigmf-data"
-META_SUFFIX = ".sigmf-meta"
-NAMESPACE = "gpuradar"
-NS = NAMESPACE + ":"
 SAMPLE_BYTES = 8  #: cf32_le: two little-endian float32
 
 
@@ -79,8 +76,25 @@ class Target:
     snr_db: float         #: per-sample SNR of the echo
 
 
+class _PulseAxes:
+    """prf, r0 and range_bin_m of a class with fs, pri_samples and gate_start."""
+
+    @property
+    def prf(self):
+        return self.fs / self.pri_samples
+
+    @property
+    def r0(self):
+        """Range of gate sample 0 (m)."""
+        return self.gate_start * SPEED_OF_LIGHT / (2 * self.fs)
+
+    @property
+    def range_bin_m(self):
+        return SPEED_OF_LIGHT / (2 * self.fs)
+
+
 @dataclass
-class Scenario:
+class Scenario(_PulseAxes):
     """A pulse-Doppler scenario for radar_scene_source (SI units)."""
     fs: float = 10e6
     fc: float = 3e9
@@ -97,19 +111,6 @@ class Scenario:
     clutter_stop_m: float = 0.0
     seed: int = 1
     targets: List[Target] = field(default_factory=list)
-
-    @property
-    def prf(self):
-        return self.fs / self.pri_samples
-
-    @property
-    def r0(self):
-        """Range of gate sample 0 (m)."""
-        return self.gate_start * SPEED_OF_LIGHT / (2 * self.fs)
-
-    @property
-    def range_bin_m(self):
-        return SPEED_OF_LIGHT / (2 * self.fs)
 
     @property
     def max_unambiguous_velocity(self):
@@ -221,43 +222,35 @@ def simulate(sc: Scenario, base, progress=None):
 
 
 def write_meta(base, sc: Scenario, truth):
-    meta = {
-        "global": {
-            "core:datatype": "cf32_le",
-            "core:version": "1.0.0",
-            "core:sample_rate": sc.fs,
-            "core:description": "gpuradar pulse-Doppler simulation (radar_scene_source)",
-            "core:recorder": "gnuradio.gpuradar.pd_sim",
-            "core:extensions": [{"name": NAMESPACE, "version": "1.0.0", "optional": True}],
-            NS + "fs": sc.fs,
-            NS + "fc": sc.fc,
-            NS + "prf": sc.prf,
-            NS + "pri_samples": sc.pri_samples,
-            NS + "gate_start": sc.gate_start,
-            NS + "nrange": sc.nrange,
-            NS + "npulses": sc.npulses,
-            NS + "ncpi": sc.ncpi,
-            NS + "nsamples": sc.nsamples,
-            NS + "first_pulse_sample": 0,
-            NS + "r0": sc.r0,
-            NS + "waveform": {"type": "lfm", "bandwidth": sc.bandwidth,
-                              "pulse_width": sc.pulse_width, "up_chirp": True},
-            NS + "scene": {
-                "noise_power": sc.noise_power, "clutter_cnr_db": sc.clutter_cnr_db,
-                "clutter_start_m": sc.clutter_start_m, "clutter_stop_m": sc.clutter_stop_m,
-                "seed": sc.seed, "amplitude_unit": "snr_db",
-                "targets": [asdict(t) for t in sc.targets],
-            },
+    g = sigmf_io.global_fields(sc.fs, "gpuradar pulse-Doppler simulation "
+                               "(radar_scene_source)", "gnuradio.gpuradar.pd_sim")
+    g.update({
+        NS + "fs": sc.fs,
+        NS + "fc": sc.fc,
+        NS + "prf": sc.prf,
+        NS + "pri_samples": sc.pri_samples,
+        NS + "gate_start": sc.gate_start,
+        NS + "nrange": sc.nrange,
+        NS + "npulses": sc.npulses,
+        NS + "ncpi": sc.ncpi,
+        NS + "nsamples": sc.nsamples,
+        NS + "first_pulse_sample": 0,
+        NS + "r0": sc.r0,
+        NS + "waveform": {"type": "lfm", "bandwidth": sc.bandwidth,
+                          "pulse_width": sc.pulse_width, "up_chirp": True},
+        NS + "scene": {
+            "noise_power": sc.noise_power, "clutter_cnr_db": sc.clutter_cnr_db,
+            "clutter_start_m": sc.clutter_start_m, "clutter_stop_m": sc.clutter_stop_m,
+            "seed": sc.seed, "amplitude_unit": "snr_db",
+            "targets": [asdict(t) for t in sc.targets],
         },
-        "captures": [{"core:sample_start": 0, "core:frequency": sc.fc}],
-        "annotations": list(truth),
-    }
-    with open(str(base) + META_SUFFIX, "w") as f:
-        json.dump(meta, f, indent=1)
+    })
+    sigmf_io.write_meta(base, g, [{"core:sample_start": 0, "core:frequency": sc.fc}], truth,
+                        indent=1)
 
 
 @dataclass
-class Recording:
+class Recording(_PulseAxes):
     """A pulse-Doppler recording as read back and validated."""
     base: str
     meta: dict
@@ -282,18 +275,6 @@ class Recording:
     def data_path(self):
         return self.base + DATA_SUFFIX
 
-    @property
-    def prf(self):
-        return self.fs / self.pri_samples
-
-    @property
-    def r0(self):
-        return self.gate_start * SPEED_OF_LIGHT / (2 * self.fs)
-
-    @property
-    def range_bin_m(self):
-        return SPEED_OF_LIGHT / (2 * self.fs)
-
     def pulse_start(self, k):
         return self.first_pulse_sample + int(math.floor(k * self.pri_samples + 0.5))
 
@@ -314,15 +295,6 @@ class Recording:
     def custom_waveform(self):
         s = self.waveform.get("samples", [])
         return [complex(re, im) for re, im in s]
-
-
-def base_of(path):
-    """The recording prefix of any of its files (or of the prefix itself)."""
-    path = str(path)
-    for suffix in (META_SUFFIX, DATA_SUFFIX):
-        if path.endswith(suffix):
-            return path[:-len(suffix)]
-    return path
 
 
 def _number(g, key, path, kind=float, positive=True, minimum=None):

@@ -45,17 +45,15 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import sigmf_io
 from .gpuradar_python import sar_sim_core as _core
+from .sigmf_io import DATA_SUFFIX, META_SUFFIX, NAMESPACE
 
 SPEED_OF_LIGHT = 299792458.0
 GEOMETRY_LENGTH = 6
 GEOMETRY_SUFFIX = ".geometry.f64"
-DATA_SUFFIX = ".sigmf-data"
-META_SUFFIX = ".sigmf-meta"
 GEOMETRY_FORMAT = ("float64 little-endian, npulses x 6, row = [x, y, z, r0, dr, f0] "
                    "(m, m, m, m, m, Hz)")
-#: SigMF extension namespace of the gpuradar fields.
-NAMESPACE = "gpuradar"
 
 
 @dataclass
@@ -113,15 +111,8 @@ class Radar:
     seed: int = 1
 
 
-@dataclass
-class PhaseHistory:
-    """Range-compressed pulses, their geometry, and the truth."""
-    pulses: np.ndarray          #: complex64 (npulses, nbins)
-    geometry: np.ndarray        #: float64 (npulses, 6): [x, y, z, r0, dr, f0]
-    targets: List[Target]
-    radar: Radar
-    grid: Grid                  #: the suggested image grid
-    path: dict = field(default_factory=dict)  #: flight path description
+class _Pulses:
+    """npulses and nbins of a class holding pulses (npulses, nbins)."""
 
     @property
     def npulses(self):
@@ -130,6 +121,17 @@ class PhaseHistory:
     @property
     def nbins(self):
         return self.pulses.shape[1]
+
+
+@dataclass
+class PhaseHistory(_Pulses):
+    """Range-compressed pulses, their geometry, and the truth."""
+    pulses: np.ndarray          #: complex64 (npulses, nbins)
+    geometry: np.ndarray        #: float64 (npulses, 6): [x, y, z, r0, dr, f0]
+    targets: List[Target]
+    radar: Radar
+    grid: Grid                  #: the suggested image grid
+    path: dict = field(default_factory=dict)  #: flight path description
 
 
 def straight_path(start, end, npulses):
@@ -219,41 +221,33 @@ def write(base, history: PhaseHistory, description="gpuradar point-target SAR si
     r = history.radar
     n = history.npulses * history.nbins
     ns = NAMESPACE + ":"
-    meta = {
-        "global": {
-            "core:datatype": "cf32_le",
-            "core:version": "1.0.0",
-            "core:sample_rate": SPEED_OF_LIGHT / (2 * r.dr),
-            "core:description": description,
-            "core:recorder": "gnuradio.gpuradar.sar_sim",
-            "core:extensions": [{"name": NAMESPACE, "version": "1.0.0", "optional": True}],
-            ns + "npulses": history.npulses,
-            ns + "nbins": history.nbins,
-            ns + "f0": r.f0,
-            ns + "bandwidth": r.bandwidth,
-            ns + "dr": r.dr,
-            ns + "noise_sigma": r.noise_sigma,
-            ns + "path": history.path,
-            ns + "grid": asdict(history.grid),
-            ns + "geometry_file": os.path.basename(base) + GEOMETRY_SUFFIX,
-            ns + "geometry_format": GEOMETRY_FORMAT,
-        },
-        "captures": [{"core:sample_start": 0}],
-        "annotations": [
-            {"core:sample_start": 0, "core:sample_count": n,
-             "core:label": f"target {i}",
-             ns + "position": [float(v) for v in t.position],
-             ns + "amplitude": [complex(t.amplitude).real, complex(t.amplitude).imag]}
-            for i, t in enumerate(history.targets)
-        ],
-    }
-    with open(base + META_SUFFIX, "w") as f:
-        json.dump(meta, f, indent=2)
+    g = sigmf_io.global_fields(SPEED_OF_LIGHT / (2 * r.dr), description,
+                               "gnuradio.gpuradar.sar_sim")
+    g.update({
+        ns + "npulses": history.npulses,
+        ns + "nbins": history.nbins,
+        ns + "f0": r.f0,
+        ns + "bandwidth": r.bandwidth,
+        ns + "dr": r.dr,
+        ns + "noise_sigma": r.noise_sigma,
+        ns + "path": history.path,
+        ns + "grid": asdict(history.grid),
+        ns + "geometry_file": os.path.basename(base) + GEOMETRY_SUFFIX,
+        ns + "geometry_format": GEOMETRY_FORMAT,
+    })
+    annotations = [
+        {"core:sample_start": 0, "core:sample_count": n,
+         "core:label": f"target {i}",
+         ns + "position": [float(v) for v in t.position],
+         ns + "amplitude": [complex(t.amplitude).real, complex(t.amplitude).imag]}
+        for i, t in enumerate(history.targets)
+    ]
+    sigmf_io.write_meta(base, g, [{"core:sample_start": 0}], annotations, indent=2)
     return base
 
 
 @dataclass
-class Recording:
+class Recording(_Pulses):
     """A phase-history recording as read back (pulses memory-mapped)."""
     base: str
     meta: dict
@@ -261,14 +255,6 @@ class Recording:
     geometry: np.ndarray        #: float64 (npulses, 6)
     targets: List[Target]
     grid: Grid
-
-    @property
-    def npulses(self):
-        return self.pulses.shape[0]
-
-    @property
-    def nbins(self):
-        return self.pulses.shape[1]
 
     @property
     def data_path(self):
@@ -286,11 +272,7 @@ class Recording:
 
 def base_of(path):
     """The recording prefix of any of its files (or of the prefix itself)."""
-    path = str(path)
-    for suffix in (META_SUFFIX, DATA_SUFFIX, GEOMETRY_SUFFIX):
-        if path.endswith(suffix):
-            return path[:-len(suffix)]
-    return path
+    return sigmf_io.base_of(path, (GEOMETRY_SUFFIX,))
 
 
 def read(path) -> Recording:
