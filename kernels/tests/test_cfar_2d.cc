@@ -916,6 +916,84 @@ TEST(Cfar2dCudaShapes, test_021_windows_and_map_shapes)
     }
 }
 
+/*!
+ * DESIGN.md's window (range 1/5, Doppler 1/1) on maps whose Doppler rows are whole
+ * float4s: the CUDA backend's row-vector kernel (128 columns per warp, 32 rows per
+ * block). Doppler extents below, at and between multiples of 128 (the last column tile
+ * part-full: its halo wraps or clips inside the tile), range extents not multiples of 32,
+ * 1-3 channels, every sum variant and edge, local maxima on half the cases; thresholds
+ * bitwise equal to the CPU twin's (same floats, same order). Then the same map from an
+ * input pointer one float off 16-byte alignment (the generic kernel) gives the same
+ * thresholds, and no threshold output leaves the mask unchanged.
+ */
+TEST(Cfar2dCudaShapes, test_023_row_vector_kernel_matches_cpu_bitwise)
+{
+    GPURADAR_REQUIRE_CUDA();
+    struct shape {
+        std::size_t nrange, ndoppler, channels;
+    };
+    const shape shapes[] = { { 301, 132, 2 }, { 77, 68, 1 }, { 45, 260, 3 }, { 13, 8, 1 } };
+    std::uint64_t seed = 7000;
+    for (const auto& s : shapes)
+        for (auto v : { cfar_variant::ca, cfar_variant::go, cfar_variant::so })
+            for (auto re : { cfar_edge::clip, cfar_edge::wrap })
+                for (auto de : { cfar_edge::wrap, cfar_edge::clip }) {
+                    cfar_2d_params p; // DESIGN.md's window is the default
+                    p.nrange = s.nrange;
+                    p.ndoppler = s.ndoppler;
+                    p.channels = s.channels;
+                    p.variant = v;
+                    p.range_edge = re;
+                    p.doppler_edge = de;
+                    p.max_cpi = 2;
+                    p.pfa = 1e-2;
+                    p.local_max = seed % 2 == 0;
+                    SCOPED_TRACE(std::string(to_string(v)) + " range " + to_string(re) +
+                                 " doppler " + to_string(de) + " map " +
+                                 std::to_string(s.nrange) + "x" +
+                                 std::to_string(s.ndoppler) + "x" +
+                                 std::to_string(s.channels));
+                    const auto power = test_power(p, 2, seed++);
+                    expect_cuda_matches_cpu(p, 2, power);
+                    const auto cpu = run_cpu(p, power, 2);
+                    const auto gpu = run_cuda(p, power, 2);
+                    ASSERT_EQ(gpu.mask, cpu.mask);
+                    for (std::size_t i = 0; i < power.size(); ++i)
+                        ASSERT_EQ(std::memcmp(&gpu.threshold[i], &cpu.threshold[i], 4), 0)
+                            << "threshold " << i << ": CPU " << cpu.threshold[i]
+                            << " CUDA " << gpu.threshold[i];
+                    EXPECT_EQ(run_cuda(p, power, 2, false).mask, cpu.mask);
+                }
+
+    // One float off alignment: the generic kernel, the same thresholds.
+    cfar_2d_params p;
+    p.nrange = 301;
+    p.ndoppler = 132;
+    p.channels = 2;
+    p.pfa = 1e-2;
+    p.local_max = true;
+    p.max_cpi = 2;
+    const auto power = test_power(p, 2, 7777);
+    const auto cpu = run_cpu(p, power, 2);
+    kernels::cuda_stream stream;
+    auto cfar = cfar_2d::make(backend::cuda, p, stream.ref());
+    std::vector<float> shifted(power.size() + 1, 1.f);
+    std::copy(power.begin(), power.end(), shifted.begin() + 1);
+    auto d_power = to_device(shifted, stream);
+    kernels::device_memory d_mask(power.size());
+    kernels::device_memory d_thr(power.size() * sizeof(float));
+    poison(d_mask, stream);
+    poison(d_thr, stream);
+    cfar->run(d_power.as<float>() + 1, d_mask.as<std::uint8_t>(), d_thr.as<float>(), 2);
+    const auto r = cfar->collect();
+    EXPECT_EQ(r.found, cpu.report.found);
+    EXPECT_EQ(r.nonfinite, cpu.report.nonfinite);
+    EXPECT_EQ(to_host<std::uint8_t>(d_mask, power.size(), stream), cpu.mask);
+    const auto thr = to_host<float>(d_thr, power.size(), stream);
+    for (std::size_t i = 0; i < power.size(); ++i)
+        ASSERT_EQ(std::memcmp(&thr[i], &cpu.threshold[i], 4), 0) << "threshold " << i;
+}
+
 TEST(Cfar2dCudaShapes, test_022_overflow_threshold_null_and_reuse)
 {
     GPURADAR_REQUIRE_CUDA();

@@ -20,6 +20,7 @@
 #include "cuda_check.h"
 #include <cuda_runtime.h>
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -590,6 +591,287 @@ __global__ void __launch_bounds__(block_threads) cfar_os_kernel(const kernel_arg
     }
 }
 
+// ---- row-vector segmented kernel (the PD window) -------------------------------------
+//
+// The generic kernels above spend ~500 instructions per cell (index math per element,
+// predicated window loops up to 8 x 4, one thread per cell, a byte store per cell). For
+// a window known at compile time and maps whose rows are whole float4s, this kernel
+// does the same segmented sums with each thread owning 4 adjacent columns (one float4):
+//  - phase A: each warp takes a tile row of 128 columns (coalesced 512-byte float4
+//    loads; the column halo comes from the neighbouring lanes by shuffles, lane 0 / 31
+//    load the one float4 beyond the warp), forms the row sums of its 4 columns in
+//    registers and stores the full and side planes (float4 stores);
+//  - phase B: each warp takes a cell row, adds the planes' rows (float4 loads) in
+//    cfar_halves' order, recomputes the CUT row's lo / hi sums from the row itself,
+//    tests 4 cells, writes the mask as one uint32 (and the thresholds as one float4),
+//    and compacts detections with one atomic per warp (rare: Pfa).
+// Same floats added in the same order as cfar_row_sums_of / cfar_halves (and the CPU
+// twin): thresholds bit-identical to the generic segmented kernel.
+
+//! Columns per thread (one float4) and per warp-wide tile.
+constexpr int vec_width = 4;
+constexpr int vec_tile_cols = 32 * vec_width;
+//! Cell rows per block: the 2 wr halo rows of row sums cost (32 + 12) / 32 at the PD
+//! window, and the two planes (44 x 128 floats each, 45 KB) let 4-5 blocks share an SM.
+constexpr int vec_tile_rows = 32;
+//! Column reach the register halo covers: one float4 on each side.
+constexpr int vec_max_wc = vec_width;
+
+template <int GC, int TC>
+struct vec_row {
+    float lo[vec_width], hi[vec_width], full[vec_width], side[vec_width];
+    float x[vec_width]; //!< the lane's own cells, sanitised (non-finite: +Inf)
+};
+
+//! Loads the sanitised float4 of columns [col, col + 4) of map row rr (absent: zeros).
+__device__ __forceinline__ float4 vec_load(const float* map,
+                                           int rr,
+                                           long long row_stride,
+                                           int col,
+                                           int ncols,
+                                           bool col_wrap)
+{
+    float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+    const int c = resolve(col, ncols, col_wrap);
+    if (rr >= 0 && c >= 0)
+        v = __ldg(reinterpret_cast<const float4*>(map + rr * row_stride + c));
+    v.x = cfar_sanitize(v.x);
+    v.y = cfar_sanitize(v.y);
+    v.z = cfar_sanitize(v.z);
+    v.w = cfar_sanitize(v.w);
+    return v;
+}
+
+/*!
+ * Row sums of this lane's 4 columns of map row rr (-1: beyond a clipped edge), c0 the
+ * warp's first column. Every lane of the warp calls it.
+ */
+template <int GC, int TC>
+__device__ __forceinline__ vec_row<GC, TC> vec_row_sums(
+    const float* map, int rr, long long row_stride, int c0, int ncols, bool col_wrap)
+{
+    constexpr int WC = GC + TC;
+    const int lane = threadIdx.x & 31;
+    const float4 v =
+        vec_load(map, rr, row_stride, c0 + vec_width * lane, ncols, col_wrap);
+    float4 halo = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (WC > 0 && (lane == 0 || lane == 31))
+        halo = vec_load(map,
+                        rr,
+                        row_stride,
+                        lane == 0 ? c0 - vec_width : c0 + vec_tile_cols,
+                        ncols,
+                        col_wrap);
+    // xs[0..3]: the float4 left of this lane's, xs[4..7] its own, xs[8..11] the right.
+    float xs[3 * vec_width];
+    xs[4] = v.x;
+    xs[5] = v.y;
+    xs[6] = v.z;
+    xs[7] = v.w;
+    const float vin[vec_width] = { v.x, v.y, v.z, v.w };
+    const float hin[vec_width] = { halo.x, halo.y, halo.z, halo.w };
+#pragma unroll
+    for (int k = 0; k < vec_width; ++k) {
+        xs[k] = 0.f;
+        xs[8 + k] = 0.f;
+        if (k >= vec_width - WC) {
+            const float l = __shfl_up_sync(full_warp, vin[k], 1);
+            xs[k] = lane == 0 ? hin[k] : l;
+        }
+        if (k < WC) {
+            const float r = __shfl_down_sync(full_warp, vin[k], 1);
+            xs[8 + k] = lane == 31 ? hin[k] : r;
+        }
+    }
+    vec_row<GC, TC> s;
+#pragma unroll
+    for (int j = 0; j < vec_width; ++j) {
+        // cfar_row_sums_of: x(u) = xs[4 + j - WC + u].
+        const float* x = xs + (vec_width + j - WC);
+        float lo = 0.f, g = 0.f, hi = 0.f;
+#pragma unroll
+        for (int u = 0; u < TC; ++u)
+            lo += x[u];
+#pragma unroll
+        for (int u = TC; u <= TC + 2 * GC; ++u)
+            g += x[u];
+#pragma unroll
+        for (int u = TC + 2 * GC + 1; u <= 2 * (TC + GC); ++u)
+            hi += x[u];
+        s.lo[j] = lo;
+        s.hi[j] = hi;
+        s.full[j] = (lo + g) + hi;
+        s.side[j] = lo + hi;
+        s.x[j] = xs[vec_width + j];
+    }
+    return s;
+}
+
+__device__ __forceinline__ float4 f4(const float (&v)[vec_width])
+{
+    return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+template <cfar_variant V, int GR, int TR, int GC, int TC>
+__global__ void __launch_bounds__(block_threads) cfar_vec_kernel(const kernel_args a)
+{
+    constexpr int WR = GR + TR, WC = GC + TC;
+    constexpr int trh = vec_tile_rows + 2 * WR;
+    constexpr int nwarps = block_threads / 32;
+    static_assert(WC <= vec_max_wc, "the register halo covers one float4 per side");
+    __shared__ float4 s_full[trh * 32];
+    __shared__ float4 s_side[trh * 32];
+
+    const int lane = threadIdx.x & 31;
+    const int warp = (threadIdx.y * blockDim.x + threadIdx.x) >> 5;
+    const int m = a.map0 + blockIdx.z;
+    const long long base = map_offset(a, m);
+    const float* map = a.in + base;
+    const int r0 = (a.tile_row0 + blockIdx.y) * vec_tile_rows;
+    const int c0 = blockIdx.x * vec_tile_cols;
+
+    // Phase A: row sums of the tile rows and the halo rows.
+    for (int i = warp; i < trh; i += nwarps) {
+        const int rr = resolve(r0 - WR + i, a.nrows, a.row_wrap);
+        const vec_row<GC, TC> s =
+            vec_row_sums<GC, TC>(map, rr, a.row_stride, c0, a.ncols, a.col_wrap);
+        s_full[i * 32 + lane] = f4(s.full);
+        s_side[i * 32 + lane] = f4(s.side);
+    }
+    __syncthreads();
+
+    // Phase B: one cell row per warp at a time, 4 cells per lane.
+    const int c = c0 + vec_width * lane;
+    const bool col_valid = c < a.ncols;
+    int col_class[vec_width];
+    bool interior_cols = true;
+#pragma unroll
+    for (int j = 0; j < vec_width; ++j) {
+        // Columns past the map (a part-full last tile) take the interior class: they
+        // are never tested, and their clip class would lie outside the table.
+        col_class[j] = col_valid ? cfar_clip_class(c + j, a.ncols, WC, a.col_wrap) : WC;
+        interior_cols = interior_cols && col_class[j] == WC;
+    }
+    for (int i = warp; i < vec_tile_rows; i += nwarps) {
+        const int r = r0 + i;
+        if (r >= a.nrows) // uniform over the warp
+            break;
+        const vec_row<GC, TC> own =
+            vec_row_sums<GC, TC>(map, r, a.row_stride, c0, a.ncols, a.col_wrap);
+        const float4* pf = s_full + (i + WR) * 32 + lane;
+        const float4* ps = s_side + (i + WR) * 32 + lane;
+        float lead[vec_width], lag[vec_width];
+        // cfar_halves: lead = rows -wr .. -gr-1 (full), -gr .. -1 (side), then lo0.
+        {
+            float av[vec_width] = { 0.f, 0.f, 0.f, 0.f };
+#pragma unroll
+            for (int k = WR; k >= 1; --k) {
+                const float4 q = k > GR ? pf[-k * 32] : ps[-k * 32];
+                av[0] += q.x;
+                av[1] += q.y;
+                av[2] += q.z;
+                av[3] += q.w;
+            }
+            float bv[vec_width];
+#pragma unroll
+            for (int j = 0; j < vec_width; ++j) {
+                lead[j] = av[j] + own.lo[j];
+                bv[j] = own.hi[j];
+            }
+#pragma unroll
+            for (int k = 1; k <= WR; ++k) {
+                const float4 q = k > GR ? pf[k * 32] : ps[k * 32];
+                bv[0] += q.x;
+                bv[1] += q.y;
+                bv[2] += q.z;
+                bv[3] += q.w;
+            }
+#pragma unroll
+            for (int j = 0; j < vec_width; ++j)
+                lag[j] = bv[j];
+        }
+        // The CUTs, sanitised as in the generic kernels: a non-finite cell is +Inf,
+        // never detected, counted.
+        const float(&x)[vec_width] = own.x;
+        const int row_class = cfar_clip_class(r, a.nrows, WR, a.row_wrap);
+        const bool interior = row_class == WR && interior_cols;
+        float t[vec_width], alpha[vec_width];
+        unsigned det_bits = 0, bad = 0;
+#pragma unroll
+        for (int j = 0; j < vec_width; ++j) {
+            const cfar_class_entry e =
+                interior ? a.interior
+                         : a.classes[row_class * (2 * WC + 1) + col_class[j]];
+            t[j] = cfar_sum_threshold<V>(lead[j], lag[j], e);
+            alpha[j] = e.alpha;
+            const bool finite = col_valid && cfar_finite(x[j]);
+            bad += col_valid && !finite;
+            if (finite && x[j] > t[j])
+                det_bits |= 1u << j;
+        }
+        if (det_bits && a.local_max) {
+#pragma unroll
+            for (int j = 0; j < vec_width; ++j)
+                if ((det_bits >> j) & 1u)
+                    if (!cfar_is_local_max(x[j],
+                                           r,
+                                           c + j,
+                                           a.nrows,
+                                           a.ncols,
+                                           a.row_wrap,
+                                           a.col_wrap,
+                                           a.lm_rows,
+                                           [&](int rr, int cc) {
+                                               return __ldg(map + rr * a.row_stride +
+                                                            cc);
+                                           }))
+                        det_bits &= ~(1u << j);
+        }
+        if (col_valid) {
+            const long long o = base + r * a.row_stride + c;
+            *reinterpret_cast<std::uint32_t*>(a.mask + o) =
+                (det_bits & 1u) | ((det_bits & 2u) << 7) | ((det_bits & 4u) << 14) |
+                ((det_bits & 8u) << 21);
+            if (a.thr)
+                *reinterpret_cast<float4*>(a.thr + o) = f4(t);
+        }
+        // Detections: one atomic per warp and row, slots handed out by a warp scan.
+        const unsigned n = __popc(det_bits);
+        if (__any_sync(full_warp, n != 0)) {
+            unsigned incl = n;
+#pragma unroll
+            for (int o = 1; o < 32; o <<= 1) {
+                const unsigned u = __shfl_up_sync(full_warp, incl, o);
+                if (lane >= o)
+                    incl += u;
+            }
+            const unsigned total = __shfl_sync(full_warp, incl, 31);
+            unsigned long long first = 0;
+            if (lane == 31)
+                first = atomicAdd(a.det_count, (unsigned long long)total);
+            first = __shfl_sync(full_warp, first, 31);
+            unsigned long long slot = first + (incl - n);
+            const std::uint32_t label = std::uint32_t(m + r / a.rows_per_label);
+            const std::uint32_t row = std::uint32_t(r % a.rows_per_label);
+#pragma unroll
+            for (int j = 0; j < vec_width; ++j)
+                if ((det_bits >> j) & 1u) {
+                    if (slot < a.det_capacity)
+                        a.det_list[slot] = {
+                            label, row, std::uint32_t(c + j), x[j], t[j], t[j] / alpha[j]
+                        };
+                    ++slot;
+                }
+        }
+        if (__any_sync(full_warp, bad != 0)) {
+            const unsigned total = __reduce_add_sync(full_warp, bad);
+            if (lane == 0)
+                atomicAdd(a.nonfinite + m + r / a.rows_per_label,
+                          (unsigned long long)total);
+        }
+    }
+}
+
 // ---- engine ---------------------------------------------------------------------------
 
 using kernel_fn = void (*)(kernel_args);
@@ -604,6 +886,28 @@ kernel_fn segmented_kernel(cfar_variant v)
         return cfar_segmented_kernel<cfar_variant::go, WR, WC>;
     case cfar_variant::so:
         return cfar_segmented_kernel<cfar_variant::so, WR, WC>;
+    default:
+        return nullptr;
+    }
+}
+
+//! DESIGN.md's CFAR window (guard/train range 1/5, Doppler 1/1): the one the PD chain
+//! runs, compiled exactly so that its sums unroll without predicates.
+constexpr int design_gr = 1, design_tr = 5, design_gc = 1, design_tc = 1;
+
+//! The row-vector kernel for this window and variant, or nullptr where none is compiled
+//! (other windows and os run the generic kernels).
+kernel_fn vec_kernel(cfar_variant v, int gr, int tr, int gc, int tc)
+{
+    if (gr != design_gr || tr != design_tr || gc != design_gc || tc != design_tc)
+        return nullptr;
+    switch (v) {
+    case cfar_variant::ca:
+        return cfar_vec_kernel<cfar_variant::ca, design_gr, design_tr, design_gc, design_tc>;
+    case cfar_variant::go:
+        return cfar_vec_kernel<cfar_variant::go, design_gr, design_tr, design_gc, design_tc>;
+    case cfar_variant::so:
+        return cfar_vec_kernel<cfar_variant::so, design_gr, design_tr, design_gc, design_tc>;
     default:
         return nullptr;
     }
@@ -710,9 +1014,19 @@ public:
             a.nrows = int(g.nrows);
             a.rows_per_label = int(g.nrows);
         }
-        const unsigned col_tiles = unsigned((g.ncols + tile_cols - 1) / tile_cols);
-        const std::size_t row_tiles =
-            (std::size_t(a.nrows) + d_tile_rows - 1) / d_tile_rows;
+        // The row-vector kernel where this run's layout allows it: whole float4 rows
+        // and maps, 16-byte aligned input and thresholds, 4-byte aligned mask.
+        const bool vec = d_vec_kernel != nullptr && g.ncols % vec_width == 0 &&
+                         std::size_t(a.row_stride) % vec_width == 0 &&
+                         g.group_stride % vec_width == 0 && aligned(in, 16) &&
+                         aligned(mask, 4) && (thr == nullptr || aligned(thr, 16));
+        const kernel_fn kernel = vec ? d_vec_kernel : d_kernel;
+        const int tile_h = vec ? vec_tile_rows : d_tile_rows;
+        const int tile_w = vec ? vec_tile_cols : tile_cols;
+        const std::size_t smem = vec ? 0 : d_smem_bytes;
+        a.tile_rows = tile_h;
+        const unsigned col_tiles = unsigned((g.ncols + tile_w - 1) / tile_w);
+        const std::size_t row_tiles = (std::size_t(a.nrows) + tile_h - 1) / tile_h;
         for (std::size_t m0 = 0; m0 < nmaps; m0 += max_grid_yz) {
             for (std::size_t y0 = 0; y0 < row_tiles; y0 += max_grid_yz) {
                 a.map0 = int(m0);
@@ -721,8 +1035,7 @@ public:
                     col_tiles,
                     unsigned(std::min<std::size_t>(max_grid_yz, row_tiles - y0)),
                     unsigned(std::min<std::size_t>(max_grid_yz, nmaps - m0)));
-                d_kernel<<<grid, dim3(tile_cols, block_rows), d_smem_bytes, d_stream>>>(
-                    a);
+                kernel<<<grid, dim3(tile_cols, block_rows), smem, d_stream>>>(a);
                 GPURADAR_CUDA_CHECK_LAUNCH(who, "cfar_kernel");
             }
         }
@@ -851,11 +1164,22 @@ private:
                     ? segmented_kernel<unrolled_max_wr, unrolled_max_wc>(d_plan.variant)
                     : segmented_kernel<0, 0>(d_plan.variant);
         }
+        if (d_estimator == cfar_estimator::segmented && d_plan.variant != cfar_variant::os)
+            d_vec_kernel = vec_kernel(d_plan.variant,
+                                      d_plan.guard_rows,
+                                      d_plan.train_rows,
+                                      d_plan.guard_cols,
+                                      d_plan.train_cols);
         GPURADAR_CUDA_CHECK(
             who,
             cudaFuncSetAttribute(d_kernel,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  int(d_smem_bytes)));
+    }
+
+    static bool aligned(const void* p, std::size_t bytes)
+    {
+        return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
     }
 
     const cfar_plan d_plan;
@@ -866,6 +1190,8 @@ private:
     device_memory d_results;
     pinned_memory d_results_host; // its copy: counters and the list's head after each run
     kernel_fn d_kernel = nullptr;
+    //! The row-vector kernel (segmented, DESIGN.md's window), or nullptr.
+    kernel_fn d_vec_kernel = nullptr;
     cfar_estimator d_estimator = cfar_estimator::segmented;
     int d_tile_rows = max_tile_rows;
     std::size_t d_smem_bytes = 0;
