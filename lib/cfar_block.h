@@ -3,6 +3,7 @@
 #ifndef INCLUDED_GPURADAR_CFAR_BLOCK_H
 #define INCLUDED_GPURADAR_CFAR_BLOCK_H
 
+#include "backend_select.h"
 #include "cfar_detections.h"
 #include "cpi_tag.h"
 #include "gpu_stream_owner.h"
@@ -33,7 +34,7 @@ namespace gpuradar {
  *   numbered from that tag (`item`, `first_item`); while no tag has been seen each group
  *   is a CPI of its own with a made tag (index, nrange).
  * Other tags move with their group (a dropped partial group would shift GNU Radio's 1:1
- * propagation). The gr::block virtual base is constructed by the derived block.
+ * propagation).
  */
 template <class Api, class Kernel>
 class cfar_block : public Api, public gpu_stream_owner
@@ -119,13 +120,17 @@ public:
         return produced;
     }
 
-protected:
+    //! `layout` describes `params` (the kernel's); the kernel checks every parameter
+    //! (std::invalid_argument naming it) before it allocates anything.
     template <class Params>
-    cfar_block(const cfar_layout& layout,
+    cfar_block(const char* block_name,
+               const cfar_layout& layout,
                const Params& params,
-               kernels::backend backend,
-               const char* block_name)
-        : gpu_stream_owner(backend, block_name),
+               kernels::backend backend)
+        : gr::block(block_name,
+                    stream_signature(backend, layout.cells_per_item() * sizeof(float)),
+                    cfar_output_signature(backend, layout.cells_per_item())),
+          gpu_stream_owner(backend, block_name),
           d_layout(layout),
           d_backend(backend),
           d_kernel(Kernel::make(backend, params, stream())),
@@ -151,19 +156,38 @@ private:
     cfar_counters d_counters;
 };
 
-//! cfar_1d: groups of items_per_cpi range lines (layout.ndoppler == 0).
-class cfar_1d_impl : public cfar_block<cfar_1d, kernels::cfar_1d>
+/*!
+ * The make() parameters cfar_1d and cfar_2d share, checked (std::invalid_argument naming
+ * the parameter) and set alike in their kernel's Params; the block sets the rest.
+ */
+template <class Params>
+Params cfar_common_params(const char* block_name,
+                          unsigned int nrange,
+                          unsigned int channels,
+                          unsigned int max_detections,
+                          double pfa,
+                          const std::string& variant,
+                          int os_k,
+                          bool local_max_only)
 {
-public:
-    cfar_1d_impl(const kernels::cfar_1d_params& params, kernels::backend backend);
-};
+    check_positive(block_name, "nrange", nrange);
+    check_positive(block_name, "channels", channels);
+    check_positive(block_name, "max_detections", max_detections);
+    Params p;
+    p.nrange = nrange;
+    p.channels = channels;
+    p.max_detections = max_detections;
+    p.pfa = pfa;
+    p.variant = kernels::parse_cfar_variant(variant);
+    p.os_k = os_k;
+    p.local_max = local_max_only;
+    return p;
+}
 
+//! cfar_1d: groups of items_per_cpi range lines (layout.ndoppler == 0).
+using cfar_1d_impl = cfar_block<cfar_1d, kernels::cfar_1d>;
 //! cfar_2d: one range-Doppler map (nrange items of ndoppler bins) per group.
-class cfar_2d_impl : public cfar_block<cfar_2d, kernels::cfar_2d>
-{
-public:
-    cfar_2d_impl(const kernels::cfar_2d_params& params, kernels::backend backend);
-};
+using cfar_2d_impl = cfar_block<cfar_2d, kernels::cfar_2d>;
 
 } // namespace gpuradar
 } // namespace gr
