@@ -74,9 +74,9 @@ pulse_compression_impl::pulse_compression_impl(unsigned int nrange,
     set_output_multiple(static_cast<int>(npulses));
     // Tags are re-emitted per CPI (partial CPIs shift the output against the input).
     set_tag_propagation_policy(TPP_DONT);
-    message_port_register_in(waveform_port());
-    set_msg_handler(waveform_port(),
-                    [this](const pmt::pmt_t& msg) { handle_waveform_message(msg); });
+    register_waveform_port(*this, d_samp_rate, d_logger, [this](const auto& w) {
+        set_waveform(w);
+    });
 }
 
 void pulse_compression_impl::set_waveform(const std::vector<gr_complex>& waveform)
@@ -102,16 +102,6 @@ std::string pulse_compression_impl::method() const
 unsigned int pulse_compression_impl::fft_length() const
 {
     return static_cast<unsigned int>(d_kernel->fft_length());
-}
-
-void pulse_compression_impl::handle_waveform_message(const pmt::pmt_t& msg)
-{
-    try {
-        set_waveform(waveform_from_message(msg, d_samp_rate));
-    } catch (const std::exception& e) {
-        // Never throw out of a message handler: log and keep the current waveform.
-        d_logger->error("{}; keeping the current waveform", e.what());
-    }
 }
 
 void pulse_compression_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)

@@ -40,8 +40,6 @@ public:
                      gr_vector_void_star& output_items) override;
 
 private:
-    void handle_waveform_message(const pmt::pmt_t& msg);
-
     const unsigned int d_nrange, d_npulses, d_channels;
     const double d_samp_rate;
     const kernels::backend d_backend;

@@ -83,13 +83,8 @@ pulse_doppler_processor_impl::pulse_doppler_processor_impl(
     set_output_multiple(static_cast<int>(d_nrange));
     set_relative_rate(std::uint64_t(d_nrange), std::uint64_t(d_npulses));
     set_tag_propagation_policy(TPP_DONT);
-    message_port_register_in(waveform_port());
-    set_msg_handler(waveform_port(), [this](const pmt::pmt_t& msg) {
-        try {
-            set_waveform(waveform_from_message(msg, d_samp_rate));
-        } catch (const std::exception& e) {
-            d_logger->error("{}; keeping the current waveform", e.what());
-        }
+    register_waveform_port(*this, d_samp_rate, d_logger, [this](const auto& w) {
+        set_waveform(w);
     });
 }
 

@@ -12,6 +12,23 @@ const pmt::pmt_t& waveform_port()
     return port;
 }
 
+void register_waveform_port(gr::basic_block& block,
+                            double samp_rate,
+                            gr::logger_ptr logger,
+                            std::function<void(const std::vector<gr_complex>&)> apply)
+{
+    block.message_port_register_in(waveform_port());
+    block.set_msg_handler(waveform_port(),
+                          [samp_rate, logger, apply](const pmt::pmt_t& msg) {
+                              try {
+                                  apply(waveform_from_message(msg, samp_rate));
+                              } catch (const std::exception& e) {
+                                  logger->error("{}; keeping the current waveform",
+                                                e.what());
+                              }
+                          });
+}
+
 std::vector<gr_complex> waveform_from_message(const pmt::pmt_t& msg, double samp_rate)
 {
     if (pmt::is_c32vector(msg))

@@ -2,8 +2,11 @@
 #ifndef INCLUDED_GPURADAR_WAVEFORM_MESSAGE_H
 #define INCLUDED_GPURADAR_WAVEFORM_MESSAGE_H
 
+#include <gnuradio/basic_block.h>
+#include <gnuradio/logger.h>
 #include <gnuradio/types.h>
 #include <pmt/pmt.h>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,17 @@ const pmt::pmt_t& waveform_port();
  * chirp at `samp_rate`. Throws std::invalid_argument saying what is wrong.
  */
 std::vector<gr_complex> waveform_from_message(const pmt::pmt_t& msg, double samp_rate);
+
+/*!
+ * Registers the `waveform` input port of `block`: each message's waveform
+ * (waveform_from_message at samp_rate) goes to `apply`; a bad message, or a waveform that
+ * `apply` rejects (throws), is logged on `logger` and the current waveform kept (a
+ * message handler never throws).
+ */
+void register_waveform_port(gr::basic_block& block,
+                            double samp_rate,
+                            gr::logger_ptr logger,
+                            std::function<void(const std::vector<gr_complex>&)> apply);
 
 /*!
  * The waveform parameter of a block: "custom" gives custom_waveform, "lfm" the chirp
