@@ -1,6 +1,7 @@
 /*
  * The kernels-only pulse-Doppler chain per CPI, DESIGN.md's PD workloads:
- * pulse compression (Taylor, normalised, automatic method) -> corner turn -> Doppler
+ * pulse compression (Taylor, normalised, automatic method: overlap_save on these
+ * waveforms; the fft method's settings measured beside it) -> corner turn -> Doppler
  * filter (Hann, fftshift, nfft = npulses) -> square-law envelope -> CA-CFAR (DESIGN.md's
  * window: guard/train Doppler 1,1, range 1,5; Pfa 1e-6).
  *
@@ -12,7 +13,8 @@
  * Counts per CPI, N = channels * npulses * nrange samples, F = pulse-compression FFT
  * length, rows = channels * npulses (bytes at least; cuFFT may need more passes inside
  * one transform):
- *  pulse compression, callbacks: read x 8N, write + read the workspace 16 rows F, write
+ *  pulse compression, overlap_save: read x 8N, write 8N (floor_ms counts this);
+ *                  fft with callbacks: read x 8N, write + read the workspace 16 rows F, write
  *                  the compressed CPI 8N;  separate kernels: 32N + 56 rows F.
  *  Doppler, fused: read 8N, write the power map 4N;  separate (corner turn 16N,
  *                  prepare + in-place FFT 32N, envelope 12N): 60N.
@@ -64,6 +66,17 @@ GPURADAR_BENCH("pd_chain/PD")
         const double copy = pd::copy_gb_per_s(w.bytes(), s, opt.repeats);
         const double gb_per_ms = copy * 1e6;
 
+        // Pulse compression alone, the fft method (the default before overlap_save).
+        auto pc_fft = kernels::pulse_compression::make(cuda,
+                                                       w.nrange,
+                                                       w.npulses * w.channels,
+                                                       p.waveform,
+                                                       p.range_window,
+                                                       p.normalize,
+                                                       kernels::pulse_compression::method::fft,
+                                                       s.ref());
+        const double pc_fft_ms =
+            time_ms(s, reps, [&] { pc_fft->run(x.as<cfloat>(), a.as<cfloat>()); });
         // Pulse compression alone (the object the GNU Radio block uses).
         auto pc = kernels::pulse_compression::make(cuda,
                                                    w.nrange,
@@ -76,7 +89,10 @@ GPURADAR_BENCH("pd_chain/PD")
         const double pc_ms =
             time_ms(s, reps, [&] { pc->run(x.as<cfloat>(), a.as<cfloat>()); });
         const double rows_f = double(w.npulses * w.channels) * double(pc->fft_length());
-        const double pc_bytes = 16.0 * n + 16.0 * rows_f;
+        // overlap_save: read x, write y; the fft method with callbacks adds a workspace.
+        const bool os =
+            pc->resolved_method() == kernels::pulse_compression::method::overlap_save;
+        const double pc_bytes = 16.0 * n + (os ? 0.0 : 16.0 * rows_f);
 
         // CFAR alone on a real power map (the fused chain's output).
         {
@@ -106,6 +122,7 @@ GPURADAR_BENCH("pd_chain/PD")
             .field("pc_implementation", pc->implementation())
             .field("fft_length", static_cast<long long>(pc->fft_length()))
             .field("pulse_compression_ms", pc_ms)
+            .field("pulse_compression_fft_ms", pc_fft_ms)
             .field("pc_floor_ms", pc_bytes / gb_per_ms)
             .field("cfar_ms", cfar_ms)
             .field("cfar_floor_ms", 5.0 * n / gb_per_ms)
@@ -115,42 +132,54 @@ GPURADAR_BENCH("pd_chain/PD")
         // Fusion settings: callbacks x fused Doppler, then the default (fused Doppler, no
         // callbacks) with pulse compression in row batches whose FFT workspace is about
         // 8, 16 or 32 MiB (L2 is 50 MB on an H100).
-        std::vector<kernels::pulse_doppler::fusion> settings;
+        // The same with pulse compression forced to the fft method (the settings that
+        // only act on it), then the default method (automatic: overlap_save on the PD
+        // waveforms) with and without the fused Doppler kernel.
+        using pcm = kernels::pulse_compression::method;
+        std::vector<std::pair<kernels::pulse_doppler::fusion, pcm>> settings;
         for (bool cb : { false, true })
             for (bool fused : { false, true }) {
                 kernels::pulse_doppler::fusion f;
                 f.pc_callbacks = cb;
                 f.fused_doppler = fused;
-                settings.push_back(f);
+                settings.push_back({ f, pcm::fft });
             }
-        const std::size_t row_bytes = pc->fft_length() * sizeof(cfloat);
+        const std::size_t row_bytes = pc_fft->fft_length() * sizeof(cfloat);
         for (std::size_t mib : { 8, 16, 32 }) {
             kernels::pulse_doppler::fusion f;
             f.pc_rows_per_batch = std::max<std::size_t>(1, (mib << 20) / row_bytes);
             if (f.pc_rows_per_batch < w.npulses * w.channels)
-                settings.push_back(f);
+                settings.push_back({ f, pcm::fft });
         }
-        for (const auto& f : settings) {
+        for (bool fused : { false, true }) {
+            kernels::pulse_doppler::fusion f;
+            f.fused_doppler = fused;
+            settings.push_back({ f, p.pc_method });
+        }
+        for (const auto& [f, m] : settings) {
             const bool cb = f.pc_callbacks, fused = f.fused_doppler;
-            auto pdc = kernels::pulse_doppler::make(cuda, p, s.ref(), f);
+            auto pm = p;
+            pm.pc_method = m;
+            auto pdc = kernels::pulse_doppler::make(cuda, pm, s.ref(), f);
             auto run_chain = [&] { pdc->run(x.as<cfloat>(), power.as<float>()); };
             const double chain_ms = time_ms(s, reps, run_chain);
             const double with_cfar_ms = time_ms(s, reps, [&] {
                 run_chain();
                 run_cfar();
             });
-            const double floor_bytes = pc_bytes + 12.0 * n;
+            const double floor_bytes = 16.0 * n + 12.0 * n;
             json_line("pd_chain/PD")
                 .field("device", props.name)
                 .field("workload", w.name)
                 .field("stage", "chain")
                 .field("pc_callbacks", cb)
                 .field("fused_doppler", fused)
+                .field("pc_method", kernels::pulse_compression::to_string(m))
                 .field("pc_rows_per_batch", static_cast<long long>(f.pc_rows_per_batch))
                 .field("implementation", pdc->implementation())
                 .field("chain_ms", chain_ms)
                 .field("chain_cfar_ms", with_cfar_ms)
-                .field("doppler_part_ms", chain_ms - pc_ms)
+                .field("doppler_part_ms", chain_ms - (m == pcm::fft ? pc_fft_ms : pc_ms))
                 .field("floor_ms", floor_bytes / gb_per_ms)
                 .field("floor_cfar_ms", (floor_bytes + 5.0 * n) / gb_per_ms)
                 .field("target_ms", w.channels == 16 ? 0.5 : 0.1)

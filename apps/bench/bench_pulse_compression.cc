@@ -14,7 +14,8 @@
  *  (16 rows F), write y (8N) = 16 N + 16 rows F bytes at least (pass_floor_ms);
  *  fft with separate kernels: pad (8N + 8 rows F) + 2 FFTs (>= 16 rows F each) +
  *  multiply (16 rows F) + strip (8N + 8N) = 32 N + 56 rows F;
- *  fir: 8 L N complex multiply-adds = 8 L N flops, traffic 16 N.
+ *  fir: 8 L N complex multiply-adds = 8 L N flops, traffic 16 N;
+ *  overlap_save: read x (8 N plus the L-1 overlap of each segment), write y (8 N).
  */
 #include "bench_pd_common.h"
 #include <gpuradar/kernels/pulse_compression.h>
@@ -45,7 +46,7 @@ GPURADAR_BENCH("pulse_compression/PD")
         auto in = pd::random_device(w.samples(), s);
         kernels::device_memory out(w.bytes());
         const double copy = pd::copy_gb_per_s(w.bytes(), s, opt.repeats);
-        for (method m : { method::fft, method::fir }) {
+        for (method m : { method::fft, method::fir, method::overlap_save }) {
             auto pc = pulse_compression::make(kernels::backend::cuda,
                                               w.nrange,
                                               rows,
@@ -77,9 +78,55 @@ GPURADAR_BENCH("pulse_compression/PD")
                 .field("fraction_of_copy", gbs / copy);
             if (m == method::fft)
                 line.field("pass_floor_ms", fft_bytes / (copy * 1e6));
+            else if (m == method::overlap_save)
+                line.field("os_fft", static_cast<long long>(pc->overlap_save_fft()))
+                    .field("floor_ms", min_bytes / (copy * 1e6));
             else
                 line.field("tflop_per_s",
                            8.0 * double(w.waveform) * double(w.samples()) / (ms * 1e9));
+            line.emit();
+        }
+    }
+}
+
+/*
+ * overlap_save against fft (and fir up to 256 taps) over waveform lengths on the PD
+ * shapes: where `automatic` should pick overlap_save (CUDA). One line per (shape, L).
+ */
+GPURADAR_BENCH("pulse_compression/PD_overlap_save_sweep")
+{
+    if (!pd::have_cuda("pulse_compression/PD_overlap_save_sweep"))
+        return;
+    const auto props = kernels::current_device_properties();
+    kernels::cuda_stream s;
+    const std::size_t taps[] = { 1, 32, 64, 128, 192, 256, 512, 1000, 1500, 2048 };
+    for (const auto& w : pd::workloads()) {
+        const std::size_t rows = w.channels * w.npulses;
+        auto in = pd::random_device(w.samples(), s);
+        kernels::device_memory out(w.bytes());
+        for (std::size_t L : taps) {
+            auto line = json_line("pulse_compression/PD_overlap_save_sweep");
+            line.field("device", props.name)
+                .field("shape", w.name)
+                .field("taps", static_cast<long long>(L));
+            for (method m : { method::fft, method::overlap_save, method::fir }) {
+                if (m == method::fir && L > 256)
+                    continue;
+                auto pc = pulse_compression::make(kernels::backend::cuda,
+                                                  w.nrange,
+                                                  rows,
+                                                  waveform(L),
+                                                  kernels::window_spec(),
+                                                  true,
+                                                  m,
+                                                  s.ref());
+                const double ms = time_ms(s, opt.quick ? 5 : 20, [&] {
+                    pc->run(in.as<kernels::cfloat>(), out.as<kernels::cfloat>());
+                });
+                line.field(std::string(pulse_compression::to_string(m)) + "_ms", ms);
+                if (m == method::overlap_save)
+                    line.field("os_fft", static_cast<long long>(pc->overlap_save_fft()));
+            }
             line.emit();
         }
     }

@@ -197,6 +197,8 @@ struct cuda_case {
     chain_case shape;
     bool pc_callbacks, fused_doppler;
     std::size_t pc_rows_per_batch = 0;
+    kernels::pulse_compression::method pc_method =
+        kernels::pulse_compression::method::fft;
 };
 
 class PulseDopplerCuda : public ::testing::TestWithParam<cuda_case>
@@ -214,9 +216,13 @@ TEST_P(PulseDopplerCuda, test_010_matches_cpu_chain)
     auto p = make_params(c.P, c.C, c.R, c.L, c.nfft, c.mti, c.fftshift, c.env, c.db, 7);
     // Both backends on the same matched-filter method (their automatic crossovers
     // differ).
-    p.pc_method = kernels::pulse_compression::method::fft;
+    // (overlap_save resolves to fft on the CPU).
+    p.pc_method = GetParam().pc_method;
     kernels::cuda_stream stream;
     auto gpu = pulse_doppler::make(kernels::backend::cuda, p, stream.ref(), f);
+    if (p.pc_method == kernels::pulse_compression::method::overlap_save)
+        EXPECT_NE(gpu->implementation().find("pc: overlap_save"), std::string::npos)
+            << gpu->implementation();
     auto cpu = pulse_doppler::make(kernels::backend::cpu, p);
     const std::size_t nfft = gpu->nfft();
     const bool pow2 = (nfft & (nfft - 1)) == 0 && nfft <= 4096;
@@ -297,6 +303,12 @@ std::vector<cuda_case> cuda_cases()
             v.push_back({ shapes[1], false, fused, batch });
             v.push_back({ shapes[2], false, fused, batch });
         }
+    // Overlap-save pulse compression: the fused Doppler kernel reads its plain
+    // rows x nrange CPI (row stride nrange) instead of the FFT workspace.
+    for (const auto& s : shapes)
+        for (bool fused : { true, false })
+            v.push_back(
+                { s, false, fused, 0, kernels::pulse_compression::method::overlap_save });
     return v;
 }
 
@@ -345,6 +357,42 @@ TEST_P(PulseDopplerCudaApi, test_011_output_and_waveform_change_between_queued_r
 }
 
 INSTANTIATE_TEST_SUITE_P(PcCallbacks, PulseDopplerCudaApi, ::testing::Bool());
+
+TEST(PulseDopplerCudaOverlapSave, test_012_waveform_change_between_queued_runs)
+{
+    GPURADAR_REQUIRE_CUDA();
+    kernels::cuda_stream stream;
+    auto p = make_params(
+        12, 2, 900, 100, 16, mti_mode::two_pulse, true, envelope::mode::square_law, false, 19);
+    p.pc_method = kernels::pulse_compression::method::overlap_save;
+    auto gpu = pulse_doppler::make(kernels::backend::cuda, p, stream.ref());
+    EXPECT_NE(gpu->implementation().find("pc: overlap_save: F = 512"), std::string::npos)
+        << gpu->implementation();
+    const auto x = random_complex(gpu->input_size(), 20);
+    auto d_in = to_device(x, stream);
+    // Segment FFT 512, then 2048, then L = nrange (4096).
+    const std::vector<std::vector<cfloat>> waves = { p.waveform,
+                                                     random_complex(300, 21),
+                                                     random_complex(900, 22) };
+    std::vector<kernels::device_memory> outs;
+    for (std::size_t i = 0; i < waves.size(); ++i) {
+        outs.emplace_back(gpu->output_size() * sizeof(float));
+        poison(outs.back(), stream);
+    }
+    for (std::size_t i = 0; i < waves.size(); ++i) {
+        if (i > 0)
+            gpu->set_waveform(waves[i]);
+        gpu->run(d_in.as<cfloat>(), outs[i].as<float>());
+    }
+    for (std::size_t i = 0; i < waves.size(); ++i) {
+        auto pi = p;
+        pi.waveform = waves[i];
+        std::vector<float> want(gpu->output_size());
+        pulse_doppler::make(kernels::backend::cpu, pi)->run(x.data(), want.data());
+        EXPECT_LT(rel_l2(to_host<float>(outs[i], gpu->output_size(), stream), want), 1e-5)
+            << i;
+    }
+}
 
 } // namespace
 } // namespace gpuradar::test

@@ -1,7 +1,10 @@
 /*
  * CUDA pulse_doppler. Passes over one CPI of N complex samples (N = npulses * channels *
  * nrange), F = pulse-compression FFT length, rows = npulses * channels:
- *  - pulse compression (pulse_compression's CUDA engine), fft with separate kernels:
+ *  - pulse compression (pulse_compression's CUDA engine). overlap_save (automatic's
+ *    choice for fir_crossover_taps_cuda < L <= overlap_save_auto_max_taps): one kernel,
+ *    the compressed CPI in a plain buffer (row stride nrange), which the fused Doppler
+ *    kernel reads. fir: the same buffer. fft with separate kernels:
  *    pad, forward FFT, spectrum product, inverse FFT; the rows stay in its workspace
  *    (row stride F: no strip pass). With cuFFT callbacks (fusion.pc_callbacks): two
  *    passes, result in a compressed CPI buffer (row stride nrange).

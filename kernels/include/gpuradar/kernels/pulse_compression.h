@@ -142,10 +142,14 @@ public:
         return f;
     }
     /*!
-     * automatic on CUDA picks overlap_save for fir_crossover_taps_cuda < L <= this
-     * (initial rule: every length it takes; see docs/PERFORMANCE.md for the measurement).
+     * automatic on CUDA picks overlap_save for fir_crossover_taps_cuda < L <= this.
+     * 0 (never) for now: measured with `gpuradar_bench pulse_compression/PD` on an H100
+     * 80GB HBM3 (2026-11-22, first kernel, radix-2^2 shared-memory FFTs) overlap_save
+     * was slower than fft at the PD waveforms (PD-A L = 1000: 0.766 vs 0.610 ms, PD-B
+     * L = 512: 0.156 vs 0.145, PD-C L = 256: 0.156 vs 0.131) and faster only where the
+     * FIR is faster still (L <= 128) or by < 3 % (L = 192). See docs/PERFORMANCE.md.
      */
-    static constexpr std::size_t overlap_save_auto_max_taps = overlap_save_max_taps;
+    static constexpr std::size_t overlap_save_auto_max_taps = 0;
 
     //! Parses "auto" | "fft" | "fir" | "overlap_save"; throws std::invalid_argument
     //! naming `method`.
