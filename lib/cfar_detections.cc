@@ -257,7 +257,8 @@ pmt::pmt_t cfar_report_pdu(const kernels::cfar_report& report,
                                                       " (items from " +
                                                       std::to_string(g.first_item) + ")"
                                                 : "cpi " + std::to_string(g.index);
-    logger->debug("{}: {} detections, {} NaN/Inf cells", where, report.found, nonfinite);
+    // Trace, not debug: Debian's GNU Radio logs debug by default, and this is per CPI.
+    logger->trace("{}: {} detections, {} NaN/Inf cells", where, report.found, nonfinite);
     if (nonfinite) {
         counters.nonfinite += nonfinite;
         logger->warn("{}: {} NaN/Inf cells (never detections)", where, nonfinite);
