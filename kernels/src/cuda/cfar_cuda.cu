@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -597,14 +598,14 @@ __global__ void __launch_bounds__(block_threads) cfar_os_kernel(const kernel_arg
 // predicated window loops up to 8 x 4, one thread per cell, a byte store per cell). For
 // a window known at compile time and maps whose rows are whole float4s, this kernel
 // does the same segmented sums with each thread owning 4 adjacent columns (one float4):
-//  - phase A: each warp takes a tile row of 128 columns (coalesced 512-byte float4
-//    loads; the column halo comes from the neighbouring lanes by shuffles, lane 0 / 31
-//    load the one float4 beyond the warp), forms the row sums of its 4 columns in
-//    registers and stores the full and side planes (float4 stores);
-//  - phase B: each warp takes a cell row, adds the planes' rows (float4 loads) in
-//    cfar_halves' order, recomputes the CUT row's lo / hi sums from the row itself,
-//    tests 4 cells, writes the mask as one uint32 (and the thresholds as one float4),
-//    and compacts detections with one atomic per warp (rare: Pfa).
+//  - phase A: each warp loads its rows of the tile, 128 columns each (coalesced
+//    512-byte float4 loads, all of a warp's rows in flight at once; the column halo
+//    comes from the neighbouring lanes by shuffles, lanes 0 / 31 load the one float4
+//    beyond the warp), forms the row sums of its 4 columns in registers and stores the
+//    full and side planes (float4 stores), keeping its cell rows' lo / hi sums;
+//  - phase B: per cell row, adds the planes' rows (float4 loads) in cfar_halves'
+//    order, tests 4 cells, writes the mask as one uint32 (and the thresholds as one
+//    float4), and compacts detections with one atomic per warp (rare: Pfa).
 // Same floats added in the same order as cfar_row_sums_of / cfar_halves (and the CPU
 // twin): thresholds bit-identical to the generic segmented kernel.
 
@@ -612,19 +613,311 @@ __global__ void __launch_bounds__(block_threads) cfar_os_kernel(const kernel_arg
 constexpr int vec_width = 4;
 constexpr int vec_tile_cols = 32 * vec_width;
 //! Cell rows per block: the 2 wr halo rows of row sums cost (32 + 12) / 32 at the PD
-//! window, and the two planes (44 x 128 floats each, 45 KB) let 4-5 blocks share an SM.
+//! window; the two planes (44 x 128 floats each, 45 KB) and ~100 registers a thread
+//! (4 cell rows' sums kept) let 2 blocks share an SM.
 constexpr int vec_tile_rows = 32;
 //! Column reach the register halo covers: one float4 on each side.
 constexpr int vec_max_wc = vec_width;
 
-template <int GC, int TC>
+//! Row sums of one lane's 4 columns, and its 4 cells (sanitised: non-finite is +Inf).
 struct vec_row {
+    float lo[vec_width], hi[vec_width], full[vec_width], side[vec_width];
+    float x[vec_width];
+};
+
+//! The raw float4 of columns [c, c + 4) of map row rr; zeros where rr or c is -1 (beyond
+//! a clipped edge). Row and column already resolved.
+__device__ __forceinline__ float4
+vec_fetch(const float* map, int rr, long long row_stride, int c)
+{
+    float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (rr >= 0 && c >= 0)
+        v = __ldg(reinterpret_cast<const float4*>(map + rr * row_stride + c));
+    return v;
+}
+
+/*!
+ * Row sums of a lane's 4 columns from its float4 `v` and, for lanes 0 and 31, the float4
+ * beyond the warp (`halo`: left of lane 0, right of lane 31). The neighbours' cells come
+ * by shuffles; every lane of the warp calls it. Same additions in the same order as
+ * cfar_row_sums_of.
+ */
+template <int GC, int TC>
+__device__ __forceinline__ vec_row vec_row_sums(float4 v, float4 halo)
+{
+    constexpr int WC = GC + TC;
+    const int lane = threadIdx.x & 31;
+    const float vin[vec_width] = { cfar_sanitize(v.x),
+                                   cfar_sanitize(v.y),
+                                   cfar_sanitize(v.z),
+                                   cfar_sanitize(v.w) };
+    const float hin[vec_width] = { halo.x, halo.y, halo.z, halo.w };
+    // xs[0..3]: the float4 left of this lane's, xs[4..7] its own, xs[8..11] the right.
+    float xs[3 * vec_width];
+#pragma unroll
+    for (int k = 0; k < vec_width; ++k) {
+        xs[vec_width + k] = vin[k];
+        xs[k] = 0.f;
+        xs[2 * vec_width + k] = 0.f;
+        if (k >= vec_width - WC) {
+            const float l = __shfl_up_sync(full_warp, vin[k], 1);
+            xs[k] = lane == 0 ? cfar_sanitize(hin[k]) : l;
+        }
+        if (k < WC) {
+            const float r = __shfl_down_sync(full_warp, vin[k], 1);
+            xs[2 * vec_width + k] = lane == 31 ? cfar_sanitize(hin[k]) : r;
+        }
+    }
+    vec_row s;
+#pragma unroll
+    for (int j = 0; j < vec_width; ++j) {
+        // cfar_row_sums_of: x(u) = xs[4 + j - WC + u].
+        const float* x = xs + (vec_width + j - WC);
+        float lo = 0.f, g = 0.f, hi = 0.f;
+#pragma unroll
+        for (int u = 0; u < TC; ++u)
+            lo += x[u];
+#pragma unroll
+        for (int u = TC; u <= TC + 2 * GC; ++u)
+            g += x[u];
+#pragma unroll
+        for (int u = TC + 2 * GC + 1; u <= 2 * (TC + GC); ++u)
+            hi += x[u];
+        s.lo[j] = lo;
+        s.hi[j] = hi;
+        s.full[j] = (lo + g) + hi;
+        s.side[j] = lo + hi;
+        s.x[j] = vin[j];
+    }
+    return s;
+}
+
+__device__ __forceinline__ float4 f4(const float (&v)[vec_width])
+{
+    return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+/*!
+ * Warp w owns the cell rows w, w + 8, w + 16, w + 24 of the tile (and a share of the
+ * 2 wr halo rows): in phase A it loads all of them at once (up to 6 float4 per lane in
+ * flight), stores their full and side row sums, and keeps its cell rows' lo / hi sums
+ * and cells in registers for phase B, which reads the other rows' sums from shared
+ * memory.
+ */
+template <cfar_variant V, int GR, int TR, int GC, int TC, int ROWS>
+__global__ void __launch_bounds__(block_threads, ROWS >= 32 ? 2 : 3)
+    cfar_vec_kernel(const kernel_args a)
+{
+    constexpr int WR = GR + TR, WC = GC + TC;
+    constexpr int trh = ROWS + 2 * WR;
+    constexpr int nwarps = block_threads / 32;
+    constexpr int cell_rows = ROWS / nwarps; // per warp
+    constexpr int halo_rows = (2 * WR + nwarps - 1) / nwarps; // per warp, at most
+    static_assert(WC <= vec_max_wc, "the register halo covers one float4 per side");
+    static_assert(ROWS % nwarps == 0, "whole cell rows per warp");
+    __shared__ float4 s_full[trh * 32];
+    __shared__ float4 s_side[trh * 32];
+
+    const int lane = threadIdx.x & 31;
+    const int warp = (threadIdx.y * blockDim.x + threadIdx.x) >> 5;
+    const int m = a.map0 + blockIdx.z;
+    const long long base = map_offset(a, m);
+    const float* map = a.in + base;
+    const int r0 = (a.tile_row0 + blockIdx.y) * ROWS;
+    const int c0 = blockIdx.x * vec_tile_cols;
+    const int c = c0 + vec_width * lane;
+    // Columns resolved once: this lane's float4 and the one beyond the warp.
+    const int c_own = resolve(c, a.ncols, a.col_wrap);
+    const bool edge_lane = WC > 0 && (lane == 0 || lane == 31);
+    const int c_halo =
+        edge_lane ? resolve(lane == 0 ? c0 - vec_width : c0 + vec_tile_cols,
+                            a.ncols,
+                            a.col_wrap)
+                  : -1;
+
+    // Phase A: every load first, then the sums.
+    float4 cv[cell_rows], chv[cell_rows], hv[halo_rows], hhv[halo_rows];
+#pragma unroll
+    for (int k = 0; k < cell_rows; ++k) {
+        const int rr = resolve(r0 + warp + nwarps * k, a.nrows, a.row_wrap);
+        cv[k] = vec_fetch(map, rr, a.row_stride, c_own);
+        chv[k] = vec_fetch(map, rr, a.row_stride, c_halo);
+    }
+#pragma unroll
+    for (int h = 0; h < halo_rows; ++h) {
+        const int hidx = warp + nwarps * h; // halo row: < WR above the tile, else below
+        const int t = hidx < WR ? hidx : hidx + ROWS;
+        const int rr =
+            hidx < 2 * WR ? resolve(r0 - WR + t, a.nrows, a.row_wrap) : -1;
+        hv[h] = vec_fetch(map, rr, a.row_stride, c_own);
+        hhv[h] = vec_fetch(map, rr, a.row_stride, c_halo);
+    }
+    vec_row own[cell_rows];
+#pragma unroll
+    for (int k = 0; k < cell_rows; ++k) {
+        own[k] = vec_row_sums<GC, TC>(cv[k], chv[k]);
+        const int t = WR + warp + nwarps * k;
+        s_full[t * 32 + lane] = f4(own[k].full);
+        s_side[t * 32 + lane] = f4(own[k].side);
+    }
+#pragma unroll
+    for (int h = 0; h < halo_rows; ++h) {
+        const int hidx = warp + nwarps * h;
+        if (hidx < 2 * WR) { // uniform over the warp
+            const vec_row s = vec_row_sums<GC, TC>(hv[h], hhv[h]);
+            const int t = hidx < WR ? hidx : hidx + ROWS;
+            s_full[t * 32 + lane] = f4(s.full);
+            s_side[t * 32 + lane] = f4(s.side);
+        }
+    }
+    __syncthreads();
+
+    // Phase B: this warp's cell rows, 4 cells per lane.
+    const bool col_valid = c < a.ncols;
+    int col_class[vec_width];
+    bool interior_cols = true;
+#pragma unroll
+    for (int j = 0; j < vec_width; ++j) {
+        // Columns past the map (a part-full last tile) take the interior class: they
+        // are never tested, and their clip class would lie outside the table.
+        col_class[j] = col_valid ? cfar_clip_class(c + j, a.ncols, WC, a.col_wrap) : WC;
+        interior_cols = interior_cols && col_class[j] == WC;
+    }
+#pragma unroll
+    for (int k = 0; k < cell_rows; ++k) {
+        const int i = warp + nwarps * k;
+        const int r = r0 + i;
+        if (r >= a.nrows) // uniform over the warp
+            break;
+        const float4* pf = s_full + (i + WR) * 32 + lane;
+        const float4* ps = s_side + (i + WR) * 32 + lane;
+        // cfar_halves: lead = rows -wr .. -gr-1 (full), -gr .. -1 (side), then lo0;
+        // lag = hi0, rows 1 .. gr (side), gr+1 .. wr (full).
+        float lead[vec_width] = { 0.f, 0.f, 0.f, 0.f };
+#pragma unroll
+        for (int d = WR; d >= 1; --d) {
+            const float4 q = d > GR ? pf[-d * 32] : ps[-d * 32];
+            lead[0] += q.x;
+            lead[1] += q.y;
+            lead[2] += q.z;
+            lead[3] += q.w;
+        }
+        float lag[vec_width];
+#pragma unroll
+        for (int j = 0; j < vec_width; ++j) {
+            lead[j] += own[k].lo[j];
+            lag[j] = own[k].hi[j];
+        }
+#pragma unroll
+        for (int d = 1; d <= WR; ++d) {
+            const float4 q = d > GR ? pf[d * 32] : ps[d * 32];
+            lag[0] += q.x;
+            lag[1] += q.y;
+            lag[2] += q.z;
+            lag[3] += q.w;
+        }
+        const float(&x)[vec_width] = own[k].x;
+        const int row_class = cfar_clip_class(r, a.nrows, WR, a.row_wrap);
+        float t[vec_width], alpha[vec_width];
+        if (row_class == WR && interior_cols) {
+#pragma unroll
+            for (int j = 0; j < vec_width; ++j) {
+                t[j] = cfar_sum_threshold<V>(lead[j], lag[j], a.interior);
+                alpha[j] = a.interior.alpha;
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < vec_width; ++j) {
+                const cfar_class_entry e =
+                    a.classes[row_class * (2 * WC + 1) + col_class[j]];
+                t[j] = cfar_sum_threshold<V>(lead[j], lag[j], e);
+                alpha[j] = e.alpha;
+            }
+        }
+        unsigned det_bits = 0, bad = 0;
+#pragma unroll
+        for (int j = 0; j < vec_width; ++j) {
+            const bool finite = col_valid && cfar_finite(x[j]);
+            bad += col_valid && !finite;
+            if (finite && x[j] > t[j])
+                det_bits |= 1u << j;
+        }
+        if (col_valid) {
+            const long long o = base + r * a.row_stride + c;
+            if (a.thr)
+                *reinterpret_cast<float4*>(a.thr + o) = f4(t);
+        }
+        if (__any_sync(full_warp, (det_bits | bad) != 0)) { // rare: Pfa, bad input
+            if (det_bits && a.local_max) {
+#pragma unroll
+                for (int j = 0; j < vec_width; ++j)
+                    if ((det_bits >> j) & 1u)
+                        if (!cfar_is_local_max(x[j],
+                                               r,
+                                               c + j,
+                                               a.nrows,
+                                               a.ncols,
+                                               a.row_wrap,
+                                               a.col_wrap,
+                                               a.lm_rows,
+                                               [&](int rr, int cc) {
+                                                   return __ldg(map + rr * a.row_stride +
+                                                                cc);
+                                               }))
+                            det_bits &= ~(1u << j);
+            }
+            // Detections: one atomic per warp and row, slots handed out by a warp scan.
+            const unsigned n = __popc(det_bits);
+            unsigned incl = n;
+#pragma unroll
+            for (int o = 1; o < 32; o <<= 1) {
+                const unsigned u = __shfl_up_sync(full_warp, incl, o);
+                if (lane >= o)
+                    incl += u;
+            }
+            const unsigned total = __shfl_sync(full_warp, incl, 31);
+            const std::uint32_t label = std::uint32_t(m + r / a.rows_per_label);
+            if (total != 0) {
+                unsigned long long first = 0;
+                if (lane == 31)
+                    first = atomicAdd(a.det_count, (unsigned long long)total);
+                first = __shfl_sync(full_warp, first, 31);
+                unsigned long long slot = first + (incl - n);
+                const std::uint32_t row = std::uint32_t(r % a.rows_per_label);
+#pragma unroll
+                for (int j = 0; j < vec_width; ++j)
+                    if ((det_bits >> j) & 1u) {
+                        if (slot < a.det_capacity)
+                            a.det_list[slot] = { label, row, std::uint32_t(c + j),
+                                                 x[j],  t[j], t[j] / alpha[j] };
+                        ++slot;
+                    }
+            }
+            const unsigned nbad = __reduce_add_sync(full_warp, bad);
+            if (nbad && lane == 0)
+                atomicAdd(a.nonfinite + label, (unsigned long long)nbad);
+        }
+        if (col_valid) {
+            const long long o = base + r * a.row_stride + c;
+            *reinterpret_cast<std::uint32_t*>(a.mask + o) =
+                (det_bits & 1u) | ((det_bits & 2u) << 7) | ((det_bits & 4u) << 14) |
+                ((det_bits & 8u) << 21);
+        }
+    }
+}
+
+// ---- the first row-vector kernel (kept for A/B: GPURADAR_CFAR_CUDA_KERNEL=vec1) ----
+// One tile row per warp iteration in both phases; phase B recomputes the CUT row's
+// lo / hi sums from a second load of the row. 0.111 / 0.0435 / 0.0409 ms on PD-A/B/C.
+
+template <int GC, int TC>
+struct vec1_row {
     float lo[vec_width], hi[vec_width], full[vec_width], side[vec_width];
     float x[vec_width]; //!< the lane's own cells, sanitised (non-finite: +Inf)
 };
 
 //! Loads the sanitised float4 of columns [col, col + 4) of map row rr (absent: zeros).
-__device__ __forceinline__ float4 vec_load(const float* map,
+__device__ __forceinline__ float4 vec1_load(const float* map,
                                            int rr,
                                            long long row_stride,
                                            int col,
@@ -647,16 +940,16 @@ __device__ __forceinline__ float4 vec_load(const float* map,
  * warp's first column. Every lane of the warp calls it.
  */
 template <int GC, int TC>
-__device__ __forceinline__ vec_row<GC, TC> vec_row_sums(
+__device__ __forceinline__ vec1_row<GC, TC> vec1_row_sums(
     const float* map, int rr, long long row_stride, int c0, int ncols, bool col_wrap)
 {
     constexpr int WC = GC + TC;
     const int lane = threadIdx.x & 31;
     const float4 v =
-        vec_load(map, rr, row_stride, c0 + vec_width * lane, ncols, col_wrap);
+        vec1_load(map, rr, row_stride, c0 + vec_width * lane, ncols, col_wrap);
     float4 halo = make_float4(0.f, 0.f, 0.f, 0.f);
     if (WC > 0 && (lane == 0 || lane == 31))
-        halo = vec_load(map,
+        halo = vec1_load(map,
                         rr,
                         row_stride,
                         lane == 0 ? c0 - vec_width : c0 + vec_tile_cols,
@@ -683,7 +976,7 @@ __device__ __forceinline__ vec_row<GC, TC> vec_row_sums(
             xs[8 + k] = lane == 31 ? hin[k] : r;
         }
     }
-    vec_row<GC, TC> s;
+    vec1_row<GC, TC> s;
 #pragma unroll
     for (int j = 0; j < vec_width; ++j) {
         // cfar_row_sums_of: x(u) = xs[4 + j - WC + u].
@@ -707,13 +1000,9 @@ __device__ __forceinline__ vec_row<GC, TC> vec_row_sums(
     return s;
 }
 
-__device__ __forceinline__ float4 f4(const float (&v)[vec_width])
-{
-    return make_float4(v[0], v[1], v[2], v[3]);
-}
 
 template <cfar_variant V, int GR, int TR, int GC, int TC>
-__global__ void __launch_bounds__(block_threads) cfar_vec_kernel(const kernel_args a)
+__global__ void __launch_bounds__(block_threads) cfar_vec1_kernel(const kernel_args a)
 {
     constexpr int WR = GR + TR, WC = GC + TC;
     constexpr int trh = vec_tile_rows + 2 * WR;
@@ -733,8 +1022,8 @@ __global__ void __launch_bounds__(block_threads) cfar_vec_kernel(const kernel_ar
     // Phase A: row sums of the tile rows and the halo rows.
     for (int i = warp; i < trh; i += nwarps) {
         const int rr = resolve(r0 - WR + i, a.nrows, a.row_wrap);
-        const vec_row<GC, TC> s =
-            vec_row_sums<GC, TC>(map, rr, a.row_stride, c0, a.ncols, a.col_wrap);
+        const vec1_row<GC, TC> s =
+            vec1_row_sums<GC, TC>(map, rr, a.row_stride, c0, a.ncols, a.col_wrap);
         s_full[i * 32 + lane] = f4(s.full);
         s_side[i * 32 + lane] = f4(s.side);
     }
@@ -756,8 +1045,8 @@ __global__ void __launch_bounds__(block_threads) cfar_vec_kernel(const kernel_ar
         const int r = r0 + i;
         if (r >= a.nrows) // uniform over the warp
             break;
-        const vec_row<GC, TC> own =
-            vec_row_sums<GC, TC>(map, r, a.row_stride, c0, a.ncols, a.col_wrap);
+        const vec1_row<GC, TC> own =
+            vec1_row_sums<GC, TC>(map, r, a.row_stride, c0, a.ncols, a.col_wrap);
         const float4* pf = s_full + (i + WR) * 32 + lane;
         const float4* ps = s_side + (i + WR) * 32 + lane;
         float lead[vec_width], lag[vec_width];
@@ -872,6 +1161,7 @@ __global__ void __launch_bounds__(block_threads) cfar_vec_kernel(const kernel_ar
     }
 }
 
+
 // ---- engine ---------------------------------------------------------------------------
 
 using kernel_fn = void (*)(kernel_args);
@@ -895,19 +1185,49 @@ kernel_fn segmented_kernel(cfar_variant v)
 //! runs, compiled exactly so that its sums unroll without predicates.
 constexpr int design_gr = 1, design_tr = 5, design_gc = 1, design_tc = 1;
 
+//! Which CUDA kernel runs the segmented sums (diagnostics and A/B timing; the default is
+//! the fastest measured): environment variable GPURADAR_CFAR_CUDA_KERNEL = "generic"
+//! (the per-cell tile kernel for every window), "vec1" (the first row-vector kernel),
+//! "vec2_16" (the current one with 16-row tiles), anything else or unset: the current
+//! row-vector kernel (32-row tiles) where it applies.
+enum class vec_choice { generic, vec1, vec2, vec2_16 };
+
+vec_choice vec_choice_from_env()
+{
+    const char* e = std::getenv("GPURADAR_CFAR_CUDA_KERNEL");
+    if (e && std::string(e) == "generic")
+        return vec_choice::generic;
+    if (e && std::string(e) == "vec1")
+        return vec_choice::vec1;
+    if (e && std::string(e) == "vec2_16")
+        return vec_choice::vec2_16;
+    return vec_choice::vec2;
+}
+
+template <cfar_variant V>
+kernel_fn vec_kernel_of(vec_choice which)
+{
+    constexpr int gr = design_gr, tr = design_tr, gc = design_gc, tc = design_tc;
+    return which == vec_choice::vec1      ? cfar_vec1_kernel<V, gr, tr, gc, tc>
+           : which == vec_choice::vec2_16 ? cfar_vec_kernel<V, gr, tr, gc, tc, 16>
+                                          : cfar_vec_kernel<V, gr, tr, gc, tc, vec_tile_rows>;
+}
+
 //! The row-vector kernel for this window and variant, or nullptr where none is compiled
 //! (other windows and os run the generic kernels).
 kernel_fn vec_kernel(cfar_variant v, int gr, int tr, int gc, int tc)
 {
-    if (gr != design_gr || tr != design_tr || gc != design_gc || tc != design_tc)
+    const vec_choice which = vec_choice_from_env();
+    if (which == vec_choice::generic || gr != design_gr || tr != design_tr ||
+        gc != design_gc || tc != design_tc)
         return nullptr;
     switch (v) {
     case cfar_variant::ca:
-        return cfar_vec_kernel<cfar_variant::ca, design_gr, design_tr, design_gc, design_tc>;
+        return vec_kernel_of<cfar_variant::ca>(which);
     case cfar_variant::go:
-        return cfar_vec_kernel<cfar_variant::go, design_gr, design_tr, design_gc, design_tc>;
+        return vec_kernel_of<cfar_variant::go>(which);
     case cfar_variant::so:
-        return cfar_vec_kernel<cfar_variant::so, design_gr, design_tr, design_gc, design_tc>;
+        return vec_kernel_of<cfar_variant::so>(which);
     default:
         return nullptr;
     }
@@ -1021,7 +1341,7 @@ public:
                          g.group_stride % vec_width == 0 && aligned(in, 16) &&
                          aligned(mask, 4) && (thr == nullptr || aligned(thr, 16));
         const kernel_fn kernel = vec ? d_vec_kernel : d_kernel;
-        const int tile_h = vec ? vec_tile_rows : d_tile_rows;
+        const int tile_h = vec ? d_vec_rows : d_tile_rows;
         const int tile_w = vec ? vec_tile_cols : tile_cols;
         const std::size_t smem = vec ? 0 : d_smem_bytes;
         a.tile_rows = tile_h;
@@ -1170,6 +1490,7 @@ private:
                                       d_plan.train_rows,
                                       d_plan.guard_cols,
                                       d_plan.train_cols);
+        d_vec_rows = vec_choice_from_env() == vec_choice::vec2_16 ? 16 : vec_tile_rows;
         GPURADAR_CUDA_CHECK(
             who,
             cudaFuncSetAttribute(d_kernel,
@@ -1192,6 +1513,7 @@ private:
     kernel_fn d_kernel = nullptr;
     //! The row-vector kernel (segmented, DESIGN.md's window), or nullptr.
     kernel_fn d_vec_kernel = nullptr;
+    int d_vec_rows = vec_tile_rows; //!< its tile height
     cfar_estimator d_estimator = cfar_estimator::segmented;
     int d_tile_rows = max_tile_rows;
     std::size_t d_smem_bytes = 0;
