@@ -10,11 +10,12 @@
  *      cuFFT inverse, strip_rows: five passes.
  * fir: one kernel, a block per 1024 outputs of a row, taps and the input tile in shared
  *      memory, each thread 8 consecutive outputs from a sliding register window.
- * overlap_save: one kernel, a block per (row, segment of M = F - (L-1) outputs): load
- *      F samples (zeros past the gate), DIF FFT in shared memory (natural in,
- *      bit-reversed out), product with conj of the spectrum stored in bit-reversed
- *      order, DIT FFT (bit-reversed in, natural out) = conj of the unnormalised inverse,
- *      store the first M conjugated: read x once (plus the L-1 overlap), write y once.
+ * overlap_save: one kernel, a block of F/16 threads per (row, segment of M = F - (L-1)
+ *      outputs): load F samples (zeros past the gate), DIF FFT in shared memory in three
+ *      passes (radix RS, 16, 16: natural in, digit-reversed out), product with the
+ *      spectrum stored in that order, conjugated, the transposed passes (digit-reversed
+ *      in, natural out) = conj of the unnormalised inverse, store the first M
+ *      conjugated: read x once (plus the L-1 overlap), write y once.
  */
 #include "../pulse_compression_backends.h"
 #include "complex_math.cuh"
@@ -181,9 +182,12 @@ __global__ void __launch_bounds__(fir_threads) fir_rows(const float2* __restrict
     }
 }
 
-//! overlap_save: threads per block (8 warps; a 4096-point segment is 4 radix-2^2
-//! butterflies per thread per barrier).
-constexpr int os_threads = 256;
+//! overlap_save: most threads per block: a 4096-point segment is one radix-16
+//! butterfly per thread per pass (blocks have F / 16 threads).
+constexpr int os_max_threads = 256;
+//! overlap_save: radix of the shared-memory passes after the first (16 samples in
+//! registers per thread: each pass reads and writes shared memory once for 4 stages).
+constexpr int os_radix = 16;
 //! overlap_save: samples each thread fetches before storing any (loads in flight).
 constexpr int os_batch = 4;
 //! overlap_save: most blocks launched; more (row, segment) pairs are covered by the
@@ -193,51 +197,79 @@ constexpr std::size_t os_max_blocks = 0x7fffffff;
 struct os_args {
     const float2* x;        // rows x nrange
     float2* y;              // rows x nrange
-    const float2* spectrum; // F: H[brev(i)] (H = conj(FFT_F(g r)) / F)
-    const float2* twiddle;  // F/2: exp(-2 pi i t / F)
+    const float2* spectrum; // F: H[k] at smem_fft digit position of k
+    const float2* twiddle;  // F: exp(-2 pi i t / F)
     std::size_t blocks;     // rows * segs
     unsigned nrange, F, log2F, M, segs;
 };
 
-__global__ void __launch_bounds__(os_threads) overlap_save_rows(os_args a)
+/*
+ * One (row, segment) per block iteration: F = RS * 16 * 16 points, passes of radix RS,
+ * 16, 16 (DIF: bins end up digit-reversed), product with the spectrum stored in that
+ * order and conjugated, passes 16, 16, RS transposed (DIT: natural order out) = the
+ * conjugate of the unnormalised inverse transform.
+ */
+template <int RS>
+__global__ void __launch_bounds__(os_max_threads) overlap_save_rows(os_args a)
 {
     extern __shared__ float2 sm[];
+    constexpr unsigned log2RS = RS == 2 ? 1 : RS == 4 ? 2 : RS == 8 ? 3 : 4;
     const unsigned F = a.F;
+    const unsigned T = blockDim.x;
     for (std::size_t b = blockIdx.x; b < a.blocks; b += gridDim.x) {
         const std::size_t row = b / a.segs;
         const unsigned d0 = static_cast<unsigned>(b - row * a.segs) * a.M;
         const float2* x = a.x + row * a.nrange;
         __syncthreads(); // the previous segment's outputs have left shared memory
-        for (unsigned base = threadIdx.x; base < F; base += os_threads * os_batch) {
+        for (unsigned base = threadIdx.x; base < F; base += T * os_batch) {
             float2 v[os_batch];
 #pragma unroll
             for (int u = 0; u < os_batch; ++u) {
-                const unsigned i = base + u * os_threads;
+                const unsigned i = base + u * T;
                 const unsigned g = d0 + i;
                 v[u] = (i < F && g < a.nrange) ? x[g] : make_float2(0.0f, 0.0f);
             }
 #pragma unroll
             for (int u = 0; u < os_batch; ++u) {
-                const unsigned i = base + u * os_threads;
+                const unsigned i = base + u * T;
                 if (i < F)
-                    sm[i] = v[u];
+                    sm[smem_fft_pad(i)] = v[u];
             }
         }
         __syncthreads();
-        smem_fft_dif<os_threads>(sm, F, 1, F, a.log2F, a.twiddle);
-        for (unsigned i = threadIdx.x; i < F; i += os_threads) {
-            const float2 p = cmul(sm[i], __ldg(a.spectrum + i));
-            sm[i] = make_float2(p.x, -p.y);
+        smem_fft_pass_dif<RS>(sm, F, a.log2F, a.twiddle, a.log2F);
+        smem_fft_pass_dif<os_radix>(sm, F, a.log2F - log2RS, a.twiddle, a.log2F);
+        smem_fft_pass_dif<os_radix>(sm, F, 4, a.twiddle, a.log2F);
+        for (unsigned i = threadIdx.x; i < F; i += T) {
+            const float2 p = cmul(sm[smem_fft_pad(i)], __ldg(a.spectrum + i));
+            sm[smem_fft_pad(i)] = make_float2(p.x, -p.y);
         }
         __syncthreads();
-        smem_fft_dit<os_threads>(sm, F, 1, F, a.log2F, a.twiddle);
+        smem_fft_pass_dit<os_radix>(sm, F, 4, a.twiddle, a.log2F);
+        smem_fft_pass_dit<os_radix>(sm, F, a.log2F - log2RS, a.twiddle, a.log2F);
+        smem_fft_pass_dit<RS>(sm, F, a.log2F, a.twiddle, a.log2F);
         float2* y = a.y + row * a.nrange;
         const unsigned n_out = min(a.M, a.nrange - d0);
-        for (unsigned i = threadIdx.x; i < n_out; i += os_threads) {
-            const float2 v = sm[i];
+        for (unsigned i = threadIdx.x; i < n_out; i += T) {
+            const float2 v = sm[smem_fft_pad(i)];
             y[d0 + i] = make_float2(v.x, -v.y);
         }
     }
+}
+
+//! The first pass's radix for F = 2^log2F, 9 <= log2F <= 12 (then two radix-16 passes).
+unsigned os_first_radix(unsigned log2F) { return 1u << (log2F - 8); }
+
+//! Shared-memory position of bin k after the DIF passes (radices RS, 16, 16).
+std::size_t os_digit_position(std::size_t k, std::size_t F, unsigned rs)
+{
+    std::size_t pos = 0, m = F;
+    for (unsigned R : { rs, unsigned(os_radix), unsigned(os_radix) }) {
+        m /= R;
+        pos += (k % R) * m;
+        k /= R;
+    }
+    return pos;
 }
 
 //! The callbacks' division by nfft as a multiply and shifts (Granlund & Montgomery,
@@ -343,8 +375,21 @@ private:
             a.blocks = d_rows * a.segs;
             const auto grid =
                 static_cast<unsigned>(std::min<std::size_t>(a.blocks, os_max_blocks));
-            overlap_save_rows<<<grid, os_threads, d_os_fft * sizeof(float2), d_stream>>>(
-                a);
+            const unsigned threads = a.F / os_radix;
+            const std::size_t smem = (d_os_fft + d_os_fft / 16) * sizeof(float2);
+            switch (os_first_radix(a.log2F)) {
+            case 2:
+                overlap_save_rows<2><<<grid, threads, smem, d_stream>>>(a);
+                break;
+            case 4:
+                overlap_save_rows<4><<<grid, threads, smem, d_stream>>>(a);
+                break;
+            case 8:
+                overlap_save_rows<8><<<grid, threads, smem, d_stream>>>(a);
+                break;
+            default:
+                overlap_save_rows<16><<<grid, threads, smem, d_stream>>>(a);
+            }
             GPURADAR_CUDA_CHECK_LAUNCH(who, "overlap_save_rows");
             return in_out;
         }
@@ -488,21 +533,21 @@ private:
                 d_no_callbacks_why = why;
             }
         } else if (ref.resolved == method::overlap_save) {
-            const std::size_t F = overlap_save_fft_length(ref.taps.size());
+            const std::size_t F = overlap_save_fft_length(ref.taps.size(), d_nrange);
             unsigned log2F = 0;
             while ((std::size_t(1) << log2F) < F)
                 ++log2F;
             reference seg = ref;
             seg.fft_length = F;
             const auto h = make_spectrum(seg);
-            // The kernel multiplies the bit-reversed output of its DIF transform.
-            std::vector<cfloat> hbr(F), tw(F / 2);
-            for (std::size_t i = 0; i < F; ++i) {
-                std::size_t r = 0;
-                for (unsigned b = 0; b < log2F; ++b)
-                    r |= ((i >> b) & 1u) << (log2F - 1 - b);
-                hbr[i] = h[r];
-            }
+            // The kernel multiplies the digit-reversed output of its DIF passes.
+            static_assert(pulse_compression::overlap_save_min_fft >= 512 &&
+                              pulse_compression::overlap_save_max_fft <= 4096,
+                          "the kernel's passes are radix RS, 16, 16 with RS in 2..16");
+            std::vector<cfloat> hbr(F), tw(F);
+            const unsigned rs = os_first_radix(log2F);
+            for (std::size_t k = 0; k < F; ++k)
+                hbr[os_digit_position(k, F, rs)] = h[k];
             for (std::size_t t = 0; t < tw.size(); ++t) {
                 // Angles in double from the integer ratio: exact to float rounding.
                 const double ang = -2.0 * 3.14159265358979323846 * double(t) / double(F);
@@ -559,8 +604,8 @@ private:
     device_memory d_work;     // rows x nfft
     device_memory d_spectrum; // nfft
     // overlap_save
-    device_memory d_os_spectrum; // F, bit-reversed order
-    device_memory d_os_twiddle;  // F/2
+    device_memory d_os_spectrum; // F, digit-reversed order
+    device_memory d_os_twiddle;  // F
     std::size_t d_os_fft = 0;
     unsigned d_os_log2 = 0;
     // fir

@@ -148,6 +148,179 @@ __device__ __forceinline__ void smem_fft_dif(float2* sm,
     }
 }
 
+
+/*
+ * Mixed-radix passes for one long transform per block (overlap-save pulse compression):
+ * n = R_0 R_1 ... R_{P-1}, each R a power of two <= 16. Pass p works on sub-transforms of
+ * length L_p = n / (R_0 ... R_{p-1}) at stride s = L_p / R_p: a thread loads R samples
+ * (stride s) into registers, runs an R-point DFT there, and stores them back to the same
+ * places, so a pass reads and writes shared memory once for log2(R) radix-2 stages.
+ *  - smem_fft_pass_dif<R>: DFT over the loaded samples, then the twiddles W_{L_p}^{n1 r}
+ *    (n1 the position in the stride): after passes 0..P-1, bin k of the transform sits at
+ *    smem_fft_digit_position(k) (mixed-radix digit reversal).
+ *  - smem_fft_pass_dit<R>: its transpose (twiddles first, then the DFT). Passes P-1..0
+ *    on data in digit-reversed order give the transform in natural order.
+ * Shared-memory index of logical position i: smem_fft_pad(i) (one pad slot per 16
+ * samples, so that the strided loads of the last passes hit distinct banks).
+ * `twiddle` has n values exp(-2 pi i t / n); a butterfly reads W^1, W^2, W^4, W^8 of its
+ * n1 there and forms the other powers by at most two complex products.
+ */
+__device__ __forceinline__ unsigned smem_fft_pad(unsigned i) { return i + (i >> 4); }
+
+//! W_16^k = exp(-2 pi i k / 16) for a compile-time k in [0, 8).
+__device__ __forceinline__ float2 smem_fft_w16(int k)
+{
+    constexpr float c1 = 0.92387953251128674f, s1 = 0.38268343236508977f;
+    constexpr float h = 0.70710678118654752f;
+    switch (k) {
+    case 0:
+        return make_float2(1.0f, 0.0f);
+    case 1:
+        return make_float2(c1, -s1);
+    case 2:
+        return make_float2(h, -h);
+    case 3:
+        return make_float2(s1, -c1);
+    case 4:
+        return make_float2(0.0f, -1.0f);
+    case 5:
+        return make_float2(-s1, -c1);
+    case 6:
+        return make_float2(-h, -h);
+    default:
+        return make_float2(-c1, -s1);
+    }
+}
+
+template <int R>
+__host__ __device__ constexpr int smem_fft_reg_brev(int r)
+{
+    int out = 0;
+    for (int b = 1; b < R; b <<= 1) {
+        out <<= 1;
+        if (r & b)
+            out |= 1;
+    }
+    return out;
+}
+
+//! In-register R-point DFT (R a power of two <= 16), natural order in and out.
+template <int R>
+__device__ __forceinline__ void smem_fft_reg_dft(float2 (&v)[R])
+{
+#pragma unroll
+    for (int h = R / 2; h >= 1; h /= 2) {
+#pragma unroll
+        for (int i = 0; i < R; ++i) {
+            if ((i & h) == 0) {
+                const int k = i & (h - 1);
+                const float2 u = v[i], w = v[i + h];
+                v[i] = cadd(u, w);
+                const float2 d = csub(u, w);
+                v[i + h] = k == 0 ? d : cmul(d, smem_fft_w16(k * (16 / (2 * h))));
+            }
+        }
+    }
+    float2 t[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+        t[r] = v[smem_fft_reg_brev<R>(r)];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+        v[r] = t[r];
+}
+
+__host__ __device__ constexpr int smem_fft_high_bit(int r)
+{
+    int h = 1;
+    while (2 * h <= r)
+        h *= 2;
+    return h;
+}
+
+//! w[r] = W^(r * step) for r < R, from the table (n values) at r = 1, 2, 4, 8.
+template <int R>
+__device__ __forceinline__ void smem_fft_powers(float2 (&w)[R],
+                                                const float2* __restrict__ twiddle,
+                                                unsigned step)
+{
+    w[0] = make_float2(1.0f, 0.0f);
+#pragma unroll
+    for (int b = 1; b < R; b <<= 1)
+        w[b] = __ldg(twiddle + b * step);
+#pragma unroll
+    for (int r = 3; r < R; ++r) {
+        if (r & (r - 1)) {
+            const int hi = smem_fft_high_bit(r); // compile-time after unrolling
+            w[r] = cmul(w[r - hi], w[hi]);
+        }
+    }
+}
+
+template <int R>
+__device__ __forceinline__ void smem_fft_pass_dif(float2* sm,
+                                                  unsigned n,
+                                                  unsigned log2L,
+                                                  const float2* __restrict__ twiddle,
+                                                  unsigned log2n)
+{
+    constexpr int log2R = R == 2 ? 1 : R == 4 ? 2 : R == 8 ? 3 : 4;
+    const unsigned log2s = log2L - log2R;
+    const unsigned s = 1u << log2s;
+    for (unsigned b = threadIdx.x; b < n / R; b += blockDim.x) {
+        const unsigned sub = b >> log2s, n1 = b & (s - 1);
+        const unsigned base = (sub << log2L) + n1;
+        float2 v[R];
+#pragma unroll
+        for (int j = 0; j < R; ++j)
+            v[j] = sm[smem_fft_pad(base + j * s)];
+        smem_fft_reg_dft<R>(v);
+        if (n1 != 0) {
+            float2 w[R];
+            smem_fft_powers<R>(w, twiddle, n1 << (log2n - log2L));
+#pragma unroll
+            for (int r = 1; r < R; ++r)
+                v[r] = cmul(v[r], w[r]);
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+            sm[smem_fft_pad(base + r * s)] = v[r];
+    }
+    __syncthreads();
+}
+
+template <int R>
+__device__ __forceinline__ void smem_fft_pass_dit(float2* sm,
+                                                  unsigned n,
+                                                  unsigned log2L,
+                                                  const float2* __restrict__ twiddle,
+                                                  unsigned log2n)
+{
+    constexpr int log2R = R == 2 ? 1 : R == 4 ? 2 : R == 8 ? 3 : 4;
+    const unsigned log2s = log2L - log2R;
+    const unsigned s = 1u << log2s;
+    for (unsigned b = threadIdx.x; b < n / R; b += blockDim.x) {
+        const unsigned sub = b >> log2s, n1 = b & (s - 1);
+        const unsigned base = (sub << log2L) + n1;
+        float2 v[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+            v[r] = sm[smem_fft_pad(base + r * s)];
+        if (n1 != 0) {
+            float2 w[R];
+            smem_fft_powers<R>(w, twiddle, n1 << (log2n - log2L));
+#pragma unroll
+            for (int r = 1; r < R; ++r)
+                v[r] = cmul(v[r], w[r]);
+        }
+        smem_fft_reg_dft<R>(v);
+#pragma unroll
+        for (int j = 0; j < R; ++j)
+            sm[smem_fft_pad(base + j * s)] = v[j];
+    }
+    __syncthreads();
+}
+
 } // namespace gpuradar::kernels::detail
 
 #endif

@@ -76,7 +76,7 @@ std::vector<cfloat> lfm_chirp(double bandwidth_hz,
  * - overlap_save (CUDA): fast convolution in segments, one kernel. A thread block takes
  *   M = F - (L-1) outputs of one row: it loads the M + L - 1 samples they need (zeros
  *   past the gate), runs an F-point FFT in shared memory (F =
- *   overlap_save_fft_length(L), a power of two <= overlap_save_max_fft), multiplies by
+ *   overlap_save_fft_length(L, nrange), a power of two <= overlap_save_max_fft), multiplies by
  *   the reference spectrum at length F, runs the inverse FFT and stores the M valid
  *   outputs: the CPI is read once and written once (16 N bytes). For waveforms longer
  *   than overlap_save_max_taps it resolves to fft. The CPU backend resolves it to fft
@@ -98,16 +98,19 @@ public:
 
     /*!
      * Waveform length at or below which `automatic` picks the FIR path.
-     * CUDA, measured with `gpuradar_bench pulse_compression/crossover` on an H100 80GB
-     * HBM3 (2026-11-22, FFT at preferred_fft_length): the FIR kernel is faster up to 128
-     * taps on PD-A (2048 x 9000), PD-B (256 x 16384) and PD-C (1024 x 4096); at 128 taps
-     * fir/fft = 0.48/0.56 ms (PD-A), 0.118/0.145 (PD-B), 0.118/0.132 (PD-C), at 192 the
-     * FFT wins on all three. The Venter thesis found about 64 taps on its GPU; ours keeps
-     * 8 outputs per thread in registers and runs at about 40 TFLOP/s.
+     * CUDA: against overlap_save (automatic's next choice), measured with `gpuradar_bench
+     * pulse_compression/PD_overlap_save_sweep` on an H100 80GB HBM3 (2026-11-22): the FIR
+     * kernel is faster at 32 taps on PD-A (2048 x 9000: 0.169 vs 0.211 ms), PD-B (256 x
+     * 16384: 0.050 vs 0.063) and PD-C (1024 x 4096: 0.049 vs 0.062), overlap_save from 64
+     * taps on all three (PD-A 0.222 vs 0.264, PD-B 0.064 vs 0.071, PD-C 0.061 vs 0.070);
+     * 33..63 not measured. Against the cuFFT fft method alone the FIR crossover was 128
+     * taps (`pulse_compression/crossover`, same device: at 128 taps fir/fft = 0.48/0.56
+     * ms on PD-A, 0.118/0.145 PD-B, 0.118/0.132 PD-C, at 192 the FFT wins); the FIR
+     * keeps 8 outputs per thread in registers and runs at about 40 TFLOP/s.
      * CPU, the same sweep (`pulse_compression/crossover_cpu`, 16 x 4096, one core of the
      * 2-core build host): FIR faster up to 24 taps, even at 32.
      */
-    static constexpr std::size_t fir_crossover_taps_cuda = 128;
+    static constexpr std::size_t fir_crossover_taps_cuda = 32;
     static constexpr std::size_t fir_crossover_taps_cpu = 24;
     static std::size_t fir_crossover_taps(backend b)
     {
@@ -142,14 +145,38 @@ public:
         return f;
     }
     /*!
-     * automatic on CUDA picks overlap_save for fir_crossover_taps_cuda < L <= this.
-     * 0 (never) for now: measured with `gpuradar_bench pulse_compression/PD` on an H100
-     * 80GB HBM3 (2026-11-22, first kernel, radix-2^2 shared-memory FFTs) overlap_save
-     * was slower than fft at the PD waveforms (PD-A L = 1000: 0.766 vs 0.610 ms, PD-B
-     * L = 512: 0.156 vs 0.145, PD-C L = 256: 0.156 vs 0.131) and faster only where the
-     * FIR is faster still (L <= 128) or by < 3 % (L = 192). See docs/PERFORMANCE.md.
+     * F the overlap_save method uses for a row of nrange samples (L <=
+     * overlap_save_max_taps): the power of two in [overlap_save_min_fft,
+     * overlap_save_max_fft] with F >= 2 L - 1 that transforms the fewest points per row,
+     * ceil(nrange / (F - L + 1)) * F; the smaller F on a tie. The CUDA kernel always runs
+     * three shared-memory passes (radix F/256, 16, 16), so its cost per transformed
+     * point hardly depends on F, and this minimises the work (PD-A: 4096, PD-B: 4096,
+     * PD-C: 1024).
      */
-    static constexpr std::size_t overlap_save_auto_max_taps = 0;
+    static std::size_t overlap_save_fft_length(std::size_t L, std::size_t nrange)
+    {
+        std::size_t best = 0, best_points = 0;
+        for (std::size_t f = overlap_save_min_fft; f <= overlap_save_max_fft; f *= 2) {
+            if (f + 1 < 2 * L)
+                continue;
+            const std::size_t m = f - L + 1;
+            const std::size_t points = (nrange + m - 1) / m * f;
+            if (best == 0 || points < best_points) {
+                best = f;
+                best_points = points;
+            }
+        }
+        return best == 0 ? overlap_save_max_fft : best;
+    }
+    /*!
+     * automatic on CUDA picks overlap_save for fir_crossover_taps_cuda < L <= this (every
+     * length it takes): `gpuradar_bench pulse_compression/PD_overlap_save_sweep`, H100
+     * 80GB HBM3, 2026-11-22, overlap_save was faster than the cuFFT fft method at every
+     * length measured (1 .. 2048 taps) on PD-A, PD-B and PD-C, by 1.5-2.7x (PD-A L = 1000:
+     * 0.313 vs 0.607 ms; PD-B L = 512: 0.077 vs 0.143; PD-C L = 256: 0.069 vs 0.130;
+     * L = 2048: 0.451 vs 0.693, 0.104 vs 0.154, 0.102 vs 0.182).
+     */
+    static constexpr std::size_t overlap_save_auto_max_taps = overlap_save_max_taps;
 
     //! Parses "auto" | "fft" | "fir" | "overlap_save"; throws std::invalid_argument
     //! naming `method`.
@@ -216,7 +243,7 @@ public:
     //! The segment FFT length F of the overlap_save method for the current waveform.
     std::size_t overlap_save_fft() const
     {
-        return overlap_save_fft_length(d_waveform_length);
+        return overlap_save_fft_length(d_waveform_length, d_nrange);
     }
     //! The fft_length argument of make() (0: automatic).
     std::size_t requested_fft_length() const { return d_requested_fft_length; }
