@@ -14,12 +14,14 @@
  * length, rows = channels * npulses (bytes at least; cuFFT may need more passes inside
  * one transform):
  *  pulse compression, overlap_save: read x 8N, write 8N (floor_ms counts this);
- *                  fft with callbacks: read x 8N, write + read the workspace 16 rows F, write
- *                  the compressed CPI 8N;  separate kernels: 32N + 56 rows F.
+ *                  fft with callbacks: read x 8N, write + read the workspace
+ *                  16 rows F, write the compressed CPI 8N;  separate kernels:
+ *                  32N + 56 rows F.
  *  Doppler, fused: read 8N, write the power map 4N;  separate (corner turn 16N,
  *                  prepare + in-place FFT 32N, envelope 12N): 60N.
  *  CFAR: read 4N, write the mask N.
- * floor_ms = bytes of the fused design / copy bandwidth (read + written) of this run.
+ * floor_ms = bytes of the fused design (overlap_save + fused Doppler: 28N) / copy
+ * bandwidth (read + written) of this run.
  */
 #include "bench_pd_common.h"
 #include <gpuradar/kernels/cfar_2d.h>
@@ -67,14 +69,15 @@ GPURADAR_BENCH("pd_chain/PD")
         const double gb_per_ms = copy * 1e6;
 
         // Pulse compression alone, the fft method (the default before overlap_save).
-        auto pc_fft = kernels::pulse_compression::make(cuda,
-                                                       w.nrange,
-                                                       w.npulses * w.channels,
-                                                       p.waveform,
-                                                       p.range_window,
-                                                       p.normalize,
-                                                       kernels::pulse_compression::method::fft,
-                                                       s.ref());
+        auto pc_fft =
+            kernels::pulse_compression::make(cuda,
+                                             w.nrange,
+                                             w.npulses * w.channels,
+                                             p.waveform,
+                                             p.range_window,
+                                             p.normalize,
+                                             kernels::pulse_compression::method::fft,
+                                             s.ref());
         const double pc_fft_ms =
             time_ms(s, reps, [&] { pc_fft->run(x.as<cfloat>(), a.as<cfloat>()); });
         // Pulse compression alone (the object the GNU Radio block uses).

@@ -362,8 +362,16 @@ TEST(PulseDopplerCudaOverlapSave, test_012_waveform_change_between_queued_runs)
 {
     GPURADAR_REQUIRE_CUDA();
     kernels::cuda_stream stream;
-    auto p = make_params(
-        12, 2, 900, 100, 16, mti_mode::two_pulse, true, envelope::mode::square_law, false, 19);
+    auto p = make_params(12,
+                         2,
+                         900,
+                         100,
+                         16,
+                         mti_mode::two_pulse,
+                         true,
+                         envelope::mode::square_law,
+                         false,
+                         19);
     p.pc_method = kernels::pulse_compression::method::overlap_save;
     auto gpu = pulse_doppler::make(kernels::backend::cuda, p, stream.ref());
     EXPECT_NE(gpu->implementation().find("pc: overlap_save: F = "), std::string::npos)

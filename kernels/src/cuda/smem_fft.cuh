@@ -240,9 +240,8 @@ __host__ __device__ constexpr int smem_fft_high_bit(int r)
 
 //! w[r] = W^(r * step) for r < R, from the table (n values) at r = 1, 2, 4, 8.
 template <int R>
-__device__ __forceinline__ void smem_fft_powers(float2 (&w)[R],
-                                                const float2* __restrict__ twiddle,
-                                                unsigned step)
+__device__ __forceinline__ void
+smem_fft_powers(float2 (&w)[R], const float2* __restrict__ twiddle, unsigned step)
 {
     w[0] = make_float2(1.0f, 0.0f);
 #pragma unroll

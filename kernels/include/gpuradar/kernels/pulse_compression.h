@@ -76,9 +76,9 @@ std::vector<cfloat> lfm_chirp(double bandwidth_hz,
  * - overlap_save (CUDA): fast convolution in segments, one kernel. A thread block takes
  *   M = F - (L-1) outputs of one row: it loads the M + L - 1 samples they need (zeros
  *   past the gate), runs an F-point FFT in shared memory (F =
- *   overlap_save_fft_length(L, nrange), a power of two <= overlap_save_max_fft), multiplies by
- *   the reference spectrum at length F, runs the inverse FFT and stores the M valid
- *   outputs: the CPI is read once and written once (16 N bytes). For waveforms longer
+ *   overlap_save_fft_length(L, nrange), a power of two <= overlap_save_max_fft),
+ * multiplies by the reference spectrum at length F, runs the inverse FFT and stores the M
+ * valid outputs: the CPI is read once and written once (16 N bytes). For waveforms longer
  *   than overlap_save_max_taps it resolves to fft. The CPU backend resolves it to fft
  *   (same y).
  * - automatic: fir when L <= fir_crossover_taps(backend); on CUDA overlap_save when
@@ -172,9 +172,9 @@ public:
      * automatic on CUDA picks overlap_save for fir_crossover_taps_cuda < L <= this (every
      * length it takes): `gpuradar_bench pulse_compression/PD_overlap_save_sweep`, H100
      * 80GB HBM3, 2026-11-22, overlap_save was faster than the cuFFT fft method at every
-     * length measured (1 .. 2048 taps) on PD-A, PD-B and PD-C, by 1.5-2.7x (PD-A L = 1000:
-     * 0.313 vs 0.607 ms; PD-B L = 512: 0.077 vs 0.143; PD-C L = 256: 0.069 vs 0.130;
-     * L = 2048: 0.451 vs 0.693, 0.104 vs 0.154, 0.102 vs 0.182).
+     * length measured (1 .. 2048 taps) on PD-A, PD-B and PD-C, by 1.5-2.7x (PD-A L =
+     * 1000: 0.313 vs 0.607 ms; PD-B L = 512: 0.077 vs 0.143; PD-C L = 256: 0.069 vs
+     * 0.130; L = 2048: 0.451 vs 0.693, 0.104 vs 0.154, 0.102 vs 0.182).
      */
     static constexpr std::size_t overlap_save_auto_max_taps = overlap_save_max_taps;
 
@@ -230,8 +230,9 @@ public:
 
     /*!
      * What run() does, for logs and benchmarks: "fir", "fft" (CPU), "fft: cufft
-     * callbacks" (CUDA, two passes) or "fft: separate kernels (<why callbacks were not
-     * used>)" (CUDA, five passes).
+     * callbacks" (CUDA, two passes), "fft: separate kernels (<why callbacks were not
+     * used>)" (CUDA, five passes) or "overlap_save: F = <segment FFT>, M = <outputs per
+     * segment>" (CUDA, one kernel).
      */
     virtual std::string implementation() const { return to_string(d_resolved); }
 
