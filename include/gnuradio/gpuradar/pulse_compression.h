@@ -29,8 +29,10 @@ namespace gpuradar {
  * s sampled at `samp_rate`, up- or down-chirp) or "custom" (`custom_waveform`, any complex
  * vector of 1..nrange samples). Window w on the reference: rectangular, hamming, hann,
  * blackman, taylor (`nbar`, `sll_db`), kaiser (`beta`), chebyshev (`sll_db`).
- * Method: "fft" (batched FFT over the CPI, length fft_length() = smallest 2^a 3^b 5^c 7^d
- * >= nrange + L - 1), "fir" (time domain), "auto" (fir up to the measured crossover).
+ * Method: "fft" (batched FFT over the CPI, a fast length fft_length() >= nrange + L - 1),
+ * "overlap_save" (CUDA: one fused kernel per pulse segment with shared-memory FFTs; CPU:
+ * as fft), "fir" (time domain), "auto" (what measured fastest for the waveform length,
+ * see kernels::pulse_compression).
  *
  * Message port `waveform`: a c32 vector (a new custom waveform) or a dict with
  * `bandwidth`, `pulse_width` and optionally `up` (a new LFM chirp at samp_rate). It takes
@@ -62,7 +64,7 @@ public:
      * \param sll_db          Taylor / Chebyshev: sidelobe level in dB below the peak, > 0
      * \param beta            Kaiser shape, >= 0
      * \param normalize       keep white-noise power unchanged
-     * \param method          "auto", "fft" or "fir"
+     * \param method          "auto", "fft", "overlap_save" or "fir"
      * \param backend         "auto", "cuda" or "cpu"
      */
     static sptr make(unsigned int nrange,
@@ -90,7 +92,7 @@ public:
     virtual void set_waveform(const std::vector<gr_complex>& waveform) = 0;
     //! The waveform the next CPI is compressed with.
     virtual std::vector<gr_complex> waveform() const = 0;
-    //! "fft" or "fir": what runs for the current waveform.
+    //! "fft", "overlap_save" or "fir": what runs for the current waveform.
     virtual std::string method() const = 0;
     //! The fast-convolution FFT length for the current waveform.
     virtual unsigned int fft_length() const = 0;
