@@ -11,6 +11,10 @@
  *    its rows then its columns; every half is then three rectangles of four corners.
  *    O(1) per cell; fp64 because a float table of a whole tile would cancel away the
  *    training sums (prefix sums ~1e3 x larger than a window's).
+ *  - row-vector segmented (ca, go, so; DESIGN.md's window on maps of whole float4 rows,
+ *    the PD chain's case): a thread owns 4 adjacent cells, a warp 128 columns of a row;
+ *    the same sums as the segmented kernel, in the same order, ~4x fewer instructions
+ *    per cell (cfar_vec_kernel below).
  *  - os: per cell, the N training cells go into registers (N <= 64) and a bitonic network
  *    sorts them; larger windows select the k-th smallest by a radix search over the
  *    cells in shared memory (32 passes).
@@ -607,7 +611,9 @@ __global__ void __launch_bounds__(block_threads) cfar_os_kernel(const kernel_arg
 //    order, tests 4 cells, writes the mask as one uint32 (and the thresholds as one
 //    float4), and compacts detections with one atomic per warp (rare: Pfa).
 // Same floats added in the same order as cfar_row_sums_of / cfar_halves (and the CPU
-// twin): thresholds bit-identical to the generic segmented kernel.
+// twin): thresholds bit-identical to the generic segmented kernel and the CPU twin
+// (kernels_test_cfar_2d test_023). H100, CA, DESIGN.md's window, 2026-11-22: PD-A /
+// PD-B / PD-C 0.330 / 0.085 / 0.086 ms (generic) -> 0.086 / 0.035 / 0.034 ms.
 
 //! Columns per thread (one float4) and per warp-wide tile.
 constexpr int vec_width = 4;
@@ -906,262 +912,6 @@ __global__ void __launch_bounds__(block_threads, ROWS >= 32 ? 2 : 3)
     }
 }
 
-// ---- the first row-vector kernel (kept for A/B: GPURADAR_CFAR_CUDA_KERNEL=vec1) ----
-// One tile row per warp iteration in both phases; phase B recomputes the CUT row's
-// lo / hi sums from a second load of the row. 0.111 / 0.0435 / 0.0409 ms on PD-A/B/C.
-
-template <int GC, int TC>
-struct vec1_row {
-    float lo[vec_width], hi[vec_width], full[vec_width], side[vec_width];
-    float x[vec_width]; //!< the lane's own cells, sanitised (non-finite: +Inf)
-};
-
-//! Loads the sanitised float4 of columns [col, col + 4) of map row rr (absent: zeros).
-__device__ __forceinline__ float4 vec1_load(const float* map,
-                                           int rr,
-                                           long long row_stride,
-                                           int col,
-                                           int ncols,
-                                           bool col_wrap)
-{
-    float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-    const int c = resolve(col, ncols, col_wrap);
-    if (rr >= 0 && c >= 0)
-        v = __ldg(reinterpret_cast<const float4*>(map + rr * row_stride + c));
-    v.x = cfar_sanitize(v.x);
-    v.y = cfar_sanitize(v.y);
-    v.z = cfar_sanitize(v.z);
-    v.w = cfar_sanitize(v.w);
-    return v;
-}
-
-/*!
- * Row sums of this lane's 4 columns of map row rr (-1: beyond a clipped edge), c0 the
- * warp's first column. Every lane of the warp calls it.
- */
-template <int GC, int TC>
-__device__ __forceinline__ vec1_row<GC, TC> vec1_row_sums(
-    const float* map, int rr, long long row_stride, int c0, int ncols, bool col_wrap)
-{
-    constexpr int WC = GC + TC;
-    const int lane = threadIdx.x & 31;
-    const float4 v =
-        vec1_load(map, rr, row_stride, c0 + vec_width * lane, ncols, col_wrap);
-    float4 halo = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (WC > 0 && (lane == 0 || lane == 31))
-        halo = vec1_load(map,
-                        rr,
-                        row_stride,
-                        lane == 0 ? c0 - vec_width : c0 + vec_tile_cols,
-                        ncols,
-                        col_wrap);
-    // xs[0..3]: the float4 left of this lane's, xs[4..7] its own, xs[8..11] the right.
-    float xs[3 * vec_width];
-    xs[4] = v.x;
-    xs[5] = v.y;
-    xs[6] = v.z;
-    xs[7] = v.w;
-    const float vin[vec_width] = { v.x, v.y, v.z, v.w };
-    const float hin[vec_width] = { halo.x, halo.y, halo.z, halo.w };
-#pragma unroll
-    for (int k = 0; k < vec_width; ++k) {
-        xs[k] = 0.f;
-        xs[8 + k] = 0.f;
-        if (k >= vec_width - WC) {
-            const float l = __shfl_up_sync(full_warp, vin[k], 1);
-            xs[k] = lane == 0 ? hin[k] : l;
-        }
-        if (k < WC) {
-            const float r = __shfl_down_sync(full_warp, vin[k], 1);
-            xs[8 + k] = lane == 31 ? hin[k] : r;
-        }
-    }
-    vec1_row<GC, TC> s;
-#pragma unroll
-    for (int j = 0; j < vec_width; ++j) {
-        // cfar_row_sums_of: x(u) = xs[4 + j - WC + u].
-        const float* x = xs + (vec_width + j - WC);
-        float lo = 0.f, g = 0.f, hi = 0.f;
-#pragma unroll
-        for (int u = 0; u < TC; ++u)
-            lo += x[u];
-#pragma unroll
-        for (int u = TC; u <= TC + 2 * GC; ++u)
-            g += x[u];
-#pragma unroll
-        for (int u = TC + 2 * GC + 1; u <= 2 * (TC + GC); ++u)
-            hi += x[u];
-        s.lo[j] = lo;
-        s.hi[j] = hi;
-        s.full[j] = (lo + g) + hi;
-        s.side[j] = lo + hi;
-        s.x[j] = xs[vec_width + j];
-    }
-    return s;
-}
-
-
-template <cfar_variant V, int GR, int TR, int GC, int TC>
-__global__ void __launch_bounds__(block_threads) cfar_vec1_kernel(const kernel_args a)
-{
-    constexpr int WR = GR + TR, WC = GC + TC;
-    constexpr int trh = vec_tile_rows + 2 * WR;
-    constexpr int nwarps = block_threads / 32;
-    static_assert(WC <= vec_max_wc, "the register halo covers one float4 per side");
-    __shared__ float4 s_full[trh * 32];
-    __shared__ float4 s_side[trh * 32];
-
-    const int lane = threadIdx.x & 31;
-    const int warp = (threadIdx.y * blockDim.x + threadIdx.x) >> 5;
-    const int m = a.map0 + blockIdx.z;
-    const long long base = map_offset(a, m);
-    const float* map = a.in + base;
-    const int r0 = (a.tile_row0 + blockIdx.y) * vec_tile_rows;
-    const int c0 = blockIdx.x * vec_tile_cols;
-
-    // Phase A: row sums of the tile rows and the halo rows.
-    for (int i = warp; i < trh; i += nwarps) {
-        const int rr = resolve(r0 - WR + i, a.nrows, a.row_wrap);
-        const vec1_row<GC, TC> s =
-            vec1_row_sums<GC, TC>(map, rr, a.row_stride, c0, a.ncols, a.col_wrap);
-        s_full[i * 32 + lane] = f4(s.full);
-        s_side[i * 32 + lane] = f4(s.side);
-    }
-    __syncthreads();
-
-    // Phase B: one cell row per warp at a time, 4 cells per lane.
-    const int c = c0 + vec_width * lane;
-    const bool col_valid = c < a.ncols;
-    int col_class[vec_width];
-    bool interior_cols = true;
-#pragma unroll
-    for (int j = 0; j < vec_width; ++j) {
-        // Columns past the map (a part-full last tile) take the interior class: they
-        // are never tested, and their clip class would lie outside the table.
-        col_class[j] = col_valid ? cfar_clip_class(c + j, a.ncols, WC, a.col_wrap) : WC;
-        interior_cols = interior_cols && col_class[j] == WC;
-    }
-    for (int i = warp; i < vec_tile_rows; i += nwarps) {
-        const int r = r0 + i;
-        if (r >= a.nrows) // uniform over the warp
-            break;
-        const vec1_row<GC, TC> own =
-            vec1_row_sums<GC, TC>(map, r, a.row_stride, c0, a.ncols, a.col_wrap);
-        const float4* pf = s_full + (i + WR) * 32 + lane;
-        const float4* ps = s_side + (i + WR) * 32 + lane;
-        float lead[vec_width], lag[vec_width];
-        // cfar_halves: lead = rows -wr .. -gr-1 (full), -gr .. -1 (side), then lo0.
-        {
-            float av[vec_width] = { 0.f, 0.f, 0.f, 0.f };
-#pragma unroll
-            for (int k = WR; k >= 1; --k) {
-                const float4 q = k > GR ? pf[-k * 32] : ps[-k * 32];
-                av[0] += q.x;
-                av[1] += q.y;
-                av[2] += q.z;
-                av[3] += q.w;
-            }
-            float bv[vec_width];
-#pragma unroll
-            for (int j = 0; j < vec_width; ++j) {
-                lead[j] = av[j] + own.lo[j];
-                bv[j] = own.hi[j];
-            }
-#pragma unroll
-            for (int k = 1; k <= WR; ++k) {
-                const float4 q = k > GR ? pf[k * 32] : ps[k * 32];
-                bv[0] += q.x;
-                bv[1] += q.y;
-                bv[2] += q.z;
-                bv[3] += q.w;
-            }
-#pragma unroll
-            for (int j = 0; j < vec_width; ++j)
-                lag[j] = bv[j];
-        }
-        // The CUTs, sanitised as in the generic kernels: a non-finite cell is +Inf,
-        // never detected, counted.
-        const float(&x)[vec_width] = own.x;
-        const int row_class = cfar_clip_class(r, a.nrows, WR, a.row_wrap);
-        const bool interior = row_class == WR && interior_cols;
-        float t[vec_width], alpha[vec_width];
-        unsigned det_bits = 0, bad = 0;
-#pragma unroll
-        for (int j = 0; j < vec_width; ++j) {
-            const cfar_class_entry e =
-                interior ? a.interior
-                         : a.classes[row_class * (2 * WC + 1) + col_class[j]];
-            t[j] = cfar_sum_threshold<V>(lead[j], lag[j], e);
-            alpha[j] = e.alpha;
-            const bool finite = col_valid && cfar_finite(x[j]);
-            bad += col_valid && !finite;
-            if (finite && x[j] > t[j])
-                det_bits |= 1u << j;
-        }
-        if (det_bits && a.local_max) {
-#pragma unroll
-            for (int j = 0; j < vec_width; ++j)
-                if ((det_bits >> j) & 1u)
-                    if (!cfar_is_local_max(x[j],
-                                           r,
-                                           c + j,
-                                           a.nrows,
-                                           a.ncols,
-                                           a.row_wrap,
-                                           a.col_wrap,
-                                           a.lm_rows,
-                                           [&](int rr, int cc) {
-                                               return __ldg(map + rr * a.row_stride +
-                                                            cc);
-                                           }))
-                        det_bits &= ~(1u << j);
-        }
-        if (col_valid) {
-            const long long o = base + r * a.row_stride + c;
-            *reinterpret_cast<std::uint32_t*>(a.mask + o) =
-                (det_bits & 1u) | ((det_bits & 2u) << 7) | ((det_bits & 4u) << 14) |
-                ((det_bits & 8u) << 21);
-            if (a.thr)
-                *reinterpret_cast<float4*>(a.thr + o) = f4(t);
-        }
-        // Detections: one atomic per warp and row, slots handed out by a warp scan.
-        const unsigned n = __popc(det_bits);
-        if (__any_sync(full_warp, n != 0)) {
-            unsigned incl = n;
-#pragma unroll
-            for (int o = 1; o < 32; o <<= 1) {
-                const unsigned u = __shfl_up_sync(full_warp, incl, o);
-                if (lane >= o)
-                    incl += u;
-            }
-            const unsigned total = __shfl_sync(full_warp, incl, 31);
-            unsigned long long first = 0;
-            if (lane == 31)
-                first = atomicAdd(a.det_count, (unsigned long long)total);
-            first = __shfl_sync(full_warp, first, 31);
-            unsigned long long slot = first + (incl - n);
-            const std::uint32_t label = std::uint32_t(m + r / a.rows_per_label);
-            const std::uint32_t row = std::uint32_t(r % a.rows_per_label);
-#pragma unroll
-            for (int j = 0; j < vec_width; ++j)
-                if ((det_bits >> j) & 1u) {
-                    if (slot < a.det_capacity)
-                        a.det_list[slot] = {
-                            label, row, std::uint32_t(c + j), x[j], t[j], t[j] / alpha[j]
-                        };
-                    ++slot;
-                }
-        }
-        if (__any_sync(full_warp, bad != 0)) {
-            const unsigned total = __reduce_add_sync(full_warp, bad);
-            if (lane == 0)
-                atomicAdd(a.nonfinite + m + r / a.rows_per_label,
-                          (unsigned long long)total);
-        }
-    }
-}
-
-
 // ---- engine ---------------------------------------------------------------------------
 
 using kernel_fn = void (*)(kernel_args);
@@ -1186,31 +936,31 @@ kernel_fn segmented_kernel(cfar_variant v)
 constexpr int design_gr = 1, design_tr = 5, design_gc = 1, design_tc = 1;
 
 //! Which CUDA kernel runs the segmented sums (diagnostics and A/B timing; the default is
-//! the fastest measured): environment variable GPURADAR_CFAR_CUDA_KERNEL = "generic"
-//! (the per-cell tile kernel for every window), "vec1" (the first row-vector kernel),
-//! "vec2_16" (the current one with 16-row tiles), anything else or unset: the current
-//! row-vector kernel (32-row tiles) where it applies.
-enum class vec_choice { generic, vec1, vec2, vec2_16 };
+//! the fastest measured, docs/PERFORMANCE.md): environment variable
+//! GPURADAR_CFAR_CUDA_KERNEL = "generic" (the per-cell tile kernel, as for every other
+//! window), "rows16" (the row-vector kernel with 16-row tiles); unset or anything else:
+//! the row-vector kernel with 32-row tiles where it applies.
+enum class vec_choice { generic, rows16, rows32 };
 
 vec_choice vec_choice_from_env()
 {
     const char* e = std::getenv("GPURADAR_CFAR_CUDA_KERNEL");
     if (e && std::string(e) == "generic")
         return vec_choice::generic;
-    if (e && std::string(e) == "vec1")
-        return vec_choice::vec1;
-    if (e && std::string(e) == "vec2_16")
-        return vec_choice::vec2_16;
-    return vec_choice::vec2;
+    if (e && std::string(e) == "rows16")
+        return vec_choice::rows16;
+    return vec_choice::rows32;
 }
+
+//! Tile height of the row-vector kernel for a choice.
+int vec_rows_of(vec_choice which) { return which == vec_choice::rows16 ? 16 : vec_tile_rows; }
 
 template <cfar_variant V>
 kernel_fn vec_kernel_of(vec_choice which)
 {
     constexpr int gr = design_gr, tr = design_tr, gc = design_gc, tc = design_tc;
-    return which == vec_choice::vec1      ? cfar_vec1_kernel<V, gr, tr, gc, tc>
-           : which == vec_choice::vec2_16 ? cfar_vec_kernel<V, gr, tr, gc, tc, 16>
-                                          : cfar_vec_kernel<V, gr, tr, gc, tc, vec_tile_rows>;
+    return which == vec_choice::rows16 ? cfar_vec_kernel<V, gr, tr, gc, tc, 16>
+                                       : cfar_vec_kernel<V, gr, tr, gc, tc, vec_tile_rows>;
 }
 
 //! The row-vector kernel for this window and variant, or nullptr where none is compiled
@@ -1490,7 +1240,7 @@ private:
                                       d_plan.train_rows,
                                       d_plan.guard_cols,
                                       d_plan.train_cols);
-        d_vec_rows = vec_choice_from_env() == vec_choice::vec2_16 ? 16 : vec_tile_rows;
+        d_vec_rows = vec_rows_of(vec_choice_from_env());
         GPURADAR_CUDA_CHECK(
             who,
             cudaFuncSetAttribute(d_kernel,
