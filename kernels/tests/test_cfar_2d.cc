@@ -675,14 +675,15 @@ TEST(Cfar2dWindows, test_013_thresholds_bitwise_equal_the_shared_per_cell_arithm
                     for (int c = 0; c < cols; ++c) {
                         const d::cfar_row_sums own = row_sums(r + wr, c);
                         float lead, lag;
-                        d::cfar_halves([&](int dr) { return row_sums(r + wr + dr, c).full; },
-                                       [&](int dr) { return row_sums(r + wr + dr, c).side; },
-                                       own.lo,
-                                       own.hi,
-                                       q.guard_rows,
-                                       q.train_rows,
-                                       lead,
-                                       lag);
+                        d::cfar_halves(
+                            [&](int dr) { return row_sums(r + wr + dr, c).full; },
+                            [&](int dr) { return row_sums(r + wr + dr, c).side; },
+                            own.lo,
+                            own.hi,
+                            q.guard_rows,
+                            q.train_rows,
+                            lead,
+                            lag);
                         const auto& e =
                             plan.entry(d::cfar_clip_class(r, rows, wr, plan.row_wrap()),
                                        d::cfar_clip_class(c, cols, wc, plan.col_wrap()));
@@ -932,7 +933,9 @@ TEST(Cfar2dCudaShapes, test_023_row_vector_kernel_matches_cpu_bitwise)
     struct shape {
         std::size_t nrange, ndoppler, channels;
     };
-    const shape shapes[] = { { 301, 132, 2 }, { 77, 68, 1 }, { 45, 260, 3 }, { 13, 8, 1 } };
+    const shape shapes[] = {
+        { 301, 132, 2 }, { 77, 68, 1 }, { 45, 260, 3 }, { 13, 8, 1 }
+    };
     std::uint64_t seed = 7000;
     for (const auto& s : shapes)
         for (auto v : { cfar_variant::ca, cfar_variant::go, cfar_variant::so })

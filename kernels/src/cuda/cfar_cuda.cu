@@ -622,6 +622,12 @@ constexpr int vec_tile_cols = 32 * vec_width;
 //! window; the two planes (44 x 128 floats each, 45 KB) and ~100 registers a thread
 //! (4 cell rows' sums kept) let 2 blocks share an SM.
 constexpr int vec_tile_rows = 32;
+//! The short tile (`rows16`, A/B only): 2 cell rows per warp, 76 registers, 3 blocks/SM;
+//! measured slower on PD-A (0.091 vs 0.086 ms), equal on PD-B / PD-C.
+constexpr int vec_tile_rows_short = 16;
+//! Blocks per SM the launch bounds ask for: what the registers of each tile height allow
+//! next to its shared memory.
+constexpr int vec_blocks_per_sm_tall = 2, vec_blocks_per_sm_short = 3;
 //! Column reach the register halo covers: one float4 on each side.
 constexpr int vec_max_wc = vec_width;
 
@@ -633,8 +639,10 @@ struct vec_row {
 
 //! The raw float4 of columns [c, c + 4) of map row rr; zeros where rr or c is -1 (beyond
 //! a clipped edge). Row and column already resolved.
-__device__ __forceinline__ float4
-vec_fetch(const float* map, int rr, long long row_stride, int c)
+__device__ __forceinline__ float4 vec_fetch(const float* map,
+                                            int rr,
+                                            long long row_stride,
+                                            int c)
 {
     float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
     if (rr >= 0 && c >= 0)
@@ -653,10 +661,9 @@ __device__ __forceinline__ vec_row vec_row_sums(float4 v, float4 halo)
 {
     constexpr int WC = GC + TC;
     const int lane = threadIdx.x & 31;
-    const float vin[vec_width] = { cfar_sanitize(v.x),
-                                   cfar_sanitize(v.y),
-                                   cfar_sanitize(v.z),
-                                   cfar_sanitize(v.w) };
+    const float vin[vec_width] = {
+        cfar_sanitize(v.x), cfar_sanitize(v.y), cfar_sanitize(v.z), cfar_sanitize(v.w)
+    };
     const float hin[vec_width] = { halo.x, halo.y, halo.z, halo.w };
     // xs[0..3]: the float4 left of this lane's, xs[4..7] its own, xs[8..11] the right.
     float xs[3 * vec_width];
@@ -711,13 +718,15 @@ __device__ __forceinline__ float4 f4(const float (&v)[vec_width])
  * memory.
  */
 template <cfar_variant V, int GR, int TR, int GC, int TC, int ROWS>
-__global__ void __launch_bounds__(block_threads, ROWS >= 32 ? 2 : 3)
+__global__ void __launch_bounds__(block_threads,
+                                  ROWS >= vec_tile_rows ? vec_blocks_per_sm_tall
+                                                        : vec_blocks_per_sm_short)
     cfar_vec_kernel(const kernel_args a)
 {
     constexpr int WR = GR + TR, WC = GC + TC;
     constexpr int trh = ROWS + 2 * WR;
     constexpr int nwarps = block_threads / 32;
-    constexpr int cell_rows = ROWS / nwarps; // per warp
+    constexpr int cell_rows = ROWS / nwarps;                  // per warp
     constexpr int halo_rows = (2 * WR + nwarps - 1) / nwarps; // per warp, at most
     static_assert(WC <= vec_max_wc, "the register halo covers one float4 per side");
     static_assert(ROWS % nwarps == 0, "whole cell rows per warp");
@@ -735,11 +744,11 @@ __global__ void __launch_bounds__(block_threads, ROWS >= 32 ? 2 : 3)
     // Columns resolved once: this lane's float4 and the one beyond the warp.
     const int c_own = resolve(c, a.ncols, a.col_wrap);
     const bool edge_lane = WC > 0 && (lane == 0 || lane == 31);
-    const int c_halo =
-        edge_lane ? resolve(lane == 0 ? c0 - vec_width : c0 + vec_tile_cols,
-                            a.ncols,
-                            a.col_wrap)
-                  : -1;
+    const int c_halo = edge_lane
+                           ? resolve(lane == 0 ? c0 - vec_width : c0 + vec_tile_cols,
+                                     a.ncols,
+                                     a.col_wrap)
+                           : -1;
 
     // Phase A: every load first, then the sums.
     float4 cv[cell_rows], chv[cell_rows], hv[halo_rows], hhv[halo_rows];
@@ -753,8 +762,7 @@ __global__ void __launch_bounds__(block_threads, ROWS >= 32 ? 2 : 3)
     for (int h = 0; h < halo_rows; ++h) {
         const int hidx = warp + nwarps * h; // halo row: < WR above the tile, else below
         const int t = hidx < WR ? hidx : hidx + ROWS;
-        const int rr =
-            hidx < 2 * WR ? resolve(r0 - WR + t, a.nrows, a.row_wrap) : -1;
+        const int rr = hidx < 2 * WR ? resolve(r0 - WR + t, a.nrows, a.row_wrap) : -1;
         hv[h] = vec_fetch(map, rr, a.row_stride, c_own);
         hhv[h] = vec_fetch(map, rr, a.row_stride, c_halo);
     }
@@ -894,7 +902,7 @@ __global__ void __launch_bounds__(block_threads, ROWS >= 32 ? 2 : 3)
                 for (int j = 0; j < vec_width; ++j)
                     if ((det_bits >> j) & 1u) {
                         if (slot < a.det_capacity)
-                            a.det_list[slot] = { label, row, std::uint32_t(c + j),
+                            a.det_list[slot] = { label, row,  std::uint32_t(c + j),
                                                  x[j],  t[j], t[j] / alpha[j] };
                         ++slot;
                     }
@@ -953,14 +961,18 @@ vec_choice vec_choice_from_env()
 }
 
 //! Tile height of the row-vector kernel for a choice.
-int vec_rows_of(vec_choice which) { return which == vec_choice::rows16 ? 16 : vec_tile_rows; }
+int vec_rows_of(vec_choice which)
+{
+    return which == vec_choice::rows16 ? vec_tile_rows_short : vec_tile_rows;
+}
 
 template <cfar_variant V>
 kernel_fn vec_kernel_of(vec_choice which)
 {
     constexpr int gr = design_gr, tr = design_tr, gc = design_gc, tc = design_tc;
-    return which == vec_choice::rows16 ? cfar_vec_kernel<V, gr, tr, gc, tc, 16>
-                                       : cfar_vec_kernel<V, gr, tr, gc, tc, vec_tile_rows>;
+    return which == vec_choice::rows16
+               ? cfar_vec_kernel<V, gr, tr, gc, tc, vec_tile_rows_short>
+               : cfar_vec_kernel<V, gr, tr, gc, tc, vec_tile_rows>;
 }
 
 //! The row-vector kernel for this window and variant, or nullptr where none is compiled
@@ -1234,7 +1246,8 @@ private:
                     ? segmented_kernel<unrolled_max_wr, unrolled_max_wc>(d_plan.variant)
                     : segmented_kernel<0, 0>(d_plan.variant);
         }
-        if (d_estimator == cfar_estimator::segmented && d_plan.variant != cfar_variant::os)
+        if (d_estimator == cfar_estimator::segmented &&
+            d_plan.variant != cfar_variant::os)
             d_vec_kernel = vec_kernel(d_plan.variant,
                                       d_plan.guard_rows,
                                       d_plan.train_rows,
