@@ -907,7 +907,11 @@ __global__ void __launch_bounds__(block_threads,
                         ++slot;
                     }
             }
-            const unsigned nbad = __reduce_add_sync(full_warp, bad);
+            // Butterfly sum (__reduce_add_sync needs sm_80; the build targets sm_75 too).
+            unsigned nbad = bad;
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1)
+                nbad += __shfl_xor_sync(full_warp, nbad, o);
             if (nbad && lane == 0)
                 atomicAdd(a.nonfinite + label, (unsigned long long)nbad);
         }
