@@ -1039,5 +1039,71 @@ TEST(Cfar2dCudaShapes, test_022_overflow_threshold_null_and_reuse)
     EXPECT_EQ(cfar->collect().nonfinite.size(), p.channels);
 }
 
+/*!
+ * The counters are zeroed by the last block of each run (no memset per run) and the
+ * counters and the list's head reach the host without a copy: one object runs several
+ * times, with different CPI counts, twice without a collect in between, with lists
+ * longer than the head carried by the last block (the rest is a second copy), on the
+ * row-vector kernel (DESIGN.md's window, ndoppler % 4 == 0) and on the generic one.
+ */
+TEST(Cfar2dCudaShapes, test_024_runs_reset_their_counters_without_a_memset)
+{
+    GPURADAR_REQUIRE_CUDA();
+    for (bool vec : { true, false }) {
+        SCOPED_TRACE(vec ? "row-vector kernel" : "generic kernel");
+        cfar_2d_params p; // DESIGN.md's window
+        p.nrange = 515;
+        p.ndoppler = vec ? 132 : 131;
+        p.channels = 2;
+        p.max_cpi = 2;
+        p.pfa = 1e-2; // ~2700 detections per run of 2 CPIs: past the 1024-entry head
+        const auto power_a = test_power(p, 2, 9101);
+        const auto power_b = test_power(p, 2, 9102);
+        kernels::cuda_stream stream;
+        auto cfar = cfar_2d::make(backend::cuda, p, stream.ref());
+        auto d_a = to_device(power_a, stream);
+        auto d_b = to_device(power_b, stream);
+        kernels::device_memory d_mask(power_a.size());
+        std::uint64_t found = 0;
+        const auto check = [&](const std::vector<float>& power, std::size_t ncpi) {
+            const auto cpu = run_cpu(p, power, ncpi);
+            found = cpu.report.found;
+            const auto r = cfar->collect();
+            EXPECT_EQ(r.found, cpu.report.found);
+            EXPECT_EQ(r.nonfinite, cpu.report.nonfinite);
+            ASSERT_EQ(r.detections.size(), cpu.report.detections.size());
+            for (std::size_t i = 0; i < r.detections.size(); ++i) {
+                const auto& g = r.detections[i];
+                const auto& c = cpu.report.detections[i];
+                ASSERT_EQ(std::tie(g.map, g.range_bin, g.doppler_bin, g.power),
+                          std::tie(c.map, c.range_bin, c.doppler_bin, c.power))
+                    << "detection " << i;
+                EXPECT_EQ(g.threshold, c.threshold);
+            }
+            const std::size_t cells = total_cells(p, ncpi);
+            auto mask = to_host<std::uint8_t>(d_mask, power.size(), stream);
+            mask.resize(cells);
+            EXPECT_EQ(
+                mask,
+                std::vector<std::uint8_t>(cpu.mask.begin(), cpu.mask.begin() + cells));
+        };
+        const auto run = [&](kernels::device_memory& d, std::size_t ncpi) {
+            poison(d_mask, stream);
+            cfar->run(d.as<float>(), d_mask.as<std::uint8_t>(), nullptr, ncpi);
+        };
+        run(d_a, 2);
+        check(power_a, 2);
+        EXPECT_GT(found, 1024u);
+        run(d_b, 1);
+        check(power_b, 1);
+        run(d_a, 2); // not collected: the next run starts from zero all the same
+        run(d_b, 2);
+        check(power_b, 2);
+        EXPECT_GT(found, 1024u);
+        run(d_a, 2);
+        check(power_a, 2);
+    }
+}
+
 } // namespace
 } // namespace gpuradar::test
