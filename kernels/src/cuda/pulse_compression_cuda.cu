@@ -185,11 +185,14 @@ __global__ void __launch_bounds__(fir_threads) fir_rows(const float2* __restrict
 //! overlap_save: most threads per block: a 4096-point segment is one radix-16
 //! butterfly per thread per pass (blocks have F / 16 threads).
 constexpr int os_max_threads = 256;
+//! overlap_save: resident blocks per SM the register budget is sized for. 100 registers
+//! per thread allowed 2 blocks of 256 threads at F = 4096 (16 warps per SM); the cap of
+//! 65536 / (3 * 256) = 85 -> 80 registers lets 3 stay resident (shared memory, 34.8 KB a
+//! block, allows 6) without spilling (ptxas report: 0 bytes spill).
+constexpr int os_min_blocks_per_sm = 3;
 //! overlap_save: radix of the shared-memory passes after the first (16 samples in
 //! registers per thread: each pass reads and writes shared memory once for 4 stages).
 constexpr int os_radix = 16;
-//! overlap_save: samples each thread fetches before storing any (loads in flight).
-constexpr int os_batch = 4;
 //! overlap_save: most blocks launched; more (row, segment) pairs are covered by the
 //! grid-stride loop.
 constexpr std::size_t os_max_blocks = 0x7fffffff;
@@ -197,62 +200,107 @@ constexpr std::size_t os_max_blocks = 0x7fffffff;
 struct os_args {
     const float2* x;        // rows x nrange
     float2* y;              // rows x nrange
-    const float2* spectrum; // F: H[k] at smem_fft digit position of k
+    const float2* spectrum; // F: H[k] of digit position 16 b + r at r * (F / 16) + b
     const float2* twiddle;  // F: exp(-2 pi i t / F)
     std::size_t blocks;     // rows * segs
     unsigned nrange, F, log2F, M, segs;
 };
 
+//! v[r] *= W_F^(r * n1) for r < R (n1 != 0), powers from the table as smem_fft_powers.
+template <int R>
+__device__ __forceinline__ void
+os_twiddle(float2 (&v)[R], const float2* __restrict__ twiddle, unsigned n1)
+{
+    float2 w[R];
+    smem_fft_powers<R>(w, twiddle, n1);
+#pragma unroll
+    for (int r = 1; r < R; ++r)
+        v[r] = cmul(v[r], w[r]);
+}
+
 /*
- * One (row, segment) per block iteration: F = RS * 16 * 16 points, passes of radix RS,
- * 16, 16 (DIF: bins end up digit-reversed), product with the spectrum stored in that
- * order and conjugated, passes 16, 16, RS transposed (DIT: natural order out) = the
- * conjugate of the unnormalised inverse transform.
+ * One (row, segment) per block iteration: F = RS * 16 * 16 points, three DIF passes
+ * (radix RS, 16, 16: bins end up digit-reversed), the product with the spectrum stored
+ * in that order and conjugated, three transposed passes (16, 16, RS: natural order out)
+ * = the conjugate of the unnormalised inverse transform. Fused so that shared memory
+ * sees 4 round trips and 5 barriers per segment instead of 8 and 9:
+ *  - pass RS reads its R samples straight from x (stride F / RS, coalesced across the
+ *    warp; zeros past the gate) and writes shared memory once;
+ *  - the last DIF pass (stride 1: each thread owns 16 consecutive positions), the
+ *    spectrum product and the first DIT pass (the same 16 positions) run in registers;
+ *  - the last DIT pass (radix RS) writes its outputs straight to y.
  */
 template <int RS>
-__global__ void __launch_bounds__(os_max_threads) overlap_save_rows(os_args a)
+__global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
+    overlap_save_rows(os_args a)
 {
     extern __shared__ float2 sm[];
     constexpr unsigned log2RS = RS == 2 ? 1 : RS == 4 ? 2 : RS == 8 ? 3 : 4;
     const unsigned F = a.F;
     const unsigned T = blockDim.x;
+    const unsigned sA = F / RS;   // stride of the radix-RS passes
+    const unsigned F16 = F / 16;  // threads of the radix-16 passes (= T)
     for (std::size_t b = blockIdx.x; b < a.blocks; b += gridDim.x) {
         const std::size_t row = b / a.segs;
         const unsigned d0 = static_cast<unsigned>(b - row * a.segs) * a.M;
-        const float2* x = a.x + row * a.nrange;
-        __syncthreads(); // the previous segment's outputs have left shared memory
-        for (unsigned base = threadIdx.x; base < F; base += T * os_batch) {
-            float2 v[os_batch];
+        const float2* x = a.x + row * a.nrange + d0;
+        const unsigned n_in = a.nrange - d0; // samples of x from d0 (> 0)
+        __syncthreads(); // the previous segment's reads of shared memory are done
+        // DIF pass radix RS (L = F, stride sA), from global memory.
+        for (unsigned n1 = threadIdx.x; n1 < sA; n1 += T) {
+            float2 v[RS];
 #pragma unroll
-            for (int u = 0; u < os_batch; ++u) {
-                const unsigned i = base + u * T;
-                const unsigned g = d0 + i;
-                v[u] = (i < F && g < a.nrange) ? x[g] : make_float2(0.0f, 0.0f);
+            for (int j = 0; j < RS; ++j) {
+                const unsigned i = n1 + j * sA;
+                v[j] = i < n_in ? x[i] : make_float2(0.0f, 0.0f);
             }
+            smem_fft_reg_dft<RS>(v);
+            if (n1 != 0)
+                os_twiddle<RS>(v, a.twiddle, n1);
 #pragma unroll
-            for (int u = 0; u < os_batch; ++u) {
-                const unsigned i = base + u * T;
-                if (i < F)
-                    sm[smem_fft_pad(i)] = v[u];
-            }
+            for (int r = 0; r < RS; ++r)
+                sm[smem_fft_pad(n1 + r * sA)] = v[r];
         }
         __syncthreads();
-        smem_fft_pass_dif<RS>(sm, F, a.log2F, a.twiddle, a.log2F);
+        // DIF pass radix 16 on sub-transforms of length F / RS (stride 16).
         smem_fft_pass_dif<os_radix>(sm, F, a.log2F - log2RS, a.twiddle, a.log2F);
-        smem_fft_pass_dif<os_radix>(sm, F, 4, a.twiddle, a.log2F);
-        for (unsigned i = threadIdx.x; i < F; i += T) {
-            const float2 p = cmul(sm[smem_fft_pad(i)], __ldg(a.spectrum + i));
-            sm[smem_fft_pad(i)] = make_float2(p.x, -p.y);
+        // Last DIF pass (length 16, stride 1), spectrum product, first DIT pass.
+        for (unsigned t = threadIdx.x; t < F16; t += T) {
+            const unsigned base = t * 16;
+            float2 v[16];
+#pragma unroll
+            for (int j = 0; j < 16; ++j)
+                v[j] = sm[smem_fft_pad(base + j)];
+            smem_fft_reg_dft<16>(v);
+#pragma unroll
+            for (int r = 0; r < 16; ++r) {
+                const float2 p = cmul(v[r], __ldg(a.spectrum + r * F16 + t));
+                v[r] = make_float2(p.x, -p.y);
+            }
+            smem_fft_reg_dft<16>(v);
+#pragma unroll
+            for (int j = 0; j < 16; ++j)
+                sm[smem_fft_pad(base + j)] = v[j];
         }
         __syncthreads();
-        smem_fft_pass_dit<os_radix>(sm, F, 4, a.twiddle, a.log2F);
         smem_fft_pass_dit<os_radix>(sm, F, a.log2F - log2RS, a.twiddle, a.log2F);
-        smem_fft_pass_dit<RS>(sm, F, a.log2F, a.twiddle, a.log2F);
-        float2* y = a.y + row * a.nrange;
-        const unsigned n_out = min(a.M, a.nrange - d0);
-        for (unsigned i = threadIdx.x; i < n_out; i += T) {
-            const float2 v = sm[smem_fft_pad(i)];
-            y[d0 + i] = make_float2(v.x, -v.y);
+        // Last DIT pass radix RS (L = F, stride sA), to global memory.
+        float2* y = a.y + row * a.nrange + d0;
+        const unsigned n_out = min(a.M, n_in);
+        for (unsigned n1 = threadIdx.x; n1 < sA; n1 += T) {
+            float2 v[RS];
+#pragma unroll
+            for (int r = 0; r < RS; ++r)
+                v[r] = sm[smem_fft_pad(n1 + r * sA)];
+            if (n1 != 0)
+                os_twiddle<RS>(v, a.twiddle, n1);
+            smem_fft_reg_dft<RS>(v);
+#pragma unroll
+            for (int j = 0; j < RS; ++j) {
+                const unsigned i = n1 + j * sA;
+                if (i < n_out)
+                    y[i] = make_float2(v[j].x, -v[j].y);
+            }
         }
     }
 }
@@ -546,8 +594,12 @@ private:
                           "the kernel's passes are radix RS, 16, 16 with RS in 2..16");
             std::vector<cfloat> hbr(F), tw(F);
             const unsigned rs = os_first_radix(log2F);
-            for (std::size_t k = 0; k < F; ++k)
-                hbr[os_digit_position(k, F, rs)] = h[k];
+            // Digit position p = 16 b + r (the kernel's thread b holds r < 16 in
+            // registers) is stored at r * (F / 16) + b: coalesced loads across the warp.
+            for (std::size_t k = 0; k < F; ++k) {
+                const std::size_t p = os_digit_position(k, F, rs);
+                hbr[(p % os_radix) * (F / os_radix) + p / os_radix] = h[k];
+            }
             for (std::size_t t = 0; t < tw.size(); ++t) {
                 // Angles in double from the integer ratio: exact to float rounding.
                 const double ang = -2.0 * 3.14159265358979323846 * double(t) / double(F);
