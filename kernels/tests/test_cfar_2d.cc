@@ -1040,13 +1040,13 @@ TEST(Cfar2dCudaShapes, test_022_overflow_threshold_null_and_reuse)
 }
 
 /*!
- * The counters are zeroed by the last block of each run (no memset per run) and the
- * counters and the list's head reach the host without a copy: one object runs several
- * times, with different CPI counts, twice without a collect in between, with lists
- * longer than the head carried by the last block (the rest is a second copy), on the
- * row-vector kernel (DESIGN.md's window, ndoppler % 4 == 0) and on the generic one.
+ * Every run starts from zeroed counters and reports only its own detections: one object
+ * runs several times, with different CPI counts, twice without a collect in between,
+ * with lists longer than the head copied back with the counters (the rest is a second
+ * copy in collect), on the row-vector kernel (DESIGN.md's window, ndoppler % 4 == 0)
+ * and on the generic one. Lists, counts, masks and thresholds equal the CPU twin's.
  */
-TEST(Cfar2dCudaShapes, test_024_runs_reset_their_counters_without_a_memset)
+TEST(Cfar2dCudaShapes, test_024_repeated_runs_report_their_own_detections)
 {
     GPURADAR_REQUIRE_CUDA();
     for (bool vec : { true, false }) {

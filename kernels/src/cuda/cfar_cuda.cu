@@ -86,14 +86,6 @@ struct kernel_args {
     device_detection* det_list;
     unsigned long long det_capacity;
     unsigned long long* nonfinite; // per label
-    // End of the run (finish_run): the block that finishes last copies the counters and
-    // the list's head to the host and zeroes the counters for the next run.
-    unsigned int* ticket;         // blocks finished, over all launches of this run
-    unsigned int blocks_total;    // blocks of all launches of this run
-    int ncounters;                // 1 + maps of this run: [found][non-finite per map]
-    unsigned long long list_head; // list entries copied to the host, at most
-    unsigned long long* host_counters; // mapped pinned memory (device view)
-    device_detection* host_list;       // mapped pinned memory (device view)
 };
 
 __device__ __forceinline__ int resolve(int i, int n, bool wrap)
@@ -109,51 +101,6 @@ __device__ __forceinline__ int resolve(int i, int n, bool wrap)
 __device__ __forceinline__ long long map_offset(const kernel_args& a, int m)
 {
     return (m / a.channels) * a.group_stride + (long long)(m % a.channels) * a.ncols;
-}
-
-/*!
- * Called by every thread of every block at the end of each CFAR kernel (no thread
- * returns early). The block that takes the last ticket of the run (all launches of one
- * run() count together: they are ordered on one stream) reads the final counters and the
- * head of the detection list from L2, writes them straight into the mapped host buffer
- * that collect() reads, then zeroes the counters and the ticket, which the constructor
- * zeroed first. run() is then a single launch: no memset before it and no copy after it.
- * No shared variable (dynamic shared memory is sized to the opt-in limit elsewhere):
- * __syncthreads_or carries the last-block flag.
- */
-__device__ __forceinline__ void finish_run(const kernel_args& a)
-{
-    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    const int nthreads = blockDim.x * blockDim.y;
-    // Every thread's list entries and counter atomics are issued before the barrier; one
-    // fence by the ticket taker after it orders them before the ticket for the whole
-    // block (the fence is cumulative; cooperative groups' grid sync relies on the same).
-    // A fence in every thread cost ~10 us on PD-A's 4512 blocks (H100, 2026-11-22).
-    __syncthreads();
-    bool took_last = false;
-    if (tid == 0) {
-        __threadfence();
-        took_last = atomicAdd(a.ticket, 1u) == a.blocks_total - 1;
-        if (took_last)
-            __threadfence(); // every other block's results before the reads below
-    }
-    if (!__syncthreads_or(took_last))
-        return;
-    const unsigned long long found = __ldcg(a.det_count);
-    for (int i = tid; i < a.ncounters; i += nthreads)
-        a.host_counters[i] = __ldcg(a.det_count + i);
-    const unsigned long long head =
-        found < a.list_head ? found : a.list_head; // list_head <= the capacity
-    const unsigned words = unsigned(head) * unsigned(sizeof(device_detection) / 4);
-    const auto* src = reinterpret_cast<const unsigned int*>(a.det_list);
-    auto* dst = reinterpret_cast<unsigned int*>(a.host_list);
-    for (unsigned i = tid; i < words; i += nthreads)
-        dst[i] = __ldcg(src + i);
-    __syncthreads(); // every counter read before any is zeroed
-    for (int i = tid; i < a.ncounters; i += nthreads)
-        a.det_count[i] = 0;
-    if (tid == 0)
-        *a.ticket = 0;
 }
 
 //! What every kernel derives from its block index once.
@@ -405,7 +352,6 @@ __global__ void __launch_bounds__(block_threads)
         }
         finish_cell(a, b, r, c, valid, x, t, alpha);
     }
-    finish_run(a);
 }
 
 // ---- summed-area table --------------------------------------------------------------
@@ -542,7 +488,6 @@ __global__ void __launch_bounds__(block_threads) cfar_sat_kernel(const kernel_ar
         }
         finish_cell(a, b, r, c, valid, x, t, alpha);
     }
-    finish_run(a);
 }
 
 // ---- ordered statistic ----------------------------------------------------------------
@@ -649,7 +594,6 @@ __global__ void __launch_bounds__(block_threads) cfar_os_kernel(const kernel_arg
         }
         finish_cell(a, b, r, c, valid, x, t, alpha);
     }
-    finish_run(a);
 }
 
 // ---- row-vector segmented kernel (the PD window) -------------------------------------
@@ -978,7 +922,6 @@ __global__ void __launch_bounds__(block_threads,
                 ((det_bits & 8u) << 21);
         }
     }
-    finish_run(a);
 }
 
 // ---- engine ---------------------------------------------------------------------------
@@ -1078,24 +1021,10 @@ public:
           d_stream(native(stream)),
           d_classes(plan.classes.size() * sizeof(cfar_class_entry)),
           d_results(results_bytes(plan.max_maps, plan.max_detections)),
-          d_results_host(d_results.size()),
-          d_ticket(sizeof(unsigned int))
+          d_results_host(d_results.size())
     {
         const char* who = plan.stage;
         choose_kernel();
-        // The kernels write the counters and the list's head straight into the pinned
-        // buffer (finish_run); its device view (the same address under unified
-        // addressing, asked for all the same).
-        void* dev_view = nullptr;
-        GPURADAR_CUDA_CHECK(who,
-                            cudaHostGetDevicePointer(&dev_view, d_results_host.get(), 0));
-        d_results_host_dev = static_cast<char*>(dev_view);
-        // Zero once here; every run's last block zeroes them again for the next run.
-        GPURADAR_CUDA_CHECK(
-            who,
-            cudaMemsetAsync(d_results.get(), 0, counters_bytes(plan.max_maps), d_stream));
-        GPURADAR_CUDA_CHECK(
-            who, cudaMemsetAsync(d_ticket.get(), 0, d_ticket.size(), d_stream));
         if (plan.variant == cfar_variant::os) {
             const int tch = tile_cols + 2 * plan.wc();
             std::vector<int> delta;
@@ -1127,8 +1056,13 @@ public:
         if (g.nmaps == 0)
             return;
         // Results of this run, one block of memory: [found][non-finite per map][list].
-        // The counters are zero: the constructor and the previous run's finish_run
-        // zeroed them, so the run is the kernel launch(es) alone.
+        // Measured and rejected (H100, 2026-11-22, docs/PERFORMANCE.md): zeroing the
+        // counters and writing them to mapped host memory from the last block of the
+        // kernel (a grid-wide ticket) instead of this memset and the copy below. Every
+        // block then waits for a fence and the ticket's atomic before it retires; at 2
+        // blocks per SM that cost PD-A +8 us and gained PD-B/PD-C 0-4 us.
+        const std::size_t counters = counters_bytes(g.nmaps);
+        GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(d_results.get(), 0, counters, d_stream));
 
         kernel_args a{};
         a.in = in;
@@ -1155,11 +1089,6 @@ public:
         a.nonfinite = a.det_count + 1;
         a.det_list = list_of(d_results.as<char>(), g.nmaps);
         a.det_capacity = d_plan.max_detections;
-        a.ticket = d_ticket.as<unsigned int>();
-        a.ncounters = int(1 + g.nmaps);
-        a.list_head = std::min(list_prefix, d_plan.max_detections);
-        a.host_counters = reinterpret_cast<unsigned long long*>(d_results_host_dev);
-        a.host_list = list_of(d_results_host_dev, g.nmaps);
 
         // Maps of one row that no window or neighbourhood crosses (cfar_1d) and that lie
         // back to back are launched as the rows of one map, so that the tiles are full.
@@ -1189,7 +1118,6 @@ public:
         a.tile_rows = tile_h;
         const unsigned col_tiles = unsigned((g.ncols + tile_w - 1) / tile_w);
         const std::size_t row_tiles = (std::size_t(a.nrows) + tile_h - 1) / tile_h;
-        a.blocks_total = unsigned(col_tiles * row_tiles * nmaps);
         for (std::size_t m0 = 0; m0 < nmaps; m0 += max_grid_yz) {
             for (std::size_t y0 = 0; y0 < row_tiles; y0 += max_grid_yz) {
                 a.map0 = int(m0);
@@ -1202,8 +1130,13 @@ public:
                 GPURADAR_CUDA_CHECK_LAUNCH(who, "cfar_kernel");
             }
         }
-        // No copy back: the last block wrote the counters and the list's head into
-        // d_results_host (finish_run).
+        // One copy back per run: the counters and the head of the list.
+        copy_async(d_results_host.get(),
+                   d_results.get(),
+                   results_bytes(g.nmaps, std::min(list_prefix, d_plan.max_detections)),
+                   copy_kind::device_to_host,
+                   stream_ref(d_stream),
+                   who);
     }
 
     cfar_report collect() override
@@ -1212,8 +1145,8 @@ public:
         cfar_report r;
         if (d_last_maps == 0)
             return r;
-        // One wait for the run (its last block wrote the counters and the list's head
-        // into d_results_host); a second only for a list longer than that head.
+        // One wait for the run and its copy back; a second only for a list longer than
+        // the head that copy carried.
         GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
         const auto* counters = d_results_host.as<unsigned long long>();
         r.found = counters[0];
@@ -1349,8 +1282,6 @@ private:
     //! [0] detections found, [1 + map] non-finite cells, then the detection list.
     device_memory d_results;
     pinned_memory d_results_host; // its copy: counters and the list's head after each run
-    char* d_results_host_dev = nullptr; //!< d_results_host as the kernels address it
-    device_memory d_ticket;             //!< blocks finished in the current run
     kernel_fn d_kernel = nullptr;
     //! The row-vector kernel (segmented, DESIGN.md's window), or nullptr.
     kernel_fn d_vec_kernel = nullptr;
