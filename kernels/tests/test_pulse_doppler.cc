@@ -290,6 +290,29 @@ std::vector<cuda_case> cuda_cases()
           envelope::mode::linear,
           false },
         { 16, 2, 515, 64, 32, mti_mode::none, true, envelope::mode::square_law, true },
+        // Register-first fused kernel (nfft >= 128, full tiles): every canceller order,
+        // partial last tiles, linear and dB envelopes.
+        { 128,
+          3,
+          100,
+          20,
+          0,
+          mti_mode::three_pulse,
+          true,
+          envelope::mode::linear,
+          false },
+        { 256,
+          2,
+          70,
+          16,
+          0,
+          mti_mode::two_pulse,
+          false,
+          envelope::mode::square_law,
+          true },
+        // The two-pass plans (radix 16 then 2 / 8): nfft 512 zero-padded, nfft 2048.
+        { 40, 2, 37, 8, 512, mti_mode::none, true, envelope::mode::square_law, false },
+        { 20, 1, 20, 5, 2048, mti_mode::two_pulse, false, envelope::mode::linear, false },
     };
     std::vector<cuda_case> v;
     for (const auto& s : shapes)
@@ -400,6 +423,29 @@ TEST(PulseDopplerCudaOverlapSave, test_012_waveform_change_between_queued_runs)
         EXPECT_LT(rel_l2(to_host<float>(outs[i], gpu->output_size(), stream), want), 1e-5)
             << i;
     }
+}
+
+TEST(PulseDopplerCudaFused, test_013_map_not_16_byte_aligned)
+{
+    // The register-first fused kernel stores 4 Doppler bins at once only into a 16-byte
+    // aligned map; one float past an allocation takes its scalar path.
+    GPURADAR_REQUIRE_CUDA();
+    kernels::cuda_stream stream;
+    auto p = make_params(
+        128, 2, 77, 10, 0, mti_mode::none, true, envelope::mode::square_law, false, 23);
+    auto gpu = pulse_doppler::make(kernels::backend::cuda, p, stream.ref());
+    EXPECT_NE(gpu->implementation().find("doppler: fused kernel"), std::string::npos)
+        << gpu->implementation();
+    const auto x = random_complex(gpu->input_size(), 24);
+    auto d_in = to_device(x, stream);
+    kernels::device_memory d_out((gpu->output_size() + 1) * sizeof(float));
+    poison(d_out, stream);
+    gpu->run(d_in.as<cfloat>(), d_out.as<float>() + 1);
+    const auto all = to_host<float>(d_out, gpu->output_size() + 1, stream);
+    const std::vector<float> got(all.begin() + 1, all.end());
+    std::vector<float> want(gpu->output_size());
+    pulse_doppler::make(kernels::backend::cpu, p)->run(x.data(), want.data());
+    EXPECT_LT(rel_l2(got, want), 1e-5);
 }
 
 } // namespace

@@ -25,6 +25,7 @@
 #include <gpuradar/kernels/corner_turn.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 namespace gpuradar::kernels::detail {
@@ -50,7 +51,7 @@ struct fd_args {
     std::size_t pstride; // samples between pulses
     std::size_t cstride; // samples between channels of one pulse
     const float2* weights; // m: window x fftshift modulation
-    const float2* twiddle; // nfft/2: exp(-2 pi i t / nfft)
+    const float2* twiddle; // nfft: exp(-2 pi i t / nfft)
     float* out;            // ((r * channels + c) * nfft + k)
     unsigned nrange, channels, npulses, m, order, nfft, log2n, bins;
     unsigned env_linear, env_db;
@@ -130,6 +131,209 @@ __global__ void __launch_bounds__(fd_threads) fused_doppler(fd_args a)
         else
             v = a.env_linear ? sqrtf(pw) : pw;
         a.out[(std::size_t(r) * a.channels + c) * n_fft + k] = v;
+    }
+}
+
+//! Register-first fused Doppler kernel: samples per thread, one 16-point DFT in registers
+//! (the first four radix-2 stages of the decimation-in-time FFT, no shared memory).
+constexpr unsigned fd_radix = 16;
+constexpr unsigned fd_log2_radix = 4;
+//! Resident blocks per SM the register-first kernel is compiled for: 4 caps it at 64
+//! registers (80 uncapped: 3 blocks). H100, 2026-11-22: PD-A chain 0.340 -> 0.303 ms with
+//! the cap (a few spilled words on the MTI paths, 40 bytes without MTI).
+constexpr int fd_r16_min_blocks = 4;
+//! Shortest nfft the register-first kernel takes: a full tile (bins * nfft = 4096) gives
+//! every thread one (range bin, 16-sample subsequence) pair from nfft = 128 up.
+constexpr std::size_t fd_r16_min_nfft = fd_tile_samples / fd_max_bins;
+//! Shared-memory padding of the register-first kernel: one slot per 16 samples, so that
+//! the 16 subsequences a warp writes side by side land on different banks.
+__device__ __forceinline__ unsigned fd_pad(unsigned i) { return i + (i >> 4); }
+
+/*
+ * Register-first variant of fused_doppler for full tiles (bins * nfft = fd_tile_samples
+ * = fd_radix * fd_threads). Thread (j, q), j = range bin of the tile (consecutive lanes:
+ * consecutive bins, so each load is a coalesced run per pulse), q < Q = nfft / 16, loads
+ * the 16 pulses n = q + Q u (u < 16; all 16 loads, and the canceller's neighbours, in
+ * flight before any use), applies canceller and weights, and runs their 16-point DFT in
+ * registers. In the decimation-in-time FFT on bit-reversed input these 16 samples fill
+ * the 16 positions 16 brev(q) .. 16 brev(q) + 15, and the first four stages leave exactly
+ * their 16-point DFT there (natural order), so the thread stores it and the block runs
+ * the remaining log2(nfft) - 4 stages in shared memory (radix-2^2, a last radix-2 when
+ * odd). Row j starts at j * RS, RS = fd_pad(nfft) + 1, position i at fd_pad(i).
+ */
+/*
+ * One decimation-in-time pass of radix R over `total` samples in rows of n = 2^log2n
+ * (row j at sm + j * RS, position i at fd_pad(i)): sub-transforms of length L = 2^log2L
+ * whose R blocks of length s = L / R hold the s-point DFTs of the R decimated
+ * subsequences (mixed-radix digit-reversed input, as smem_fft_pass_dit); a thread takes
+ * one n1 < s, multiplies by W_L^(r n1) and runs the R-point DFT in registers. `twiddle`
+ * holds all n values exp(-2 pi i t / n).
+ */
+template <int R>
+__device__ __forceinline__ void fd_pass_dit(float2* sm,
+                                            unsigned RS,
+                                            unsigned total,
+                                            unsigned log2n,
+                                            unsigned log2L,
+                                            const float2* __restrict__ twiddle)
+{
+    constexpr int log2R = R == 2 ? 1 : R == 4 ? 2 : R == 8 ? 3 : 4;
+    const unsigned log2s = log2L - log2R;
+    const unsigned s = 1u << log2s;
+    for (unsigned b = threadIdx.x; b < total / R; b += fd_threads) {
+        const unsigned sub = b >> log2s, n1 = b & (s - 1);
+        const unsigned logical = (sub << log2L) + n1;
+        float2* row = sm + (logical >> log2n) * RS;
+        const unsigned i0 = logical & ((1u << log2n) - 1);
+        float2 v[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+            v[r] = row[fd_pad(i0 + r * s)];
+        if (n1 != 0) {
+            // W_L^(r n1) = table[r * n1 * n / L], r * n1 * n / L < n: straight from the
+            // full table (no power products held in registers).
+            const unsigned step = n1 << (log2n - log2L);
+#pragma unroll
+            for (int r = 1; r < R; ++r)
+                v[r] = cmul(v[r], __ldg(twiddle + r * step));
+        }
+        smem_fft_reg_dft<R>(v);
+#pragma unroll
+        for (int j = 0; j < R; ++j)
+            row[fd_pad(i0 + j * s)] = v[j];
+    }
+    __syncthreads();
+}
+
+//! fd_pass_dit with the radix 2^log2R chosen at run time (block-uniform).
+__device__ __forceinline__ void fd_pass_dit_rt(unsigned log2R,
+                                               float2* sm,
+                                               unsigned RS,
+                                               unsigned total,
+                                               unsigned log2n,
+                                               unsigned log2L,
+                                               const float2* __restrict__ twiddle)
+{
+    switch (log2R) {
+    case 1:
+        fd_pass_dit<2>(sm, RS, total, log2n, log2L, twiddle);
+        break;
+    case 2:
+        fd_pass_dit<4>(sm, RS, total, log2n, log2L, twiddle);
+        break;
+    case 3:
+        fd_pass_dit<8>(sm, RS, total, log2n, log2L, twiddle);
+        break;
+    default:
+        fd_pass_dit<16>(sm, RS, total, log2n, log2L, twiddle);
+        break;
+    }
+}
+
+template <int ORDER>
+__global__ void __launch_bounds__(fd_threads, fd_r16_min_blocks)
+    fused_doppler_r16(fd_args a)
+{
+    extern __shared__ float2 sm[];
+    const unsigned n_fft = a.nfft;
+    const unsigned RS = fd_pad(n_fft) + 1;
+    const unsigned bins = a.bins;
+    const unsigned log2bins = __ffs(bins) - 1;
+    const unsigned c = blockIdx.y;
+    const unsigned r0 = blockIdx.x * bins;
+    const unsigned Q = n_fft / fd_radix;
+    const unsigned j = threadIdx.x & (bins - 1);
+    const unsigned q = threadIdx.x >> log2bins;
+    const unsigned r = r0 + j;
+    const bool live = r < a.nrange;
+
+    const float2* xp = a.x + std::size_t(c) * a.cstride + std::size_t(q) * a.pstride + r;
+    const std::size_t step = std::size_t(Q) * a.pstride;
+    float2 v[fd_radix], b[ORDER >= 1 ? fd_radix : 1], d[ORDER == 2 ? fd_radix : 1];
+#pragma unroll
+    for (int u = 0; u < int(fd_radix); ++u) {
+        const unsigned n = q + Q * u;
+        v[u] = make_float2(0.0f, 0.0f);
+        if constexpr (ORDER >= 1)
+            b[u] = v[u];
+        if constexpr (ORDER == 2)
+            d[u] = v[u];
+        if (live && n < a.m) {
+            const float2* p = xp + u * step;
+            v[u] = p[0];
+            if constexpr (ORDER >= 1)
+                b[u] = p[a.pstride];
+            if constexpr (ORDER == 2)
+                d[u] = p[2 * a.pstride];
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < int(fd_radix); ++u) {
+        const unsigned n = q + Q * u;
+        float2 x = v[u];
+        if constexpr (ORDER == 1)
+            x = csub(b[u], x);
+        if constexpr (ORDER == 2)
+            x = make_float2(fmaf(-2.0f, b[u].x, x.x + d[u].x),
+                            fmaf(-2.0f, b[u].y, x.y + d[u].y));
+        if (n < a.m)
+            x = cmul(x, __ldg(a.weights + n));
+        v[u] = x;
+    }
+    smem_fft_reg_dft<fd_radix>(v);
+    {
+        float2* row = sm + j * RS;
+        // Block of the subsequence q = d0 + R0 d1 in the digit-reversed order of the
+        // radices (R0, 16, 16) or (R0 = Q, 16): d0 * Q / R0 + d1.
+        const unsigned log2q = a.log2n - fd_log2_radix;
+        const unsigned log2r0 = log2q > fd_log2_radix ? log2q - fd_log2_radix : log2q;
+        const unsigned d0 = q & ((1u << log2r0) - 1), d1 = q >> log2r0;
+        const unsigned base = fd_radix * ((d0 << (log2q - log2r0)) + d1);
+#pragma unroll
+        for (int k = 0; k < int(fd_radix); ++k)
+            row[fd_pad(base + k)] = v[k];
+    }
+    __syncthreads();
+
+    // Remaining passes: radix 16 on sub-transforms of 256 when nfft > 256, then radix
+    // R0 = nfft / 16 (/ 16) on the whole row.
+    const unsigned log2n = a.log2n;
+    const unsigned total = bins * n_fft;
+    if (log2n > 2 * fd_log2_radix) {
+        fd_pass_dit<fd_radix>(sm, RS, total, log2n, 2 * fd_log2_radix, a.twiddle);
+        fd_pass_dit_rt(log2n - 2 * fd_log2_radix, sm, RS, total, log2n, log2n, a.twiddle);
+    } else {
+        fd_pass_dit_rt(log2n - fd_log2_radix, sm, RS, total, log2n, log2n, a.twiddle);
+    }
+
+    // Envelope, range-major: each thread writes 4 consecutive Doppler bins (one 16-byte
+    // store when the map is 16-byte aligned; nfft >= 128 keeps every run aligned).
+    const bool vec = (reinterpret_cast<std::uintptr_t>(a.out) & 15u) == 0;
+    for (unsigned i = 4 * threadIdx.x; i < total; i += 4 * fd_threads) {
+        const unsigned jj = i >> log2n;
+        const unsigned k = i & (n_fft - 1);
+        const unsigned rr = r0 + jj;
+        if (rr >= a.nrange)
+            continue;
+        const float2* row = sm + jj * RS;
+        float o[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const float2 y = row[fd_pad(k + e)];
+            const float pw = fmaf(y.x, y.x, y.y * y.y);
+            if (a.env_db)
+                o[e] = 10.0f * log10f(pw);
+            else
+                o[e] = a.env_linear ? sqrtf(pw) : pw;
+        }
+        float* dst = a.out + (std::size_t(rr) * a.channels + c) * n_fft + k;
+        if (vec) {
+            *reinterpret_cast<float4*>(dst) = make_float4(o[0], o[1], o[2], o[3]);
+        } else {
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                dst[e] = o[e];
+        }
     }
 }
 
@@ -213,6 +417,24 @@ public:
         args.env_db = p.db ? 1u : 0u;
         const dim3 grid(static_cast<unsigned>((p.nrange + d_bins - 1) / d_bins),
                         static_cast<unsigned>(p.channels));
+        if (p.nfft >= fd_r16_min_nfft) {
+            // Full tiles: the register-first kernel (row stride fd_pad(nfft) + 1).
+            const std::size_t smem =
+                std::size_t(d_bins) * (p.nfft + p.nfft / fd_radix + 1) * sizeof(float2);
+            switch (args.order) {
+            case 0:
+                fused_doppler_r16<0><<<grid, fd_threads, smem, d_stream>>>(args);
+                break;
+            case 1:
+                fused_doppler_r16<1><<<grid, fd_threads, smem, d_stream>>>(args);
+                break;
+            default:
+                fused_doppler_r16<2><<<grid, fd_threads, smem, d_stream>>>(args);
+                break;
+            }
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "fused_doppler_r16");
+            return;
+        }
         const std::size_t smem = std::size_t(d_bins) * (p.nfft + 1) * sizeof(float2);
         fused_doppler<<<grid, fd_threads, smem, d_stream>>>(args);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "fused_doppler");
@@ -242,7 +464,9 @@ private:
         d_bins = static_cast<unsigned>(std::min<std::size_t>(
             fd_max_bins, std::max<std::size_t>(1, fd_tile_samples / nfft)));
         const auto w = pulse_doppler_weights(p);
-        std::vector<cfloat> tw(std::max<std::size_t>(nfft / 2, 1));
+        // All nfft twiddles: the register-first kernel's passes index up to nfft - 1 (the
+        // plain kernel reads the first half).
+        std::vector<cfloat> tw(std::max<std::size_t>(nfft, 1));
         for (std::size_t t = 0; t < tw.size(); ++t) {
             // Angles in double from the integer ratio: exact to float rounding.
             const double ang = -2.0 * 3.14159265358979323846 * double(t) / double(nfft);
