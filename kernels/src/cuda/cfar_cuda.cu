@@ -54,6 +54,19 @@ constexpr int load_batch = 4;
 //! Detections copied back with the counters in the one copy that ends each run (24 B
 //! each): a typical CPI's list crosses PCIe without a second round trip.
 constexpr std::size_t list_prefix = 1024;
+
+//! The list head copied back each run: list_prefix, or (A/B timing) the environment
+//! variable GPURADAR_CFAR_CUDA_LIST_HEAD (entries, >= 0). Longer lists take a second copy
+//! in collect().
+std::size_t list_head_from_env()
+{
+    const char* e = std::getenv("GPURADAR_CFAR_CUDA_LIST_HEAD");
+    if (e == nullptr || *e == '\0')
+        return list_prefix;
+    char* end = nullptr;
+    const long long v = std::strtoll(e, &end, 10);
+    return (*end == '\0' && v >= 0) ? std::size_t(v) : list_prefix;
+}
 constexpr unsigned full_warp = 0xffffffffu;
 
 struct device_detection {
@@ -619,15 +632,20 @@ __global__ void __launch_bounds__(block_threads) cfar_os_kernel(const kernel_arg
 constexpr int vec_width = 4;
 constexpr int vec_tile_cols = 32 * vec_width;
 //! Cell rows per block: the 2 wr halo rows of row sums cost (32 + 12) / 32 at the PD
-//! window; the two planes (44 x 128 floats each, 45 KB) and ~100 registers a thread
-//! (4 cell rows' sums kept) let 2 blocks share an SM.
+//! window; the two planes (44 x 128 floats each, 45 KB) and 96 registers a thread
+//! (4 cell rows' sums kept) let 2 blocks share an SM; capped at 80 registers (the
+//! default, vec_default) 3 do.
 constexpr int vec_tile_rows = 32;
 //! The short tile (`rows16`, A/B only): 2 cell rows per warp, 76 registers, 3 blocks/SM;
 //! measured slower on PD-A (0.091 vs 0.086 ms), equal on PD-B / PD-C.
 constexpr int vec_tile_rows_short = 16;
 //! Blocks per SM the launch bounds ask for: what the registers of each tile height allow
-//! next to its shared memory.
+//! next to its shared memory (96 / 76 registers a thread unconstrained).
 constexpr int vec_blocks_per_sm_tall = 2, vec_blocks_per_sm_short = 3;
+//! Occupancy variants (A/B timing, GPURADAR_CFAR_CUDA_KERNEL): register caps from
+//! asking the launch bounds for 3 or 4 blocks per SM (<= 80 / 64 registers), with the
+//! shared-memory carveout at its maximum so that 3-4 tiles of 28-45 KB fit an SM.
+constexpr int vec_blocks_per_sm_3 = 3, vec_blocks_per_sm_4 = 4;
 //! Column reach the register halo covers: one float4 on each side.
 constexpr int vec_max_wc = vec_width;
 
@@ -717,11 +735,8 @@ __device__ __forceinline__ float4 f4(const float (&v)[vec_width])
  * and cells in registers for phase B, which reads the other rows' sums from shared
  * memory.
  */
-template <cfar_variant V, int GR, int TR, int GC, int TC, int ROWS>
-__global__ void __launch_bounds__(block_threads,
-                                  ROWS >= vec_tile_rows ? vec_blocks_per_sm_tall
-                                                        : vec_blocks_per_sm_short)
-    cfar_vec_kernel(const kernel_args a)
+template <cfar_variant V, int GR, int TR, int GC, int TC, int ROWS, int MINB>
+__global__ void __launch_bounds__(block_threads, MINB) cfar_vec_kernel(const kernel_args a)
 {
     constexpr int WR = GR + TR, WC = GC + TC;
     constexpr int trh = ROWS + 2 * WR;
@@ -950,33 +965,70 @@ constexpr int design_gr = 1, design_tr = 5, design_gc = 1, design_tc = 1;
 //! Which CUDA kernel runs the segmented sums (diagnostics and A/B timing; the default is
 //! the fastest measured, docs/PERFORMANCE.md): environment variable
 //! GPURADAR_CFAR_CUDA_KERNEL = "generic" (the per-cell tile kernel, as for every other
-//! window), "rows16" (the row-vector kernel with 16-row tiles); unset or anything else:
-//! the row-vector kernel with 32-row tiles where it applies.
-enum class vec_choice { generic, rows16, rows32 };
+//! window), "rows16" (the row-vector kernel with 16-row tiles, 3 blocks/SM), "rows32"
+//! (32-row tiles, 2 blocks/SM), "rows32b3" / "rows32b4" / "rows16b4" (register-capped
+//! for 3 / 4 / 4 blocks per SM, maximum shared-memory carveout); unset or anything else:
+//! the default below.
+enum class vec_choice { generic, rows16, rows32, rows32b3, rows32b4, rows16b4 };
+
+//! The default row-vector kernel: 32-row tiles capped at 80 registers (no spills), 3
+//! blocks per SM. H100, CA, 2026-11-22 (docs/PERFORMANCE.md): PD-A / PD-B / PD-C
+//! 0.087 / 0.032 / 0.032 ms (rows32) -> 0.078 / 0.027 / 0.024 ms; rows32b4 (64 registers,
+//! 68 B spilled) 0.076 / 0.027 / 0.026, rows16b4 and rows16 no faster than rows32.
+constexpr vec_choice vec_default = vec_choice::rows32b3;
 
 vec_choice vec_choice_from_env()
 {
     const char* e = std::getenv("GPURADAR_CFAR_CUDA_KERNEL");
-    if (e && std::string(e) == "generic")
+    const std::string s = e ? e : "";
+    if (s == "generic")
         return vec_choice::generic;
-    if (e && std::string(e) == "rows16")
+    if (s == "rows16")
         return vec_choice::rows16;
-    return vec_choice::rows32;
+    if (s == "rows32")
+        return vec_choice::rows32;
+    if (s == "rows32b3")
+        return vec_choice::rows32b3;
+    if (s == "rows32b4")
+        return vec_choice::rows32b4;
+    if (s == "rows16b4")
+        return vec_choice::rows16b4;
+    return vec_default;
 }
 
 //! Tile height of the row-vector kernel for a choice.
 int vec_rows_of(vec_choice which)
 {
-    return which == vec_choice::rows16 ? vec_tile_rows_short : vec_tile_rows;
+    return which == vec_choice::rows16 || which == vec_choice::rows16b4
+               ? vec_tile_rows_short
+               : vec_tile_rows;
+}
+
+//! Whether a choice asks for the maximum shared-memory carveout (the register-capped
+//! variants: their 3-4 tiles per SM need 87-176 KB of it).
+bool vec_max_carveout(vec_choice which)
+{
+    return which == vec_choice::rows32b3 || which == vec_choice::rows32b4 ||
+           which == vec_choice::rows16b4;
 }
 
 template <cfar_variant V>
 kernel_fn vec_kernel_of(vec_choice which)
 {
     constexpr int gr = design_gr, tr = design_tr, gc = design_gc, tc = design_tc;
-    return which == vec_choice::rows16
-               ? cfar_vec_kernel<V, gr, tr, gc, tc, vec_tile_rows_short>
-               : cfar_vec_kernel<V, gr, tr, gc, tc, vec_tile_rows>;
+    constexpr int tall = vec_tile_rows, shrt = vec_tile_rows_short;
+    switch (which) {
+    case vec_choice::rows16:
+        return cfar_vec_kernel<V, gr, tr, gc, tc, shrt, vec_blocks_per_sm_short>;
+    case vec_choice::rows32b3:
+        return cfar_vec_kernel<V, gr, tr, gc, tc, tall, vec_blocks_per_sm_3>;
+    case vec_choice::rows32b4:
+        return cfar_vec_kernel<V, gr, tr, gc, tc, tall, vec_blocks_per_sm_4>;
+    case vec_choice::rows16b4:
+        return cfar_vec_kernel<V, gr, tr, gc, tc, shrt, vec_blocks_per_sm_4>;
+    default:
+        return cfar_vec_kernel<V, gr, tr, gc, tc, tall, vec_blocks_per_sm_tall>;
+    }
 }
 
 //! The row-vector kernel for this window and variant, or nullptr where none is compiled
@@ -1133,7 +1185,7 @@ public:
         // One copy back per run: the counters and the head of the list.
         copy_async(d_results_host.get(),
                    d_results.get(),
-                   results_bytes(g.nmaps, std::min(list_prefix, d_plan.max_detections)),
+                   results_bytes(g.nmaps, std::min(d_list_head, d_plan.max_detections)),
                    copy_kind::device_to_host,
                    stream_ref(d_stream),
                    who);
@@ -1152,7 +1204,7 @@ public:
         r.found = counters[0];
         r.nonfinite.assign(counters + 1, counters + 1 + d_last_maps);
         const std::size_t n = std::min<std::uint64_t>(r.found, d_plan.max_detections);
-        const std::size_t head = std::min(list_prefix, d_plan.max_detections);
+        const std::size_t head = std::min(d_list_head, d_plan.max_detections);
         device_detection* list = list_of(d_results_host.as<char>(), d_last_maps);
         if (n > head) {
             copy_async(list + head,
@@ -1263,6 +1315,12 @@ private:
                                       d_plan.guard_cols,
                                       d_plan.train_cols);
         d_vec_rows = vec_rows_of(vec_choice_from_env());
+        if (d_vec_kernel && vec_max_carveout(vec_choice_from_env()))
+            GPURADAR_CUDA_CHECK(who,
+                                cudaFuncSetAttribute(
+                                    d_vec_kernel,
+                                    cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    int(cudaSharedmemCarveoutMaxShared)));
         GPURADAR_CUDA_CHECK(
             who,
             cudaFuncSetAttribute(d_kernel,
@@ -1290,6 +1348,7 @@ private:
     int d_tile_rows = max_tile_rows;
     std::size_t d_smem_bytes = 0;
     std::size_t d_last_maps = 0;
+    const std::size_t d_list_head = list_head_from_env(); //!< list entries copied per run
 };
 
 } // namespace
