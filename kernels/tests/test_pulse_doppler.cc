@@ -313,6 +313,17 @@ std::vector<cuda_case> cuda_cases()
         // The two-pass plans (radix 16 then 2 / 8): nfft 512 zero-padded, nfft 2048.
         { 40, 2, 37, 8, 512, mti_mode::none, true, envelope::mode::square_law, false },
         { 20, 1, 20, 5, 2048, mti_mode::two_pulse, false, envelope::mode::linear, false },
+        // PD-C's Doppler shape (nfft = npulses = 1024) on the wide 8192-sample tile (8
+        // range bins) with the three-pulse canceller and a partial last tile (21 bins).
+        { 1024,
+          1,
+          21,
+          5,
+          0,
+          mti_mode::three_pulse,
+          true,
+          envelope::mode::linear,
+          false },
     };
     std::vector<cuda_case> v;
     for (const auto& s : shapes)

@@ -145,21 +145,29 @@ constexpr int fd_r16_min_blocks = 4;
 //! Shortest nfft the register-first kernel takes: a full tile (bins * nfft = 4096) gives
 //! every thread one (range bin, 16-sample subsequence) pair from nfft = 128 up.
 constexpr std::size_t fd_r16_min_nfft = fd_tile_samples / fd_max_bins;
+//! Threads of the wide register-first kernel: 8192-sample tiles, twice the range bins
+//! of a 4096-sample tile (nfft 1024: 8 bins, 64-byte runs per pulse instead of 32).
+//! H100, 2026-11-22: PD-C Doppler part 0.041 -> 0.038 ms (0.037 with the last pass
+//! writing the map), PD-B within noise; docs/PERFORMANCE.md.
+constexpr int fd_wide_threads = 512;
+//! Shortest nfft the wide kernel takes (a full tile of at most fd_max_bins bins).
+constexpr std::size_t fd_wide_min_nfft = fd_radix * fd_wide_threads / fd_max_bins;
 //! Shared-memory padding of the register-first kernel: one slot per 16 samples, so that
 //! the 16 subsequences a warp writes side by side land on different banks.
 __device__ __forceinline__ unsigned fd_pad(unsigned i) { return i + (i >> 4); }
 
 /*
- * Register-first variant of fused_doppler for full tiles (bins * nfft = fd_tile_samples
- * = fd_radix * fd_threads). Thread (j, q), j = range bin of the tile (consecutive lanes:
+ * Register-first variant of fused_doppler for full tiles (bins * nfft = fd_radix *
+ * THREADS: 4096 samples with fd_threads, 8192 with fd_wide_threads). Thread (j, q), j = range bin of the tile (consecutive lanes:
  * consecutive bins, so each load is a coalesced run per pulse), q < Q = nfft / 16, loads
  * the 16 pulses n = q + Q u (u < 16; all 16 loads, and the canceller's neighbours, in
  * flight before any use), applies canceller and weights, and runs their 16-point DFT in
  * registers. In the decimation-in-time FFT on bit-reversed input these 16 samples fill
  * the 16 positions 16 brev(q) .. 16 brev(q) + 15, and the first four stages leave exactly
  * their 16-point DFT there (natural order), so the thread stores it and the block runs
- * the remaining log2(nfft) - 4 stages in shared memory (radix-2^2, a last radix-2 when
- * odd). Row j starts at j * RS, RS = fd_pad(nfft) + 1, position i at fd_pad(i).
+ * the remaining log2(nfft) - 4 stages in one or two radix-R shared-memory passes, the
+ * last of which writes the envelope straight into the map. Row j starts at j * RS,
+ * RS = fd_pad(nfft) + 1, position i at fd_pad(i).
  */
 /*
  * One decimation-in-time pass of radix R over `total` samples in rows of n = 2^log2n
@@ -169,18 +177,35 @@ __device__ __forceinline__ unsigned fd_pad(unsigned i) { return i + (i >> 4); }
  * one n1 < s, multiplies by W_L^(r n1) and runs the R-point DFT in registers. `twiddle`
  * holds all n values exp(-2 pi i t / n).
  */
-template <int R>
+//! Power, magnitude or dB of one Doppler sample (the envelope of the map).
+__device__ __forceinline__ float fd_envelope(float2 y, unsigned env_db, unsigned env_linear)
+{
+    const float pw = fmaf(y.x, y.x, y.y * y.y);
+    if (env_db)
+        return 10.0f * log10f(pw);
+    return env_linear ? sqrtf(pw) : pw;
+}
+
+//! Where fd_pass_dit leaves its result: back in shared memory, or (last pass) as the
+//! envelope straight into the range-major map.
+struct fd_to_map {
+    float* out;
+    unsigned nrange, channels, r0, c, env_linear, env_db;
+};
+
+template <int R, int THREADS, bool TO_MAP>
 __device__ __forceinline__ void fd_pass_dit(float2* sm,
                                             unsigned RS,
                                             unsigned total,
                                             unsigned log2n,
                                             unsigned log2L,
-                                            const float2* __restrict__ twiddle)
+                                            const float2* __restrict__ twiddle,
+                                            fd_to_map map = {})
 {
     constexpr int log2R = R == 2 ? 1 : R == 4 ? 2 : R == 8 ? 3 : 4;
     const unsigned log2s = log2L - log2R;
     const unsigned s = 1u << log2s;
-    for (unsigned b = threadIdx.x; b < total / R; b += fd_threads) {
+    for (unsigned b = threadIdx.x; b < total / R; b += THREADS) {
         const unsigned sub = b >> log2s, n1 = b & (s - 1);
         const unsigned logical = (sub << log2L) + n1;
         float2* row = sm + (logical >> log2n) * RS;
@@ -198,40 +223,57 @@ __device__ __forceinline__ void fd_pass_dit(float2* sm,
                 v[r] = cmul(v[r], __ldg(twiddle + r * step));
         }
         smem_fft_reg_dft<R>(v);
+        if constexpr (TO_MAP) {
+            // Last pass (L = n): v[j] is Doppler bin i0 + j s of row logical >> log2n, in
+            // natural order; consecutive threads hold consecutive bins, so each store
+            // of the warp is a run of min(s, 32) floats.
+            const unsigned rr = map.r0 + (logical >> log2n);
+            if (rr < map.nrange) {
+                float* dst =
+                    map.out + (std::size_t(rr) * map.channels + map.c) * (1u << log2n) + i0;
 #pragma unroll
-        for (int j = 0; j < R; ++j)
-            row[fd_pad(i0 + j * s)] = v[j];
+                for (int j = 0; j < R; ++j)
+                    dst[j * s] = fd_envelope(v[j], map.env_db, map.env_linear);
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < R; ++j)
+                row[fd_pad(i0 + j * s)] = v[j];
+        }
     }
-    __syncthreads();
+    if constexpr (!TO_MAP)
+        __syncthreads();
 }
 
 //! fd_pass_dit with the radix 2^log2R chosen at run time (block-uniform).
+template <int THREADS, bool TO_MAP>
 __device__ __forceinline__ void fd_pass_dit_rt(unsigned log2R,
                                                float2* sm,
                                                unsigned RS,
                                                unsigned total,
                                                unsigned log2n,
                                                unsigned log2L,
-                                               const float2* __restrict__ twiddle)
+                                               const float2* __restrict__ twiddle,
+                                               fd_to_map map = {})
 {
     switch (log2R) {
     case 1:
-        fd_pass_dit<2>(sm, RS, total, log2n, log2L, twiddle);
+        fd_pass_dit<2, THREADS, TO_MAP>(sm, RS, total, log2n, log2L, twiddle, map);
         break;
     case 2:
-        fd_pass_dit<4>(sm, RS, total, log2n, log2L, twiddle);
+        fd_pass_dit<4, THREADS, TO_MAP>(sm, RS, total, log2n, log2L, twiddle, map);
         break;
     case 3:
-        fd_pass_dit<8>(sm, RS, total, log2n, log2L, twiddle);
+        fd_pass_dit<8, THREADS, TO_MAP>(sm, RS, total, log2n, log2L, twiddle, map);
         break;
     default:
-        fd_pass_dit<16>(sm, RS, total, log2n, log2L, twiddle);
+        fd_pass_dit<16, THREADS, TO_MAP>(sm, RS, total, log2n, log2L, twiddle, map);
         break;
     }
 }
 
-template <int ORDER>
-__global__ void __launch_bounds__(fd_threads, fd_r16_min_blocks)
+template <int ORDER, int THREADS>
+__global__ void __launch_bounds__(THREADS, fd_r16_min_blocks * fd_threads / THREADS)
     fused_doppler_r16(fd_args a)
 {
     extern __shared__ float2 sm[];
@@ -296,44 +338,19 @@ __global__ void __launch_bounds__(fd_threads, fd_r16_min_blocks)
     __syncthreads();
 
     // Remaining passes: radix 16 on sub-transforms of 256 when nfft > 256, then radix
-    // R0 = nfft / 16 (/ 16) on the whole row.
+    // R0 = nfft / 16 (/ 16) on the whole row, which writes the envelope straight into
+    // the map (no shared-memory round trip, no barrier).
     const unsigned log2n = a.log2n;
     const unsigned total = bins * n_fft;
+    const fd_to_map map{ a.out, a.nrange, a.channels, r0, c, a.env_linear, a.env_db };
     if (log2n > 2 * fd_log2_radix) {
-        fd_pass_dit<fd_radix>(sm, RS, total, log2n, 2 * fd_log2_radix, a.twiddle);
-        fd_pass_dit_rt(log2n - 2 * fd_log2_radix, sm, RS, total, log2n, log2n, a.twiddle);
+        fd_pass_dit<fd_radix, THREADS, false>(
+            sm, RS, total, log2n, 2 * fd_log2_radix, a.twiddle);
+        fd_pass_dit_rt<THREADS, true>(
+            log2n - 2 * fd_log2_radix, sm, RS, total, log2n, log2n, a.twiddle, map);
     } else {
-        fd_pass_dit_rt(log2n - fd_log2_radix, sm, RS, total, log2n, log2n, a.twiddle);
-    }
-
-    // Envelope, range-major: each thread writes 4 consecutive Doppler bins (one 16-byte
-    // store when the map is 16-byte aligned; nfft >= 128 keeps every run aligned).
-    const bool vec = (reinterpret_cast<std::uintptr_t>(a.out) & 15u) == 0;
-    for (unsigned i = 4 * threadIdx.x; i < total; i += 4 * fd_threads) {
-        const unsigned jj = i >> log2n;
-        const unsigned k = i & (n_fft - 1);
-        const unsigned rr = r0 + jj;
-        if (rr >= a.nrange)
-            continue;
-        const float2* row = sm + jj * RS;
-        float o[4];
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const float2 y = row[fd_pad(k + e)];
-            const float pw = fmaf(y.x, y.x, y.y * y.y);
-            if (a.env_db)
-                o[e] = 10.0f * log10f(pw);
-            else
-                o[e] = a.env_linear ? sqrtf(pw) : pw;
-        }
-        float* dst = a.out + (std::size_t(rr) * a.channels + c) * n_fft + k;
-        if (vec) {
-            *reinterpret_cast<float4*>(dst) = make_float4(o[0], o[1], o[2], o[3]);
-        } else {
-#pragma unroll
-            for (int e = 0; e < 4; ++e)
-                dst[e] = o[e];
-        }
+        fd_pass_dit_rt<THREADS, true>(
+            log2n - fd_log2_radix, sm, RS, total, log2n, log2n, a.twiddle, map);
     }
 }
 
@@ -417,21 +434,9 @@ public:
         args.env_db = p.db ? 1u : 0u;
         const dim3 grid(static_cast<unsigned>((p.nrange + d_bins - 1) / d_bins),
                         static_cast<unsigned>(p.channels));
-        if (p.nfft >= fd_r16_min_nfft) {
+        if (d_r16) {
             // Full tiles: the register-first kernel (row stride fd_pad(nfft) + 1).
-            const std::size_t smem =
-                std::size_t(d_bins) * (p.nfft + p.nfft / fd_radix + 1) * sizeof(float2);
-            switch (args.order) {
-            case 0:
-                fused_doppler_r16<0><<<grid, fd_threads, smem, d_stream>>>(args);
-                break;
-            case 1:
-                fused_doppler_r16<1><<<grid, fd_threads, smem, d_stream>>>(args);
-                break;
-            default:
-                fused_doppler_r16<2><<<grid, fd_threads, smem, d_stream>>>(args);
-                break;
-            }
+            d_r16<<<grid, d_r16_threads, d_r16_smem, d_stream>>>(args);
             GPURADAR_CUDA_CHECK_LAUNCH(who, "fused_doppler_r16");
             return;
         }
@@ -454,6 +459,47 @@ public:
     }
 
 private:
+    template <int THREADS>
+    static void (*r16_kernel(unsigned order))(fd_args)
+    {
+        switch (order) {
+        case 0:
+            return fused_doppler_r16<0, THREADS>;
+        case 1:
+            return fused_doppler_r16<1, THREADS>;
+        default:
+            return fused_doppler_r16<2, THREADS>;
+        }
+    }
+
+    //! Register-first kernel for nfft >= fd_r16_min_nfft: the wide 8192-sample tile
+    //! from fd_wide_min_nfft up where the device lets a block opt in to its shared
+    //! memory (~70 KB: sm_80+, sm_75 stops at 64 KB), else the 4096-sample tile.
+    void pick_r16()
+    {
+        const auto& p = d_params;
+        const unsigned order = static_cast<unsigned>(doppler_filter::mti_order(p.mti));
+        int dev = 0, optin = 0;
+        GPURADAR_CUDA_CHECK(who, cudaGetDevice(&dev));
+        GPURADAR_CUDA_CHECK(
+            who, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        const auto smem_for = [&](unsigned threads) {
+            return std::size_t(fd_radix * threads / p.nfft) *
+                   (p.nfft + p.nfft / fd_radix + 1) * sizeof(float2);
+        };
+        const bool wide =
+            p.nfft >= fd_wide_min_nfft && smem_for(fd_wide_threads) <= std::size_t(optin);
+        d_r16_threads = wide ? fd_wide_threads : fd_threads;
+        d_r16 = wide ? r16_kernel<fd_wide_threads>(order) : r16_kernel<fd_threads>(order);
+        d_bins = static_cast<unsigned>(fd_radix * d_r16_threads / p.nfft);
+        d_r16_smem = smem_for(d_r16_threads);
+        // Above the 48 KB a block gets without opting in (the wide tile).
+        GPURADAR_CUDA_CHECK(who,
+                            cudaFuncSetAttribute(reinterpret_cast<const void*>(d_r16),
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 static_cast<int>(d_r16_smem)));
+    }
+
     void upload_tables()
     {
         const auto& p = d_params;
@@ -463,6 +509,8 @@ private:
             ++d_log2n;
         d_bins = static_cast<unsigned>(std::min<std::size_t>(
             fd_max_bins, std::max<std::size_t>(1, fd_tile_samples / nfft)));
+        if (nfft >= fd_r16_min_nfft)
+            pick_r16();
         const auto w = pulse_doppler_weights(p);
         // All nfft twiddles: the register-first kernel's passes index up to nfft - 1 (the
         // plain kernel reads the first half).
@@ -497,6 +545,9 @@ private:
     bool d_fused = false;
     device_memory d_weights, d_twiddle;
     unsigned d_log2n = 0, d_bins = 1;
+    void (*d_r16)(fd_args) = nullptr; // register-first kernel, when nfft takes it
+    unsigned d_r16_threads = 0;
+    std::size_t d_r16_smem = 0;
     std::string d_fused_why;
     // separate path
     std::unique_ptr<corner_turn> d_ct;
