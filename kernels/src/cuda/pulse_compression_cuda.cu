@@ -702,16 +702,9 @@ make_pulse_compression_cuda(std::size_t nrange,
                             std::size_t fft_length,
                             bool use_callbacks)
 {
-    return std::make_unique<pulse_compression_cuda>(nrange,
-                                                    rows,
-                                                    waveform,
-                                                    window,
-                                                    normalize,
-                                                    m,
-                                                    stream,
-                                                    fft_length,
-                                                    use_callbacks,
-                                                    0);
+    // The public stage is the engine with every row in one batch.
+    return make_pulse_compression_cuda_engine(
+        nrange, rows, waveform, window, normalize, m, stream, fft_length, use_callbacks, 0);
 }
 
 } // namespace gpuradar::kernels::detail
