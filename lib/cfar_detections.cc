@@ -56,7 +56,7 @@ double cpi_axes::velocity_mps(std::uint32_t m) const
         k -= half;
     else if (k >= half && ndoppler > 1)
         k -= nd;
-    return k * prf / nd * speed_of_light / (2.0 * fc);
+    return k * prf / nd * kernels::speed_of_light / (2.0 * fc);
 }
 
 cpi_axes read_cpi_axes(const pmt::pmt_t& dict, std::uint64_t index, bool doppler_axis)
@@ -67,7 +67,7 @@ cpi_axes read_cpi_axes(const pmt::pmt_t& dict, std::uint64_t index, bool doppler
     if (fs > 0.0 && std::isfinite(fs)) {
         a.has_range = true;
         a.r0 = cpi_double(dict, "r0", 0.0);
-        a.bin_m = speed_of_light / (2.0 * fs);
+        a.bin_m = kernels::speed_of_light / (2.0 * fs);
     }
     const double prf = cpi_double(dict, "prf", 0.0);
     const double fc = cpi_double(dict, "fc", 0.0);

@@ -7,6 +7,7 @@
 #include <gnuradio/tags.h>
 #include <gpuradar/kernels/backend.h>
 #include <gpuradar/kernels/cfar_common.h>
+#include <gpuradar/kernels/constants.h>
 #include <pmt/pmt.h>
 #include <atomic>
 #include <cstdint>
@@ -20,9 +21,6 @@ namespace kernels = ::gpuradar::kernels;
 
 //! The message port, "detections".
 pmt::pmt_t detections_port();
-
-//! Speed of light in vacuum, m/s (DESIGN.md conventions).
-constexpr double speed_of_light = 299792458.0;
 
 //! Double field of a cpi dict (PMT real or integer), or `fallback` when absent.
 double cpi_double(const pmt::pmt_t& dict, const char* key, double fallback);

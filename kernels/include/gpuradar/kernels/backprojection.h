@@ -3,6 +3,7 @@
 #define INCLUDED_GPURADAR_KERNELS_BACKPROJECTION_H
 
 #include <gpuradar/kernels/backend.h>
+#include <gpuradar/kernels/constants.h>
 #include <gpuradar/kernels/cuda_resources.h>
 #include <cstddef>
 #include <memory>
@@ -65,8 +66,8 @@ public:
 
     //! Values per pulse in the geometry array: x, y, z, r0, dr, f0.
     static constexpr std::size_t geometry_length = 6;
-    //! Speed of light (m/s), the one constant of DESIGN.md.
-    static constexpr double speed_of_light = 299792458.0;
+    //! Speed of light (m/s, constants.h).
+    static constexpr double speed_of_light = kernels::speed_of_light;
 
     //! Parses "fast" | "accurate"; throws std::invalid_argument naming `precision`.
     static precision parse_precision(const std::string& name);

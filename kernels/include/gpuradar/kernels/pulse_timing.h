@@ -6,6 +6,7 @@
 #define INCLUDED_GPURADAR_KERNELS_PULSE_TIMING_H
 
 #include <gpuradar/kernels/backend.h>
+#include <gpuradar/kernels/constants.h>
 #include <gpuradar/kernels/framer_copy.h>
 #include <memory>
 #include <cstddef>
@@ -32,8 +33,8 @@ namespace gpuradar::kernels {
 class pulse_timing
 {
 public:
-    //! m/s, the one speed of light of the framer and the scene simulator.
-    static constexpr double speed_of_light = 299792458.0;
+    //! m/s (constants.h), under the name the framer and the scene simulator use.
+    static constexpr double speed_of_light = kernels::speed_of_light;
     //! Largest PRI accepted (samples): keeps k * pri exact and inside 64 bits for
     //! k < 2^22 * 10^6 pulses (far beyond any run).
     static constexpr double max_pri_samples = 1099511627776.0; // 2^40
