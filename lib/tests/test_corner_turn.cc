@@ -1,4 +1,5 @@
 /* corner_turn block: transposition, cpi tags, realignment after a gap, bad input. */
+#include "stream_tags.h"
 #include "test_support.h"
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
@@ -10,20 +11,6 @@ namespace gpuradar::test {
 namespace {
 
 namespace grr = gr::gpuradar;
-
-gr::tag_t cpi_tag(std::uint64_t offset, std::uint64_t index, std::uint64_t np, std::uint64_t nr)
-{
-    pmt::pmt_t d = pmt::make_dict();
-    d = pmt::dict_add(d, pmt::intern("index"), pmt::from_uint64(index));
-    d = pmt::dict_add(d, pmt::intern("npulses"), pmt::from_uint64(np));
-    d = pmt::dict_add(d, pmt::intern("nrange"), pmt::from_uint64(nr));
-    d = pmt::dict_add(d, pmt::intern("fs"), pmt::from_double(1e6));
-    gr::tag_t t;
-    t.offset = offset;
-    t.key = pmt::intern("cpi");
-    t.value = d;
-    return t;
-}
 
 struct result {
     std::vector<gr_complex> data;
@@ -70,8 +57,8 @@ void check_gap_realignment(const char* backend)
     // Tags at pulse 0 (CPI 0), 2 (CPI 1: CPI 0 was cut short) and 6 (CPI 2).
     const std::size_t items = 10;
     const auto x = random_complex(items * ch * nr, 5);
-    const std::vector<gr::tag_t> tags = { cpi_tag(0, 0, np, nr), cpi_tag(2, 1, np, nr),
-                                          cpi_tag(6, 2, np, nr) };
+    const std::vector<gr::tag_t> tags = { cpi_tag(0, 0, np, nr, 1e6), cpi_tag(2, 1, np, nr, 1e6),
+                                          cpi_tag(6, 2, np, nr, 1e6) };
     const auto res = run(x, tags, np, nr, ch, backend);
     EXPECT_EQ(res.dropped, 1u);
     ASSERT_EQ(res.data.size(), 2u * nr * ch * np);
@@ -124,7 +111,8 @@ TEST(CornerTurnCpu, test_004_tag_with_other_shape_is_discarded_not_fatal)
 {
     const unsigned np = 4, nr = 8;
     const auto x = random_complex(2 * np * nr, 3);
-    const auto res = run(x, { cpi_tag(0, 0, np + 1, nr), cpi_tag(np, 1, np, nr) }, np, nr, 1, "cpu");
+    const auto res =
+        run(x, { cpi_tag(0, 0, np + 1, nr, 1e6), cpi_tag(np, 1, np, nr, 1e6) }, np, nr, 1, "cpu");
     EXPECT_EQ(res.dropped, 1u);
     ASSERT_EQ(res.data.size(), std::size_t(np) * nr);
     expect_transposed(x, np, res.data.data(), np, nr, 1);

@@ -5,6 +5,7 @@
  * (suites *Cuda*) the chain equals the CPU chain and crosses PCIe only at its ends.
  */
 #include "invalid_argument_check.h"
+#include "stream_tags.h"
 #include "test_support.h"
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
@@ -31,20 +32,6 @@ namespace k = ::gpuradar::kernels;
 
 constexpr double fs = 10e6, bw = 5e6, pw = 4e-6; // a 40-sample LFM
 constexpr double pi = 3.14159265358979323846;
-
-gr::tag_t cpi_tag(std::uint64_t offset, std::uint64_t index, std::uint64_t np, std::uint64_t nr)
-{
-    pmt::pmt_t d = pmt::make_dict();
-    d = pmt::dict_add(d, pmt::mp("index"), pmt::from_uint64(index));
-    d = pmt::dict_add(d, pmt::mp("npulses"), pmt::from_uint64(np));
-    d = pmt::dict_add(d, pmt::mp("nrange"), pmt::from_uint64(nr));
-    d = pmt::dict_add(d, pmt::mp("fs"), pmt::from_double(fs));
-    gr::tag_t t;
-    t.offset = offset;
-    t.key = pmt::mp("cpi");
-    t.value = d;
-    return t;
-}
 
 std::vector<gr::tag_t> cpi_tags_of(const std::vector<gr::tag_t>& tags)
 {
@@ -103,7 +90,7 @@ TEST(PulseCompressionBlock, test_001_equals_kernel_per_cpi_with_tags)
 {
     const unsigned np = 8, nr = 300, ch = 2, ncpi = 3;
     const auto x = random_complex(std::size_t(ncpi) * np * ch * nr, 11);
-    const auto r = run_pulse_compression(x, { cpi_tag(0, 5, np, nr) }, np, nr, ch, "cpu");
+    const auto r = run_pulse_compression(x, { cpi_tag(0, 5, np, nr, fs) }, np, nr, ch, "cpu");
     ASSERT_EQ(r.data.size(), x.size()) << "no pulse lost";
     const auto s = k::lfm_chirp(bw, pw, fs, true);
     for (unsigned c = 0; c < ncpi; ++c) {
@@ -129,7 +116,7 @@ TEST(PulseCompressionBlock, test_002_tag_inside_cpi_drops_partial_cpi)
     const std::size_t n = 3 * np + gap;
     const auto x = random_complex(n * nr, 12);
     const auto r = run_pulse_compression(
-        x, { cpi_tag(0, 0, np, nr), cpi_tag(np + gap, 7, np, nr) }, np, nr, ch, "cpu");
+        x, { cpi_tag(0, 0, np, nr, fs), cpi_tag(np + gap, 7, np, nr, fs) }, np, nr, ch, "cpu");
     EXPECT_EQ(r.dropped, 1u);
     ASSERT_EQ(r.data.size(), 3u * np * nr);
     const auto s = k::lfm_chirp(bw, pw, fs, true);
@@ -248,7 +235,7 @@ TEST(DopplerFilterBlock, test_001_equals_kernel_and_tags_gain_ndoppler)
     const unsigned np = 12, nr = 20, nfft = 16, ch = 3, ncpi = 2;
     const auto x = random_complex(std::size_t(ncpi) * nr * ch * np, 21);
     auto tb = gr::make_top_block("df");
-    auto src = gr::blocks::vector_source_c::make(x, false, ch * np, { cpi_tag(0, 2, np, nr) });
+    auto src = gr::blocks::vector_source_c::make(x, false, ch * np, { cpi_tag(0, 2, np, nr, fs) });
     auto df = grr::doppler_filter::make(np, nr, nfft, ch, "three_pulse", "taylor", 4, 30, 6,
                                         true, "cpu");
     auto snk = gr::blocks::vector_sink_c::make(ch * nfft);
@@ -325,7 +312,7 @@ run_result run_processor(const std::vector<cfloat>& x,
         xs.insert(xs.end(), x.begin(), x.end());
     auto tb = gr::make_top_block("pd");
     auto src = gr::blocks::vector_source_c::make(xs, false, sc.ch * sc.nr,
-                                                 { cpi_tag(0, 0, sc.np, sc.nr) });
+                                                 { cpi_tag(0, 0, sc.np, sc.nr, fs) });
     auto pd = grr::pulse_doppler_processor::make(sc.nr, sc.np, sc.nfft, sc.ch, "lfm", {}, bw,
                                                  pw, fs, true, "hamming", 4, 35, 6, true,
                                                  "auto", "none", "hann", 4, 35, 6, true,

@@ -1,5 +1,6 @@
 /* pulse_framer block: alignment and the cpi tag under a fractional PRI, an injected
  * overflow (partial CPI discarded and counted, schedule kept), tag trigger, bad input. */
+#include "stream_tags.h"
 #include "test_support.h"
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
@@ -19,15 +20,6 @@ gr_complex encode(std::uint64_t i) { return gr_complex(float(i % radix), float(i
 std::uint64_t decode(gr_complex x)
 {
     return std::uint64_t(x.imag()) * radix + std::uint64_t(x.real());
-}
-
-gr::tag_t rx_time_tag(std::uint64_t offset, std::uint64_t secs, double frac)
-{
-    gr::tag_t t;
-    t.offset = offset;
-    t.key = pmt::intern("rx_time");
-    t.value = pmt::make_tuple(pmt::from_uint64(secs), pmt::from_double(frac));
-    return t;
 }
 
 pmt::pmt_t field(const gr::tag_t& t, const char* k)

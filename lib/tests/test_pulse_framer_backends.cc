@@ -2,6 +2,7 @@
  * CPU framer's pulses, tags and counts, for integer and fractional PRIs and across an
  * injected overflow; the threshold trigger stays on the host. */
 #include "invalid_argument_check.h"
+#include "stream_tags.h"
 #include "test_support.h"
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
@@ -14,15 +15,6 @@ namespace gpuradar::test {
 namespace {
 
 namespace grr = gr::gpuradar;
-
-gr::tag_t rx_time_tag(std::uint64_t offset, std::uint64_t secs, double frac)
-{
-    gr::tag_t t;
-    t.offset = offset;
-    t.key = pmt::intern("rx_time");
-    t.value = pmt::make_tuple(pmt::from_uint64(secs), pmt::from_double(frac));
-    return t;
-}
 
 struct framed {
     std::vector<gr_complex> data;

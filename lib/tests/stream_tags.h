@@ -1,0 +1,42 @@
+/* Stream tags the block tests feed in: a `cpi` tag of a given shape and UHD's rx_time. */
+#ifndef INCLUDED_GPURADAR_TEST_STREAM_TAGS_H
+#define INCLUDED_GPURADAR_TEST_STREAM_TAGS_H
+
+#include <gnuradio/tags.h>
+#include <pmt/pmt.h>
+#include <cstdint>
+
+namespace gpuradar::test {
+
+//! A `cpi` tag at `offset`: {index, npulses, nrange, fs}.
+inline gr::tag_t cpi_tag(std::uint64_t offset,
+                         std::uint64_t index,
+                         std::uint64_t npulses,
+                         std::uint64_t nrange,
+                         double fs)
+{
+    pmt::pmt_t d = pmt::make_dict();
+    d = pmt::dict_add(d, pmt::intern("index"), pmt::from_uint64(index));
+    d = pmt::dict_add(d, pmt::intern("npulses"), pmt::from_uint64(npulses));
+    d = pmt::dict_add(d, pmt::intern("nrange"), pmt::from_uint64(nrange));
+    d = pmt::dict_add(d, pmt::intern("fs"), pmt::from_double(fs));
+    gr::tag_t t;
+    t.offset = offset;
+    t.key = pmt::intern("cpi");
+    t.value = d;
+    return t;
+}
+
+//! UHD's rx_time tag: (uint64 whole seconds, double fraction).
+inline gr::tag_t rx_time_tag(std::uint64_t offset, std::uint64_t secs, double frac)
+{
+    gr::tag_t t;
+    t.offset = offset;
+    t.key = pmt::intern("rx_time");
+    t.value = pmt::make_tuple(pmt::from_uint64(secs), pmt::from_double(frac));
+    return t;
+}
+
+} // namespace gpuradar::test
+
+#endif
