@@ -55,6 +55,13 @@ std::vector<cfloat> scene_samples(const workload& w, std::size_t ncpi)
     return x;
 }
 
+//! PRI = gate = nrange samples from the first sample: every sample becomes a range bin.
+grr::pulse_framer::sptr make_framer(const workload& w, const std::string& backend)
+{
+    return grr::pulse_framer::make(
+        double(w.nrange), 0, w.nrange, w.npulses, fs, fc, "free", "trigger", 0.0, backend);
+}
+
 struct run_result {
     double seconds;
     double steady_ms_per_cpi = -1; //!< between the detections of CPI 2 and the last CPI
@@ -75,8 +82,7 @@ run_result run_chain(const workload& w,
     auto tb = gr::make_top_block("e2e");
     auto src = gnuradio::make_block_sptr<host_replay_source>(
         samples, ncpi * cpi_samples, cpi_samples, rate);
-    auto framer = grr::pulse_framer::make(
-        double(w.nrange), 0, w.nrange, w.npulses, fs, fc, "free", "trigger", 0.0, backend);
+    auto framer = make_framer(w, backend);
     auto pd = grr::pulse_doppler_processor::make(
         w.nrange, w.npulses, nfft, 1, "lfm", {}, bandwidth, double(w.waveform) / fs, fs,
         true, "taylor", 4, 35, 6, true, "auto", "none", "hann", 4, 35, 6, true, "square_law",
@@ -147,9 +153,7 @@ GPURADAR_BENCH("e2e/PD")
                 auto src = gnuradio::make_block_sptr<host_replay_source>(
                     samples, n * cpi_samples, cpi_samples, 0.0);
                 if (with_framer) {
-                    auto framer = grr::pulse_framer::make(double(w.nrange), 0, w.nrange,
-                                                          w.npulses, fs, fc, "free",
-                                                          "trigger", 0.0, backend);
+                    auto framer = make_framer(w, backend);
                     tb->connect(src, 0, framer, 0);
                     const std::size_t pulse_bytes = sizeof(cfloat) * w.nrange;
                     if (gpu) // the pulses stay on the device, as for the chain
