@@ -22,6 +22,7 @@
 #include "../cfar_plan.h"
 #include "../param_check.h"
 #include "cuda_check.h"
+#include "dependent_launch.cuh"
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdint>
@@ -99,7 +100,28 @@ struct kernel_args {
     device_detection* det_list;
     unsigned long long det_capacity;
     unsigned long long* nonfinite; // per label
+    // The other result area's counters, zeroed for the next run by block (0, 0, 0) of
+    // the first launch of this run (nullptr in the other launches).
+    unsigned long long* reset;
+    int reset_n;
 };
+
+/*!
+ * First statement of every CFAR kernel: wait for the power map's producer (a dependent
+ * launch may start this kernel while that kernel finishes), then zero the next run's
+ * counters (no memset between the map's producer and this kernel). Stream order makes
+ * that area free: the previous run's copy back of it finished before this kernel began.
+ */
+__device__ __forceinline__ void begin_cfar_kernel(const kernel_args& a)
+{
+    wait_for_predecessor();
+    allow_dependents();
+    if (a.reset != nullptr && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0) {
+        const int nthreads = int(blockDim.x * blockDim.y);
+        for (int i = int(threadIdx.y * blockDim.x + threadIdx.x); i < a.reset_n; i += nthreads)
+            a.reset[i] = 0;
+    }
+}
 
 __device__ __forceinline__ int resolve(int i, int n, bool wrap)
 {
@@ -323,6 +345,7 @@ __global__ void __launch_bounds__(block_threads)
     float* s_lo = s_side + trh * tile_cols;
     float* s_hi = s_lo + a.tile_rows * tile_cols;
 
+    begin_cfar_kernel(a);
     const block_place b = place_block(a);
     load_tile(a, b, trh, tch, 0.f, tile);
     __syncthreads();
@@ -449,6 +472,7 @@ __global__ void __launch_bounds__(block_threads) cfar_sat_kernel(const kernel_ar
     double* sat = dsmem;
     int* bad = reinterpret_cast<int*>(sat + (trh + 1) * pitch);
 
+    begin_cfar_kernel(a);
     const block_place b = place_block(a);
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     int any_bad = 0;
@@ -567,6 +591,7 @@ __global__ void __launch_bounds__(block_threads) cfar_os_kernel(const kernel_arg
     float* tile = smem;
     int* delta = reinterpret_cast<int*>(tile + trh * tch);
 
+    begin_cfar_kernel(a);
     const block_place b = place_block(a);
     // Absent cells rank above everything (+Inf); a clipped window's k' <= N' present
     // cells, so its k'-th smallest is a present cell's.
@@ -748,6 +773,7 @@ __global__ void __launch_bounds__(block_threads, MINB) cfar_vec_kernel(const ker
     __shared__ float4 s_full[trh * 32];
     __shared__ float4 s_side[trh * 32];
 
+    begin_cfar_kernel(a);
     const int lane = threadIdx.x & 31;
     const int warp = (threadIdx.y * blockDim.x + threadIdx.x) >> 5;
     const int m = a.map0 + blockIdx.z;
@@ -1072,8 +1098,9 @@ public:
         : d_plan(plan),
           d_stream(native(stream)),
           d_classes(plan.classes.size() * sizeof(cfar_class_entry)),
-          d_results(results_bytes(plan.max_maps, plan.max_detections)),
-          d_results_host(d_results.size())
+          d_results{ device_memory(results_bytes(plan.max_maps, plan.max_detections)),
+                     device_memory(results_bytes(plan.max_maps, plan.max_detections)) },
+          d_results_host(d_results[0].size())
     {
         const char* who = plan.stage;
         choose_kernel();
@@ -1096,6 +1123,10 @@ public:
                    copy_kind::host_to_device,
                    stream,
                    who);
+        // The first run's counters start at zero; every run zeroes the other area's.
+        for (const auto& area : d_results)
+            GPURADAR_CUDA_CHECK(who,
+                                cudaMemsetAsync(area.get(), 0, counters_bytes(plan.max_maps), d_stream));
         // The tables above are copied from host vectors that die with this constructor.
         GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
     }
@@ -1107,14 +1138,16 @@ public:
         d_last_maps = g.nmaps;
         if (g.nmaps == 0)
             return;
-        // Results of this run, one block of memory: [found][non-finite per map][list].
+        // Results of this run, one block of memory: [found][non-finite per map][list],
+        // in the area this run's kernel counts into; the kernel zeroes the other area's
+        // counters for the next run (begin_cfar_kernel), so no memset runs here.
         // Measured and rejected (H100, 2026-11-22, docs/PERFORMANCE.md): zeroing the
         // counters and writing them to mapped host memory from the last block of the
-        // kernel (a grid-wide ticket) instead of this memset and the copy below. Every
+        // kernel (a grid-wide ticket) instead of a memset and the copy below. Every
         // block then waits for a fence and the ticket's atomic before it retires; at 2
         // blocks per SM that cost PD-A +8 us and gained PD-B/PD-C 0-4 us.
-        const std::size_t counters = counters_bytes(g.nmaps);
-        GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(d_results.get(), 0, counters, d_stream));
+        d_area ^= 1u;
+        device_memory& results = d_results[d_area];
 
         kernel_args a{};
         a.in = in;
@@ -1137,9 +1170,9 @@ public:
         a.interior = d_plan.interior();
         a.os_delta = d_os_delta.as<int>();
         a.os_n = d_plan.n_full;
-        a.det_count = d_results.as<unsigned long long>();
+        a.det_count = results.as<unsigned long long>();
         a.nonfinite = a.det_count + 1;
-        a.det_list = list_of(d_results.as<char>(), g.nmaps);
+        a.det_list = list_of(results.as<char>(), g.nmaps);
         a.det_capacity = d_plan.max_detections;
 
         // Maps of one row that no window or neighbourhood crosses (cfar_1d) and that lie
@@ -1178,13 +1211,22 @@ public:
                     col_tiles,
                     unsigned(std::min<std::size_t>(max_grid_yz, row_tiles - y0)),
                     unsigned(std::min<std::size_t>(max_grid_yz, nmaps - m0)));
-                kernel<<<grid, dim3(tile_cols, block_rows), smem, d_stream>>>(a);
-                GPURADAR_CUDA_CHECK_LAUNCH(who, "cfar_kernel");
+                const bool first = m0 == 0 && y0 == 0;
+                a.reset = first ? d_results[d_area ^ 1u].as<unsigned long long>() : nullptr;
+                a.reset_n = int(1 + d_plan.max_maps);
+                launch_dependent(d_dependent,
+                                 kernel,
+                                 grid,
+                                 dim3(tile_cols, block_rows),
+                                 smem,
+                                 d_stream,
+                                 who,
+                                 a);
             }
         }
         // One copy back per run: the counters and the head of the list.
         copy_async(d_results_host.get(),
-                   d_results.get(),
+                   results.get(),
                    results_bytes(g.nmaps, std::min(d_list_head, d_plan.max_detections)),
                    copy_kind::device_to_host,
                    stream_ref(d_stream),
@@ -1208,7 +1250,7 @@ public:
         device_detection* list = list_of(d_results_host.as<char>(), d_last_maps);
         if (n > head) {
             copy_async(list + head,
-                       list_of(d_results.as<char>(), d_last_maps) + head,
+                       list_of(d_results[d_area].as<char>(), d_last_maps) + head,
                        (n - head) * sizeof(device_detection),
                        copy_kind::device_to_host,
                        stream_ref(d_stream),
@@ -1337,9 +1379,12 @@ private:
     const cudaStream_t d_stream;
     device_memory d_classes;
     device_memory d_os_delta;
-    //! [0] detections found, [1 + map] non-finite cells, then the detection list.
-    device_memory d_results;
+    //! Two areas used by turns (d_area: the last run's), each [0] detections found,
+    //! [1 + map] non-finite cells, then the detection list.
+    device_memory d_results[2];
+    unsigned d_area = 1; // the first run takes area 0
     pinned_memory d_results_host; // its copy: counters and the list's head after each run
+    const bool d_dependent = dependent_launch_supported(d_plan.stage); // sm_90+
     kernel_fn d_kernel = nullptr;
     //! The row-vector kernel (segmented, DESIGN.md's window), or nullptr.
     kernel_fn d_vec_kernel = nullptr;

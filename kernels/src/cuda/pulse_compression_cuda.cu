@@ -20,6 +20,7 @@
 #include "../pulse_compression_backends.h"
 #include "complex_math.cuh"
 #include "cuda_check.h"
+#include "dependent_launch.cuh"
 #include "cufft_callbacks.h"
 #include "cufft_plan.h"
 #include "smem_fft.cuh"
@@ -240,6 +241,8 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
     const unsigned T = blockDim.x;
     const unsigned sA = F / RS;   // stride of the radix-RS passes
     const unsigned F16 = F / 16;  // threads of the radix-16 passes (= T)
+    wait_for_predecessor(); // x may be the previous kernel's output
+    allow_dependents();
     for (std::size_t b = blockIdx.x; b < a.blocks; b += gridDim.x) {
         const std::size_t row = b / a.segs;
         const unsigned d0 = static_cast<unsigned>(b - row * a.segs) * a.M;
@@ -356,6 +359,7 @@ public:
         : pulse_compression_cuda_engine(
               backend::cuda, nrange, rows, window, normalize, m, fft_length),
           d_stream(native(s)),
+          d_dependent(dependent_launch_supported(who)),
           d_use_callbacks(use_callbacks),
           d_batch_rows(batch_rows == 0 ? rows : std::min(batch_rows, rows)),
           d_cb_params(sizeof(gpuradar_pc_cb_params))
@@ -425,20 +429,21 @@ private:
                 static_cast<unsigned>(std::min<std::size_t>(a.blocks, os_max_blocks));
             const unsigned threads = a.F / os_radix;
             const std::size_t smem = (d_os_fft + d_os_fft / 16) * sizeof(float2);
+            void (*kernel)(os_args) = overlap_save_rows<16>;
             switch (os_first_radix(a.log2F)) {
             case 2:
-                overlap_save_rows<2><<<grid, threads, smem, d_stream>>>(a);
+                kernel = overlap_save_rows<2>;
                 break;
             case 4:
-                overlap_save_rows<4><<<grid, threads, smem, d_stream>>>(a);
+                kernel = overlap_save_rows<4>;
                 break;
             case 8:
-                overlap_save_rows<8><<<grid, threads, smem, d_stream>>>(a);
+                kernel = overlap_save_rows<8>;
                 break;
             default:
-                overlap_save_rows<16><<<grid, threads, smem, d_stream>>>(a);
+                break;
             }
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "overlap_save_rows");
+            launch_dependent(d_dependent, kernel, dim3(grid), dim3(threads), smem, d_stream, who, a);
             return in_out;
         }
         const auto nfft = static_cast<unsigned>(d_nfft);
@@ -643,6 +648,7 @@ private:
     }
 
     cudaStream_t d_stream;
+    bool d_dependent; // launch overlap_save_rows as a dependent launch (sm_90+)
     const bool d_use_callbacks;
     // fft
     std::size_t d_nfft = 0;

@@ -20,6 +20,7 @@
 #include "../pulse_doppler_backends.h"
 #include "complex_math.cuh"
 #include "cuda_check.h"
+#include "dependent_launch.cuh"
 #include "smem_fft.cuh"
 #include <cuda_runtime.h>
 #include <gpuradar/kernels/corner_turn.h>
@@ -289,6 +290,8 @@ __global__ void __launch_bounds__(THREADS, fd_r16_min_blocks * fd_threads / THRE
     const unsigned r = r0 + j;
     const bool live = r < a.nrange;
 
+    wait_for_predecessor(); // x is pulse compression's output
+    allow_dependents();
     const float2* xp = a.x + std::size_t(c) * a.cstride + std::size_t(q) * a.pstride + r;
     const std::size_t step = std::size_t(Q) * a.pstride;
     float2 v[fd_radix], b[ORDER >= 1 ? fd_radix : 1], d[ORDER == 2 ? fd_radix : 1];
@@ -436,8 +439,8 @@ public:
                         static_cast<unsigned>(p.channels));
         if (d_r16) {
             // Full tiles: the register-first kernel (row stride fd_pad(nfft) + 1).
-            d_r16<<<grid, d_r16_threads, d_r16_smem, d_stream>>>(args);
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "fused_doppler_r16");
+            launch_dependent(
+                d_dependent, d_r16, grid, dim3(d_r16_threads), d_r16_smem, d_stream, who, args);
             return;
         }
         const std::size_t smem = std::size_t(d_bins) * (p.nfft + 1) * sizeof(float2);
@@ -539,6 +542,7 @@ private:
     }
 
     cudaStream_t d_stream;
+    bool d_dependent = dependent_launch_supported(who); // fused_doppler_r16 (sm_90+)
     std::unique_ptr<pulse_compression_cuda_engine> d_pc;
     device_memory d_compressed; // pulse-major compressed CPI (when pc writes it)
     // fused Doppler
