@@ -88,18 +88,27 @@ private:
 class host_replay_source : public gr::sync_block
 {
 public:
-    //! rate: samples per second to pace to (a hardware source's clock), 0 = unpaced.
+    /*!
+     * rate: samples per second to pace to (a hardware source's clock), 0 = unpaced.
+     * pieces_per_cpi (paced only): a paced call hands out at most cpi_samples /
+     * pieces_per_cpi samples, each not before its last sample's time. 1: a CPI at once,
+     * at its last sample's time (the worst case for latency: its whole host -> device
+     * copy starts then); larger: samples arrive as from an SDR, in pieces far smaller
+     * than a CPI, so the copies of a CPI overlap its arrival.
+     */
     host_replay_source(const std::vector<cfloat>& samples,
                        std::uint64_t total,
                        std::uint64_t cpi_samples,
-                       double rate = 0.0)
+                       double rate = 0.0,
+                       std::uint64_t pieces_per_cpi = 1)
         : gr::sync_block("host_replay_source",
                          gr::io_signature::make(0, 0, 0),
                          gr::io_signature::make(1, 1, sizeof(cfloat))),
           d_samples(samples),
           d_total(total),
           d_cpi_samples(cpi_samples),
-          d_rate(rate)
+          d_rate(rate),
+          d_piece(std::max<std::uint64_t>(1, cpi_samples / std::max<std::uint64_t>(1, pieces_per_cpi)))
     {
         // Large work calls: a memcpy per call, not per default 32 kB buffer.
         set_min_output_buffer(static_cast<long>(2 * cpi_samples));
@@ -113,10 +122,12 @@ public:
         auto n = static_cast<std::size_t>(
             std::min<std::uint64_t>(noutput_items, d_total - done));
         if (d_rate > 0) {
-            // Paced: hand out at most one CPI per call, not before its time.
+            // Paced: at most one piece per call, never past a CPI's end, not before its
+            // time.
             if (done == 0)
                 d_start = clock_type::now();
             n = std::min<std::size_t>(n, d_cpi_samples - done % d_cpi_samples);
+            n = std::min<std::size_t>(n, d_piece);
             std::this_thread::sleep_until(
                 d_start + std::chrono::duration_cast<clock_type::duration>(
                               std::chrono::duration<double>(double(done + n) / d_rate)));
@@ -168,6 +179,7 @@ private:
     const std::vector<cfloat>& d_samples;
     const std::uint64_t d_total, d_cpi_samples;
     const double d_rate;
+    const std::uint64_t d_piece; //!< samples per paced call, at most
     //! Copy threads: half the cores, at most 8 (the rest run the flowgraph's blocks).
     const unsigned d_copy_threads =
         std::max(1u, std::min(8u, std::thread::hardware_concurrency() / 2));

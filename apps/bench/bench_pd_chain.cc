@@ -29,6 +29,8 @@
 #include <gpuradar/kernels/cfar_2d.h>
 #include <gpuradar/kernels/pulse_doppler.h>
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 namespace gpuradar::bench {
 
@@ -51,7 +53,99 @@ kernels::pulse_doppler::params chain_params(const pd::workload& w)
     return p;
 }
 
+//! DESIGN.md's CFAR window on the workload's power map, CA, Pfa 1e-6.
+kernels::cfar_2d_params chain_cfar_params(const pd::workload& w)
+{
+    kernels::cfar_2d_params cp;
+    cp.nrange = w.nrange;
+    cp.ndoppler = w.npulses;
+    cp.channels = w.channels;
+    cp.guard_range = 1;
+    cp.train_range = 5;
+    cp.guard_doppler = 1;
+    cp.train_doppler = 1;
+    cp.pfa = 1e-6;
+    return cp;
+}
+
 } // namespace
+
+// Only the default chain (the object pulse_doppler_processor runs) + CFAR, per workload:
+// the quick A/B figure and a short program to profile. GPURADAR_BENCH_WORKLOAD=PD-C
+// limits it to one workload.
+GPURADAR_BENCH("pd_chain/default")
+{
+    if (!pd::have_cuda("pd_chain/default"))
+        return;
+    const auto props = kernels::current_device_properties();
+    kernels::cuda_stream s;
+    const auto cuda = kernels::backend::cuda;
+    const int reps = opt.quick ? 5 : opt.repeats;
+    const char* only = std::getenv("GPURADAR_BENCH_WORKLOAD");
+    for (const auto& w : pd::workloads()) {
+        if (only && w.name != std::string(only))
+            continue;
+        const auto p = chain_params(w);
+        const double n = double(w.samples());
+        auto x = pd::random_device(w.samples(), s);
+        kernels::device_memory power(w.samples() * sizeof(float)), mask(w.samples());
+        const double copy = pd::copy_gb_per_s(w.bytes(), s, opt.repeats);
+        auto pdc = kernels::pulse_doppler::make(cuda, p, s.ref());
+        auto cfar = kernels::cfar_2d::make(cuda, chain_cfar_params(w), s.ref());
+        auto run_chain = [&] { pdc->run(x.as<cfloat>(), power.as<float>()); };
+        auto run_cfar = [&] {
+            cfar->run(power.as<float>(), mask.as<std::uint8_t>(), nullptr, 1);
+        };
+        const double chain_ms = time_ms(s, reps, run_chain);
+        const double cfar_ms = time_ms(s, reps, run_cfar);
+        const double with_cfar_ms = time_ms(s, reps, [&] {
+            run_chain();
+            run_cfar();
+        });
+        constexpr int streamed_cpis = 20;
+        const double streamed_ms = time_ms(s, reps, [&] {
+            for (int i = 0; i < streamed_cpis; ++i) {
+                run_chain();
+                run_cfar();
+            }
+        }) / streamed_cpis;
+        // Pipelined as the GNU Radio blocks run (each block on its own stream): CFAR of
+        // CPI k on a second stream while the chain runs CPI k + 1, two power maps in
+        // turn. Per CPI over streamed_cpis CPIs; the time ends when both streams are done.
+        kernels::cuda_stream s2;
+        auto cfar2 = kernels::cfar_2d::make(cuda, chain_cfar_params(w), s2.ref());
+        kernels::device_memory power2(w.samples() * sizeof(float));
+        float* maps[2] = { power.as<float>(), power2.as<float>() };
+        kernels::cuda_event map_ready[2], map_free[2], s2_done;
+        const double pipelined_ms = time_ms(s, reps, [&] {
+            for (int i = 0; i < streamed_cpis; ++i) {
+                const int k = i % 2;
+                if (i >= 2)
+                    map_free[k].make_stream_wait(s.ref());
+                pdc->run(x.as<cfloat>(), maps[k]);
+                map_ready[k].record(s.ref());
+                map_ready[k].make_stream_wait(s2.ref());
+                cfar2->run(maps[k], mask.as<std::uint8_t>(), nullptr, 1);
+                map_free[k].record(s2.ref());
+            }
+            s2_done.record(s2.ref());
+            s2_done.make_stream_wait(s.ref());
+        }) / streamed_cpis;
+        json_line("pd_chain/default")
+            .field("device", props.name)
+            .field("workload", w.name)
+            .field("implementation", pdc->implementation())
+            .field("chain_ms", chain_ms)
+            .field("cfar_ms", cfar_ms)
+            .field("chain_cfar_ms", with_cfar_ms)
+            .field("chain_cfar_streamed_ms", streamed_ms)
+            .field("chain_cfar_pipelined_ms", pipelined_ms)
+            .field("floor_cfar_ms", (16.0 * n + 12.0 * n + 5.0 * n) / (copy * 1e6))
+            .field("target_ms", w.channels == 16 ? 0.5 : 0.1)
+            .field("copy_gb_per_s", copy)
+            .emit();
+    }
+}
 
 GPURADAR_BENCH("pd_chain/PD")
 {
@@ -105,16 +199,7 @@ GPURADAR_BENCH("pd_chain/PD")
             first->run(x.as<cfloat>(), power.as<float>());
             s.synchronize("bench");
         }
-        kernels::cfar_2d_params cp;
-        cp.nrange = w.nrange;
-        cp.ndoppler = w.npulses;
-        cp.channels = w.channels;
-        cp.guard_range = 1;
-        cp.train_range = 5;
-        cp.guard_doppler = 1;
-        cp.train_doppler = 1;
-        cp.pfa = 1e-6;
-        auto cfar = kernels::cfar_2d::make(cuda, cp, s.ref());
+        auto cfar = kernels::cfar_2d::make(cuda, chain_cfar_params(w), s.ref());
         auto run_cfar = [&] {
             cfar->run(power.as<float>(), mask.as<std::uint8_t>(), nullptr, 1);
         };
