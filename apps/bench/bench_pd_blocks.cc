@@ -6,11 +6,16 @@
  * chain (pd_chain/PD, run in the same invocation) without PCIe. The source's own cost is
  * measured alone (replay_only) and reported beside. Per-CPI time = (t(2N) - t(N)) / N,
  * which removes flowgraph start and stop.
+ * kernels_same_work_ms: the GPU work the flowgraph does per CPI without GNU Radio, in
+ * one stream — the source's device-to-device copy, then kernels::pulse_doppler and
+ * cfar_2d (run + collect, as the block does): the figure the blocks compare with.
  */
 #include "bench_gr_blocks.h"
 #include <gnuradio/gpuradar/cfar_2d.h>
 #include <gnuradio/gpuradar/pulse_doppler_processor.h>
 #include <gnuradio/top_block.h>
+#include <gpuradar/kernels/cfar_2d.h>
+#include <gpuradar/kernels/pulse_doppler.h>
 
 namespace gpuradar::bench::pd {
 namespace {
@@ -48,6 +53,44 @@ GPURADAR_BENCH("pd_blocks/PD")
             }
             return seconds([&] { tb->run(); });
         };
+        {
+            // The same GPU work per CPI without GNU Radio (same parameters as below).
+            kernels::pulse_doppler::params p;
+            p.npulses = w.npulses;
+            p.nrange = w.nrange;
+            p.channels = w.channels;
+            p.waveform = kernels::lfm_chirp(5e6, pulse_width, 10e6);
+            p.range_window = kernels::window_spec::make("hamming");
+            p.normalize = false; // as the block below
+            p.doppler_window = kernels::window_spec::make("hann");
+            p.fftshift = true;
+            auto pdc = kernels::pulse_doppler::make(kernels::backend::cuda, p, s.ref());
+            kernels::cfar_2d_params cp;
+            cp.nrange = w.nrange;
+            cp.ndoppler = nfft;
+            cp.channels = w.channels;
+            cp.guard_range = 1;
+            cp.train_range = 5;
+            cp.guard_doppler = 1;
+            cp.train_doppler = 1;
+            cp.pfa = 1e-6;
+            auto cfar = kernels::cfar_2d::make(kernels::backend::cuda, cp, s.ref());
+            kernels::device_memory in(w.bytes()), power(w.samples() * sizeof(float)),
+                mask(w.samples());
+            const int reps = opt.quick ? 5 : opt.repeats;
+            const double ms = time_ms(s, reps, [&] {
+                kernels::copy_async(in.get(), cpi.get(), w.bytes(),
+                                    kernels::copy_kind::device_to_device, s.ref(), "bench");
+                pdc->run(in.as<cfloat>(), power.as<float>());
+                cfar->run(power.as<float>(), mask.as<std::uint8_t>(), nullptr, 1);
+                cfar->collect();
+            });
+            json_line("pd_blocks/PD")
+                .field("workload", w.name)
+                .field("chain", "kernels, same work (copy + chain + CFAR + collect)")
+                .field("kernels_same_work_ms", ms)
+                .emit();
+        }
         for (bool replay_only : { true, false }) {
             chain_seconds(2, replay_only); // warm-up: plans, allocations, lazy loading
             const double t1 = chain_seconds(n, replay_only);

@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -965,6 +966,37 @@ __global__ void __launch_bounds__(block_threads, MINB) cfar_vec_kernel(const ker
     }
 }
 
+// ---- results back to the host --------------------------------------------------------
+
+//! Threads of cfar_publish: one block (the counters and a short list).
+constexpr int publish_threads = 256;
+
+/*!
+ * After the CFAR kernel (a dependent launch, so it starts as that kernel ends): the
+ * counters and the first min(found, head) list entries, written straight into the mapped
+ * pinned host buffer that collect() reads. Replaces a device -> host copy of the whole
+ * list head: no copy-engine hand-over in the stream, and only the entries found cross
+ * PCIe.
+ */
+__global__ void __launch_bounds__(publish_threads)
+    cfar_publish(const unsigned long long* __restrict__ results,
+                 unsigned long long* __restrict__ host,
+                 int counter_words,
+                 const device_detection* __restrict__ list,
+                 device_detection* __restrict__ host_list,
+                 unsigned long long head)
+{
+    wait_for_predecessor();
+    for (int i = threadIdx.x; i < counter_words; i += blockDim.x)
+        host[i] = results[i];
+    const unsigned long long n = min(results[0], head);
+    constexpr int words = sizeof(device_detection) / sizeof(std::uint32_t);
+    const auto* src = reinterpret_cast<const std::uint32_t*>(list);
+    auto* dst = reinterpret_cast<std::uint32_t*>(host_list);
+    for (unsigned long long i = threadIdx.x; i < n * words; i += blockDim.x)
+        dst[i] = src[i];
+}
+
 // ---- engine ---------------------------------------------------------------------------
 
 using kernel_fn = void (*)(kernel_args);
@@ -1123,6 +1155,9 @@ public:
                    copy_kind::host_to_device,
                    stream,
                    who);
+        void* mapped = nullptr;
+        GPURADAR_CUDA_CHECK(who, cudaHostGetDevicePointer(&mapped, d_results_host.get(), 0));
+        d_results_host_device = static_cast<unsigned long long*>(mapped);
         // The first run's counters start at zero; every run zeroes the other area's.
         for (const auto& area : d_results)
             GPURADAR_CUDA_CHECK(who,
@@ -1224,13 +1259,32 @@ public:
                                  a);
             }
         }
-        // One copy back per run: the counters and the head of the list.
-        copy_async(d_results_host.get(),
-                   results.get(),
-                   results_bytes(g.nmaps, std::min(d_list_head, d_plan.max_detections)),
-                   copy_kind::device_to_host,
-                   stream_ref(d_stream),
-                   who);
+        // Back to the host: the counters and the head of the list, written by a small
+        // dependent kernel into the mapped pinned buffer (GPURADAR_CFAR_CUDA_PUBLISH=copy:
+        // one device -> host copy of the counters and the whole head instead, A/B).
+        const std::size_t head = std::min(d_list_head, d_plan.max_detections);
+        if (d_publish_copy) {
+            copy_async(d_results_host.get(),
+                       results.get(),
+                       results_bytes(g.nmaps, head),
+                       copy_kind::device_to_host,
+                       stream_ref(d_stream),
+                       who);
+        } else {
+            launch_dependent(d_dependent,
+                             cfar_publish,
+                             dim3(1),
+                             dim3(publish_threads),
+                             0,
+                             d_stream,
+                             who,
+                             static_cast<const unsigned long long*>(results.as<unsigned long long>()),
+                             d_results_host_device,
+                             int(1 + g.nmaps),
+                             static_cast<const device_detection*>(list_of(results.as<char>(), g.nmaps)),
+                             list_of(reinterpret_cast<char*>(d_results_host_device), g.nmaps),
+                             static_cast<unsigned long long>(head));
+        }
     }
 
     cfar_report collect() override
@@ -1394,6 +1448,13 @@ private:
     std::size_t d_smem_bytes = 0;
     std::size_t d_last_maps = 0;
     const std::size_t d_list_head = list_head_from_env(); //!< list entries copied per run
+    //! d_results_host as the device writes it (mapped pinned memory).
+    unsigned long long* d_results_host_device = nullptr;
+    //! GPURADAR_CFAR_CUDA_PUBLISH=copy: the copy engine instead of cfar_publish (A/B).
+    const bool d_publish_copy = [] {
+        const char* e = std::getenv("GPURADAR_CFAR_CUDA_PUBLISH");
+        return e != nullptr && std::strcmp(e, "copy") == 0;
+    }();
 };
 
 } // namespace
