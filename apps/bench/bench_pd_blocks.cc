@@ -32,7 +32,9 @@ GPURADAR_BENCH("pd_blocks/PD")
         const std::uint64_t n = opt.quick ? 8 : (w.bytes() > (std::size_t(64) << 20) ? 100 : 400);
         const double pulse_width = double(w.waveform) / 10e6; // waveform samples at 10 MHz
 
-        auto chain_seconds = [&](std::uint64_t ncpi, bool replay_only) {
+        // stages: 0 replay -> sink, 1 replay -> processor -> sink, 2 ... -> cfar_2d -> sink
+        auto chain_seconds = [&](std::uint64_t ncpi, int stages) {
+            const bool replay_only = stages == 0;
             auto tb = gr::make_top_block("pd_blocks");
             auto src = gnuradio::make_block_sptr<device_replay_source>(
                 cpi, in_item, static_cast<int>(w.npulses), ncpi);
@@ -47,9 +49,16 @@ GPURADAR_BENCH("pd_blocks/PD")
                 auto cfar = grr::cfar_2d::make(w.nrange, nfft, w.channels, 1, 5, 1, 1, 1e-6,
                                                "ca", 0, "clip", "wrap", false, 4096, "cuda");
                 tb->connect(src, 0, pd, 0);
-                tb->connect(pd, 0, cfar, 0);
-                tb->connect(cfar, 0,
-                            gnuradio::make_block_sptr<device_sink>(w.channels * nfft), 0);
+                if (stages == 1) {
+                    tb->connect(pd, 0,
+                                gnuradio::make_block_sptr<device_sink>(
+                                    w.channels * nfft * sizeof(float)),
+                                0);
+                } else {
+                    tb->connect(pd, 0, cfar, 0);
+                    tb->connect(cfar, 0,
+                                gnuradio::make_block_sptr<device_sink>(w.channels * nfft), 0);
+                }
             }
             return seconds([&] { tb->run(); });
         };
@@ -91,14 +100,15 @@ GPURADAR_BENCH("pd_blocks/PD")
                 .field("kernels_same_work_ms", ms)
                 .emit();
         }
-        for (bool replay_only : { true, false }) {
-            chain_seconds(2, replay_only); // warm-up: plans, allocations, lazy loading
-            const double t1 = chain_seconds(n, replay_only);
-            const double t2 = chain_seconds(2 * n, replay_only);
+        for (int stages : { 0, 1, 2 }) {
+            chain_seconds(2, stages); // warm-up: plans, allocations, lazy loading
+            const double t1 = chain_seconds(n, stages);
+            const double t2 = chain_seconds(2 * n, stages);
             const double ms = (t2 - t1) / double(n) * 1e3;
+            const char* names[] = { "replay_only", "replay+pd", "replay+pd+cfar" };
             json_line("pd_blocks/PD")
                 .field("workload", w.name)
-                .field("chain", replay_only ? "replay_only" : "replay+pd+cfar")
+                .field("chain", names[stages])
                 .field("cpis", double(n))
                 .field("ms_per_cpi", ms)
                 .field("cpi_bytes", double(w.bytes()))

@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -248,21 +249,29 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
         const unsigned d0 = static_cast<unsigned>(b - row * a.segs) * a.M;
         const float2* x = a.x + row * a.nrange + d0;
         const unsigned n_in = a.nrange - d0; // samples of x from d0 (> 0)
-        __syncthreads(); // the previous segment's reads of shared memory are done
-        // DIF pass radix RS (L = F, stride sA), from global memory.
-        for (unsigned n1 = threadIdx.x; n1 < sA; n1 += T) {
-            float2 v[RS];
+        // DIF pass radix RS (L = F, stride sA), from global memory. A thread runs
+        // sA / T = 16 / RS butterflies (T = F / 16); all 16 of its loads are issued
+        // before any butterfly, and before the barrier (F = 1024: one DRAM round trip
+        // per segment instead of four).
+        constexpr int iters = int(os_radix) / RS;
+        float2 v[iters][RS];
+#pragma unroll
+        for (int it = 0; it < iters; ++it)
 #pragma unroll
             for (int j = 0; j < RS; ++j) {
-                const unsigned i = n1 + j * sA;
-                v[j] = i < n_in ? x[i] : make_float2(0.0f, 0.0f);
+                const unsigned i = threadIdx.x + it * T + j * sA;
+                v[it][j] = i < n_in ? x[i] : make_float2(0.0f, 0.0f);
             }
-            smem_fft_reg_dft<RS>(v);
+        __syncthreads(); // the previous segment's reads of shared memory are done
+#pragma unroll
+        for (int it = 0; it < iters; ++it) {
+            const unsigned n1 = threadIdx.x + it * T;
+            smem_fft_reg_dft<RS>(v[it]);
             if (n1 != 0)
-                os_twiddle<RS>(v, a.twiddle, n1);
+                os_twiddle<RS>(v[it], a.twiddle, n1);
 #pragma unroll
             for (int r = 0; r < RS; ++r)
-                sm[smem_fft_pad(n1 + r * sA)] = v[r];
+                sm[smem_fft_pad(n1 + r * sA)] = v[it][r];
         }
         __syncthreads();
         // DIF pass radix 16 on sub-transforms of length F / RS (stride 16).
@@ -586,7 +595,14 @@ private:
                 d_no_callbacks_why = why;
             }
         } else if (ref.resolved == method::overlap_save) {
-            const std::size_t F = overlap_save_fft_length(ref.taps.size(), d_nrange);
+            std::size_t F = overlap_save_fft_length(ref.taps.size(), d_nrange);
+            // A/B timing only: GPURADAR_OS_FFT_LENGTH forces another valid F.
+            if (const char* e = std::getenv("GPURADAR_OS_FFT_LENGTH")) {
+                const std::size_t f = std::strtoull(e, nullptr, 10);
+                if (f >= overlap_save_min_fft && f <= overlap_save_max_fft &&
+                    (f & (f - 1)) == 0 && f + 1 >= 2 * ref.taps.size())
+                    F = f;
+            }
             unsigned log2F = 0;
             while ((std::size_t(1) << log2F) < F)
                 ++log2F;
