@@ -66,20 +66,47 @@ private:
     kernels::cuda_stream d_stream;
 };
 
-//! Consumes device items without copying them anywhere.
+//! Consumes device items without copying them anywhere; with items_per_cpi > 0 it also
+//! records when each CPI's last item arrived.
 class device_sink : public gr::sync_block, public grr::device_stream_provider
 {
 public:
-    explicit device_sink(std::size_t itemsize)
+    explicit device_sink(std::size_t itemsize, std::uint64_t items_per_cpi = 0)
         : gr::sync_block("device_sink",
                          gr::io_signature::make(1, 1, itemsize, grr::device_buffer::type),
-                         gr::io_signature::make(0, 0, 0))
+                         gr::io_signature::make(0, 0, 0)),
+          d_items_per_cpi(items_per_cpi),
+          d_next_end(items_per_cpi)
     {
     }
     void* device_stream() const override { return d_stream.ref().native(); }
-    int work(int n, gr_vector_const_void_star&, gr_vector_void_star&) override { return n; }
+    int work(int n, gr_vector_const_void_star&, gr_vector_void_star&) override
+    {
+        if (d_items_per_cpi > 0) {
+            const auto now = clock_type::now();
+            for (const std::uint64_t done = nitems_read(0) + n; d_next_end <= done;
+                 d_next_end += d_items_per_cpi)
+                d_cpi_end.push_back(now);
+        }
+        return n;
+    }
+    /*!
+     * Steady milliseconds per CPI: the spacing of the CPI arrivals after the first
+     * `skip` (pipeline fill), averaged; -1 with too few CPIs.
+     */
+    double steady_ms_per_cpi(std::size_t skip) const
+    {
+        if (d_cpi_end.size() < skip + 2)
+            return -1;
+        return std::chrono::duration<double, std::milli>(d_cpi_end.back() - d_cpi_end[skip])
+                   .count() /
+               double(d_cpi_end.size() - 1 - skip);
+    }
 
 private:
+    const std::uint64_t d_items_per_cpi;
+    std::uint64_t d_next_end;
+    std::vector<clock_type::time_point> d_cpi_end;
     kernels::cuda_stream d_stream;
 };
 

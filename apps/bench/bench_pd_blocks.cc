@@ -4,8 +4,9 @@
  * The source copies a resident random CPI (device to device) into its output buffer and
  * the sink drops the mask on the device, so the figure compares with the kernels-only
  * chain (pd_chain/PD, run in the same invocation) without PCIe. The source's own cost is
- * measured alone (replay_only) and reported beside. Per-CPI time = (t(2N) - t(N)) / N,
- * which removes flowgraph start and stop.
+ * measured alone (replay_only) and reported beside. Per-CPI time: the spacing of the CPIs'
+ * arrivals at the sink after the first 4 (start-up and pipeline fill), the median of
+ * three flowgraph runs of N CPIs.
  * kernels_same_work_ms: the GPU work the flowgraph does per CPI without GNU Radio, in
  * one stream — the source's device-to-device copy, then kernels::pulse_doppler and
  * cfar_2d (run + collect, as the block does): the figure the blocks compare with.
@@ -32,14 +33,17 @@ GPURADAR_BENCH("pd_blocks/PD")
         const std::uint64_t n = opt.quick ? 8 : (w.bytes() > (std::size_t(64) << 20) ? 100 : 400);
         const double pulse_width = double(w.waveform) / 10e6; // waveform samples at 10 MHz
 
-        // stages: 0 replay -> sink, 1 replay -> processor -> sink, 2 ... -> cfar_2d -> sink
-        auto chain_seconds = [&](std::uint64_t ncpi, int stages) {
+        // stages: 0 replay -> sink, 1 replay -> processor -> sink, 2 ... -> cfar_2d -> sink.
+        // Returns the sink's steady ms per CPI (arrival spacing after the first CPIs).
+        auto chain_ms_per_cpi = [&](std::uint64_t ncpi, int stages) {
             const bool replay_only = stages == 0;
             auto tb = gr::make_top_block("pd_blocks");
             auto src = gnuradio::make_block_sptr<device_replay_source>(
                 cpi, in_item, static_cast<int>(w.npulses), ncpi);
+            std::shared_ptr<device_sink> sink;
             if (replay_only) {
-                tb->connect(src, 0, gnuradio::make_block_sptr<device_sink>(in_item), 0);
+                sink = gnuradio::make_block_sptr<device_sink>(in_item, w.npulses);
+                tb->connect(src, 0, sink, 0);
             } else {
                 auto pd = grr::pulse_doppler_processor::make(
                     w.nrange, w.npulses, nfft, w.channels, "lfm", {}, 5e6, pulse_width,
@@ -50,17 +54,18 @@ GPURADAR_BENCH("pd_blocks/PD")
                                                "ca", 0, "clip", "wrap", false, 4096, "cuda");
                 tb->connect(src, 0, pd, 0);
                 if (stages == 1) {
-                    tb->connect(pd, 0,
-                                gnuradio::make_block_sptr<device_sink>(
-                                    w.channels * nfft * sizeof(float)),
-                                0);
+                    sink = gnuradio::make_block_sptr<device_sink>(
+                        w.channels * nfft * sizeof(float), w.nrange);
+                    tb->connect(pd, 0, sink, 0);
                 } else {
+                    sink = gnuradio::make_block_sptr<device_sink>(w.channels * nfft, w.nrange);
                     tb->connect(pd, 0, cfar, 0);
-                    tb->connect(cfar, 0,
-                                gnuradio::make_block_sptr<device_sink>(w.channels * nfft), 0);
+                    tb->connect(cfar, 0, sink, 0);
                 }
             }
-            return seconds([&] { tb->run(); });
+            tb->run();
+            constexpr std::size_t fill_cpis = 4; // start-up: plans, allocations, filling
+            return sink->steady_ms_per_cpi(fill_cpis);
         };
         {
             // The same GPU work per CPI without GNU Radio (same parameters as below).
@@ -101,10 +106,11 @@ GPURADAR_BENCH("pd_blocks/PD")
                 .emit();
         }
         for (int stages : { 0, 1, 2 }) {
-            chain_seconds(2, stages); // warm-up: plans, allocations, lazy loading
-            const double t1 = chain_seconds(n, stages);
-            const double t2 = chain_seconds(2 * n, stages);
-            const double ms = (t2 - t1) / double(n) * 1e3;
+            // Median of three flowgraph runs (the wall-time spacing is noisy).
+            std::vector<double> runs;
+            for (int i = 0; i < 3; ++i)
+                runs.push_back(chain_ms_per_cpi(n, stages));
+            const double ms = median(runs);
             const char* names[] = { "replay_only", "replay+pd", "replay+pd+cfar" };
             json_line("pd_blocks/PD")
                 .field("workload", w.name)
