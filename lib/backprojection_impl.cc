@@ -108,7 +108,7 @@ backprojection_impl::backprojection_impl(unsigned int nbins,
     else
         d_image_host.resize(d_npix);
     clear_image();
-    finish_work();
+    synchronize_stream();
     // One image = ny output items. The relative rate stays 1: pulses are integrated as
     // they come, so the upstream buffer need not hold a whole aperture.
     set_output_multiple(static_cast<int>(grid.ny));
@@ -205,6 +205,7 @@ int backprojection_impl::general_work(int noutput_items,
                                       gr_vector_const_void_star& input_items,
                                       gr_vector_void_star& output_items)
 {
+    begin_work(); // before any kernel touches the buffers
     const auto* pulses = static_cast<const gr_complex*>(input_items[0]);
     const auto* geometry = static_cast<const double*>(input_items[1]);
     auto* out = static_cast<gr_complex*>(output_items[0]);

@@ -12,12 +12,21 @@
 #include <gpuradar/kernels/cfar_1d.h>
 #include <gpuradar/kernels/cfar_2d.h>
 #include <atomic>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace gr {
 namespace gpuradar {
+
+//! The detectors' stream priority: high, or normal with GPURADAR_CFAR_STREAM_PRIORITY=normal.
+inline kernels::stream_priority cfar_stream_priority()
+{
+    const char* e = std::getenv("GPURADAR_CFAR_STREAM_PRIORITY");
+    return e != nullptr && std::string(e) == "normal" ? kernels::stream_priority::normal
+                                                      : kernels::stream_priority::high;
+}
 
 /*!
  * cfar_1d_impl and cfar_2d_impl: one kernels object (Kernel = kernels::cfar_1d or
@@ -58,6 +67,7 @@ public:
                      gr_vector_const_void_star& input_items,
                      gr_vector_void_star& output_items) override
     {
+        begin_work(); // before any kernel touches the buffers
         const auto* in = static_cast<const float*>(input_items[0]);
         auto* mask = static_cast<std::uint8_t*>(output_items[0]);
         // The threshold only when its port is connected.
@@ -130,7 +140,10 @@ public:
         : gr::block(block_name,
                     stream_signature(backend, layout.cells_per_item() * sizeof(float)),
                     cfar_output_signature(backend, layout.cells_per_item())),
-          gpu_stream_owner(backend, block_name),
+          // High priority: collect() waits for every CPI's detections on the host, and
+          // with the default priority its kernel queued behind the next CPI's pulse
+          // compression blocks (GPURADAR_CFAR_STREAM_PRIORITY=normal for A/B).
+          gpu_stream_owner(backend, block_name, cfar_stream_priority()),
           d_layout(layout),
           d_backend(backend),
           d_kernel(Kernel::make(backend, params, stream())),

@@ -6,15 +6,20 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <gnuradio/block.h>
+#include <gnuradio/buffer_reader.h>
 #include <gnuradio/gpuradar/device_buffer.h>
 #include <gpuradar/kernels/cuda_resources.h>
 #include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstring>
+#include <iterator>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 namespace gr {
 namespace gpuradar {
@@ -42,7 +47,21 @@ struct device_buffer::impl {
     // Scratch for overlapping device moves in the wrap-around callbacks (rare).
     kernels::device_memory scratch;
     std::mutex scratch_mutex;
+    // Event ordering (event_ordered edges): the writer's last write, each reader's last
+    // read, keyed by the reader's stream provider.
+    std::mutex event_mutex;
+    std::unique_ptr<kernels::cuda_event> write_event;
+    std::vector<std::pair<const device_stream_provider*, kernels::cuda_event>> read_events;
 };
+
+namespace {
+//! The block's stream provider if it orders its stream by events, else nullptr.
+const device_stream_provider* event_ordering_block(const gr::block_sptr& b)
+{
+    const auto* p = dynamic_cast<const device_stream_provider*>(b.get());
+    return p && p->orders_by_events() ? p : nullptr;
+}
+} // namespace
 
 gr::buffer_type device_buffer::type(gr::buftype<device_buffer, device_buffer>{});
 
@@ -222,6 +241,76 @@ void device_buffer::post_work(int nitems)
     }
 }
 
+bool device_buffer::event_ordered()
+{
+    if (d_transfer_type != gr::transfer_type::DEVICE_TO_DEVICE || nreaders() == 0)
+        return false;
+    try {
+        if (!event_ordering_block(link()))
+            return false;
+        for (std::size_t i = 0; i < nreaders(); ++i)
+            if (!event_ordering_block(reader(i)->link()))
+                return false;
+    } catch (const std::bad_weak_ptr&) {
+        return false; // a block of the edge is gone (flowgraph torn down)
+    }
+    return true;
+}
+
+bool device_buffer::device_to_host() const
+{
+    return d_transfer_type == gr::transfer_type::DEVICE_TO_HOST;
+}
+
+void device_buffer::write_done(void* stream)
+{
+    std::lock_guard<std::mutex> lock(d_impl->event_mutex);
+    if (!d_impl->write_event)
+        d_impl->write_event = std::make_unique<kernels::cuda_event>();
+    d_impl->write_event->record(kernels::stream_ref(stream));
+}
+
+void device_buffer::wait_for_write(void* stream)
+{
+    std::lock_guard<std::mutex> lock(d_impl->event_mutex);
+    // Never recorded: nothing written by kernels yet, nothing to wait for.
+    if (d_impl->write_event)
+        d_impl->write_event->make_stream_wait(kernels::stream_ref(stream));
+}
+
+void device_buffer::read_done(const device_stream_provider* reader, void* stream)
+{
+    std::lock_guard<std::mutex> lock(d_impl->event_mutex);
+    auto it = std::find_if(d_impl->read_events.begin(),
+                           d_impl->read_events.end(),
+                           [&](const auto& e) { return e.first == reader; });
+    if (it == d_impl->read_events.end()) {
+        d_impl->read_events.emplace_back(reader, kernels::cuda_event());
+        it = std::prev(d_impl->read_events.end());
+    }
+    it->second.record(kernels::stream_ref(stream));
+}
+
+void device_buffer::wait_for_reads(void* stream)
+{
+    std::lock_guard<std::mutex> lock(d_impl->event_mutex);
+    for (const auto& e : d_impl->read_events)
+        e.second.make_stream_wait(kernels::stream_ref(stream));
+}
+
+void device_buffer::wait_for_edge_streams()
+{
+    if (!event_ordered())
+        return;
+    auto sync = [](const gr::block_sptr& b) {
+        if (const auto* p = event_ordering_block(b))
+            kernels::synchronize(kernels::stream_ref(p->device_stream()), who);
+    };
+    sync(link());
+    for (std::size_t i = 0; i < nreaders(); ++i)
+        sync(reader(i)->link());
+}
+
 void* device_buffer::write_pointer()
 {
     char* base = d_transfer_type == gr::transfer_type::HOST_TO_DEVICE ? host_base()
@@ -243,8 +332,10 @@ bool device_buffer::input_blocked_callback(int items_required,
     if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
         return input_blocked_callback_logic(
             items_required, items_avail, read_index, host_base(), std::memcpy, std::memmove);
-    // Unread items live on the device; queued H2D copies must land before they move.
+    // Unread items live on the device; queued H2D copies must land before they move, and
+    // on an event-ordered edge no block's queued kernels may still use either range.
     wait_for_transfers();
+    wait_for_edge_streams();
     using namespace std::placeholders;
     return input_blocked_callback_logic(items_required,
                                         items_avail,
@@ -259,6 +350,7 @@ bool device_buffer::output_blocked_callback(int output_multiple, bool force)
     if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
         return output_blocked_callback_logic(output_multiple, force, host_base(), std::memmove);
     wait_for_transfers();
+    wait_for_edge_streams();
     using namespace std::placeholders;
     return output_blocked_callback_logic(
         output_multiple,

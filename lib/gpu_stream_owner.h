@@ -17,23 +17,36 @@ namespace kernels = ::gpuradar::kernels;
 
 /*!
  * Base of every gpuradar block: on the CUDA backend it owns one stream, hands it to its
- * kernels objects and to the device buffers on its ports (device_stream_provider), and
- * waits for it once per work() call.
+ * kernels objects and to the device buffers on its ports (device_stream_provider).
+ * work() calls begin_work() before it queues kernels and finish_work() at its end.
+ * Between two gpuradar GPU blocks (an event-ordered device-to-device edge) the blocks
+ * order their streams by the buffer's events and nobody waits on the host; a block with
+ * any other edge (host-to-device input, an edge to a block outside this protocol) waits
+ * for its stream at the end of work(), as GNU Radio releases the input and publishes the
+ * output as soon as work() returns. GPURADAR_EVENT_ORDERING=0 makes every block wait.
  */
 class gpu_stream_owner : public device_stream_provider
 {
 public:
-    gpu_stream_owner(kernels::backend b, const char* block_name)
+    /*!
+     * priority: high for blocks that wait on the host for every CPI's result (the
+     * detectors), so that their kernels are not queued behind the next CPI's upstream
+     * work on the shared SMs.
+     */
+    gpu_stream_owner(kernels::backend b,
+                     const char* block_name,
+                     kernels::stream_priority priority = kernels::stream_priority::normal)
         : d_block_name(std::string("gpuradar::") + block_name)
     {
         if (b == kernels::backend::cuda)
-            d_stream = std::make_unique<kernels::cuda_stream>();
+            d_stream = std::make_unique<kernels::cuda_stream>(priority);
     }
 
     void* device_stream() const override
     {
         return d_stream ? d_stream->ref().native() : nullptr;
     }
+    bool orders_by_events() const override;
 
 protected:
     kernels::stream_ref stream() const
@@ -42,11 +55,21 @@ protected:
     }
 
     /*!
-     * Called at the end of work(): GNU Radio releases the input items and publishes the
-     * output items as soon as work() returns, so the queued kernels must have finished.
-     * No-op on the CPU backend.
+     * First in work(), before any kernel is queued: this block's stream waits for the
+     * writers of its event-ordered inputs and for the readers of its event-ordered
+     * outputs (the space they released). No-op on the CPU backend.
      */
-    void finish_work() const
+    void begin_work() const;
+
+    /*!
+     * Last in work(): records this block's events on its event-ordered edges, and waits
+     * for its stream when any edge is not event-ordered (see the class comment). No-op on
+     * the CPU backend.
+     */
+    void finish_work() const;
+
+    //! Waits for everything queued on the stream (constructors, set-up). No-op on CPU.
+    void synchronize_stream() const
     {
         if (d_stream)
             d_stream->synchronize(d_block_name.c_str());

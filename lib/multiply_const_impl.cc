@@ -47,6 +47,7 @@ int multiply_const_impl::work(int noutput_items,
                               gr_vector_const_void_star& input_items,
                               gr_vector_void_star& output_items)
 {
+    begin_work(); // before any kernel touches the buffers
     const auto* in = static_cast<const gr_complex*>(input_items[0]);
     auto* out = static_cast<gr_complex*>(output_items[0]);
     d_kernel->run(in, out, std::size_t(noutput_items) * d_vlen, k());

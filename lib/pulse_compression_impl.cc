@@ -114,6 +114,7 @@ int pulse_compression_impl::general_work(int noutput_items,
                                          gr_vector_const_void_star& input_items,
                                          gr_vector_void_star& output_items)
 {
+    begin_work(); // before any kernel touches the buffers
     const auto* in = static_cast<const gr_complex*>(input_items[0]);
     auto* out = static_cast<gr_complex*>(output_items[0]);
     const std::size_t item = std::size_t(d_channels) * d_nrange;

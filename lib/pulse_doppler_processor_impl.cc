@@ -105,6 +105,7 @@ int pulse_doppler_processor_impl::general_work(int noutput_items,
                                                gr_vector_const_void_star& input_items,
                                                gr_vector_void_star& output_items)
 {
+    begin_work(); // before any kernel touches the buffers
     const auto* in = static_cast<const gr_complex*>(input_items[0]);
     auto* out = static_cast<float*>(output_items[0]);
     const std::size_t in_item = d_channels * d_nrange;

@@ -103,6 +103,7 @@ int pulse_framer_impl::general_work(int noutput_items,
                                     gr_vector_const_void_star& input_items,
                                     gr_vector_void_star& output_items)
 {
+    begin_work(); // before any kernel touches the buffers
     const auto* in = static_cast<const kernels::cfloat*>(input_items[0]);
     auto* out = static_cast<kernels::cfloat*>(output_items[0]);
     const auto& cfg = d_core.config();

@@ -9,6 +9,8 @@
 
 #include "bench_pd_common.h"
 #include <gnuradio/gpuradar/device_buffer.h>
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
 #include <gnuradio/sync_block.h>
 #include <chrono>
@@ -42,10 +44,16 @@ public:
         set_output_multiple(items_per_cpi);
     }
     void* device_stream() const override { return d_stream.ref().native(); }
+    //! Takes part in the device buffers' event ordering (as the gpuradar blocks do).
+    bool orders_by_events() const override { return true; }
     int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override
     {
         if (d_left == 0)
             return WORK_DONE;
+        auto* buf = dynamic_cast<grr::device_buffer*>(detail()->output(0).get());
+        const bool ordered = buf && buf->event_ordered();
+        if (ordered) // the reader's kernels may still read the space GNU Radio hands us
+            buf->wait_for_reads(device_stream());
         const auto n = std::min<std::uint64_t>(noutput_items / d_items_per_cpi, d_left);
         auto* dst = static_cast<char*>(out[0]);
         const std::size_t cpi_bytes = d_itemsize * d_items_per_cpi;
@@ -53,7 +61,10 @@ public:
             kernels::copy_async(dst + i * cpi_bytes, d_cpi.get(), cpi_bytes,
                                 kernels::copy_kind::device_to_device, d_stream.ref(),
                                 "device_replay_source");
-        d_stream.synchronize("device_replay_source");
+        if (ordered)
+            buf->write_done(device_stream());
+        else
+            d_stream.synchronize("device_replay_source");
         d_left -= n;
         return static_cast<int>(n) * d_items_per_cpi;
     }
@@ -80,8 +91,15 @@ public:
     {
     }
     void* device_stream() const override { return d_stream.ref().native(); }
+    //! Takes part in the event ordering, so the writer need not wait in its work(); the
+    //! sink waits instead, so an item counts as arrived once its kernels are done.
+    bool orders_by_events() const override { return true; }
     int work(int n, gr_vector_const_void_star&, gr_vector_void_star&) override
     {
+        auto* buf = dynamic_cast<grr::device_buffer*>(detail()->input(0)->buffer().get());
+        if (buf && buf->event_ordered())
+            buf->wait_for_write(device_stream());
+        d_stream.synchronize("device_sink");
         if (d_items_per_cpi > 0) {
             const auto now = clock_type::now();
             for (const std::uint64_t done = nitems_read(0) + n; d_next_end <= done;

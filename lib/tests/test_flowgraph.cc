@@ -3,14 +3,18 @@
  * CPU backend and (suites named *Cuda*) on the GPU with device buffers between blocks.
  */
 #include "test_support.h"
+#include <gnuradio/block_detail.h>
 #include <gnuradio/blocks/copy.h>
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
+#include <gnuradio/buffer_reader.h>
 #include <gnuradio/gpuradar/device_buffer.h>
 #include <gnuradio/gpuradar/envelope.h>
 #include <gnuradio/gpuradar/multiply_const.h>
 #include <gnuradio/top_block.h>
+#include <cstdlib>
+#include <cstring>
 
 namespace gpuradar::test {
 namespace {
@@ -155,6 +159,19 @@ void run_chain(unsigned vlen, std::size_t nitems, std::uint32_t seed, const char
         return;
     EXPECT_EQ(stats.h2d_bytes, x.size() * sizeof(gr_complex)) << "input crosses PCIe once";
     EXPECT_EQ(stats.d2h_bytes, x.size() * sizeof(float)) << "output crosses PCIe once";
+    // The edges between the GPU blocks are event-ordered (no host wait in their work();
+    // the results above were checked with it); the host edges at the ends are not.
+    const char* e = std::getenv("GPURADAR_EVENT_ORDERING");
+    const bool events = !(e != nullptr && std::strcmp(e, "0") == 0);
+    ASSERT_TRUE(m1->detail() && env->detail());
+    auto* mid = dynamic_cast<grr::device_buffer*>(m1->detail()->output(0).get());
+    auto* in = dynamic_cast<grr::device_buffer*>(m1->detail()->input(0)->buffer().get());
+    auto* out = dynamic_cast<grr::device_buffer*>(env->detail()->output(0).get());
+    ASSERT_TRUE(mid && in && out);
+    EXPECT_EQ(mid->event_ordered(), events);
+    EXPECT_FALSE(in->event_ordered()) << "host to device";
+    EXPECT_FALSE(out->event_ordered()) << "device to host";
+    EXPECT_TRUE(out->device_to_host());
 }
 
 TEST(FlowgraphCuda, test_010_chain_stays_on_device)

@@ -28,6 +28,13 @@ public:
     virtual ~device_stream_provider() = default;
     //! The block's cudaStream_t, as void* so that this header needs no CUDA include.
     virtual void* device_stream() const = 0;
+    /*!
+     * True when the block orders its stream by the device buffers' events (see
+     * device_buffer::event_ordered): it waits for them before queuing kernels that read
+     * or overwrite a buffer, and records them after. Blocks that instead wait for their
+     * stream at the end of every work() keep the default.
+     */
+    virtual bool orders_by_events() const { return false; }
 };
 
 /*!
@@ -42,8 +49,13 @@ public:
  * - GPU block -> host block (DEVICE_TO_HOST): the GPU block writes device memory;
  *   post_work() copies the new items to pinned host memory and waits for the copy, so the
  *   host reader only ever sees complete items.
- * Contract with GPU blocks: work() waits for its stream once before returning, because
- * GNU Radio releases the input and publishes the output as soon as work() returns.
+ * Contract with GPU blocks: GNU Radio releases the input and publishes the output as
+ * soon as work() returns, so either work() waits for its stream before returning, or —
+ * on a device-to-device edge whose writer and readers all order their streams by events
+ * (event_ordered()) — the writer records write_done() after queuing its kernels and each
+ * reader's stream waits for it (wait_for_write()) before reading, while each reader
+ * records read_done() and the writer's stream waits for those (wait_for_reads()) before
+ * it overwrites space the readers released. No host-side wait on such an edge.
  *
  * The buffer holds at least min_bytes (default 16 MiB) so launches are large; items of
  * a CPI size are handled as GNU Radio sizes buffers from the block's output multiple.
@@ -92,6 +104,19 @@ public:
                                 unsigned read_index) override;
     bool output_blocked_callback(int output_multiple, bool force) override;
 
+    //! Device to device, and the writer and every reader order their streams by events.
+    bool event_ordered();
+    //! Device to host: post_work() copies the writer's items out and waits for the copy.
+    bool device_to_host() const;
+    //! The writer, after queuing kernels that wrote items (its stream, cudaStream_t).
+    void write_done(void* stream);
+    //! A reader, before queuing kernels that read items.
+    void wait_for_write(void* stream);
+    //! A reader, after queuing kernels that read items.
+    void read_done(const device_stream_provider* reader, void* stream);
+    //! The writer, before queuing kernels that write into space the readers released.
+    void wait_for_reads(void* stream);
+
 private:
     device_buffer(int nitems,
                   std::size_t sizeof_item,
@@ -103,6 +128,8 @@ private:
     //! The stream copies go on; *ordered is true when it is a GPU block's own stream.
     void* transfer_stream(bool* ordered);
     void wait_for_transfers();
+    //! Waits for the streams of the writer and every reader (before moving items).
+    void wait_for_edge_streams();
     char* host_base();
     char* device_base() const;
     void* device_copy(void* dst, const void* src, std::size_t bytes);

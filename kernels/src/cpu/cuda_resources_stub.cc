@@ -11,6 +11,7 @@ namespace {
 } // namespace
 
 cuda_stream::cuda_stream() { no_cuda("cuda_stream"); }
+cuda_stream::cuda_stream(stream_priority) { no_cuda("cuda_stream"); }
 cuda_stream::~cuda_stream() = default;
 cuda_stream::cuda_stream(cuda_stream&&) noexcept = default;
 cuda_stream& cuda_stream::operator=(cuda_stream&&) noexcept = default;

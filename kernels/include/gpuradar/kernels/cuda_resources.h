@@ -32,11 +32,18 @@ private:
     void* d_native = nullptr;
 };
 
+//! Scheduling priority of a stream's kernels against other streams' (CUDA priorities).
+enum class stream_priority {
+    normal, //!< the device's least priority (the default of every stream)
+    high    //!< the device's greatest: its blocks are dispatched before pending normal ones
+};
+
 //! Owns one non-blocking CUDA stream on the current device.
 class cuda_stream
 {
 public:
     cuda_stream();
+    explicit cuda_stream(stream_priority priority);
     ~cuda_stream();
     cuda_stream(cuda_stream&& other) noexcept;
     cuda_stream& operator=(cuda_stream&& other) noexcept;

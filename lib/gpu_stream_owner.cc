@@ -1,0 +1,94 @@
+/* gpu_stream_owner: event ordering between gpuradar GPU blocks (see gpu_stream_owner.h). */
+#include "gpu_stream_owner.h"
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer.h>
+#include <gnuradio/buffer_reader.h>
+#include <cstdlib>
+#include <cstring>
+
+namespace gr {
+namespace gpuradar {
+
+namespace {
+
+//! GPURADAR_EVENT_ORDERING=0: every GPU block waits for its stream in work() (A/B).
+bool event_ordering_enabled()
+{
+    static const bool enabled = [] {
+        const char* e = std::getenv("GPURADAR_EVENT_ORDERING");
+        return !(e != nullptr && std::strcmp(e, "0") == 0);
+    }();
+    return enabled;
+}
+
+//! The block's detail (its buffers), or nullptr before the flowgraph is set up.
+gr::block_detail* detail_of(const gpu_stream_owner* owner)
+{
+    const auto* blk = dynamic_cast<const gr::block*>(owner);
+    return blk ? blk->detail().get() : nullptr;
+}
+
+device_buffer* input_buffer(gr::block_detail* d, int i)
+{
+    return dynamic_cast<device_buffer*>(d->input(i)->buffer().get());
+}
+
+device_buffer* output_buffer(gr::block_detail* d, int o)
+{
+    return dynamic_cast<device_buffer*>(d->output(o).get());
+}
+
+} // namespace
+
+bool gpu_stream_owner::orders_by_events() const
+{
+    return d_stream != nullptr && event_ordering_enabled();
+}
+
+void gpu_stream_owner::begin_work() const
+{
+    if (!orders_by_events())
+        return;
+    gr::block_detail* d = detail_of(this);
+    if (d == nullptr)
+        return;
+    void* s = device_stream();
+    for (int i = 0; i < d->ninputs(); ++i)
+        if (device_buffer* b = input_buffer(d, i); b && b->event_ordered())
+            b->wait_for_write(s);
+    for (int o = 0; o < d->noutputs(); ++o)
+        if (device_buffer* b = output_buffer(d, o); b && b->event_ordered())
+            b->wait_for_reads(s);
+}
+
+void gpu_stream_owner::finish_work() const
+{
+    if (!d_stream)
+        return;
+    gr::block_detail* d = orders_by_events() ? detail_of(this) : nullptr;
+    if (d == nullptr) {
+        synchronize_stream();
+        return;
+    }
+    void* s = device_stream();
+    bool wait = false;
+    for (int i = 0; i < d->ninputs(); ++i) {
+        device_buffer* b = input_buffer(d, i);
+        if (b && b->event_ordered())
+            b->read_done(this, s);
+        else
+            wait = true; // e.g. host-to-device: the host writer reuses its pinned memory
+    }
+    for (int o = 0; o < d->noutputs(); ++o) {
+        device_buffer* b = output_buffer(d, o);
+        if (b && b->event_ordered())
+            b->write_done(s);
+        else if (!(b && b->device_to_host())) // device to host: post_work() waits
+            wait = true;
+    }
+    if (wait)
+        synchronize_stream();
+}
+
+} // namespace gpuradar
+} // namespace gr
