@@ -79,16 +79,8 @@ GPURADAR_BENCH("pd_blocks/PD")
             p.doppler_window = kernels::window_spec::make("hann");
             p.fftshift = true;
             auto pdc = kernels::pulse_doppler::make(kernels::backend::cuda, p, s.ref());
-            kernels::cfar_2d_params cp;
-            cp.nrange = w.nrange;
-            cp.ndoppler = nfft;
-            cp.channels = w.channels;
-            cp.guard_range = 1;
-            cp.train_range = 5;
-            cp.guard_doppler = 1;
-            cp.train_doppler = 1;
-            cp.pfa = 1e-6;
-            auto cfar = kernels::cfar_2d::make(kernels::backend::cuda, cp, s.ref());
+            auto cfar =
+                kernels::cfar_2d::make(kernels::backend::cuda, chain_cfar_params(w), s.ref());
             kernels::device_memory in(w.bytes()), power(w.samples() * sizeof(float)),
                 mask(w.samples());
             const int reps = opt.quick ? 5 : opt.repeats;

@@ -53,19 +53,23 @@ kernels::pulse_doppler::params chain_params(const pd::workload& w)
     return p;
 }
 
-//! DESIGN.md's CFAR window on the workload's power map, CA, Pfa 1e-6.
-kernels::cfar_2d_params chain_cfar_params(const pd::workload& w)
+/*!
+ * Per CPI over streamed_cpis CPIs queued back to back (chain, then CFAR, each CPI), as
+ * CPIs arrive in a stream: the host queues the next CPI's launches while the GPU runs
+ * this one, so the launch latency after an idle GPU (in every single-CPI figure) is
+ * hidden. Median over `reps` repeats.
+ */
+constexpr int streamed_cpis = 20;
+template <class Chain, class Cfar>
+double streamed_ms_per_cpi(const kernels::cuda_stream& s, int reps, Chain&& chain, Cfar&& cfar)
 {
-    kernels::cfar_2d_params cp;
-    cp.nrange = w.nrange;
-    cp.ndoppler = w.npulses;
-    cp.channels = w.channels;
-    cp.guard_range = 1;
-    cp.train_range = 5;
-    cp.guard_doppler = 1;
-    cp.train_doppler = 1;
-    cp.pfa = 1e-6;
-    return cp;
+    return time_ms(s, reps, [&] {
+               for (int i = 0; i < streamed_cpis; ++i) {
+                   chain();
+                   cfar();
+               }
+           }) /
+           streamed_cpis;
 }
 
 } // namespace
@@ -102,13 +106,7 @@ GPURADAR_BENCH("pd_chain/default")
             run_chain();
             run_cfar();
         });
-        constexpr int streamed_cpis = 20;
-        const double streamed_ms = time_ms(s, reps, [&] {
-            for (int i = 0; i < streamed_cpis; ++i) {
-                run_chain();
-                run_cfar();
-            }
-        }) / streamed_cpis;
+        const double streamed_ms = streamed_ms_per_cpi(s, reps, run_chain, run_cfar);
         // Pipelined as the GNU Radio blocks run (each block on its own stream): CFAR of
         // CPI k on a second stream while the chain runs CPI k + 1, two power maps in
         // turn. Per CPI over streamed_cpis CPIs; the time ends when both streams are done.
@@ -257,17 +255,7 @@ GPURADAR_BENCH("pd_chain/PD")
                 run_chain();
                 run_cfar();
             });
-            // Back to back, as CPIs arrive in a stream: the host queues the next CPI's
-            // launches while the GPU runs this one, so launch latency after an idle GPU
-            // (part of every single-CPI figure above) is hidden. Median over repeats of
-            // streamed_cpis consecutive CPIs, per CPI.
-            constexpr int streamed_cpis = 20;
-            const double streamed_ms = time_ms(s, reps, [&] {
-                for (int i = 0; i < streamed_cpis; ++i) {
-                    run_chain();
-                    run_cfar();
-                }
-            }) / streamed_cpis;
+            const double streamed_ms = streamed_ms_per_cpi(s, reps, run_chain, run_cfar);
             const double floor_bytes = 16.0 * n + 12.0 * n;
             json_line("pd_chain/PD")
                 .field("device", props.name)

@@ -9,6 +9,7 @@
 
 #include "bench_registry.h"
 #include <gpuradar/kernels/backend.h>
+#include <gpuradar/kernels/cfar_2d.h>
 #include <gpuradar/kernels/cuda_resources.h>
 #include <cstdint>
 #include <vector>
@@ -30,6 +31,22 @@ inline const std::vector<workload>& workloads()
                                              { "PD-B", 1, 256, 16384, 512 },
                                              { "PD-C", 1, 1024, 4096, 256 } };
     return w;
+}
+
+//! DESIGN.md's CFAR window on the workload's power map (Doppler guard / training 1 / 1,
+//! range 1 / 5), CA, Pfa 1e-6, nfft = npulses.
+inline kernels::cfar_2d_params chain_cfar_params(const workload& w)
+{
+    kernels::cfar_2d_params cp;
+    cp.nrange = w.nrange;
+    cp.ndoppler = w.npulses;
+    cp.channels = w.channels;
+    cp.guard_range = 1;
+    cp.train_range = 5;
+    cp.guard_doppler = 1;
+    cp.train_doppler = 1;
+    cp.pfa = 1e-6;
+    return cp;
 }
 
 //! bench::time_ms (bench_registry.h), under the name the PD benches use.
