@@ -228,7 +228,7 @@ int backprojection_impl::general_work(int noutput_items,
             d_count = 0;
         }
     }
-    finish_work();
+    finish_work(produced);
     note_skipped();
     consume_each(consumed);
     return produced;

@@ -67,7 +67,7 @@ public:
                      gr_vector_const_void_star& input_items,
                      gr_vector_void_star& output_items) override
     {
-        begin_work(); // before any kernel touches the buffers
+        begin_work(true); // before any kernel touches the buffers; input per group below
         const auto* in = static_cast<const float*>(input_items[0]);
         auto* mask = static_cast<std::uint8_t*>(output_items[0]);
         // The threshold only when its port is connected.
@@ -103,6 +103,7 @@ public:
             }
             const std::size_t in_off = std::size_t(consumed) * cells;
             const std::size_t out_off = std::size_t(produced) * cells;
+            this->wait_for_input(start + group);
             d_kernel->run(in + in_off, mask + out_off, thr ? thr + out_off : nullptr,
                           d_layout.runs_per_group());
             // collect() waits for this group on the CUDA backend.
@@ -124,8 +125,12 @@ public:
             }
             consumed += group;
             produced += group;
+            // One group per call: collect() has waited for it, and returning now hands
+            // its input space back to the writer at once instead of after the next
+            // groups (the writer may be blocked on that space).
+            break;
         }
-        finish_work();
+        finish_work(produced);
         this->consume_each(consumed);
         return produced;
     }

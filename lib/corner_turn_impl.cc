@@ -74,9 +74,10 @@ int corner_turn_impl::general_work(int noutput_items,
             add_item_tag(
                 0, nitems_written(0) + std::uint64_t(cpi) * d_nrange, cpi_tag_key(), dict);
         });
-    finish_work();
+    const int produced = r.cpis * static_cast<int>(d_nrange);
+    finish_work(produced);
     consume_each(static_cast<int>(r.consumed));
-    return r.cpis * static_cast<int>(d_nrange);
+    return produced;
 }
 
 } // namespace gpuradar

@@ -50,7 +50,13 @@ struct device_buffer::impl {
     // Event ordering (event_ordered edges): the writer's last write, each reader's last
     // read, keyed by the reader's stream provider.
     std::mutex event_mutex;
-    std::unique_ptr<kernels::cuda_event> write_event;
+    //! The writer's marks, a ring: (end of the items written, event after their kernels).
+    struct write_mark {
+        std::uint64_t end = 0;
+        kernels::cuda_event event;
+    };
+    std::vector<write_mark> write_marks;
+    std::uint64_t marks_recorded = 0;
     std::vector<std::pair<const device_stream_provider*, kernels::cuda_event>> read_events;
 };
 
@@ -262,20 +268,38 @@ bool device_buffer::device_to_host() const
     return d_transfer_type == gr::transfer_type::DEVICE_TO_HOST;
 }
 
-void device_buffer::write_done(void* stream)
+void device_buffer::write_done(void* stream, std::uint64_t end_item)
 {
+    // A writer runs ahead of its readers by at most the buffer: a few work calls of
+    // CPI-sized items. If it ever laps the ring, a reader finds a later mark than it
+    // needs, which covers its items too (one stream): slower, never wrong.
+    constexpr std::size_t write_mark_ring = 64;
     std::lock_guard<std::mutex> lock(d_impl->event_mutex);
-    if (!d_impl->write_event)
-        d_impl->write_event = std::make_unique<kernels::cuda_event>();
-    d_impl->write_event->record(kernels::stream_ref(stream));
+    auto& marks = d_impl->write_marks;
+    if (marks.empty())
+        marks.resize(write_mark_ring);
+    auto& m = marks[d_impl->marks_recorded % marks.size()];
+    m.end = end_item;
+    m.event.record(kernels::stream_ref(stream));
+    ++d_impl->marks_recorded;
 }
 
-void device_buffer::wait_for_write(void* stream)
+void device_buffer::wait_for_write(void* stream, std::uint64_t end_item)
 {
     std::lock_guard<std::mutex> lock(d_impl->event_mutex);
-    // Never recorded: nothing written by kernels yet, nothing to wait for.
-    if (d_impl->write_event)
-        d_impl->write_event->make_stream_wait(kernels::stream_ref(stream));
+    const auto& marks = d_impl->write_marks;
+    const std::uint64_t n = d_impl->marks_recorded;
+    if (n == 0)
+        return; // nothing written by kernels yet, nothing to wait for
+    // Oldest to newest: the first mark whose items reach end_item (else the newest).
+    const std::uint64_t first = n > marks.size() ? n - marks.size() : 0;
+    std::uint64_t pick = n - 1;
+    for (std::uint64_t i = first; i < n; ++i)
+        if (marks[i % marks.size()].end >= end_item) {
+            pick = i;
+            break;
+        }
+    marks[pick % marks.size()].event.make_stream_wait(kernels::stream_ref(stream));
 }
 
 void device_buffer::read_done(const device_stream_provider* reader, void* stream)

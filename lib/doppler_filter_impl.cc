@@ -98,9 +98,10 @@ int doppler_filter_impl::general_work(int noutput_items,
                          cpi_tag_key(),
                          with_doppler_axis(dict, d_nfft, d_fftshift));
         });
-    finish_work();
+    const int produced = r.cpis * static_cast<int>(d_nrange);
+    finish_work(produced);
     consume_each(static_cast<int>(r.consumed));
-    return r.cpis * static_cast<int>(d_nrange);
+    return produced;
 }
 
 } // namespace gpuradar

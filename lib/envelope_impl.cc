@@ -41,7 +41,7 @@ int envelope_impl::work(int noutput_items,
     const auto* in = static_cast<const gr_complex*>(input_items[0]);
     auto* out = static_cast<float*>(output_items[0]);
     d_kernel->run(in, out, std::size_t(noutput_items) * d_vlen);
-    finish_work();
+    finish_work(noutput_items);
     return noutput_items;
 }
 

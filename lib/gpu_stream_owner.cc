@@ -3,6 +3,7 @@
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer.h>
 #include <gnuradio/buffer_reader.h>
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -45,7 +46,7 @@ bool gpu_stream_owner::orders_by_events() const
     return d_stream != nullptr && event_ordering_enabled();
 }
 
-void gpu_stream_owner::begin_work() const
+void gpu_stream_owner::begin_work(bool inputs_per_cpi) const
 {
     if (!orders_by_events())
         return;
@@ -53,7 +54,7 @@ void gpu_stream_owner::begin_work() const
     if (d == nullptr)
         return;
     void* s = device_stream();
-    for (int i = 0; i < d->ninputs(); ++i)
+    for (int i = inputs_per_cpi ? 1 : 0; i < d->ninputs(); ++i)
         if (device_buffer* b = input_buffer(d, i); b && b->event_ordered())
             b->wait_for_write(s);
     for (int o = 0; o < d->noutputs(); ++o)
@@ -61,7 +62,18 @@ void gpu_stream_owner::begin_work() const
             b->wait_for_reads(s);
 }
 
-void gpu_stream_owner::finish_work() const
+void gpu_stream_owner::wait_for_input(std::uint64_t end_item) const
+{
+    if (!orders_by_events())
+        return;
+    gr::block_detail* d = detail_of(this);
+    if (d == nullptr || d->ninputs() == 0)
+        return;
+    if (device_buffer* b = input_buffer(d, 0); b && b->event_ordered())
+        b->wait_for_write(device_stream(), end_item);
+}
+
+void gpu_stream_owner::finish_work(int produced) const
 {
     if (!d_stream)
         return;
@@ -70,6 +82,7 @@ void gpu_stream_owner::finish_work() const
         synchronize_stream();
         return;
     }
+    auto* blk = dynamic_cast<gr::block*>(const_cast<gpu_stream_owner*>(this));
     void* s = device_stream();
     bool wait = false;
     for (int i = 0; i < d->ninputs(); ++i) {
@@ -82,7 +95,7 @@ void gpu_stream_owner::finish_work() const
     for (int o = 0; o < d->noutputs(); ++o) {
         device_buffer* b = output_buffer(d, o);
         if (b && b->event_ordered())
-            b->write_done(s);
+            b->write_done(s, blk->nitems_written(o) + std::uint64_t(std::max(produced, 0)));
         else if (!(b && b->device_to_host())) // device to host: post_work() waits
             wait = true;
     }

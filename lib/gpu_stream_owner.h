@@ -56,17 +56,25 @@ protected:
 
     /*!
      * First in work(), before any kernel is queued: this block's stream waits for the
-     * writers of its event-ordered inputs and for the readers of its event-ordered
-     * outputs (the space they released). No-op on the CPU backend.
+     * readers of its event-ordered outputs (the space they released) and, unless
+     * `inputs_per_cpi` (the block then calls wait_for_input() before each CPI), for the
+     * writers of everything on its event-ordered inputs. No-op on the CPU backend.
      */
-    void begin_work() const;
+    void begin_work(bool inputs_per_cpi = false) const;
 
     /*!
-     * Last in work(): records this block's events on its event-ordered edges, and waits
-     * for its stream when any edge is not event-ordered (see the class comment). No-op on
-     * the CPU backend.
+     * Before queuing kernels that read input 0 up to absolute item `end_item`: waits for
+     * the writer's work on those items only, not for what it queued after them (a writer
+     * that runs several CPIs ahead would otherwise hold each CPI back to the newest).
      */
-    void finish_work() const;
+    void wait_for_input(std::uint64_t end_item) const;
+
+    /*!
+     * Last in work(), with the items this call produces on every output: records this
+     * block's events on its event-ordered edges, and waits for its stream when any edge
+     * is not event-ordered (see the class comment). No-op on the CPU backend.
+     */
+    void finish_work(int produced) const;
 
     //! Waits for everything queued on the stream (constructors, set-up). No-op on CPU.
     void synchronize_stream() const

@@ -51,7 +51,7 @@ int multiply_const_impl::work(int noutput_items,
     const auto* in = static_cast<const gr_complex*>(input_items[0]);
     auto* out = static_cast<gr_complex*>(output_items[0]);
     d_kernel->run(in, out, std::size_t(noutput_items) * d_vlen, k());
-    finish_work();
+    finish_work(noutput_items);
     return noutput_items;
 }
 

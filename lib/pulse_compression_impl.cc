@@ -149,9 +149,10 @@ int pulse_compression_impl::general_work(int noutput_items,
                 add_item_tag(0, t);
             }
         });
-    finish_work();
+    const int produced = r.cpis * static_cast<int>(d_npulses);
+    finish_work(produced);
     consume_each(static_cast<int>(r.consumed));
-    return r.cpis * static_cast<int>(d_npulses);
+    return produced;
 }
 
 } // namespace gpuradar

@@ -105,7 +105,7 @@ int pulse_doppler_processor_impl::general_work(int noutput_items,
                                                gr_vector_const_void_star& input_items,
                                                gr_vector_void_star& output_items)
 {
-    begin_work(); // before any kernel touches the buffers
+    begin_work(true); // before any kernel touches the buffers; inputs per CPI below
     const auto* in = static_cast<const gr_complex*>(input_items[0]);
     auto* out = static_cast<float*>(output_items[0]);
     const std::size_t in_item = d_channels * d_nrange;
@@ -121,6 +121,7 @@ int pulse_doppler_processor_impl::general_work(int noutput_items,
             get_tags_in_range(t, 0, a, b, cpi_tag_key());
         },
         [&](std::uint64_t consumed, int cpi, const pmt::pmt_t& dict) {
+            wait_for_input(nitems_read(0) + consumed + d_npulses);
             {
                 std::lock_guard<std::mutex> lock(d_kernel_mutex);
                 d_kernel->run(in + consumed * in_item,
@@ -131,9 +132,10 @@ int pulse_doppler_processor_impl::general_work(int noutput_items,
                          cpi_tag_key(),
                          with_doppler_axis(dict, d_nfft, d_fftshift));
         });
-    finish_work();
+    const int produced = r.cpis * static_cast<int>(d_nrange);
+    finish_work(produced);
     consume_each(static_cast<int>(r.consumed));
-    return r.cpis * static_cast<int>(d_nrange);
+    return produced;
 }
 
 } // namespace gpuradar

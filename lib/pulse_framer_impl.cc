@@ -170,9 +170,10 @@ int pulse_framer_impl::general_work(int noutput_items,
                        kernels::to_string(cfg.trigger),
                        offset + r.consumed);
     }
-    finish_work(); // the device copies read `in`, which GNU Radio frees on return
+    const int produced = static_cast<int>(r.cpis.size() * cfg.npulses);
+    finish_work(produced); // the device copies read `in`, which GNU Radio frees on return
     consume_each(static_cast<int>(r.consumed));
-    return static_cast<int>(r.cpis.size() * cfg.npulses);
+    return produced;
 }
 
 } // namespace gpuradar

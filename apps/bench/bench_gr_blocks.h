@@ -62,7 +62,7 @@ public:
                                 kernels::copy_kind::device_to_device, d_stream.ref(),
                                 "device_replay_source");
         if (ordered)
-            buf->write_done(device_stream());
+            buf->write_done(device_stream(), nitems_written(0) + n * d_items_per_cpi);
         else
             d_stream.synchronize("device_replay_source");
         d_left -= n;

@@ -108,10 +108,13 @@ public:
     bool event_ordered();
     //! Device to host: post_work() copies the writer's items out and waits for the copy.
     bool device_to_host() const;
-    //! The writer, after queuing kernels that wrote items (its stream, cudaStream_t).
-    void write_done(void* stream);
-    //! A reader, before queuing kernels that read items.
-    void wait_for_write(void* stream);
+    //! The writer, after queuing kernels that wrote the items before absolute index
+    //! `end_item` (its stream, cudaStream_t).
+    void write_done(void* stream, std::uint64_t end_item);
+    //! A reader, before queuing kernels that read items before absolute index `end_item`
+    //! (all written so far by default): its stream waits for the writer's earliest mark
+    //! that covers them, not for work the writer queued after them.
+    void wait_for_write(void* stream, std::uint64_t end_item = UINT64_MAX);
     //! A reader, after queuing kernels that read items.
     void read_done(const device_stream_provider* reader, void* stream);
     //! The writer, before queuing kernels that write into space the readers released.
