@@ -99,8 +99,15 @@ void gpu_stream_owner::finish_work(int produced) const
         else if (!(b && b->device_to_host())) // device to host: post_work() waits
             wait = true;
     }
-    if (wait)
-        synchronize_stream();
+    if (wait) {
+        // An event recorded now, not the whole stream: a host writer's thread may have
+        // queued its next host-to-device copy on this stream meanwhile (post_work), and
+        // this block's items do not depend on it.
+        if (!d_done)
+            d_done = std::make_unique<kernels::cuda_event>();
+        d_done->record(stream());
+        d_done->synchronize();
+    }
 }
 
 } // namespace gpuradar

@@ -96,6 +96,8 @@ protected:
 private:
     const std::string d_block_name;
     std::unique_ptr<kernels::cuda_stream> d_stream;
+    //! finish_work()'s host wait (made on first use; only the block's thread uses it).
+    mutable std::unique_ptr<kernels::cuda_event> d_done;
 };
 
 } // namespace gpuradar
