@@ -18,11 +18,12 @@ namespace kernels = ::gpuradar::kernels;
 /*!
  * Base of every gpuradar block: on the CUDA backend it owns one stream, hands it to its
  * kernels objects and to the device buffers on its ports (device_stream_provider).
- * work() calls begin_work() before it queues kernels and finish_work() at its end.
- * Between two gpuradar GPU blocks (an event-ordered device-to-device edge) the blocks
- * order their streams by the buffer's events and nobody waits on the host; a block with
- * any other edge (host-to-device input, an edge to a block outside this protocol) waits
- * for its stream at the end of work(), as GNU Radio releases the input and publishes the
+ * work() calls begin_work() before it queues kernels (CPI blocks: wait_for_input()
+ * before each CPI) and finish_work(produced) at its end. Between two gpuradar GPU blocks
+ * (an event-ordered device-to-device edge) the blocks order their streams by the
+ * buffer's events and nobody waits on the host; a block with any other edge
+ * (host-to-device input, an edge to a block outside this protocol) waits at the end of
+ * work() for the work it queued, as GNU Radio releases the input and publishes the
  * output as soon as work() returns. GPURADAR_EVENT_ORDERING=0 makes every block wait.
  */
 class gpu_stream_owner : public device_stream_provider
