@@ -1160,8 +1160,8 @@ public:
         d_results_host_device = static_cast<unsigned long long*>(mapped);
         // The first run's counters start at zero; every run zeroes the other area's.
         for (const auto& area : d_results)
-            GPURADAR_CUDA_CHECK(who,
-                                cudaMemsetAsync(area.get(), 0, counters_bytes(plan.max_maps), d_stream));
+            GPURADAR_CUDA_CHECK(
+                who, cudaMemsetAsync(area.get(), 0, counters_bytes(plan.max_maps), d_stream));
         // The tables above are copied from host vectors that die with this constructor.
         GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
     }
@@ -1248,7 +1248,7 @@ public:
                     unsigned(std::min<std::size_t>(max_grid_yz, nmaps - m0)));
                 const bool first = m0 == 0 && y0 == 0;
                 a.reset = first ? d_results[d_area ^ 1u].as<unsigned long long>() : nullptr;
-                a.reset_n = int(1 + d_plan.max_maps);
+                a.reset_n = int(counter_words(d_plan.max_maps));
                 launch_dependent(d_dependent,
                                  kernel,
                                  grid,
@@ -1278,12 +1278,12 @@ public:
                              0,
                              d_stream,
                              who,
-                             static_cast<const unsigned long long*>(results.as<unsigned long long>()),
+                             results.as<unsigned long long>(),
                              d_results_host_device,
-                             int(1 + g.nmaps),
-                             static_cast<const device_detection*>(list_of(results.as<char>(), g.nmaps)),
+                             int(counter_words(g.nmaps)),
+                             list_of(results.as<char>(), g.nmaps),
                              list_of(reinterpret_cast<char*>(d_results_host_device), g.nmaps),
-                             static_cast<unsigned long long>(head));
+                             head);
         }
     }
 
@@ -1326,9 +1326,11 @@ public:
     cfar_estimator estimator() const override { return d_estimator; }
 
 private:
+    //! [found][non-finite per map]
+    static std::size_t counter_words(std::size_t maps) { return 1 + maps; }
     static std::size_t counters_bytes(std::size_t maps)
     {
-        return (1 + maps) * sizeof(unsigned long long);
+        return counter_words(maps) * sizeof(unsigned long long);
     }
     static std::size_t results_bytes(std::size_t maps, std::size_t detections)
     {

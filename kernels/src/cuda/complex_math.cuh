@@ -6,6 +6,18 @@
 
 namespace gpuradar::kernels::detail {
 
+//! a + b
+__device__ __forceinline__ float2 cadd(float2 a, float2 b)
+{
+    return make_float2(a.x + b.x, a.y + b.y);
+}
+
+//! a - b
+__device__ __forceinline__ float2 csub(float2 a, float2 b)
+{
+    return make_float2(a.x - b.x, a.y - b.y);
+}
+
 //! a * b
 __device__ __forceinline__ float2 cmul(float2 a, float2 b)
 {

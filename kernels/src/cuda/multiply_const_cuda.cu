@@ -1,16 +1,12 @@
 /* CUDA complex gain: bandwidth-bound (8 B in, 8 B out per sample), 16-byte accesses. */
 #include "../factories.h"
+#include "complex_math.cuh"
 #include "cuda_check.h"
 #include "launch.h"
 #include <cuda_runtime.h>
 
 namespace gpuradar::kernels::detail {
 namespace {
-
-__device__ __forceinline__ float2 cmul(float2 a, float2 k)
-{
-    return make_float2(fmaf(a.x, k.x, -a.y * k.y), fmaf(a.x, k.y, a.y * k.x));
-}
 
 // Two samples per thread per step (one float4). No __restrict__: in == out is allowed.
 __global__ void multiply_const_pairs(const float4* in, float4* out, std::size_t npairs, float2 k)

@@ -275,7 +275,7 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
         }
         __syncthreads();
         // DIF pass radix 16 on sub-transforms of length F / RS (stride 16).
-        smem_fft_pass_dif<os_radix>(sm, F, a.log2F - log2RS, a.twiddle, a.log2F);
+        smem_fft_pass<os_radix, false>(sm, F, a.log2F - log2RS, a.twiddle, a.log2F);
         // Last DIF pass (length 16, stride 1), spectrum product, first DIT pass.
         for (unsigned t = threadIdx.x; t < F16; t += T) {
             const unsigned base = t * 16;
@@ -295,7 +295,7 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
                 sm[smem_fft_pad(base + j)] = v[j];
         }
         __syncthreads();
-        smem_fft_pass_dit<os_radix>(sm, F, a.log2F - log2RS, a.twiddle, a.log2F);
+        smem_fft_pass<os_radix, true>(sm, F, a.log2F - log2RS, a.twiddle, a.log2F);
         // Last DIT pass radix RS (L = F, stride sA), to global memory.
         float2* y = a.y + row * a.nrange + d0;
         const unsigned n_out = min(a.M, n_in);
@@ -452,7 +452,8 @@ private:
             default:
                 break;
             }
-            launch_dependent(d_dependent, kernel, dim3(grid), dim3(threads), smem, d_stream, who, a);
+            launch_dependent(
+                d_dependent, kernel, dim3(grid), dim3(threads), smem, d_stream, who, a);
             return in_out;
         }
         const auto nfft = static_cast<unsigned>(d_nfft);
@@ -664,7 +665,7 @@ private:
     }
 
     cudaStream_t d_stream;
-    bool d_dependent; // launch overlap_save_rows as a dependent launch (sm_90+)
+    const bool d_dependent; // launch overlap_save_rows as a dependent launch (sm_90+)
     const bool d_use_callbacks;
     // fft
     std::size_t d_nfft = 0;

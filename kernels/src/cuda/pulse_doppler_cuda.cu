@@ -174,9 +174,9 @@ __device__ __forceinline__ unsigned fd_pad(unsigned i) { return i + (i >> 4); }
  * One decimation-in-time pass of radix R over `total` samples in rows of n = 2^log2n
  * (row j at sm + j * RS, position i at fd_pad(i)): sub-transforms of length L = 2^log2L
  * whose R blocks of length s = L / R hold the s-point DFTs of the R decimated
- * subsequences (mixed-radix digit-reversed input, as smem_fft_pass_dit); a thread takes
- * one n1 < s, multiplies by W_L^(r n1) and runs the R-point DFT in registers. `twiddle`
- * holds all n values exp(-2 pi i t / n).
+ * subsequences (mixed-radix digit-reversed input, as smem_fft_pass<R, true>); a thread
+ * takes one n1 < s, multiplies by W_L^(r n1) and runs the R-point DFT in registers.
+ * `twiddle` holds all n values exp(-2 pi i t / n).
  */
 //! Power, magnitude or dB of one Doppler sample (the envelope of the map).
 __device__ __forceinline__ float fd_envelope(float2 y, unsigned env_db, unsigned env_linear)
@@ -542,7 +542,7 @@ private:
     }
 
     cudaStream_t d_stream;
-    bool d_dependent = dependent_launch_supported(who); // fused_doppler_r16 (sm_90+)
+    const bool d_dependent = dependent_launch_supported(who); // fused_doppler_r16 (sm_90+)
     std::unique_ptr<pulse_compression_cuda_engine> d_pc;
     device_memory d_compressed; // pulse-major compressed CPI (when pc writes it)
     // fused Doppler

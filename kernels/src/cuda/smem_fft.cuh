@@ -27,15 +27,6 @@
 
 namespace gpuradar::kernels::detail {
 
-__device__ __forceinline__ float2 cadd(float2 a, float2 b)
-{
-    return make_float2(a.x + b.x, a.y + b.y);
-}
-__device__ __forceinline__ float2 csub(float2 a, float2 b)
-{
-    return make_float2(a.x - b.x, a.y - b.y);
-}
-
 //! The position of sample m of an n = 2^log2n transform in bit-reversed order.
 __device__ __forceinline__ unsigned smem_fft_brev(unsigned m, unsigned log2n)
 {
@@ -155,11 +146,11 @@ __device__ __forceinline__ void smem_fft_dif(float2* sm,
  * length L_p = n / (R_0 ... R_{p-1}) at stride s = L_p / R_p: a thread loads R samples
  * (stride s) into registers, runs an R-point DFT there, and stores them back to the same
  * places, so a pass reads and writes shared memory once for log2(R) radix-2 stages.
- *  - smem_fft_pass_dif<R>: DFT over the loaded samples, then the twiddles W_{L_p}^{n1 r}
- *    (n1 the position in the stride): after passes 0..P-1, bin k of the transform sits at
- *    smem_fft_digit_position(k) (mixed-radix digit reversal).
- *  - smem_fft_pass_dit<R>: its transpose (twiddles first, then the DFT). Passes P-1..0
- *    on data in digit-reversed order give the transform in natural order.
+ *  - smem_fft_pass<R, false> (DIF): DFT over the loaded samples, then the twiddles
+ *    W_{L_p}^{n1 r} (n1 the position in the stride): after passes 0..P-1, bin k of the
+ *    transform sits at its mixed-radix digit-reversed position (os_digit_position).
+ *  - smem_fft_pass<R, true> (DIT): its transpose (twiddles first, then the DFT).
+ *    Passes P-1..0 on data in digit-reversed order give the transform in natural order.
  * Shared-memory index of logical position i: smem_fft_pad(i) (one pad slot per 16
  * samples, so that the strided loads of the last passes hit distinct banks).
  * `twiddle` has n values exp(-2 pi i t / n); a butterfly reads W^1, W^2, W^4, W^8 of its
@@ -256,12 +247,14 @@ smem_fft_powers(float2 (&w)[R], const float2* __restrict__ twiddle, unsigned ste
     }
 }
 
-template <int R>
-__device__ __forceinline__ void smem_fft_pass_dif(float2* sm,
-                                                  unsigned n,
-                                                  unsigned log2L,
-                                                  const float2* __restrict__ twiddle,
-                                                  unsigned log2n)
+//! One pass (see above): DIF = DFT then twiddles, DIT = twiddles then DFT, on the
+//! samples a thread loads and stores back at the same places.
+template <int R, bool DIT>
+__device__ __forceinline__ void smem_fft_pass(float2* sm,
+                                              unsigned n,
+                                              unsigned log2L,
+                                              const float2* __restrict__ twiddle,
+                                              unsigned log2n)
 {
     constexpr int log2R = R == 2 ? 1 : R == 4 ? 2 : R == 8 ? 3 : 4;
     const unsigned log2s = log2L - log2R;
@@ -273,7 +266,8 @@ __device__ __forceinline__ void smem_fft_pass_dif(float2* sm,
 #pragma unroll
         for (int j = 0; j < R; ++j)
             v[j] = sm[smem_fft_pad(base + j * s)];
-        smem_fft_reg_dft<R>(v);
+        if constexpr (!DIT)
+            smem_fft_reg_dft<R>(v);
         if (n1 != 0) {
             float2 w[R];
             smem_fft_powers<R>(w, twiddle, n1 << (log2n - log2L));
@@ -281,41 +275,11 @@ __device__ __forceinline__ void smem_fft_pass_dif(float2* sm,
             for (int r = 1; r < R; ++r)
                 v[r] = cmul(v[r], w[r]);
         }
+        if constexpr (DIT)
+            smem_fft_reg_dft<R>(v);
 #pragma unroll
         for (int r = 0; r < R; ++r)
             sm[smem_fft_pad(base + r * s)] = v[r];
-    }
-    __syncthreads();
-}
-
-template <int R>
-__device__ __forceinline__ void smem_fft_pass_dit(float2* sm,
-                                                  unsigned n,
-                                                  unsigned log2L,
-                                                  const float2* __restrict__ twiddle,
-                                                  unsigned log2n)
-{
-    constexpr int log2R = R == 2 ? 1 : R == 4 ? 2 : R == 8 ? 3 : 4;
-    const unsigned log2s = log2L - log2R;
-    const unsigned s = 1u << log2s;
-    for (unsigned b = threadIdx.x; b < n / R; b += blockDim.x) {
-        const unsigned sub = b >> log2s, n1 = b & (s - 1);
-        const unsigned base = (sub << log2L) + n1;
-        float2 v[R];
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-            v[r] = sm[smem_fft_pad(base + r * s)];
-        if (n1 != 0) {
-            float2 w[R];
-            smem_fft_powers<R>(w, twiddle, n1 << (log2n - log2L));
-#pragma unroll
-            for (int r = 1; r < R; ++r)
-                v[r] = cmul(v[r], w[r]);
-        }
-        smem_fft_reg_dft<R>(v);
-#pragma unroll
-        for (int j = 0; j < R; ++j)
-            sm[smem_fft_pad(base + j * s)] = v[j];
     }
     __syncthreads();
 }
