@@ -22,12 +22,14 @@ bool event_ordering_enabled()
     return enabled;
 }
 
-//! The block's detail (its buffers), or nullptr before the flowgraph is set up.
-gr::block_detail* detail_of(const gpu_stream_owner* owner)
+//! The gr::block this owner is a base of (every gpuradar block is both).
+gr::block* block_of(const gpu_stream_owner* owner)
 {
-    const auto* blk = dynamic_cast<const gr::block*>(owner);
-    return blk ? blk->detail().get() : nullptr;
+    return dynamic_cast<gr::block*>(const_cast<gpu_stream_owner*>(owner));
 }
+
+//! The block's detail (its buffers), or nullptr before the flowgraph is set up.
+gr::block_detail* detail_of(gr::block* blk) { return blk ? blk->detail().get() : nullptr; }
 
 device_buffer* input_buffer(gr::block_detail* d, int i)
 {
@@ -50,7 +52,7 @@ void gpu_stream_owner::begin_work(bool inputs_per_cpi) const
 {
     if (!orders_by_events())
         return;
-    gr::block_detail* d = detail_of(this);
+    gr::block_detail* d = detail_of(block_of(this));
     if (d == nullptr)
         return;
     void* s = device_stream();
@@ -66,7 +68,7 @@ void gpu_stream_owner::wait_for_input(std::uint64_t end_item) const
 {
     if (!orders_by_events())
         return;
-    gr::block_detail* d = detail_of(this);
+    gr::block_detail* d = detail_of(block_of(this));
     if (d == nullptr || d->ninputs() == 0)
         return;
     if (device_buffer* b = input_buffer(d, 0); b && b->event_ordered())
@@ -77,12 +79,12 @@ void gpu_stream_owner::finish_work(int produced) const
 {
     if (!d_stream)
         return;
-    gr::block_detail* d = orders_by_events() ? detail_of(this) : nullptr;
+    gr::block* blk = block_of(this);
+    gr::block_detail* d = orders_by_events() ? detail_of(blk) : nullptr;
     if (d == nullptr) {
         synchronize_stream();
         return;
     }
-    auto* blk = dynamic_cast<gr::block*>(const_cast<gpu_stream_owner*>(this));
     void* s = device_stream();
     bool wait = false;
     for (int i = 0; i < d->ninputs(); ++i) {

@@ -153,7 +153,8 @@ public:
           d_total(total),
           d_cpi_samples(cpi_samples),
           d_rate(rate),
-          d_piece(std::max<std::uint64_t>(1, cpi_samples / std::max<std::uint64_t>(1, pieces_per_cpi)))
+          d_piece(std::max<std::uint64_t>(
+              1, cpi_samples / std::max<std::uint64_t>(1, pieces_per_cpi)))
     {
         // Large work calls: a memcpy per call, not per default 32 kB buffer.
         set_min_output_buffer(static_cast<long>(2 * cpi_samples));
