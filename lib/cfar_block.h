@@ -20,7 +20,8 @@
 namespace gr {
 namespace gpuradar {
 
-//! The detectors' stream priority: high, or normal with GPURADAR_CFAR_STREAM_PRIORITY=normal.
+//! The detectors' stream priority: high, or normal with
+//! GPURADAR_CFAR_STREAM_PRIORITY=normal.
 inline kernels::stream_priority cfar_stream_priority()
 {
     const char* e = std::getenv("GPURADAR_CFAR_STREAM_PRIORITY");

@@ -57,7 +57,8 @@ struct device_buffer::impl {
     };
     std::vector<write_mark> write_marks;
     std::uint64_t marks_recorded = 0;
-    std::vector<std::pair<const device_stream_provider*, kernels::cuda_event>> read_events;
+    std::vector<std::pair<const device_stream_provider*, kernels::cuda_event>>
+        read_events;
 };
 
 namespace {

@@ -1,4 +1,5 @@
-/* gpu_stream_owner: event ordering between gpuradar GPU blocks (see gpu_stream_owner.h). */
+/* gpu_stream_owner: event ordering between gpuradar GPU blocks (see gpu_stream_owner.h).
+ */
 #include "gpu_stream_owner.h"
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer.h>
@@ -29,7 +30,10 @@ gr::block* block_of(const gpu_stream_owner* owner)
 }
 
 //! The block's detail (its buffers), or nullptr before the flowgraph is set up.
-gr::block_detail* detail_of(gr::block* blk) { return blk ? blk->detail().get() : nullptr; }
+gr::block_detail* detail_of(gr::block* blk)
+{
+    return blk ? blk->detail().get() : nullptr;
+}
 
 device_buffer* input_buffer(gr::block_detail* d, int i)
 {
@@ -97,7 +101,8 @@ void gpu_stream_owner::finish_work(int produced) const
     for (int o = 0; o < d->noutputs(); ++o) {
         device_buffer* b = output_buffer(d, o);
         if (b && b->event_ordered())
-            b->write_done(s, blk->nitems_written(o) + std::uint64_t(std::max(produced, 0)));
+            b->write_done(s,
+                          blk->nitems_written(o) + std::uint64_t(std::max(produced, 0)));
         else if (!(b && b->device_to_host())) // device to host: post_work() waits
             wait = true;
     }

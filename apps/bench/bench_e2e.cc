@@ -191,10 +191,12 @@ GPURADAR_BENCH("e2e/PD")
                 .field("paced_at_samples_per_s", 0.5 * sps)
                 .field("latency_median_ms", percentile(paced.latency_ms, 0.5))
                 .field("latency_p99_ms", percentile(paced.latency_ms, 0.99))
-                .field("latency_pieces_median_ms", percentile(paced_pieces.latency_ms, 0.5))
+                .field("latency_pieces_median_ms",
+                       percentile(paced_pieces.latency_ms, 0.5))
                 .field("latency_pieces_p99_ms", percentile(paced_pieces.latency_ms, 0.99))
                 .field("detections_per_cpi", r.detections_per_cpi)
-                .field("dropped_cpis", double(r.dropped + paced.dropped + paced_pieces.dropped))
+                .field("dropped_cpis",
+                       double(r.dropped + paced.dropped + paced_pieces.dropped))
                 .emit();
         }
 }

@@ -8,9 +8,9 @@
 #define INCLUDED_GPURADAR_BENCH_GR_BLOCKS_H
 
 #include "bench_pd_common.h"
-#include <gnuradio/gpuradar/device_buffer.h>
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_reader.h>
+#include <gnuradio/gpuradar/device_buffer.h>
 #include <gnuradio/io_signature.h>
 #include <gnuradio/sync_block.h>
 #include <chrono>
@@ -116,7 +116,8 @@ public:
     {
         if (d_cpi_end.size() < skip + 2)
             return -1;
-        return std::chrono::duration<double, std::milli>(d_cpi_end.back() - d_cpi_end[skip])
+        return std::chrono::duration<double, std::milli>(d_cpi_end.back() -
+                                                         d_cpi_end[skip])
                    .count() /
                double(d_cpi_end.size() - 1 - skip);
     }

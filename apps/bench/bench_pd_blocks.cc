@@ -4,12 +4,12 @@
  * The source copies a resident random CPI (device to device) into its output buffer and
  * the sink drops the mask on the device, so the figure compares with the kernels-only
  * chain (pd_chain/PD, run in the same invocation) without PCIe. The source's own cost is
- * measured alone (replay_only) and reported beside. Per-CPI time: the spacing of the CPIs'
- * arrivals at the sink after the first 4 (start-up and pipeline fill), the median of
- * three flowgraph runs of N CPIs.
- * kernels_same_work_ms: the GPU work the flowgraph does per CPI without GNU Radio, in
- * one stream — the source's device-to-device copy, then kernels::pulse_doppler and
- * cfar_2d (run + collect, as the block does): the figure the blocks compare with.
+ * measured alone (replay_only) and reported beside. Per-CPI time: the spacing of the
+ * CPIs' arrivals at the sink after the first 4 (start-up and pipeline fill), the median
+ * of three flowgraph runs of N CPIs. kernels_same_work_ms: the GPU work the flowgraph
+ * does per CPI without GNU Radio, in one stream — the source's device-to-device copy,
+ * then kernels::pulse_doppler and cfar_2d (run + collect, as the block does): the figure
+ * the blocks compare with.
  */
 #include "bench_gr_blocks.h"
 #include <gnuradio/gpuradar/cfar_2d.h>
@@ -33,8 +33,9 @@ GPURADAR_BENCH("pd_blocks/PD")
         const std::uint64_t n = opt.quick ? 8 : (w.bytes() > (std::size_t(64) << 20) ? 100 : 400);
         const double pulse_width = double(w.waveform) / 10e6; // waveform samples at 10 MHz
 
-        // stages: 0 replay -> sink, 1 replay -> processor -> sink, 2 ... -> cfar_2d -> sink.
-        // Returns the sink's steady ms per CPI (arrival spacing after the first CPIs).
+        // stages: 0 replay -> sink, 1 replay -> processor -> sink, 2 ... -> cfar_2d ->
+        // sink. Returns the sink's steady ms per CPI (arrival spacing after the first
+        // CPIs).
         auto chain_ms_per_cpi = [&](std::uint64_t ncpi, int stages) {
             const bool replay_only = stages == 0;
             auto tb = gr::make_top_block("pd_blocks");
@@ -58,7 +59,8 @@ GPURADAR_BENCH("pd_blocks/PD")
                         w.channels * nfft * sizeof(float), w.nrange);
                     tb->connect(pd, 0, sink, 0);
                 } else {
-                    sink = gnuradio::make_block_sptr<device_sink>(w.channels * nfft, w.nrange);
+                    sink = gnuradio::make_block_sptr<device_sink>(w.channels * nfft,
+                                                                  w.nrange);
                     tb->connect(pd, 0, cfar, 0);
                     tb->connect(cfar, 0, sink, 0);
                 }
@@ -79,14 +81,18 @@ GPURADAR_BENCH("pd_blocks/PD")
             p.doppler_window = kernels::window_spec::make("hann");
             p.fftshift = true;
             auto pdc = kernels::pulse_doppler::make(kernels::backend::cuda, p, s.ref());
-            auto cfar =
-                kernels::cfar_2d::make(kernels::backend::cuda, chain_cfar_params(w), s.ref());
+            auto cfar = kernels::cfar_2d::make(
+                kernels::backend::cuda, chain_cfar_params(w), s.ref());
             kernels::device_memory in(w.bytes()), power(w.samples() * sizeof(float)),
                 mask(w.samples());
             const int reps = opt.quick ? 5 : opt.repeats;
             const double ms = time_ms(s, reps, [&] {
-                kernels::copy_async(in.get(), cpi.get(), w.bytes(),
-                                    kernels::copy_kind::device_to_device, s.ref(), "bench");
+                kernels::copy_async(in.get(),
+                                    cpi.get(),
+                                    w.bytes(),
+                                    kernels::copy_kind::device_to_device,
+                                    s.ref(),
+                                    "bench");
                 pdc->run(in.as<cfloat>(), power.as<float>());
                 cfar->run(power.as<float>(), mask.as<std::uint8_t>(), nullptr, 1);
                 cfar->collect();

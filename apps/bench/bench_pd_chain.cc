@@ -61,14 +61,17 @@ kernels::pulse_doppler::params chain_params(const pd::workload& w)
  */
 constexpr int streamed_cpis = 20;
 template <class Chain, class Cfar>
-double streamed_ms_per_cpi(const kernels::cuda_stream& s, int reps, Chain&& chain, Cfar&& cfar)
+double
+streamed_ms_per_cpi(const kernels::cuda_stream& s, int reps, Chain&& chain, Cfar&& cfar)
 {
-    return time_ms(s, reps, [&] {
-               for (int i = 0; i < streamed_cpis; ++i) {
-                   chain();
-                   cfar();
-               }
-           }) /
+    return time_ms(s,
+                   reps,
+                   [&] {
+                       for (int i = 0; i < streamed_cpis; ++i) {
+                           chain();
+                           cfar();
+                       }
+                   }) /
            streamed_cpis;
 }
 
@@ -109,26 +112,31 @@ GPURADAR_BENCH("pd_chain/default")
         const double streamed_ms = streamed_ms_per_cpi(s, reps, run_chain, run_cfar);
         // Pipelined as the GNU Radio blocks run (each block on its own stream): CFAR of
         // CPI k on a second stream while the chain runs CPI k + 1, two power maps in
-        // turn. Per CPI over streamed_cpis CPIs; the time ends when both streams are done.
+        // turn. Per CPI over streamed_cpis CPIs; the time ends when both streams are
+        // done.
         kernels::cuda_stream s2;
         auto cfar2 = kernels::cfar_2d::make(cuda, chain_cfar_params(w), s2.ref());
         kernels::device_memory power2(w.samples() * sizeof(float));
         float* maps[2] = { power.as<float>(), power2.as<float>() };
         kernels::cuda_event map_ready[2], map_free[2], s2_done;
-        const double pipelined_ms = time_ms(s, reps, [&] {
-            for (int i = 0; i < streamed_cpis; ++i) {
-                const int k = i % 2;
-                if (i >= 2)
-                    map_free[k].make_stream_wait(s.ref());
-                pdc->run(x.as<cfloat>(), maps[k]);
-                map_ready[k].record(s.ref());
-                map_ready[k].make_stream_wait(s2.ref());
-                cfar2->run(maps[k], mask.as<std::uint8_t>(), nullptr, 1);
-                map_free[k].record(s2.ref());
-            }
-            s2_done.record(s2.ref());
-            s2_done.make_stream_wait(s.ref());
-        }) / streamed_cpis;
+        const double pipelined_ms =
+            time_ms(s,
+                    reps,
+                    [&] {
+                        for (int i = 0; i < streamed_cpis; ++i) {
+                            const int k = i % 2;
+                            if (i >= 2)
+                                map_free[k].make_stream_wait(s.ref());
+                            pdc->run(x.as<cfloat>(), maps[k]);
+                            map_ready[k].record(s.ref());
+                            map_ready[k].make_stream_wait(s2.ref());
+                            cfar2->run(maps[k], mask.as<std::uint8_t>(), nullptr, 1);
+                            map_free[k].record(s2.ref());
+                        }
+                        s2_done.record(s2.ref());
+                        s2_done.make_stream_wait(s.ref());
+                    }) /
+            streamed_cpis;
         json_line("pd_chain/default")
             .field("device", props.name)
             .field("workload", w.name)

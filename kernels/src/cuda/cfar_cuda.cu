@@ -119,7 +119,8 @@ __device__ __forceinline__ void begin_cfar_kernel(const kernel_args& a)
     allow_dependents();
     if (a.reset != nullptr && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0) {
         const int nthreads = int(blockDim.x * blockDim.y);
-        for (int i = int(threadIdx.y * blockDim.x + threadIdx.x); i < a.reset_n; i += nthreads)
+        for (int i = int(threadIdx.y * blockDim.x + threadIdx.x); i < a.reset_n;
+             i += nthreads)
             a.reset[i] = 0;
     }
 }
@@ -1156,12 +1157,14 @@ public:
                    stream,
                    who);
         void* mapped = nullptr;
-        GPURADAR_CUDA_CHECK(who, cudaHostGetDevicePointer(&mapped, d_results_host.get(), 0));
+        GPURADAR_CUDA_CHECK(who,
+                            cudaHostGetDevicePointer(&mapped, d_results_host.get(), 0));
         d_results_host_device = static_cast<unsigned long long*>(mapped);
         // The first run's counters start at zero; every run zeroes the other area's.
         for (const auto& area : d_results)
             GPURADAR_CUDA_CHECK(
-                who, cudaMemsetAsync(area.get(), 0, counters_bytes(plan.max_maps), d_stream));
+                who,
+                cudaMemsetAsync(area.get(), 0, counters_bytes(plan.max_maps), d_stream));
         // The tables above are copied from host vectors that die with this constructor.
         GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
     }
@@ -1247,7 +1250,8 @@ public:
                     unsigned(std::min<std::size_t>(max_grid_yz, row_tiles - y0)),
                     unsigned(std::min<std::size_t>(max_grid_yz, nmaps - m0)));
                 const bool first = m0 == 0 && y0 == 0;
-                a.reset = first ? d_results[d_area ^ 1u].as<unsigned long long>() : nullptr;
+                a.reset =
+                    first ? d_results[d_area ^ 1u].as<unsigned long long>() : nullptr;
                 a.reset_n = int(counter_words(d_plan.max_maps));
                 launch_dependent(d_dependent,
                                  kernel,
@@ -1260,8 +1264,9 @@ public:
             }
         }
         // Back to the host: the counters and the head of the list, written by a small
-        // dependent kernel into the mapped pinned buffer (GPURADAR_CFAR_CUDA_PUBLISH=copy:
-        // one device -> host copy of the counters and the whole head instead, A/B).
+        // dependent kernel into the mapped pinned buffer
+        // (GPURADAR_CFAR_CUDA_PUBLISH=copy: one device -> host copy of the counters and
+        // the whole head instead, A/B).
         const std::size_t head = std::min(d_list_head, d_plan.max_detections);
         if (d_publish_copy) {
             copy_async(d_results_host.get(),
@@ -1271,19 +1276,20 @@ public:
                        stream_ref(d_stream),
                        who);
         } else {
-            launch_dependent(d_dependent,
-                             cfar_publish,
-                             dim3(1),
-                             dim3(publish_threads),
-                             0,
-                             d_stream,
-                             who,
-                             results.as<unsigned long long>(),
-                             d_results_host_device,
-                             int(counter_words(g.nmaps)),
-                             list_of(results.as<char>(), g.nmaps),
-                             list_of(reinterpret_cast<char*>(d_results_host_device), g.nmaps),
-                             head);
+            launch_dependent(
+                d_dependent,
+                cfar_publish,
+                dim3(1),
+                dim3(publish_threads),
+                0,
+                d_stream,
+                who,
+                results.as<unsigned long long>(),
+                d_results_host_device,
+                int(counter_words(g.nmaps)),
+                list_of(results.as<char>(), g.nmaps),
+                list_of(reinterpret_cast<char*>(d_results_host_device), g.nmaps),
+                head);
         }
     }
 
@@ -1438,7 +1444,7 @@ private:
     //! Two areas used by turns (d_area: the last run's), each [0] detections found,
     //! [1 + map] non-finite cells, then the detection list.
     device_memory d_results[2];
-    unsigned d_area = 1; // the first run takes area 0
+    unsigned d_area = 1;          // the first run takes area 0
     pinned_memory d_results_host; // its copy: counters and the list's head after each run
     const bool d_dependent = dependent_launch_supported(d_plan.stage); // sm_90+
     kernel_fn d_kernel = nullptr;

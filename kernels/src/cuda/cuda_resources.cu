@@ -30,12 +30,14 @@ cuda_stream::cuda_stream()
 cuda_stream::cuda_stream(stream_priority priority)
 {
     int least = 0, greatest = 0;
-    GPURADAR_CUDA_CHECK("cuda_stream", cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    GPURADAR_CUDA_CHECK("cuda_stream",
+                        cudaDeviceGetStreamPriorityRange(&least, &greatest));
     cudaStream_t s = nullptr;
-    GPURADAR_CUDA_CHECK(
-        "cuda_stream",
-        cudaStreamCreateWithPriority(
-            &s, cudaStreamNonBlocking, priority == stream_priority::high ? greatest : least));
+    GPURADAR_CUDA_CHECK("cuda_stream",
+                        cudaStreamCreateWithPriority(
+                            &s,
+                            cudaStreamNonBlocking,
+                            priority == stream_priority::high ? greatest : least));
     d_stream = s;
 }
 cuda_stream::~cuda_stream()

@@ -46,8 +46,8 @@ inline bool dependent_launch_supported(const char* who)
         return false;
     int dev = 0, major = 0;
     GPURADAR_CUDA_CHECK(who, cudaGetDevice(&dev));
-    GPURADAR_CUDA_CHECK(who,
-                        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    GPURADAR_CUDA_CHECK(
+        who, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     constexpr int first_major = 9; // griddepcontrol: sm_90
     return major >= first_major;
 }
@@ -74,7 +74,8 @@ void launch_dependent(bool dependent,
     cfg.stream = stream;
     cfg.attrs = attr;
     cfg.numAttrs = dependent ? 1 : 0;
-    GPURADAR_CUDA_CHECK(who, cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
+    GPURADAR_CUDA_CHECK(who,
+                        cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
 }
 
 } // namespace gpuradar::kernels::detail

@@ -20,9 +20,9 @@
 #include "../pulse_compression_backends.h"
 #include "complex_math.cuh"
 #include "cuda_check.h"
-#include "dependent_launch.cuh"
 #include "cufft_callbacks.h"
 #include "cufft_plan.h"
+#include "dependent_launch.cuh"
 #include "smem_fft.cuh"
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -242,7 +242,7 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
     const unsigned T = blockDim.x;
     const unsigned sA = F / RS;   // stride of the radix-RS passes
     const unsigned F16 = F / 16;  // threads of the radix-16 passes (= T)
-    wait_for_predecessor(); // x may be the previous kernel's output
+    wait_for_predecessor();       // x may be the previous kernel's output
     allow_dependents();
     for (std::size_t b = blockIdx.x; b < a.blocks; b += gridDim.x) {
         const std::size_t row = b / a.segs;

@@ -439,8 +439,14 @@ public:
                         static_cast<unsigned>(p.channels));
         if (d_r16) {
             // Full tiles: the register-first kernel (row stride fd_pad(nfft) + 1).
-            launch_dependent(
-                d_dependent, d_r16, grid, dim3(d_r16_threads), d_r16_smem, d_stream, who, args);
+            launch_dependent(d_dependent,
+                             d_r16,
+                             grid,
+                             dim3(d_r16_threads),
+                             d_r16_smem,
+                             d_stream,
+                             who,
+                             args);
             return;
         }
         const std::size_t smem = std::size_t(d_bins) * (p.nfft + 1) * sizeof(float2);
@@ -542,7 +548,8 @@ private:
     }
 
     cudaStream_t d_stream;
-    const bool d_dependent = dependent_launch_supported(who); // fused_doppler_r16 (sm_90+)
+    const bool d_dependent =
+        dependent_launch_supported(who); // fused_doppler_r16 (sm_90+)
     std::unique_ptr<pulse_compression_cuda_engine> d_pc;
     device_memory d_compressed; // pulse-major compressed CPI (when pc writes it)
     // fused Doppler

@@ -35,7 +35,7 @@ private:
 //! Scheduling priority of a stream's kernels against other streams' (CUDA priorities).
 enum class stream_priority {
     normal, //!< the device's least priority (the default of every stream)
-    high    //!< the device's greatest: its blocks are dispatched before pending normal ones
+    high //!< the device's greatest: its blocks are dispatched before pending normal ones
 };
 
 //! Owns one non-blocking CUDA stream on the current device.
