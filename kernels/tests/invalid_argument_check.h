@@ -9,18 +9,17 @@
 
 namespace gpuradar::test {
 
-//! f() must throw std::invalid_argument containing "gpuradar::" and `text` (a parameter
-//! name, or a longer piece of the message).
+//! f() must throw std::invalid_argument containing `prefix` (the module's, or a stage's
+//! "gpuradar::<stage>") and `text` (a parameter name, or a longer piece of the message).
 template <typename F>
-void expect_invalid(F&& f, const std::string& text)
+void expect_invalid(F&& f, const std::string& text, const std::string& prefix = "gpuradar::")
 {
     try {
         f();
         ADD_FAILURE() << "no exception for " << text;
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("gpuradar::"), std::string::npos)
-            << e.what();
+        EXPECT_NE(std::string(e.what()).find(prefix), std::string::npos) << e.what();
     }
 }
 

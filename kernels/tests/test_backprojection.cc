@@ -3,6 +3,7 @@
  * impulse response against theory, accumulate, swath edges and bad input.
  */
 #include "test_support.h"
+#include "invalid_argument_check.h"
 #include <gpuradar/kernels/backprojection.h>
 #include <gpuradar/kernels/sar_sim.h>
 #include <algorithm>
@@ -17,7 +18,15 @@ using kernels::backprojection;
 using kernels::image_grid;
 using prec = backprojection::precision;
 namespace sim = kernels::sar_sim;
+
 using cdouble = std::complex<double>;
+
+//! expect_invalid with the stage's prefix in the message.
+template <typename F>
+void expect_invalid_here(F&& f, const std::string& text)
+{
+    expect_invalid(std::forward<F>(f), text, "gpuradar::backprojection");
+}
 
 constexpr double c_light = backprojection::speed_of_light;
 constexpr double pi = 3.14159265358979323846;
@@ -446,18 +455,6 @@ TEST(BackprojectionCpuModes, test_007_non_finite_geometry_is_skipped_and_counted
 
 // ---------------------------------------------------------------- bad input
 
-template <typename F>
-void expect_invalid(F f, const char* param)
-{
-    try {
-        f();
-        FAIL() << "no exception for " << param;
-    } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find(param), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("backprojection"), std::string::npos) << e.what();
-    }
-}
-
 TEST(BackprojectionApi, test_008_bad_parameters_name_the_parameter)
 {
     image_grid ok;
@@ -467,42 +464,42 @@ TEST(BackprojectionApi, test_008_bad_parameters_name_the_parameter)
         return backprojection::make(backend::cpu, g, nbins, prec::fast);
     };
     EXPECT_NO_THROW(make(ok, 2));                      // boundaries pass
-    expect_invalid([&] { make(ok, 1); }, "nbins");     // boundary + 1 throws
+    expect_invalid_here([&] { make(ok, 1); }, "nbins");     // boundary + 1 throws
     image_grid g = ok;
     g.nx = 0;
-    expect_invalid([&] { make(g, 8); }, "nx");
+    expect_invalid_here([&] { make(g, 8); }, "nx");
     g = ok;
     g.ny = 0;
-    expect_invalid([&] { make(g, 8); }, "ny");
+    expect_invalid_here([&] { make(g, 8); }, "ny");
     g = ok;
     g.nx = std::numeric_limits<int>::max(); // nx*ny = 2^31 - 1 passes
     EXPECT_NO_THROW(make(g, 8));
     g.nx = 65536;
     g.ny = 32768; // 2^31
-    expect_invalid([&] { make(g, 8); }, "nx*ny");
+    expect_invalid_here([&] { make(g, 8); }, "nx*ny");
     for (double bad : { 0.0, -1.0, double(NAN), double(INFINITY) }) {
         g = ok;
         g.dx = bad;
-        expect_invalid([&] { make(g, 8); }, "dx");
+        expect_invalid_here([&] { make(g, 8); }, "dx");
         g = ok;
         g.dy = bad;
-        expect_invalid([&] { make(g, 8); }, "dy");
+        expect_invalid_here([&] { make(g, 8); }, "dy");
     }
     g = ok;
     g.dx = 1e-9;
     EXPECT_NO_THROW(make(g, 8));
     g = ok;
     g.x0 = NAN;
-    expect_invalid([&] { make(g, 8); }, "x0");
+    expect_invalid_here([&] { make(g, 8); }, "x0");
     g = ok;
     g.z = INFINITY;
-    expect_invalid([&] { make(g, 8); }, "z");
+    expect_invalid_here([&] { make(g, 8); }, "z");
     g = ok;
     g.height = { 1.0, 2.0 };
-    expect_invalid([&] { make(g, 8); }, "height");
+    expect_invalid_here([&] { make(g, 8); }, "height");
     g.height = { double(NAN) };
-    expect_invalid([&] { make(g, 8); }, "height");
-    expect_invalid([] { backprojection::parse_precision("exact"); }, "precision");
+    expect_invalid_here([&] { make(g, 8); }, "height");
+    expect_invalid_here([] { backprojection::parse_precision("exact"); }, "precision");
     EXPECT_EQ(backprojection::parse_precision("accurate"), prec::accurate);
     EXPECT_EQ(backprojection::parse_precision("fast"), prec::fast);
 }
@@ -514,13 +511,13 @@ TEST(BackprojectionApi, test_009_bad_geometry_names_dr_and_touches_nothing)
     std::vector<cfloat> img(static_cast<std::size_t>(s.grid.nx * s.grid.ny), cfloat(1, 2));
     for (double bad : { 0.0, -0.2 }) {
         s.geom[6 * 5 + 4] = bad;
-        expect_invalid([&] { bp->run(s.pulses.data(), s.geom.data(), 10, img.data()); }, "dr");
+        expect_invalid_here([&] { bp->run(s.pulses.data(), s.geom.data(), 10, img.data()); }, "dr");
     }
     for (const auto& v : img)
         ASSERT_EQ(v, cfloat(1, 2));
-    expect_invalid([&] { bp->run(nullptr, s.geom.data(), 1, img.data()); }, "pulses");
-    expect_invalid([&] { bp->run(s.pulses.data(), nullptr, 1, img.data()); }, "geometry");
-    expect_invalid([&] { bp->run(s.pulses.data(), s.geom.data(), 1, nullptr); }, "image");
+    expect_invalid_here([&] { bp->run(nullptr, s.geom.data(), 1, img.data()); }, "pulses");
+    expect_invalid_here([&] { bp->run(s.pulses.data(), nullptr, 1, img.data()); }, "geometry");
+    expect_invalid_here([&] { bp->run(s.pulses.data(), s.geom.data(), 1, nullptr); }, "image");
     EXPECT_NO_THROW(bp->run(nullptr, nullptr, 0, nullptr)); // nothing to do
 }
 

@@ -1,5 +1,6 @@
 /* backprojection block: focus, restart vs accumulate, skipped geometry, bad input, CUDA. */
 #include "test_support.h"
+#include "invalid_argument_check.h"
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/gpuradar/backprojection.h>
@@ -18,6 +19,13 @@ namespace {
 namespace grr = gr::gpuradar;
 namespace sim = kernels::sar_sim;
 using kernels::image_grid;
+
+//! expect_invalid with this block's prefix in the message.
+template <typename F>
+void expect_invalid_here(F&& f, const std::string& text)
+{
+    expect_invalid(std::forward<F>(f), text, "gpuradar::backprojection");
+}
 
 constexpr std::size_t n6 = kernels::backprojection::geometry_length;
 constexpr double c0 = kernels::backprojection::speed_of_light;
@@ -222,19 +230,6 @@ TEST(BackprojectionBlockCpu, test_003_non_finite_geometry_skipped_and_counted)
     check_skipped_geometry("cpu", 1e-6);
 }
 
-template <typename F>
-void expect_invalid(F f, const char* param)
-{
-    try {
-        f();
-        ADD_FAILURE() << "no exception for " << param;
-    } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find(param), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("gpuradar::backprojection"), std::string::npos)
-            << e.what();
-    }
-}
-
 TEST(BackprojectionBlockCpu, test_004_bad_parameters_name_the_parameter)
 {
     using bp = grr::backprojection;
@@ -244,22 +239,22 @@ TEST(BackprojectionBlockCpu, test_004_bad_parameters_name_the_parameter)
     EXPECT_NO_THROW(bp::make(2, 2, 3, 0, 0, 1, 1, 0, 1, "accumulate", "accurate",
                              std::vector<float>(6, 1.0f), "cpu"));
     // One step beyond fails, naming the parameter.
-    expect_invalid([] { bp::make(1, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "nbins");
-    expect_invalid([] { bp::make(8, 0, 4, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "nx");
-    expect_invalid([] { bp::make(8, 4, 0, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "ny");
-    expect_invalid([] { bp::make(8, 4, 4, 0, 0, 0, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "dx");
-    expect_invalid([] { bp::make(8, 4, 4, 0, 0, 1, -1, 0, 1, "restart", "fast", {}, "cpu"); }, "dy");
-    expect_invalid([=] { bp::make(8, 4, 4, nan, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "x0");
-    expect_invalid([=] { bp::make(8, 4, 4, 0, 0, 1, 1, nan, 1, "restart", "fast", {}, "cpu"); }, "z");
-    expect_invalid([] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 0, "restart", "fast", {}, "cpu"); },
+    expect_invalid_here([] { bp::make(1, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "nbins");
+    expect_invalid_here([] { bp::make(8, 0, 4, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "nx");
+    expect_invalid_here([] { bp::make(8, 4, 0, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "ny");
+    expect_invalid_here([] { bp::make(8, 4, 4, 0, 0, 0, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "dx");
+    expect_invalid_here([] { bp::make(8, 4, 4, 0, 0, 1, -1, 0, 1, "restart", "fast", {}, "cpu"); }, "dy");
+    expect_invalid_here([=] { bp::make(8, 4, 4, nan, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "x0");
+    expect_invalid_here([=] { bp::make(8, 4, 4, 0, 0, 1, 1, nan, 1, "restart", "fast", {}, "cpu"); }, "z");
+    expect_invalid_here([] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 0, "restart", "fast", {}, "cpu"); },
                    "pulses_per_image");
-    expect_invalid([] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 1, "restarts", "fast", {}, "cpu"); }, "mode");
-    expect_invalid([] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "exact", {}, "cpu"); },
+    expect_invalid_here([] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 1, "restarts", "fast", {}, "cpu"); }, "mode");
+    expect_invalid_here([] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "exact", {}, "cpu"); },
                    "precision");
-    expect_invalid([] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "fast",
+    expect_invalid_here([] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "fast",
                                  std::vector<float>(15, 0.0f), "cpu"); },
                    "height");
-    expect_invalid([] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "gpu"); },
+    expect_invalid_here([] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "gpu"); },
                    "backend");
 }
 

@@ -5,6 +5,7 @@
  * GPU (suites *Cuda*) CUDA vs CPU through device buffers.
  */
 #include "cfar_test_support.h"
+#include "invalid_argument_check.h"
 #include "test_support.h"
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/message_debug.h>
@@ -171,18 +172,6 @@ std::pair<std::vector<std::uint8_t>, std::vector<float>> kernel_cpi(const cfar2d
     std::vector<float> t(n);
     k->run(cpi, m.data(), t.data(), 1);
     return { m, t };
-}
-
-template <typename F>
-void expect_invalid(F&& f, const std::string& must_mention)
-{
-    try {
-        f();
-        ADD_FAILURE() << "no exception; expected one mentioning " << must_mention;
-    } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find(must_mention), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("gpuradar::"), std::string::npos) << e.what();
-    }
 }
 
 // Exponential noise of mean 1 with strong point targets; one CPI per tag, the tag

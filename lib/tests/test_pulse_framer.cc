@@ -1,6 +1,7 @@
 /* pulse_framer block: alignment and the cpi tag under a fractional PRI, an injected
  * overflow (partial CPI discarded and counted, schedule kept), tag trigger, bad input. */
 #include "stream_tags.h"
+#include "invalid_argument_check.h"
 #include "test_support.h"
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
@@ -14,6 +15,13 @@ namespace {
 
 namespace grr = gr::gpuradar;
 using kernels::pulse_timing;
+
+//! expect_invalid with this block's prefix in the message.
+template <typename F>
+void expect_invalid_here(F&& f, const std::string& text)
+{
+    expect_invalid(std::forward<F>(f), text, "gpuradar::pulse_framer");
+}
 
 constexpr std::uint64_t radix = 1u << 20;
 gr_complex encode(std::uint64_t i) { return gr_complex(float(i % radix), float(i / radix)); }
@@ -157,36 +165,23 @@ TEST(PulseFramerCpu, test_005_stream_without_trigger_frames_nothing_and_ends)
     EXPECT_EQ(f->dropped_cpis(), 0u);
 }
 
-template <typename F>
-void expect_invalid_argument(F&& f, const std::string& must_mention)
-{
-    try {
-        f();
-        ADD_FAILURE() << "no exception; expected one mentioning " << must_mention;
-    } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find(must_mention), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("gpuradar::pulse_framer"), std::string::npos)
-            << e.what();
-    }
-}
-
 TEST(PulseFramerCpu, test_004_bad_parameters_name_them)
 {
     using grr::pulse_framer;
     EXPECT_NO_THROW(pulse_framer::make(100.0, 0, 100, 1, 1e6, 1e9));   // pri == nrange
     EXPECT_NO_THROW(pulse_framer::make(100.9, 60, 40, 1, 1e6, 1e9));   // gate ends at floor(pri)
-    expect_invalid_argument([] { pulse_framer::make(0.0, 0, 1, 1, 1e6, 1e9); }, "pri");
-    expect_invalid_argument([] { pulse_framer::make(-3.0, 0, 1, 1, 1e6, 1e9); }, "pri");
-    expect_invalid_argument([] { pulse_framer::make(99.9, 0, 100, 1, 1e6, 1e9); }, "pri");
-    expect_invalid_argument([] { pulse_framer::make(100.9, 61, 40, 1, 1e6, 1e9); }, "gate_start");
-    expect_invalid_argument([] { pulse_framer::make(100.0, 0, 0, 1, 1e6, 1e9); }, "nrange");
-    expect_invalid_argument([] { pulse_framer::make(100.0, 0, 10, 0, 1e6, 1e9); }, "npulses");
-    expect_invalid_argument([] { pulse_framer::make(100.0, 0, 10, 1, 0.0, 1e9); }, "fs");
-    expect_invalid_argument([] { pulse_framer::make(100.0, 0, 10, 1, 1e6, 0.0); }, "fc");
-    expect_invalid_argument([] { pulse_framer::make(100.0, 0, 10, 1, 1e6, 1e9, "edge"); }, "trigger");
-    expect_invalid_argument([] { pulse_framer::make(100.0, 0, 10, 1, 1e6, 1e9, "threshold"); },
+    expect_invalid_here([] { pulse_framer::make(0.0, 0, 1, 1, 1e6, 1e9); }, "pri");
+    expect_invalid_here([] { pulse_framer::make(-3.0, 0, 1, 1, 1e6, 1e9); }, "pri");
+    expect_invalid_here([] { pulse_framer::make(99.9, 0, 100, 1, 1e6, 1e9); }, "pri");
+    expect_invalid_here([] { pulse_framer::make(100.9, 61, 40, 1, 1e6, 1e9); }, "gate_start");
+    expect_invalid_here([] { pulse_framer::make(100.0, 0, 0, 1, 1e6, 1e9); }, "nrange");
+    expect_invalid_here([] { pulse_framer::make(100.0, 0, 10, 0, 1e6, 1e9); }, "npulses");
+    expect_invalid_here([] { pulse_framer::make(100.0, 0, 10, 1, 0.0, 1e9); }, "fs");
+    expect_invalid_here([] { pulse_framer::make(100.0, 0, 10, 1, 1e6, 0.0); }, "fc");
+    expect_invalid_here([] { pulse_framer::make(100.0, 0, 10, 1, 1e6, 1e9, "edge"); }, "trigger");
+    expect_invalid_here([] { pulse_framer::make(100.0, 0, 10, 1, 1e6, 1e9, "threshold"); },
                             "threshold");
-    expect_invalid_argument([] { pulse_framer::make(100.0, 0, 10, 1, 1e6, 1e9, "tag", ""); },
+    expect_invalid_here([] { pulse_framer::make(100.0, 0, 10, 1, 1e6, 1e9, "tag", ""); },
                             "trigger_tag");
     EXPECT_NO_THROW(pulse_framer::make(100.0, 0, 10, 1, 1e6, 1e9, "threshold", "", 0.5));
     EXPECT_NO_THROW(pulse_framer::make(100.0, 0, 10, 1, 1e6, 1e9, "free"));

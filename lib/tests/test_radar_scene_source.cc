@@ -2,6 +2,7 @@
  * round(2R fs/c) - gate_start, every pulse, rx_time and threshold anchoring), UHD-style
  * tags, truth messages, pacing, bad input naming the parameter or entry. */
 #include "test_support.h"
+#include "invalid_argument_check.h"
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/message_debug.h>
 #include <gnuradio/blocks/vector_sink.h>
@@ -16,6 +17,14 @@ namespace gpuradar::test {
 namespace {
 
 namespace grr = gr::gpuradar;
+
+//! expect_invalid with this block's prefix in the message.
+template <typename F>
+void expect_invalid_here(F&& f, const std::string& text)
+{
+    expect_invalid(std::forward<F>(f), text, "gpuradar::radar_scene_source");
+}
+
 constexpr double c0 = 299792458.0;
 
 pmt::pmt_t field(const pmt::pmt_t& d, const char* k)
@@ -171,19 +180,6 @@ TEST(RadarSceneSourceCpu, test_004_paced_runs_in_real_time)
     EXPECT_EQ(snk->data().size(), 200000u);
 }
 
-template <typename F>
-void expect_invalid_argument(F&& f, const std::string& must_mention)
-{
-    try {
-        f();
-        ADD_FAILURE() << "no exception; expected one mentioning " << must_mention;
-    } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find(must_mention), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("gpuradar::radar_scene_source"), std::string::npos)
-            << e.what();
-    }
-}
-
 TEST(RadarSceneSourceCpu, test_005_bad_parameters_name_them)
 {
     using S = grr::radar_scene_source;
@@ -192,23 +188,23 @@ TEST(RadarSceneSourceCpu, test_005_bad_parameters_name_them)
         S::make(1e6, 1e9, 1e3, 1e5, 1e-4, {}, r, v, a, unit);
     };
     EXPECT_NO_THROW(mk({ 100, 200 }, { 1, 2 }, { 3, 4 }));
-    expect_invalid_argument([&] { mk({ 100, -200 }, { 1, 2 }, { 3, 4 }); }, "ranges[1]");
-    expect_invalid_argument([&] { mk({ 100, 200 }, { 1 }, { 3, 4 }); }, "velocities");
-    expect_invalid_argument([&] { mk({ 100, 200 }, { 1, 2 }, { 3, 4, 5 }); }, "amplitudes");
-    expect_invalid_argument([&] { mk({ 100 }, { NAN }, { 3 }); }, "velocities[0]");
-    expect_invalid_argument([&] { mk({ 100 }, { 1 }, { -3 }, "rcs_m2"); }, "amplitudes[0]");
-    expect_invalid_argument([&] { mk({ 100 }, { 1 }, { 3 }, "watts"); }, "amplitude_unit");
-    expect_invalid_argument([] { S::make(0, 1e9, 1e3, 1e5, 1e-4, {}, {}, {}, {}); }, "fs");
-    expect_invalid_argument([] { S::make(1e6, 0, 1e3, 1e5, 1e-4, {}, {}, {}, {}); }, "fc");
-    expect_invalid_argument([] { S::make(1e6, 1e9, 0, 1e5, 1e-4, {}, {}, {}, {}); }, "prf");
+    expect_invalid_here([&] { mk({ 100, -200 }, { 1, 2 }, { 3, 4 }); }, "ranges[1]");
+    expect_invalid_here([&] { mk({ 100, 200 }, { 1 }, { 3, 4 }); }, "velocities");
+    expect_invalid_here([&] { mk({ 100, 200 }, { 1, 2 }, { 3, 4, 5 }); }, "amplitudes");
+    expect_invalid_here([&] { mk({ 100 }, { NAN }, { 3 }); }, "velocities[0]");
+    expect_invalid_here([&] { mk({ 100 }, { 1 }, { -3 }, "rcs_m2"); }, "amplitudes[0]");
+    expect_invalid_here([&] { mk({ 100 }, { 1 }, { 3 }, "watts"); }, "amplitude_unit");
+    expect_invalid_here([] { S::make(0, 1e9, 1e3, 1e5, 1e-4, {}, {}, {}, {}); }, "fs");
+    expect_invalid_here([] { S::make(1e6, 0, 1e3, 1e5, 1e-4, {}, {}, {}, {}); }, "fc");
+    expect_invalid_here([] { S::make(1e6, 1e9, 0, 1e5, 1e-4, {}, {}, {}, {}); }, "prf");
     // A 100-sample pulse fits a PRI of 100 samples, not of 99.
     EXPECT_NO_THROW(S::make(1e6, 1e9, 1e4, 1e5, 1e-4, {}, {}, {}, {}));
-    expect_invalid_argument([] { S::make(1e6, 1e9, 1e6 / 99, 1e5, 1e-4, {}, {}, {}, {}); }, "prf");
-    expect_invalid_argument([] { S::make(1e6, 1e9, 1e3, 2e6, 1e-4, {}, {}, {}, {}); }, "bandwidth");
-    expect_invalid_argument([] { S::make(1e6, 1e9, 1e3, 1e5, 0.0, {}, {}, {}, {}); }, "pulse_width");
-    expect_invalid_argument(
+    expect_invalid_here([] { S::make(1e6, 1e9, 1e6 / 99, 1e5, 1e-4, {}, {}, {}, {}); }, "prf");
+    expect_invalid_here([] { S::make(1e6, 1e9, 1e3, 2e6, 1e-4, {}, {}, {}, {}); }, "bandwidth");
+    expect_invalid_here([] { S::make(1e6, 1e9, 1e3, 1e5, 0.0, {}, {}, {}, {}); }, "pulse_width");
+    expect_invalid_here(
         [] { S::make(1e6, 1e9, 1e3, 1e5, 1e-4, {}, {}, {}, {}, "snr_db", 0, -1.0); }, "noise_power");
-    expect_invalid_argument(
+    expect_invalid_here(
         [] { S::make(1e6, 1e9, 1e3, 1e5, 1e-4, {}, {}, {}, {}, "snr_db", 0, 1.0, 0, 0, 0, 0, false, 0, -1.0); },
         "start_time");
     // A given waveform replaces the LFM (its parameters are then not used).
