@@ -47,9 +47,11 @@ import numpy as np
 
 from . import sigmf_io
 from .gpuradar_python import sar_sim_core as _core
+from .gpuradar_python import speed_of_light as _speed_of_light
 from .sigmf_io import DATA_SUFFIX, META_SUFFIX, NAMESPACE
 
-SPEED_OF_LIGHT = 299792458.0
+#: m/s, the C++ code's own constant (kernels/constants.h)
+SPEED_OF_LIGHT = _speed_of_light
 GEOMETRY_LENGTH = 6
 GEOMETRY_SUFFIX = ".geometry.f64"
 GEOMETRY_FORMAT = ("float64 little-endian, npulses x 6, row = [x, y, z, r0, dr, f0] "

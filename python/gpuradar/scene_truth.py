@@ -15,8 +15,10 @@ import threading
 import pmt
 from gnuradio import gr
 
-#: m/s, as in the C++ code (kernels::pulse_timing::speed_of_light)
-SPEED_OF_LIGHT = 299792458.0
+from .gpuradar_python import speed_of_light as _speed_of_light
+
+#: m/s, the C++ code's own constant (kernels/constants.h)
+SPEED_OF_LIGHT = _speed_of_light
 
 
 def truth_to_dict(msg):
