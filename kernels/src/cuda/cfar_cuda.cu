@@ -691,7 +691,9 @@ __device__ __forceinline__ float4 vec_fetch(const float* map,
 {
     float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
     if (rr >= 0 && c >= 0)
-        v = __ldg(reinterpret_cast<const float4*>(map + rr * row_stride + c));
+        // Streaming loads (evict first): the map's last use here. H100, PD-C chain +
+        // CFAR 0.1004 -> 0.0992 ms single CPI.
+        v = __ldcs(reinterpret_cast<const float4*>(map + rr * row_stride + c));
     return v;
 }
 

@@ -260,7 +260,11 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
 #pragma unroll
             for (int j = 0; j < RS; ++j) {
                 const unsigned i = threadIdx.x + it * T + j * sA;
-                v[it][j] = i < n_in ? x[i] : make_float2(0.0f, 0.0f);
+                // Streaming loads (evict first): the CPI is read once here, while the
+                // compressed rows this kernel writes should stay in L2 for the Doppler
+                // kernel (H100, PD-C: chain 0.0845 -> 0.0807 ms with the Doppler
+                // kernel's loads streamed too).
+                v[it][j] = i < n_in ? __ldcs(x + i) : make_float2(0.0f, 0.0f);
             }
         __syncthreads(); // the previous segment's reads of shared memory are done
 #pragma unroll

