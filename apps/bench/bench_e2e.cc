@@ -143,6 +143,12 @@ GPURADAR_BENCH("e2e/PD")
     std::vector<std::string> backends = { "cpu" };
     if (kernels::cuda_available())
         backends.insert(backends.begin(), "cuda");
+    // GPURADAR_BENCH_BACKEND=cuda|cpu: only that backend (A/B runs of one side).
+    if (const char* only = std::getenv("GPURADAR_BENCH_BACKEND"))
+        backends.erase(std::remove_if(backends.begin(),
+                                      backends.end(),
+                                      [&](const std::string& b) { return b != only; }),
+                       backends.end());
     for (const auto& backend : backends)
         for (const auto& w : workloads()) {
             if (w.channels != 1)

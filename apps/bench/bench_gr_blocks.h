@@ -14,6 +14,8 @@
 #include <gnuradio/io_signature.h>
 #include <gnuradio/sync_block.h>
 #include <chrono>
+#include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -129,6 +131,114 @@ private:
     kernels::cuda_stream d_stream;
 };
 
+//! A positive integer from the environment variable `name` (A/B switches), else `fallback`.
+inline unsigned env_count(const char* name, unsigned fallback)
+{
+    const char* e = std::getenv(name);
+    const long v = e ? std::strtol(e, nullptr, 10) : 0;
+    return v > 0 ? static_cast<unsigned>(v) : fallback;
+}
+
+/*!
+ * memcpy split over persistent threads, as a receiver writes its samples with several
+ * threads (an SDR driver's DMA does not copy on one core either): one memcpy thread
+ * moves ~7 GB/s, ~0.9 Gsps of fc32, which would otherwise bound every end-to-end
+ * figure. The threads live as long as the source (spawning them per call cost tens of
+ * microseconds per CPI); the calling thread copies the first part itself. Copies below
+ * min_part_bytes per thread use fewer threads.
+ */
+class copy_pool
+{
+public:
+    static constexpr std::size_t min_part_bytes = std::size_t(4) << 20;
+    //! Half the cores, at most 8 (the rest run the flowgraph's blocks), or
+    //! GPURADAR_BENCH_COPY_THREADS.
+    static unsigned threads_from_env()
+    {
+        return env_count("GPURADAR_BENCH_COPY_THREADS",
+                         std::max(1u, std::min(8u, std::thread::hardware_concurrency() / 2)));
+    }
+    explicit copy_pool(unsigned threads) : d_threads(std::max(1u, threads))
+    {
+        for (unsigned t = 1; t < d_threads; ++t)
+            d_workers.emplace_back([this, t] { serve(t); });
+    }
+    ~copy_pool()
+    {
+        {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            d_stop = true;
+        }
+        d_start.notify_all();
+        for (auto& w : d_workers)
+            w.join();
+    }
+    copy_pool(const copy_pool&) = delete;
+    copy_pool& operator=(const copy_pool&) = delete;
+
+    void copy(void* dst, const void* src, std::size_t bytes)
+    {
+        const unsigned parts = static_cast<unsigned>(std::max<std::size_t>(
+            1, std::min<std::size_t>(d_threads, bytes / min_part_bytes)));
+        // Parts of whole pages, so that no two threads write one cache line.
+        const std::size_t page = 4096;
+        const std::size_t per = (bytes / parts + page - 1) / page * page;
+        {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            d_dst = static_cast<char*>(dst);
+            d_src = static_cast<const char*>(src);
+            d_bytes = bytes;
+            d_per = per;
+            d_parts = parts;
+            d_pending = parts - 1;
+            ++d_generation;
+        }
+        if (parts > 1)
+            d_start.notify_all();
+        copy_part(0);
+        std::unique_lock<std::mutex> lock(d_mutex);
+        d_done.wait(lock, [this] { return d_pending == 0; });
+    }
+
+private:
+    void copy_part(unsigned t) const
+    {
+        const std::size_t a = std::min(d_bytes, t * d_per);
+        const std::size_t b = std::min(d_bytes, a + d_per);
+        if (b > a)
+            std::memcpy(d_dst + a, d_src + a, b - a);
+    }
+    void serve(unsigned t)
+    {
+        std::uint64_t seen = 0;
+        std::unique_lock<std::mutex> lock(d_mutex);
+        for (;;) {
+            d_start.wait(lock, [&] { return d_stop || d_generation != seen; });
+            if (d_stop)
+                return;
+            seen = d_generation;
+            if (t >= d_parts)
+                continue;
+            lock.unlock();
+            copy_part(t);
+            lock.lock();
+            if (--d_pending == 0)
+                d_done.notify_one();
+        }
+    }
+
+    const unsigned d_threads;
+    std::vector<std::thread> d_workers;
+    std::mutex d_mutex;
+    std::condition_variable d_start, d_done;
+    bool d_stop = false;
+    std::uint64_t d_generation = 0;
+    char* d_dst = nullptr;
+    const char* d_src = nullptr;
+    std::size_t d_bytes = 0, d_per = 0;
+    unsigned d_parts = 0, d_pending = 0;
+};
+
 //! Replays a host vector of samples (looping) as fast as the flowgraph takes them and
 //! records when each CPI's last sample was handed downstream.
 class host_replay_source : public gr::sync_block
@@ -157,8 +267,12 @@ public:
           d_piece(std::max<std::uint64_t>(
               1, cpi_samples / std::max<std::uint64_t>(1, pieces_per_cpi)))
     {
-        // Large work calls: a memcpy per call, not per default 32 kB buffer.
-        set_min_output_buffer(static_cast<long>(2 * cpi_samples));
+        // Large work calls: a memcpy per call, not per default 32 kB buffer. Four CPIs
+        // (GPURADAR_BENCH_SOURCE_CPIS for A/B): with two, the source's copy of CPI k + 2
+        // waited for the framer to release CPI k, i.e. for its whole host -> device copy
+        // (H100 host, 2026-11-22: e2e 3.2-5.0 -> 5.2-5.9 Gsps).
+        set_min_output_buffer(static_cast<long>(env_count("GPURADAR_BENCH_SOURCE_CPIS", 4) *
+                                                cpi_samples));
         d_cpi_end.reserve(total / cpi_samples + 1);
     }
     int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override
@@ -184,7 +298,7 @@ public:
         while (copied < n) {
             const std::size_t at = (done + copied) % d_samples.size();
             const std::size_t len = std::min(n - copied, d_samples.size() - at);
-            parallel_copy(dst + copied, d_samples.data() + at, len);
+            d_copy.copy(dst + copied, d_samples.data() + at, len * sizeof(cfloat));
             copied += len;
         }
         const auto now = clock_type::now();
@@ -193,32 +307,6 @@ public:
             d_cpi_end.push_back(now);
         return static_cast<int>(n);
     }
-    /*!
-     * A receiver that writes its samples with several threads (an SDR driver's DMA does
-     * not copy on one core either): one memcpy thread moves ~7 GB/s, ~0.9 Gsps of fc32,
-     * which would otherwise bound every end-to-end figure. Chunks below
-     * parallel_copy_min_bytes stay on the block's thread.
-     */
-    void parallel_copy(cfloat* dst, const cfloat* src, std::size_t n) const
-    {
-        constexpr std::size_t parallel_copy_min_bytes = std::size_t(4) << 20;
-        const std::size_t bytes = n * sizeof(cfloat);
-        const unsigned threads =
-            std::max(1u, std::min(d_copy_threads, static_cast<unsigned>(bytes / parallel_copy_min_bytes)));
-        if (threads == 1) {
-            std::memcpy(dst, src, bytes);
-            return;
-        }
-        std::vector<std::thread> pool;
-        const std::size_t per = (n + threads - 1) / threads;
-        for (unsigned t = 0; t < threads; ++t) {
-            const std::size_t a = std::min(n, t * per), b = std::min(n, a + per);
-            pool.emplace_back([=] { std::memcpy(dst + a, src + a, (b - a) * sizeof(cfloat)); });
-        }
-        for (auto& th : pool)
-            th.join();
-    }
-
     //! When the last sample of CPI k left the source.
     const std::vector<clock_type::time_point>& cpi_end() const { return d_cpi_end; }
 
@@ -227,9 +315,7 @@ private:
     const std::uint64_t d_total, d_cpi_samples;
     const double d_rate;
     const std::uint64_t d_piece; //!< samples per paced call, at most
-    //! Copy threads: half the cores, at most 8 (the rest run the flowgraph's blocks).
-    const unsigned d_copy_threads =
-        std::max(1u, std::min(8u, std::thread::hardware_concurrency() / 2));
+    copy_pool d_copy{ copy_pool::threads_from_env() };
     clock_type::time_point d_start;
     std::vector<clock_type::time_point> d_cpi_end;
 };
