@@ -23,6 +23,7 @@
 #include "../param_check.h"
 #include "cuda_check.h"
 #include "dependent_launch.cuh"
+#include "l2_residency.h"
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdint>
@@ -684,16 +685,19 @@ struct vec_row {
 
 //! The raw float4 of columns [c, c + 4) of map row rr; zeros where rr or c is -1 (beyond
 //! a clipped edge). Row and column already resolved.
+//! STREAM (the run's maps fit in L2, fits_in_l2): evict-first loads, the map's last use,
+//! so that a pulse-Doppler chain running beside on another stream keeps its lines.
+template <bool STREAM>
 __device__ __forceinline__ float4 vec_fetch(const float* map,
                                             int rr,
                                             long long row_stride,
                                             int c)
 {
     float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (rr >= 0 && c >= 0)
-        // Streaming loads (evict first): the map's last use here. H100, PD-C chain +
-        // CFAR 0.1004 -> 0.0992 ms single CPI.
-        v = __ldcs(reinterpret_cast<const float4*>(map + rr * row_stride + c));
+    if (rr >= 0 && c >= 0) {
+        const auto* p = reinterpret_cast<const float4*>(map + rr * row_stride + c);
+        v = STREAM ? __ldcs(p) : __ldg(p);
+    }
     return v;
 }
 
@@ -764,7 +768,7 @@ __device__ __forceinline__ float4 f4(const float (&v)[vec_width])
  * and cells in registers for phase B, which reads the other rows' sums from shared
  * memory.
  */
-template <cfar_variant V, int GR, int TR, int GC, int TC, int ROWS, int MINB>
+template <cfar_variant V, int GR, int TR, int GC, int TC, int ROWS, int MINB, bool STREAM>
 __global__ void __launch_bounds__(block_threads, MINB) cfar_vec_kernel(const kernel_args a)
 {
     constexpr int WR = GR + TR, WC = GC + TC;
@@ -800,16 +804,16 @@ __global__ void __launch_bounds__(block_threads, MINB) cfar_vec_kernel(const ker
 #pragma unroll
     for (int k = 0; k < cell_rows; ++k) {
         const int rr = resolve(r0 + warp + nwarps * k, a.nrows, a.row_wrap);
-        cv[k] = vec_fetch(map, rr, a.row_stride, c_own);
-        chv[k] = vec_fetch(map, rr, a.row_stride, c_halo);
+        cv[k] = vec_fetch<STREAM>(map, rr, a.row_stride, c_own);
+        chv[k] = vec_fetch<STREAM>(map, rr, a.row_stride, c_halo);
     }
 #pragma unroll
     for (int h = 0; h < halo_rows; ++h) {
         const int hidx = warp + nwarps * h; // halo row: < WR above the tile, else below
         const int t = hidx < WR ? hidx : hidx + ROWS;
         const int rr = hidx < 2 * WR ? resolve(r0 - WR + t, a.nrows, a.row_wrap) : -1;
-        hv[h] = vec_fetch(map, rr, a.row_stride, c_own);
-        hhv[h] = vec_fetch(map, rr, a.row_stride, c_halo);
+        hv[h] = vec_fetch<STREAM>(map, rr, a.row_stride, c_own);
+        hhv[h] = vec_fetch<STREAM>(map, rr, a.row_stride, c_halo);
     }
     vec_row own[cell_rows];
 #pragma unroll
@@ -1073,28 +1077,33 @@ bool vec_max_carveout(vec_choice which)
            which == vec_choice::rows16b4;
 }
 
+//! stream: evict-first loads (vec_fetch), compiled for vec_default only; the A/B
+//! occupancy variants keep plain loads.
 template <cfar_variant V>
-kernel_fn vec_kernel_of(vec_choice which)
+kernel_fn vec_kernel_of(vec_choice which, bool stream)
 {
+    static_assert(vec_default == vec_choice::rows32b3, "stream loads for the default");
     constexpr int gr = design_gr, tr = design_tr, gc = design_gc, tc = design_tc;
     constexpr int tall = vec_tile_rows, shrt = vec_tile_rows_short;
     switch (which) {
     case vec_choice::rows16:
-        return cfar_vec_kernel<V, gr, tr, gc, tc, shrt, vec_blocks_per_sm_short>;
+        return cfar_vec_kernel<V, gr, tr, gc, tc, shrt, vec_blocks_per_sm_short, false>;
     case vec_choice::rows32b3:
-        return cfar_vec_kernel<V, gr, tr, gc, tc, tall, vec_blocks_per_sm_3>;
+        return stream
+                   ? cfar_vec_kernel<V, gr, tr, gc, tc, tall, vec_blocks_per_sm_3, true>
+                   : cfar_vec_kernel<V, gr, tr, gc, tc, tall, vec_blocks_per_sm_3, false>;
     case vec_choice::rows32b4:
-        return cfar_vec_kernel<V, gr, tr, gc, tc, tall, vec_blocks_per_sm_4>;
+        return cfar_vec_kernel<V, gr, tr, gc, tc, tall, vec_blocks_per_sm_4, false>;
     case vec_choice::rows16b4:
-        return cfar_vec_kernel<V, gr, tr, gc, tc, shrt, vec_blocks_per_sm_4>;
+        return cfar_vec_kernel<V, gr, tr, gc, tc, shrt, vec_blocks_per_sm_4, false>;
     default:
-        return cfar_vec_kernel<V, gr, tr, gc, tc, tall, vec_blocks_per_sm_tall>;
+        return cfar_vec_kernel<V, gr, tr, gc, tc, tall, vec_blocks_per_sm_tall, false>;
     }
 }
 
 //! The row-vector kernel for this window and variant, or nullptr where none is compiled
 //! (other windows and os run the generic kernels).
-kernel_fn vec_kernel(cfar_variant v, int gr, int tr, int gc, int tc)
+kernel_fn vec_kernel(cfar_variant v, int gr, int tr, int gc, int tc, bool stream)
 {
     const vec_choice which = vec_choice_from_env();
     if (which == vec_choice::generic || gr != design_gr || tr != design_tr ||
@@ -1102,11 +1111,11 @@ kernel_fn vec_kernel(cfar_variant v, int gr, int tr, int gc, int tc)
         return nullptr;
     switch (v) {
     case cfar_variant::ca:
-        return vec_kernel_of<cfar_variant::ca>(which);
+        return vec_kernel_of<cfar_variant::ca>(which, stream);
     case cfar_variant::go:
-        return vec_kernel_of<cfar_variant::go>(which);
+        return vec_kernel_of<cfar_variant::go>(which, stream);
     case cfar_variant::so:
-        return vec_kernel_of<cfar_variant::so>(which);
+        return vec_kernel_of<cfar_variant::so>(which, stream);
     default:
         return nullptr;
     }
@@ -1232,11 +1241,12 @@ public:
         }
         // The row-vector kernel where this run's layout allows it: whole float4 rows
         // and maps, 16-byte aligned input and thresholds, 4-byte aligned mask.
-        const bool vec = d_vec_kernel != nullptr && g.ncols % vec_width == 0 &&
+        const bool vec = d_vec_kernel[0] != nullptr && g.ncols % vec_width == 0 &&
                          std::size_t(a.row_stride) % vec_width == 0 &&
                          g.group_stride % vec_width == 0 && aligned(in, 16) &&
                          aligned(mask, 4) && (thr == nullptr || aligned(thr, 16));
-        const kernel_fn kernel = vec ? d_vec_kernel : d_kernel;
+        const bool stream = g.nmaps * g.nrows * g.ncols * sizeof(float) <= d_l2_bytes;
+        const kernel_fn kernel = vec ? d_vec_kernel[stream] : d_kernel;
         const int tile_h = vec ? d_vec_rows : d_tile_rows;
         const int tile_w = vec ? vec_tile_cols : tile_cols;
         const std::size_t smem = vec ? 0 : d_smem_bytes;
@@ -1415,16 +1425,18 @@ private:
         }
         if (d_estimator == cfar_estimator::segmented &&
             d_plan.variant != cfar_variant::os)
-            d_vec_kernel = vec_kernel(d_plan.variant,
-                                      d_plan.guard_rows,
-                                      d_plan.train_rows,
-                                      d_plan.guard_cols,
-                                      d_plan.train_cols);
+            for (bool stream : { false, true })
+                d_vec_kernel[stream] = vec_kernel(d_plan.variant,
+                                                  d_plan.guard_rows,
+                                                  d_plan.train_rows,
+                                                  d_plan.guard_cols,
+                                                  d_plan.train_cols,
+                                                  stream);
         d_vec_rows = vec_rows_of(vec_choice_from_env());
-        if (d_vec_kernel && vec_max_carveout(vec_choice_from_env()))
+        if (d_vec_kernel[0] && vec_max_carveout(vec_choice_from_env()))
             GPURADAR_CUDA_CHECK(who,
                                 cudaFuncSetAttribute(
-                                    d_vec_kernel,
+                                    d_vec_kernel[0],
                                     cudaFuncAttributePreferredSharedMemoryCarveout,
                                     int(cudaSharedmemCarveoutMaxShared)));
         GPURADAR_CUDA_CHECK(
@@ -1450,8 +1462,10 @@ private:
     pinned_memory d_results_host; // its copy: counters and the list's head after each run
     const bool d_dependent = dependent_launch_supported(d_plan.stage); // sm_90+
     kernel_fn d_kernel = nullptr;
-    //! The row-vector kernel (segmented, DESIGN.md's window), or nullptr.
-    kernel_fn d_vec_kernel = nullptr;
+    //! The row-vector kernel (segmented, DESIGN.md's window), or nullptr: [1] with
+    //! evict-first loads, for runs whose maps fit in L2 (d_l2_bytes, see fits_in_l2).
+    kernel_fn d_vec_kernel[2] = { nullptr, nullptr };
+    const std::size_t d_l2_bytes = l2_cache_bytes(d_plan.stage);
     int d_vec_rows = vec_tile_rows; //!< its tile height
     cfar_estimator d_estimator = cfar_estimator::segmented;
     int d_tile_rows = max_tile_rows;

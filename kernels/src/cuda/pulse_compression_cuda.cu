@@ -23,6 +23,7 @@
 #include "cufft_callbacks.h"
 #include "cufft_plan.h"
 #include "dependent_launch.cuh"
+#include "l2_residency.h"
 #include "smem_fft.cuh"
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -232,7 +233,7 @@ os_twiddle(float2 (&v)[R], const float2* __restrict__ twiddle, unsigned n1)
  *    spectrum product and the first DIT pass (the same 16 positions) run in registers;
  *  - the last DIT pass (radix RS) writes its outputs straight to y.
  */
-template <int RS>
+template <int RS, bool STREAM>
 __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
     overlap_save_rows(os_args a)
 {
@@ -260,11 +261,10 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
 #pragma unroll
             for (int j = 0; j < RS; ++j) {
                 const unsigned i = threadIdx.x + it * T + j * sA;
-                // Streaming loads (evict first): the CPI is read once here, while the
-                // compressed rows this kernel writes should stay in L2 for the Doppler
-                // kernel (H100, PD-C: chain 0.0845 -> 0.0807 ms with the Doppler
-                // kernel's loads streamed too).
-                v[it][j] = i < n_in ? __ldcs(x + i) : make_float2(0.0f, 0.0f);
+                // STREAM (fits_in_l2): evict-first loads, so that the rows this
+                // kernel writes stay in L2 for the Doppler kernel.
+                v[it][j] = i < n_in ? (STREAM ? __ldcs(x + i) : x[i])
+                                    : make_float2(0.0f, 0.0f);
             }
         __syncthreads(); // the previous segment's reads of shared memory are done
 #pragma unroll
@@ -323,6 +323,22 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
 
 //! The first pass's radix for F = 2^log2F, 9 <= log2F <= 12 (then two radix-16 passes).
 unsigned os_first_radix(unsigned log2F) { return 1u << (log2F - 8); }
+
+//! The overlap_save_rows instance for F = 2^log2F.
+template <bool STREAM>
+void (*os_kernel(unsigned log2F))(os_args)
+{
+    switch (os_first_radix(log2F)) {
+    case 2:
+        return overlap_save_rows<2, STREAM>;
+    case 4:
+        return overlap_save_rows<4, STREAM>;
+    case 8:
+        return overlap_save_rows<8, STREAM>;
+    default:
+        return overlap_save_rows<16, STREAM>;
+    }
+}
 
 //! Shared-memory position of bin k after the DIF passes (radices RS, 16, 16).
 std::size_t os_digit_position(std::size_t k, std::size_t F, unsigned rs)
@@ -442,20 +458,8 @@ private:
                 static_cast<unsigned>(std::min<std::size_t>(a.blocks, os_max_blocks));
             const unsigned threads = a.F / os_radix;
             const std::size_t smem = (d_os_fft + d_os_fft / 16) * sizeof(float2);
-            void (*kernel)(os_args) = overlap_save_rows<16>;
-            switch (os_first_radix(a.log2F)) {
-            case 2:
-                kernel = overlap_save_rows<2>;
-                break;
-            case 4:
-                kernel = overlap_save_rows<4>;
-                break;
-            case 8:
-                kernel = overlap_save_rows<8>;
-                break;
-            default:
-                break;
-            }
+            const auto kernel = d_os_stream_loads ? os_kernel<true>(a.log2F)
+                                                  : os_kernel<false>(a.log2F);
             launch_dependent(
                 d_dependent, kernel, dim3(grid), dim3(threads), smem, d_stream, who, a);
             return in_out;
@@ -670,6 +674,8 @@ private:
 
     cudaStream_t d_stream;
     const bool d_dependent; // launch overlap_save_rows as a dependent launch (sm_90+)
+    //! overlap_save_rows' STREAM: the compressed CPI stays in L2 for the next kernel.
+    const bool d_os_stream_loads = fits_in_l2(d_rows * d_nrange * sizeof(cfloat), who);
     const bool d_use_callbacks;
     // fft
     std::size_t d_nfft = 0;

@@ -21,6 +21,7 @@
 #include "complex_math.cuh"
 #include "cuda_check.h"
 #include "dependent_launch.cuh"
+#include "l2_residency.h"
 #include "smem_fft.cuh"
 #include <cuda_runtime.h>
 #include <gpuradar/kernels/corner_turn.h>
@@ -88,12 +89,11 @@ __global__ void __launch_bounds__(fd_threads) fused_doppler(fd_args a)
             v[u] = b[u] = d[u] = make_float2(0.0f, 0.0f);
             if (i < total && n < a.m && r < a.nrange) {
                 const float2* p = xc + std::size_t(n) * a.pstride + r;
-                // Streaming loads: the compressed CPI's last use (see fused_doppler_r16).
-                v[u] = __ldcs(p);
+                v[u] = p[0];
                 if (a.order >= 1)
-                    b[u] = __ldcs(p + a.pstride);
+                    b[u] = p[a.pstride];
                 if (a.order == 2)
-                    d[u] = __ldcs(p + 2 * a.pstride);
+                    d[u] = p[2 * a.pstride];
             }
         }
 #pragma unroll
@@ -274,7 +274,7 @@ __device__ __forceinline__ void fd_pass_dit_rt(unsigned log2R,
     }
 }
 
-template <int ORDER, int THREADS>
+template <int ORDER, int THREADS, bool STREAM>
 __global__ void __launch_bounds__(THREADS, fd_r16_min_blocks * fd_threads / THREADS)
     fused_doppler_r16(fd_args a)
 {
@@ -306,13 +306,13 @@ __global__ void __launch_bounds__(THREADS, fd_r16_min_blocks * fd_threads / THRE
             d[u] = v[u];
         if (live && n < a.m) {
             const float2* p = xp + u * step;
-            // Streaming loads (evict first): the compressed CPI's last use; the L2 keeps
-            // the lines pulse compression wrote that are still to be read.
-            v[u] = __ldcs(p);
+            // STREAM (fits_in_l2): evict-first loads, the compressed CPI's last use;
+            // the L2 keeps the lines still to be read and the map CFAR reads next.
+            v[u] = STREAM ? __ldcs(p) : p[0];
             if constexpr (ORDER >= 1)
-                b[u] = __ldcs(p + a.pstride);
+                b[u] = STREAM ? __ldcs(p + a.pstride) : p[a.pstride];
             if constexpr (ORDER == 2)
-                d[u] = __ldcs(p + 2 * a.pstride);
+                d[u] = STREAM ? __ldcs(p + 2 * a.pstride) : p[2 * a.pstride];
         }
     }
 #pragma unroll
@@ -471,17 +471,23 @@ public:
     }
 
 private:
-    template <int THREADS>
+    template <int THREADS, bool STREAM>
     static void (*r16_kernel(unsigned order))(fd_args)
     {
         switch (order) {
         case 0:
-            return fused_doppler_r16<0, THREADS>;
+            return fused_doppler_r16<0, THREADS, STREAM>;
         case 1:
-            return fused_doppler_r16<1, THREADS>;
+            return fused_doppler_r16<1, THREADS, STREAM>;
         default:
-            return fused_doppler_r16<2, THREADS>;
+            return fused_doppler_r16<2, THREADS, STREAM>;
         }
+    }
+
+    template <int THREADS>
+    static void (*r16_kernel(unsigned order, bool stream))(fd_args)
+    {
+        return stream ? r16_kernel<THREADS, true>(order) : r16_kernel<THREADS, false>(order);
     }
 
     //! Register-first kernel for nfft >= fd_r16_min_nfft: the wide 8192-sample tile
@@ -502,7 +508,9 @@ private:
         const bool wide =
             p.nfft >= fd_wide_min_nfft && smem_for(fd_wide_threads) <= std::size_t(optin);
         d_r16_threads = wide ? fd_wide_threads : fd_threads;
-        d_r16 = wide ? r16_kernel<fd_wide_threads>(order) : r16_kernel<fd_threads>(order);
+        const bool stream = fits_in_l2(input_size() * sizeof(cfloat), who);
+        d_r16 = wide ? r16_kernel<fd_wide_threads>(order, stream)
+                     : r16_kernel<fd_threads>(order, stream);
         d_bins = static_cast<unsigned>(fd_radix * d_r16_threads / p.nfft);
         d_r16_smem = smem_for(d_r16_threads);
         // Above the 48 KB a block gets without opting in (the wide tile).
