@@ -13,8 +13,8 @@
 #include <gnuradio/gpuradar/device_buffer.h>
 #include <gnuradio/io_signature.h>
 #include <gnuradio/sync_block.h>
-#include <chrono>
 #include <condition_variable>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -131,7 +131,8 @@ private:
     kernels::cuda_stream d_stream;
 };
 
-//! A positive integer from the environment variable `name` (A/B switches), else `fallback`.
+//! A positive integer from the environment variable `name` (A/B switches), else
+//! `fallback`.
 inline unsigned env_count(const char* name, unsigned fallback)
 {
     const char* e = std::getenv(name);
@@ -155,8 +156,9 @@ public:
     //! GPURADAR_BENCH_COPY_THREADS.
     static unsigned threads_from_env()
     {
-        return env_count("GPURADAR_BENCH_COPY_THREADS",
-                         std::max(1u, std::min(8u, std::thread::hardware_concurrency() / 2)));
+        return env_count(
+            "GPURADAR_BENCH_COPY_THREADS",
+            std::max(1u, std::min(8u, std::thread::hardware_concurrency() / 2)));
     }
     explicit copy_pool(unsigned threads) : d_threads(std::max(1u, threads))
     {
@@ -271,8 +273,8 @@ public:
         // (GPURADAR_BENCH_SOURCE_CPIS for A/B): with two, the source's copy of CPI k + 2
         // waited for the framer to release CPI k, i.e. for its whole host -> device copy
         // (H100 host, 2026-11-22: e2e 3.2-5.0 -> 5.2-5.9 Gsps).
-        set_min_output_buffer(static_cast<long>(env_count("GPURADAR_BENCH_SOURCE_CPIS", 4) *
-                                                cpi_samples));
+        set_min_output_buffer(
+            static_cast<long>(env_count("GPURADAR_BENCH_SOURCE_CPIS", 4) * cpi_samples));
         d_cpi_end.reserve(total / cpi_samples + 1);
     }
     int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override

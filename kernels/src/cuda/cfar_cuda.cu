@@ -684,14 +684,12 @@ struct vec_row {
 };
 
 //! The raw float4 of columns [c, c + 4) of map row rr; zeros where rr or c is -1 (beyond
-//! a clipped edge). Row and column already resolved.
-//! STREAM (the run's maps fit in L2, fits_in_l2): evict-first loads, the map's last use,
-//! so that a pulse-Doppler chain running beside on another stream keeps its lines.
+//! a clipped edge). Row and column already resolved. STREAM (the run's maps fit in L2,
+//! fits_in_l2): evict-first loads, the map's last use, so that a pulse-Doppler chain
+//! running beside on another stream keeps its lines in L2.
 template <bool STREAM>
-__device__ __forceinline__ float4 vec_fetch(const float* map,
-                                            int rr,
-                                            long long row_stride,
-                                            int c)
+__device__ __forceinline__ float4
+vec_fetch(const float* map, int rr, long long row_stride, int c)
 {
     float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
     if (rr >= 0 && c >= 0) {
@@ -769,7 +767,8 @@ __device__ __forceinline__ float4 f4(const float (&v)[vec_width])
  * memory.
  */
 template <cfar_variant V, int GR, int TR, int GC, int TC, int ROWS, int MINB, bool STREAM>
-__global__ void __launch_bounds__(block_threads, MINB) cfar_vec_kernel(const kernel_args a)
+__global__ void __launch_bounds__(block_threads, MINB)
+    cfar_vec_kernel(const kernel_args a)
 {
     constexpr int WR = GR + TR, WC = GC + TC;
     constexpr int trh = ROWS + 2 * WR;
@@ -1434,11 +1433,11 @@ private:
                                                   stream);
         d_vec_rows = vec_rows_of(vec_choice_from_env());
         if (d_vec_kernel[0] && vec_max_carveout(vec_choice_from_env()))
-            GPURADAR_CUDA_CHECK(who,
-                                cudaFuncSetAttribute(
-                                    d_vec_kernel[0],
-                                    cudaFuncAttributePreferredSharedMemoryCarveout,
-                                    int(cudaSharedmemCarveoutMaxShared)));
+            GPURADAR_CUDA_CHECK(
+                who,
+                cudaFuncSetAttribute(d_vec_kernel[0],
+                                     cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     int(cudaSharedmemCarveoutMaxShared)));
         GPURADAR_CUDA_CHECK(
             who,
             cudaFuncSetAttribute(d_kernel,

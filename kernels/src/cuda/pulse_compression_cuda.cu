@@ -263,8 +263,8 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
                 const unsigned i = threadIdx.x + it * T + j * sA;
                 // STREAM (fits_in_l2): evict-first loads, so that the rows this
                 // kernel writes stay in L2 for the Doppler kernel.
-                v[it][j] = i < n_in ? (STREAM ? __ldcs(x + i) : x[i])
-                                    : make_float2(0.0f, 0.0f);
+                v[it][j] =
+                    i < n_in ? (STREAM ? __ldcs(x + i) : x[i]) : make_float2(0.0f, 0.0f);
             }
         __syncthreads(); // the previous segment's reads of shared memory are done
 #pragma unroll
@@ -458,8 +458,8 @@ private:
                 static_cast<unsigned>(std::min<std::size_t>(a.blocks, os_max_blocks));
             const unsigned threads = a.F / os_radix;
             const std::size_t smem = (d_os_fft + d_os_fft / 16) * sizeof(float2);
-            const auto kernel = d_os_stream_loads ? os_kernel<true>(a.log2F)
-                                                  : os_kernel<false>(a.log2F);
+            const auto kernel =
+                d_os_stream_loads ? os_kernel<true>(a.log2F) : os_kernel<false>(a.log2F);
             launch_dependent(
                 d_dependent, kernel, dim3(grid), dim3(threads), smem, d_stream, who, a);
             return in_out;

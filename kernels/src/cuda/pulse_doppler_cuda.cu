@@ -275,7 +275,7 @@ __device__ __forceinline__ void fd_pass_dit_rt(unsigned log2R,
 }
 
 template <int ORDER, int THREADS, bool STREAM>
-__global__ void __launch_bounds__(THREADS, fd_r16_min_blocks * fd_threads / THREADS)
+__global__ void __launch_bounds__(THREADS, fd_r16_min_blocks* fd_threads / THREADS)
     fused_doppler_r16(fd_args a)
 {
     extern __shared__ float2 sm[];
@@ -487,7 +487,8 @@ private:
     template <int THREADS>
     static void (*r16_kernel(unsigned order, bool stream))(fd_args)
     {
-        return stream ? r16_kernel<THREADS, true>(order) : r16_kernel<THREADS, false>(order);
+        return stream ? r16_kernel<THREADS, true>(order)
+                      : r16_kernel<THREADS, false>(order);
     }
 
     //! Register-first kernel for nfft >= fd_r16_min_nfft: the wide 8192-sample tile
