@@ -272,7 +272,7 @@ public:
         // Large work calls: a memcpy per call, not per default 32 kB buffer. Four CPIs
         // (GPURADAR_BENCH_SOURCE_CPIS for A/B): with two, the source's copy of CPI k + 2
         // waited for the framer to release CPI k, i.e. for its whole host -> device copy
-        // (H100 host, 2026-11-22: e2e 3.2-5.0 -> 5.2-5.9 Gsps).
+        // (H100 host, 2026-11-22: e2e 3.2-5.0 -> 3.9-5.9 Gsps, docs/PERFORMANCE.md).
         set_min_output_buffer(
             static_cast<long>(env_count("GPURADAR_BENCH_SOURCE_CPIS", 4) * cpi_samples));
         d_cpi_end.reserve(total / cpi_samples + 1);
