@@ -71,8 +71,8 @@ public:
      *                     host copy. The threshold trigger reads samples on the host: with
      *                     it "auto" picks the CPU and "cuda" is an error. At several Gsps
      *                     give the upstream block about four CPIs of output buffer
-     *                     (set_min_output_buffer(4 * npulses * PRI)): with GNU Radio's two
-     *                     it waits for each CPI's host-to-device copy.
+     *                     (set_min_output_buffer(4 * npulses * PRI)): with GNU Radio's
+     *                     two it waits for each CPI's host-to-device copy.
      * Throws std::invalid_argument naming the parameter.
      */
     static sptr make(double pri_samples,
