@@ -269,12 +269,11 @@ public:
           d_piece(std::max<std::uint64_t>(
               1, cpi_samples / std::max<std::uint64_t>(1, pieces_per_cpi)))
     {
-        // Large work calls: a memcpy per call, not per default 32 kB buffer. Four CPIs
-        // (GPURADAR_BENCH_SOURCE_CPIS for A/B): with two, the source's copy of CPI k + 2
-        // waited for the framer to release CPI k, i.e. for its whole host -> device copy
-        // (H100 host, 2026-11-22: e2e 3.2-5.0 -> 3.9-5.9 Gsps, docs/PERFORMANCE.md).
+        // Large work calls: a memcpy per call, not per default 32 kB buffer. Two CPIs
+        // (GPURADAR_BENCH_SOURCE_CPIS for A/B); a device_buffer behind it (the CUDA
+        // framer's input) doubles that (device_buffer::host_to_device_depth).
         set_min_output_buffer(
-            static_cast<long>(env_count("GPURADAR_BENCH_SOURCE_CPIS", 4) * cpi_samples));
+            static_cast<long>(env_count("GPURADAR_BENCH_SOURCE_CPIS", 2) * cpi_samples));
         d_cpi_end.reserve(total / cpi_samples + 1);
     }
     int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override

@@ -58,7 +58,9 @@ public:
  * it overwrites space the readers released. No host-side wait on such an edge.
  *
  * The buffer holds at least min_bytes (default 16 MiB) so launches are large; items of
- * a CPI size are handled as GNU Radio sizes buffers from the block's output multiple.
+ * a CPI size are handled as GNU Radio sizes buffers from the block's output multiple. A
+ * host-to-device edge holds host_to_device_depth times what GNU Radio asks for (its
+ * pinned and its device side), so that the host block writes while the copy runs.
  * Bytes moved per direction are counted process-wide (transfer_stats()) so tests can
  * prove a chain touches the host only at its ends.
  */
@@ -78,6 +80,9 @@ public:
 
     //! Smallest buffer, in bytes, a device_buffer allocates (amortises launch overhead).
     static constexpr std::size_t min_bytes = std::size_t(16) << 20;
+    //! Host-to-device edges: this many times GNU Radio's size (the host block fills one
+    //! part while another part's copy to the device runs).
+    static constexpr std::size_t host_to_device_depth = 2;
     /*!
      * Most bytes GNU Radio's "4 x the readers' output multiple" sizing may ask of one
      * buffer (512 MiB): CPI blocks count their output multiple in output items, which

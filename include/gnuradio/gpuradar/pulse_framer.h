@@ -69,10 +69,10 @@ public:
      *                     are cut there (one 2-D copy per batch of pulses for an integer
      *                     PRI), so a GPU chain downstream gets its CPIs without a second
      *                     host copy. The threshold trigger reads samples on the host: with
-     *                     it "auto" picks the CPU and "cuda" is an error. At several Gsps
-     *                     give the upstream block about four CPIs of output buffer
-     *                     (set_min_output_buffer(4 * npulses * PRI)): with GNU Radio's
-     *                     two it waits for each CPI's host-to-device copy.
+     *                     it "auto" picks the CPU and "cuda" is an error. The input
+     *                     buffer (CUDA) holds about four CPIs, twice GNU Radio's size
+     *                     (device_buffer::host_to_device_depth), so the upstream block
+     *                     writes one CPI while the last one is copied to the GPU.
      * Throws std::invalid_argument naming the parameter.
      */
     static sptr make(double pri_samples,
