@@ -104,8 +104,8 @@ gr::buffer_sptr device_buffer::make_buffer(int nitems,
     // next (H100 host, end to end 3.2-5.0 -> 3.9-5.9 Gsps, docs/PERFORMANCE.md).
     const bool host_writer =
         link && dynamic_cast<const device_stream_provider*>(link.get()) == nullptr;
-    const std::size_t want =
-        std::max<std::size_t>(nitems, min_items) * (host_writer ? host_to_device_depth : 1);
+    const std::size_t want = std::max<std::size_t>(nitems, min_items) *
+                             (host_writer ? host_to_device_depth : 1);
     nitems = static_cast<int>(std::min<std::size_t>(want, INT_MAX / 2));
     // GNU Radio 3.10 makes a single-mapped buffer at least 4x the largest output multiple
     // of its readers, counted in this buffer's items. A CPI block's output multiple counts

@@ -165,8 +165,10 @@ void run_chain(unsigned vlen, std::size_t nitems, std::uint32_t seed, const char
     // The host -> device edge is deeper than the smallest device buffer by
     // host_to_device_depth (the host block writes while the other part is copied).
     const std::size_t min_items =
-        (grr::device_buffer::min_bytes + in->get_sizeof_item() - 1) / in->get_sizeof_item();
-    EXPECT_GE(std::size_t(in->bufsize()), grr::device_buffer::host_to_device_depth * min_items)
+        (grr::device_buffer::min_bytes + in->get_sizeof_item() - 1) /
+        in->get_sizeof_item();
+    EXPECT_GE(std::size_t(in->bufsize()),
+              grr::device_buffer::host_to_device_depth * min_items)
         << "host to device edge of " << in->bufsize() << " items";
 }
 
