@@ -238,7 +238,7 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
     overlap_save_rows(os_args a)
 {
     extern __shared__ float2 sm[];
-    constexpr unsigned log2RS = RS == 2 ? 1 : RS == 4 ? 2 : RS == 8 ? 3 : 4;
+    constexpr unsigned log2RS = smem_fft_log2_radix(RS);
     const unsigned F = a.F;
     const unsigned T = blockDim.x;
     const unsigned sA = F / RS;   // stride of the radix-RS passes

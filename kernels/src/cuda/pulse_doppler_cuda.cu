@@ -59,6 +59,16 @@ struct fd_args {
     unsigned env_linear, env_db;
 };
 
+//! Power, magnitude or dB of one Doppler sample (the envelope of the map).
+__device__ __forceinline__ float
+fd_envelope(float2 y, unsigned env_db, unsigned env_linear)
+{
+    const float pw = fmaf(y.x, y.x, y.y * y.y);
+    if (env_db)
+        return 10.0f * log10f(pw);
+    return env_linear ? sqrtf(pw) : pw;
+}
+
 /*
  * One block = `bins` consecutive range bins of one channel. Shared memory holds one
  * transform per bin, row stride nfft + 1 (the load writes down a column of bins: the
@@ -125,14 +135,8 @@ __global__ void __launch_bounds__(fd_threads) fused_doppler(fd_args a)
         const unsigned r = r0 + j;
         if (r >= a.nrange)
             continue;
-        const float2 y = sm[j * S + k];
-        const float pw = fmaf(y.x, y.x, y.y * y.y);
-        float v;
-        if (a.env_db)
-            v = 10.0f * log10f(pw);
-        else
-            v = a.env_linear ? sqrtf(pw) : pw;
-        a.out[(std::size_t(r) * a.channels + c) * n_fft + k] = v;
+        a.out[(std::size_t(r) * a.channels + c) * n_fft + k] =
+            fd_envelope(sm[j * S + k], a.env_db, a.env_linear);
     }
 }
 
@@ -179,14 +183,6 @@ __device__ __forceinline__ unsigned fd_pad(unsigned i) { return i + (i >> 4); }
  * takes one n1 < s, multiplies by W_L^(r n1) and runs the R-point DFT in registers.
  * `twiddle` holds all n values exp(-2 pi i t / n).
  */
-//! Power, magnitude or dB of one Doppler sample (the envelope of the map).
-__device__ __forceinline__ float fd_envelope(float2 y, unsigned env_db, unsigned env_linear)
-{
-    const float pw = fmaf(y.x, y.x, y.y * y.y);
-    if (env_db)
-        return 10.0f * log10f(pw);
-    return env_linear ? sqrtf(pw) : pw;
-}
 
 //! Where fd_pass_dit leaves its result: back in shared memory, or (last pass) as the
 //! envelope straight into the range-major map.
@@ -204,7 +200,7 @@ __device__ __forceinline__ void fd_pass_dit(float2* sm,
                                             const float2* __restrict__ twiddle,
                                             fd_to_map map = {})
 {
-    constexpr int log2R = R == 2 ? 1 : R == 4 ? 2 : R == 8 ? 3 : 4;
+    constexpr int log2R = smem_fft_log2_radix(R);
     const unsigned log2s = log2L - log2R;
     const unsigned s = 1u << log2s;
     for (unsigned b = threadIdx.x; b < total / R; b += THREADS) {

@@ -227,6 +227,12 @@ __device__ __forceinline__ void smem_fft_reg_dft(float2 (&v)[R])
         v[r] = t[r];
 }
 
+//! log2 of a radix R in {2, 4, 8, 16} (the passes' compile-time radices).
+__host__ __device__ constexpr int smem_fft_log2_radix(int R)
+{
+    return R == 2 ? 1 : R == 4 ? 2 : R == 8 ? 3 : 4;
+}
+
 __host__ __device__ constexpr int smem_fft_high_bit(int r)
 {
     int h = 1;
@@ -262,7 +268,7 @@ __device__ __forceinline__ void smem_fft_pass(float2* sm,
                                               const float2* __restrict__ twiddle,
                                               unsigned log2n)
 {
-    constexpr int log2R = R == 2 ? 1 : R == 4 ? 2 : R == 8 ? 3 : 4;
+    constexpr int log2R = smem_fft_log2_radix(R);
     const unsigned log2s = log2L - log2R;
     const unsigned s = 1u << log2s;
     for (unsigned b = threadIdx.x; b < n / R; b += blockDim.x) {
