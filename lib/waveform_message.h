@@ -35,8 +35,9 @@ void register_waveform_port(gr::basic_block& block,
                             std::function<void(const std::vector<gr_complex>&)> apply);
 
 /*!
- * The waveform parameter of a block: "custom" gives custom_waveform, "lfm" the chirp
- * (kernels::lfm_chirp). std::invalid_argument naming the block and the parameter.
+ * The waveform parameter of a block: "custom" gives custom_waveform, any other code
+ * (lfm, barker:N, frank:N, p4:N) kernels::make_waveform. std::invalid_argument naming
+ * the block and the parameter (an unknown code: with the list of allowed ones).
  */
 std::vector<gr_complex> waveform_parameter(const char* block,
                                            const std::string& waveform,

@@ -52,7 +52,8 @@ void complex_noise::fill(cfloat* out, std::size_t n, double power)
         do {
             const std::uint64_t r = next();
             u = static_cast<float>(static_cast<std::int32_t>(r >> 32)) * two_pow_m31;
-            v = static_cast<float>(static_cast<std::int32_t>(r & 0xFFFFFFFFull)) * two_pow_m31;
+            v = static_cast<float>(static_cast<std::int32_t>(r & 0xFFFFFFFFull)) *
+                two_pow_m31;
             q = u * u + v * v;
         } while (q >= 1.0f || q == 0.0f);
         const float f = sigma * std::sqrt(-2.0f * std::log(q) / q);

@@ -19,15 +19,17 @@ namespace {
 pulse_train_config checked(pulse_train_config c, const char* stage)
 {
     if (c.pulse.empty())
-        detail::throw_invalid(stage, "waveform", "at least one sample", "an empty vector");
+        detail::throw_invalid(
+            stage, "waveform", "at least one sample", "an empty vector");
     const double len = static_cast<double>(c.pulse.size());
     if (!(c.pri_samples >= len) || !std::isfinite(c.pri_samples))
-        detail::throw_invalid(stage,
-                              "prf",
-                              "<= samp_rate / pulse length: the pulse of " +
-                                  std::to_string(c.pulse.size()) +
-                                  " samples must fit in the PRI (lower prf or pulse_width)",
-                              "a PRI of " + std::to_string(c.pri_samples) + " samples");
+        detail::throw_invalid(
+            stage,
+            "prf",
+            "<= samp_rate / pulse length: the pulse of " +
+                std::to_string(c.pulse.size()) +
+                " samples must fit in the PRI (lower prf or pulse_width)",
+            "a PRI of " + std::to_string(c.pri_samples) + " samples");
     if (c.mode == burst_mode::cpi && c.npulses < 1)
         detail::throw_invalid(stage, "npulses", ">= 1 in cpi burst mode", c.npulses);
     return c;
@@ -86,14 +88,18 @@ std::size_t pulse_train::generate(cfloat* out, std::size_t n)
         if (d_cfg.mode == burst_mode::pulse) {
             const std::size_t i = static_cast<std::size_t>(at % L);
             run = std::min(n - done, L - i);
-            std::copy_n(d_cfg.pulse.begin() + static_cast<std::ptrdiff_t>(i), run, out + done);
+            std::copy_n(
+                d_cfg.pulse.begin() + static_cast<std::ptrdiff_t>(i), run, out + done);
         } else {
-            // Timeline: the pulse whose interval holds `at`, then zeros to the next start.
+            // Timeline: the pulse whose interval holds `at`, then zeros to the next
+            // start.
             const std::uint64_t k = d_timing.pulse_containing(at);
             const std::uint64_t i = at - d_timing.pulse_start(k);
             if (i < L) {
                 run = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, L - i));
-                std::copy_n(d_cfg.pulse.begin() + static_cast<std::ptrdiff_t>(i), run, out + done);
+                std::copy_n(d_cfg.pulse.begin() + static_cast<std::ptrdiff_t>(i),
+                            run,
+                            out + done);
             } else {
                 run = static_cast<std::size_t>(
                     std::min<std::uint64_t>(n - done, d_timing.pulse_start(k + 1) - at));

@@ -16,17 +16,20 @@ channel_config checked(channel_config c)
     if (!(c.fc > 0.0) || !std::isfinite(c.fc))
         detail::throw_invalid(s, "fc", "> 0 and finite (Hz)", c.fc);
     if (!(c.tx_power > 0.0) || !std::isfinite(c.tx_power))
-        detail::throw_invalid(s, "tx_power", "> 0 and finite (mean |x|^2 of a pulse)", c.tx_power);
+        detail::throw_invalid(
+            s, "tx_power", "> 0 and finite (mean |x|^2 of a pulse)", c.tx_power);
     if (!(c.noise_power >= 0.0) || !std::isfinite(c.noise_power))
         detail::throw_invalid(s, "noise_power", ">= 0 and finite", c.noise_power);
     if (!(c.leakage_amplitude >= 0.0) || !std::isfinite(c.leakage_amplitude))
-        detail::throw_invalid(s, "leakage_amplitude", ">= 0 and finite (linear)", c.leakage_amplitude);
+        detail::throw_invalid(
+            s, "leakage_amplitude", ">= 0 and finite (linear)", c.leakage_amplitude);
     return c;
 }
 
 } // namespace
 
-radar_channel::radar_channel(channel_config cfg) : d_cfg(checked(std::move(cfg))), d_noise(d_cfg.seed)
+radar_channel::radar_channel(channel_config cfg)
+    : d_cfg(checked(std::move(cfg))), d_noise(d_cfg.seed)
 {
     for (const auto& t : d_cfg.targets) {
         d_geometry.push_back(echo_geometry::of(t, d_cfg.fs, d_cfg.fc));
@@ -52,7 +55,8 @@ void radar_channel::add_echo(cfloat* out, std::size_t n, std::size_t target) con
     // Phase at the first output sample reduced in double, then a unit-step recurrence.
     const double cyc = g.cycles_per_sample * static_cast<double>(d_pos);
     std::complex<double> ph =
-        d_amplitude[target] * std::polar(1.0, g.phase0 + two_pi * (cyc - std::floor(cyc)));
+        d_amplitude[target] *
+        std::polar(1.0, g.phase0 + two_pi * (cyc - std::floor(cyc)));
     const std::complex<double> step =
         std::polar(1.0, two_pi * (g.cycles_per_sample - std::floor(g.cycles_per_sample)));
     for (std::size_t m = 0; m < n; ++m, ph *= step) {
@@ -60,7 +64,8 @@ void radar_channel::add_echo(cfloat* out, std::size_t n, std::size_t target) con
         const double d = g.delay_at_0 + g.delay_rate * t;
         if (d <= 0.0)
             continue; // the target has passed the radar
-        const std::int64_t src = n0 + static_cast<std::int64_t>(m) - sys - std::llround(d);
+        const std::int64_t src =
+            n0 + static_cast<std::int64_t>(m) - sys - std::llround(d);
         const std::complex<double> v = ph * std::complex<double>(input_at(src));
         out[m] += cfloat(static_cast<float>(v.real()), static_cast<float>(v.imag()));
     }
@@ -74,7 +79,8 @@ void radar_channel::trim_history()
     double dmax = 0.0;
     for (const auto& g : d_geometry)
         dmax = std::max(dmax, g.delay_at_0 + g.delay_rate * t);
-    const double keep_from = t - static_cast<double>(d_cfg.system_delay) - std::ceil(dmax) - 1.0;
+    const double keep_from =
+        t - static_cast<double>(d_cfg.system_delay) - std::ceil(dmax) - 1.0;
     if (keep_from <= static_cast<double>(d_hist_begin))
         return;
     const auto drop = std::min<std::uint64_t>(

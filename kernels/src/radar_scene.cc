@@ -98,16 +98,18 @@ double radar_scene::snr_from_rcs(double rcs_m2, double range_m, double radar_con
     return radar_constant_db + 10.0 * std::log10(rcs_m2) - 40.0 * std::log10(range_m);
 }
 
-std::vector<scene_target> radar_scene::make_targets(const std::vector<double>& ranges_m,
-                                                    const std::vector<double>& velocities_mps,
-                                                    const std::vector<double>& amplitudes,
-                                                    const std::string& amplitude_unit,
-                                                    double radar_constant_db,
-                                                    const char* who)
+std::vector<scene_target>
+radar_scene::make_targets(const std::vector<double>& ranges_m,
+                          const std::vector<double>& velocities_mps,
+                          const std::vector<double>& amplitudes,
+                          const std::string& amplitude_unit,
+                          double radar_constant_db,
+                          const char* who)
 {
     const bool rcs = amplitude_unit == "rcs_m2";
     if (!rcs && amplitude_unit != "snr_db")
-        detail::throw_invalid(who, "amplitude_unit", "snr_db or rcs_m2", "'" + amplitude_unit + "'");
+        detail::throw_invalid(
+            who, "amplitude_unit", "snr_db or rcs_m2", "'" + amplitude_unit + "'");
     auto same_length = [&](const char* name, std::size_t n) {
         if (n != ranges_m.size()) {
             std::ostringstream m;
@@ -122,18 +124,24 @@ std::vector<scene_target> radar_scene::make_targets(const std::vector<double>& r
     std::vector<scene_target> t(ranges_m.size());
     for (std::size_t i = 0; i < t.size(); ++i) {
         if (!(ranges_m[i] > 0.0) || !std::isfinite(ranges_m[i]))
-            detail::throw_invalid(who, entry("ranges", i).c_str(), "> 0 and finite (m)", ranges_m[i]);
+            detail::throw_invalid(
+                who, entry("ranges", i).c_str(), "> 0 and finite (m)", ranges_m[i]);
         if (!std::isfinite(velocities_mps[i]) || std::fabs(velocities_mps[i]) >= c0)
-            detail::throw_invalid(who, entry("velocities", i).c_str(),
-                                  "finite and slower than light (m/s)", velocities_mps[i]);
+            detail::throw_invalid(who,
+                                  entry("velocities", i).c_str(),
+                                  "finite and slower than light (m/s)",
+                                  velocities_mps[i]);
         if (!std::isfinite(amplitudes[i]))
-            detail::throw_invalid(who, entry("amplitudes", i).c_str(), "finite", amplitudes[i]);
+            detail::throw_invalid(
+                who, entry("amplitudes", i).c_str(), "finite", amplitudes[i]);
         t[i].range_m = ranges_m[i];
         t[i].velocity_mps = velocities_mps[i];
         if (rcs) {
             if (!(amplitudes[i] > 0.0) || !std::isfinite(amplitudes[i]))
-                detail::throw_invalid(who, entry("amplitudes", i).c_str(),
-                                      "> 0 and finite (RCS, m^2)", amplitudes[i]);
+                detail::throw_invalid(who,
+                                      entry("amplitudes", i).c_str(),
+                                      "> 0 and finite (RCS, m^2)",
+                                      amplitudes[i]);
             t[i].snr_db = snr_from_rcs(amplitudes[i], ranges_m[i], radar_constant_db);
         } else {
             t[i].snr_db = amplitudes[i];
@@ -244,8 +252,16 @@ void radar_scene::generate(cfloat* out, std::size_t n)
                    static_cast<double>(d_clutter_delay), 0.0, 0.0, 0.0);
     for (std::size_t i = 0; i < d_cfg.targets.size(); ++i) {
         const auto g = echo_geometry::of(d_cfg.targets[i], d_cfg.fs, d_cfg.fc);
-        add_pulses(out, d_pos, n, s, L, d_amplitude[i], g.delay_at_0, g.delay_rate,
-                   g.cycles_per_sample, g.phase0);
+        add_pulses(out,
+                   d_pos,
+                   n,
+                   s,
+                   L,
+                   d_amplitude[i],
+                   g.delay_at_0,
+                   g.delay_rate,
+                   g.cycles_per_sample,
+                   g.phase0);
     }
     d_pos += n;
 }

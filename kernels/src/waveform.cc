@@ -62,7 +62,8 @@ std::vector<int> barker_code(std::size_t n, const char* stage)
 
 std::vector<double> frank_phases(std::size_t n, const char* stage)
 {
-    const auto m = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(n))));
+    const auto m =
+        static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(n))));
     if (m < 2 || m * m != n)
         detail::throw_invalid(stage,
                               "waveform",
@@ -145,7 +146,8 @@ std::vector<cfloat> make_waveform(const std::string& code,
     std::vector<cfloat> chips;
     const auto add_phases = [&chips](const std::vector<double>& phases) {
         for (const double ph : phases)
-            chips.emplace_back(static_cast<float>(std::cos(ph)), static_cast<float>(std::sin(ph)));
+            chips.emplace_back(static_cast<float>(std::cos(ph)),
+                               static_cast<float>(std::sin(ph)));
     };
     if (const std::size_t n = code_length(code, "barker")) {
         for (const int c : barker_code(n, stage))

@@ -24,8 +24,12 @@ channel_config base()
     c.fc = 3e9;
     c.noise_power = 0.0;
     // A fast target (delay walks by one sample every 500) and a receding slow one.
-    c.targets = radar_scene::make_targets(
-        { 3000.0, 7000.0 }, { 3.0e5, -40.0 }, { 6.0, -3.0 }, "snr_db", 0.0, "radar_channel");
+    c.targets = radar_scene::make_targets({ 3000.0, 7000.0 },
+                                          { 3.0e5, -40.0 },
+                                          { 6.0, -3.0 },
+                                          "snr_db",
+                                          0.0,
+                                          "radar_channel");
     return c;
 }
 
@@ -43,7 +47,8 @@ std::vector<cdouble> reference(const channel_config& c, const std::vector<cfloat
             const double a = std::sqrt((c.noise_power > 0 ? c.noise_power : 1.0) *
                                        std::pow(10.0, t.snr_db / 10) / c.tx_power);
             const double ph = std::remainder(-2 * two_pi * c.fc * r / c0, two_pi);
-            y[m] += a * at(mi - s - std::llround(2 * r * c.fs / c0)) * std::polar(1.0, ph);
+            y[m] +=
+                a * at(mi - s - std::llround(2 * r * c.fs / c0)) * std::polar(1.0, ph);
         }
     }
     return y;
@@ -78,7 +83,8 @@ TEST(RadarChannel, test_001_echoes_against_reference)
     const auto cut = run(c, x, { 1, 4093, 17, 250, 9000 });
     EXPECT_LT(rel_l2(cut, ref), 1e-6);
     // The fast target's delay walked: its first and last delays differ by > 50 samples.
-    const double d0 = 2 * 3000.0 * c.fs / c0, d1 = 2 * (3000.0 - 3.0e5 * 40000 / c.fs) * c.fs / c0;
+    const double d0 = 2 * 3000.0 * c.fs / c0,
+                 d1 = 2 * (3000.0 - 3.0e5 * 40000 / c.fs) * c.fs / c0;
     EXPECT_GT(d0 - d1, 50.0);
 }
 
@@ -157,13 +163,18 @@ TEST(RadarChannel, test_004_bad_input)
     };
     expect_invalid([&] { with([](channel_config& c) { c.fs = 0; }); }, "samp_rate", who);
     expect_invalid([&] { with([](channel_config& c) { c.fc = -1; }); }, "fc", who);
-    expect_invalid([&] { with([](channel_config& c) { c.tx_power = 0; }); }, "tx_power", who);
-    expect_invalid([&] { with([](channel_config& c) { c.noise_power = NAN; }); }, "noise_power", who);
+    expect_invalid(
+        [&] { with([](channel_config& c) { c.tx_power = 0; }); }, "tx_power", who);
+    expect_invalid([&] { with([](channel_config& c) { c.noise_power = NAN; }); },
+                   "noise_power",
+                   who);
     expect_invalid([&] { with([](channel_config& c) { c.leakage_amplitude = -1; }); },
-                   "leakage_amplitude", who);
-    auto targets = [&](std::vector<double> r, std::vector<double> v, std::vector<double> a) {
-        radar_scene::make_targets(r, v, a, "snr_db", 0.0, "radar_channel");
-    };
+                   "leakage_amplitude",
+                   who);
+    auto targets =
+        [&](std::vector<double> r, std::vector<double> v, std::vector<double> a) {
+            radar_scene::make_targets(r, v, a, "snr_db", 0.0, "radar_channel");
+        };
     expect_invalid([&] { targets({ 1e3, 2e3 }, { 0 }, { 0, 0 }); }, "velocities", who);
     expect_invalid([&] { targets({ 1e3 }, { 0 }, {}); }, "amplitudes", who);
     expect_invalid([&] { targets({ 1e3, -5 }, { 0, 0 }, { 0, 0 }); }, "ranges[1]", who);

@@ -109,9 +109,8 @@ TEST(Waveform, test_003_p4_phases)
         for (std::size_t i = 1; i <= n; ++i) {
             const double k = double(i - 1);
             const double want = pi * k * k / double(n) - pi * k;
-            EXPECT_NEAR(std::abs(std::polar(1.0, ph[i - 1]) - std::polar(1.0, want)),
-                        0.0,
-                        1e-9);
+            EXPECT_NEAR(
+                std::abs(std::polar(1.0, ph[i - 1]) - std::polar(1.0, want)), 0.0, 1e-9);
         }
         const auto r = periodic_acf(unit_phasors(ph));
         EXPECT_LT(max_sidelobe(r), 1e-9 * n) << "p4:" << n;
@@ -171,12 +170,15 @@ TEST(Waveform, test_006_bad_codes)
     expect_invalid([] { kernels::make_waveform("barker", 1e6, 1e-5, 2e6); }, "'barker'");
     expect_invalid([] { kernels::make_waveform("frank:x", 1e6, 1e-5, 2e6); }, "p4:N");
     expect_invalid([] { kernels::make_waveform("frank:15", 1e6, 1e-5, 2e6); }, "M^2");
-    expect_invalid([] { kernels::make_waveform("barker:6", 1e6, 1e-5, 2e6); }, "barker:N");
-    expect_invalid([] { kernels::make_waveform("bogus", 1e6, 1e-5, 2e6, true, "blk", "custom"); },
-                   "custom (got 'bogus')",
-                   "gpuradar::blk");
+    expect_invalid([] { kernels::make_waveform("barker:6", 1e6, 1e-5, 2e6); },
+                   "barker:N");
+    expect_invalid(
+        [] { kernels::make_waveform("bogus", 1e6, 1e-5, 2e6, true, "blk", "custom"); },
+        "custom (got 'bogus')",
+        "gpuradar::blk");
     // Fewer than half a sample per chip.
-    expect_invalid([] { kernels::make_waveform("p4:64", 0.0, 10e-6, 3e6); }, "pulse_width");
+    expect_invalid([] { kernels::make_waveform("p4:64", 0.0, 10e-6, 3e6); },
+                   "pulse_width");
     expect_invalid([] { kernels::make_waveform("p4:64", 0.0, 10e-6, 0.0); }, "samp_rate");
     expect_invalid([] { kernels::make_waveform("lfm", 3e6, 10e-6, 2e6, true, "blk"); },
                    "bandwidth_hz",

@@ -30,16 +30,16 @@ struct burst {
     std::uint64_t offset = 0;      //!< stream sample of its first sample
     std::uint64_t length = 0;      //!< samples
     std::uint64_t first_pulse = 0; //!< pulse number of its first pulse
-    std::uint64_t timeline = 0;    //!< timeline sample of its first sample (pulse k starts
-                                   //!< at pulse_timing(pri).pulse_start(k))
+    std::uint64_t timeline = 0; //!< timeline sample of its first sample (pulse k starts
+                                //!< at pulse_timing(pri).pulse_start(k))
 };
 
 struct pulse_train_config {
-    std::vector<cfloat> pulse;   //!< transmitted pulse (already scaled), L >= 1 samples
-    double pri_samples = 0;      //!< fs / prf, fractional allowed, >= L
+    std::vector<cfloat> pulse; //!< transmitted pulse (already scaled), L >= 1 samples
+    double pri_samples = 0;    //!< fs / prf, fractional allowed, >= L
     burst_mode mode = burst_mode::cpi;
-    std::uint64_t npulses = 1;   //!< pulses per burst in cpi mode (>= 1)
-    std::uint64_t nbursts = 0;   //!< bursts in all; 0: endless
+    std::uint64_t npulses = 1; //!< pulses per burst in cpi mode (>= 1)
+    std::uint64_t nbursts = 0; //!< bursts in all; 0: endless
 };
 
 /*!

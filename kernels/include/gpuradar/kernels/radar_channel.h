@@ -17,15 +17,16 @@ namespace gpuradar::kernels {
 struct channel_config {
     double fs = 0; //!< sample rate (Hz, > 0)
     double fc = 0; //!< carrier (Hz, > 0): sets the Doppler
-    //! Targets; snr_db is the per-sample SNR of the echo when the input has power tx_power.
+    //! Targets; snr_db is the per-sample SNR of the echo when the input has power
+    //! tx_power.
     std::vector<scene_target> targets;
     double tx_power = 1.0;    //!< mean |x|^2 of the transmitted pulse samples (> 0)
     double noise_power = 1.0; //!< thermal noise power per complex sample (>= 0)
     //! Amplitude gain of the direct transmit -> receive path (0: none), delay
     //! system_delay samples (no Doppler).
     double leakage_amplitude = 0.0;
-    //! Fixed delay of the whole receive path (samples): the hardware's transmit -> receive
-    //! latency that a real system calibrates with the leakage (0: none).
+    //! Fixed delay of the whole receive path (samples): the hardware's transmit ->
+    //! receive latency that a real system calibrates with the leakage (0: none).
     std::uint64_t system_delay = 0;
     std::uint64_t seed = 1; //!< noise generator seed
 };

@@ -122,12 +122,13 @@ public:
      * "gpuradar::radar_scene_source: ranges[2] must be > 0 and finite (m) (got -5)"
      * (`who` replaces radar_scene_source: the block whose parameters these are).
      */
-    static std::vector<scene_target> make_targets(const std::vector<double>& ranges_m,
-                                                  const std::vector<double>& velocities_mps,
-                                                  const std::vector<double>& amplitudes,
-                                                  const std::string& amplitude_unit,
-                                                  double radar_constant_db,
-                                                  const char* who = stage);
+    static std::vector<scene_target>
+    make_targets(const std::vector<double>& ranges_m,
+                 const std::vector<double>& velocities_mps,
+                 const std::vector<double>& amplitudes,
+                 const std::string& amplitude_unit,
+                 double radar_constant_db,
+                 const char* who = stage);
 
     /*!
      * Per-sample SNR (dB) of a target of RCS sigma (m^2) at range R (m) by the radar

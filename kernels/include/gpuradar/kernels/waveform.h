@@ -57,11 +57,10 @@ std::vector<cfloat> phase_coded_pulse(const std::vector<cfloat>& chips,
  * \param pulse_width_s   pulse duration (phase codes: rounded to whole samples per chip)
  * \param sample_rate_hz  fs > 0
  * \param up              LFM only: up-chirp
- * \param stage           block or stage name for error messages ("gpuradar::<stage>: ...")
- * \param other_codes     further codes the caller handles itself, listed in the error
- *                        for an unknown code (e.g. "custom")
- * Throws std::invalid_argument naming `waveform` (unknown code, bad length, with the
- * allowed codes) or the numeric parameter.
+ * \param stage           block or stage name for error messages ("gpuradar::<stage>:
+ * ...") \param other_codes     further codes the caller handles itself, listed in the
+ * error for an unknown code (e.g. "custom") Throws std::invalid_argument naming
+ * `waveform` (unknown code, bad length, with the allowed codes) or the numeric parameter.
  */
 std::vector<cfloat> make_waveform(const std::string& code,
                                   double bandwidth_hz,
