@@ -1,6 +1,7 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "pulse_tx_source_impl.h"
+#include "uhd_time.h"
 #include "waveform_message.h"
 #include <gnuradio/io_signature.h>
 #include <chrono>
@@ -44,18 +45,6 @@ bool check_start_time(double start_time, const std::string& time_reference)
     return start_time > 0.0;
 }
 
-kernels::time_spec to_time_spec(double t)
-{
-    kernels::time_spec s;
-    s.secs = static_cast<std::uint64_t>(std::floor(t));
-    s.frac = t - std::floor(t);
-    return s;
-}
-
-pmt::pmt_t uhd_time(const kernels::time_spec& t)
-{
-    return pmt::make_tuple(pmt::from_uint64(t.secs), pmt::from_double(t.frac));
-}
 } // namespace
 
 pulse_tx_source::sptr
@@ -118,7 +107,7 @@ pulse_tx_source_impl::pulse_tx_source_impl(kernels::pulse_train train,
       d_train(std::move(train)),
       d_samp_rate(samp_rate),
       d_timed(timed),
-      d_start(to_time_spec(start_time))
+      d_start(time_spec_from_seconds(start_time))
 {
 }
 
@@ -139,7 +128,7 @@ void pulse_tx_source_impl::tag_bursts(std::uint64_t w0, std::uint64_t n)
                     0,
                     br.offset,
                     tx_time,
-                    uhd_time(kernels::add_samples(
+                    uhd_time_pmt(kernels::add_samples(
                         d_start, static_cast<std::int64_t>(br.timeline), d_samp_rate)));
             d_bursts = b + 1;
         }

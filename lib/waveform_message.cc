@@ -36,7 +36,7 @@ std::vector<gr_complex> waveform_from_message(const pmt::pmt_t& msg, double samp
     if (!pmt::is_dict(msg))
         throw std::invalid_argument(
             "waveform message must be a c32 vector or a dict with "
-            "bandwidth, pulse_width (and up)");
+            "pulse_width and, for lfm, bandwidth (and up)");
     const auto number = [&](const char* key) {
         const auto v = pmt::dict_ref(msg, pmt::mp(key), pmt::PMT_NIL);
         if (!pmt::is_number(v))
@@ -44,9 +44,18 @@ std::vector<gr_complex> waveform_from_message(const pmt::pmt_t& msg, double samp
                                         "' missing or not a number");
         return pmt::to_double(v);
     };
+    const auto code_pmt = pmt::dict_ref(msg, pmt::mp("waveform"), pmt::mp("lfm"));
+    if (!pmt::is_symbol(code_pmt))
+        throw std::invalid_argument("waveform message: 'waveform' must be a code string "
+                                    "(lfm, barker:N, frank:N, p4:N)");
+    const std::string code = pmt::symbol_to_string(code_pmt);
     const auto up = pmt::dict_ref(msg, pmt::mp("up"), pmt::PMT_T);
-    return ::gpuradar::kernels::lfm_chirp(
-        number("bandwidth"), number("pulse_width"), samp_rate, pmt::is_true(up));
+    return ::gpuradar::kernels::make_waveform(code,
+                                              code == "lfm" ? number("bandwidth") : 0.0,
+                                              number("pulse_width"),
+                                              samp_rate,
+                                              pmt::is_true(up),
+                                              "waveform message");
 }
 
 std::vector<gr_complex> waveform_parameter(const char* block,

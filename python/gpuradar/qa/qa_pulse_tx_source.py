@@ -147,6 +147,20 @@ class qa_pulse_tx_source(gr_unittest.TestCase):
         y = np.abs(np.array(snk.data()))
         self.assertAlmostEqual(y[at], 13.0, places=4)
         self.assertLessEqual(np.delete(y, at).max(), 1.0 + 1e-4)
+        # The waveform message takes the same codes (the CPIs after it use the new pulse).
+        msg = pmt.make_dict()
+        msg = pmt.dict_add(msg, pmt.intern("waveform"), pmt.intern("frank:16"))
+        msg = pmt.dict_add(msg, pmt.intern("pulse_width"), pmt.from_double(32e-6))
+        pc2 = gpuradar.pulse_compression(nrange, 1, 1, "lfm", [], 1e5, 13e-6, fs, True,
+                                         "rectangular", 4, 35.0, 6.0, False, "fir", "cpu")
+        pc2._post(pmt.intern("waveform"), msg)  # before start: applies to every CPI
+        tb = gr.top_block()
+        tb.connect(blocks.vector_source_c(x.tolist(), False, nrange), pc2,
+                   blocks.null_sink(gr.sizeof_gr_complex * nrange))
+        tb.run()
+        np.testing.assert_array_equal(pc2.waveform(),
+                                      gpuradar.make_waveform("frank:16", 0, 32e-6, fs))
+        self.assertEqual(len(pc2.waveform()), 32)  # 2 samples per chip
         with self.assertRaises(ValueError) as cm:
             gpuradar.pulse_compression(nrange, 1, 1, "p5:16", [], 0, 13e-6, fs, True,
                                        "rectangular", 4, 35.0, 6.0, False, "fir", "cpu")
