@@ -30,7 +30,7 @@ namespace gpuradar {
  * true) on its last, and, when start_time > 0, `tx_time` on its first sample: a tuple
  * (uint64 whole seconds, double fractional seconds) = start_time + (timeline sample of
  * the burst) / fs. start_time = 0: no tx_time tags, the device sends each burst as soon
- * as it arrives (bursts then keep no fixed timing: pulse mode is not usable that way).
+ * as it arrives (cpi mode only: untimed pulse bursts would leave back to back).
  *
  * nbursts > 0: the source ends after that many bursts (the flowgraph finishes once the
  * sink has sent the last one); 0: endless.

@@ -123,6 +123,7 @@ class qa_pulse_tx_source(gr_unittest.TestCase):
             (dict(start_time=time.time() - 10, time_reference="host"), "in the past"),
             (dict(time_reference="gps"), "time_reference"),
             (dict(samp_rate=0.0), "samp_rate"),
+            (dict(burst_mode="pulse", start_time=0.0), "burst_mode pulse needs start_time"),
         ]
         for kw, text in cases:
             with self.assertRaises(ValueError, msg=str(kw)) as cm:
