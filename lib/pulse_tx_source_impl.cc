@@ -94,9 +94,10 @@ pulse_tx_source::make(const std::string& waveform,
     kernels::pulse_train train(std::move(c), block_name); // validates npulses
     const bool timed = check_start_time(start_time, time_reference);
     if (!timed && train.config().mode == kernels::burst_mode::pulse)
-        invalid("burst_mode pulse needs start_time > 0: only tx_time spaces the pulse "
-                "bursts at the PRI (untimed, they would leave back to back); use burst_mode "
-                "cpi for an untimed stream");
+        invalid(
+            "burst_mode pulse needs start_time > 0: only tx_time spaces the pulse "
+            "bursts at the PRI (untimed, they would leave back to back); use burst_mode "
+            "cpi for an untimed stream");
     return gnuradio::make_block_sptr<pulse_tx_source_impl>(
         std::move(train), samp_rate, timed, start_time);
 }
