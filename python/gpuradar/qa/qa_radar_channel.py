@@ -47,7 +47,29 @@ class qa_radar_channel(gr_unittest.TestCase):
         self.assertEqual(tags["rx_time"].offset, 0)
         self.assertEqual(pmt.to_uint64(pmt.tuple_ref(tags["rx_time"].value, 0)), 7)
 
-    def test_002_malformed_targets_named(self):
+    def test_002_noise_seed_and_rcs(self):
+        def run(**kw):
+            a = dict(samp_rate=1e6, fc=1e9, ranges=[3000.0], velocities=[0.0],
+                     amplitudes=[0.0], noise_power=2.0, seed=1)
+            a.update(kw)
+            ch = gpuradar.radar_channel(**a)
+            tb = gr.top_block()
+            snk = blocks.vector_sink_c()
+            tb.connect(blocks.vector_source_c([0j] * 50000), ch, snk)
+            tb.run()
+            return ch, np.array(snk.data())
+        _, y1 = run()
+        self.assertAlmostEqual(np.mean(np.abs(y1) ** 2), 2.0, delta=2.0 * 0.03)
+        _, y2 = run(seed=2)
+        self.assertFalse(np.array_equal(y1, y2))
+        np.testing.assert_array_equal(run()[1], y1)
+        # RCS: SNR = K + 10 log10(sigma) - 40 log10(R), a^2 tx_power = P 10^(SNR/10).
+        ch, _ = run(amplitudes=[5.0], amplitude_unit="rcs_m2", radar_constant_db=150.0,
+                    tx_power=0.5)
+        snr = 150.0 + 10 * np.log10(5.0) - 40 * np.log10(3000.0)
+        self.assertAlmostEqual(ch.echo_amplitudes()[0], np.sqrt(2.0 * 10 ** (snr / 10) / 0.5))
+
+    def test_003_malformed_targets_named(self):
         def make(ranges, vels, amps, unit="snr_db"):
             return gpuradar.radar_channel(1e6, 1e9, ranges, vels, amps, unit)
         make([1e3, 2e3], [0, 1], [3, 4])
