@@ -155,29 +155,25 @@ class Readers(unittest.TestCase):
             return
         check(self, rec)
 
-    @CASES
-    @given(st.data())
-    def test_001_pd_metadata_field_mutated(self, data):
-        meta = REC.meta(REC.pd)
+    def field_mutated(self, data, src, files, reader, check):
+        meta = REC.meta(src)
         path = data.draw(st.sampled_from(fields(meta)))  # the root: test_003
         op = data.draw(st.sampled_from(["replace", "delete"]))
         value = data.draw(json_values)
-        base = REC.prepare(REC.pd, PD_FILES)
+        base = REC.prepare(src, files)
         with open(base + ".sigmf-meta", "w") as f:
             json.dump(mutate(meta, path, op, value), f)
-        self.read_or_error(pd_sim.read, base, check_pd)
+        self.read_or_error(reader, base, check)
+
+    @CASES
+    @given(st.data())
+    def test_001_pd_metadata_field_mutated(self, data):
+        self.field_mutated(data, REC.pd, PD_FILES, pd_sim.read, check_pd)
 
     @CASES
     @given(st.data())
     def test_002_sar_metadata_field_mutated(self, data):
-        meta = REC.meta(REC.sar)
-        path = data.draw(st.sampled_from(fields(meta)))
-        op = data.draw(st.sampled_from(["replace", "delete"]))
-        value = data.draw(json_values)
-        base = REC.prepare(REC.sar, SAR_FILES)
-        with open(base + ".sigmf-meta", "w") as f:
-            json.dump(mutate(meta, path, op, value), f)
-        self.read_or_error(sar_sim.read, base, check_sar)
+        self.field_mutated(data, REC.sar, SAR_FILES, sar_sim.read, check_sar)
 
     @CASES
     @given(st.booleans(),

@@ -60,6 +60,17 @@ class Hardening(AppTest):
         with open(base + suffix, "w") as f:
             json.dump(meta, f)
 
+    def each_edit_fails(self, base, cases, fails):
+        """For each (edit, needles): the original metadata edited, then fails(base,
+        *needles)."""
+        with open(base + META) as f:
+            original = f.read()
+        for edit, needles in cases:
+            with self.subTest(needles=needles):
+                self.write_meta_text(base, original)
+                self.edit(base, edit)
+                fails(base, *needles)
+
     def write_meta_text(self, base, text):
         with open(base + META, "w") as f:
             f.write(text)
@@ -113,19 +124,12 @@ class ProcessRecording(Hardening):
             (lambda m: m["global"][ns + "waveform"].update(pulse_width=1.0),
              ["pulse_width", "must fit in the PRI"]),
         ]
-        with open(base + META) as f:
-            original = f.read()
-        for edit, needles in cases:
-            with self.subTest(needles=needles):
-                self.write_meta_text(base, original)
-                self.edit(base, edit)
-                self.process_fails(base, base + META, *needles)
+        self.each_edit_fails(base, cases,
+                             lambda b, *needles: self.process_fails(b, b + META, *needles))
 
     def test_002_fields_that_must_agree(self):
         base = self.simulate_small()
         ns = "gpuradar:"
-        with open(base + META) as f:
-            original = f.read()
         cases = [
             (lambda m: m["global"].update({"core:sample_rate": 9e6}),
              ["'global.gpuradar:fs'", "'global.core:sample_rate'", "disagree"]),
@@ -137,11 +141,7 @@ class ProcessRecording(Hardening):
             (lambda m: m["global"].update({ns + "r0": 1.0}),
              ["'global.gpuradar:r0'", "disagrees with the gate start"]),
         ]
-        for edit, needles in cases:
-            with self.subTest(needles=needles):
-                self.write_meta_text(base, original)
-                self.edit(base, edit)
-                self.process_fails(base, *needles)
+        self.each_edit_fails(base, cases, self.process_fails)
 
     def test_003_json_not_standard_or_too_deep(self):
         base = self.simulate_small()
@@ -425,8 +425,6 @@ class SarRecording(Hardening):
 
     def test_005_grid_and_targets_types(self):
         base = self.sar_recording()
-        with open(base + META) as f:
-            original = f.read()
         cases = [(lambda m: m["global"]["gpuradar:grid"].update(nx=0),
                   ["'global.gpuradar:grid.nx'", ">= 1"]),
                  (lambda m: m["global"]["gpuradar:grid"].update(dx="small"),
@@ -435,11 +433,7 @@ class SarRecording(Hardening):
                   ["'annotations[0].gpuradar:position'", "3 finite numbers"]),
                  (lambda m: m["global"].update({"gpuradar:dr": 0.3}),
                   ["disagree"])]
-        for edit, needles in cases:
-            with self.subTest(needles=needles):
-                self.write_meta_text(base, original)
-                self.edit(base, edit)
-                self.sar_fails(base, *needles)
+        self.each_edit_fails(base, cases, self.sar_fails)
 
     def test_006_arguments_and_outputs(self):
         base = self.sar_recording()

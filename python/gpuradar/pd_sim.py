@@ -555,17 +555,9 @@ TRUTH_FIELDS = {"target": (int, 0), "cpi": (int, 0), "range_m": (float, None),
 
 def _truth(meta, mpath):
     """The truth annotations (those with gpuradar:target), keys without the prefix."""
-    annotations = meta.get("annotations", [])
-    if not isinstance(annotations, list):
-        raise RecordingError(f"{mpath}: metadata field 'annotations' must be a list")
-    truth = []
-    for i, a in enumerate(annotations):
-        if not isinstance(a, dict) or NS + "target" not in a:
-            continue
-        f = sigmf_io.Fields(a, mpath, f"annotations[{i}]")
-        truth.append({k: f.number(NS + k, kind, minimum=least)
-                      for k, (kind, least) in TRUTH_FIELDS.items()})
-    return truth
+    return [{k: f.number(NS + k, kind, minimum=least) for k, (kind, least) in
+             TRUTH_FIELDS.items()} for f in sigmf_io.annotations_with(meta, mpath,
+                                                                      NS + "target")]
 
 
 def expected_bins(truth, rec: Recording, ndoppler, fftshift=True):

@@ -394,17 +394,9 @@ def _grid(g, ns):
 def _targets(meta, mpath, ns):
     """The truth: annotations with gpuradar:position [x, y, z] and gpuradar:amplitude
     [re, im]."""
-    annotations = meta.get("annotations", [])
-    if not isinstance(annotations, list):
-        raise RecordingError(f"{mpath}: metadata field 'annotations' must be a list")
-    out = []
-    for i, a in enumerate(annotations):
-        if not isinstance(a, dict) or ns + "position" not in a:
-            continue
-        f = sigmf_io.Fields(a, mpath, f"annotations[{i}]")
-        out.append(Target(tuple(f.numbers(ns + "position", 3)),
-                          complex(*f.numbers(ns + "amplitude", 2, default=[1.0, 0.0]))))
-    return out
+    return [Target(tuple(f.numbers(ns + "position", 3)),
+                   complex(*f.numbers(ns + "amplitude", 2, default=[1.0, 0.0])))
+            for f in sigmf_io.annotations_with(meta, mpath, ns + "position")]
 
 
 @dataclass

@@ -243,15 +243,23 @@ class Fields:
             raise self.error(key, "is missing" + hint)
         return default
 
+    def _value(self, key, default, ok, what):
+        """The field's value checked by ok() (`must be <what>` otherwise), or default,
+        returned as is, when the field is absent."""
+        v = self.raw(key, default)
+        if default is not _MISSING and v is default:
+            return v
+        if not ok(v):
+            raise self.error(key, f"must be {what} (got {_short(v)})")
+        return v
+
     def number(self, key, kind=float, above=None, minimum=None, maximum=None,
                default=_MISSING):
         """A finite JSON number (kind int: a whole one) with optional bounds."""
-        v = self.raw(key, default)
-        if v is default and default is not _MISSING:
-            return default
-        if not _finite(v):
-            raise self.error(key, f"must be a finite number of at most {MAX_MAGNITUDE:g} "
-                                  f"(got {_short(v)})")
+        v = self._value(key, default, _finite,
+                        f"a finite number of at most {MAX_MAGNITUDE:g}")
+        if default is not _MISSING and v is default:
+            return v
         if kind is int:
             if v != math.floor(v):
                 raise self.error(key, f"must be a whole number (got {v!r})")
@@ -266,37 +274,24 @@ class Fields:
 
     def boolean(self, key, default=_MISSING):
         """A JSON boolean (true/false; "no", 0 and null are errors)."""
-        v = self.raw(key, default)
-        if not isinstance(v, bool):
-            raise self.error(key, f"must be true or false (got {_short(v)})")
-        return v
+        return self._value(key, default, lambda v: isinstance(v, bool), "true or false")
 
     def string(self, key, choices=None, default=_MISSING):
-        v = self.raw(key, default)
-        if v is default and default is not _MISSING:
-            return default
-        if not isinstance(v, str):
-            raise self.error(key, f"must be a string (got {_short(v)})")
+        v = self._value(key, default, lambda v: isinstance(v, str), "a string")
         if choices is not None and v not in choices:
             raise self.error(key, f"must be one of {', '.join(choices)} (got {v!r})")
         return v
 
     def object(self, key, default=_MISSING):
         """The field as a Fields of its own (it must be a JSON object)."""
-        v = self.raw(key, default)
-        if v is default and default is not _MISSING:
-            return default
-        if not isinstance(v, dict):
-            raise self.error(key, f"must be an object (got {_short(v)})")
+        v = self._value(key, default, lambda v: isinstance(v, dict), "an object")
+        if default is not _MISSING and v is default:
+            return v
         return Fields(v, self.path, f"{self.where}.{key}", options=self.options)
 
     def array(self, key, default=_MISSING, max_length=None):
-        v = self.raw(key, default)
-        if v is default and default is not _MISSING:
-            return default
-        if not isinstance(v, list):
-            raise self.error(key, f"must be a list (got {_short(v)})")
-        if max_length is not None and len(v) > max_length:
+        v = self._value(key, default, lambda v: isinstance(v, list), "a list")
+        if max_length is not None and isinstance(v, list) and len(v) > max_length:
             raise self.error(key, f"must have at most {max_length} entries (got {len(v)})")
         return v
 
@@ -313,6 +308,15 @@ class Fields:
 
 #: Largest magnitude of a metadata number (a JSON integer may be arbitrarily long).
 MAX_MAGNITUDE = 1e300
+
+
+def annotations_with(meta, path, key):
+    """Fields of each annotation holding `key` (others are not ours), in file order."""
+    annotations = meta.get("annotations", [])
+    if not isinstance(annotations, list):
+        raise RecordingError(f"{path}: metadata field 'annotations' must be a list")
+    return [Fields(a, path, f"annotations[{i}]") for i, a in enumerate(annotations)
+            if isinstance(a, dict) and key in a]
 
 
 def _finite(x):
