@@ -33,7 +33,7 @@ def simulate_burst(npulses, nrange, delay, snr_db, seed):
 
 
 def main():
-    p = app_util.ArgumentParser(description=__doc__,
+    p = app_util.ArgumentParser(prog="gpuradar-demo", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--backend", default="auto", choices=["auto", "cuda", "cpu"])
     p.add_argument("--npulses", type=number(int, minimum=1, maximum=1 << 16), default=256)
