@@ -95,7 +95,7 @@ class Hardening(AppTest):
         return line
 
 
-class ProcessRecording(Hardening):
+class ProcessMetadata(Hardening):
     def test_001_types_checked(self):
         base = self.simulate_small()
         ns = "gpuradar:"
@@ -158,6 +158,8 @@ class ProcessRecording(Hardening):
             f.write(b"\xff\xfe{}")
         self.process_fails(base, base + META, "not valid SigMF JSON")
 
+
+class ProcessFiles(Hardening):
     def test_004_metadata_not_a_regular_file(self):
         base = self.path("fifo")
         os.mkfifo(base + META)
