@@ -10,6 +10,7 @@ packages=(
     pybind11-dev python3-numpy python3-matplotlib libgtest-dev
     xvfb xauth python3-soapysdr gir1.2-gtk-3.0
     python3-hypothesis
+    clang-format-14
 )
 missing=()
 for p in "${packages[@]}"; do
