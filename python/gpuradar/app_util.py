@@ -237,13 +237,19 @@ class StagedOutputs:
         for tmp, final in self._staged:
             if not os.path.exists(tmp):
                 raise AppError(f"{final}: not written")
-        for tmp, final in self._staged:
-            try:
-                os.replace(tmp, final)
-            except OSError as e:
-                raise AppError(f"{final}: cannot write ({e.strerror})") from None
-            self.committed.append(final)
-        self._staged = []
+        # Ctrl-C or SIGTERM between two renames would leave a partial set: held off
+        # until every file is in place.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            for tmp, final in self._staged:
+                try:
+                    os.replace(tmp, final)
+                except OSError as e:
+                    raise AppError(f"{final}: cannot write ({e.strerror})") from None
+                self.committed.append(final)
+            self._staged = []
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def cleanup(self):
         for d in self._dirs.values():
@@ -297,10 +303,10 @@ def run_app(prog, body, errors=()):
         print(f"{prog}: error: out of memory (smaller sizes?)", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted: nothing written", file=sys.stderr)
+        print(f"{prog}: interrupted: unfinished outputs removed", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Terminated:
-        print(f"{prog}: terminated: nothing written", file=sys.stderr)
+        print(f"{prog}: terminated: unfinished outputs removed", file=sys.stderr)
         return EXIT_TERMINATED
     finally:
         signal.signal(signal.SIGTERM, previous)

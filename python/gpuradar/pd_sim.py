@@ -514,9 +514,10 @@ def _waveform(g, ov, fs, pri):
     if "bandwidth" in ov or "pulse_width" in ov or "up_chirp" in ov:
         src = g.object(NS + "waveform", default={})
         src = src.obj if isinstance(src, sigmf_io.Fields) else src
+        lfm = ("bandwidth", "pulse_width", "up_chirp")
         w = sigmf_io.Fields(dict(src, type="lfm"), g.path, f"global.{NS}waveform",
-                            {k: ov[k] for k in ("bandwidth", "pulse_width", "up_chirp")
-                             if k in ov})
+                            {k: ov[k] for k in lfm if k in ov},
+                            {k: OPTIONS[NS + k] for k in lfm})
     else:
         w = g.object(NS + "waveform")
     kind = w.string("type", ("lfm", "custom"))
