@@ -337,20 +337,30 @@ class Sim(Hardening):
 
     def interrupt(self, sig, status, word):
         out = self.path("x")
-        p = subprocess.Popen([sys.executable, SIM, "--ncpi", "400", "-o", out, "-q"],
+        p = subprocess.Popen([sys.executable, SIM, "--ncpi", "200", "-o", out, "-q"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
-        while not any(n.startswith(".gpuradar-tmp") for n in os.listdir(self.dir)):
+        while not self.writing():  # the flowgraph runs: interrupt it mid-write
             self.assertLess(time.monotonic(), deadline, "the run never started writing")
             self.assertIsNone(p.poll(), "finished before it could be interrupted")
-            time.sleep(0.05)
-        time.sleep(0.3)
+            time.sleep(0.02)
         p.send_signal(sig)
         _, err = p.communicate(timeout=30)
         self.assertEqual(p.returncode, status, err)
         self.assertNotIn("Traceback", err)
         self.assertIn(word, err)
         self.assertEqual(os.listdir(self.dir), [])
+
+    def writing(self):
+        """Whether a staged data file has some bytes written."""
+        for d in os.listdir(self.dir):
+            try:
+                if d.startswith(".gpuradar-tmp") and \
+                        os.path.getsize(os.path.join(self.dir, d, "x" + DATA)) > 0:
+                    return True
+            except FileNotFoundError:  # not created yet, or already removed
+                pass
+        return False
 
     def test_006_ctrl_c(self):
         self.interrupt(signal.SIGINT, 130, "interrupted")
