@@ -258,6 +258,27 @@ class ProcessOverrides(Hardening):
         for r in (30, 70, 110):
             self.assertTrue(any(abs(x - r) <= 1 for x in ranges), ranges)
 
+    def test_002b_raw_samples_with_every_parameter_given(self):
+        # A GNU Radio file sink's output: no SigMF metadata at all.
+        base = self.simulate_small()
+        raw = self.path("capture.cf32")
+        os.rename(base + DATA, raw)
+        os.remove(base + META)
+        self.process_fails(raw, raw, "raw cf32", "--fs")
+        params = ["--fs", "10M", "--fc", "3G", "--pri-samples", "1k", "--gate-start", "100",
+                  "--nrange", "800", "--npulses", "32", "--bandwidth", "5M",
+                  "--pulse-width", "10u"]
+        self.process_fails(raw, raw, "--fc", extra=params[:2])
+        rc, out, err = run(PROCESS, "-i", raw, "--backend", "cpu", "-o", self.path("o"),
+                           "--no-png", "-q", *params)
+        self.assertEqual(rc, 0, out + err)
+        with open(self.path("o.json")) as f:
+            report = json.load(f)
+        self.assertEqual(report["cpis"], 2)
+        ranges = sorted({round(d["range_m"] / 100) for d in report["detections"]})
+        for r in (30, 70, 110):
+            self.assertTrue(any(abs(x - r) <= 1 for x in ranges), ranges)
+
     def test_003_override_replaces_metadata(self):
         # A wrong --fs makes the ranges scale: the override is used, not ignored.
         base = self.simulate_small()

@@ -52,7 +52,7 @@ Recording format (``<base>`` is any path prefix)
 import math
 import os
 from dataclasses import asdict, dataclass, field
-from typing import List
+from typing import List, Optional
 
 import numpy as np
 
@@ -344,14 +344,16 @@ class Recording(_PulseAxes):
     truth: List[dict]            #: annotations with gpuradar:target (keys without prefix)
     #: the recording states its truth (true also for a scene without targets)
     has_truth: bool = False
+    #: a raw cf32 file read without SigMF metadata (its parameters all from overrides)
+    raw_file: Optional[str] = None
 
     @property
     def meta_path(self):
-        return self.base + META_SUFFIX
+        return self.raw_file or self.base + META_SUFFIX
 
     @property
     def data_path(self):
-        return self.base + DATA_SUFFIX
+        return self.raw_file or self.base + DATA_SUFFIX
 
     def pulse_start(self, k):
         return self.first_pulse_sample + int(math.floor(k * self.pri_samples + 0.5))
@@ -382,6 +384,7 @@ OVERRIDABLE = ("fs", "fc", "pri_samples", "prf", "gate_start", "nrange", "npulse
 #: The option of gpuradar-process that gives each field (named when a field is missing).
 OPTIONS = {NS + k: "--" + k.replace("_", "-") for k in OVERRIDABLE}
 OPTIONS[NS + "waveform"] = "--bandwidth and --pulse-width"
+OPTIONS["core:sample_rate"] = "--fs"
 
 
 def read(path, overrides=None) -> Recording:
@@ -390,13 +393,21 @@ def read(path, overrides=None) -> Recording:
     overrides: {field: (option, value)} for fields of OVERRIDABLE given on the command line
     (e.g. {"fs": ("--fs", 2e6)}): used instead of the metadata's, and named by the option
     in messages; a given bandwidth and pulse width make the waveform an LFM, a given prf or
-    pri_samples replaces both of the metadata's PRI fields.
+    pri_samples replaces both of the metadata's PRI fields. A path naming an existing file
+    that is not part of a SigMF recording is read as raw cf32 samples, every parameter
+    from the overrides.
 
     Raises RecordingError naming the file and the field for anything missing, unreadable,
     of the wrong type, inconsistent or truncated."""
     base = base_of(path)
     mpath, dpath = base + META_SUFFIX, base + DATA_SUFFIX
-    meta = sigmf_io.read_meta(mpath)
+    raw = _is_raw(str(path), mpath)
+    if raw:  # every parameter from the command line; messages name the file
+        base = dpath = str(path)
+        mpath = f"{path} (raw cf32 samples, no {META_SUFFIX})"
+        meta = {"global": {"core:datatype": "cf32_le"}}
+    else:
+        meta = sigmf_io.read_meta(mpath)
     ov = {k: v for k, v in (overrides or {}).items() if v[1] is not None}
     unknown = set(ov) - set(OVERRIDABLE)
     if unknown:
@@ -440,7 +451,7 @@ def read(path, overrides=None) -> Recording:
     scene = g.raw(NS + "scene", None)
     has_truth = bool(truth) or (isinstance(scene, dict) and scene.get("targets") == [])
     rec = Recording(base, meta, fs, fc, pri, gate_start, nrange, npulses, nsamples, first,
-                    wf, truth, has_truth)
+                    wf, truth, has_truth, dpath if raw else None)
     if rec.ncpi < 1:
         raise RecordingError(f"{dpath}: {nsamples} samples hold no whole CPI of {npulses} "
                              f"pulses (PRI {pri:g} samples)")
@@ -451,6 +462,13 @@ def read(path, overrides=None) -> Recording:
                                  f"PRI ({pri:g} samples), metadata field 'global.{NS}ncpi' "
                                  f"says {stated}: the PRI or the sizes disagree with the data")
     return rec
+
+
+def _is_raw(path, mpath):
+    """Whether path names a raw cf32 file (a GNU Radio file sink's output, ...): an
+    existing file that is not part of a SigMF recording."""
+    return not path.endswith((META_SUFFIX, DATA_SUFFIX)) and os.path.isfile(path) and \
+        not os.path.exists(mpath)
 
 
 def _sample_rate(g):
