@@ -453,13 +453,22 @@ class SarRecording(Hardening):
                     {"gpuradar:geometry_file": name}))
                 self.sar_fails(base, "'global.gpuradar:geometry_file'")
 
-    def test_004_geometry_not_finite(self):
+    def test_004_geometry_not_finite_is_skipped_and_counted(self):
+        # A data error, not a bad recording: the block skips the pulse and counts it.
         import numpy as np
         base = self.sar_recording()
         g = np.fromfile(base + GEOMETRY, "<f8")
         g[6 * 3 + 1] = np.nan
         g.tofile(base + GEOMETRY)
-        self.sar_fails(base, base + GEOMETRY, "pulse 3", "non-finite")
+        rc, out, err = run(SAR, "-i", base, "--backend", "cpu", "-o", self.path("ok"),
+                           "-q")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn(", 1 pulses skipped", out)
+        # A bin spacing that disagrees with the metadata's gpuradar:dr is an error.
+        g[6 * 3 + 1] = 0.0
+        g[6 * 5 + 4] *= 1.5
+        g.tofile(base + GEOMETRY)
+        self.sar_fails(base, base + GEOMETRY, "pulse 5", "'global.gpuradar:dr'")
 
     def test_005_grid_and_targets_types(self):
         base = self.sar_recording()

@@ -302,7 +302,7 @@ def read(path, overrides=None) -> Recording:
     path). Without npulses anywhere, it is the data's size over nbins. Raises
     sigmf_io.RecordingError naming the file and the field for anything missing, of the
     wrong type, or disagreeing with the data (its size must be npulses x nbins samples,
-    the geometry's npulses x 6 finite values)."""
+    the geometry's npulses x 6 values, its bin spacing the metadata's dr)."""
     base = base_of(path)
     mpath, dpath = base + META_SUFFIX, base + DATA_SUFFIX
     meta = sigmf_io.read_meta(mpath)
@@ -358,25 +358,20 @@ def read(path, overrides=None) -> Recording:
 
 
 def _check_geometry(geometry, geo_path, g, mpath):
-    """Every value finite, bin spacing and frequency > 0, and the bin spacing the
-    metadata's gpuradar:dr when it has one."""
-    bad = ~np.isfinite(geometry).all(axis=1)
-    if bad.any():
-        raise RecordingError(f"{geo_path}: pulse {int(np.argmax(bad))} has a non-finite "
-                             f"geometry value")
-    for col, name in ((4, "dr"), (5, "f0")):
-        low = geometry[:, col] <= 0
-        if low.any():
-            raise RecordingError(f"{geo_path}: pulse {int(np.argmax(low))}: {name} "
-                                 f"{geometry[int(np.argmax(low)), col]:g} must be > 0")
+    """The bin spacing of every usable pulse is the metadata's gpuradar:dr, when it has
+    one. A pulse with non-finite geometry or dr <= 0 is a data error the backprojection
+    block skips and counts (skipped_pulses), not a reason to refuse the recording."""
     key = NAMESPACE + ":dr"
-    if key in g.obj and len(geometry):
-        dr = g.number(key, above=0)
-        off = ~np.isclose(geometry[:, 4], dr, rtol=1e-6, atol=0)
-        if off.any():
-            raise RecordingError(f"{geo_path}: pulse {int(np.argmax(off))}: bin spacing "
-                                 f"{geometry[int(np.argmax(off)), 4]:g} m disagrees with "
-                                 f"{mpath} metadata field 'global.{key}' ({dr:g} m)")
+    if key not in g.obj or not len(geometry):
+        return
+    dr = g.number(key, above=0)
+    usable = np.isfinite(geometry).all(axis=1) & (geometry[:, 4] > 0)
+    off = usable & ~np.isclose(geometry[:, 4], dr, rtol=1e-6, atol=0)
+    if off.any():
+        i = int(np.argmax(off))
+        raise RecordingError(f"{geo_path}: pulse {i}: bin spacing {geometry[i, 4]:g} m "
+                             f"disagrees with {mpath} metadata field 'global.{key}' "
+                             f"({dr:g} m)")
 
 
 def _grid(g, ns):
