@@ -228,6 +228,20 @@ class ProcessOverrides(Hardening):
         self.edit(base, strip)
         return base
 
+    def finds_the_small_targets(self, recording, *params):
+        """Processes recording (the small preset's samples) with params; checks its 2 CPIs
+        and the three targets (the truth stripped) where they are; returns the report."""
+        rc, out, err = run(PROCESS, "-i", recording, "--backend", "cpu", "-o",
+                           self.path("o"), "--no-png", "-q", *params)
+        self.assertEqual(rc, 0, out + err)
+        with open(self.path("o.json")) as f:
+            report = json.load(f)
+        self.assertEqual(report["cpis"], 2)
+        ranges = sorted({round(d["range_m"] / 100) for d in report["detections"]})
+        for r in (30, 70, 110):
+            self.assertTrue(any(abs(x - r) <= 1 for x in ranges), ranges)
+        return report
+
     def test_001_foreign_recording_needs_the_parameters(self):
         base = self.foreign()
         self.process_fails(base, "'global.gpuradar:pri_samples' is missing", "--pri-samples")
@@ -238,25 +252,15 @@ class ProcessOverrides(Hardening):
                                   "--nrange", "800", "--npulses", "32"])
 
     def test_002_foreign_recording_with_overrides(self):
-        base = self.foreign()
-        rc, out, err = run(PROCESS, "-i", base, "--backend", "cpu", "-o", self.path("o"),
-                           "--no-png", "-q", "--pri-samples", "1k", "--gate-start", "100",
-                           "--nrange", "800", "--npulses", "32", "--bandwidth", "5M",
-                           "--pulse-width", "10u")
-        self.assertEqual(rc, 0, out + err)
-        with open(self.path("o.json")) as f:
-            report = json.load(f)
+        report = self.finds_the_small_targets(
+            self.foreign(), "--pri-samples", "1k", "--gate-start", "100", "--nrange", "800",
+            "--npulses", "32", "--bandwidth", "5M", "--pulse-width", "10u")
         p = report["parameters"]
         self.assertEqual((p["pri_samples"], p["nrange"], p["npulses"], p["fs"], p["fc"]),
                          (1000.0, 800, 32, 10e6, 3e9))  # fs, fc: core fields, captures
         self.assertEqual((p["waveform"]["type"], p["waveform"]["bandwidth"],
                           p["waveform"]["up_chirp"]), ("lfm", 5e6, True))
         self.assertAlmostEqual(p["waveform"]["pulse_width"], 10e-6, delta=1e-15)
-        self.assertEqual(report["cpis"], 2)
-        # The small scenario's three targets (truth stripped): found where they are.
-        ranges = sorted({round(d["range_m"] / 100) for d in report["detections"]})
-        for r in (30, 70, 110):
-            self.assertTrue(any(abs(x - r) <= 1 for x in ranges), ranges)
 
     def test_002b_raw_samples_with_every_parameter_given(self):
         # A GNU Radio file sink's output: no SigMF metadata at all.
@@ -269,15 +273,7 @@ class ProcessOverrides(Hardening):
                   "--nrange", "800", "--npulses", "32", "--bandwidth", "5M",
                   "--pulse-width", "10u"]
         self.process_fails(raw, raw, "--fc", extra=params[:2])
-        rc, out, err = run(PROCESS, "-i", raw, "--backend", "cpu", "-o", self.path("o"),
-                           "--no-png", "-q", *params)
-        self.assertEqual(rc, 0, out + err)
-        with open(self.path("o.json")) as f:
-            report = json.load(f)
-        self.assertEqual(report["cpis"], 2)
-        ranges = sorted({round(d["range_m"] / 100) for d in report["detections"]})
-        for r in (30, 70, 110):
-            self.assertTrue(any(abs(x - r) <= 1 for x in ranges), ranges)
+        self.finds_the_small_targets(raw, *params)
 
     def test_003_override_replaces_metadata(self):
         # A wrong --fs makes the ranges scale: the override is used, not ignored.
