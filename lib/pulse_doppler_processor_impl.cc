@@ -83,6 +83,10 @@ pulse_doppler_processor_impl::pulse_doppler_processor_impl(
       d_samp_rate(samp_rate),
       d_backend(backend),
       d_kernel(kernels::pulse_doppler::make(backend, p, stream())),
+      d_changes(p,
+                [this](const kernels::pulse_doppler_params& q) {
+                    return kernels::pulse_doppler::make(d_backend, q, stream());
+                }),
       d_sequencer(p.npulses, p.npulses, p.nrange),
       d_tap(tap_every,
             d_kernel->output_size(),
@@ -100,8 +104,59 @@ pulse_doppler_processor_impl::pulse_doppler_processor_impl(
 
 void pulse_doppler_processor_impl::set_waveform(const std::vector<gr_complex>& waveform)
 {
+    d_changes.change(
+        [&](auto& p) { p.waveform.assign(waveform.begin(), waveform.end()); });
+}
+
+void pulse_doppler_processor_impl::set_mti(const std::string& mti)
+{
+    d_changes.change([&](auto& p) { p.mti = kernels::doppler_filter::parse_mti(mti); });
+}
+
+void pulse_doppler_processor_impl::set_range_window(const std::string& window,
+                                                    int nbar,
+                                                    double sll_db,
+                                                    double beta)
+{
+    d_changes.change([&](auto& p) {
+        p.range_window = kernels::window_spec::make(
+            window, nbar, sll_db, beta, "pulse_doppler_processor");
+    });
+}
+
+void pulse_doppler_processor_impl::set_doppler_window(const std::string& window,
+                                                      int nbar,
+                                                      double sll_db,
+                                                      double beta)
+{
+    d_changes.change([&](auto& p) {
+        p.doppler_window = kernels::window_spec::make(
+            window, nbar, sll_db, beta, "pulse_doppler_processor");
+    });
+}
+
+void pulse_doppler_processor_impl::set_db(bool db)
+{
+    d_changes.change([&](auto& p) { p.db = db; });
+}
+
+std::string pulse_doppler_processor_impl::implementation() const
+{
     std::lock_guard<std::mutex> lock(d_kernel_mutex);
-    d_kernel->set_waveform(waveform);
+    return d_kernel->implementation();
+}
+
+void pulse_doppler_processor_impl::apply_pending_change()
+{
+    std::unique_ptr<kernels::pulse_doppler> next;
+    kernels::pulse_doppler_params p;
+    if (!d_changes.take(next, p))
+        return;
+    // The old object's kernels may still run on the stream: let them finish before it
+    // frees its workspaces.
+    synchronize_stream();
+    std::lock_guard<std::mutex> lock(d_kernel_mutex);
+    d_kernel = std::move(next);
 }
 
 pmt::pmt_t pulse_doppler_processor_impl::tap_meta(const pmt::pmt_t& dict) const
@@ -162,13 +217,11 @@ int pulse_doppler_processor_impl::general_work(int noutput_items,
         },
         [&](std::uint64_t consumed, int cpi, const pmt::pmt_t& dict) {
             wait_for_input(nitems_read(0) + consumed + d_npulses);
-            {
-                std::lock_guard<std::mutex> lock(d_kernel_mutex);
-                float* map = out + std::size_t(cpi) * d_kernel->output_size();
-                d_kernel->run(in + consumed * in_item, map);
-                if (d_tap.due())
-                    d_tap.capture(map, tap_meta(dict));
-            }
+            apply_pending_change();
+            float* map = out + std::size_t(cpi) * d_kernel->output_size();
+            d_kernel->run(in + consumed * in_item, map);
+            if (d_tap.due())
+                d_tap.capture(map, tap_meta(dict));
             add_item_tag(0,
                          nitems_written(0) + std::uint64_t(cpi) * d_nrange,
                          cpi_tag_key(),

@@ -6,6 +6,7 @@
 #include "cpi_sequencer.h"
 #include "gpu_stream_owner.h"
 #include "map_tap.h"
+#include "pending_change.h"
 #include <gnuradio/gpuradar/pulse_doppler_processor.h>
 #include <gpuradar/kernels/pulse_doppler.h>
 #include <memory>
@@ -24,8 +25,18 @@ public:
                                  unsigned tap_every);
 
     void set_waveform(const std::vector<gr_complex>& waveform) override;
+    void set_mti(const std::string& mti) override;
+    void set_range_window(const std::string& window,
+                          int nbar,
+                          double sll_db,
+                          double beta) override;
+    void set_doppler_window(const std::string& window,
+                            int nbar,
+                            double sll_db,
+                            double beta) override;
+    void set_db(bool db) override;
     std::uint64_t dropped_cpis() const override { return d_sequencer.dropped(); }
-    std::string implementation() const override { return d_kernel->implementation(); }
+    std::string implementation() const override;
     std::string backend() const override { return kernels::to_string(d_backend); }
 
     bool stop() override;
@@ -36,6 +47,8 @@ public:
                      gr_vector_void_star& output_items) override;
 
 private:
+    //! Before a CPI: swaps in the kernels object of the newest setter change, if any.
+    void apply_pending_change();
     //! The `map` message's car for the CPI of cpi dict `dict`.
     pmt::pmt_t tap_meta(const pmt::pmt_t& dict) const;
 
@@ -44,9 +57,9 @@ private:
     const double d_samp_rate;
     const kernels::backend d_backend;
     std::unique_ptr<kernels::pulse_doppler> d_kernel;
-    // Held by work() for each CPI and by set_waveform(): a new waveform lands between
-    // CPIs.
-    std::mutex d_kernel_mutex;
+    // Guards d_kernel's swap against implementation() from other threads.
+    mutable std::mutex d_kernel_mutex;
+    pending_change<kernels::pulse_doppler_params, kernels::pulse_doppler> d_changes;
     cpi_sequencer d_sequencer;
     map_tap d_tap;
 };
