@@ -37,15 +37,6 @@ public:
     {
     }
 
-    void set_pfa(double pfa) override
-    {
-        reconfigure([&](config& c) { c.params.pfa = pfa; });
-    }
-    void set_variant(const std::string& variant) override
-    {
-        reconfigure(
-            [&](config& c) { c.params.variant = kernels::parse_cfar_variant(variant); });
-    }
     void set_guard_range(int guard_range) override
     {
         reconfigure([&](config& c) { c.params.guard_range = guard_range; });

@@ -80,6 +80,17 @@ public:
     }
     std::string backend() const override { return kernels::to_string(d_backend); }
 
+    void set_pfa(double pfa) override
+    {
+        reconfigure([&](cfar_config<Params>& c) { c.params.pfa = pfa; });
+    }
+    void set_variant(const std::string& variant) override
+    {
+        reconfigure([&](cfar_config<Params>& c) {
+            c.params.variant = kernels::parse_cfar_variant(variant);
+        });
+    }
+
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
     {
         ninput_items_required[0] = noutput_items;

@@ -120,15 +120,25 @@ void pulse_doppler_processor_impl::set_mti(const std::string& mti)
     d_changes.change([&](auto& p) { p.mti = kernels::doppler_filter::parse_mti(mti); });
 }
 
+void pulse_doppler_processor_impl::set_window(
+    kernels::window_spec kernels::pulse_doppler_params::*which,
+    const std::string& window,
+    int nbar,
+    double sll_db,
+    double beta)
+{
+    d_changes.change([&](auto& p) {
+        p.*which = kernels::window_spec::make(
+            window, nbar, sll_db, beta, "pulse_doppler_processor");
+    });
+}
+
 void pulse_doppler_processor_impl::set_range_window(const std::string& window,
                                                     int nbar,
                                                     double sll_db,
                                                     double beta)
 {
-    d_changes.change([&](auto& p) {
-        p.range_window = kernels::window_spec::make(
-            window, nbar, sll_db, beta, "pulse_doppler_processor");
-    });
+    set_window(&kernels::pulse_doppler_params::range_window, window, nbar, sll_db, beta);
 }
 
 void pulse_doppler_processor_impl::set_doppler_window(const std::string& window,
@@ -136,10 +146,8 @@ void pulse_doppler_processor_impl::set_doppler_window(const std::string& window,
                                                       double sll_db,
                                                       double beta)
 {
-    d_changes.change([&](auto& p) {
-        p.doppler_window = kernels::window_spec::make(
-            window, nbar, sll_db, beta, "pulse_doppler_processor");
-    });
+    set_window(
+        &kernels::pulse_doppler_params::doppler_window, window, nbar, sll_db, beta);
 }
 
 void pulse_doppler_processor_impl::set_db(bool db)
