@@ -181,6 +181,13 @@ pulse_framer_core::pulse_framer_core(const framer_config& cfg,
         anchor_at(0);
 }
 
+void pulse_framer_core::set_threshold(double level)
+{
+    framer_config c = d_cfg;
+    c.threshold = level;
+    d_cfg = checked(c);
+}
+
 double pulse_framer_core::r0() const
 {
     return static_cast<double>(d_cfg.gate_start) * pulse_timing::speed_of_light / (2.0 * d_cfg.fs);

@@ -101,6 +101,12 @@ public:
     //! Validates (std::invalid_argument "gpuradar::radar_scene_source: <param> ...").
     explicit radar_scene(scene_config cfg);
 
+    /*!
+     * Continues `previous`'s stream with this scene's configuration: the same stream
+     * position and noise generator state (a change of targets or noise level made
+     * between two pulses, without restarting the stream).
+     */
+    void continue_from(const radar_scene& previous);
     //! Writes the next n samples of the stream.
     void generate(cfloat* out, std::size_t n);
 
