@@ -9,3 +9,17 @@ their data on the GPU between each other (gpuradar device buffer).
 from .gpuradar_python import *  # noqa: F401,F403
 # Pure-Python helpers: detections PDUs as dicts, simulator truth as JSON.
 from . import detections, scene_truth  # noqa: F401,E402
+
+# QT GUI display blocks (PyQt5 + pyqtgraph), imported on first use so that the rest of
+# the module works without a display stack.
+_DISPLAY_BLOCKS = {"range_doppler_sink": "range_doppler_sink",
+                   "sar_image_sink": "sar_image_sink",
+                   "detection_table": "detection_table"}
+
+
+def __getattr__(name):
+    if name in _DISPLAY_BLOCKS:
+        import importlib
+        module = importlib.import_module("." + _DISPLAY_BLOCKS[name], __name__)
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

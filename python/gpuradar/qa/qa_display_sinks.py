@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""QA of the display blocks (range_doppler_sink, sar_image_sink, detection_table) by the
+pixels they render, under a (virtual) X server: targets from radar_scene_source ->
+pulse_doppler_processor (CPU) and from a simulated SAR phase history -> backprojection
+(CPU) must appear where the axes say, within a few dB of the peak, over a darker
+background; a slow display must not slow a paced run."""
+
+import time
+
+import numpy as np
+import pmt
+from gnuradio import blocks, gr, gr_unittest
+from PyQt5 import QtWidgets
+
+from gnuradio import gpuradar
+from gnuradio.gpuradar import display_check, display_geometry, sar_sim
+
+APP = QtWidgets.QApplication.instance() or QtWidgets.QApplication(["qa_display_sinks"])
+
+C = display_geometry.SPEED_OF_LIGHT
+FS, FC, PRI, GATE, NRANGE, NPULSES, NFFT = 2e6, 10e9, 1000, 100, 512, 32, 32
+BANDWIDTH, PULSE_WIDTH = 1e6, 10e-6
+PRF = FS / PRI
+DR = C / (2 * FS)
+DV = PRF / NFFT * C / (2 * FC)
+R0 = GATE * DR
+# (range bin, Doppler bins from zero, SNR dB): near and closing, far and receding
+TARGETS = [(100, 6, 0.0), (300, -10, -3.0)]
+
+
+def pump(seconds, until=lambda: False):
+    """Runs the Qt event loop (timers, painting) for up to `seconds`."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and not until():
+        APP.processEvents()
+        time.sleep(0.005)
+    APP.processEvents()
+
+
+def show(widget):
+    widget.resize(700, 600)
+    widget.show()
+    pump(0.3)
+
+
+def target_points(targets=TARGETS):
+    """(velocity m/s, range m) of each target's cell centre."""
+    return [(m * DV, R0 + k * DR) for k, m, _ in targets]
+
+
+def scene(targets=TARGETS, paced=False):
+    ranges = [R0 + k * DR + 1.0 for k, _, _ in targets]
+    return gpuradar.radar_scene_source(FS, FC, PRF, BANDWIDTH, PULSE_WIDTH, [], ranges,
+                                       [m * DV for _, m, _ in targets],
+                                       [s for _, _, s in targets], "snr_db", paced=paced,
+                                       seed=3)
+
+
+def processor(db=False):
+    return gpuradar.pulse_doppler_processor(
+        NRANGE, NPULSES, NFFT, 1, "lfm", [], BANDWIDTH, PULSE_WIDTH, FS, True, "taylor", 4,
+        35.0, 6.0, True, "auto", "none", "hann", 4, 35.0, 6.0, True, "square_law", db, "cpu")
+
+
+def map_message(values, cpi, channels=1, db=False):
+    """A `map` message as pulse_doppler_processor's tap publishes it."""
+    meta = pmt.make_dict()
+    for key, value in (("cpi", pmt.from_uint64(cpi)), ("nrange", pmt.from_uint64(NRANGE)),
+                       ("ndoppler", pmt.from_uint64(NFFT)),
+                       ("channels", pmt.from_uint64(channels)), ("fs", pmt.from_double(FS)),
+                       ("prf", pmt.from_double(PRF)), ("fc", pmt.from_double(FC)),
+                       ("fftshift", pmt.PMT_T), ("db", pmt.from_bool(db)),
+                       ("envelope", pmt.intern("square_law")),
+                       ("rx_time", pmt.from_double(cpi * NPULSES / PRF)),
+                       ("r0_m", pmt.from_double(R0))):
+        meta = pmt.dict_add(meta, pmt.intern(key), value)
+    return pmt.cons(meta, pmt.init_f32vector(values.size, values.ravel().tolist()))
+
+
+def processed_maps(ncpi=2):
+    """(maps (ncpi, NRANGE, NFFT) power, detections PDUs) of the scene on the CPU."""
+    tb = gr.top_block()
+    src, proc = scene(), processor()
+    framer = gpuradar.pulse_framer(PRI, GATE, NRANGE, NPULSES, FS, FC, "rx_time")
+    cfar = gpuradar.cfar_2d(NRANGE, NFFT, 1, 2, 8, 2, 2, 1e-6, "ca", 0, "clip", "wrap", True,
+                            4096, "cpu")
+    snk, dets = blocks.vector_sink_f(NFFT), blocks.message_debug()
+    tb.connect(src, blocks.head(gr.sizeof_gr_complex, (ncpi * NPULSES + 1) * PRI), framer,
+               proc, snk)
+    tb.connect(proc, cfar, blocks.null_sink(NFFT))
+    tb.msg_connect(cfar, "detections", dets, "store")
+    tb.run()
+    maps = np.array(snk.data(), np.float32).reshape(-1, NRANGE, NFFT)
+    return maps, [dets.get_message(i) for i in range(dets.num_messages())]
+
+
+class qa_range_doppler_sink(gr_unittest.TestCase):
+
+    def check_targets_shown(self, sink, targets=TARGETS):
+        self.assertEqual(display_check.map_targets_errors(sink, target_points(targets)), [])
+        # Orientation as labelled: near range lower on the screen, closing velocity right
+        # of zero (and the near target really is there: checked above).
+        plot = sink.qwidget()
+        (v_near, r_near), (v_far, r_far) = target_points(targets)[:2]
+        self.assertGreater(v_near, 0.0)
+        self.assertGreater(plot.widget_point(v_near, r_near)[1],
+                           plot.widget_point(v_far, r_far)[1])
+        self.assertGreater(plot.widget_point(v_near, r_near)[0],
+                           plot.widget_point(0.0, r_near)[0])
+
+    def test_001_map_message_targets_where_the_axes_say(self):
+        maps, pdus = processed_maps()
+        sink = gpuradar.range_doppler_sink("message", update_rate=50.0)
+        show(sink.qwidget())
+        for pdu in pdus:
+            sink._on_detections(pdu)
+        sink._on_map(map_message(maps[1], 1))
+        pump(2.0, lambda: sink.counts()["drawn"] >= 1)
+        self.assertEqual(sink.counts()["drawn"], 1)
+        self.check_targets_shown(sink)
+        status = sink.qwidget().status.text()
+        self.assertIn("CPI 1", status)
+        self.assertIn(f"t = {NPULSES / PRF:.6f} s", status)
+        # The CFAR found both targets; they are drawn at their range and velocity.
+        marks = sink.qwidget().detection_marks.getData()
+        for v, r in target_points():
+            self.assertTrue(np.any((np.abs(marks[0] - v) < 1.5 * DV) &
+                                   (np.abs(marks[1] - r) < 1.5 * DR)))
+
+    def test_002_stream_input_reads_axes_from_the_cpi_tag(self):
+        tb = gr.top_block()
+        sink = gpuradar.range_doppler_sink("stream", NRANGE, NFFT, update_rate=50.0)
+        show(sink.qwidget())
+        framer = gpuradar.pulse_framer(PRI, GATE, NRANGE, NPULSES, FS, FC, "rx_time")
+        tb.connect(scene(), blocks.head(gr.sizeof_gr_complex, (2 * NPULSES + 1) * PRI),
+                   framer, processor(db=True), sink)
+        sink._stream_db = True
+        tb.run()
+        pump(2.0, lambda: sink.counts()["drawn"] >= 1)
+        self.assertEqual(sink.counts()["received"], 2)
+        self.check_targets_shown(sink)
+        self.assertIn("CPI 1", sink.qwidget().status.text())
+
+    def test_003_channel_selector(self):
+        maps, _ = processed_maps(1)
+        other = np.roll(maps[0], 50, axis=0)  # channel 1: the targets 50 bins further
+        sink = gpuradar.range_doppler_sink("message", channels=2, channel=0, update_rate=50.0)
+        show(sink.qwidget())
+        sink._on_map(map_message(np.concatenate([maps[0], other]), 0, channels=2))
+        pump(2.0, lambda: sink.counts()["drawn"] >= 1)
+        self.check_targets_shown(sink)
+        sink.set_channel(1)
+        pump(0.3)
+        sink.qwidget()._draw()
+        moved = [(k + 50, m, s) for k, m, s in TARGETS]
+        self.check_targets_shown(sink, moved)
+        with self.assertRaisesRegex(ValueError, r"channel must be in \[0, 1\]"):
+            sink.set_channel(2)
+        self.assertEqual(sink.channel(), 1)
+        with self.assertRaisesRegex(ValueError, r"channel must be in \[0, 0\]"):
+            gpuradar.range_doppler_sink("message", channels=1, channel=1)
+
+    def test_004_fixed_levels_and_bad_parameters(self):
+        maps, _ = processed_maps(1)
+        sink = gpuradar.range_doppler_sink("message", auto_scale=False, zmin=-10.0,
+                                           zmax=70.0, update_rate=50.0)
+        show(sink.qwidget())
+        sink._on_map(map_message(maps[0], 0))
+        pump(2.0, lambda: sink.counts()["drawn"] >= 1)
+        self.assertEqual(sink.qwidget().levels(), (-10.0, 70.0))
+        with self.assertRaisesRegex(ValueError, "zmin must be < zmax"):
+            sink.set_levels(5.0, 5.0)
+        self.assertEqual(sink._zmin, -10.0)
+        for kwargs, name in ((dict(input="pdu"), "input"), (dict(nrange=0), "nrange"),
+                             (dict(envelope="cubic"), "envelope"),
+                             (dict(update_rate=0.0), "update_rate"),
+                             (dict(dynamic_range=-1.0), "dynamic_range"),
+                             (dict(auto_scale=False, zmin=1.0, zmax=0.0), "zmin")):
+            with self.assertRaisesRegex(ValueError, name):
+                gpuradar.range_doppler_sink(**kwargs)
+
+    def test_005_malformed_map_is_counted_not_fatal(self):
+        sink = gpuradar.range_doppler_sink("message", update_rate=50.0)
+        sink._on_map(pmt.cons(pmt.make_dict(), pmt.init_f32vector(3, [1.0, 2.0, 3.0])))
+        pump(0.5, lambda: sink.counts()["bad_messages"] >= 1)
+        self.assertEqual(sink.counts()["bad_messages"], 1)
+        self.assertIn("lacks the field", sink.qwidget().status.text())
+
+    def test_006_slow_display_never_slows_a_paced_run(self):
+        """A display drawing 2 frames/s on a paced 31-CPI run: the processor still
+        produces every CPI in time; the display drops frames, counted."""
+        ncpi = 31
+        tb = gr.top_block()
+        sink = gpuradar.range_doppler_sink("stream", NRANGE, NFFT, update_rate=2.0)
+        show(sink.qwidget())
+        framer = gpuradar.pulse_framer(PRI, GATE, NRANGE, NPULSES, FS, FC, "rx_time")
+        proc, counter = processor(), blocks.vector_sink_f(NFFT)
+        tb.connect(scene(paced=True), blocks.head(gr.sizeof_gr_complex, ncpi * NPULSES * PRI),
+                   framer, proc, sink)
+        tb.connect(proc, counter)
+        t0 = time.monotonic()
+        tb.start()
+        pump(ncpi * NPULSES / PRF + 1.0, lambda: len(counter.data()) >= ncpi * NRANGE)
+        elapsed = time.monotonic() - t0
+        tb.stop()
+        tb.wait()
+        pump(0.6)
+        c = sink.counts()
+        self.assertEqual(len(counter.data()) // NRANGE, ncpi)
+        self.assertEqual(c["received"], ncpi)
+        self.assertLess(elapsed, ncpi * NPULSES / PRF + 0.5)  # kept pace with the source
+        self.assertLessEqual(c["drawn"], 2 * elapsed + 2)
+        self.assertGreater(c["dropped"], ncpi // 2)
+        self.assertLessEqual(c["received"] - c["drawn"] - c["dropped"], 1)
+
+
+class qa_sar_image_sink(gr_unittest.TestCase):
+
+    def test_001_targets_at_their_east_north_position(self):
+        history = sar_sim.scenario("spotlight", npulses=128, nbins=256, image_size=30.0)
+        g = history.grid
+        tb = gr.top_block()
+        pulses = blocks.vector_source_c(history.pulses.ravel().tolist(), False, history.nbins)
+        geo = gpuradar_geometry_source(history.geometry)
+        bp = gpuradar.backprojection(history.nbins, g.nx, g.ny, g.x0, g.y0, g.dx, g.dy, g.z,
+                                     history.npulses, "restart", "fast", [], "cpu")
+        sink = gpuradar.sar_image_sink(g.nx, g.ny, g.x0, g.y0, g.dx, g.dy, 40.0, 50.0)
+        show(sink.qwidget())
+        tb.connect(pulses, (bp, 0))
+        tb.connect(geo, (bp, 1))
+        tb.connect(bp, sink)
+        tb.run()
+        pump(2.0, lambda: sink.counts()["drawn"] >= 1)
+        self.assertEqual(sink.counts()["received"], 1)
+        plot = sink.qwidget()
+        self.assertEqual(plot.levels(), (-40.0, 0.0))
+        targets = [(t.position[0], t.position[1], 20 * np.log10(abs(t.amplitude)))
+                   for t in history.targets]
+        self.assertEqual(display_check.image_targets_errors(sink, targets, 3.0), [])
+        # North up, east right: the northern target higher, the eastern one further right.
+        pts = [t.position[:2] for t in history.targets]
+        north, south = max(pts, key=lambda p: p[1]), min(pts, key=lambda p: p[1])
+        self.assertLess(plot.widget_point(*north)[1], plot.widget_point(*south)[1])
+        east, west = max(pts, key=lambda p: p[0]), min(pts, key=lambda p: p[0])
+        self.assertGreater(plot.widget_point(*east)[0], plot.widget_point(*west)[0])
+
+    def test_002_bad_parameters(self):
+        for args, name in (((0, 10), "nx"), ((10, 10, 0.0, 0.0, -1.0), "dx"),
+                           ((10, 10, float("nan")), "x0"),
+                           ((10, 10, 0.0, 0.0, 1.0, 1.0, 0.0), "dynamic_range")):
+            with self.assertRaisesRegex(ValueError, name):
+                gpuradar.sar_image_sink(*args)
+
+
+def gpuradar_geometry_source(geometry):
+    """A stream of 6-double geometry items (the backprojection's input 1)."""
+    class _geometry(gr.sync_block):
+        def __init__(self, rows):
+            gr.sync_block.__init__(self, "geometry", None, [(np.float64, 6)])
+            self.rows, self.next = rows, 0
+
+        def work(self, input_items, output_items):
+            n = min(len(output_items[0]), len(self.rows) - self.next)
+            if n == 0:
+                return -1
+            output_items[0][:n] = self.rows[self.next:self.next + n]
+            self.next += n
+            return n
+    return _geometry(np.ascontiguousarray(geometry, np.float64))
+
+
+class qa_detection_table(gr_unittest.TestCase):
+
+    def test_001_rows_of_the_latest_cpi_strongest_first(self):
+        _, pdus = processed_maps(2)
+        table = gpuradar.detection_table(4, False, 50.0)
+        show(table.qwidget())
+        for pdu in pdus:
+            table._on_detections(pdu)
+        pump(1.0, lambda: table.counts()["drawn"] >= 1)
+        w = table.qwidget()
+        self.assertIn("CPI 1", w.status.text())
+        ranges = [float(w.table.item(r, 0).text()) for r in range(w.table.rowCount())]
+        snrs = [float(w.table.item(r, 2).text()) for r in range(w.table.rowCount())]
+        self.assertEqual(snrs, sorted(snrs, reverse=True))
+        self.assertLessEqual(len(ranges), 4)
+        for _, r in target_points():
+            self.assertTrue(any(abs(x - r) < 1.5 * DR for x in ranges), f"{r} m missing")
+        grabbed = w.grab()
+        self.assertGreater(grabbed.width(), 100)
+
+    def test_002_bad_parameters(self):
+        with self.assertRaisesRegex(ValueError, "max_rows"):
+            gpuradar.detection_table(0)
+        with self.assertRaisesRegex(ValueError, "update_rate"):
+            gpuradar.detection_table(4, False, 0.0)
+
+
+if __name__ == "__main__":
+    gr_unittest.run(qa_range_doppler_sink)  # unittest.main: every class here
