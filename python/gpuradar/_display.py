@@ -18,8 +18,6 @@ from PyQt5 import QtCore, QtWidgets
 
 #: colour map of every dB image (perceptually uniform, readable in grey)
 COLORMAP = "viridis"
-#: entries of the lookup table applied to images
-LUT_SIZE = 256
 
 
 class LatestFrame:
@@ -68,11 +66,6 @@ def check_levels(auto_scale, zmin, zmax, dynamic_range):
                          f"zmax={zmax!r})")
 
 
-def lookup_table():
-    """(LUT_SIZE, 3) uint8 RGB colours of COLORMAP, low to high."""
-    return pg.colormap.get(COLORMAP).getLookupTable(nPts=LUT_SIZE, alpha=False)
-
-
 class ImagePlot(QtWidgets.QWidget):
     """A title line, a status line and an image plot with a dB colour bar.
 
@@ -102,8 +95,7 @@ class ImagePlot(QtWidgets.QWidget):
         item.getViewBox().setAspectLocked(aspect_locked)
         self.image = pg.ImageItem(axisOrder="row-major")
         item.addItem(self.image)
-        self.lut = lookup_table()
-        self.image.setLookupTable(self.lut)
+        # The colour bar also sets the image's lookup table and levels.
         self.bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=pg.colormap.get(COLORMAP),
                                    label=bar_label, interactive=False)
         self.bar.setImageItem(self.image, insert_in=item)

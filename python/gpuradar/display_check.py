@@ -21,7 +21,7 @@ def rendered_db(plot, points):
     """dB shown by an ImagePlot (the widget of range_doppler_sink / sar_image_sink) at
     data coordinates points [(x, y), ...], read from its grab() as on screen."""
     image = plot.grab().toImage()
-    lut = plot.lut.astype(np.float64)
+    lut = np.asarray(plot.image.lut, dtype=np.float64)[:, :3]  # as drawn
     low, high = plot.levels()
     out = []
     for x, y in points:
