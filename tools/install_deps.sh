@@ -11,6 +11,7 @@ packages=(
     xvfb xauth python3-soapysdr gir1.2-gtk-3.0
     python3-pyqt5
     python3-pyqtgraph
+    clang-format-14
 )
 missing=()
 for p in "${packages[@]}"; do
