@@ -50,8 +50,8 @@ def load(path):
 
 
 def displays(tb):
-    from gnuradio.gpuradar.range_doppler_sink import range_doppler_sink
-    from gnuradio.gpuradar.sar_image_sink import sar_image_sink
+    from gnuradio.gpuradar.display_range_doppler import range_doppler_sink
+    from gnuradio.gpuradar.display_sar_image import sar_image_sink
     found = {"map": [], "sar": []}
     for name, value in sorted(vars(tb).items()):
         if isinstance(value, range_doppler_sink):

@@ -12,9 +12,11 @@ from . import detections, scene_truth  # noqa: F401,E402
 
 # QT GUI display blocks (PyQt5 + pyqtgraph), imported on first use so that the rest of
 # the module works without a display stack.
-_DISPLAY_BLOCKS = {"range_doppler_sink": "range_doppler_sink",
-                   "sar_image_sink": "sar_image_sink",
-                   "detection_table": "detection_table"}
+# (The modules are not named after the blocks: importing a submodule binds its name in
+# the package, which would hide the block.)
+_DISPLAY_BLOCKS = {"range_doppler_sink": "display_range_doppler",
+                   "sar_image_sink": "display_sar_image",
+                   "detection_table": "display_detection_table"}
 
 
 def __getattr__(name):

@@ -41,7 +41,8 @@ def orientation_errors(plot, x_label, y_label):
     errors = []
     if view.xInverted() or view.yInverted():
         errors.append("an axis is inverted")
-    (x0, y0), (x1, y1) = plot.widget_point(0.0, 0.0), plot.widget_point(1.0, 1.0)
+    (left, right), (bottom, top) = view.viewRange()
+    (x0, y0), (x1, y1) = plot.widget_point(left, bottom), plot.widget_point(right, top)
     if not (x1 > x0 and y1 < y0):
         errors.append("data x does not grow to the right or y upwards on screen")
     for side, label in (("bottom", x_label), ("left", y_label)):

@@ -80,7 +80,6 @@ class range_doppler_sink(gr.sync_block):
         gr.sync_block.__init__(self, name="range_doppler_sink", in_sig=in_sig, out_sig=None)
         self._input, self._nrange, self._ndoppler = input, nrange, ndoppler
         self._channels, self._channel = channels, channel
-        self._stream_envelope, self._stream_db = envelope, bool(db)
         self._auto_scale, self._dynamic_range = bool(auto_scale), float(dynamic_range)
         self._zmin, self._zmax, self._max_rows = float(zmin), float(zmax), int(max_rows)
         self._frames = _display.LatestFrame()
@@ -89,7 +88,8 @@ class range_doppler_sink(gr.sync_block):
         self._truth = {}  # target -> (velocity_mps, range_m)
         self.bad_messages = 0
         self._last_error = ""
-        self._assembly = _StreamAssembly(nrange, channels, ndoppler) if in_sig else None
+        self._assembly = (_StreamAssembly(nrange, channels, ndoppler, envelope, bool(db))
+                          if in_sig else None)
         for port, handler in ((MAP_PORT, self._on_map), (DETECTIONS_PORT, self._on_detections),
                               (TRUTH_PORT, self._on_truth)):
             self.message_port_register_in(pmt.intern(port))
@@ -215,8 +215,9 @@ class range_doppler_sink(gr.sync_block):
 class _StreamAssembly:
     """Collects a stream of range items into whole CPIs (starting at `cpi` tags)."""
 
-    def __init__(self, nrange, channels, ndoppler):
+    def __init__(self, nrange, channels, ndoppler, envelope, db):
         self.nrange, self.channels, self.ndoppler = nrange, channels, ndoppler
+        self.envelope, self.db = envelope, db
         self.buffer = None
         self.filled = 0
         self.meta = None
@@ -255,8 +256,8 @@ class _StreamAssembly:
         axes = MapAxes.of(float(m.get("fs", 1.0)), float(m.get("prf", 1.0)),
                           float(m.get("fc", 1.0)), self.nrange, self.ndoppler,
                           float(m.get("r0", 0.0)))
-        return (data, axes, m.get("index"), _display.rx_time_seconds(m.get("rx_time")),
-                bool(m.get("fftshift", True)))
+        return MapFrame(data, axes, m.get("index"), _display.rx_time_seconds(m.get("rx_time")),
+                        self.envelope, self.db, bool(m.get("fftshift", True)))
 
 
 def _check_channel(channel, channels):
@@ -309,10 +310,6 @@ class _MapWidget(_display.ImagePlot):
             if self.sink._last_error:
                 self.status.setText(self.sink._last_error)
             return
-        if isinstance(frame, tuple):  # from the stream assembly
-            data, axes, cpi, time_s, fftshift = frame
-            frame = MapFrame(data, axes, cpi, time_s, self.sink._stream_envelope,
-                             self.sink._stream_db, fftshift)
         self.frame = frame
         self._draw()
 
