@@ -6,7 +6,7 @@
 its recording to the end, then checks its displays by their pixels and optionally
 saves a screenshot of its window.
 
-  tools/check_grc_display.py <generated.py> --recordings DIR [--screenshot PNG]
+  tools/check_grc_display.py --recordings DIR [--screenshot PNG] <generated.py>
                              [-- flowgraph arguments...]
 
 Every range_doppler_sink in the flowgraph must show each target of
@@ -28,6 +28,8 @@ from PyQt5 import QtCore, QtWidgets
 
 #: seconds the displays get to draw their last frame after the flowgraph ended
 DRAW_GRACE_S = 3.0
+#: window size (px) for the check and the screenshot
+WINDOW_SIZE = (900, 760)
 
 
 def parse_args(argv):
@@ -110,6 +112,7 @@ def main(argv=None):
     class Checked(top_block_cls):
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
+            self.resize(*WINDOW_SIZE)  # the same picture whatever the saved geometry
             self._finished = threading.Event()
             self._poll = QtCore.QTimer()
             self._poll.timeout.connect(self._maybe_check)

@@ -174,8 +174,9 @@ def main():
             fh.write(f"- [{label}]({name}.md)\n")
         fh.write("\nChoosing CPI and FFT sizes: [../CPI_SIZING.md](../CPI_SIZING.md).\n")
         fh.write("\nThe offline pulse-Doppler example (examples/pulse_doppler_offline.grc: SigMF "
-                 "recording -> framer -> pulse-Doppler -> CFAR 2-D, range-Doppler raster and "
-                 "detection list) in GNU Radio Companion, captured under Xvfb:\n\n"
+                 "recording -> framer -> pulse-Doppler -> CFAR 2-D, range-Doppler display and "
+                 "detection table) in GNU Radio Companion, captured under Xvfb by "
+                 "tools/screenshot_examples.py:\n\n"
                  "![GRC: offline pulse-Doppler](../images/grc_pulse_doppler_offline.png)\n")
     print(f"{len(names)} pages in {out_dir}")
 

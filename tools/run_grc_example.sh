@@ -35,7 +35,7 @@ if [ $run -eq 1 ]; then
     cmd=(timeout "$limit" /usr/bin/python3 "$out/$name.py" "${args[@]}")
     if [ ${#check[@]} -gt 0 ]; then
         cmd=(timeout "$limit" /usr/bin/python3 "$here/tools/check_grc_display.py"
-             "$out/$name.py" "${check[@]}" -- "${args[@]}")
+             "${check[@]}" "$out/$name.py" -- "${args[@]}")
     fi
     if [ $xvfb -eq 1 ]; then
         command -v xvfb-run >/dev/null || { echo "xvfb-run missing (tools/install_deps.sh)" >&2; exit 1; }

@@ -5,7 +5,7 @@
 """Pictures of the examples for the docs, made under a virtual X server.
 
   tools/screenshot_examples.py [--out docs/images] [--build build] [--layout-only]
-                               [example.grc ...]
+                               [--no-png] [--relayout] [example.grc ...]
 
 For each example (default: examples/*.grc):
   * grc_<example>.png: the flowgraph as GNU Radio Companion draws it (GRC's own canvas
@@ -48,6 +48,10 @@ def parse_args(argv):
     p.add_argument("--layout-only", action="store_true",
                    help="only check the layout and draw the canvas; run nothing")
     p.add_argument("--no-png", action="store_true", help="check the layout, write nothing")
+    p.add_argument("--relayout", action="store_true",
+                   help="lay the examples out again (settings on top, then the signal "
+                        "flow left to right), save them and stop (run again to check "
+                        "and draw them)")
     return p.parse_args(argv)
 
 
@@ -94,26 +98,127 @@ def overlaps(named_boxes):
     return found
 
 
-def draw_canvas(platform, grc, png):
-    """Loads grc as GRC does, checks the layout, writes the canvas PNG (or None)."""
+def draw_canvas(flow_graph, png):
+    """Checks the layout of a flowgraph open in GRC, writes its canvas PNG (no PNG when
+    png is None or the layout is bad); returns the errors."""
     import cairo
     from gnuradio.grc.gui import Utils
-    fg = platform.make_flow_graph(grc)
-    fg.rewrite()
-    fg.validate()
     surface = cairo.ImageSurface(cairo.FORMAT_ARGB32, 16, 16)
     cr = cairo.Context(surface)
-    fg.update_elements_to_draw()
-    fg.create_labels(cr)
-    fg.create_shapes()
-    bad = overlaps(boxes(fg))
-    errors = [] if fg.is_valid() else ["GRC reports errors: " + "; ".join(
-        str(e) for e in fg.get_error_messages())]
-    errors += [f"{a} overlaps {b}" for a, b in bad]
+    flow_graph.update_elements_to_draw()
+    flow_graph.create_labels(cr)
+    flow_graph.create_shapes()
+    errors = [f"{b.name}: " + "; ".join(" ".join(str(m).split()) for m in b.get_error_messages())
+              for b in flow_graph.blocks if not b.is_valid()]
+    errors += [f"{a} overlaps {b}" for a, b in overlaps(boxes(flow_graph))]
     if png and not errors:
-        Utils.make_screenshot(fg, png)
+        Utils.make_screenshot(flow_graph, png)
         shrink(png)
     return errors
+
+
+#: canvas width the layout fills before starting a new row, gaps between blocks (px)
+LAYOUT_WIDTH, GAP_X, GAP_Y, GRID = 1500, 48, 40, 8
+#: blocks that are not part of the signal flow: laid out in the top rows
+SETTINGS_BLOCKS = ("options", "parameter", "variable", "snippet", "import")
+
+
+def block_box(block):
+    """(x0, y0, x1, y1) of a block with its comment."""
+    x0, y0, x1, y1 = block.get_extents()
+    if block.comment:
+        cx0, cy0, cx1, cy1 = block.get_extents_comment()
+        x0, y0, x1, y1 = min(x0, cx0), min(y0, cy0), max(x1, cx1), max(y1, cy1)
+    return x0, y0, x1, y1
+
+
+def signal_chains(flow_graph, blocks):
+    """The blocks as chains that follow the data (depth first from the sources, a new
+    chain where a branch starts), message-only blocks (displays) as the last chain."""
+    feeds = {b: [] for b in blocks}
+    fed = set()
+    for c in flow_graph.connections:
+        src, snk = c.source_block, c.sink_block
+        if (c.source_port.domain != "message" and src in feeds and snk in feeds
+                and snk not in feeds[src]):
+            feeds[src].append(snk)
+            fed.add(snk)
+    streaming = [b for b in blocks if any(p.domain != "message" and not p.hidden
+                                          for p in b.sources + b.sinks)]
+    chains, seen = [], set()
+    for start in [b for b in streaming if b not in fed] + streaming:
+        chain, b = [], start
+        while b is not None and b not in seen:
+            seen.add(b)
+            chain.append(b)
+            b = next((n for n in feeds[b] if n not in seen), None)
+        if chain:
+            chains.append(chain)
+    rest = [b for b in blocks if b not in seen]
+    return chains + ([rest] if rest else [])
+
+
+def pack(blocks, y, boxes):
+    """Places blocks left to right from (GRID, y), wrapping at LAYOUT_WIDTH; returns the
+    y below the last row."""
+    x, row_bottom = GRID, y
+    for b in blocks:
+        x0, y0, x1, y1 = boxes[b]
+        bx, by = b.coordinate
+        w, h = x1 - x0, y1 - y0
+        if x > GRID and x + w > LAYOUT_WIDTH:
+            x, y = GRID, row_bottom + GAP_Y
+        # keep the block's offset inside its own box (ports stick out to the left)
+        b.coordinate = (int(x + bx - x0) // GRID * GRID + GRID,
+                        int(y + by - y0) // GRID * GRID + GRID)
+        x += w + GAP_X
+        row_bottom = max(row_bottom, y + h + GRID)
+    return row_bottom + GAP_Y
+
+
+def relayout(flow_graph):
+    """Settings blocks in rows at the top, below them each chain of signal blocks left
+    to right in data-flow order, sized by GRC's own drawing (nothing overlaps)."""
+    import cairo
+    cr = cairo.Context(cairo.ImageSurface(cairo.FORMAT_ARGB32, 16, 16))
+    flow_graph.update_elements_to_draw()
+    flow_graph.create_labels(cr)
+    flow_graph.create_shapes()
+    blocks = list(flow_graph.blocks)
+    boxes = {b: block_box(b) for b in blocks}
+    settings = [b for b in blocks if b.key in SETTINGS_BLOCKS]
+    settings.sort(key=lambda b: SETTINGS_BLOCKS.index(b.key))
+    y = pack(settings, GRID, boxes) + GAP_Y
+    for chain in signal_chains(flow_graph, [b for b in blocks if b not in settings]):
+        y = pack(chain, y, boxes)
+    flow_graph.create_shapes()
+
+
+def open_in_grc(platform, grcs, pngs, relayout_first=False):
+    """Opens the examples in GNU Radio Companion (its Application and main window), and
+    once they are loaded (re-laid out and saved with relayout_first) checks and draws
+    each; returns {example: errors}."""
+    from gi.repository import GLib
+    from gnuradio.grc.gui.Application import Application
+    app = Application(grcs, platform)
+    result = {}
+
+    def capture():
+        notebook = app.main_window.notebook
+        for page in notebook.get_children():
+            name = os.path.splitext(os.path.basename(page.file_path))[0]
+            if relayout_first:  # saved; the pictures come from a fresh load
+                relayout(page.flow_graph)
+                platform.save_flow_graph(page.file_path, page.flow_graph)
+                result[name] = []
+                continue
+            result[name] = draw_canvas(page.flow_graph, pngs.get(name))
+        app.quit()
+        return False
+
+    GLib.timeout_add(1500, capture)
+    app.run([])
+    return result
 
 
 def shrink(png):
@@ -150,17 +255,20 @@ def main(argv=None):
     os.environ["PYTHONPATH"] = os.path.join(args.build, "test_modules")
     examples = args.examples or sorted(glob.glob(os.path.join(ROOT, "examples", "*.grc")))
     os.makedirs(args.out, exist_ok=True)
-    platform = grc_platform()
+    names = [os.path.splitext(os.path.basename(g))[0] for g in examples]
+    pngs = {} if args.no_png else {n: os.path.join(args.out, f"grc_{n}.png") for n in names}
+    layout = open_in_grc(grc_platform(), [os.path.abspath(g) for g in examples], pngs,
+                         args.relayout)
+    if args.relayout:
+        return 0
     failed = 0
-    for grc in examples:
-        name = os.path.splitext(os.path.basename(grc))[0]
-        png = None if args.no_png else os.path.join(args.out, f"grc_{name}.png")
-        errors = draw_canvas(platform, grc, png)
+    for grc, name in zip(examples, names):
+        errors = layout.get(name, ["not opened by GRC"])
         for e in errors:
             print(f"{name}: {e}", file=sys.stderr)
         failed += bool(errors)
-        if not errors and png:
-            print(f"{name}: {png}")
+        if not errors and name in pngs:
+            print(f"{name}: {pngs[name]}")
         if name in RUN_ARGS and not (args.layout_only or args.no_png):
             shot = os.path.join(args.out, f"run_{name}.png")
             if run_example(grc, shot, args.build) != 0:
