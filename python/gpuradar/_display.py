@@ -52,6 +52,24 @@ class LatestFrame:
             return {"received": self.received, "drawn": self.drawn, "dropped": self.dropped}
 
 
+class DisplayBlock:
+    """What every display block offers besides GNU Radio's block interface. Expects
+    self._widget, self._frames (LatestFrame) and self.bad_messages."""
+
+    def qwidget(self):
+        """The QWidget to place in a QT GUI flowgraph (gui_hint)."""
+        return self._widget
+
+    def widget(self):
+        return self._widget
+
+    def counts(self):
+        """Frames received, drawn and dropped by the display, and malformed messages."""
+        c = self._frames.counts()
+        c["bad_messages"] = self.bad_messages
+        return c
+
+
 def check_positive(name, value, allowed="> 0"):
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be {allowed} (got {value!r})")

@@ -44,7 +44,7 @@ def table_cells(d):
             fmt("range_bin", "d"), fmt("doppler_bin", "d"), fmt("channel", "d"))
 
 
-class detection_table(gr.basic_block):
+class detection_table(gr.basic_block, _display.DisplayBlock):
     """Detection list of the latest CPI (table widget: qwidget())."""
 
     def __init__(self, max_rows=16, print_every_cpi=False, update_rate=5.0,
@@ -54,7 +54,7 @@ class detection_table(gr.basic_block):
         gr.basic_block.__init__(self, name="detection_table", in_sig=None, out_sig=None)
         self.max_rows = int(max_rows)
         self.print_every_cpi = bool(print_every_cpi)
-        self._latest = _display.LatestFrame()
+        self._frames = _display.LatestFrame()
         self.bad_messages = 0
         self.message_port_register_in(pmt.intern("detections"))
         self.message_port_register_out(pmt.intern("summary"))
@@ -62,7 +62,7 @@ class detection_table(gr.basic_block):
         self._widget = _TableWidget(self, title, update_rate)
 
     def _on_detections(self, msg):
-        self._latest.put(msg)
+        self._frames.put(msg)
         if not self.print_every_cpi:
             return
         try:
@@ -75,18 +75,6 @@ class detection_table(gr.basic_block):
             print(line, flush=True)
         self.message_port_pub(pmt.intern("summary"), pmt.intern(line))
 
-    def qwidget(self):
-        """The QWidget to place in a QT GUI flowgraph (gui_hint)."""
-        return self._widget
-
-    def widget(self):
-        return self._widget
-
-    def counts(self):
-        c = self._latest.counts()
-        c["bad_messages"] = self.bad_messages
-        return c
-
     def set_max_rows(self, max_rows):
         if int(max_rows) < 1:
             raise ValueError(f"max_rows must be >= 1 (got {max_rows!r})")
@@ -98,7 +86,7 @@ class detection_table(gr.basic_block):
 
     def take(self):
         """(meta, detections) of the newest PDU not yet shown, or None."""
-        msg = self._latest.take()
+        msg = self._frames.take()
         if msg is None:
             return None
         try:

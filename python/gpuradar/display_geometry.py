@@ -92,21 +92,11 @@ class MapAxes:
                 float(bottom + rows * group * self.dr_m))
 
 
-@dataclass
-class ImageAxes:
-    """Axes of a SAR image: pixel (ix, iy) at (x0 + ix dx, y0 + iy dy), row iy north of
-    row iy - 1 (gpuradar.backprojection's output order)."""
-    x0: float
-    y0: float
-    dx: float
-    dy: float
-    nx: int
-    ny: int
-
-    def extent(self):
-        """(left, right, bottom, top) of the pixel edges."""
-        return (self.x0 - self.dx / 2, self.x0 + (self.nx - 0.5) * self.dx,
-                self.y0 - self.dy / 2, self.y0 + (self.ny - 0.5) * self.dy)
+def image_extent(grid):
+    """(left, right, bottom, top) of the pixel edges of an image on grid (a
+    sar_sim.Grid: pixel (ix, iy) at (x0 + ix dx, y0 + iy dy), row iy north of iy - 1)."""
+    return (grid.x0 - grid.dx / 2, grid.x0 + (grid.nx - 0.5) * grid.dx,
+            grid.y0 - grid.dy / 2, grid.y0 + (grid.ny - 0.5) * grid.dy)
 
 
 def to_db(values, envelope="square_law", db=False):

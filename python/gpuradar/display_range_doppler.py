@@ -66,7 +66,7 @@ class MapFrame:
                         bool(meta.get("fftshift", True)))
 
 
-class range_doppler_sink(gr.sync_block):
+class range_doppler_sink(gr.sync_block, _display.DisplayBlock):
     """Range-Doppler map display: range (m) up, radial velocity (m/s, closing positive)
     right, dB colour scale, CFAR detections and truth overlaid. Widget: qwidget()."""
 
@@ -129,19 +129,6 @@ class range_doppler_sink(gr.sync_block):
         return n
 
     # --- GUI side ----------------------------------------------------------------------
-    def qwidget(self):
-        """The QWidget to place in a QT GUI flowgraph (gui_hint)."""
-        return self._widget
-
-    def widget(self):
-        return self._widget
-
-    def counts(self):
-        """Frames received, drawn and dropped by the display, and malformed messages."""
-        c = self._frames.counts()
-        c["bad_messages"] = self.bad_messages
-        return c
-
     def take_frame(self):
         """The newest frame not yet drawn as a MapFrame (None: none, or malformed)."""
         item = self._frames.take()

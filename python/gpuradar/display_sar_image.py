@@ -15,10 +15,11 @@ import numpy as np
 from gnuradio import gr
 
 from . import _display
-from .display_geometry import ImageAxes
+from .display_geometry import image_extent
+from .sar_sim import Grid
 
 
-class sar_image_sink(gr.sync_block):
+class sar_image_sink(gr.sync_block, _display.DisplayBlock):
     """SAR image display: x east right, y north up (m), dB re peak. Widget: qwidget()."""
 
     def __init__(self, nx=240, ny=240, x0=0.0, y0=0.0, dx=1.0, dy=1.0, dynamic_range=50.0,
@@ -34,7 +35,8 @@ class sar_image_sink(gr.sync_block):
         _display.check_positive("dynamic_range", dynamic_range, "> 0 dB")
         gr.sync_block.__init__(self, name="sar_image_sink", in_sig=[(np.complex64, int(nx))],
                                out_sig=None)
-        self.axes = ImageAxes(float(x0), float(y0), float(dx), float(dy), int(nx), int(ny))
+        self.axes = Grid(float(x0), float(y0), float(dx), float(dy), int(nx), int(ny))
+        self.bad_messages = 0  # no messages in
         self._dynamic_range = float(dynamic_range)
         self._frames = _display.LatestFrame()
         self._rows = np.empty((int(ny), int(nx)), np.complex64)
@@ -58,17 +60,6 @@ class sar_image_sink(gr.sync_block):
                 self._filled = 0
         return len(rows)
 
-    def qwidget(self):
-        """The QWidget to place in a QT GUI flowgraph (gui_hint)."""
-        return self._widget
-
-    def widget(self):
-        return self._widget
-
-    def counts(self):
-        """Images received, drawn and dropped by the display."""
-        return self._frames.counts()
-
     def set_dynamic_range(self, dynamic_range):
         _display.check_positive("dynamic_range", dynamic_range, "> 0 dB")
         self._dynamic_range = float(dynamic_range)
@@ -83,7 +74,7 @@ class sar_image_sink(gr.sync_block):
         index, magnitude = frame
         top = float(magnitude.max())
         db = 20.0 * np.log10(np.maximum(magnitude / top if top > 0 else magnitude, 1e-15))
-        self._widget.set_image(db.astype(np.float32), self.axes.extent(),
+        self._widget.set_image(db.astype(np.float32), image_extent(self.axes),
                                (-self._dynamic_range, 0.0))
         c = self.counts()
         self._widget.status.setText(f"image {index} · peak {20 * np.log10(max(top, 1e-30)):.1f}"
