@@ -278,7 +278,7 @@ class _MapWidget(_display.ImagePlot):
         self.channel_box.setValue(sink.channel())
         self.channel_box.setVisible(sink._channels > 1)
         self.channel_box.valueChanged.connect(self._channel_chosen)
-        self.header.insertWidget(1, self.channel_box)
+        self.header.addWidget(self.channel_box)
         self.truth_marks = _display.markers("#ff7f0e", "s", 22)
         self.detection_marks = _display.markers("#d62728", "o", 14)
         item = self.plot.getPlotItem()

@@ -88,14 +88,20 @@ def processed_maps(ncpi=2):
     framer = gpuradar.pulse_framer(PRI, GATE, NRANGE, NPULSES, FS, FC, "rx_time")
     cfar = gpuradar.cfar_2d(NRANGE, NFFT, 1, 2, 8, 2, 2, 1e-6, "ca", 0, "clip", "wrap", True,
                             4096, "cpu")
-    snk, dets = blocks.vector_sink_f(NFFT), blocks.message_debug()
+    snk, dets, truth = blocks.vector_sink_f(NFFT), blocks.message_debug(), blocks.message_debug()
     tb.connect(src, blocks.head(gr.sizeof_gr_complex, (ncpi * NPULSES + 1) * PRI), framer,
                proc, snk)
     tb.connect(proc, cfar, blocks.null_sink(NFFT))
     tb.msg_connect(cfar, "detections", dets, "store")
+    tb.msg_connect(src, "truth", truth, "store")
     tb.run()
     maps = np.array(snk.data(), np.float32).reshape(-1, NRANGE, NFFT)
+    PROCESSED["truth"] = [truth.get_message(i) for i in range(truth.num_messages())]
     return maps, [dets.get_message(i) for i in range(dets.num_messages())]
+
+
+#: side results of the last processed_maps() run
+PROCESSED = {}
 
 
 class qa_range_doppler_sink(gr_unittest.TestCase):
@@ -130,6 +136,23 @@ class qa_range_doppler_sink(gr_unittest.TestCase):
         for v, r in target_points():
             self.assertTrue(np.any((np.abs(marks[0] - v) < 1.5 * DV) &
                                    (np.abs(marks[1] - r) < 1.5 * DR)))
+        self.assertEqual(sink.qwidget().truth_marks.getData()[0].size, 0)
+
+    def test_007_truth_overlay(self):
+        maps, _ = processed_maps(1)
+        sink = gpuradar.range_doppler_sink("message", update_rate=50.0)
+        show(sink.qwidget())
+        self.assertEqual(len(PROCESSED["truth"]), len(TARGETS))
+        for msg in PROCESSED["truth"]:
+            sink._on_truth(msg)
+        sink._on_truth(pmt.intern("not a truth dict"))
+        sink._on_map(map_message(maps[0], 0))
+        pump(2.0, lambda: sink.counts()["drawn"] >= 1)
+        xs, ys = sink.qwidget().truth_marks.getData()
+        for v, r in target_points():  # the scene's targets lie 1 m beyond the bin centre
+            self.assertTrue(np.any((np.abs(xs - v) < 1e-6) & (np.abs(ys - r - 1.0) < 1e-3)),
+                            f"no truth mark at {v} m/s, {r} m")
+        self.assertEqual(sink.counts()["bad_messages"], 1)
 
     def test_002_stream_input_reads_axes_from_the_cpi_tag(self):
         tb = gr.top_block()
@@ -302,7 +325,23 @@ class qa_detection_table(gr_unittest.TestCase):
         grabbed = w.grab()
         self.assertGreater(grabbed.width(), 100)
 
-    def test_002_bad_parameters(self):
+    def test_002_print_every_cpi_publishes_a_summary(self):
+        _, pdus = processed_maps(1)
+        tb = gr.top_block()
+        table, summary = gpuradar.detection_table(2, True, 50.0), blocks.message_debug()
+        tb.msg_connect(table, "summary", summary, "store")
+        tb.start()
+        try:
+            table.to_basic_block()._post(pmt.intern("detections"), pdus[0])
+            pump(2.0, lambda: summary.num_messages() >= 1)
+        finally:
+            tb.stop()
+            tb.wait()
+        line = pmt.symbol_to_string(summary.get_message(0))
+        self.assertRegex(line, r"^CPI 0: \d+ detections: ")
+        self.assertLessEqual(line.count(" dB"), 2)
+
+    def test_003_bad_parameters(self):
         with self.assertRaisesRegex(ValueError, "max_rows"):
             gpuradar.detection_table(0)
         with self.assertRaisesRegex(ValueError, "update_rate"):
