@@ -5,7 +5,8 @@
 
 Input: the `map` message of pulse_doppler_processor's tap (a pair: dict with cpi,
 nrange, ndoppler, channels, fs, prf, fc, fftshift, db, envelope, rx_time, r0_m; an
-f32vector of channels x nrange x ndoppler, channel-major, range-major), or with
+f32vector of nrange x channels x ndoppler, the processor's stream output bit for bit),
+or with
 input="stream" the processor's output stream on the CPU backend (items of
 channels x ndoppler floats, one range bin each, a CPI starting at each `cpi` tag, whose
 fs, prf, fc, r0 and fftshift give the axes). Optional messages: cfar_2d's `detections`
@@ -60,10 +61,17 @@ class MapFrame:
         if values.size != channels * nrange * ndoppler:
             raise ValueError(f"a map message holds {values.size} values, not channels x "
                              f"nrange x ndoppler = {channels * nrange * ndoppler}")
-        return MapFrame(values.reshape(channels, nrange, ndoppler), axes,
+        return MapFrame(stream_layout_to_channels(values, nrange, channels, ndoppler), axes,
                         meta.get("cpi"), _display.rx_time_seconds(meta.get("rx_time")),
                         str(meta.get("envelope", "square_law")), bool(meta.get("db", False)),
                         bool(meta.get("fftshift", True)))
+
+
+def stream_layout_to_channels(values, nrange, channels, ndoppler):
+    """(channels, nrange, ndoppler) view of a map in the processor's output layout (one
+    range bin after another, each holding every channel's Doppler vector in turn): the
+    layout of both the stream and the tap's f32vector."""
+    return np.asarray(values).reshape(nrange, channels, ndoppler).transpose(1, 0, 2)
 
 
 class range_doppler_sink(gr.sync_block, _display.DisplayBlock):
@@ -239,7 +247,7 @@ class _StreamAssembly:
 
     def _frame(self):
         m = self.meta
-        data = self.buffer.reshape(self.nrange, self.channels, self.ndoppler).transpose(1, 0, 2)
+        data = stream_layout_to_channels(self.buffer, self.nrange, self.channels, self.ndoppler)
         axes = MapAxes.of(float(m.get("fs", 1.0)), float(m.get("prf", 1.0)),
                           float(m.get("fc", 1.0)), self.nrange, self.ndoppler,
                           float(m.get("r0", 0.0)))

@@ -172,7 +172,8 @@ class qa_range_doppler_sink(gr_unittest.TestCase):
         other = np.roll(maps[0], 50, axis=0)  # channel 1: the targets 50 bins further
         sink = gpuradar.range_doppler_sink("message", channels=2, channel=0, update_rate=50.0)
         show(sink.qwidget())
-        sink._on_map(map_message(np.concatenate([maps[0], other]), 0, channels=2))
+        both = np.stack([maps[0], other], axis=1)  # the processor's layout: range, channel
+        sink._on_map(map_message(both, 0, channels=2))
         pump(2.0, lambda: sink.counts()["drawn"] >= 1)
         self.check_targets_shown(sink)
         sink.set_channel(1)
