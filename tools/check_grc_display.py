@@ -11,8 +11,8 @@ saves a screenshot of its window.
 
 Every range_doppler_sink in the flowgraph must show each target of
 DIR/pulse_doppler.sigmf-meta (its truth) where its axes put it, within a
-few dB of the peak, over a darker background; every sar_image_sink the targets of
-DIR/sar.sigmf-meta. Exit status 0 only when every display drew at least
+few dB of the peak, over a darker background, and every detection_table list it; every
+sar_image_sink must show the targets of DIR/sar.sigmf-meta. Exit status 0 only when every display drew at least
 one frame and passed (gnuradio.gpuradar.display_check). Run under an X server
 (tools/run_grc_example.sh --xvfb).
 """
@@ -29,7 +29,7 @@ from PyQt5 import QtCore, QtWidgets
 #: seconds the displays get to draw their last frame after the flowgraph ended
 DRAW_GRACE_S = 3.0
 #: window size (px) for the check and the screenshot
-WINDOW_SIZE = (900, 760)
+WINDOW_SIZE = (900, 900)
 
 
 def parse_args(argv):
@@ -52,21 +52,32 @@ def load(path):
 
 
 def displays(tb):
+    """{'map': [(name, range_doppler_sink)], 'sar': [...], 'table': [...]} of tb."""
+    from gnuradio.gpuradar.display_detection_table import detection_table
     from gnuradio.gpuradar.display_range_doppler import range_doppler_sink
     from gnuradio.gpuradar.display_sar_image import sar_image_sink
-    found = {"map": [], "sar": []}
+    kinds = (("map", range_doppler_sink), ("sar", sar_image_sink), ("table", detection_table))
+    found = {kind: [] for kind, _ in kinds}
     for name, value in sorted(vars(tb).items()):
-        if isinstance(value, range_doppler_sink):
-            found["map"].append((name, value))
-        elif isinstance(value, sar_image_sink):
-            found["sar"].append((name, value))
+        for kind, cls in kinds:
+            if isinstance(value, cls):
+                found[kind].append((name, value))
     return found
 
 
+def table_errors(table, truth, range_bin_m):
+    """The detection table lists a detection within 1.5 range bins of each target."""
+    w = table.qwidget().table
+    ranges = [float(w.item(r, 0).text()) for r in range(w.rowCount()) if w.item(r, 0).text()]
+    return [f"no row within 1.5 range bins of the target at {r:.0f} m (rows: {ranges})"
+            for _, r in truth if not any(abs(x - r) < 1.5 * range_bin_m for x in ranges)]
+
+
 def map_truth(recordings):
+    """([(velocity, range)] of the pulse-Doppler recording's targets, range bin (m))."""
     from gnuradio.gpuradar import pd_sim
     rec = pd_sim.read(os.path.join(recordings, "pulse_doppler.sigmf-meta"))
-    return [(t["velocity_mps"], t["range_m"]) for t in rec.truth]
+    return [(t["velocity_mps"], t["range_m"]) for t in rec.truth], rec.range_bin_m
 
 
 def sar_truth(recordings):
@@ -84,19 +95,21 @@ def check(tb, recordings):
     errors = []
     if not (found["map"] or found["sar"]):
         return ["no range_doppler_sink or sar_image_sink in the flowgraph"]
-    for name, sink in found["map"]:
-        if sink.counts()["drawn"] < 1:
-            errors.append(f"{name}: drew nothing ({sink.counts()})")
-            continue
-        errors += [f"{name}: {e}" for e in
-                   display_check.map_targets_errors(sink, map_truth(recordings))]
-    for name, sink in found["sar"]:
-        if sink.counts()["drawn"] < 1:
-            errors.append(f"{name}: drew nothing ({sink.counts()})")
-            continue
-        targets, keep_out = sar_truth(recordings)
-        errors += [f"{name}: {e}" for e in
-                   display_check.image_targets_errors(sink, targets, keep_out)]
+    for kind, group in found.items():
+        for name, block in group:
+            if block.counts()["drawn"] < 1:
+                errors.append(f"{name}: drew nothing ({block.counts()})")
+                continue
+            if kind == "map":
+                truth, _ = map_truth(recordings)
+                errors += [f"{name}: {e}" for e in
+                           display_check.map_targets_errors(block, truth)]
+            elif kind == "table":
+                errors += [f"{name}: {e}" for e in table_errors(block, *map_truth(recordings))]
+            else:
+                targets, keep_out = sar_truth(recordings)
+                errors += [f"{name}: {e}" for e in
+                           display_check.image_targets_errors(block, targets, keep_out)]
     return errors
 
 

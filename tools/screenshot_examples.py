@@ -222,12 +222,14 @@ def open_in_grc(platform, grcs, pngs, relayout_first=False):
 
 
 def shrink(png):
-    """Scales a PNG down to MAX_WIDTH (Qt, already loaded by the display checks)."""
+    """Keeps a PNG small for the repository: at most MAX_WIDTH wide, 256 colours."""
     from PyQt5 import QtCore, QtGui
     image = QtGui.QImage(png)
     if image.width() > MAX_WIDTH:
         image = image.scaledToWidth(MAX_WIDTH, QtCore.Qt.SmoothTransformation)
-        image.save(png, "PNG")
+    image = image.convertToFormat(QtGui.QImage.Format_Indexed8,
+                                  QtCore.Qt.ThresholdDither | QtCore.Qt.AvoidDither)
+    image.save(png, "PNG")
 
 
 def run_example(grc, out_png, build):
