@@ -12,9 +12,9 @@ saves a screenshot of its window.
 Every range_doppler_sink in the flowgraph must show each target of
 DIR/pulse_doppler.sigmf-meta (its truth) where its axes put it, within a
 few dB of the peak, over a darker background, and every detection_table list it; every
-sar_image_sink must show the targets of DIR/sar.sigmf-meta. Exit status 0 only when every display drew at least
-one frame and passed (gnuradio.gpuradar.display_check). Run under an X server
-(tools/run_grc_example.sh --xvfb).
+sar_image_sink must show the targets of DIR/sar.sigmf-meta. Exit status 0 only when
+every display drew at least one frame and passed (gnuradio.gpuradar.display_check).
+Run under an X server (tools/run_grc_example.sh --check-display does).
 """
 
 import argparse

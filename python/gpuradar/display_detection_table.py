@@ -7,8 +7,8 @@ Input: the `detections` message of cfar_2d / cfar_1d. One row per detection, str
 first (at most max_rows): range (m), radial velocity (m/s, closing positive), SNR (dB),
 range bin, Doppler bin, channel. With print_every_cpi, every CPI's list is printed as
 one line (a log of the run) and published on `summary` (e.g. for a QT GUI Message
-Edit Box); without it the handler only keeps the PDU. The table is redrawn by a Qt timer at update_rate from the
-newest PDU only, so a busy CFAR never waits for the GUI.
+Edit Box); without it the handler only keeps the PDU. The table is redrawn by a Qt
+timer at update_rate from the newest PDU only, so a busy CFAR never waits for the GUI.
 """
 
 import pmt
