@@ -160,25 +160,26 @@ class qa_range_doppler_sink(gr_unittest.TestCase):
 
     def test_008_processor_tap_to_display_one_chain(self):
         """scene -> framer -> processor (tap every 2nd CPI) -> CFAR; the tap and the
-        CFAR's detections feed the display: CPIs 0 and 2 of 3 arrive, the last drawn
-        shows the targets where the axes say, circled by the CFAR's detections."""
+        CFAR's detections feed the display: even CPIs arrive, the one drawn shows the
+        targets where the axes say, circled by the CFAR's detections."""
         tb = gr.top_block()
-        src, proc, detector = scene(), processor(tap_every=2), cfar()
+        # Paced and endless: a message posted as a finite flowgraph ends may never be
+        # handled (GNU Radio stops message-only blocks with it); this one is stopped here.
+        src, proc, detector = scene(paced=True), processor(tap_every=2), cfar()
         sink = gpuradar.range_doppler_sink("message", update_rate=50.0)
         show(sink.qwidget())
         framer = gpuradar.pulse_framer(PRI, GATE, NRANGE, NPULSES, FS, FC, "rx_time")
-        tb.connect(src, blocks.head(gr.sizeof_gr_complex, (3 * NPULSES + 1) * PRI), framer,
-                   proc, detector, blocks.null_sink(NFFT))
+        tb.connect(src, framer, proc, detector, blocks.null_sink(NFFT))
         tb.msg_connect(proc, "map", sink, "map")
         tb.msg_connect(detector, "detections", sink, "detections")
         tb.msg_connect(src, "truth", sink, "truth")
         tb.start()
-        pump(10.0, lambda: sink.qwidget().frame is not None and sink.qwidget().frame.cpi == 2)
+        pump(10.0, lambda: sink.counts()["received"] >= 2 and sink.qwidget().frame is not None)
         tb.stop()
         tb.wait()
-        self.assertEqual(sink.counts()["received"], 2)
-        self.assertEqual(sink.qwidget().frame.cpi, 2)
-        sink.qwidget()._draw()  # the CFAR's PDU of CPI 2 may have come after the map
+        self.assertGreaterEqual(sink.counts()["received"], 2)
+        self.assertEqual(sink.qwidget().frame.cpi % 2, 0)  # CPIs 0, 2, 4, ...
+        sink.qwidget()._draw()  # the CFAR's PDU of this CPI may have come after the map
         self.check_targets_shown(sink)
         marks = sink.qwidget().detection_marks.getData()
         for v, r in target_points():
