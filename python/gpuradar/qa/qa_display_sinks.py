@@ -219,6 +219,12 @@ class qa_range_doppler_sink(gr_unittest.TestCase):
         self.assertEqual(sink.channel(), 1)
         with self.assertRaisesRegex(ValueError, r"channel must be in \[0, 0\]"):
             gpuradar.range_doppler_sink("message", channels=1, channel=1)
+        # A map with fewer channels than the one shown: said so, the last picture kept.
+        sink._on_map(map_message(maps[0], 1, channels=1))
+        pump(2.0, lambda: sink.counts()["drawn"] >= 2)
+        self.assertIn("channel 1 does not exist: the map has 1 channel",
+                      sink.qwidget().status.text())
+        self.check_targets_shown(sink, moved)
 
     def test_004_fixed_levels_and_bad_parameters(self):
         maps, _ = processed_maps(1)
