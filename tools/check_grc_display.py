@@ -70,14 +70,16 @@ def table_errors(table, truth, range_bin_m):
     w = table.qwidget().table
     ranges = [float(w.item(r, 0).text()) for r in range(w.rowCount()) if w.item(r, 0).text()]
     return [f"no row within 1.5 range bins of the target at {r:.0f} m (rows: {ranges})"
-            for _, r in truth if not any(abs(x - r) < 1.5 * range_bin_m for x in ranges)]
+            for _, r, _ in truth if not any(abs(x - r) < 1.5 * range_bin_m for x in ranges)]
 
 
 def map_truth(recordings):
-    """([(velocity, range)] of the pulse-Doppler recording's targets, range bin (m))."""
+    """([(velocity, range, SNR dB)] of the pulse-Doppler recording's targets, range bin
+    (m))."""
     from gnuradio.gpuradar import pd_sim
     rec = pd_sim.read(os.path.join(recordings, "pulse_doppler.sigmf-meta"))
-    return [(t["velocity_mps"], t["range_m"]) for t in rec.truth], rec.range_bin_m
+    return ([(t["velocity_mps"], t["range_m"], t["snr_db"]) for t in rec.truth],
+            rec.range_bin_m)
 
 
 def sar_truth(recordings):

@@ -70,8 +70,9 @@ def shown_errors(plot, targets, background, near_db=NEAR_PEAK_DB,
 
 
 def map_targets_errors(sink, targets):
-    """range_doppler_sink: targets [(velocity m/s, range m)] shown near the peak, the
-    rest of the drawn map (cells 8 range and 3 Doppler bins away) not; axes oriented."""
+    """range_doppler_sink: targets [(velocity m/s, range m, SNR dB)] shown near the peak
+    (less the target's SNR deficit against the strongest one), the rest of the drawn map
+    (cells 8 range and 3 Doppler bins away) well below it; axes oriented."""
     plot = sink.qwidget()
     axes = plot.frame.axes
     cells = []
@@ -79,10 +80,11 @@ def map_targets_errors(sink, targets):
         for m in np.linspace(1, axes.ndoppler - 2, 6).astype(int):
             v, r = float(axes.velocity_mps(m)), float(axes.range_m(k))
             if all(abs(r - tr) > 8 * axes.dr_m or abs(v - tv) > 3 * axes.dv_mps
-                   for tv, tr in targets):
+                   for tv, tr, _ in targets):
                 cells.append((v, r))
+    strongest = max(snr for _, _, snr in targets)
     return (orientation_errors(plot, "closing +", "range (m)") +
-            shown_errors(plot, [(v, r, 0.0) for v, r in targets], cells))
+            shown_errors(plot, [(v, r, strongest - snr) for v, r, snr in targets], cells))
 
 
 def image_targets_errors(sink, targets, keep_out_m):

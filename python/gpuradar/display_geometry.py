@@ -35,12 +35,6 @@ def velocity_bin_mps(prf, ndoppler, fc):
     return prf / ndoppler * SPEED_OF_LIGHT / (2.0 * fc)
 
 
-def velocity_axis(prf, ndoppler, fc):
-    """Velocity (m/s, closing positive) of each Doppler bin in display order (zero
-    Doppler at bin ndoppler // 2; doppler_display_order() puts unshifted maps in it)."""
-    return (np.arange(ndoppler) - ndoppler // 2) * velocity_bin_mps(prf, ndoppler, fc)
-
-
 def doppler_display_order(ndoppler, fftshift):
     """Indices that put a map's Doppler bins in increasing velocity order."""
     if fftshift:
@@ -53,7 +47,7 @@ def max_pool_rows(image, max_rows):
     that at most max_rows rows remain and a one-bin target stays visible (an average
     would dilute it into the noise). Trailing rows that do not fill a group are dropped."""
     image = np.asarray(image)
-    group = max(1, image.shape[0] // max(1, int(max_rows)))
+    group = max(1, -(-image.shape[0] // max(1, int(max_rows))))  # ceil
     if group == 1:
         return image, 1
     rows = image.shape[0] // group

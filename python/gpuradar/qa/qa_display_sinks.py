@@ -52,6 +52,11 @@ def target_points(targets=TARGETS):
     return [(m * DV, R0 + k * DR) for k, m, _ in targets]
 
 
+def shown_targets(targets=TARGETS):
+    """(velocity m/s, range m, SNR dB) of each target, as display_check takes them."""
+    return [(v, r, snr) for (v, r), (_, _, snr) in zip(target_points(targets), targets)]
+
+
 def scene(targets=TARGETS, paced=False):
     ranges = [R0 + k * DR + 1.0 for k, _, _ in targets]
     return gpuradar.radar_scene_source(FS, FC, PRF, BANDWIDTH, PULSE_WIDTH, [], ranges,
@@ -72,14 +77,14 @@ def cfar():
                             4096, "cpu")
 
 
-def map_message(values, cpi, channels=1, db=False):
+def map_message(values, cpi, channels=1, db=False, fftshift=True):
     """A `map` message as pulse_doppler_processor's tap publishes it."""
     meta = pmt.make_dict()
     for key, value in (("cpi", pmt.from_uint64(cpi)), ("nrange", pmt.from_uint64(NRANGE)),
                        ("ndoppler", pmt.from_uint64(NFFT)),
                        ("channels", pmt.from_uint64(channels)), ("fs", pmt.from_double(FS)),
                        ("prf", pmt.from_double(PRF)), ("fc", pmt.from_double(FC)),
-                       ("fftshift", pmt.PMT_T), ("db", pmt.from_bool(db)),
+                       ("fftshift", pmt.from_bool(fftshift)), ("db", pmt.from_bool(db)),
                        ("envelope", pmt.intern("square_law")),
                        ("rx_time", pmt.from_double(cpi * NPULSES / PRF)),
                        ("r0_m", pmt.from_double(R0))):
@@ -111,7 +116,7 @@ PROCESSED = {}
 class qa_range_doppler_sink(gr_unittest.TestCase):
 
     def check_targets_shown(self, sink, targets=TARGETS):
-        self.assertEqual(display_check.map_targets_errors(sink, target_points(targets)), [])
+        self.assertEqual(display_check.map_targets_errors(sink, shown_targets(targets)), [])
         # Orientation as labelled: near range lower on the screen, closing velocity right
         # of zero (and the near target really is there: checked above).
         plot = sink.qwidget()
@@ -289,6 +294,42 @@ class qa_range_doppler_sink(gr_unittest.TestCase):
         pump(nsamples / FS + 5.0, done.is_set)
         tb.wait()
         return len(counter.data()) // (NRANGE * NFFT)
+
+
+    def test_009_unshifted_doppler_drawn_in_velocity_order(self):
+        maps, _ = processed_maps(1)
+        unshifted = np.fft.ifftshift(maps[0], axes=1)  # zero Doppler at bin 0
+        sink = gpuradar.range_doppler_sink("message", update_rate=50.0)
+        show(sink.qwidget())
+        sink._on_map(map_message(unshifted, 0, fftshift=False))
+        pump(2.0, lambda: sink.counts()["drawn"] >= 1)
+        self.check_targets_shown(sink)
+
+
+class qa_display_geometry(gr_unittest.TestCase):
+
+    def test_001_max_pool_keeps_one_bin_peaks_and_the_extent(self):
+        image = np.zeros((512, 4), np.float32)
+        image[301, 2] = 7.0
+        pooled, group = display_geometry.max_pool_rows(image, 400)
+        self.assertEqual((pooled.shape, group), ((256, 4), 2))  # never more rows than 400
+        self.assertEqual(pooled[150, 2], 7.0)
+        axes = display_geometry.MapAxes(100.0, 10.0, 512, 0.5, 4)
+        left, right, bottom, top = axes.extent(pooled.shape[0], group)
+        self.assertEqual((left, right), (-1.25, 0.75))  # columns at -1, -0.5, 0, 0.5
+        self.assertEqual((bottom, top), (95.0, 95.0 + 512 * 10.0))
+        self.assertEqual(display_geometry.max_pool_rows(image, 512)[1], 1)
+
+    def test_002_doppler_order_and_db(self):
+        order = display_geometry.doppler_display_order(8, False)
+        self.assertEqual(list(order), [4, 5, 6, 7, 0, 1, 2, 3])  # -4 .. 3 bins
+        self.assertEqual(list(display_geometry.doppler_display_order(8, True)), list(range(8)))
+        self.assertAlmostEqual(float(display_geometry.to_db([100.0])[0]), 20.0, places=5)
+        self.assertAlmostEqual(float(display_geometry.to_db([100.0], "linear")[0]), 40.0,
+                               places=5)
+        self.assertEqual(float(display_geometry.to_db([3.0], db=True)[0]), 3.0)
+        with self.assertRaisesRegex(ValueError, "envelope"):
+            display_geometry.to_db([1.0], "cubic")
 
 
 class qa_sar_image_sink(gr_unittest.TestCase):
