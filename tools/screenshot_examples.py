@@ -221,14 +221,17 @@ def open_in_grc(platform, grcs, pngs, relayout_first=False):
     return result
 
 
-def shrink(png):
-    """Keeps a PNG small for the repository: at most MAX_WIDTH wide, 256 colours."""
+def shrink(png, palette=True):
+    """Keeps a PNG small for the repository: at most MAX_WIDTH wide and, with palette
+    (flowgraph drawings: few flat colours), 256 colours. Display screenshots keep their
+    colours: a palette would band the colour scale."""
     from PyQt5 import QtCore, QtGui
     image = QtGui.QImage(png)
     if image.width() > MAX_WIDTH:
         image = image.scaledToWidth(MAX_WIDTH, QtCore.Qt.SmoothTransformation)
-    image = image.convertToFormat(QtGui.QImage.Format_Indexed8,
-                                  QtCore.Qt.ThresholdDither | QtCore.Qt.AvoidDither)
+    if palette:
+        image = image.convertToFormat(QtGui.QImage.Format_Indexed8,
+                                      QtCore.Qt.ThresholdDither | QtCore.Qt.AvoidDither)
     image.save(png, "PNG")
 
 
@@ -278,7 +281,7 @@ def main(argv=None):
                       file=sys.stderr)
                 failed += 1
             else:
-                shrink(shot)
+                shrink(shot, palette=False)
                 print(f"{name}: {shot}")
     return 1 if failed else 0
 
