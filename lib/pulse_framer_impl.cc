@@ -3,6 +3,7 @@
 #include "pulse_framer_impl.h"
 #include "backend_select.h"
 #include "cpi_tag.h"
+#include "uhd_time.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <cmath>
@@ -91,10 +92,7 @@ pmt::pmt_t pulse_framer_impl::cpi_dict(const kernels::framer_cpi& c) const
     d = pmt::dict_add(d, pmt::intern("channels"), pmt::from_uint64(1));
     d = pmt::dict_add(d, pmt::intern("pulse"), pmt::from_uint64(c.first_pulse));
     if (c.has_time)
-        d = pmt::dict_add(d,
-                          d_rx_time_key,
-                          pmt::make_tuple(pmt::from_uint64(c.rx_time.secs),
-                                          pmt::from_double(c.rx_time.frac)));
+        d = pmt::dict_add(d, d_rx_time_key, uhd_time_pmt(c.rx_time));
     return d;
 }
 

@@ -1,6 +1,7 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "radar_scene_source_impl.h"
+#include "uhd_time.h"
 #include <gnuradio/io_signature.h>
 #include <gpuradar/kernels/pulse_compression.h>
 #include <algorithm>
@@ -77,16 +78,6 @@ radar_scene_source::sptr radar_scene_source::make(double fs,
     return gnuradio::make_block_sptr<radar_scene_source_impl>(c, paced, truth_every, start_time);
 }
 
-namespace {
-kernels::time_spec to_time_spec(double t)
-{
-    kernels::time_spec s;
-    s.secs = static_cast<std::uint64_t>(std::floor(t));
-    s.frac = t - std::floor(t);
-    return s;
-}
-} // namespace
-
 radar_scene_source_impl::radar_scene_source_impl(const kernels::scene_config& cfg,
                                                  bool paced,
                                                  unsigned int truth_every,
@@ -97,7 +88,7 @@ radar_scene_source_impl::radar_scene_source_impl(const kernels::scene_config& cf
       d_scene(cfg),
       d_paced(paced),
       d_truth_every(truth_every),
-      d_start_time(to_time_spec(start_time)),
+      d_start_time(time_spec_from_seconds(start_time)),
       d_truth_port(pmt::intern("truth"))
 {
     message_port_register_out(d_truth_port);
@@ -144,7 +135,7 @@ void radar_scene_source_impl::publish_truth(std::uint64_t from, std::uint64_t to
             add("pulse", pmt::from_uint64(tr.pulse));
             add("sample", pmt::from_uint64(tr.sample));
             add("time_s", pmt::from_double(tr.time_s));
-            add("rx_time", pmt::make_tuple(pmt::from_uint64(rx.secs), pmt::from_double(rx.frac)));
+            add("rx_time", uhd_time_pmt(rx));
             add("range_m", pmt::from_double(tr.range_m));
             add("velocity_mps", pmt::from_double(tr.velocity_mps));
             add("doppler_hz", pmt::from_double(tr.doppler_hz));
@@ -173,11 +164,7 @@ int radar_scene_source_impl::work(int noutput_items,
             n, std::max<std::size_t>(1, static_cast<std::size_t>(fs * paced_chunk_s)));
     const std::uint64_t w0 = nitems_written(0);
     if (w0 == 0) {
-        add_item_tag(0,
-                     0,
-                     pmt::intern("rx_time"),
-                     pmt::make_tuple(pmt::from_uint64(d_start_time.secs),
-                                     pmt::from_double(d_start_time.frac)));
+        add_item_tag(0, 0, pmt::intern("rx_time"), uhd_time_pmt(d_start_time));
         add_item_tag(0, 0, pmt::intern("rx_rate"), pmt::from_double(fs));
         add_item_tag(0, 0, pmt::intern("rx_freq"), pmt::from_double(d_scene.config().fc));
     }

@@ -97,6 +97,21 @@ layout.addWidget(table.qwidget())''',
 sink = gpuradar.sar_image_sink(g.nx, g.ny, g.x0, g.y0, g.dx, g.dy, 50.0, 5.0)
 tb.connect(bp, sink)               # bp: a backprojection on the same grid g
 layout.addWidget(sink.qwidget())''',
+    "pulse_tx_source": '''
+# 4 CPI bursts of 32 pulses of P4 64 at tx_time 1.0 s (device clock), for a USRP sink or
+# a radar_channel; the matched filter downstream takes the same code, "p4:64"
+tx = gpuradar.pulse_tx_source("p4:64", [], 0.0, 32e-6, 2e6, True, 2e3, 0.5, "cpi", 32, 4,
+                              1.0, "device")
+tags = blocks.tag_debug(gr.sizeof_gr_complex, "tx")
+tb.connect(tx, tags)              # tx_sob, tx_time at 0, 32000, ...; tx_eob at 31999, ...
+tb.run()''',
+    "radar_channel": '''
+tx = gpuradar.pulse_tx_source("lfm", [], 1e6, 20e-6, 2e6, True, 2e3, 0.5, "cpi", 32, 4,
+                              1.0, "device")
+ch = gpuradar.radar_channel(2e6, 3e9, [12000.0, 24000.0], [20.0, -35.0], [0.0, 3.0],
+                            "snr_db", 0.0, 0.25, 1.0, 10.0, 0, 1)   # tx_power 0.5^2
+framer = gpuradar.pulse_framer(1000, 100, 512, 32, 2e6, 3e9, "rx_time")
+tb.connect(tx, ch, framer, blocks.null_sink(gr.sizeof_gr_complex * 512))''',
     "sar_geometry_source": '''
 # GRC only (Python: blocks.file_source(gr.sizeof_double * 6, path, False))
 # File "sar.geometry.f64" -> Backprojection input 1 (geometry)''',
