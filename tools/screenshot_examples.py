@@ -14,8 +14,8 @@ For each example (default: examples/*.grc):
     error naming both blocks;
   * run_<example>.png (offline QT GUI examples, not with --layout-only): the running
     flowgraph's window, grabbed by tools/check_grc_display.py after it has checked the
-    targets' pixels on the recordings of the examples' ctest runs (fixture
-    grc_recordings, run first when missing).
+    targets' pixels against the recordings of the examples' ctest runs (fixture
+    grc_recordings, run first when missing) or the example's own scene (loopback).
 
 Without $DISPLAY it re-runs itself under xvfb-run. Needs the build tree (--build) for
 the Python module and the recordings.
@@ -35,6 +35,8 @@ RUN_ARGS = {
                               "--playback-rate", "2e6", "--exit-when-done", "1",
                               "--backend", "cpu"],
     "sar_offline": ["--recording", "{rec}/sar", "--exit-when-done", "1", "--backend", "cpu"],
+    "pulse_doppler_loopback": ["--ncpi", "8", "--playback-rate", "1e9", "--exit-when-done",
+                               "1", "--backend", "cpu"],
 }
 #: screenshots wider than this are scaled down (kept small in the repository)
 MAX_WIDTH = 1400

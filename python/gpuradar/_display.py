@@ -151,7 +151,7 @@ class ImagePlot(QtWidgets.QWidget):
         view = self.plot.getPlotItem().getViewBox()
         scene = view.mapViewToScene(QtCore.QPointF(x, y))
         p = self.plot.mapTo(self, self.plot.mapFromScene(scene))
-        return int(p.x()), int(p.y())
+        return round(p.x()), round(p.y())
 
 
 def markers(color, symbol, size):

@@ -83,8 +83,16 @@ def map_targets_errors(sink, targets):
                    for tv, tr, _ in targets):
                 cells.append((v, r))
     strongest = max(snr for _, _, snr in targets)
+    # Each target is read at the centre of the drawn cell holding it (range bins may be
+    # pooled by row_group per row): where its energy is, and inside the hollow marker of
+    # its detection (a marker's outline is not the map).
+    g = plot.row_group  # range bins per drawn row
+    centred = [(float(axes.velocity_mps(round(v / axes.dv_mps) + axes.ndoppler // 2)),
+                float(axes.range_m(round((r - axes.r0_m) / axes.dr_m) // g * g + (g - 1) / 2)),
+                strongest - snr)
+               for v, r, snr in targets]
     return (orientation_errors(plot, "closing +", "range (m)") +
-            shown_errors(plot, [(v, r, strongest - snr) for v, r, snr in targets], cells))
+            shown_errors(plot, centred, cells))
 
 
 def image_targets_errors(sink, targets, keep_out_m):

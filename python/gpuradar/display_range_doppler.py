@@ -293,6 +293,7 @@ class _MapWidget(_display.ImagePlot):
         item.addItem(self.truth_marks)
         item.addItem(self.detection_marks)
         self.frame = None
+        self.row_group = 1  # range bins per drawn row of the frame shown
 
     def _channel_chosen(self, value):
         if value != self.sink.channel():
@@ -318,6 +319,7 @@ class _MapWidget(_display.ImagePlot):
         except ValueError as e:
             self.status.setText(str(e))
             return
+        self.row_group = group
         self.set_image(db, frame.axes.extent(db.shape[0], group), sink.levels_for(db))
         dets = sink.detections_for(frame.cpi, sink.channel())
         self.detection_marks.setData(pos=dets) if dets else self.detection_marks.clear()
