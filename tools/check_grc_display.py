@@ -84,7 +84,8 @@ def map_truth(tb, recordings):
         velocities, ranges, snrs, fs = scene
         return list(zip(velocities, ranges, snrs)), pd_sim.SPEED_OF_LIGHT / (2 * fs)
     rec = pd_sim.read(os.path.join(recordings, "pulse_doppler.sigmf-meta"))
-    return ([(t["velocity_mps"], t["range_m"], t["snr_db"]) for t in rec.truth],
+    last = {t["target"]: t for t in rec.truth}  # one record per target and CPI: the last
+    return ([(t["velocity_mps"], t["range_m"], t["snr_db"]) for t in last.values()],
             rec.range_bin_m)
 
 
