@@ -86,7 +86,6 @@ class range_doppler_sink(gr.sync_block, _display.DisplayBlock):
         _display.check_levels(auto_scale, zmin, zmax, dynamic_range)
         in_sig = [(np.float32, channels * ndoppler)] if input == "stream" else None
         gr.sync_block.__init__(self, name="range_doppler_sink", in_sig=in_sig, out_sig=None)
-        self._input, self._nrange, self._ndoppler = input, nrange, ndoppler
         self._channels, self._channel = channels, channel
         self._auto_scale, self._dynamic_range = bool(auto_scale), float(dynamic_range)
         self._zmin, self._zmax, self._max_rows = float(zmin), float(zmax), int(max_rows)
