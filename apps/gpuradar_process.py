@@ -40,7 +40,7 @@ import tempfile
 import numpy as np
 from gnuradio import blocks, gr
 from gnuradio import gpuradar
-from gnuradio.gpuradar import app_util, detections as gdet, pd_sim
+from gnuradio.gpuradar import app_util, detections as gdet, display_geometry, pd_sim
 from gnuradio.gpuradar.app_util import AppError, number
 from gnuradio.gpuradar.sigmf_io import naming_write_errors
 
@@ -309,11 +309,6 @@ def compare(dets, rec, nfft, cpis):
     return results, false
 
 
-def velocity_axis(rec, nfft):
-    lam = pd_sim.SPEED_OF_LIGHT / rec.fc
-    return (np.arange(nfft) - nfft // 2) * rec.prf / nfft * lam / 2
-
-
 def write_png(path, power, rec, nfft, dets, truth, size, dynamic_range, title):
     try:
         import matplotlib
@@ -323,19 +318,14 @@ def write_png(path, power, rec, nfft, dets, truth, size, dynamic_range, title):
         raise AppError("matplotlib is not installed (Debian: python3-matplotlib); "
                        "use --no-png") from None
     floor = float(np.median(power[power > 0])) if np.any(power > 0) else 1.0
-    # More range bins than pixel rows: show the largest of each group of bins, so that a
-    # one-bin target stays visible (an average would dilute it into the noise).
-    group = max(1, power.shape[0] // MAX_PLOT_ROWS)
-    rows = power.shape[0] // group
-    shown = power[:rows * group].reshape(rows, group, -1).max(axis=1)
+    # The same geometry as the range_doppler_sink display (display_geometry).
+    shown, group = display_geometry.max_pool_rows(power, MAX_PLOT_ROWS)
     db = 10 * np.log10(np.maximum(shown / floor, 1e-3))
     top = float(np.ceil(db.max())) if db.size else dynamic_range
     vmax = min(dynamic_range, max(MIN_PLOT_DB, top))
-    v = velocity_axis(rec, nfft)
-    dv = rec.prf / nfft * pd_sim.SPEED_OF_LIGHT / rec.fc / 2
-    r0, dr = rec.r0, rec.range_bin_m
-    extent = [v[0] - dv / 2, v[-1] + dv / 2, (r0 - dr / 2) / 1e3,
-              (r0 + (rows * group - 0.5) * dr) / 1e3]
+    axes = display_geometry.MapAxes.of(rec.fs, rec.prf, rec.fc, power.shape[0], nfft, rec.r0)
+    left, right, bottom, top_m = axes.extent(shown.shape[0], group)
+    extent = [left, right, bottom / 1e3, top_m / 1e3]
     dpi = 100
     fig, ax = plt.subplots(figsize=(size[0] / dpi, size[1] / dpi), dpi=dpi)
     im = ax.imshow(db, origin="lower", extent=extent, aspect="auto", cmap="viridis",

@@ -31,7 +31,7 @@ import tempfile
 import numpy as np
 from gnuradio import blocks, gr
 from gnuradio import gpuradar
-from gnuradio.gpuradar import app_util, sar_sim
+from gnuradio.gpuradar import app_util, display_geometry, sar_sim
 from gnuradio.gpuradar.app_util import AppError, number
 from gnuradio.gpuradar.sigmf_io import naming_write_errors
 
@@ -137,8 +137,7 @@ def write_png(path, image, grid, targets, dynamic_range, title):
     top = mag.max() if mag.size and mag.max() > 0 else 1.0
     db = 20 * np.log10(np.maximum(mag / top, 10 ** (-dynamic_range / 20)))
     fig, ax = plt.subplots(figsize=(7, 6))
-    extent = [grid.x0 - grid.dx / 2, grid.x0 + (grid.nx - 0.5) * grid.dx,
-              grid.y0 - grid.dy / 2, grid.y0 + (grid.ny - 0.5) * grid.dy]
+    extent = display_geometry.image_extent(grid)  # as the sar_image_sink display
     im = ax.imshow(db, origin="lower", extent=extent, cmap="gray", vmin=-dynamic_range,
                    vmax=0, interpolation="nearest", aspect="equal")
     if targets:

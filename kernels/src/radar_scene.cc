@@ -191,7 +191,7 @@ radar_scene::radar_scene(scene_config cfg)
 void radar_scene::continue_from(const radar_scene& previous)
 {
     d_pos = previous.d_pos;
-    std::copy(std::begin(previous.d_rng), std::end(previous.d_rng), std::begin(d_rng));
+    d_noise = previous.d_noise;
 }
 
 std::int64_t radar_scene::delay_of(double delay_at_0, double delay_rate, std::uint64_t k) const
