@@ -213,12 +213,18 @@ class Presets(unittest.TestCase):
         with open(os.path.join(os.path.dirname(APPS), "examples", name + ".grc")) as f:
             doc = yaml.safe_load(f)
         ns = {}
-        for b in doc["blocks"]:  # GRC sorts variables by dependency when it saves
-            if b["id"] == "variable":
+        pending = [b for b in doc["blocks"] if b["id"] == "variable"]
+        # Blocks are saved in any order: evaluate until no further variable resolves.
+        while pending:
+            unresolved = []
+            for b in pending:
                 try:
                     ns[b["name"]] = eval(b["parameters"]["value"], {}, dict(ns))
-                except Exception:  # one naming a block or an import: not ours to check
-                    pass
+                except Exception:  # needs a later variable, a block or an import
+                    unresolved.append(b)
+            if len(unresolved) == len(pending):
+                break
+            pending = unresolved
         return ns, doc
 
     def test_001_pulse_doppler_examples(self):
