@@ -12,22 +12,12 @@
 #include <gpuradar/kernels/cfar_1d.h>
 #include <gpuradar/kernels/cfar_2d.h>
 #include <atomic>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace gr {
 namespace gpuradar {
-
-//! The detectors' stream priority: high, or normal with
-//! GPURADAR_CFAR_STREAM_PRIORITY=normal.
-inline kernels::stream_priority cfar_stream_priority()
-{
-    const char* e = std::getenv("GPURADAR_CFAR_STREAM_PRIORITY");
-    return e != nullptr && std::string(e) == "normal" ? kernels::stream_priority::normal
-                                                      : kernels::stream_priority::high;
-}
 
 /*!
  * cfar_1d_impl and cfar_2d_impl: one kernels object (Kernel = kernels::cfar_1d or
@@ -148,8 +138,8 @@ public:
                     cfar_output_signature(backend, layout.cells_per_item())),
           // High priority: collect() waits for every CPI's detections on the host, and
           // with the default priority its kernel queued behind the next CPI's pulse
-          // compression blocks (GPURADAR_CFAR_STREAM_PRIORITY=normal for A/B).
-          gpu_stream_owner(backend, block_name, cfar_stream_priority()),
+          // compression blocks.
+          gpu_stream_owner(backend, block_name, kernels::stream_priority::high),
           d_layout(layout),
           d_backend(backend),
           d_kernel(Kernel::make(backend, params, stream())),

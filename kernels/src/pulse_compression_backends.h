@@ -1,9 +1,4 @@
-/*
- * Backend factories of pulse_compression (internal; see factories.h for the pattern).
- * use_callbacks: the CUDA fft method with cuFFT LTO callbacks (two passes) instead of
- * its separate kernels (five passes). Off by default: measured slower on PD-B and PD-C
- * and 4% faster on PD-A (docs/PERFORMANCE.md); pulse_doppler's fusion switch turns it on.
- */
+/* Backend factories of pulse_compression (internal; see factories.h for the pattern). */
 #ifndef INCLUDED_GPURADAR_KERNELS_PULSE_COMPRESSION_BACKENDS_H
 #define INCLUDED_GPURADAR_KERNELS_PULSE_COMPRESSION_BACKENDS_H
 
@@ -51,7 +46,6 @@ make_pulse_compression_cuda_engine(std::size_t nrange,
                                    pulse_compression::method m,
                                    stream_ref stream,
                                    std::size_t fft_length,
-                                   bool use_callbacks,
                                    std::size_t batch_rows);
 
 std::unique_ptr<pulse_compression>
@@ -62,8 +56,7 @@ make_pulse_compression_cuda(std::size_t nrange,
                             bool normalize,
                             pulse_compression::method m,
                             stream_ref stream,
-                            std::size_t fft_length = 0,
-                            bool use_callbacks = false);
+                            std::size_t fft_length = 0);
 #endif
 
 } // namespace gpuradar::kernels::detail

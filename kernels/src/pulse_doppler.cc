@@ -1,4 +1,4 @@
-/* pulse_doppler: parameter checks, the Doppler weight table, dispatch. */
+/* pulse_doppler: parameter checks, dispatch. */
 #include "factories.h"
 #include "param_check.h"
 #include "pulse_doppler_backends.h"
@@ -11,24 +11,6 @@ namespace gpuradar::kernels {
 namespace {
 constexpr const char* who = "pulse_doppler";
 } // namespace
-
-namespace detail {
-
-std::vector<cfloat> pulse_doppler_weights(const pulse_doppler_params& p)
-{
-    const std::size_t m = p.npulses - doppler_filter::mti_order(p.mti);
-    const auto w = window_coefficients(p.doppler_window, m);
-    const std::size_t shift = p.fftshift ? p.nfft / 2 : 0;
-    std::vector<cfloat> c(m);
-    for (std::size_t n = 0; n < m; ++n) {
-        // (s n) mod nfft in integers keeps the angle exact for long CPIs.
-        const double turns = double((shift * n) % p.nfft) / double(p.nfft);
-        c[n] = cfloat(std::polar(w[n], 2 * pi * turns));
-    }
-    return c;
-}
-
-} // namespace detail
 
 std::unique_ptr<pulse_doppler>
 pulse_doppler::make(backend b, const params& p_in, stream_ref stream, const fusion& f)

@@ -8,10 +8,6 @@
 
 namespace gpuradar::kernels::detail {
 
-//! w[n] exp(+j 2 pi s n / nfft), n < npulses - MTI order, s = nfft/2 with fftshift: the
-//! same table doppler_filter builds (its make_weights), for the fused CUDA load callback.
-std::vector<cfloat> pulse_doppler_weights(const pulse_doppler_params& p);
-
 std::unique_ptr<pulse_doppler> make_pulse_doppler_cpu(const pulse_doppler_params& p);
 #ifdef GPURADAR_HAVE_CUDA
 std::unique_ptr<pulse_doppler> make_pulse_doppler_cuda(const pulse_doppler_params& p,

@@ -21,8 +21,10 @@ pulse_timing::pulse_timing(double pri_samples,
     if (!(pri_samples > 0.0) || !std::isfinite(pri_samples))
         detail::throw_invalid(stage, "pri", "> 0 and finite (samples)", pri_samples);
     if (pri_samples > max_pri_samples)
-        detail::throw_invalid(
-            stage, "pri", "<= " + std::to_string(max_pri_samples) + " samples", pri_samples);
+        detail::throw_invalid(stage,
+                              "pri",
+                              "<= " + std::to_string(max_pri_samples) + " samples",
+                              pri_samples);
     if (gate_length < 1)
         detail::throw_invalid(stage, "nrange", ">= 1", gate_length);
     if (pri_samples < static_cast<double>(gate_length)) {
@@ -133,8 +135,8 @@ trigger_mode parse_trigger_mode(const std::string& name, const char* stage)
         return trigger_mode::threshold;
     if (name == "free")
         return trigger_mode::free;
-    detail::throw_invalid(stage, "trigger", "one of rx_time, tag, threshold, free",
-                          "'" + name + "'");
+    detail::throw_invalid(
+        stage, "trigger", "one of rx_time, tag, threshold, free", "'" + name + "'");
 }
 
 const char* to_string(trigger_mode m)
@@ -162,8 +164,11 @@ framer_config checked(const framer_config& c)
         detail::throw_invalid(stage, "fs", "> 0 and finite (Hz)", c.fs);
     if (!(c.fc > 0.0) || !std::isfinite(c.fc))
         detail::throw_invalid(stage, "fc", "> 0 and finite (Hz)", c.fc);
-    if (c.trigger == trigger_mode::threshold && (!(c.threshold > 0.0) || !std::isfinite(c.threshold)))
-        detail::throw_invalid(stage, "threshold", "> 0 and finite (|x|^2) with trigger=threshold",
+    if (c.trigger == trigger_mode::threshold &&
+        (!(c.threshold > 0.0) || !std::isfinite(c.threshold)))
+        detail::throw_invalid(stage,
+                              "threshold",
+                              "> 0 and finite (|x|^2) with trigger=threshold",
                               c.threshold);
     return c;
 }
@@ -173,8 +178,9 @@ pulse_framer_core::pulse_framer_core(const framer_config& cfg,
                                      std::unique_ptr<framer_copy> copy)
     : d_cfg(checked(cfg)),
       d_timing(cfg.pri_samples, cfg.gate_start, cfg.nrange, "pulse_framer"),
-      d_copy(copy ? std::move(copy)
-                  : framer_copy::make(backend::cpu, std::size_t(cfg.npulses) * cfg.nrange))
+      d_copy(copy
+                 ? std::move(copy)
+                 : framer_copy::make(backend::cpu, std::size_t(cfg.npulses) * cfg.nrange))
 {
     d_batch.reserve(cfg.npulses);
     if (cfg.trigger == trigger_mode::free)
@@ -183,7 +189,8 @@ pulse_framer_core::pulse_framer_core(const framer_config& cfg,
 
 double pulse_framer_core::r0() const
 {
-    return static_cast<double>(d_cfg.gate_start) * pulse_timing::speed_of_light / (2.0 * d_cfg.fs);
+    return static_cast<double>(d_cfg.gate_start) * pulse_timing::speed_of_light /
+           (2.0 * d_cfg.fs);
 }
 
 void pulse_framer_core::anchor_at(std::uint64_t abs_offset)
@@ -218,8 +225,8 @@ pulse_framer_core::check_time(const framer_event& e, std::int64_t& lost, std::st
         d_time = e.time;
         return time_check::continuous;
     }
-    const time_spec expected =
-        add_samples(d_time, static_cast<std::int64_t>(e.offset - d_time_offset), d_cfg.fs);
+    const time_spec expected = add_samples(
+        d_time, static_cast<std::int64_t>(e.offset - d_time_offset), d_cfg.fs);
     const double delta = samples_between(expected, e.time, d_cfg.fs);
     d_time_offset = e.offset;
     d_time = e.time;
@@ -244,11 +251,14 @@ void pulse_framer_core::flush_gates(const cfloat* in)
 {
     // One call for all the gates taken since the last flush (one 2-D copy on the GPU).
     if (!d_batch.empty())
-        d_copy->gather(d_copy->staging() + d_batch_slot * d_cfg.nrange, in, d_batch, d_cfg.nrange);
+        d_copy->gather(
+            d_copy->staging() + d_batch_slot * d_cfg.nrange, in, d_batch, d_cfg.nrange);
     d_batch.clear();
 }
 
-void pulse_framer_core::drop_partial(std::uint64_t at, const std::string& why, framer_result& r)
+void pulse_framer_core::drop_partial(std::uint64_t at,
+                                     const std::string& why,
+                                     framer_result& r)
 {
     framer_drop d;
     d.index = d_index++;
@@ -289,8 +299,6 @@ framer_result pulse_framer_core::process(const cfloat* in,
 {
     framer_result r;
     const std::uint64_t end = offset + n;
-    const std::uint64_t nrange = d_cfg.nrange;
-    const std::uint64_t cpi_len = d_cfg.npulses * nrange;
     std::uint64_t pos = std::max(offset, d_pos);
     std::size_t ei = 0;
     while (ei < events.size() && events[ei].offset < pos)
@@ -298,122 +306,162 @@ framer_result pulse_framer_core::process(const cfloat* in,
 
     for (;;) {
         if (!d_anchored) {
-            const std::uint64_t next_ev = ei < events.size() ? events[ei].offset : end;
-            if (d_cfg.trigger == trigger_mode::threshold) {
-                std::uint64_t found = 0;
-                if (scan_rising(in, offset, pos, std::min(next_ev, end), found)) {
-                    anchor_at(found);
-                    pos = found;
-                    continue;
-                }
-            }
-            if (ei >= events.size()) {
-                pos = end;
+            if (!seek_anchor(in, offset, end, events, ei, pos))
                 break;
-            }
-            const framer_event& e = events[ei++];
-            pos = e.offset;
-            if (e.type == framer_event::kind::rx_time) {
-                std::int64_t lost;
-                std::string why;
-                if (check_time(e, lost, why) != time_check::continuous)
-                    d_prev_level = -1; // no edge across a gap
-                if (lost > 0)
-                    d_lost += static_cast<std::uint64_t>(lost);
-                if (d_cfg.trigger == trigger_mode::rx_time)
-                    anchor_at(e.offset);
-            } else if (d_cfg.trigger == trigger_mode::tag) {
-                anchor_at(e.offset);
-            }
             continue;
         }
-
         if (r.cpis.size() >= max_cpis)
             break;
         const std::uint64_t gs = gate_abs(d_pulse);
-        const std::uint64_t ge = gs + nrange;
+        const std::uint64_t ge = gs + d_cfg.nrange;
         if (ei < events.size() && events[ei].offset < ge) {
-            const framer_event& e = events[ei++];
-            if (e.type != framer_event::kind::rx_time)
-                continue; // triggers are ignored while anchored
-            std::int64_t lost;
-            std::string why;
-            const time_check tc = check_time(e, lost, why);
-            if (tc == time_check::continuous)
-                continue;
-            if (lost > 0)
-                d_lost += static_cast<std::uint64_t>(lost);
-            const bool begun = d_in_cpi > 0 || e.offset > gs;
-            if (begun)
-                drop_partial(e.offset, why, r);
-            d_in_cpi = 0;
-            d_batch.clear(); // gates of a discarded or finished CPI
-            pos = std::max(pos, e.offset);
-            const bool keeps_schedule =
-                d_cfg.trigger == trigger_mode::rx_time || d_cfg.trigger == trigger_mode::free;
-            if (keeps_schedule && tc == time_check::gap) {
-                d_shift += static_cast<std::uint64_t>(lost);
-                // First pulse whose gate lies wholly after the gap.
-                const std::uint64_t virt = e.offset + d_shift;
-                const std::uint64_t rel =
-                    virt > d_anchor_virt + d_cfg.gate_start ? virt - d_anchor_virt - d_cfg.gate_start : 0;
-                d_pulse = std::max(d_pulse, d_timing.first_pulse_at_or_after(rel));
-            } else if (keeps_schedule) {
-                anchor_at(e.offset);
-            } else {
-                d_anchored = false;
-                d_prev_level = -1;
-            }
+            on_event_while_anchored(events[ei++], gs, pos, r);
             continue;
         }
         if (gs < pos) {
-            // Samples of this gate were consumed already (a caller that skipped input):
-            // never build a CPI across them.
-            if (d_in_cpi > 0)
-                drop_partial(pos, "input skipped before a gate was complete", r);
-            const std::uint64_t virt = pos + d_shift;
-            const std::uint64_t rel = virt > d_anchor_virt + d_cfg.gate_start
-                                          ? virt - d_anchor_virt - d_cfg.gate_start
-                                          : 0;
-            d_pulse = std::max(d_pulse + 1, d_timing.first_pulse_at_or_after(rel));
+            skip_consumed_gate(pos, r);
             continue;
         }
         if (ge > end) {
             pos = std::max(pos, std::min(gs, end));
             break;
         }
-        if (d_in_cpi == 0) {
-            d_current = framer_cpi{};
-            d_current.first_pulse = d_pulse;
-            d_current.pulse_offset =
-                static_cast<std::int64_t>(gs) - static_cast<std::int64_t>(d_cfg.gate_start);
-            d_current.has_time = d_has_time;
-            if (d_has_time)
-                d_current.rx_time = add_samples(
-                    d_time,
-                    d_current.pulse_offset - static_cast<std::int64_t>(d_time_offset),
-                    d_cfg.fs);
-        }
-        if (d_batch.empty())
-            d_batch_slot = d_in_cpi;
-        d_batch.push_back(gs - offset); // copied by flush_gates, in one batch
-        ++d_in_cpi;
-        ++d_pulse;
+        take_gate(in, offset, gs, out, r);
         pos = ge;
-        if (d_in_cpi == d_cfg.npulses) {
-            flush_gates(in);
-            d_copy->copy(out + r.cpis.size() * cpi_len, d_copy->staging(), cpi_len);
-            d_current.index = d_index++;
-            r.cpis.push_back(d_current);
-            ++d_emitted;
-            d_in_cpi = 0;
-            d_batch.clear(); // gates of a discarded or finished CPI
-        }
     }
     flush_gates(in); // `in` is gone after this call
     d_pos = pos;
     r.consumed = pos - offset;
     return r;
+}
+
+bool pulse_framer_core::seek_anchor(const cfloat* in,
+                                    std::uint64_t offset,
+                                    std::uint64_t end,
+                                    const std::vector<framer_event>& events,
+                                    std::size_t& ei,
+                                    std::uint64_t& pos)
+{
+    const std::uint64_t next_ev = ei < events.size() ? events[ei].offset : end;
+    if (d_cfg.trigger == trigger_mode::threshold) {
+        std::uint64_t found = 0;
+        if (scan_rising(in, offset, pos, std::min(next_ev, end), found)) {
+            anchor_at(found);
+            pos = found;
+            return true;
+        }
+    }
+    if (ei >= events.size()) {
+        pos = end;
+        return false;
+    }
+    const framer_event& e = events[ei++];
+    pos = e.offset;
+    if (e.type == framer_event::kind::rx_time) {
+        std::int64_t lost;
+        std::string why;
+        if (check_time(e, lost, why) != time_check::continuous)
+            d_prev_level = -1; // no edge across a gap
+        if (lost > 0)
+            d_lost += static_cast<std::uint64_t>(lost);
+        if (d_cfg.trigger == trigger_mode::rx_time)
+            anchor_at(e.offset);
+    } else if (d_cfg.trigger == trigger_mode::tag) {
+        anchor_at(e.offset);
+    }
+    return true;
+}
+
+void pulse_framer_core::on_event_while_anchored(const framer_event& e,
+                                                std::uint64_t gs,
+                                                std::uint64_t& pos,
+                                                framer_result& r)
+{
+    if (e.type != framer_event::kind::rx_time)
+        return; // triggers are ignored while anchored
+    std::int64_t lost;
+    std::string why;
+    const time_check tc = check_time(e, lost, why);
+    if (tc == time_check::continuous)
+        return;
+    if (lost > 0)
+        d_lost += static_cast<std::uint64_t>(lost);
+    const bool begun = d_in_cpi > 0 || e.offset > gs;
+    if (begun)
+        drop_partial(e.offset, why, r);
+    d_in_cpi = 0;
+    d_batch.clear(); // gates of a discarded or finished CPI
+    pos = std::max(pos, e.offset);
+    const bool keeps_schedule =
+        d_cfg.trigger == trigger_mode::rx_time || d_cfg.trigger == trigger_mode::free;
+    if (keeps_schedule && tc == time_check::gap) {
+        d_shift += static_cast<std::uint64_t>(lost);
+        // First pulse whose gate lies wholly after the gap.
+        d_pulse = std::max(d_pulse, first_pulse_from(e.offset));
+    } else if (keeps_schedule) {
+        anchor_at(e.offset);
+    } else {
+        d_anchored = false;
+        d_prev_level = -1;
+    }
+}
+
+void pulse_framer_core::skip_consumed_gate(std::uint64_t pos, framer_result& r)
+{
+    // Never build a CPI across samples a caller skipped.
+    if (d_in_cpi > 0)
+        drop_partial(pos, "input skipped before a gate was complete", r);
+    d_pulse = std::max(d_pulse + 1, first_pulse_from(pos));
+}
+
+std::uint64_t pulse_framer_core::first_pulse_from(std::uint64_t abs_offset) const
+{
+    const std::uint64_t virt = abs_offset + d_shift;
+    const std::uint64_t origin = d_anchor_virt + d_cfg.gate_start;
+    return d_timing.first_pulse_at_or_after(virt > origin ? virt - origin : 0);
+}
+
+void pulse_framer_core::take_gate(const cfloat* in,
+                                  std::uint64_t offset,
+                                  std::uint64_t gs,
+                                  cfloat* out,
+                                  framer_result& r)
+{
+    if (d_in_cpi == 0)
+        begin_cpi(gs);
+    if (d_batch.empty())
+        d_batch_slot = d_in_cpi;
+    d_batch.push_back(gs - offset); // copied by flush_gates, in one batch
+    ++d_in_cpi;
+    ++d_pulse;
+    if (d_in_cpi == d_cfg.npulses)
+        finish_cpi(in, out, r);
+}
+
+void pulse_framer_core::begin_cpi(std::uint64_t gs)
+{
+    d_current = framer_cpi{};
+    d_current.first_pulse = d_pulse;
+    d_current.pulse_offset =
+        static_cast<std::int64_t>(gs) - static_cast<std::int64_t>(d_cfg.gate_start);
+    d_current.has_time = d_has_time;
+    if (d_has_time)
+        d_current.rx_time =
+            add_samples(d_time,
+                        d_current.pulse_offset - static_cast<std::int64_t>(d_time_offset),
+                        d_cfg.fs);
+}
+
+void pulse_framer_core::finish_cpi(const cfloat* in, cfloat* out, framer_result& r)
+{
+    const std::uint64_t cpi_len = d_cfg.npulses * d_cfg.nrange;
+    flush_gates(in);
+    d_copy->copy(out + r.cpis.size() * cpi_len, d_copy->staging(), cpi_len);
+    d_current.index = d_index++;
+    r.cpis.push_back(d_current);
+    ++d_emitted;
+    d_in_cpi = 0;
+    d_batch.clear(); // gates of a discarded or finished CPI
 }
 
 } // namespace gpuradar::kernels

@@ -195,7 +195,7 @@ TEST(PulseDoppler, test_002_bad_parameters_name_the_parameter)
 
 struct cuda_case {
     chain_case shape;
-    bool pc_callbacks, fused_doppler;
+    bool fused_doppler;
     std::size_t pc_rows_per_batch = 0;
     kernels::pulse_compression::method pc_method =
         kernels::pulse_compression::method::fft;
@@ -210,7 +210,6 @@ TEST_P(PulseDopplerCuda, test_010_matches_cpu_chain)
     GPURADAR_REQUIRE_CUDA();
     const auto c = GetParam().shape;
     pulse_doppler::fusion f;
-    f.pc_callbacks = GetParam().pc_callbacks;
     f.fused_doppler = GetParam().fused_doppler;
     f.pc_rows_per_batch = GetParam().pc_rows_per_batch;
     auto p = make_params(c.P, c.C, c.R, c.L, c.nfft, c.mti, c.fftshift, c.env, c.db, 7);
@@ -227,12 +226,6 @@ TEST_P(PulseDopplerCuda, test_010_matches_cpu_chain)
     const std::size_t nfft = gpu->nfft();
     const bool pow2 = (nfft & (nfft - 1)) == 0 && nfft <= 4096;
     const std::string impl = gpu->implementation();
-    // Callbacks when asked for, unless cuFFT refused them for this length (then the
-    // reason is in the string and the separate kernels ran).
-    const bool cb = impl.find("pc: fft: cufft callbacks") != std::string::npos;
-    const bool refused = impl.find("cufftMakePlanMany64") != std::string::npos ||
-                         impl.find("cufftXtSetJITCallback") != std::string::npos;
-    EXPECT_TRUE(f.pc_callbacks ? (cb || refused) : !cb) << impl;
     std::printf("[ impl ] %s\n", impl.c_str());
     EXPECT_EQ(impl.find("doppler: fused kernel") != std::string::npos,
               f.fused_doppler && pow2)
@@ -315,34 +308,25 @@ std::vector<cuda_case> cuda_cases()
         { 20, 1, 20, 5, 2048, mti_mode::two_pulse, false, envelope::mode::linear, false },
         // PD-C's Doppler shape (nfft = npulses = 1024) on the wide 8192-sample tile (8
         // range bins) with the three-pulse canceller and a partial last tile (21 bins).
-        { 1024,
-          1,
-          21,
-          5,
-          0,
-          mti_mode::three_pulse,
-          true,
-          envelope::mode::linear,
-          false },
+        { 1024, 1, 21, 5, 0, mti_mode::three_pulse, true, envelope::mode::linear, false },
     };
     std::vector<cuda_case> v;
     for (const auto& s : shapes)
-        for (bool cb : { true, false })
-            for (bool fused : { true, false })
-                v.push_back({ s, cb, fused });
+        for (bool fused : { true, false })
+            v.push_back({ s, fused });
     // Pulse compression in row batches: one that does not divide the rows (a shorter
     // last batch), one larger than the CPI.
     for (std::size_t batch : { std::size_t(7), std::size_t(100000) })
         for (bool fused : { true, false }) {
-            v.push_back({ shapes[1], false, fused, batch });
-            v.push_back({ shapes[2], false, fused, batch });
+            v.push_back({ shapes[1], fused, batch });
+            v.push_back({ shapes[2], fused, batch });
         }
     // Overlap-save pulse compression: the fused Doppler kernel reads its plain
     // rows x nrange CPI (row stride nrange) instead of the FFT workspace.
     for (const auto& s : shapes)
         for (bool fused : { true, false })
             v.push_back(
-                { s, false, fused, 0, kernels::pulse_compression::method::overlap_save });
+                { s, fused, 0, kernels::pulse_compression::method::overlap_save });
     return v;
 }
 
@@ -350,20 +334,14 @@ INSTANTIATE_TEST_SUITE_P(ShapesAndFusions,
                          PulseDopplerCuda,
                          ::testing::ValuesIn(cuda_cases()));
 
-class PulseDopplerCudaApi : public ::testing::TestWithParam<bool>
-{
-};
-
-TEST_P(PulseDopplerCudaApi, test_011_output_and_waveform_change_between_queued_runs)
+TEST(PulseDopplerCudaApi, test_011_output_and_waveform_change_between_queued_runs)
 {
     GPURADAR_REQUIRE_CUDA();
     kernels::cuda_stream stream;
     auto p = make_params(
         12, 2, 900, 100, 16, mti_mode::none, true, envelope::mode::square_law, false, 9);
     p.pc_method = kernels::pulse_compression::method::fft;
-    pulse_doppler::fusion f;
-    f.pc_callbacks = GetParam();
-    auto gpu = pulse_doppler::make(kernels::backend::cuda, p, stream.ref(), f);
+    auto gpu = pulse_doppler::make(kernels::backend::cuda, p, stream.ref());
     const auto x = random_complex(gpu->input_size(), 10);
     auto d_in = to_device(x, stream);
     kernels::device_memory a(gpu->output_size() * sizeof(float)),
@@ -389,8 +367,6 @@ TEST_P(PulseDopplerCudaApi, test_011_output_and_waveform_change_between_queued_r
     EXPECT_LT(rel_l2(to_host<float>(c3, gpu->output_size(), stream), want_b), 1e-5);
     EXPECT_LT(rel_l2(to_host<float>(a, gpu->output_size(), stream), want_b), 1e-5);
 }
-
-INSTANTIATE_TEST_SUITE_P(PcCallbacks, PulseDopplerCudaApi, ::testing::Bool());
 
 TEST(PulseDopplerCudaOverlapSave, test_012_waveform_change_between_queued_runs)
 {

@@ -39,11 +39,6 @@ struct pulse_doppler_params {
  * rounding). Ignored by the CPU backend. implementation() says what runs.
  */
 struct pulse_doppler_fusion {
-    //! Pulse compression's pad / spectrum product / strip in cuFFT LTO load and store
-    //! callbacks (2 passes over the CPI instead of 4 to 5). Off by default: on the H100
-    //! cuFFT's callback kernels were slower than its plain ones for PD-B and PD-C
-    //! (docs/PERFORMANCE.md).
-    bool pc_callbacks = false;
     //! Pulse compression (separate-kernel fft path) in batches of this many rows of the
     //! CPI, so that each batch's FFT workspace can stay in L2 between its four passes;
     //! 0: the whole CPI in one batch.
@@ -93,7 +88,7 @@ public:
      */
     virtual void set_waveform(const std::vector<cfloat>& waveform) = 0;
 
-    //! What runs, e.g. "pc: fft: separate kernels (...); doppler: fused kernel (...)".
+    //! What runs, e.g. "pc: fft: separate kernels; doppler: fused kernel (...)".
     virtual std::string implementation() const = 0;
 
     const params& get_params() const { return d_params; }

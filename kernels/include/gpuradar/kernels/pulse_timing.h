@@ -8,9 +8,9 @@
 #include <gpuradar/kernels/backend.h>
 #include <gpuradar/kernels/constants.h>
 #include <gpuradar/kernels/framer_copy.h>
-#include <memory>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,9 +20,9 @@ namespace gpuradar::kernels {
  * \brief The pulse schedule of a fixed pulse repetition interval (PRI) given in samples,
  * integer or fractional, without drift.
  *
- * Pulse k starts floor(k * pri + 1/2) samples after the anchor (pulse 0 at 0). The product
- * is formed exactly: the double `pri` is a binary fraction M * 2^-F (M < 2^53), so
- * k * pri = k * M * 2^-F is computed in 128-bit integers and rounded once. Nothing is
+ * Pulse k starts floor(k * pri + 1/2) samples after the anchor (pulse 0 at 0). The
+ * product is formed exactly: the double `pri` is a binary fraction M * 2^-F (M < 2^53),
+ * so k * pri = k * M * 2^-F is computed in 128-bit integers and rounded once. Nothing is
  * accumulated, so pulse 10^9 is where the exact PRI puts it (the only error is the
  * double's own representation of the PRI, <= 2^-53 relative).
  *
@@ -58,7 +58,10 @@ public:
     //! Start of pulse k relative to the anchor: floor(k * pri + 1/2), exact.
     std::uint64_t pulse_start(std::uint64_t k) const;
     //! First gate sample of pulse k relative to the anchor: pulse_start(k) + gate_start.
-    std::uint64_t gate_begin(std::uint64_t k) const { return pulse_start(k) + d_gate_start; }
+    std::uint64_t gate_begin(std::uint64_t k) const
+    {
+        return pulse_start(k) + d_gate_start;
+    }
     //! Smallest k with pulse_start(k) >= offset.
     std::uint64_t first_pulse_at_or_after(std::uint64_t offset) const;
     //! Largest k with pulse_start(k) <= offset (the pulse interval holding `offset`).
@@ -97,19 +100,20 @@ enum class trigger_mode { rx_time, tag, threshold, free };
 
 //! "rx_time" | "tag" | "threshold" | "free"; anything else throws std::invalid_argument
 //! "gpuradar::<stage>: trigger must be one of rx_time, tag, threshold, free (got ...)".
-trigger_mode parse_trigger_mode(const std::string& name, const char* stage = "pulse_framer");
+trigger_mode parse_trigger_mode(const std::string& name,
+                                const char* stage = "pulse_framer");
 const char* to_string(trigger_mode m);
 
 //! The framer's parameters (pulse_framer block, DESIGN.md Streams and the CPI).
 struct framer_config {
-    double pri_samples = 0;      //!< PRI in samples (fractional allowed), pri = fs / prf
+    double pri_samples = 0;       //!< PRI in samples (fractional allowed), pri = fs / prf
     std::uint64_t gate_start = 0; //!< samples from pulse start to the first gate sample
-    std::uint64_t nrange = 0;    //!< gate length = samples per pulse item
-    std::uint64_t npulses = 0;   //!< pulses per CPI (>= 1)
-    double fs = 0;               //!< sample rate (Hz, > 0)
-    double fc = 0;               //!< centre frequency (Hz, > 0)
+    std::uint64_t nrange = 0;     //!< gate length = samples per pulse item
+    std::uint64_t npulses = 0;    //!< pulses per CPI (>= 1)
+    double fs = 0;                //!< sample rate (Hz, > 0)
+    double fc = 0;                //!< centre frequency (Hz, > 0)
     trigger_mode trigger = trigger_mode::rx_time;
-    double threshold = 0;        //!< |x|^2 level of the threshold trigger (> 0 there)
+    double threshold = 0; //!< |x|^2 level of the threshold trigger (> 0 there)
 };
 
 //! A stream event the framer reacts to, at an absolute input sample offset.
@@ -122,25 +126,25 @@ struct framer_event {
 
 //! One CPI written by the framer.
 struct framer_cpi {
-    std::uint64_t index = 0;        //!< CPI sequence number (a discarded CPI uses one too)
-    std::uint64_t first_pulse = 0;  //!< pulse number of its first pulse since the anchor
-    std::int64_t pulse_offset = 0;  //!< absolute input sample where that pulse starts
-    bool has_time = false;          //!< an rx_time reference exists
-    time_spec rx_time;              //!< time of that pulse start (when has_time)
+    std::uint64_t index = 0;       //!< CPI sequence number (a discarded CPI uses one too)
+    std::uint64_t first_pulse = 0; //!< pulse number of its first pulse since the anchor
+    std::int64_t pulse_offset = 0; //!< absolute input sample where that pulse starts
+    bool has_time = false;         //!< an rx_time reference exists
+    time_spec rx_time;             //!< time of that pulse start (when has_time)
 };
 
 //! A partial CPI discarded because of a gap or a discontinuity in the stream.
 struct framer_drop {
-    std::uint64_t index = 0;      //!< the CPI's sequence number
-    std::uint64_t pulses = 0;     //!< complete pulses it had
-    std::uint64_t offset = 0;     //!< absolute input offset of the event
+    std::uint64_t index = 0;  //!< the CPI's sequence number
+    std::uint64_t pulses = 0; //!< complete pulses it had
+    std::uint64_t offset = 0; //!< absolute input offset of the event
     std::string reason;
 };
 
 struct framer_result {
-    std::uint64_t consumed = 0;      //!< input samples consumed (from `offset`)
-    std::vector<framer_cpi> cpis;    //!< CPIs written to `out`, in order
-    std::vector<framer_drop> drops;  //!< partial CPIs discarded in this call
+    std::uint64_t consumed = 0;     //!< input samples consumed (from `offset`)
+    std::vector<framer_cpi> cpis;   //!< CPIs written to `out`, in order
+    std::vector<framer_drop> drops; //!< partial CPIs discarded in this call
 };
 
 /*!
@@ -212,8 +216,37 @@ private:
     void anchor_at(std::uint64_t abs_offset);
     std::uint64_t gate_abs(std::uint64_t k) const; // absolute offset of pulse k's gate
     void drop_partial(std::uint64_t at, const std::string& why, framer_result& r);
-    bool scan_rising(const cfloat* in, std::uint64_t offset, std::uint64_t from,
-                     std::uint64_t to, std::uint64_t& found);
+    bool scan_rising(const cfloat* in,
+                     std::uint64_t offset,
+                     std::uint64_t from,
+                     std::uint64_t to,
+                     std::uint64_t& found);
+    // The steps of process(): pos is the absolute offset consumed so far, ei the next
+    // event. Not anchored: anchors on the next trigger; false when the input ends first.
+    bool seek_anchor(const cfloat* in,
+                     std::uint64_t offset,
+                     std::uint64_t end,
+                     const std::vector<framer_event>& events,
+                     std::size_t& ei,
+                     std::uint64_t& pos);
+    // An event before the end of the gate at gs: an rx_time jump drops the partial CPI
+    // and moves or drops the anchor; triggers are ignored.
+    void on_event_while_anchored(const framer_event& e,
+                                 std::uint64_t gs,
+                                 std::uint64_t& pos,
+                                 framer_result& r);
+    // The next gate starts before pos (input skipped): on to the first whole gate.
+    void skip_consumed_gate(std::uint64_t pos, framer_result& r);
+    // First pulse whose gate starts at or after absolute offset abs_offset.
+    std::uint64_t first_pulse_from(std::uint64_t abs_offset) const;
+    // The gate at gs into the current CPI; the CPI goes out when complete.
+    void take_gate(const cfloat* in,
+                   std::uint64_t offset,
+                   std::uint64_t gs,
+                   cfloat* out,
+                   framer_result& r);
+    void begin_cpi(std::uint64_t gs);
+    void finish_cpi(const cfloat* in, cfloat* out, framer_result& r);
 
     framer_config d_cfg;
     pulse_timing d_timing;
