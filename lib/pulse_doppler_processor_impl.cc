@@ -42,7 +42,7 @@ pulse_doppler_processor::make(unsigned int nrange,
     check_positive(name, "npulses", npulses);
     check_positive(name, "nfft", nfft);
     check_positive(name, "channels", channels);
-    kernels::pulse_doppler_params p;
+    kernels::pulse_doppler_processor_params p;
     p.npulses = npulses;
     p.nrange = nrange;
     p.channels = channels;
@@ -65,7 +65,7 @@ pulse_doppler_processor::make(unsigned int nrange,
 }
 
 pulse_doppler_processor_impl::pulse_doppler_processor_impl(
-    const kernels::pulse_doppler_params& p, double samp_rate, kernels::backend backend)
+    const kernels::pulse_doppler_processor_params& p, double samp_rate, kernels::backend backend)
     : gr::block("pulse_doppler_processor",
                 stream_signature(backend, p.channels * p.nrange * sizeof(gr_complex)),
                 stream_signature(backend, p.channels * p.nfft * sizeof(float))),
@@ -77,7 +77,7 @@ pulse_doppler_processor_impl::pulse_doppler_processor_impl(
       d_fftshift(p.fftshift),
       d_samp_rate(samp_rate),
       d_backend(backend),
-      d_kernel(kernels::pulse_doppler::make(backend, p, stream())),
+      d_kernel(kernels::pulse_doppler_processor::make(backend, p, stream())),
       d_sequencer(p.npulses, p.npulses, p.nrange)
 {
     set_output_multiple(static_cast<int>(d_nrange));

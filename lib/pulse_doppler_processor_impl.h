@@ -6,7 +6,7 @@
 #include "cpi_sequencer.h"
 #include "gpu_stream_owner.h"
 #include <gnuradio/gpuradar/pulse_doppler_processor.h>
-#include <gpuradar/kernels/pulse_doppler.h>
+#include <gpuradar/kernels/pulse_doppler_processor.h>
 #include <memory>
 #include <mutex>
 
@@ -16,7 +16,7 @@ namespace gpuradar {
 class pulse_doppler_processor_impl : public pulse_doppler_processor, public gpu_stream_owner
 {
 public:
-    pulse_doppler_processor_impl(const kernels::pulse_doppler_params& p,
+    pulse_doppler_processor_impl(const kernels::pulse_doppler_processor_params& p,
                                  double samp_rate,
                                  kernels::backend backend);
 
@@ -36,7 +36,7 @@ private:
     const bool d_fftshift;
     const double d_samp_rate;
     const kernels::backend d_backend;
-    std::unique_ptr<kernels::pulse_doppler> d_kernel;
+    std::unique_ptr<kernels::pulse_doppler_processor> d_kernel;
     // Held by work() for each CPI and by set_waveform(): a new waveform lands between CPIs.
     std::mutex d_kernel_mutex;
     cpi_sequencer d_sequencer;

@@ -8,7 +8,7 @@
  * CPIs' arrivals at the sink after the first 4 (start-up and pipeline fill), the median
  * of three flowgraph runs of N CPIs. kernels_same_work_ms: the GPU work the flowgraph
  * does per CPI without GNU Radio, in one stream — the source's device-to-device copy,
- * then kernels::pulse_doppler and cfar_2d (run + collect, as the block does): the figure
+ * then kernels::pulse_doppler_processor and cfar_2d (run + collect, as the block does): the figure
  * the blocks compare with.
  */
 #include "bench_gr_blocks.h"
@@ -16,7 +16,7 @@
 #include <gnuradio/gpuradar/pulse_doppler_processor.h>
 #include <gnuradio/top_block.h>
 #include <gpuradar/kernels/cfar_2d.h>
-#include <gpuradar/kernels/pulse_doppler.h>
+#include <gpuradar/kernels/pulse_doppler_processor.h>
 
 namespace gpuradar::bench::pd {
 namespace {
@@ -71,7 +71,7 @@ GPURADAR_BENCH("pd_blocks/PD")
         };
         {
             // The same GPU work per CPI without GNU Radio (same parameters as below).
-            kernels::pulse_doppler::params p;
+            kernels::pulse_doppler_processor::params p;
             p.npulses = w.npulses;
             p.nrange = w.nrange;
             p.channels = w.channels;
@@ -80,7 +80,7 @@ GPURADAR_BENCH("pd_blocks/PD")
             p.normalize = false; // as the block below
             p.doppler_window = kernels::window_spec::make("hann");
             p.fftshift = true;
-            auto pdc = kernels::pulse_doppler::make(kernels::backend::cuda, p, s.ref());
+            auto pdc = kernels::pulse_doppler_processor::make(kernels::backend::cuda, p, s.ref());
             auto cfar = kernels::cfar_2d::make(
                 kernels::backend::cuda, chain_cfar_params(w), s.ref());
             kernels::device_memory in(w.bytes()), power(w.samples() * sizeof(float)),

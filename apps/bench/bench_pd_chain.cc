@@ -5,9 +5,9 @@
  * filter (Hann, fftshift, nfft = npulses) -> square-law envelope -> CA-CFAR (DESIGN.md's
  * window: guard/train Doppler 1,1, range 1,5; Pfa 1e-6).
  *
- *  pd_chain/PD     for each workload and each fusion setting of kernels::pulse_doppler
- *                  (fused_doppler on and off, pulse compression's row batches), the
- *                  chain without and with cfar_2d::run, plus pulse compression and CFAR
+ *  pd_chain/PD     for each workload and each fusion setting of
+ * kernels::pulse_doppler_processor (fused_doppler on and off, pulse compression's row
+ * batches), the chain without and with cfar_2d::run, plus pulse compression and CFAR
  *                  alone, beside a device copy of the CPI measured in the same run;
  *                  chain_cfar_streamed_ms: the same per CPI over 20 CPIs queued back to
  *                  back (launch latency hidden, as in a stream of CPIs).
@@ -25,7 +25,7 @@
  */
 #include "bench_pd_common.h"
 #include <gpuradar/kernels/cfar_2d.h>
-#include <gpuradar/kernels/pulse_doppler.h>
+#include <gpuradar/kernels/pulse_doppler_processor.h>
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -36,9 +36,9 @@ namespace {
 
 using kernels::cfloat;
 
-kernels::pulse_doppler::params chain_params(const pd::workload& w)
+kernels::pulse_doppler_processor::params chain_params(const pd::workload& w)
 {
-    kernels::pulse_doppler::params p;
+    kernels::pulse_doppler_processor::params p;
     p.npulses = w.npulses;
     p.nrange = w.nrange;
     p.channels = w.channels;
@@ -94,7 +94,7 @@ GPURADAR_BENCH("pd_chain/default")
         auto x = pd::random_device(w.samples(), s);
         kernels::device_memory power(w.samples() * sizeof(float)), mask(w.samples());
         const double copy = pd::copy_gb_per_s(w.bytes(), s, opt.repeats);
-        auto pdc = kernels::pulse_doppler::make(cuda, p, s.ref());
+        auto pdc = kernels::pulse_doppler_processor::make(cuda, p, s.ref());
         auto cfar = kernels::cfar_2d::make(cuda, chain_cfar_params(w), s.ref());
         auto run_chain = [&] { pdc->run(x.as<cfloat>(), power.as<float>()); };
         auto run_cfar = [&] {
@@ -198,7 +198,7 @@ GPURADAR_BENCH("pd_chain/PD")
 
         // CFAR alone on a real power map (the fused chain's output).
         {
-            auto first = kernels::pulse_doppler::make(cuda, p, s.ref());
+            auto first = kernels::pulse_doppler_processor::make(cuda, p, s.ref());
             first->run(x.as<cfloat>(), power.as<float>());
             s.synchronize("bench");
         }
@@ -228,21 +228,21 @@ GPURADAR_BENCH("pd_chain/PD")
         // (the order of an L2 cache); then the default method (automatic: overlap_save
         // on the PD waveforms) with and without the fused Doppler kernel.
         using pcm = kernels::pulse_compression::method;
-        std::vector<std::pair<kernels::pulse_doppler::fusion, pcm>> settings;
+        std::vector<std::pair<kernels::pulse_doppler_processor::fusion, pcm>> settings;
         for (bool fused : { false, true }) {
-            kernels::pulse_doppler::fusion f;
+            kernels::pulse_doppler_processor::fusion f;
             f.fused_doppler = fused;
             settings.push_back({ f, pcm::fft });
         }
         const std::size_t row_bytes = pc_fft->fft_length() * sizeof(cfloat);
         for (std::size_t mib : { 8, 16, 32 }) {
-            kernels::pulse_doppler::fusion f;
+            kernels::pulse_doppler_processor::fusion f;
             f.pc_rows_per_batch = std::max<std::size_t>(1, (mib << 20) / row_bytes);
             if (f.pc_rows_per_batch < w.npulses * w.channels)
                 settings.push_back({ f, pcm::fft });
         }
         for (bool fused : { false, true }) {
-            kernels::pulse_doppler::fusion f;
+            kernels::pulse_doppler_processor::fusion f;
             f.fused_doppler = fused;
             settings.push_back({ f, p.pc_method });
         }
@@ -250,7 +250,7 @@ GPURADAR_BENCH("pd_chain/PD")
             const bool fused = f.fused_doppler;
             auto pm = p;
             pm.pc_method = m;
-            auto pdc = kernels::pulse_doppler::make(cuda, pm, s.ref(), f);
+            auto pdc = kernels::pulse_doppler_processor::make(cuda, pm, s.ref(), f);
             auto run_chain = [&] { pdc->run(x.as<cfloat>(), power.as<float>()); };
             const double chain_ms = time_ms(s, reps, run_chain);
             const double with_cfar_ms = time_ms(s, reps, [&] {

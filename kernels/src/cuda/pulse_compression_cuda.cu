@@ -1,7 +1,7 @@
 /*
  * CUDA pulse compression.
  * fft: copy_rows (pad), cuFFT forward in place, multiply_spectrum, cuFFT inverse,
- *      copy_rows (strip): five passes; pulse_doppler skips the strip and reads the
+ *      copy_rows (strip): five passes; pulse_doppler_processor skips the strip and reads the
  *      workspace.
  * fir: one kernel, a block per 1024 outputs of a row, taps and the input tile in shared
  *      memory, each thread 8 consecutive outputs from a sliding register window.

@@ -1,6 +1,6 @@
 /*
  * Shared-memory power-of-two FFTs for the stage kernels (internal, device code), used by
- * the fused Doppler kernel (pulse_doppler_cuda.cu) and the overlap-save pulse compression
+ * the fused Doppler kernel (pulse_doppler_processor_cuda.cu) and the overlap-save pulse compression
  * (pulse_compression_cuda.cu).
  *
  * Both routines transform `count` sequences of n = 2^log2n samples that lie in shared

@@ -1,6 +1,6 @@
 /*
- * CUDA pulse_doppler. Passes over one CPI of N complex samples (N = npulses * channels *
- * nrange), F = pulse-compression FFT length, rows = npulses * channels:
+ * CUDA pulse_doppler_processor. Passes over one CPI of N complex samples (N = npulses *
+ * channels * nrange), F = pulse-compression FFT length, rows = npulses * channels:
  *  - pulse compression (pulse_compression's CUDA engine). overlap_save (automatic's
  *    choice for fir_crossover_taps_cuda < L <= overlap_save_auto_max_taps): one kernel,
  *    the compressed CPI in a plain buffer (row stride nrange), which the fused Doppler
@@ -17,7 +17,7 @@
  */
 #include "../dft_tables.h"
 #include "../pulse_compression_backends.h"
-#include "../pulse_doppler_backends.h"
+#include "../pulse_doppler_processor_backends.h"
 #include "complex_math.cuh"
 #include "cuda_check.h"
 #include "dependent_launch.cuh"
@@ -33,7 +33,7 @@
 namespace gpuradar::kernels::detail {
 namespace {
 
-constexpr const char* who = "pulse_doppler";
+constexpr const char* who = "pulse_doppler_processor";
 
 //! Fused Doppler kernel: threads per block (8 warps keep the tile loads in flight).
 constexpr int fd_threads = 256;
@@ -362,11 +362,11 @@ bool fused_doppler_fits(std::size_t nfft)
     return nfft >= 2 && nfft <= fd_max_nfft && (nfft & (nfft - 1)) == 0;
 }
 
-class pulse_doppler_cuda final : public pulse_doppler
+class pulse_doppler_processor_cuda final : public pulse_doppler_processor
 {
 public:
-    pulse_doppler_cuda(const params& p, stream_ref s, const fusion& f)
-        : pulse_doppler(p),
+    pulse_doppler_processor_cuda(const params& p, stream_ref s, const fusion& f)
+        : pulse_doppler_processor(p),
           d_stream(native(s)),
           d_pc(make_pulse_compression_cuda_engine(p.nrange,
                                                   p.npulses * p.channels,
@@ -577,11 +577,12 @@ private:
 
 } // namespace
 
-std::unique_ptr<pulse_doppler> make_pulse_doppler_cuda(const pulse_doppler_params& p,
-                                                       stream_ref stream,
-                                                       const pulse_doppler_fusion& f)
+std::unique_ptr<pulse_doppler_processor>
+make_pulse_doppler_processor_cuda(const pulse_doppler_processor_params& p,
+                                  stream_ref stream,
+                                  const pulse_doppler_processor_fusion& f)
 {
-    return std::make_unique<pulse_doppler_cuda>(p, stream, f);
+    return std::make_unique<pulse_doppler_processor_cuda>(p, stream, f);
 }
 
 } // namespace gpuradar::kernels::detail

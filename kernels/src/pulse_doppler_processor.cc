@@ -1,7 +1,7 @@
-/* pulse_doppler: parameter checks, dispatch. */
+/* pulse_doppler_processor: parameter checks, dispatch. */
 #include "factories.h"
 #include "param_check.h"
-#include "pulse_doppler_backends.h"
+#include "pulse_doppler_processor_backends.h"
 #include <cmath>
 #include <complex>
 #include <string>
@@ -9,11 +9,13 @@
 namespace gpuradar::kernels {
 
 namespace {
-constexpr const char* who = "pulse_doppler";
+constexpr const char* who = "pulse_doppler_processor";
 } // namespace
 
-std::unique_ptr<pulse_doppler>
-pulse_doppler::make(backend b, const params& p_in, stream_ref stream, const fusion& f)
+std::unique_ptr<pulse_doppler_processor> pulse_doppler_processor::make(backend b,
+                                                                       const params& p_in,
+                                                                       stream_ref stream,
+                                                                       const fusion& f)
 {
     params p = p_in;
     if (p.nfft == 0)
@@ -49,12 +51,12 @@ pulse_doppler::make(backend b, const params& p_in, stream_ref stream, const fusi
     detail::require_backend(b, who);
 #ifdef GPURADAR_HAVE_CUDA
     if (b == backend::cuda)
-        return detail::make_pulse_doppler_cuda(p, stream, f);
+        return detail::make_pulse_doppler_processor_cuda(p, stream, f);
 #else
     (void)stream;
     (void)f;
 #endif
-    return detail::make_pulse_doppler_cpu(p);
+    return detail::make_pulse_doppler_processor_cpu(p);
 }
 
 } // namespace gpuradar::kernels
