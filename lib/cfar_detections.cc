@@ -14,25 +14,6 @@ pmt::pmt_t detections_port()
     return port;
 }
 
-bool cpi_has(const pmt::pmt_t& dict, const char* key)
-{
-    return dict && pmt::is_dict(dict) && pmt::dict_has_key(dict, pmt::intern(key));
-}
-
-double cpi_double(const pmt::pmt_t& dict, const char* key, double fallback)
-{
-    if (!cpi_has(dict, key))
-        return fallback;
-    const pmt::pmt_t v = pmt::dict_ref(dict, pmt::intern(key), pmt::PMT_NIL);
-    if (pmt::is_real(v))
-        return pmt::to_double(v);
-    if (pmt::is_uint64(v))
-        return static_cast<double>(pmt::to_uint64(v));
-    if (pmt::is_integer(v))
-        return static_cast<double>(pmt::to_long(v));
-    return fallback;
-}
-
 namespace {
 bool cpi_bool(const pmt::pmt_t& dict, const char* key, bool fallback)
 {
@@ -178,17 +159,18 @@ std::string cfar_shape_mismatch(const pmt::pmt_t& dict, const cfar_layout& l)
     if (l.lines()) {
         if (nr == l.nrange && ch == l.channels)
             return {};
-        return "cpi tag shape nrange=" + std::to_string(nr) + ", channels=" +
-               std::to_string(ch) + " differs from the block's nrange=" +
-               std::to_string(l.nrange) + ", channels=" + std::to_string(l.channels);
+        return "cpi tag shape nrange=" + std::to_string(nr) +
+               ", channels=" + std::to_string(ch) +
+               " differs from the block's nrange=" + std::to_string(l.nrange) +
+               ", channels=" + std::to_string(l.channels);
     }
     // After the Doppler filter the item holds ndoppler bins; before, npulses.
     const std::uint64_t nd =
         cpi_field(dict, "ndoppler", cpi_field(dict, "npulses", l.ndoppler));
     if (nr == l.nrange && nd == l.ndoppler && ch == l.channels)
         return {};
-    return "cpi tag shape nrange=" + std::to_string(nr) + ", ndoppler=" +
-           std::to_string(nd) + ", channels=" + std::to_string(ch) +
+    return "cpi tag shape nrange=" + std::to_string(nr) +
+           ", ndoppler=" + std::to_string(nd) + ", channels=" + std::to_string(ch) +
            " differs from the block's nrange=" + std::to_string(l.nrange) +
            ", ndoppler=" + std::to_string(l.ndoppler) +
            ", channels=" + std::to_string(l.channels);
@@ -212,9 +194,10 @@ cfar_framer::decision cfar_framer::next(const pmt::pmt_t& tag)
             d_index = cpi_field(f.dict, "index", d_index);
         } else {
             f.dict = pmt::make_dict();
-            f.dict = pmt::dict_add(f.dict, pmt::intern("index"), pmt::from_uint64(d_index));
             f.dict =
-                pmt::dict_add(f.dict, pmt::intern("nrange"), pmt::from_uint64(d_layout.nrange));
+                pmt::dict_add(f.dict, pmt::intern("index"), pmt::from_uint64(d_index));
+            f.dict = pmt::dict_add(
+                f.dict, pmt::intern("nrange"), pmt::from_uint64(d_layout.nrange));
             f.dict = pmt::dict_add(
                 f.dict, pmt::intern("ndoppler"), pmt::from_uint64(d_layout.ndoppler));
         }
@@ -232,7 +215,8 @@ cfar_framer::decision cfar_framer::next(const pmt::pmt_t& tag)
         // No tag seen: each group is a CPI of its own, counted from the start.
         f.emit = pmt::make_dict();
         f.emit = pmt::dict_add(f.emit, pmt::intern("index"), pmt::from_uint64(d_index));
-        f.emit = pmt::dict_add(f.emit, pmt::intern("nrange"), pmt::from_uint64(d_layout.nrange));
+        f.emit = pmt::dict_add(
+            f.emit, pmt::intern("nrange"), pmt::from_uint64(d_layout.nrange));
     }
     f.dict = d_last_tag ? d_last_tag : f.emit;
     f.index = d_index;
@@ -251,12 +235,12 @@ pmt::pmt_t cfar_report_pdu(const kernels::cfar_report& report,
                            const gr::logger_ptr& logger,
                            cfar_counters& counters)
 {
-    const std::uint64_t nonfinite =
-        std::accumulate(report.nonfinite.begin(), report.nonfinite.end(), std::uint64_t(0));
-    const std::string where = g.first_item >= 0 ? "cpi " + std::to_string(g.index) +
-                                                      " (items from " +
-                                                      std::to_string(g.first_item) + ")"
-                                                : "cpi " + std::to_string(g.index);
+    const std::uint64_t nonfinite = std::accumulate(
+        report.nonfinite.begin(), report.nonfinite.end(), std::uint64_t(0));
+    const std::string where = g.first_item >= 0
+                                  ? "cpi " + std::to_string(g.index) + " (items from " +
+                                        std::to_string(g.first_item) + ")"
+                                  : "cpi " + std::to_string(g.index);
     // Trace, not debug: Debian's GNU Radio logs debug by default, and this is per CPI.
     logger->trace("{}: {} detections, {} NaN/Inf cells", where, report.found, nonfinite);
     if (nonfinite) {
@@ -278,7 +262,8 @@ pmt::pmt_t cfar_report_pdu(const kernels::cfar_report& report,
             d,
             axes,
             d.map % l.channels,
-            g.first_item >= 0 ? static_cast<long>(g.first_item + d.map / l.channels) : -1));
+            g.first_item >= 0 ? static_cast<long>(g.first_item + d.map / l.channels)
+                              : -1));
     pmt::pmt_t meta =
         detections_meta(g.dict, g.index, l.channels, report, nonfinite, alpha, l.variant);
     if (g.first_item >= 0) {

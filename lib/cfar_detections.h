@@ -2,6 +2,7 @@
 #ifndef INCLUDED_GPURADAR_CFAR_DETECTIONS_H
 #define INCLUDED_GPURADAR_CFAR_DETECTIONS_H
 
+#include "cpi_tag.h"
 #include <gnuradio/io_signature.h>
 #include <gnuradio/logger.h>
 #include <gnuradio/tags.h>
@@ -22,11 +23,6 @@ namespace kernels = ::gpuradar::kernels;
 //! The message port, "detections".
 pmt::pmt_t detections_port();
 
-//! Double field of a cpi dict (PMT real or integer), or `fallback` when absent.
-double cpi_double(const pmt::pmt_t& dict, const char* key, double fallback);
-//! True when the cpi dict holds `key`.
-bool cpi_has(const pmt::pmt_t& dict, const char* key);
-
 /*!
  * What a CPI's `cpi` tag says about the axes of its map (docs/CONVENTIONS.md): range of
  * a bin when the tag has fs, velocity of a Doppler bin when it has prf, fc and ndoppler.
@@ -34,8 +30,8 @@ bool cpi_has(const pmt::pmt_t& dict, const char* key);
 struct cpi_axes {
     std::uint64_t index = 0;
     bool has_range = false;
-    double r0 = 0;     //!< m, range of bin 0
-    double bin_m = 0;  //!< m per range bin, c / (2 fs)
+    double r0 = 0;    //!< m, range of bin 0
+    double bin_m = 0; //!< m per range bin, c / (2 fs)
     bool has_velocity = false;
     double prf = 0, fc = 0;
     std::uint64_t ndoppler = 0;
@@ -78,8 +74,8 @@ pmt::pmt_t detections_meta(const pmt::pmt_t& cpi_dict,
 
 //! The tags of one CPI-sized group of input items [start, start + n).
 struct cpi_group_tags {
-    pmt::pmt_t cpi;               //!< value of a cpi tag on item `start`, or null
-    std::uint64_t cut = 0;        //!< > 0: a cpi tag `cut` items in: the group is cut short
+    pmt::pmt_t cpi;        //!< value of a cpi tag on item `start`, or null
+    std::uint64_t cut = 0; //!< > 0: a cpi tag `cut` items in: the group is cut short
     std::vector<gr::tag_t> other; //!< the other tags, in the group
 };
 
@@ -100,7 +96,10 @@ struct cfar_layout {
 
     //! cfar_1d: items are range lines, several groups per CPI.
     bool lines() const { return ndoppler == 0; }
-    std::size_t cells_per_item() const { return channels * (lines() ? nrange : ndoppler); }
+    std::size_t cells_per_item() const
+    {
+        return channels * (lines() ? nrange : ndoppler);
+    }
     //! The kernel's run() count for one group: items (cfar_1d) or CPIs (cfar_2d).
     std::size_t runs_per_group() const { return lines() ? group : 1; }
 };
@@ -118,12 +117,12 @@ public:
     explicit cfar_framer(const cfar_layout& layout) : d_layout(layout) {}
 
     struct decision {
-        bool drop = false;       //!< the tag's shape differs: discard the group
-        std::string reason;      //!< why, for the log
-        pmt::pmt_t dict;         //!< the cpi dict the group's detections refer to
-        std::uint64_t index = 0; //!< the CPI's index
+        bool drop = false;            //!< the tag's shape differs: discard the group
+        std::string reason;           //!< why, for the log
+        pmt::pmt_t dict;              //!< the cpi dict the group's detections refer to
+        std::uint64_t index = 0;      //!< the CPI's index
         std::int64_t first_item = -1; //!< cfar_1d: items since the CPI's tag; else -1
-        pmt::pmt_t emit;         //!< the cpi tag for the group's first item, or null
+        pmt::pmt_t emit;              //!< the cpi tag for the group's first item, or null
     };
 
     //! The next whole group, `tag` being the cpi tag on its first item (or null).

@@ -30,15 +30,52 @@ std::uint64_t cpi_field(const pmt::pmt_t& dict, const char* key, std::uint64_t f
     return fallback;
 }
 
-bool cpi_shape_matches(const pmt::pmt_t& dict, std::uint64_t npulses, std::uint64_t nrange)
+bool cpi_shape_matches(const pmt::pmt_t& dict,
+                       std::uint64_t npulses,
+                       std::uint64_t nrange)
 {
     return cpi_field(dict, "npulses", npulses) == npulses &&
            cpi_field(dict, "nrange", nrange) == nrange;
 }
 
-pmt::pmt_t with_doppler_axis(const pmt::pmt_t& dict, std::uint64_t ndoppler, bool fftshift)
+bool cpi_has(const pmt::pmt_t& dict, const char* key)
 {
-    pmt::pmt_t d = pmt::dict_add(dict, pmt::intern("ndoppler"), pmt::from_uint64(ndoppler));
+    return dict && pmt::is_dict(dict) && pmt::dict_has_key(dict, pmt::intern(key));
+}
+
+double cpi_double(const pmt::pmt_t& dict, const char* key, double fallback)
+{
+    if (!cpi_has(dict, key))
+        return fallback;
+    const pmt::pmt_t v = pmt::dict_ref(dict, pmt::intern(key), pmt::PMT_NIL);
+    if (pmt::is_real(v))
+        return pmt::to_double(v);
+    if (pmt::is_uint64(v))
+        return static_cast<double>(pmt::to_uint64(v));
+    if (pmt::is_integer(v))
+        return static_cast<double>(pmt::to_long(v));
+    return fallback;
+}
+
+bool cpi_rx_time_seconds(const pmt::pmt_t& dict, double* seconds)
+{
+    if (!cpi_has(dict, "rx_time"))
+        return false;
+    const pmt::pmt_t t = pmt::dict_ref(dict, pmt::intern("rx_time"), pmt::PMT_NIL);
+    if (!pmt::is_tuple(t) || pmt::length(t) != 2)
+        return false;
+    const pmt::pmt_t secs = pmt::tuple_ref(t, 0), frac = pmt::tuple_ref(t, 1);
+    if (!pmt::is_uint64(secs) || !pmt::is_real(frac))
+        return false;
+    *seconds = static_cast<double>(pmt::to_uint64(secs)) + pmt::to_double(frac);
+    return true;
+}
+
+pmt::pmt_t
+with_doppler_axis(const pmt::pmt_t& dict, std::uint64_t ndoppler, bool fftshift)
+{
+    pmt::pmt_t d =
+        pmt::dict_add(dict, pmt::intern("ndoppler"), pmt::from_uint64(ndoppler));
     return pmt::dict_add(d, pmt::intern("fftshift"), pmt::from_bool(fftshift));
 }
 

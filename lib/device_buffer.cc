@@ -5,6 +5,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "transfer_counters.h"
 #include <gnuradio/block.h>
 #include <gnuradio/buffer_reader.h>
 #include <gnuradio/gpuradar/device_buffer.h>
@@ -41,7 +42,8 @@ struct device_buffer::impl {
     // use (the transfer type is set after allocation).
     kernels::pinned_memory host;
     std::once_flag host_once;
-    // Fallback stream for edges whose GPU block provides none; such copies are waited for.
+    // Fallback stream for edges whose GPU block provides none; such copies are waited
+    // for.
     std::unique_ptr<kernels::cuda_stream> own_stream;
     std::once_flag own_stream_once;
     // Scratch for overlapping device moves in the wrap-around callbacks (rare).
@@ -81,6 +83,8 @@ device_buffer::stats device_buffer::transfer_stats()
     return s;
 }
 
+void count_device_to_host_bytes(std::uint64_t bytes) { g_d2h_bytes += bytes; }
+
 void device_buffer::reset_transfer_stats()
 {
     g_h2d_bytes = 0;
@@ -108,9 +112,9 @@ gr::buffer_sptr device_buffer::make_buffer(int nitems,
                              (host_writer ? host_to_device_depth : 1);
     nitems = static_cast<int>(std::min<std::size_t>(want, INT_MAX / 2));
     // GNU Radio 3.10 makes a single-mapped buffer at least 4x the largest output multiple
-    // of its readers, counted in this buffer's items. A CPI block's output multiple counts
-    // its own output items (nrange range bins), not the pulses it reads: PD-A's pulse
-    // stream would get 4 x 9000 items of 1.15 MB = 41 GB. Cap that heuristic at
+    // of its readers, counted in this buffer's items. A CPI block's output multiple
+    // counts its own output items (nrange range bins), not the pulses it reads: PD-A's
+    // pulse stream would get 4 x 9000 items of 1.15 MB = 41 GB. Cap that heuristic at
     // max_heuristic_bytes; the readers' real need (two CPIs of input) is far below it.
     const std::uint32_t cap_mult = static_cast<std::uint32_t>(std::max<std::size_t>(
         1, max_heuristic_bytes / (4 * std::max<std::size_t>(sizeof_item, 1))));
@@ -173,8 +177,9 @@ void* device_buffer::transfer_stream(bool* ordered)
         *ordered = true;
         return p->device_stream();
     }
-    std::call_once(d_impl->own_stream_once,
-                   [this] { d_impl->own_stream = std::make_unique<kernels::cuda_stream>(); });
+    std::call_once(d_impl->own_stream_once, [this] {
+        d_impl->own_stream = std::make_unique<kernels::cuda_stream>();
+    });
     *ordered = false;
     return d_impl->own_stream->ref().native();
 }
@@ -363,25 +368,31 @@ bool device_buffer::input_blocked_callback(int items_required,
                                            unsigned read_index)
 {
     if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
-        return input_blocked_callback_logic(
-            items_required, items_avail, read_index, host_base(), std::memcpy, std::memmove);
+        return input_blocked_callback_logic(items_required,
+                                            items_avail,
+                                            read_index,
+                                            host_base(),
+                                            std::memcpy,
+                                            std::memmove);
     // Unread items live on the device; queued H2D copies must land before they move, and
     // on an event-ordered edge no block's queued kernels may still use either range.
     wait_for_transfers();
     wait_for_edge_streams();
     using namespace std::placeholders;
-    return input_blocked_callback_logic(items_required,
-                                        items_avail,
-                                        read_index,
-                                        device_base(),
-                                        std::bind(&device_buffer::device_copy, this, _1, _2, _3),
-                                        std::bind(&device_buffer::device_move, this, _1, _2, _3));
+    return input_blocked_callback_logic(
+        items_required,
+        items_avail,
+        read_index,
+        device_base(),
+        std::bind(&device_buffer::device_copy, this, _1, _2, _3),
+        std::bind(&device_buffer::device_move, this, _1, _2, _3));
 }
 
 bool device_buffer::output_blocked_callback(int output_multiple, bool force)
 {
     if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
-        return output_blocked_callback_logic(output_multiple, force, host_base(), std::memmove);
+        return output_blocked_callback_logic(
+            output_multiple, force, host_base(), std::memmove);
     wait_for_transfers();
     wait_for_edge_streams();
     using namespace std::placeholders;

@@ -1,8 +1,8 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "pulse_doppler_processor_impl.h"
 #include "backend_select.h"
 #include "cpi_tag.h"
+#include "pulse_doppler_processor_impl.h"
 #include "waveform_message.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
@@ -35,7 +35,8 @@ pulse_doppler_processor::make(unsigned int nrange,
                               bool fftshift,
                               const std::string& envelope_mode,
                               bool db,
-                              const std::string& backend)
+                              const std::string& backend,
+                              unsigned int tap_every)
 {
     constexpr const char* name = "pulse_doppler_processor";
     check_positive(name, "nrange", nrange);
@@ -48,8 +49,8 @@ pulse_doppler_processor::make(unsigned int nrange,
     p.channels = channels;
     p.waveform = waveform_parameter(
         name, waveform, custom_waveform, bandwidth, pulse_width, samp_rate, up_chirp);
-    p.range_window =
-        kernels::window_spec::make(range_window, range_nbar, range_sll_db, range_beta, name);
+    p.range_window = kernels::window_spec::make(
+        range_window, range_nbar, range_sll_db, range_beta, name);
     p.normalize = normalize;
     p.pc_method = kernels::pulse_compression::parse_method(method);
     p.nfft = nfft;
@@ -61,11 +62,15 @@ pulse_doppler_processor::make(unsigned int nrange,
     p.db = db;
     const auto b = select_backend(backend, name);
     // The kernel checks the rest (npulses >= 2 or 3, nfft >= npulses, waveform length).
-    return gnuradio::make_block_sptr<pulse_doppler_processor_impl>(p, samp_rate, b);
+    return gnuradio::make_block_sptr<pulse_doppler_processor_impl>(
+        p, samp_rate, b, tap_every);
 }
 
 pulse_doppler_processor_impl::pulse_doppler_processor_impl(
-    const kernels::pulse_doppler_processor_params& p, double samp_rate, kernels::backend backend)
+    const kernels::pulse_doppler_processor_params& p,
+    double samp_rate,
+    kernels::backend backend,
+    unsigned tap_every)
     : gr::block("pulse_doppler_processor",
                 stream_signature(backend, p.channels * p.nrange * sizeof(gr_complex)),
                 stream_signature(backend, p.channels * p.nfft * sizeof(float))),
@@ -78,20 +83,55 @@ pulse_doppler_processor_impl::pulse_doppler_processor_impl(
       d_samp_rate(samp_rate),
       d_backend(backend),
       d_kernel(kernels::pulse_doppler_processor::make(backend, p, stream())),
-      d_sequencer(p.npulses, p.npulses, p.nrange)
+      d_sequencer(p.npulses, p.npulses, p.nrange),
+      d_tap(tap_every,
+            d_kernel->output_size(),
+            backend,
+            stream(),
+            [this](const pmt::pmt_t& msg) { message_port_pub(map_port(), msg); })
 {
+    message_port_register_out(map_port());
     set_output_multiple(static_cast<int>(d_nrange));
     set_relative_rate(std::uint64_t(d_nrange), std::uint64_t(d_npulses));
     set_tag_propagation_policy(TPP_DONT);
-    register_waveform_port(*this, d_samp_rate, d_logger, [this](const auto& w) {
-        set_waveform(w);
-    });
+    register_waveform_port(
+        *this, d_samp_rate, d_logger, [this](const auto& w) { set_waveform(w); });
 }
 
 void pulse_doppler_processor_impl::set_waveform(const std::vector<gr_complex>& waveform)
 {
     std::lock_guard<std::mutex> lock(d_kernel_mutex);
     d_kernel->set_waveform(waveform);
+}
+
+pmt::pmt_t pulse_doppler_processor_impl::tap_meta(const pmt::pmt_t& dict) const
+{
+    const auto& p = d_kernel->get_params();
+    pmt::pmt_t m = pmt::make_dict();
+    auto add = [&m](const char* k, const pmt::pmt_t& v) {
+        m = pmt::dict_add(m, pmt::intern(k), v);
+    };
+    add("cpi", pmt::from_uint64(cpi_field(dict, "index", 0)));
+    add("nrange", pmt::from_uint64(d_nrange));
+    add("ndoppler", pmt::from_uint64(d_nfft));
+    add("channels", pmt::from_uint64(d_channels));
+    add("fs", pmt::from_double(cpi_double(dict, "fs", d_samp_rate)));
+    add("prf", pmt::from_double(cpi_double(dict, "prf", 0.0)));
+    add("fc", pmt::from_double(cpi_double(dict, "fc", 0.0)));
+    add("fftshift", pmt::from_bool(d_fftshift));
+    add("db", pmt::from_bool(p.db));
+    add("envelope", pmt::string_to_symbol(kernels::envelope::to_string(p.env_mode)));
+    add("r0_m", pmt::from_double(cpi_double(dict, "r0", 0.0)));
+    double rx_time = 0.0;
+    if (cpi_rx_time_seconds(dict, &rx_time))
+        add("rx_time", pmt::from_double(rx_time));
+    return m;
+}
+
+bool pulse_doppler_processor_impl::stop()
+{
+    d_tap.publish_ready(true); // the last tapped CPIs' copies
+    return true;
 }
 
 void pulse_doppler_processor_impl::forecast(int noutput_items,
@@ -124,8 +164,10 @@ int pulse_doppler_processor_impl::general_work(int noutput_items,
             wait_for_input(nitems_read(0) + consumed + d_npulses);
             {
                 std::lock_guard<std::mutex> lock(d_kernel_mutex);
-                d_kernel->run(in + consumed * in_item,
-                              out + std::size_t(cpi) * d_kernel->output_size());
+                float* map = out + std::size_t(cpi) * d_kernel->output_size();
+                d_kernel->run(in + consumed * in_item, map);
+                if (d_tap.due())
+                    d_tap.capture(map, tap_meta(dict));
             }
             add_item_tag(0,
                          nitems_written(0) + std::uint64_t(cpi) * d_nrange,
@@ -134,6 +176,7 @@ int pulse_doppler_processor_impl::general_work(int noutput_items,
         });
     const int produced = r.cpis * static_cast<int>(d_nrange);
     finish_work(produced);
+    d_tap.publish_ready(false);
     consume_each(static_cast<int>(r.consumed));
     return produced;
 }

@@ -136,8 +136,8 @@ def main():
             lines += ["", "Checked by GRC before generating:", ""]
             lines += [f"- `{a.replace('${', '').replace('}', '').strip()}`" for a in y["asserts"]]
         lines += ["", "## Tags", "",
-                  "See [DESIGN.md's CPI rules](../../../shared/DESIGN.md) and "
-                  "[CONVENTIONS.md](../CONVENTIONS.md) for the `cpi` tag fields; what this block "
+                  "See [the CPI rules in DESIGN.md](../DESIGN.md#streams-and-the-cpi) and "
+                  "[the `cpi` tag fields](../CONVENTIONS.md#cpi-tag-fields); what this block "
                   "reads and writes is stated in *What it does* above.", ""]
         make = y.get("templates", {}).get("make", "").strip()
         lines += ["## Python", "", "```python", make.replace("${", "{"), "```", ""]

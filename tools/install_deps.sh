@@ -9,6 +9,7 @@ packages=(
     libboost-all-dev libspdlog-dev libfmt-dev libgmp-dev
     pybind11-dev python3-numpy python3-matplotlib libgtest-dev
     xvfb xauth python3-soapysdr gir1.2-gtk-3.0
+    clang-format-14
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -3,8 +3,8 @@
 #ifndef INCLUDED_GPURADAR_PULSE_DOPPLER_PROCESSOR_H
 #define INCLUDED_GPURADAR_PULSE_DOPPLER_PROCESSOR_H
 
-#include <gnuradio/gpuradar/api.h>
 #include <gnuradio/block.h>
+#include <gnuradio/gpuradar/api.h>
 #include <gnuradio/types.h>
 #include <cstdint>
 #include <string>
@@ -33,6 +33,19 @@ namespace gpuradar {
  * pulse_compression's: the change lands between CPIs. CPI framing and the `cpi` tag as
  * doppler_filter: re-emitted on the first output item of each CPI with ndoppler and
  * fftshift added; partial CPIs are dropped and counted.
+ *
+ * Map tap (tap_every = N > 0): every Nth processed CPI (the 1st, the N+1st, ...) is also
+ * published on the message port `map` as a pair (meta . f32vector), so that one chain
+ * feeds a GPU consumer on the stream output and a host display at once. The vector is
+ * the CPI's output exactly as on the stream (channels * nrange * ndoppler floats, one
+ * range bin's Doppler vector after the other, channels channel-major inside a bin). meta
+ * is a dict: cpi (u64, the CPI index), nrange, ndoppler, channels (u64), fs, prf, fc
+ * (Hz, doubles; fs falls back to samp_rate, prf and fc are 0 when the cpi tag lacks
+ * them), fftshift, db (bools), envelope ("square_law" or "linear"), r0_m (range of bin
+ * 0 in m, 0 when unknown) and rx_time (seconds, double; only when the tag has it). On
+ * the CUDA backend the map is copied to pinned host memory asynchronously on the block's
+ * stream (counted in device_buffer::transfer_stats().d2h_bytes) and published once the
+ * copy is complete; the stream output stays on the device.
  */
 class GPURADAR_API pulse_doppler_processor : virtual public gr::block
 {
@@ -63,7 +76,8 @@ public:
                      bool fftshift = true,
                      const std::string& envelope_mode = "square_law",
                      bool db = false,
-                     const std::string& backend = "auto");
+                     const std::string& backend = "auto",
+                     unsigned int tap_every = 0);
 
     //! Replaces the waveform at the next CPI boundary (pulse_compression::set_waveform).
     virtual void set_waveform(const std::vector<gr_complex>& waveform) = 0;

@@ -29,6 +29,7 @@ cuda_event::cuda_event(cuda_event&&) noexcept = default;
 cuda_event& cuda_event::operator=(cuda_event&&) noexcept = default;
 void cuda_event::record(stream_ref) {}
 void cuda_event::synchronize() const {}
+bool cuda_event::done() const { return true; }
 void cuda_event::make_stream_wait(stream_ref) const {}
 float cuda_event::elapsed_ms(const cuda_event&, const cuda_event&) { return 0; }
 device_properties current_device_properties() { no_cuda("device_properties"); }

@@ -113,6 +113,14 @@ void cuda_event::synchronize() const
     GPURADAR_CUDA_CHECK("cuda_event",
                         cudaEventSynchronize(static_cast<cudaEvent_t>(d_event)));
 }
+bool cuda_event::done() const
+{
+    const cudaError_t e = cudaEventQuery(static_cast<cudaEvent_t>(d_event));
+    if (e == cudaErrorNotReady)
+        return false;
+    GPURADAR_CUDA_CHECK("cuda_event", e);
+    return true;
+}
 void cuda_event::make_stream_wait(stream_ref stream) const
 {
     GPURADAR_CUDA_CHECK("cuda_event",

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <gnuradio/gpuradar/pulse_doppler_processor.h>
 #include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-#include <gnuradio/gpuradar/pulse_doppler_processor.h>
 
 namespace py = pybind11;
 
@@ -41,7 +41,8 @@ void bind_pulse_doppler_processor(py::module& m)
              py::arg("fftshift") = true,
              py::arg("envelope_mode") = "square_law",
              py::arg("db") = false,
-             py::arg("backend") = "auto")
+             py::arg("backend") = "auto",
+             py::arg("tap_every") = 0)
         .def("set_waveform", &pulse_doppler_processor::set_waveform, py::arg("waveform"))
         .def("dropped_cpis", &pulse_doppler_processor::dropped_cpis)
         .def("implementation", &pulse_doppler_processor::implementation)

@@ -94,6 +94,34 @@ class qa_pulse_doppler_processor(gr_unittest.TestCase):
             with self.assertRaisesRegex(ValueError, name):
                 gpuradar.pulse_doppler_processor(**args)
 
+    def test_004_map_tap_every_nth_cpi_equals_the_stream(self):
+        """tap_every=2 over 5 CPIs: CPIs 0, 2, 4 on the map port, each the stream's map."""
+        ncpi, every = 5, 2
+        x = np.concatenate([self.scene(600.0 + 150 * c, 5.0 * c)[0] for c in range(ncpi)])
+        pd = gpuradar.pulse_doppler_processor(self.nrange, self.npulses, self.nfft,
+                                              backend="cpu", tap_every=every, **self.kw())
+        tb = gr.top_block()
+        src = blocks.vector_source_c(x.ravel().tolist(), False, self.nrange, [self.cpi_tag()])
+        snk = blocks.vector_sink_f(self.nfft)
+        dbg = blocks.message_debug()
+        tb.connect(src, pd, snk)
+        tb.msg_connect(pd, "map", dbg, "store")
+        tb.run()
+        y = np.array(snk.data(), dtype=np.float32).reshape(ncpi, self.nrange * self.nfft)
+        self.assertEqual(dbg.num_messages(), 3)
+        for i in range(3):
+            msg = dbg.get_message(i)
+            meta = pmt.to_python(pmt.car(msg))
+            tap = np.array(pmt.f32vector_elements(pmt.cdr(msg)), dtype=np.float32)
+            np.testing.assert_array_equal(tap, y[i * every])
+            self.assertEqual(meta["cpi"], i * every)
+            self.assertEqual((meta["nrange"], meta["ndoppler"], meta["channels"]),
+                             (self.nrange, self.nfft, 1))
+            # Only CPI 0 came with a tag (with prf); the others have what the block knows.
+            self.assertAlmostEqual(meta["prf"], self.prf if i == 0 else 0.0)
+            self.assertAlmostEqual(meta["fs"], self.fs)
+            self.assertEqual(meta["envelope"], "square_law")
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_pulse_doppler_processor)

@@ -128,6 +128,8 @@ public:
 
     void record(stream_ref stream);
     void synchronize() const;
+    //! True when the event's last recorded work has completed (cudaEventQuery; no wait).
+    bool done() const;
     //! Makes work queued on `stream` after this call wait until the event's last recorded
     //! work has completed (cudaStreamWaitEvent; no host-side wait).
     void make_stream_wait(stream_ref stream) const;
