@@ -24,9 +24,9 @@ struct pc_rows_view {
 };
 
 /*!
- * The CUDA pulse_compression with one more entry point for pulse_doppler_processor: run_view()
- * may leave the result in the fft workspace (row stride = fft length) and skip the
- * strip pass; the view stays valid until the next run_view/run/set_waveform.
+ * The CUDA pulse_compression with one more entry point for pulse_doppler_processor:
+ * run_view() may leave the result in the fft workspace (row stride = fft length) and skip
+ * the strip pass; the view stays valid until the next run_view/run/set_waveform.
  * batch_rows (0: all rows): the separate-kernel fft path runs pad, FFT, product and
  * inverse FFT on batches of that many rows (a workspace batch that fits in L2).
  */

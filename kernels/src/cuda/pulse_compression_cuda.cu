@@ -1,12 +1,11 @@
 /*
  * CUDA pulse compression.
  * fft: copy_rows (pad), cuFFT forward in place, multiply_spectrum, cuFFT inverse,
- *      copy_rows (strip): five passes; pulse_doppler_processor skips the strip and reads the
- *      workspace.
- * fir: one kernel, a block per 1024 outputs of a row, taps and the input tile in shared
- *      memory, each thread 8 consecutive outputs from a sliding register window.
- * overlap_save: one kernel, a block of F/16 threads per (row, segment of M = F - (L-1)
- *      outputs): load F samples (zeros past the gate), DIF FFT in shared memory in three
+ *      copy_rows (strip): five passes; pulse_doppler_processor skips the strip and reads
+ * the workspace. fir: one kernel, a block per 1024 outputs of a row, taps and the input
+ * tile in shared memory, each thread 8 consecutive outputs from a sliding register
+ * window. overlap_save: one kernel, a block of F/16 threads per (row, segment of M = F -
+ * (L-1) outputs): load F samples (zeros past the gate), DIF FFT in shared memory in three
  *      passes (radix RS, 16, 16: natural in, digit-reversed out), product with the
  *      spectrum stored in that order, conjugated, the transposed passes (digit-reversed
  *      in, natural out) = conj of the unnormalised inverse, store the first M
