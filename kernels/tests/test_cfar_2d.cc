@@ -927,6 +927,20 @@ TEST(Cfar2dCudaShapes, test_021_windows_and_map_shapes)
  * input pointer one float off 16-byte alignment (the generic kernel) gives the same
  * thresholds, and no threshold output leaves the mask unchanged.
  */
+//! The same mask, counts and bit-identical thresholds (the row-vector kernel adds the
+//! CPU twin's floats in the CPU twin's order).
+void expect_bitwise_equal(const run_output& gpu, const run_output& cpu)
+{
+    ASSERT_EQ(gpu.mask, cpu.mask);
+    EXPECT_EQ(gpu.report.found, cpu.report.found);
+    EXPECT_EQ(gpu.report.nonfinite, cpu.report.nonfinite);
+    ASSERT_EQ(gpu.threshold.size(), cpu.threshold.size());
+    for (std::size_t i = 0; i < cpu.threshold.size(); ++i)
+        ASSERT_EQ(std::memcmp(&gpu.threshold[i], &cpu.threshold[i], 4), 0)
+            << "threshold " << i << ": CPU " << cpu.threshold[i] << " CUDA "
+            << gpu.threshold[i];
+}
+
 TEST(Cfar2dCudaShapes, test_023_row_vector_kernel_matches_cpu_bitwise)
 {
     GPURADAR_REQUIRE_CUDA();
@@ -962,14 +976,7 @@ TEST(Cfar2dCudaShapes, test_023_row_vector_kernel_matches_cpu_bitwise)
                     if (s.nrange * s.ndoppler >= 1000)
                         expect_cuda_matches_cpu(p, 2, power);
                     const auto cpu = run_cpu(p, power, 2);
-                    const auto gpu = run_cuda(p, power, 2);
-                    ASSERT_EQ(gpu.mask, cpu.mask);
-                    EXPECT_EQ(gpu.report.found, cpu.report.found);
-                    EXPECT_EQ(gpu.report.nonfinite, cpu.report.nonfinite);
-                    for (std::size_t i = 0; i < power.size(); ++i)
-                        ASSERT_EQ(std::memcmp(&gpu.threshold[i], &cpu.threshold[i], 4), 0)
-                            << "threshold " << i << ": CPU " << cpu.threshold[i]
-                            << " CUDA " << gpu.threshold[i];
+                    expect_bitwise_equal(run_cuda(p, power, 2), cpu);
                     EXPECT_EQ(run_cuda(p, power, 2, false).mask, cpu.mask);
                 }
 
@@ -1018,15 +1025,7 @@ TEST(Cfar2dCudaShapes, test_025_row_vector_kernel_on_a_map_larger_than_l2)
     p.pfa = 1e-4;
     const auto power = test_power(p, 1, 9100);
     ASSERT_GT(power.size() * sizeof(float), l2);
-    const auto cpu = run_cpu(p, power, 1);
-    const auto gpu = run_cuda(p, power, 1);
-    ASSERT_EQ(gpu.mask, cpu.mask);
-    EXPECT_EQ(gpu.report.found, cpu.report.found);
-    EXPECT_EQ(gpu.report.nonfinite, cpu.report.nonfinite);
-    for (std::size_t i = 0; i < power.size(); ++i)
-        ASSERT_EQ(std::memcmp(&gpu.threshold[i], &cpu.threshold[i], 4), 0)
-            << "threshold " << i << ": CPU " << cpu.threshold[i] << " CUDA "
-            << gpu.threshold[i];
+    expect_bitwise_equal(run_cuda(p, power, 1), run_cpu(p, power, 1));
 }
 
 TEST(Cfar2dCudaShapes, test_022_overflow_threshold_null_and_reuse)
