@@ -387,8 +387,13 @@ private:
                           std::to_string(smem_bytes(d_estimator, 1)) + " bytes needed");
     }
 
-    //! The row-vector kernels (plain and evict-first loads) where one is compiled for
-    //! the window, with the shared-memory carveout their vec_blocks_per_sm tiles need.
+    /*!
+     * The row-vector kernels (plain and evict-first loads) where one is compiled for the
+     * window. The plain-load one (runs larger than L2) asks for the maximum shared-memory
+     * carveout, so that its vec_blocks_per_sm tiles share an SM; the evict-first one
+     * keeps the default split, whose larger L1 serves the local-maximum and threshold
+     * passes (`gpuradar_bench cfar_2d/PD`, threshold and local max on PD-B / PD-C).
+     */
     void choose_row_vector_kernels()
     {
         for (bool stream : { false, true }) {
@@ -398,7 +403,7 @@ private:
                                                   d_plan.guard_cols,
                                                   d_plan.train_cols,
                                                   stream);
-            if (k != nullptr)
+            if (k != nullptr && !stream)
                 GPURADAR_CUDA_CHECK(
                     d_plan.stage,
                     cudaFuncSetAttribute(k,

@@ -27,9 +27,10 @@ namespace gpuradar::kernels::detail::cfar_gpu {
 namespace {
 
 //! Blocks per SM the launch bounds ask for: caps the registers (4 cell rows' sums kept
-//! per thread) so that 3 tiles share an SM without spilling, with the shared-memory
-//! carveout at its maximum to hold their planes. The variants measured beside it (16-row
-//! tiles, 2 or 4 blocks per SM) were slower or equal: `gpuradar_bench pd_chain/default`.
+//! per thread) so that 3 tiles share an SM without spilling (the plain-load form asks for
+//! the shared-memory carveout that holds their planes, cfar_cuda.cu). The variants
+//! measured beside it (16-row tiles, 2 or 4 blocks per SM) were slower or equal:
+//! `gpuradar_bench pd_chain/default`.
 constexpr int vec_blocks_per_sm = 3;
 //! Column reach the register halo covers: one float4 on each side.
 constexpr int vec_max_wc = vec_width;
