@@ -68,6 +68,13 @@ pulse_framer::pulse_framer(const framer_config& cfg, std::unique_ptr<framer_copy
         anchor_at(0);
 }
 
+void pulse_framer::set_threshold(double level)
+{
+    framer_config c = d_cfg;
+    c.threshold = level;
+    d_cfg = checked(c);
+}
+
 double pulse_framer::r0() const
 {
     return static_cast<double>(d_cfg.gate_start) * pulse_timing::speed_of_light /

@@ -15,31 +15,6 @@ constexpr double c0 = pulse_timing::speed_of_light;
 //! its draws never coincide with the noise generator's (same seed, different streams).
 constexpr std::uint64_t clutter_seed_offset = 0x9E3779B97F4A7C15ull;
 
-//! SplitMix64: expands the seed into the noise generator's state (its authors' advice).
-std::uint64_t splitmix64(std::uint64_t& x)
-{
-    std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-//! xoshiro256+ (Blackman & Vigna): 64 random bits per call; the upper bits used here are
-//! its strongest. Several times faster than std::mt19937_64 + std::normal_distribution,
-//! which made the noise the simulator's bottleneck (15 Msps on the 2-core build host).
-inline std::uint64_t xoshiro_next(std::uint64_t* s)
-{
-    const std::uint64_t r = s[0] + s[3];
-    const std::uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = (s[3] << 45) | (s[3] >> 19);
-    return r;
-}
-
 std::string entry(const char* list, std::size_t i)
 {
     return std::string(list) + "[" + std::to_string(i) + "]";
@@ -107,6 +82,23 @@ scene_config checked(scene_config c)
 
 } // namespace
 
+echo_geometry echo_geometry::of(const scene_target& t, double fs, double fc)
+{
+    echo_geometry g;
+    g.delay_at_0 = 2.0 * t.range_m * fs / c0;
+    g.delay_rate = -2.0 * t.velocity_mps / c0;
+    g.cycles_per_sample = 2.0 * t.velocity_mps * fc / c0 / fs;
+    const double r0_cycles = 2.0 * t.range_m * fc / c0; // -4 pi fc R0 / c
+    g.phase0 = -2.0 * detail::pi * (r0_cycles - std::floor(r0_cycles));
+    return g;
+}
+
+double radar_scene::echo_amplitude(double snr_db, double noise_power, double signal_power)
+{
+    const double ref = noise_power > 0.0 ? noise_power : 1.0;
+    return std::sqrt(ref * std::pow(10.0, snr_db / 10.0) / signal_power);
+}
+
 double radar_scene::snr_from_rcs(double rcs_m2, double range_m, double radar_constant_db)
 {
     return radar_constant_db + 10.0 * std::log10(rcs_m2) - 40.0 * std::log10(range_m);
@@ -117,34 +109,42 @@ radar_scene::make_targets(const std::vector<double>& ranges_m,
                           const std::vector<double>& velocities_mps,
                           const std::vector<double>& amplitudes,
                           const std::string& amplitude_unit,
-                          double radar_constant_db)
+                          double radar_constant_db,
+                          const char* who)
 {
     const bool rcs = amplitude_unit == "rcs_m2";
     if (!rcs && amplitude_unit != "snr_db")
         detail::throw_invalid(
-            stage, "amplitude_unit", "snr_db or rcs_m2", "'" + amplitude_unit + "'");
+            who, "amplitude_unit", "snr_db or rcs_m2", "'" + amplitude_unit + "'");
     auto same_length = [&](const char* name, std::size_t n) {
         if (n != ranges_m.size()) {
             std::ostringstream m;
             m << "one entry per target, as many as ranges (" << ranges_m.size() << ")";
-            detail::throw_invalid(stage, name, m.str(), std::to_string(n) + " entries");
+            detail::throw_invalid(who, name, m.str(), std::to_string(n) + " entries");
         }
     };
     same_length("velocities", velocities_mps.size());
     same_length("amplitudes", amplitudes.size());
     if (rcs && !std::isfinite(radar_constant_db))
-        detail::throw_invalid(
-            stage, "radar_constant_db", "finite (dB)", radar_constant_db);
+        detail::throw_invalid(who, "radar_constant_db", "finite (dB)", radar_constant_db);
     std::vector<scene_target> t(ranges_m.size());
     for (std::size_t i = 0; i < t.size(); ++i) {
         if (!(ranges_m[i] > 0.0) || !std::isfinite(ranges_m[i]))
             detail::throw_invalid(
-                stage, entry("ranges", i).c_str(), "> 0 and finite (m)", ranges_m[i]);
+                who, entry("ranges", i).c_str(), "> 0 and finite (m)", ranges_m[i]);
+        if (!std::isfinite(velocities_mps[i]) || std::fabs(velocities_mps[i]) >= c0)
+            detail::throw_invalid(who,
+                                  entry("velocities", i).c_str(),
+                                  "finite and slower than light (m/s)",
+                                  velocities_mps[i]);
+        if (!std::isfinite(amplitudes[i]))
+            detail::throw_invalid(
+                who, entry("amplitudes", i).c_str(), "finite", amplitudes[i]);
         t[i].range_m = ranges_m[i];
         t[i].velocity_mps = velocities_mps[i];
         if (rcs) {
             if (!(amplitudes[i] > 0.0) || !std::isfinite(amplitudes[i]))
-                detail::throw_invalid(stage,
+                detail::throw_invalid(who,
                                       entry("amplitudes", i).c_str(),
                                       "> 0 and finite (RCS, m^2)",
                                       amplitudes[i]);
@@ -158,11 +158,9 @@ radar_scene::make_targets(const std::vector<double>& ranges_m,
 
 radar_scene::radar_scene(scene_config cfg)
     : d_cfg(checked(std::move(cfg))),
-      d_timing(d_cfg.fs / d_cfg.prf, 0, d_cfg.waveform.size(), stage)
+      d_timing(d_cfg.fs / d_cfg.prf, 0, d_cfg.waveform.size(), stage),
+      d_noise(d_cfg.seed)
 {
-    std::uint64_t x = d_cfg.seed;
-    for (auto& w : d_rng)
-        w = splitmix64(x);
     d_ref_power = d_cfg.noise_power > 0.0 ? d_cfg.noise_power : 1.0;
     double e = 0.0;
     for (const auto& s : d_cfg.waveform)
@@ -170,8 +168,7 @@ radar_scene::radar_scene(scene_config cfg)
     const double len = static_cast<double>(d_cfg.waveform.size());
     d_wave_power = e / len;
     for (const auto& t : d_cfg.targets)
-        d_amplitude.push_back(
-            std::sqrt(d_ref_power * std::pow(10.0, t.snr_db / 10.0) / d_wave_power));
+        d_amplitude.push_back(echo_amplitude(t.snr_db, d_cfg.noise_power, d_wave_power));
 
     if (d_cfg.clutter_stop_m > d_cfg.clutter_start_m) {
         const double cell = c0 / (2.0 * d_cfg.fs); // one sample of two-way delay (m)
@@ -204,6 +201,12 @@ radar_scene::radar_scene(scene_config cfg)
                     cfloat(static_cast<float>(v.real()), static_cast<float>(v.imag()));
             }
     }
+}
+
+void radar_scene::continue_from(const radar_scene& previous)
+{
+    d_pos = previous.d_pos;
+    std::copy(std::begin(previous.d_rng), std::end(previous.d_rng), std::begin(d_rng));
 }
 
 std::int64_t
@@ -266,28 +269,7 @@ void radar_scene::generate(cfloat* out, std::size_t n)
 {
     if (n == 0)
         return;
-    if (d_cfg.noise_power > 0.0) {
-        // Complex Gaussian by Marsaglia's polar method from one 64-bit draw per try: a
-        // point (u, v) uniform in the unit disc (s = u^2 + v^2, 21% of tries rejected),
-        // then (u, v) sqrt(-2 ln s / s) are two independent N(0, 1). No trigonometry:
-        // about twice the rate of Box-Muller here.
-        const float sigma = static_cast<float>(std::sqrt(d_cfg.noise_power / 2.0));
-        constexpr float two_pow_m31 = 1.0f / 2147483648.0f;
-        for (std::size_t i = 0; i < n; ++i) {
-            float u, v, q;
-            do {
-                const std::uint64_t r = xoshiro_next(d_rng);
-                u = static_cast<float>(static_cast<std::int32_t>(r >> 32)) * two_pow_m31;
-                v = static_cast<float>(static_cast<std::int32_t>(r & 0xFFFFFFFFull)) *
-                    two_pow_m31;
-                q = u * u + v * v;
-            } while (q >= 1.0f || q == 0.0f);
-            const float f = sigma * std::sqrt(-2.0f * std::log(q) / q);
-            out[i] = cfloat(u * f, v * f);
-        }
-    } else {
-        std::fill(out, out + n, cfloat(0.0f, 0.0f));
-    }
+    d_noise.fill(out, n, d_cfg.noise_power);
     const cfloat* s = d_cfg.waveform.data();
     const std::size_t L = d_cfg.waveform.size();
     if (d_cfg.leakage_amplitude > 0.0)
@@ -304,13 +286,17 @@ void radar_scene::generate(cfloat* out, std::size_t n)
                    0.0,
                    0.0);
     for (std::size_t i = 0; i < d_cfg.targets.size(); ++i) {
-        const auto& t = d_cfg.targets[i];
-        const double d0 = 2.0 * t.range_m * d_cfg.fs / c0;
-        const double rate = -2.0 * t.velocity_mps / c0; // delay change per sample of time
-        const double cyc = 2.0 * t.velocity_mps * d_cfg.fc / c0 / d_cfg.fs;
-        const double r0_cycles = 2.0 * t.range_m * d_cfg.fc / c0; // -4 pi fc R0 / c
-        const double phase0 = -2.0 * detail::pi * (r0_cycles - std::floor(r0_cycles));
-        add_pulses(out, d_pos, n, s, L, d_amplitude[i], d0, rate, cyc, phase0);
+        const auto g = echo_geometry::of(d_cfg.targets[i], d_cfg.fs, d_cfg.fc);
+        add_pulses(out,
+                   d_pos,
+                   n,
+                   s,
+                   L,
+                   d_amplitude[i],
+                   g.delay_at_0,
+                   g.delay_rate,
+                   g.cycles_per_sample,
+                   g.phase0);
     }
     d_pos += n;
 }

@@ -127,6 +127,9 @@ public:
                           std::size_t max_cpis);
 
     std::uint64_t samples_needed() const;
+    //! The threshold trigger's level from the next process() on; checked as the
+    //! constructor checks it (throws std::invalid_argument and keeps the old level).
+    void set_threshold(double level);
     bool anchored() const { return d_anchored; }
     std::uint64_t dropped_cpis() const { return d_dropped; }
     std::uint64_t emitted_cpis() const { return d_emitted; }
