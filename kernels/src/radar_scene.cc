@@ -206,7 +206,7 @@ radar_scene::radar_scene(scene_config cfg)
 void radar_scene::continue_from(const radar_scene& previous)
 {
     d_pos = previous.d_pos;
-    std::copy(std::begin(previous.d_rng), std::end(previous.d_rng), std::begin(d_rng));
+    d_noise = previous.d_noise; // the noise stream goes on where it was
 }
 
 std::int64_t
