@@ -534,45 +534,31 @@ private:
             1,
             std::min<long long>(max_pulses_per_step, d_smem_optin / per_pulse)));
         const std::size_t smem = std::size_t(step) * std::size_t(per_pulse);
-        const bool h = d_layout.has_height;
-        if (acc)
-            h ? launch_terms<true, true>(prep.series_terms,
-                                         pulses,
-                                         recs,
-                                         nrec,
-                                         index_base,
-                                         step,
-                                         int(width),
-                                         smem,
-                                         image)
-              : launch_terms<true, false>(prep.series_terms,
-                                          pulses,
-                                          recs,
-                                          nrec,
-                                          index_base,
-                                          step,
-                                          int(width),
-                                          smem,
-                                          image);
-        else
-            h ? launch_terms<false, true>(prep.series_terms,
-                                          pulses,
-                                          recs,
-                                          nrec,
-                                          index_base,
-                                          step,
-                                          int(width),
-                                          smem,
-                                          image)
-              : launch_terms<false, false>(prep.series_terms,
-                                           pulses,
-                                           recs,
-                                           nrec,
-                                           index_base,
-                                           step,
-                                           int(width),
-                                           smem,
-                                           image);
+        // The launch_terms instance for (accurate, has height).
+        using launcher = void (backprojection_cuda::*)(int,
+                                                       const cfloat*,
+                                                       const bp_pulse*,
+                                                       int,
+                                                       int,
+                                                       int,
+                                                       int,
+                                                       std::size_t,
+                                                       cfloat*);
+        static constexpr launcher launchers[2][2] = {
+            { &backprojection_cuda::launch_terms<false, false>,
+              &backprojection_cuda::launch_terms<false, true> },
+            { &backprojection_cuda::launch_terms<true, false>,
+              &backprojection_cuda::launch_terms<true, true> }
+        };
+        (this->*launchers[acc][d_layout.has_height])(prep.series_terms,
+                                                     pulses,
+                                                     recs,
+                                                     nrec,
+                                                     index_base,
+                                                     step,
+                                                     int(width),
+                                                     smem,
+                                                     image);
     }
 
     const bp_layout d_layout;
