@@ -43,7 +43,7 @@ pulse_doppler_processor::make(unsigned int nrange,
     check_positive(name, "npulses", npulses);
     check_positive(name, "nfft", nfft);
     check_positive(name, "channels", channels);
-    kernels::pulse_doppler_params p;
+    kernels::pulse_doppler_processor_params p;
     p.npulses = npulses;
     p.nrange = nrange;
     p.channels = channels;
@@ -67,7 +67,7 @@ pulse_doppler_processor::make(unsigned int nrange,
 }
 
 pulse_doppler_processor_impl::pulse_doppler_processor_impl(
-    const kernels::pulse_doppler_params& p,
+    const kernels::pulse_doppler_processor_params& p,
     double samp_rate,
     kernels::backend backend,
     unsigned tap_every)
@@ -90,10 +90,10 @@ pulse_doppler_processor_impl::pulse_doppler_processor_impl(
       d_channels(p.channels),
       d_fftshift(p.fftshift),
       d_samp_rate(samp_rate),
-      d_kernel(kernels::pulse_doppler::make(backend, p, stream())),
+      d_kernel(kernels::pulse_doppler_processor::make(backend, p, stream())),
       d_changes(p,
-                [this](const kernels::pulse_doppler_params& q) {
-                    return kernels::pulse_doppler::make(d_backend, q, stream());
+                [this](const kernels::pulse_doppler_processor_params& q) {
+                    return kernels::pulse_doppler_processor::make(d_backend, q, stream());
                 }),
       d_tap(tap_every,
             d_kernel->output_size(),
@@ -121,7 +121,7 @@ void pulse_doppler_processor_impl::set_mti(const std::string& mti)
 }
 
 void pulse_doppler_processor_impl::set_window(
-    kernels::window_spec kernels::pulse_doppler_params::*which,
+    kernels::window_spec kernels::pulse_doppler_processor_params::*which,
     const std::string& window,
     int nbar,
     double sll_db,
@@ -138,7 +138,7 @@ void pulse_doppler_processor_impl::set_range_window(const std::string& window,
                                                     double sll_db,
                                                     double beta)
 {
-    set_window(&kernels::pulse_doppler_params::range_window, window, nbar, sll_db, beta);
+    set_window(&kernels::pulse_doppler_processor_params::range_window, window, nbar, sll_db, beta);
 }
 
 void pulse_doppler_processor_impl::set_doppler_window(const std::string& window,
@@ -147,7 +147,7 @@ void pulse_doppler_processor_impl::set_doppler_window(const std::string& window,
                                                       double beta)
 {
     set_window(
-        &kernels::pulse_doppler_params::doppler_window, window, nbar, sll_db, beta);
+        &kernels::pulse_doppler_processor_params::doppler_window, window, nbar, sll_db, beta);
 }
 
 void pulse_doppler_processor_impl::set_db(bool db)
@@ -163,8 +163,8 @@ std::string pulse_doppler_processor_impl::implementation() const
 
 void pulse_doppler_processor_impl::apply_pending_change()
 {
-    std::unique_ptr<kernels::pulse_doppler> next;
-    kernels::pulse_doppler_params p;
+    std::unique_ptr<kernels::pulse_doppler_processor> next;
+    kernels::pulse_doppler_processor_params p;
     if (!d_changes.take(next, p))
         return;
     // The old object's kernels may still run on the stream: let them finish before it

@@ -7,7 +7,7 @@
 #include "map_tap.h"
 #include "pending_change.h"
 #include <gnuradio/gpuradar/pulse_doppler_processor.h>
-#include <gpuradar/kernels/pulse_doppler.h>
+#include <gpuradar/kernels/pulse_doppler_processor.h>
 #include <memory>
 #include <mutex>
 
@@ -18,7 +18,7 @@ class pulse_doppler_processor_impl
     : public cpi_block<pulse_doppler_processor, gr_complex, float>
 {
 public:
-    pulse_doppler_processor_impl(const kernels::pulse_doppler_params& p,
+    pulse_doppler_processor_impl(const kernels::pulse_doppler_processor_params& p,
                                  double samp_rate,
                                  kernels::backend backend,
                                  unsigned tap_every);
@@ -42,7 +42,7 @@ private:
     void process_cpi(const cpi_io& io) override;
     void after_work() override;
     //! set_range_window / set_doppler_window: the window `which` of the params.
-    void set_window(kernels::window_spec kernels::pulse_doppler_params::*which,
+    void set_window(kernels::window_spec kernels::pulse_doppler_processor_params::*which,
                     const std::string& window,
                     int nbar,
                     double sll_db,
@@ -55,10 +55,10 @@ private:
     const std::size_t d_npulses, d_nrange, d_nfft, d_channels;
     const bool d_fftshift;
     const double d_samp_rate;
-    std::unique_ptr<kernels::pulse_doppler> d_kernel;
+    std::unique_ptr<kernels::pulse_doppler_processor> d_kernel;
     // Guards d_kernel's swap against implementation() from other threads.
     mutable std::mutex d_kernel_mutex;
-    pending_change<kernels::pulse_doppler_params, kernels::pulse_doppler> d_changes;
+    pending_change<kernels::pulse_doppler_processor_params, kernels::pulse_doppler_processor> d_changes;
     map_tap d_tap;
 };
 

@@ -37,7 +37,7 @@ pulse_framer::sptr pulse_framer::make(double pri_samples,
                                     "key with trigger=tag (got '')");
     // The core validates the rest (std::invalid_argument naming the parameter) before
     // the block allocates anything.
-    kernels::pulse_framer_core check(c);
+    kernels::pulse_framer check(c);
     // The threshold trigger scans samples on the host.
     const bool host_only = c.trigger == kernels::trigger_mode::threshold;
     if (host_only && backend == "cuda")

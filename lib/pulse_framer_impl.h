@@ -5,7 +5,7 @@
 
 #include "gpu_stream_owner.h"
 #include <gnuradio/gpuradar/pulse_framer.h>
-#include <gpuradar/kernels/pulse_timing.h>
+#include <gpuradar/kernels/pulse_framer.h>
 #include <pmt/pmt.h>
 #include <atomic>
 #include <mutex>
@@ -38,7 +38,7 @@ private:
     pmt::pmt_t cpi_dict(const kernels::framer_cpi& c) const;
 
     const kernels::backend d_backend;
-    kernels::pulse_framer_core d_core;
+    kernels::pulse_framer d_core;
     std::mutex d_core_mutex; //!< process() against set_threshold()
     const pmt::pmt_t d_rx_time_key, d_trigger_key;
     std::vector<gr::tag_t> d_tags;               // reused per call

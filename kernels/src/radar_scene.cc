@@ -23,7 +23,8 @@ std::string entry(const char* list, std::size_t i)
 void check_finite_nonneg(double v, const char* name, const char* unit)
 {
     if (!(v >= 0.0) || !std::isfinite(v))
-        detail::throw_invalid(radar_scene::stage, name, std::string(">= 0 and finite ") + unit, v);
+        detail::throw_invalid(
+            radar_scene::stage, name, std::string(">= 0 and finite ") + unit, v);
 }
 
 scene_config checked(scene_config c)
@@ -38,7 +39,8 @@ scene_config checked(scene_config c)
     double power = 0.0;
     for (std::size_t i = 0; i < c.waveform.size(); ++i) {
         if (!std::isfinite(c.waveform[i].real()) || !std::isfinite(c.waveform[i].imag()))
-            detail::throw_invalid(s, entry("waveform", i).c_str(), "finite", c.waveform[i]);
+            detail::throw_invalid(
+                s, entry("waveform", i).c_str(), "finite", c.waveform[i]);
         power += std::norm(std::complex<double>(c.waveform[i]));
     }
     if (!(power > 0.0))
@@ -64,12 +66,16 @@ scene_config checked(scene_config c)
     for (std::size_t i = 0; i < c.targets.size(); ++i) {
         const auto& t = c.targets[i];
         if (!(t.range_m > 0.0) || !std::isfinite(t.range_m))
-            detail::throw_invalid(s, entry("ranges", i).c_str(), "> 0 and finite (m)", t.range_m);
+            detail::throw_invalid(
+                s, entry("ranges", i).c_str(), "> 0 and finite (m)", t.range_m);
         if (!std::isfinite(t.velocity_mps) || std::fabs(t.velocity_mps) >= c0)
-            detail::throw_invalid(s, entry("velocities", i).c_str(),
-                                  "finite and slower than light (m/s)", t.velocity_mps);
+            detail::throw_invalid(s,
+                                  entry("velocities", i).c_str(),
+                                  "finite and slower than light (m/s)",
+                                  t.velocity_mps);
         if (!std::isfinite(t.snr_db))
-            detail::throw_invalid(s, entry("amplitudes", i).c_str(), "finite (SNR, dB)", t.snr_db);
+            detail::throw_invalid(
+                s, entry("amplitudes", i).c_str(), "finite (SNR, dB)", t.snr_db);
     }
     return c;
 }
@@ -166,13 +172,20 @@ radar_scene::radar_scene(scene_config cfg)
 
     if (d_cfg.clutter_stop_m > d_cfg.clutter_start_m) {
         const double cell = c0 / (2.0 * d_cfg.fs); // one sample of two-way delay (m)
-        const auto first = static_cast<std::uint64_t>(std::ceil(d_cfg.clutter_start_m / cell));
-        const auto last = static_cast<std::uint64_t>(std::floor(d_cfg.clutter_stop_m / cell));
+        const auto first =
+            static_cast<std::uint64_t>(std::ceil(d_cfg.clutter_start_m / cell));
+        const auto last =
+            static_cast<std::uint64_t>(std::floor(d_cfg.clutter_stop_m / cell));
         const std::uint64_t cells = last >= first ? last - first + 1 : 1;
-        d_clutter_delay = last >= first ? first : static_cast<std::uint64_t>(std::llround(
-                                                     0.5 * (d_cfg.clutter_start_m + d_cfg.clutter_stop_m) / cell));
-        // E|c|^2 = sigma^2 sum|s|^2 where the return overlaps L cells: sigma^2 = P CNR / e.
-        const double sigma = std::sqrt(d_ref_power * std::pow(10.0, d_cfg.clutter_cnr_db / 10.0) / e / 2.0);
+        d_clutter_delay =
+            last >= first
+                ? first
+                : static_cast<std::uint64_t>(std::llround(
+                      0.5 * (d_cfg.clutter_start_m + d_cfg.clutter_stop_m) / cell));
+        // E|c|^2 = sigma^2 sum|s|^2 where the return overlaps L cells: sigma^2 = P CNR /
+        // e.
+        const double sigma = std::sqrt(
+            d_ref_power * std::pow(10.0, d_cfg.clutter_cnr_db / 10.0) / e / 2.0);
         std::mt19937_64 g(d_cfg.seed + clutter_seed_offset);
         std::normal_distribution<double> nd(0.0, sigma);
         std::vector<std::complex<double>> rho(cells);
@@ -182,8 +195,10 @@ radar_scene::radar_scene(scene_config cfg)
         d_clutter.assign(cells + L - 1, cfloat(0.0f, 0.0f));
         for (std::size_t i = 0; i < cells; ++i)
             for (std::size_t m = 0; m < L; ++m) {
-                const std::complex<double> v = rho[i] * std::complex<double>(d_cfg.waveform[m]);
-                d_clutter[i + m] += cfloat(static_cast<float>(v.real()), static_cast<float>(v.imag()));
+                const std::complex<double> v =
+                    rho[i] * std::complex<double>(d_cfg.waveform[m]);
+                d_clutter[i + m] +=
+                    cfloat(static_cast<float>(v.real()), static_cast<float>(v.imag()));
             }
     }
 }
@@ -191,12 +206,14 @@ radar_scene::radar_scene(scene_config cfg)
 void radar_scene::continue_from(const radar_scene& previous)
 {
     d_pos = previous.d_pos;
-    d_noise = previous.d_noise;
+    d_noise = previous.d_noise; // the noise stream goes on where it was
 }
 
-std::int64_t radar_scene::delay_of(double delay_at_0, double delay_rate, std::uint64_t k) const
+std::int64_t
+radar_scene::delay_of(double delay_at_0, double delay_rate, std::uint64_t k) const
 {
-    const double d = delay_at_0 + delay_rate * static_cast<double>(d_timing.pulse_start(k));
+    const double d =
+        delay_at_0 + delay_rate * static_cast<double>(d_timing.pulse_start(k));
     return d < 0.0 ? -1 : static_cast<std::int64_t>(std::llround(d));
 }
 
@@ -213,12 +230,15 @@ void radar_scene::add_pulses(cfloat* out,
 {
     const std::uint64_t n1 = n0 + n;
     // Largest delay of any pulse sent before n1 (delay is linear in the send time).
-    const double dmax = std::max(delay_at_0, delay_at_0 + delay_rate * static_cast<double>(n1));
+    const double dmax =
+        std::max(delay_at_0, delay_at_0 + delay_rate * static_cast<double>(n1));
     if (dmax < 0.0)
         return;
-    const double earliest = static_cast<double>(n0) - static_cast<double>(len) - std::ceil(dmax) - 1.0;
+    const double earliest =
+        static_cast<double>(n0) - static_cast<double>(len) - std::ceil(dmax) - 1.0;
     const std::uint64_t k_lo =
-        earliest > 0.0 ? d_timing.pulse_containing(static_cast<std::uint64_t>(earliest)) : 0;
+        earliest > 0.0 ? d_timing.pulse_containing(static_cast<std::uint64_t>(earliest))
+                       : 0;
     const std::uint64_t k_hi = d_timing.pulse_containing(n1 - 1);
     const double two_pi = 2.0 * detail::pi;
     const std::complex<double> step =
@@ -238,7 +258,8 @@ void radar_scene::add_pulses(cfloat* out,
             gain * std::polar(1.0, phase0 + two_pi * (cyc - std::floor(cyc)));
         for (std::uint64_t m = a; m < b; ++m) {
             const std::complex<double> v = ph * std::complex<double>(sig[m - e0]);
-            out[m - n0] += cfloat(static_cast<float>(v.real()), static_cast<float>(v.imag()));
+            out[m - n0] +=
+                cfloat(static_cast<float>(v.real()), static_cast<float>(v.imag()));
             ph *= step;
         }
     }
@@ -254,8 +275,16 @@ void radar_scene::generate(cfloat* out, std::size_t n)
     if (d_cfg.leakage_amplitude > 0.0)
         add_pulses(out, d_pos, n, s, L, d_cfg.leakage_amplitude, 0.0, 0.0, 0.0, 0.0);
     if (!d_clutter.empty())
-        add_pulses(out, d_pos, n, d_clutter.data(), d_clutter.size(), 1.0,
-                   static_cast<double>(d_clutter_delay), 0.0, 0.0, 0.0);
+        add_pulses(out,
+                   d_pos,
+                   n,
+                   d_clutter.data(),
+                   d_clutter.size(),
+                   1.0,
+                   static_cast<double>(d_clutter_delay),
+                   0.0,
+                   0.0,
+                   0.0);
     for (std::size_t i = 0; i < d_cfg.targets.size(); ++i) {
         const auto g = echo_geometry::of(d_cfg.targets[i], d_cfg.fs, d_cfg.fc);
         add_pulses(out,

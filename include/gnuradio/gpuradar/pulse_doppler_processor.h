@@ -23,7 +23,7 @@ namespace gpuradar {
  * contiguous), a CPI = nrange items; square-law power by default (what cfar_2d expects).
  * The output equals pulse_compression -> corner_turn -> doppler_filter -> envelope with
  * the same parameters (tested). It is one block rather than a hierarchy of the four so
- * that the CUDA backend can fuse their passes (kernels::pulse_doppler: corner turn,
+ * that the CUDA backend can fuse their passes (kernels::pulse_doppler_processor: corner turn,
  * canceller, window, Doppler FFT and envelope in one kernel that reads the compressed
  * CPI once); use the four blocks to tap the signal between stages.
  *
@@ -102,7 +102,7 @@ public:
     virtual void set_db(bool db) = 0;
     //! CPIs discarded (a cpi tag inside a CPI, or a tag of another shape).
     virtual std::uint64_t dropped_cpis() const = 0;
-    //! What runs, e.g. which CUDA passes are fused (kernels::pulse_doppler).
+    //! What runs, e.g. which CUDA passes are fused (kernels::pulse_doppler_processor).
     virtual std::string implementation() const = 0;
     virtual std::string backend() const = 0;
 };

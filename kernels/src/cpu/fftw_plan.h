@@ -29,7 +29,8 @@ using fftwf_complex_array = std::unique_ptr<std::complex<float>[], fftwf_deleter
 
 inline fftwf_complex_array fftwf_alloc(std::size_t n)
 {
-    auto* p = static_cast<std::complex<float>*>(fftwf_malloc(sizeof(std::complex<float>) * n));
+    auto* p =
+        static_cast<std::complex<float>*>(fftwf_malloc(sizeof(std::complex<float>) * n));
     if (!p && n)
         throw std::bad_alloc();
     return fftwf_complex_array(p);
@@ -45,7 +46,8 @@ inline fftwf_complex_array fftwf_alloc(std::size_t n)
 class fftwf_plan_1d
 {
 public:
-    fftwf_plan_1d(int n, int batch, int stride, int dist, int sign, bool in_place, const char* who)
+    fftwf_plan_1d(
+        int n, int batch, int stride, int dist, int sign, bool in_place, const char* who)
     {
         const std::size_t total = static_cast<std::size_t>(dist) * (batch - 1) +
                                   static_cast<std::size_t>(stride) * (n - 1) + 1;
@@ -54,11 +56,23 @@ public:
         auto* in = reinterpret_cast<fftwf_complex*>(a.get());
         auto* out = in_place ? in : reinterpret_cast<fftwf_complex*>(b.get());
         std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-        d_plan = fftwf_plan_many_dft(1, &n, batch, in, nullptr, stride, dist, out, nullptr,
-                                     stride, dist, sign, FFTW_ESTIMATE | FFTW_UNALIGNED);
+        d_plan = fftwf_plan_many_dft(1,
+                                     &n,
+                                     batch,
+                                     in,
+                                     nullptr,
+                                     stride,
+                                     dist,
+                                     out,
+                                     nullptr,
+                                     stride,
+                                     dist,
+                                     sign,
+                                     FFTW_ESTIMATE | FFTW_UNALIGNED);
         if (!d_plan)
-            throw std::runtime_error(std::string(who) + ": fftwf_plan_many_dft failed (n=" +
-                                     std::to_string(n) + ")");
+            throw std::runtime_error(
+                std::string(who) +
+                ": fftwf_plan_many_dft failed (n=" + std::to_string(n) + ")");
     }
     ~fftwf_plan_1d()
     {
@@ -72,9 +86,10 @@ public:
     {
         // FFTW's new-array execute takes non-const input; it does not write it for
         // out-of-place complex transforms.
-        fftwf_execute_dft(d_plan,
-                          reinterpret_cast<fftwf_complex*>(const_cast<std::complex<float>*>(in)),
-                          reinterpret_cast<fftwf_complex*>(out));
+        fftwf_execute_dft(
+            d_plan,
+            reinterpret_cast<fftwf_complex*>(const_cast<std::complex<float>*>(in)),
+            reinterpret_cast<fftwf_complex*>(out));
     }
 
 private:

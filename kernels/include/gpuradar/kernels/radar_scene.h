@@ -51,8 +51,9 @@ struct scene_config {
     //! (0: none). Its |x|^2 is what the framer's threshold trigger sees.
     double leakage_amplitude = 0.0;
     //! Stationary clutter: independent complex Gaussian reflectivity in every sample-wide
-    //! range cell of [clutter_start_m, clutter_stop_m] (none when stop <= start), fixed in
-    //! time (zero Doppler); clutter_cnr_db is its per-sample power over the noise power.
+    //! range cell of [clutter_start_m, clutter_stop_m] (none when stop <= start), fixed
+    //! in time (zero Doppler); clutter_cnr_db is its per-sample power over the noise
+    //! power.
     double clutter_cnr_db = 0.0;
     double clutter_start_m = 0.0;
     double clutter_stop_m = 0.0;
@@ -62,16 +63,16 @@ struct scene_config {
 //! The truth of one target at one pulse.
 struct target_truth {
     std::size_t target = 0;
-    std::uint64_t pulse = 0;    //!< pulse number k from the start of the stream
-    std::uint64_t sample = 0;   //!< stream sample where pulse k is transmitted
-    double time_s = 0;          //!< sample / fs
-    double range_m = 0;         //!< R(time_s)
-    double velocity_mps = 0;    //!< closing positive
-    double doppler_hz = 0;      //!< 2 v fc / c
-    double delay_samples = 0;   //!< 2 R fs / c (the echo starts round(delay) samples
-                                //!< after the pulse start)
+    std::uint64_t pulse = 0;  //!< pulse number k from the start of the stream
+    std::uint64_t sample = 0; //!< stream sample where pulse k is transmitted
+    double time_s = 0;        //!< sample / fs
+    double range_m = 0;       //!< R(time_s)
+    double velocity_mps = 0;  //!< closing positive
+    double doppler_hz = 0;    //!< 2 v fc / c
+    double delay_samples = 0; //!< 2 R fs / c (the echo starts round(delay) samples
+                              //!< after the pulse start)
     double snr_db = 0;
-    double amplitude = 0;       //!< echo amplitude (linear)
+    double amplitude = 0; //!< echo amplitude (linear)
 };
 
 /*!
@@ -85,8 +86,8 @@ struct target_truth {
  *        + sum_k c[n - p_k - d_c]
  *
  * with s the waveform (zero outside 0..L-1), d_ik = round(2 R_i(p_k/fs) fs / c) (the echo
- * of pulse k of a moving target walks in range at sample resolution), f_di = 2 v_i fc / c,
- * phi_i = -4 pi fc R_i(0) / c (so the phase is exp(-j 4 pi fc R_i(t) / c), continuous
+ * of pulse k of a moving target walks in range at sample resolution), f_di = 2 v_i fc /
+ * c, phi_i = -4 pi fc R_i(0) / c (so the phase is exp(-j 4 pi fc R_i(t) / c), continuous
  * across pulses), a_i = sqrt(P 10^(snr_i/10) / mean|s|^2), c the clutter return (the
  * waveform convolved with the fixed reflectivity, starting at the clutter's first cell
  * d_c), and w complex white Gaussian noise of power noise_power. Echoes later than one
@@ -139,8 +140,8 @@ public:
     /*!
      * Per-sample SNR (dB) of a target of RCS sigma (m^2) at range R (m) by the radar
      * equation folded into one constant: SNR = K + 10 log10(sigma) - 40 log10(R), where
-     * K = radar_constant_db = 10 log10(Pt G^2 lambda^2 / ((4 pi)^3 k T0 B F L)) is the SNR
-     * of a 1 m^2 target at 1 m.
+     * K = radar_constant_db = 10 log10(Pt G^2 lambda^2 / ((4 pi)^3 k T0 B F L)) is the
+     * SNR of a 1 m^2 target at 1 m.
      */
     /*!
      * Amplitude a of an echo a s[n] whose per-sample SNR is snr_db: a^2 signal_power =
@@ -166,10 +167,10 @@ private:
 
     scene_config d_cfg;
     pulse_timing d_timing;
-    double d_ref_power;                 // P
-    double d_wave_power;                // mean |s|^2
-    std::vector<double> d_amplitude;    // a_i
-    std::vector<cfloat> d_clutter;      // clutter return, starting at d_clutter_delay
+    double d_ref_power;              // P
+    double d_wave_power;             // mean |s|^2
+    std::vector<double> d_amplitude; // a_i
+    std::vector<cfloat> d_clutter;   // clutter return, starting at d_clutter_delay
     std::uint64_t d_clutter_delay = 0;
     std::uint64_t d_pos = 0;
     complex_noise d_noise;

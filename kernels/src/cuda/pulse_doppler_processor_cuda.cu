@@ -1,13 +1,12 @@
 /*
- * CUDA pulse_doppler. Passes over one CPI of N complex samples (N = npulses * channels *
- * nrange), F = pulse-compression FFT length, rows = npulses * channels:
+ * CUDA pulse_doppler_processor. Passes over one CPI of N complex samples (N = npulses *
+ * channels * nrange), F = pulse-compression FFT length, rows = npulses * channels:
  *  - pulse compression (pulse_compression's CUDA engine). overlap_save (automatic's
  *    choice for fir_crossover_taps_cuda < L <= overlap_save_auto_max_taps): one kernel,
  *    the compressed CPI in a plain buffer (row stride nrange), which the fused Doppler
  *    kernel reads. fir: the same buffer. fft with separate kernels:
  *    pad, forward FFT, spectrum product, inverse FFT; the rows stay in its workspace
- *    (row stride F: no strip pass). With cuFFT callbacks (fusion.pc_callbacks): two
- *    passes, result in a compressed CPI buffer (row stride nrange).
+ *    (row stride F: no strip pass).
  *  - fused Doppler (fusion.fused_doppler, power-of-two nfft up to 4096): ONE kernel reads
  *    a tile of range bins for every pulse (the corner turn is in its load), applies the
  *    canceller, window and fftshift modulation, runs the Doppler FFT in shared memory
@@ -16,8 +15,9 @@
  *    envelope (12N).
  *  - otherwise corner_turn, doppler_filter and envelope objects, as separate kernels.
  */
+#include "../dft_tables.h"
 #include "../pulse_compression_backends.h"
-#include "../pulse_doppler_backends.h"
+#include "../pulse_doppler_processor_backends.h"
 #include "complex_math.cuh"
 #include "cuda_check.h"
 #include "dependent_launch.cuh"
@@ -33,17 +33,18 @@
 namespace gpuradar::kernels::detail {
 namespace {
 
-constexpr const char* who = "pulse_doppler";
+constexpr const char* who = "pulse_doppler_processor";
 
 //! Fused Doppler kernel: threads per block (8 warps keep the tile loads in flight).
 constexpr int fd_threads = 256;
 //! Complex samples per block tile (range bins x nfft): 32 KiB + padding, under the 48 KiB
-//! a block gets without opting in, 6 blocks per H100 SM.
+//! a block gets without opting in, several blocks per SM.
 constexpr unsigned fd_tile_samples = 4096;
 //! Most range bins per tile: 32 consecutive bins are one 256-byte run per pulse.
 constexpr unsigned fd_max_bins = 32;
-//! Samples each thread fetches before storing any (memory-level parallelism: 6 blocks x
-//! 256 threads x 4 x 8 B in flight per SM covers the H100's latency-bandwidth product).
+//! Samples each thread fetches before storing any (memory-level parallelism: with several
+//! blocks of 256 threads per SM, 4 x 8 B per thread in flight covers the memory's
+//! latency-bandwidth product).
 constexpr int fd_batch = 4;
 //! Longest Doppler FFT the fused kernel takes (one range bin fills the tile).
 constexpr std::size_t fd_max_nfft = fd_tile_samples;
@@ -145,16 +146,15 @@ __global__ void __launch_bounds__(fd_threads) fused_doppler(fd_args a)
 constexpr unsigned fd_radix = 16;
 constexpr unsigned fd_log2_radix = 4;
 //! Resident blocks per SM the register-first kernel is compiled for: 4 caps it at 64
-//! registers (80 uncapped: 3 blocks). H100, 2026-11-22: PD-A chain 0.340 -> 0.303 ms with
-//! the cap (a few spilled words on the MTI paths, 40 bytes without MTI).
+//! registers (80 uncapped: 3 blocks); faster on PD-A with the cap despite a few spilled
+//! words (`gpuradar_bench pd_chain/default`).
 constexpr int fd_r16_min_blocks = 4;
 //! Shortest nfft the register-first kernel takes: a full tile (bins * nfft = 4096) gives
 //! every thread one (range bin, 16-sample subsequence) pair from nfft = 128 up.
 constexpr std::size_t fd_r16_min_nfft = fd_tile_samples / fd_max_bins;
 //! Threads of the wide register-first kernel: 8192-sample tiles, twice the range bins
 //! of a 4096-sample tile (nfft 1024: 8 bins, 64-byte runs per pulse instead of 32).
-//! H100, 2026-11-22: PD-C Doppler part 0.041 -> 0.038 ms (0.037 with the last pass
-//! writing the map), PD-B within noise; docs/PERFORMANCE.md.
+//! Faster on PD-C's Doppler part, equal on PD-B (`gpuradar_bench pd_chain/PD`).
 constexpr int fd_wide_threads = 512;
 //! Shortest nfft the wide kernel takes (a full tile of at most fd_max_bins bins).
 constexpr std::size_t fd_wide_min_nfft = fd_radix * fd_wide_threads / fd_max_bins;
@@ -164,16 +164,16 @@ __device__ __forceinline__ unsigned fd_pad(unsigned i) { return i + (i >> 4); }
 
 /*
  * Register-first variant of fused_doppler for full tiles (bins * nfft = fd_radix *
- * THREADS: 4096 samples with fd_threads, 8192 with fd_wide_threads). Thread (j, q), j = range bin of the tile (consecutive lanes:
- * consecutive bins, so each load is a coalesced run per pulse), q < Q = nfft / 16, loads
- * the 16 pulses n = q + Q u (u < 16; all 16 loads, and the canceller's neighbours, in
- * flight before any use), applies canceller and weights, and runs their 16-point DFT in
- * registers. In the decimation-in-time FFT on bit-reversed input these 16 samples fill
- * the 16 positions 16 brev(q) .. 16 brev(q) + 15, and the first four stages leave exactly
- * their 16-point DFT there (natural order), so the thread stores it and the block runs
- * the remaining log2(nfft) - 4 stages in one or two radix-R shared-memory passes, the
- * last of which writes the envelope straight into the map. Row j starts at j * RS,
- * RS = fd_pad(nfft) + 1, position i at fd_pad(i).
+ * THREADS: 4096 samples with fd_threads, 8192 with fd_wide_threads). Thread (j, q), j =
+ * range bin of the tile (consecutive lanes: consecutive bins, so each load is a coalesced
+ * run per pulse), q < Q = nfft / 16, loads the 16 pulses n = q + Q u (u < 16; all 16
+ * loads, and the canceller's neighbours, in flight before any use), applies canceller and
+ * weights, and runs their 16-point DFT in registers. In the decimation-in-time FFT on
+ * bit-reversed input these 16 samples fill the 16 positions 16 brev(q) .. 16 brev(q) +
+ * 15, and the first four stages leave exactly their 16-point DFT there (natural order),
+ * so the thread stores it and the block runs the remaining log2(nfft) - 4 stages in one
+ * or two radix-R shared-memory passes, the last of which writes the envelope straight
+ * into the map. Row j starts at j * RS, RS = fd_pad(nfft) + 1, position i at fd_pad(i).
  */
 /*
  * One decimation-in-time pass of radix R over `total` samples in rows of n = 2^log2n
@@ -227,8 +227,9 @@ __device__ __forceinline__ void fd_pass_dit(float2* sm,
             // of the warp is a run of min(s, 32) floats.
             const unsigned rr = map.r0 + (logical >> log2n);
             if (rr < map.nrange) {
-                float* dst =
-                    map.out + (std::size_t(rr) * map.channels + map.c) * (1u << log2n) + i0;
+                float* dst = map.out +
+                             (std::size_t(rr) * map.channels + map.c) * (1u << log2n) +
+                             i0;
 #pragma unroll
                 for (int j = 0; j < R; ++j)
                     dst[j * s] = fd_envelope(v[j], map.env_db, map.env_linear);
@@ -361,11 +362,11 @@ bool fused_doppler_fits(std::size_t nfft)
     return nfft >= 2 && nfft <= fd_max_nfft && (nfft & (nfft - 1)) == 0;
 }
 
-class pulse_doppler_cuda final : public pulse_doppler
+class pulse_doppler_processor_cuda final : public pulse_doppler_processor
 {
 public:
-    pulse_doppler_cuda(const params& p, stream_ref s, const fusion& f)
-        : pulse_doppler(p),
+    pulse_doppler_processor_cuda(const params& p, stream_ref s, const fusion& f)
+        : pulse_doppler_processor(p),
           d_stream(native(s)),
           d_pc(make_pulse_compression_cuda_engine(p.nrange,
                                                   p.npulses * p.channels,
@@ -375,7 +376,6 @@ public:
                                                   p.pc_method,
                                                   s,
                                                   0,
-                                                  f.pc_callbacks,
                                                   f.pc_rows_per_batch)),
           d_compressed(input_size() * sizeof(cfloat))
     {
@@ -497,7 +497,8 @@ private:
         int dev = 0, optin = 0;
         GPURADAR_CUDA_CHECK(who, cudaGetDevice(&dev));
         GPURADAR_CUDA_CHECK(
-            who, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+            who,
+            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
         const auto smem_for = [&](unsigned threads) {
             return std::size_t(fd_radix * threads / p.nfft) *
                    (p.nfft + p.nfft / fd_radix + 1) * sizeof(float2);
@@ -511,10 +512,11 @@ private:
         d_bins = static_cast<unsigned>(fd_radix * d_r16_threads / p.nfft);
         d_r16_smem = smem_for(d_r16_threads);
         // Above the 48 KB a block gets without opting in (the wide tile).
-        GPURADAR_CUDA_CHECK(who,
-                            cudaFuncSetAttribute(reinterpret_cast<const void*>(d_r16),
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 static_cast<int>(d_r16_smem)));
+        GPURADAR_CUDA_CHECK(
+            who,
+            cudaFuncSetAttribute(reinterpret_cast<const void*>(d_r16),
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(d_r16_smem)));
     }
 
     void upload_tables()
@@ -528,15 +530,13 @@ private:
             fd_max_bins, std::max<std::size_t>(1, fd_tile_samples / nfft)));
         if (nfft >= fd_r16_min_nfft)
             pick_r16();
-        const auto w = pulse_doppler_weights(p);
+        const auto w = doppler_weights(p.doppler_window,
+                                       p.npulses - doppler_filter::mti_order(p.mti),
+                                       nfft,
+                                       p.fftshift);
         // All nfft twiddles: the register-first kernel's passes index up to nfft - 1 (the
         // plain kernel reads the first half).
-        std::vector<cfloat> tw(std::max<std::size_t>(nfft, 1));
-        for (std::size_t t = 0; t < tw.size(); ++t) {
-            // Angles in double from the integer ratio: exact to float rounding.
-            const double ang = -2.0 * 3.14159265358979323846 * double(t) / double(nfft);
-            tw[t] = cfloat(float(std::cos(ang)), float(std::sin(ang)));
-        }
+        const auto tw = dft_twiddles(nfft);
         d_weights = device_memory(w.size() * sizeof(cfloat));
         d_twiddle = device_memory(tw.size() * sizeof(cfloat));
         copy_async(d_weights.get(),
@@ -577,11 +577,12 @@ private:
 
 } // namespace
 
-std::unique_ptr<pulse_doppler> make_pulse_doppler_cuda(const pulse_doppler_params& p,
-                                                       stream_ref stream,
-                                                       const pulse_doppler_fusion& f)
+std::unique_ptr<pulse_doppler_processor>
+make_pulse_doppler_processor_cuda(const pulse_doppler_processor_params& p,
+                                  stream_ref stream,
+                                  const pulse_doppler_processor_fusion& f)
 {
-    return std::make_unique<pulse_doppler_cuda>(p, stream, f);
+    return std::make_unique<pulse_doppler_processor_cuda>(p, stream, f);
 }
 
 } // namespace gpuradar::kernels::detail

@@ -1,7 +1,7 @@
 /* The whole pulse-Doppler chain in one object: pulse compression -> corner turn ->
  * Doppler filter -> envelope, one CPI per run(), with the CUDA passes fused. */
-#ifndef INCLUDED_GPURADAR_KERNELS_PULSE_DOPPLER_H
-#define INCLUDED_GPURADAR_KERNELS_PULSE_DOPPLER_H
+#ifndef INCLUDED_GPURADAR_KERNELS_PULSE_DOPPLER_PROCESSOR_H
+#define INCLUDED_GPURADAR_KERNELS_PULSE_DOPPLER_PROCESSOR_H
 
 #include <gpuradar/kernels/backend.h>
 #include <gpuradar/kernels/cuda_resources.h>
@@ -18,7 +18,7 @@ namespace gpuradar::kernels {
 
 //! Configuration of a pulse_doppler; make() checks every field through the stages' own
 //! checks (std::invalid_argument naming the parameter, prefixed by the stage).
-struct pulse_doppler_params {
+struct pulse_doppler_processor_params {
     std::size_t npulses = 0;      //!< pulses per CPI (>= 2; >= 3 with three_pulse)
     std::size_t nrange = 0;       //!< fast-time samples per pulse and channel, >= 1
     std::size_t channels = 1;     //!< channels per pulse item, channel-major, >= 1
@@ -38,12 +38,7 @@ struct pulse_doppler_params {
  * Which CUDA fusions run (benchmarks measure each; results are the same within float
  * rounding). Ignored by the CPU backend. implementation() says what runs.
  */
-struct pulse_doppler_fusion {
-    //! Pulse compression's pad / spectrum product / strip in cuFFT LTO load and store
-    //! callbacks (2 passes over the CPI instead of 4 to 5). Off by default: on the H100
-    //! cuFFT's callback kernels were slower than its plain ones for PD-B and PD-C
-    //! (docs/PERFORMANCE.md).
-    bool pc_callbacks = false;
+struct pulse_doppler_processor_fusion {
     //! Pulse compression (separate-kernel fft path) in batches of this many rows of the
     //! CPI, so that each batch's FFT workspace can stay in L2 between its four passes;
     //! 0: the whole CPI in one batch.
@@ -68,21 +63,21 @@ struct pulse_doppler_fusion {
  * exactly what pulse_compression (rows = npulses * channels) -> corner_turn ->
  * doppler_filter (rows = nrange * channels) -> envelope compute with the same parameters
  * (the CPU backend runs those four objects; the CUDA backend fuses their passes, see
- * pulse_doppler_fusion). The map is what cfar_2d takes (nrange, ndoppler = nfft,
- * channels). Workspaces and plans are made in make(); the CUDA backend takes device
+ * pulse_doppler_processor_fusion). The map is what cfar_2d takes (nrange, ndoppler =
+ * nfft, channels). Workspaces and plans are made in make(); the CUDA backend takes device
  * pointers and queues its work on `stream` without waiting. in and out must not overlap.
  */
-class pulse_doppler
+class pulse_doppler_processor
 {
 public:
-    using params = pulse_doppler_params;
-    using fusion = pulse_doppler_fusion;
+    using params = pulse_doppler_processor_params;
+    using fusion = pulse_doppler_processor_fusion;
 
-    static std::unique_ptr<pulse_doppler> make(backend b,
-                                               const params& p,
-                                               stream_ref stream = stream_ref(),
-                                               const fusion& f = fusion());
-    virtual ~pulse_doppler() = default;
+    static std::unique_ptr<pulse_doppler_processor> make(backend b,
+                                                         const params& p,
+                                                         stream_ref stream = stream_ref(),
+                                                         const fusion& f = fusion());
+    virtual ~pulse_doppler_processor() = default;
 
     //! One CPI: npulses * channels * nrange samples in, nrange * channels * nfft out.
     virtual void run(const cfloat* in, float* out) = 0;
@@ -93,7 +88,7 @@ public:
      */
     virtual void set_waveform(const std::vector<cfloat>& waveform) = 0;
 
-    //! What runs, e.g. "pc: fft: separate kernels (...); doppler: fused kernel (...)".
+    //! What runs, e.g. "pc: fft: separate kernels; doppler: fused kernel (...)".
     virtual std::string implementation() const = 0;
 
     const params& get_params() const { return d_params; }
@@ -109,7 +104,7 @@ public:
     }
 
 protected:
-    explicit pulse_doppler(const params& p) : d_params(p) {}
+    explicit pulse_doppler_processor(const params& p) : d_params(p) {}
     params d_params; //!< with nfft resolved (never 0); waveform follows set_waveform
 };
 

@@ -1,20 +1,20 @@
 /*
- * CPU twin of pulse_doppler: the four stage twins in sequence over host workspaces
- * (compressed CPI, its corner turn, the range-Doppler map), so the chain computes
- * exactly what the separate blocks compute.
+ * CPU twin of pulse_doppler_processor: the four stage twins in sequence over host
+ * workspaces (compressed CPI, its corner turn, the range-Doppler map), so the chain
+ * computes exactly what the separate blocks compute.
  */
-#include "../pulse_doppler_backends.h"
+#include "../pulse_doppler_processor_backends.h"
 #include <gpuradar/kernels/corner_turn.h>
 #include <vector>
 
 namespace gpuradar::kernels::detail {
 namespace {
 
-class pulse_doppler_cpu final : public pulse_doppler
+class pulse_doppler_processor_cpu final : public pulse_doppler_processor
 {
 public:
-    explicit pulse_doppler_cpu(const params& p)
-        : pulse_doppler(p),
+    explicit pulse_doppler_processor_cpu(const params& p)
+        : pulse_doppler_processor(p),
           d_pc(pulse_compression::make(backend::cpu,
                                        p.nrange,
                                        p.npulses * p.channels,
@@ -67,9 +67,10 @@ private:
 
 } // namespace
 
-std::unique_ptr<pulse_doppler> make_pulse_doppler_cpu(const pulse_doppler_params& p)
+std::unique_ptr<pulse_doppler_processor>
+make_pulse_doppler_processor_cpu(const pulse_doppler_processor_params& p)
 {
-    return std::make_unique<pulse_doppler_cpu>(p);
+    return std::make_unique<pulse_doppler_processor_cpu>(p);
 }
 
 } // namespace gpuradar::kernels::detail

@@ -3,7 +3,7 @@
  * injected overflows, triggers, bad input. References are exact integer formulas written
  * here, not the code under test. */
 #include "invalid_argument_check.h"
-#include <gpuradar/kernels/pulse_timing.h>
+#include <gpuradar/kernels/pulse_framer.h>
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
@@ -18,7 +18,8 @@ using namespace gpuradar::kernels;
 constexpr std::uint64_t index_radix = 1u << 20;
 cfloat encode(std::uint64_t i)
 {
-    return cfloat(static_cast<float>(i % index_radix), static_cast<float>(i / index_radix));
+    return cfloat(static_cast<float>(i % index_radix),
+                  static_cast<float>(i / index_radix));
 }
 std::uint64_t decode(cfloat x)
 {
@@ -114,7 +115,10 @@ TEST(PulseTiming, test_004_time_spec_arithmetic)
 
 // ---------------------------------------------------------------- the framer core
 
-framer_config config(double pri, std::uint64_t gs, std::uint64_t nr, std::uint64_t np,
+framer_config config(double pri,
+                     std::uint64_t gs,
+                     std::uint64_t nr,
+                     std::uint64_t np,
                      trigger_mode m = trigger_mode::rx_time)
 {
     framer_config c;
@@ -141,7 +145,7 @@ struct collected {
 };
 
 // Feeds the stream in random chunks with random output room, like a scheduler would.
-collected feed(pulse_framer_core& f, const stream& s, std::uint32_t seed)
+collected feed(pulse_framer& f, const stream& s, std::uint32_t seed)
 {
     std::mt19937 rng(seed);
     const std::size_t cpi_len = f.config().npulses * f.config().nrange;
@@ -171,26 +175,29 @@ collected feed(pulse_framer_core& f, const stream& s, std::uint32_t seed)
 }
 
 // Every CPI: pulse p, sample j holds virtual index anchor + start(first + p) + gs + j.
-void expect_aligned(const collected& c, const pulse_framer_core& f, std::uint64_t anchor)
+void expect_aligned(const collected& c, const pulse_framer& f, std::uint64_t anchor)
 {
     const auto& cfg = f.config();
     const auto& t = f.timing();
     const std::size_t cpi_len = cfg.npulses * cfg.nrange;
     for (std::size_t i = 0; i < c.cpis.size(); ++i)
         for (std::uint64_t p = 0; p < cfg.npulses; ++p)
-            for (std::uint64_t j = 0; j < cfg.nrange; j += std::max<std::uint64_t>(1, cfg.nrange / 7))
+            for (std::uint64_t j = 0; j < cfg.nrange;
+                 j += std::max<std::uint64_t>(1, cfg.nrange / 7))
                 ASSERT_EQ(decode(c.data[i * cpi_len + p * cfg.nrange + j]),
                           anchor + t.gate_begin(c.cpis[i].first_pulse + p) + j)
                     << "cpi " << i << " pulse " << p << " sample " << j;
 }
 
-TEST(PulseFramerCore, test_010_alignment_under_random_pri_and_offsets)
+TEST(PulseFramer, test_010_alignment_under_random_pri_and_offsets)
 {
     std::mt19937_64 rng(10);
     for (int trial = 0; trial < 40; ++trial) {
         const double pri = std::uniform_real_distribution<double>(64.0, 700.0)(rng);
-        const std::uint64_t nr = 1 + rng() % static_cast<std::uint64_t>(std::floor(pri) / 2);
-        const std::uint64_t gs = rng() % (static_cast<std::uint64_t>(std::floor(pri)) - nr + 1);
+        const std::uint64_t nr =
+            1 + rng() % static_cast<std::uint64_t>(std::floor(pri) / 2);
+        const std::uint64_t gs =
+            rng() % (static_cast<std::uint64_t>(std::floor(pri)) - nr + 1);
         const std::uint64_t np = 1 + rng() % 9;
         const std::uint64_t anchor = rng() % 5000; // rx_time somewhere into the stream
         stream s;
@@ -199,7 +206,7 @@ TEST(PulseFramerCore, test_010_alignment_under_random_pri_and_offsets)
             s.x.push_back(encode(i));
         time_spec t0{ 1700000000, 0.125 };
         s.events.push_back({ anchor, framer_event::kind::rx_time, t0 });
-        pulse_framer_core f(config(pri, gs, nr, np));
+        pulse_framer f(config(pri, gs, nr, np));
         const auto c = feed(f, s, 100 + trial);
         ASSERT_GE(c.cpis.size(), 4u) << "trial " << trial;
         expect_aligned(c, f, anchor);
@@ -210,13 +217,14 @@ TEST(PulseFramerCore, test_010_alignment_under_random_pri_and_offsets)
             const std::uint64_t start = f.timing().pulse_start(i * np);
             EXPECT_EQ(c.cpis[i].pulse_offset, static_cast<std::int64_t>(anchor + start));
             EXPECT_NEAR(samples_between(t0, c.cpis[i].rx_time, 1e6),
-                        static_cast<double>(start), 1e-6);
+                        static_cast<double>(start),
+                        1e-6);
         }
         EXPECT_EQ(f.dropped_cpis(), 0u);
     }
 }
 
-TEST(PulseFramerCore, test_011_free_tag_and_threshold_triggers)
+TEST(PulseFramer, test_011_free_tag_and_threshold_triggers)
 {
     const double pri = 250.5;
     const std::uint64_t gs = 20, nr = 100, np = 3;
@@ -225,7 +233,7 @@ TEST(PulseFramerCore, test_011_free_tag_and_threshold_triggers)
         stream s;
         for (std::size_t i = 0; i < 5000; ++i)
             s.x.push_back(encode(i));
-        pulse_framer_core f(config(pri, gs, nr, np, trigger_mode::free));
+        pulse_framer f(config(pri, gs, nr, np, trigger_mode::free));
         const auto c = feed(f, s, 1);
         ASSERT_EQ(c.cpis.size(), 6u);
         expect_aligned(c, f, 0);
@@ -239,15 +247,15 @@ TEST(PulseFramerCore, test_011_free_tag_and_threshold_triggers)
         s.events = { { 0, framer_event::kind::rx_time, { 5, 0.5 } },
                      { 777, framer_event::kind::trigger, {} },
                      { 1300, framer_event::kind::trigger, {} } };
-        pulse_framer_core f(config(pri, gs, nr, np, trigger_mode::tag));
+        pulse_framer f(config(pri, gs, nr, np, trigger_mode::tag));
         const auto c = feed(f, s, 2);
         ASSERT_GE(c.cpis.size(), 5u);
         expect_aligned(c, f, 777);
         EXPECT_NEAR(samples_between({ 5, 0.5 }, c.cpis[0].rx_time, 1e6), 777.0, 1e-6);
     }
     // threshold: leakage (|x|^2 = 400 > 100) at each pulse start from sample 1234 on,
-    // noise-free zeros elsewhere; the stream starts inside a leakage burst, which must not
-    // count as an edge.
+    // noise-free zeros elsewhere; the stream starts inside a leakage burst, which must
+    // not count as an edge.
     {
         const std::uint64_t anchor = 1234;
         const pulse_timing t(pri, gs, nr);
@@ -266,15 +274,17 @@ TEST(PulseFramerCore, test_011_free_tag_and_threshold_triggers)
         stream s;
         for (std::size_t i = 0; i < leak.size(); ++i)
             s.x.push_back(leak[i] ? cfloat(20.0f, 0.0f) : x[i]);
-        pulse_framer_core f(config(pri, gs, nr, np, trigger_mode::threshold));
+        pulse_framer f(config(pri, gs, nr, np, trigger_mode::threshold));
         const auto c = feed(f, s, 3);
         ASSERT_GE(c.cpis.size(), 8u);
         const std::size_t cpi_len = np * nr;
         for (std::size_t i = 0; i < c.cpis.size(); ++i) {
-            EXPECT_EQ(c.cpis[i].pulse_offset,
-                      static_cast<std::int64_t>(anchor + t.pulse_start(c.cpis[i].first_pulse)));
+            EXPECT_EQ(
+                c.cpis[i].pulse_offset,
+                static_cast<std::int64_t>(anchor + t.pulse_start(c.cpis[i].first_pulse)));
             for (std::uint64_t p = 0; p < np; ++p)
-                ASSERT_EQ(c.data[i * cpi_len + p * nr], marker(c.cpis[i].first_pulse + p));
+                ASSERT_EQ(c.data[i * cpi_len + p * nr],
+                          marker(c.cpis[i].first_pulse + p));
         }
     }
 }
@@ -321,13 +331,15 @@ void overflow_case(trigger_mode mode, std::uint32_t seed)
             v += gaps[gi].len - 1;
             lost += gaps[gi].len;
             ++gi;
-            s.events.push_back({ s.x.size(), framer_event::kind::rx_time,
+            s.events.push_back({ s.x.size(),
+                                 framer_event::kind::rx_time,
                                  add_samples(t0, static_cast<std::int64_t>(v + 1), fs) });
             continue;
         }
         if (v >= anchor && (v - anchor) % 997 == 0 &&
             (s.events.empty() || s.events.back().offset != s.x.size()))
-            s.events.push_back({ s.x.size(), framer_event::kind::rx_time,
+            s.events.push_back({ s.x.size(),
+                                 framer_event::kind::rx_time,
                                  add_samples(t0, static_cast<std::int64_t>(v), fs) });
         if (v == anchor)
             s.events.push_back({ s.x.size(), framer_event::kind::trigger, {} });
@@ -335,7 +347,7 @@ void overflow_case(trigger_mode mode, std::uint32_t seed)
     }
     auto cfg = config(pri, gs, nr, np, mode);
     cfg.fs = fs;
-    pulse_framer_core f(cfg);
+    pulse_framer f(cfg);
     const auto c = feed(f, s, seed);
     EXPECT_EQ(f.dropped_cpis(), gaps.size());
     EXPECT_EQ(c.drops.size(), gaps.size());
@@ -355,10 +367,13 @@ void overflow_case(trigger_mode mode, std::uint32_t seed)
             }
         const std::uint64_t last = first + t.gate_begin(np - 1) - gs + nr;
         for (const auto& g : gaps)
-            ASSERT_FALSE(g.v0 < last && g.v0 + g.len > first) << "cpi " << i << " spans a gap";
+            ASSERT_FALSE(g.v0 < last && g.v0 + g.len > first)
+                << "cpi " << i << " spans a gap";
         // Its time stamp is the true time of its first pulse.
         ASSERT_TRUE(c.cpis[i].has_time);
-        EXPECT_NEAR(samples_between(t0, c.cpis[i].rx_time, fs), static_cast<double>(first - gs), 1e-6);
+        EXPECT_NEAR(samples_between(t0, c.cpis[i].rx_time, fs),
+                    static_cast<double>(first - gs),
+                    1e-6);
     }
     // Indices: emitted and dropped CPIs share one sequence without holes.
     std::vector<std::uint64_t> idx;
@@ -371,7 +386,7 @@ void overflow_case(trigger_mode mode, std::uint32_t seed)
         ASSERT_EQ(idx[i], i);
 }
 
-TEST(PulseFramerCore, test_012_overflows_rx_time_and_free_modes_keep_schedule)
+TEST(PulseFramer, test_012_overflows_rx_time_and_free_modes_keep_schedule)
 {
     for (std::uint32_t seed = 1; seed <= 10; ++seed)
         overflow_case(trigger_mode::rx_time, seed);
@@ -379,7 +394,7 @@ TEST(PulseFramerCore, test_012_overflows_rx_time_and_free_modes_keep_schedule)
         overflow_case(trigger_mode::free, seed);
 }
 
-TEST(PulseFramerCore, test_013_overflow_in_tag_mode_waits_for_trigger)
+TEST(PulseFramer, test_013_overflow_in_tag_mode_waits_for_trigger)
 {
     // After a gap the tag mode waits for a trigger; none comes (there is one only at the
     // anchor), so nothing more is emitted, and the one gap is counted.
@@ -388,11 +403,13 @@ TEST(PulseFramerCore, test_013_overflow_in_tag_mode_waits_for_trigger)
     stream s;
     for (std::uint64_t i = 0; i < 20000; ++i)
         s.x.push_back(encode(i < 5000 ? i : i + 333));
-    s.events = { { 0, framer_event::kind::rx_time, { 1, 0.0 } },
-                 { 100, framer_event::kind::trigger, {} },
-                 { 5000, framer_event::kind::rx_time, add_samples({ 1, 0.0 }, 5333, 1e6) },
-                 { 9000, framer_event::kind::trigger, {} } };
-    pulse_framer_core f(config(pri, 5, 50, 4, trigger_mode::tag));
+    s.events = {
+        { 0, framer_event::kind::rx_time, { 1, 0.0 } },
+        { 100, framer_event::kind::trigger, {} },
+        { 5000, framer_event::kind::rx_time, add_samples({ 1, 0.0 }, 5333, 1e6) },
+        { 9000, framer_event::kind::trigger, {} }
+    };
+    pulse_framer f(config(pri, 5, 50, 4, trigger_mode::tag));
     const auto c = feed(f, s, 9);
     EXPECT_EQ(f.lost_samples(), 333u);
     // CPIs of 4 pulses = 801 samples: 5000 - 100 holds 6 whole CPIs, the 7th is cut.
@@ -404,10 +421,11 @@ TEST(PulseFramerCore, test_013_overflow_in_tag_mode_waits_for_trigger)
     EXPECT_EQ(before, 6u);
     for (const auto& x : c.cpis)
         if (x.pulse_offset >= 5000)
-            EXPECT_EQ(x.pulse_offset, 9000 + static_cast<std::int64_t>(t.pulse_start(x.first_pulse)));
+            EXPECT_EQ(x.pulse_offset,
+                      9000 + static_cast<std::int64_t>(t.pulse_start(x.first_pulse)));
 }
 
-TEST(PulseFramerCore, test_014_discontinuity_reanchors)
+TEST(PulseFramer, test_014_discontinuity_reanchors)
 {
     // Time going backwards (a restarted stream): partial CPI dropped, anchor at the tag.
     stream s;
@@ -415,7 +433,7 @@ TEST(PulseFramerCore, test_014_discontinuity_reanchors)
         s.x.push_back(encode(i));
     s.events = { { 0, framer_event::kind::rx_time, { 10, 0.0 } },
                  { 4321, framer_event::kind::rx_time, { 3, 0.0 } } };
-    pulse_framer_core f(config(100.0, 0, 40, 8));
+    pulse_framer f(config(100.0, 0, 40, 8));
     const auto c = feed(f, s, 4);
     EXPECT_EQ(f.dropped_cpis(), 1u);
     EXPECT_EQ(f.lost_samples(), 0u);
@@ -424,7 +442,8 @@ TEST(PulseFramerCore, test_014_discontinuity_reanchors)
         if (x.pulse_offset >= 4321) {
             EXPECT_EQ((x.pulse_offset - 4321) % 800, 0);
             EXPECT_NEAR(samples_between({ 3, 0.0 }, x.rx_time, 1e6),
-                        static_cast<double>(x.pulse_offset - 4321), 1e-6);
+                        static_cast<double>(x.pulse_offset - 4321),
+                        1e-6);
             after = true;
         } else {
             EXPECT_EQ(x.pulse_offset % 800, 0);
@@ -433,9 +452,9 @@ TEST(PulseFramerCore, test_014_discontinuity_reanchors)
     EXPECT_TRUE(after);
 }
 
-TEST(PulseFramerCore, test_020_bad_parameters)
+TEST(PulseFramer, test_020_bad_parameters)
 {
-    auto make = [](framer_config c) { pulse_framer_core f(c); };
+    auto make = [](framer_config c) { pulse_framer f(c); };
     // pri: > 0, finite, >= nrange (boundary pri == nrange with gate_start 0 passes).
     EXPECT_NO_THROW(make(config(64.0, 0, 64, 1)));
     expect_invalid([&] { make(config(63.9, 0, 64, 1)); }, "pri");

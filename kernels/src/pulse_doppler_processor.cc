@@ -1,7 +1,7 @@
-/* pulse_doppler: parameter checks, the Doppler weight table, dispatch. */
+/* pulse_doppler_processor: parameter checks, dispatch. */
 #include "factories.h"
 #include "param_check.h"
-#include "pulse_doppler_backends.h"
+#include "pulse_doppler_processor_backends.h"
 #include <cmath>
 #include <complex>
 #include <string>
@@ -9,29 +9,13 @@
 namespace gpuradar::kernels {
 
 namespace {
-constexpr const char* who = "pulse_doppler";
+constexpr const char* who = "pulse_doppler_processor";
 } // namespace
 
-namespace detail {
-
-std::vector<cfloat> pulse_doppler_weights(const pulse_doppler_params& p)
-{
-    const std::size_t m = p.npulses - doppler_filter::mti_order(p.mti);
-    const auto w = window_coefficients(p.doppler_window, m);
-    const std::size_t shift = p.fftshift ? p.nfft / 2 : 0;
-    std::vector<cfloat> c(m);
-    for (std::size_t n = 0; n < m; ++n) {
-        // (s n) mod nfft in integers keeps the angle exact for long CPIs.
-        const double turns = double((shift * n) % p.nfft) / double(p.nfft);
-        c[n] = cfloat(std::polar(w[n], 2 * pi * turns));
-    }
-    return c;
-}
-
-} // namespace detail
-
-std::unique_ptr<pulse_doppler>
-pulse_doppler::make(backend b, const params& p_in, stream_ref stream, const fusion& f)
+std::unique_ptr<pulse_doppler_processor> pulse_doppler_processor::make(backend b,
+                                                                       const params& p_in,
+                                                                       stream_ref stream,
+                                                                       const fusion& f)
 {
     params p = p_in;
     if (p.nfft == 0)
@@ -67,12 +51,12 @@ pulse_doppler::make(backend b, const params& p_in, stream_ref stream, const fusi
     detail::require_backend(b, who);
 #ifdef GPURADAR_HAVE_CUDA
     if (b == backend::cuda)
-        return detail::make_pulse_doppler_cuda(p, stream, f);
+        return detail::make_pulse_doppler_processor_cuda(p, stream, f);
 #else
     (void)stream;
     (void)f;
 #endif
-    return detail::make_pulse_doppler_cpu(p);
+    return detail::make_pulse_doppler_processor_cpu(p);
 }
 
 } // namespace gpuradar::kernels
