@@ -142,8 +142,8 @@ pulse_framer::time_check pulse_framer::check_time(const framer_event& e,
     d_time = e.time;
     if (std::fabs(delta) <= time_tolerance_samples)
         return time_check::continuous;
-    lost = delta;
-    d_lost += static_cast<std::uint64_t>(std::llround(delta));
+    lost = std::round(delta / gap_resolution_samples) * gap_resolution_samples;
+    d_lost += static_cast<std::uint64_t>(std::llround(lost));
     s << "rx_time at sample " << e.offset << " is " << delta
       << " samples later than the sample count (samples lost upstream, overflow)";
     why = s.str();

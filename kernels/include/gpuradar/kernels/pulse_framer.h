@@ -121,6 +121,11 @@ public:
     //! time stamp, not an overflow. Gaps are also capped at max_gap_samples.
     static constexpr double max_gap_seconds = 3600.0;
     static constexpr double max_gap_samples = 9007199254740992.0; // 2^53
+    //! A gap's length is kept to this step (2^-16 samples): far above the rounding of
+    //! the double time stamps, far below anything that matters, so that a gap of exactly
+    //! n or n + 1/2 samples stays exact and cannot move a pulse of a half-sample PRI
+    //! across its rounding boundary.
+    static constexpr double gap_resolution_samples = 1.0 / 65536.0;
 
     /*!
      * Validates (std::invalid_argument "gpuradar::pulse_framer: <param> ...").
