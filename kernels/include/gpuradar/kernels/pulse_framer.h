@@ -61,7 +61,7 @@ struct framer_cpi {
     time_spec rx_time;             //!< time of that pulse start (when has_time)
 };
 
-//! A partial CPI discarded because of a gap or a discontinuity in the stream.
+//! A partial CPI discarded because of a gap in the stream (or input skipped).
 struct framer_drop {
     std::uint64_t index = 0;  //!< the CPI's sequence number
     std::uint64_t pulses = 0; //!< complete pulses it had
