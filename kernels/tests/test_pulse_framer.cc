@@ -208,6 +208,19 @@ collected feed(pulse_framer& f, const stream& s, std::uint32_t seed)
     return c;
 }
 
+// Emitted and dropped CPIs share one sequence of indices without holes.
+void expect_indices_without_holes(const collected& c)
+{
+    std::vector<std::uint64_t> idx;
+    for (const auto& x : c.cpis)
+        idx.push_back(x.index);
+    for (const auto& x : c.drops)
+        idx.push_back(x.index);
+    std::sort(idx.begin(), idx.end());
+    for (std::size_t i = 0; i < idx.size(); ++i)
+        ASSERT_EQ(idx[i], i);
+}
+
 // Every CPI: pulse p, sample j holds virtual index anchor + start(first + p) + gs + j.
 void expect_aligned(const collected& c, const pulse_framer& f, std::uint64_t anchor)
 {
@@ -409,15 +422,7 @@ void overflow_case(trigger_mode mode, std::uint32_t seed)
                     static_cast<double>(first - gs),
                     1e-6);
     }
-    // Indices: emitted and dropped CPIs share one sequence without holes.
-    std::vector<std::uint64_t> idx;
-    for (const auto& x : c.cpis)
-        idx.push_back(x.index);
-    for (const auto& x : c.drops)
-        idx.push_back(x.index);
-    std::sort(idx.begin(), idx.end());
-    for (std::size_t i = 0; i < idx.size(); ++i)
-        ASSERT_EQ(idx[i], i);
+    expect_indices_without_holes(c);
 }
 
 TEST(PulseFramer, test_012_overflows_rx_time_and_free_modes_keep_schedule)
@@ -580,15 +585,7 @@ void gap_schedule_case(double pri,
         if (double(end - seg_offset[g]) > 3.0 * np * pri) // room for a whole CPI
             EXPECT_GE(cpis_in[g], 1u) << "segment " << g << " produced no CPI";
     }
-    // Indices: emitted and dropped CPIs share one sequence without holes.
-    std::vector<std::uint64_t> idx;
-    for (const auto& x : c.cpis)
-        idx.push_back(x.index);
-    for (const auto& x : c.drops)
-        idx.push_back(x.index);
-    std::sort(idx.begin(), idx.end());
-    for (std::size_t i = 0; i < idx.size(); ++i)
-        ASSERT_EQ(idx[i], i);
+    expect_indices_without_holes(c);
     ASSERT_EQ(c.rejected.size(), bad.size());
     for (std::size_t i = 0; i < bad.size(); ++i)
         EXPECT_EQ(c.rejected[i].offset, bad[i].offset);
