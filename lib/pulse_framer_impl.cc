@@ -98,6 +98,31 @@ pmt::pmt_t pulse_framer_impl::cpi_dict(const kernels::framer_cpi& c) const
     return d;
 }
 
+namespace {
+// A broken time source may stamp every buffer: the first few, then the 2^n-th.
+bool worth_logging(std::uint64_t nth) { return nth <= 8 || (nth & (nth - 1)) == 0; }
+} // namespace
+
+void pulse_framer_impl::log_events(const kernels::framer_result& r)
+{
+    for (const auto& d : r.drops)
+        d_logger->warn(
+            "{}: CPI {} discarded after {} of {} pulses ({} CPIs dropped so far)",
+            d.reason,
+            d.index,
+            d.pulses,
+            d_core.config().npulses,
+            d_core.dropped_cpis());
+    std::uint64_t nth = d_core.rejected_time_jumps() - r.rejected.size();
+    for (const auto& j : r.rejected)
+        if (worth_logging(++nth))
+            d_logger->warn("{} ({} rx_time tags rejected so far; further ones are logged "
+                           "at powers of two)",
+                           j.reason,
+                           nth);
+    d_rejected = d_core.rejected_time_jumps();
+}
+
 void pulse_framer_impl::set_threshold(double threshold)
 {
     std::lock_guard<std::mutex> lock(d_core_mutex);
@@ -163,14 +188,7 @@ int pulse_framer_impl::general_work(int noutput_items,
     d_dropped = d_core.dropped_cpis();
     d_emitted = d_core.emitted_cpis();
     d_lost = d_core.lost_samples();
-    for (const auto& d : r.drops)
-        d_logger->warn(
-            "{}: CPI {} discarded after {} of {} pulses ({} CPIs dropped so far)",
-            d.reason,
-            d.index,
-            d.pulses,
-            cfg.npulses,
-            d_core.dropped_cpis());
+    log_events(r);
 
     // A stream without the trigger (a file without rx_time tags, say) gives no output at
     // all: say so once, after a second of samples, instead of staying silent.

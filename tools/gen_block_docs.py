@@ -32,7 +32,8 @@ src = blocks.file_source(gr.sizeof_gr_complex, "pulse_doppler.sigmf-data", False
 framer = gpuradar.pulse_framer(1000, 100, 512, 32, 2e6, 10e9, "free")
 tb.connect(src, framer, blocks.null_sink(gr.sizeof_gr_complex * 512))
 tb.run()
-print(framer.emitted_cpis(), framer.dropped_cpis(), framer.lost_samples())''',
+print(framer.emitted_cpis(), framer.dropped_cpis(), framer.lost_samples(),
+      framer.rejected_time_jumps())''',
     "pulse_compression": '''
 pc = gpuradar.pulse_compression(512, 32, 1, "lfm", [], 1e6, 10e-6, 2e6, True, "taylor",
                                 4, 35.0, 6.0, True, "auto", "cpu")

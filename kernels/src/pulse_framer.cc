@@ -84,7 +84,8 @@ double pulse_framer::r0() const
 void pulse_framer::anchor_at(std::uint64_t abs_offset)
 {
     d_anchored = true;
-    d_anchor_virt = abs_offset + d_shift;
+    d_anchor = abs_offset;
+    d_gap_samples = sample_shift{};
     d_pulse = 0;
     d_in_cpi = 0;
     d_batch.clear(); // gates of a discarded or finished CPI
@@ -92,7 +93,10 @@ void pulse_framer::anchor_at(std::uint64_t abs_offset)
 
 std::uint64_t pulse_framer::gate_abs(std::uint64_t k) const
 {
-    return d_anchor_virt + d_timing.gate_begin(k) - d_shift;
+    // Pulses at or after the last gap start after it, so the sum is a valid offset.
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(d_anchor) +
+                                      d_timing.pulse_start(k, d_gap_samples)) +
+           d_cfg.gate_start;
 }
 
 std::uint64_t pulse_framer::samples_needed() const
@@ -103,8 +107,15 @@ std::uint64_t pulse_framer::samples_needed() const
     return end > d_pos ? end - d_pos : 1;
 }
 
-pulse_framer::time_check
-pulse_framer::check_time(const framer_event& e, std::int64_t& lost, std::string& why)
+double pulse_framer::max_gap() const
+{
+    return std::min(max_gap_seconds * d_cfg.fs, max_gap_samples);
+}
+
+pulse_framer::time_check pulse_framer::check_time(const framer_event& e,
+                                                  double& lost,
+                                                  std::string& why,
+                                                  framer_result& r)
 {
     lost = 0;
     if (!d_has_time || e.offset == d_time_offset) {
@@ -116,23 +127,27 @@ pulse_framer::check_time(const framer_event& e, std::int64_t& lost, std::string&
     const time_spec expected = add_samples(
         d_time, static_cast<std::int64_t>(e.offset - d_time_offset), d_cfg.fs);
     const double delta = samples_between(expected, e.time, d_cfg.fs);
+    std::ostringstream s;
+    if (!(std::fabs(delta) <= max_gap()) || delta < -time_tolerance_samples) {
+        // Kept out of the time reference: the samples are continuous by count.
+        s << "rx_time at sample " << e.offset << " jumps by " << delta
+          << " samples against the sample count (backwards, or beyond " << max_gap()
+          << " samples = max_gap_seconds): implausible, tag ignored";
+        why = s.str();
+        r.rejected.push_back({ e.offset, why });
+        ++d_rejected;
+        return time_check::rejected;
+    }
     d_time_offset = e.offset;
     d_time = e.time;
     if (std::fabs(delta) <= time_tolerance_samples)
         return time_check::continuous;
-    const double whole = std::round(delta);
-    std::ostringstream s;
-    if (delta > 0 && std::fabs(delta - whole) <= time_tolerance_samples) {
-        lost = static_cast<std::int64_t>(whole);
-        s << "rx_time at sample " << e.offset << " is " << lost
-          << " samples later than the sample count (samples lost upstream, overflow)";
-        why = s.str();
-        return time_check::gap;
-    }
-    s << "rx_time at sample " << e.offset << " jumps by " << delta
-      << " samples against the sample count (not a whole number of lost samples)";
+    lost = std::round(delta / gap_resolution_samples) * gap_resolution_samples;
+    d_lost += static_cast<std::uint64_t>(std::llround(lost));
+    s << "rx_time at sample " << e.offset << " is " << delta
+      << " samples later than the sample count (samples lost upstream, overflow)";
     why = s.str();
-    return time_check::discontinuity;
+    return time_check::gap;
 }
 
 void pulse_framer::flush_gates(const cfloat* in)
@@ -194,7 +209,7 @@ framer_result pulse_framer::process(const cfloat* in,
 
     for (;;) {
         if (!d_anchored) {
-            if (!seek_anchor(in, offset, end, events, ei, pos))
+            if (!seek_anchor(in, offset, end, events, ei, pos, r))
                 break;
             continue;
         }
@@ -228,7 +243,8 @@ bool pulse_framer::seek_anchor(const cfloat* in,
                                std::uint64_t end,
                                const std::vector<framer_event>& events,
                                std::size_t& ei,
-                               std::uint64_t& pos)
+                               std::uint64_t& pos,
+                               framer_result& r)
 {
     const std::uint64_t next_ev = ei < events.size() ? events[ei].offset : end;
     if (d_cfg.trigger == trigger_mode::threshold) {
@@ -246,12 +262,10 @@ bool pulse_framer::seek_anchor(const cfloat* in,
     const framer_event& e = events[ei++];
     pos = e.offset;
     if (e.type == framer_event::kind::rx_time) {
-        std::int64_t lost;
+        double lost;
         std::string why;
-        if (check_time(e, lost, why) != time_check::continuous)
+        if (check_time(e, lost, why, r) == time_check::gap)
             d_prev_level = -1; // no edge across a gap
-        if (lost > 0)
-            d_lost += static_cast<std::uint64_t>(lost);
         if (d_cfg.trigger == trigger_mode::rx_time)
             anchor_at(e.offset);
     } else if (d_cfg.trigger == trigger_mode::tag) {
@@ -267,13 +281,10 @@ void pulse_framer::on_event_while_anchored(const framer_event& e,
 {
     if (e.type != framer_event::kind::rx_time)
         return; // triggers are ignored while anchored
-    std::int64_t lost;
+    double lost;
     std::string why;
-    const time_check tc = check_time(e, lost, why);
-    if (tc == time_check::continuous)
-        return;
-    if (lost > 0)
-        d_lost += static_cast<std::uint64_t>(lost);
+    if (check_time(e, lost, why, r) != time_check::gap)
+        return; // continuous, or rejected: the timeline stays
     const bool begun = d_in_cpi > 0 || e.offset > gs;
     if (begun)
         drop_partial(e.offset, why, r);
@@ -282,12 +293,10 @@ void pulse_framer::on_event_while_anchored(const framer_event& e,
     pos = std::max(pos, e.offset);
     const bool keeps_schedule =
         d_cfg.trigger == trigger_mode::rx_time || d_cfg.trigger == trigger_mode::free;
-    if (keeps_schedule && tc == time_check::gap) {
-        d_shift += static_cast<std::uint64_t>(lost);
+    if (keeps_schedule) {
+        d_gap_samples = d_gap_samples.plus(lost);
         // First pulse whose gate lies wholly after the gap.
         d_pulse = std::max(d_pulse, first_pulse_from(e.offset));
-    } else if (keeps_schedule) {
-        anchor_at(e.offset);
     } else {
         d_anchored = false;
         d_prev_level = -1;
@@ -304,9 +313,9 @@ void pulse_framer::skip_consumed_gate(std::uint64_t pos, framer_result& r)
 
 std::uint64_t pulse_framer::first_pulse_from(std::uint64_t abs_offset) const
 {
-    const std::uint64_t virt = abs_offset + d_shift;
-    const std::uint64_t origin = d_anchor_virt + d_cfg.gate_start;
-    return d_timing.first_pulse_at_or_after(virt > origin ? virt - origin : 0);
+    const auto rel = static_cast<std::int64_t>(abs_offset) -
+                     static_cast<std::int64_t>(d_anchor + d_cfg.gate_start);
+    return d_timing.first_pulse_at_or_after(rel, d_gap_samples);
 }
 
 void pulse_framer::take_gate(const cfloat* in,

@@ -9,6 +9,7 @@ namespace gpuradar::kernels {
 
 namespace {
 using u128 = unsigned __int128;
+using i128 = __int128;
 constexpr unsigned mantissa_bits = 53; // a double's significand, hidden bit included
 } // namespace
 
@@ -79,6 +80,53 @@ std::uint64_t pulse_timing::pulse_containing(std::uint64_t offset) const
 {
     const std::uint64_t k = first_pulse_at_or_after(offset);
     return pulse_start(k) == offset ? k : k - 1; // k >= 1 here: pulse_start(0) = 0
+}
+
+sample_shift sample_shift::plus(double samples) const
+{
+    const double whole_part = std::floor(samples);
+    const double one = std::ldexp(1.0, frac_bits);
+    const auto add_frac =
+        static_cast<std::uint64_t>(std::llround((samples - whole_part) * one));
+    sample_shift s;
+    s.whole = whole + static_cast<std::uint64_t>(whole_part);
+    s.frac = frac + add_frac; // < 2^53: no overflow
+    const std::uint64_t carry = s.frac >> frac_bits;
+    s.whole += carry;
+    s.frac -= carry << frac_bits;
+    return s;
+}
+
+double sample_shift::value() const
+{
+    return static_cast<double>(whole) +
+           std::ldexp(static_cast<double>(frac), -int(frac_bits));
+}
+
+std::int64_t pulse_timing::pulse_start(std::uint64_t k, const sample_shift& lost) const
+{
+    // Everything in units of 2^-52 samples: k * pri = k * M * 2^-d_shift (d_shift <= 52
+    // since pri >= 1), so the difference is exact and rounded once, below.
+    constexpr unsigned f = sample_shift::frac_bits;
+    const i128 kp = static_cast<i128>(u128(k) * d_mantissa) << (f - d_shift);
+    const i128 l = (static_cast<i128>(lost.whole) << f) + static_cast<i128>(lost.frac);
+    const i128 v = kp - l + (i128(1) << (f - 1));
+    const i128 q = v >= 0 ? v >> f : -((-v + (i128(1) << f) - 1) >> f); // floor
+    return static_cast<std::int64_t>(q);
+}
+
+std::uint64_t pulse_timing::first_pulse_at_or_after(std::int64_t offset,
+                                                    const sample_shift& lost) const
+{
+    // Estimate in double, then correct with the exact schedule (at most a step or two).
+    const double est =
+        std::ceil((static_cast<double>(offset) + lost.value() - 0.5) / d_pri);
+    std::uint64_t k = est > 0 ? static_cast<std::uint64_t>(est) : 0;
+    while (k > 0 && pulse_start(k - 1, lost) >= offset)
+        --k;
+    while (pulse_start(k, lost) < offset)
+        ++k;
+    return k;
 }
 
 time_spec add_samples(time_spec t, std::int64_t samples, double fs)

@@ -113,6 +113,38 @@ TEST(PulseTiming, test_004_time_spec_arithmetic)
     EXPECT_NEAR(samples_between(add_samples(t, 777, 1e6), t, 1e6), -777.0, 1e-6);
 }
 
+TEST(PulseTiming, test_005_schedule_after_fractional_loss)
+{
+    // floor(k * pri - lost + 1/2) against long double, away from exact half-way ties,
+    // and the inverse lookup against a linear scan.
+    std::mt19937_64 rng(17);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (int trial = 0; trial < 200; ++trial) {
+        const double pri = 50.0 + 400.0 * u(rng);
+        const pulse_timing t(pri, 0, 10);
+        const double lost = 5000.0 * u(rng);
+        const sample_shift shift = sample_shift{}.plus(lost);
+        EXPECT_NEAR(shift.value(), lost, 1e-9);
+        for (std::uint64_t k = 0; k < 300; k += 7) {
+            const long double v = (long double)k * pri - lost + 0.5L;
+            const long double fl = std::floor(v);
+            if (v - fl < 1e-9L || fl + 1 - v < 1e-9L)
+                continue;
+            ASSERT_EQ(t.pulse_start(k, shift), static_cast<std::int64_t>(fl))
+                << "pri " << pri << " lost " << lost << " k " << k;
+        }
+        const auto offset = static_cast<std::int64_t>(20000.0 * u(rng)) - 5000;
+        std::uint64_t k = 0;
+        while (t.pulse_start(k, shift) < offset)
+            ++k;
+        ASSERT_EQ(t.first_pulse_at_or_after(offset, shift), k);
+    }
+    // Fractions add exactly and carry into the whole part.
+    const sample_shift a = sample_shift{}.plus(0.75).plus(0.5);
+    EXPECT_EQ(a.whole, 1u);
+    EXPECT_EQ(a.frac, std::uint64_t(1) << (sample_shift::frac_bits - 2));
+}
+
 // ---------------------------------------------------------------- the framer core
 
 framer_config config(double pri,
@@ -142,6 +174,7 @@ struct collected {
     std::vector<cfloat> data;
     std::vector<framer_cpi> cpis;
     std::vector<framer_drop> drops;
+    std::vector<framer_rejected_time> rejected;
 };
 
 // Feeds the stream in random chunks with random output room, like a scheduler would.
@@ -166,12 +199,26 @@ collected feed(pulse_framer& f, const stream& s, std::uint32_t seed)
         c.data.insert(c.data.end(), out.begin(), out.begin() + r.cpis.size() * cpi_len);
         c.cpis.insert(c.cpis.end(), r.cpis.begin(), r.cpis.end());
         c.drops.insert(c.drops.end(), r.drops.begin(), r.drops.end());
+        c.rejected.insert(c.rejected.end(), r.rejected.begin(), r.rejected.end());
         pos += r.consumed;
         idle = (r.consumed == 0 && r.cpis.empty()) ? idle + 1 : 0;
         if (pos + f.samples_needed() > s.x.size())
             break; // the rest cannot complete a gate
     }
     return c;
+}
+
+// Emitted and dropped CPIs share one sequence of indices without holes.
+void expect_indices_without_holes(const collected& c)
+{
+    std::vector<std::uint64_t> idx;
+    for (const auto& x : c.cpis)
+        idx.push_back(x.index);
+    for (const auto& x : c.drops)
+        idx.push_back(x.index);
+    std::sort(idx.begin(), idx.end());
+    for (std::size_t i = 0; i < idx.size(); ++i)
+        ASSERT_EQ(idx[i], i);
 }
 
 // Every CPI: pulse p, sample j holds virtual index anchor + start(first + p) + gs + j.
@@ -375,15 +422,7 @@ void overflow_case(trigger_mode mode, std::uint32_t seed)
                     static_cast<double>(first - gs),
                     1e-6);
     }
-    // Indices: emitted and dropped CPIs share one sequence without holes.
-    std::vector<std::uint64_t> idx;
-    for (const auto& x : c.cpis)
-        idx.push_back(x.index);
-    for (const auto& x : c.drops)
-        idx.push_back(x.index);
-    std::sort(idx.begin(), idx.end());
-    for (std::size_t i = 0; i < idx.size(); ++i)
-        ASSERT_EQ(idx[i], i);
+    expect_indices_without_holes(c);
 }
 
 TEST(PulseFramer, test_012_overflows_rx_time_and_free_modes_keep_schedule)
@@ -425,31 +464,156 @@ TEST(PulseFramer, test_013_overflow_in_tag_mode_waits_for_trigger)
                       9000 + static_cast<std::int64_t>(t.pulse_start(x.first_pulse)));
 }
 
-TEST(PulseFramer, test_014_discontinuity_reanchors)
+// rx_time gaps of any length (fractional ones included), several in a row, and
+// implausible tags (backwards, absurdly far ahead) that must be ignored. The samples
+// encode their arrival index; the expected schedule is computed here in fp64 from the
+// tag times: pulse k of the original anchor starts at T0 + k * pri / fs, which after the
+// gap at arrival offset o_g (time T_g) is the sample o_g + round((t_k - T_g) * fs).
+struct time_gap {
+    std::uint64_t offset; // arrival index of the first sample after the gap
+    double samples;       // samples lost (> 0, fractional allowed)
+};
+struct bad_tag {
+    std::uint64_t offset;
+    time_spec time;
+};
+
+time_spec time_after(time_spec t0, double samples, double fs)
 {
-    // Time going backwards (a restarted stream): partial CPI dropped, anchor at the tag.
+    const double f = t0.frac + samples / fs;
+    const double whole = std::floor(f);
+    return { t0.secs + static_cast<std::uint64_t>(whole), f - whole };
+}
+
+void gap_schedule_case(double pri,
+                       const std::vector<time_gap>& gaps,
+                       const std::vector<bad_tag>& bad,
+                       std::uint32_t seed)
+{
+    const std::uint64_t gs = 7, nr = 100, np = 4, n = 40000;
+    const double fs = 1e6;
+    const time_spec t0{ 42, 0.25 };
     stream s;
-    for (std::uint64_t i = 0; i < 10000; ++i)
+    for (std::uint64_t i = 0; i < n; ++i)
         s.x.push_back(encode(i));
-    s.events = { { 0, framer_event::kind::rx_time, { 10, 0.0 } },
-                 { 4321, framer_event::kind::rx_time, { 3, 0.0 } } };
-    pulse_framer f(config(100.0, 0, 40, 8));
-    const auto c = feed(f, s, 4);
-    EXPECT_EQ(f.dropped_cpis(), 1u);
-    EXPECT_EQ(f.lost_samples(), 0u);
-    bool after = false;
-    for (const auto& x : c.cpis) {
-        if (x.pulse_offset >= 4321) {
-            EXPECT_EQ((x.pulse_offset - 4321) % 800, 0);
-            EXPECT_NEAR(samples_between({ 3, 0.0 }, x.rx_time, 1e6),
-                        static_cast<double>(x.pulse_offset - 4321),
-                        1e-6);
-            after = true;
-        } else {
-            EXPECT_EQ(x.pulse_offset % 800, 0);
-        }
+    // Segment g starts at seg_offset[g] with time seg_time[g] (segment 0: the anchor).
+    std::vector<std::uint64_t> seg_offset{ 0 };
+    std::vector<time_spec> seg_time{ t0 };
+    double cum = 0;
+    for (const auto& g : gaps) {
+        cum += g.samples;
+        seg_offset.push_back(g.offset);
+        seg_time.push_back(time_after(t0, static_cast<double>(g.offset) + cum, fs));
     }
-    EXPECT_TRUE(after);
+    for (std::size_t g = 0; g < seg_offset.size(); ++g)
+        s.events.push_back({ seg_offset[g], framer_event::kind::rx_time, seg_time[g] });
+    // Continuous tags between the gaps: they must change nothing.
+    for (std::uint64_t o = 1499; o < n; o += 1500) {
+        std::size_t g = 0;
+        while (g + 1 < seg_offset.size() && seg_offset[g + 1] <= o)
+            ++g;
+        s.events.push_back({ o,
+                             framer_event::kind::rx_time,
+                             time_after(seg_time[g], double(o - seg_offset[g]), fs) });
+    }
+    for (const auto& b : bad)
+        s.events.push_back({ b.offset, framer_event::kind::rx_time, b.time });
+    std::stable_sort(s.events.begin(), s.events.end(), [](const auto& x, const auto& y) {
+        return x.offset < y.offset;
+    });
+
+    auto cfg = config(pri, gs, nr, np);
+    cfg.fs = fs;
+    pulse_framer f(cfg);
+    const auto c = feed(f, s, seed);
+
+    // The segment holding arrival offset o, and the fp64 schedule inside it.
+    const auto segment = [&](std::int64_t o) {
+        std::size_t g = 0;
+        while (g + 1 < seg_offset.size() && std::int64_t(seg_offset[g + 1]) <= o)
+            ++g;
+        return g;
+    };
+    const auto expected_start = [&](std::uint64_t k, std::size_t g) {
+        const double dt = (double(t0.secs) - double(seg_time[g].secs)) +
+                          (t0.frac - seg_time[g].frac) + double(k) * pri / fs;
+        return std::int64_t(seg_offset[g]) + std::llround(dt * fs);
+    };
+    EXPECT_EQ(f.rejected_time_jumps(), bad.size());
+    // A CPI is dropped only at a gap (one at most per gap: those falling between two
+    // CPIs drop none).
+    EXPECT_EQ(f.dropped_cpis(), c.drops.size());
+    EXPECT_LE(c.drops.size(), gaps.size());
+    EXPECT_GE(c.drops.size(), gaps.empty() ? 0u : 1u);
+    for (const auto& d : c.drops)
+        EXPECT_TRUE(std::any_of(gaps.begin(),
+                                gaps.end(),
+                                [&](const time_gap& g) { return g.offset == d.offset; }))
+            << "drop at " << d.offset;
+    std::uint64_t lost = 0;
+    for (const auto& g : gaps)
+        lost += static_cast<std::uint64_t>(std::llround(g.samples));
+    EXPECT_EQ(f.lost_samples(), lost);
+    std::vector<std::size_t> cpis_in(seg_offset.size(), 0);
+    const std::size_t cpi_len = np * nr;
+    for (std::size_t i = 0; i < c.cpis.size(); ++i) {
+        const auto& x = c.cpis[i];
+        const std::size_t g = segment(x.pulse_offset + std::int64_t(gs));
+        ++cpis_in[g];
+        ASSERT_EQ(x.pulse_offset, expected_start(x.first_pulse, g)) << "cpi " << i;
+        if (i > 0 && segment(c.cpis[i - 1].pulse_offset + std::int64_t(gs)) == g)
+            EXPECT_EQ(x.first_pulse, c.cpis[i - 1].first_pulse + np) << "cpi " << i;
+        else if (g > 0) // the first CPI after a gap: the first whole gate after it
+            EXPECT_TRUE(expected_start(x.first_pulse - 1, g) + std::int64_t(gs) <
+                        std::int64_t(seg_offset[g]))
+                << "cpi " << i;
+        for (std::uint64_t p = 0; p < np; ++p)
+            for (std::uint64_t j = 0; j < nr; j += 33)
+                ASSERT_EQ(std::int64_t(decode(c.data[i * cpi_len + p * nr + j])),
+                          expected_start(x.first_pulse + p, g) + std::int64_t(gs + j))
+                    << "cpi " << i << " pulse " << p;
+        // Its time stamp: the time of its first sample, within half a sample of the
+        // schedule's time for its pulse.
+        ASSERT_TRUE(x.has_time);
+        const double from_seg = samples_between(seg_time[g], x.rx_time, fs);
+        EXPECT_NEAR(from_seg, double(x.pulse_offset - std::int64_t(seg_offset[g])), 1e-6);
+        const double from_t0 = samples_between(t0, x.rx_time, fs);
+        EXPECT_LE(std::fabs(from_t0 - double(x.first_pulse) * pri), 0.5 + 1e-6);
+    }
+    for (std::size_t g = 0; g < seg_offset.size(); ++g) {
+        const std::uint64_t end = g + 1 < seg_offset.size() ? seg_offset[g + 1] : n;
+        if (double(end - seg_offset[g]) > 3.0 * np * pri) // room for a whole CPI
+            EXPECT_GE(cpis_in[g], 1u) << "segment " << g << " produced no CPI";
+    }
+    expect_indices_without_holes(c);
+    ASSERT_EQ(c.rejected.size(), bad.size());
+    for (std::size_t i = 0; i < bad.size(); ++i)
+        EXPECT_EQ(c.rejected[i].offset, bad[i].offset);
+}
+
+TEST(PulseFramer, test_014_fractional_gaps_keep_the_original_schedule)
+{
+    // Gaps placed inside CPIs (CPI = 4 pulses of ~250 samples); the last two in a row,
+    // within one CPI's span of each other.
+    const std::vector<time_gap> gaps{ { 5050, 1000.37 },
+                                      { 12040, 517.81 },
+                                      { 20030, 2000.0 },
+                                      { 30300, 0.6 },
+                                      { 30900, 333.7 } };
+    gap_schedule_case(250.5, gaps, {}, 1);
+    gap_schedule_case(250.0, gaps, {}, 2);
+    gap_schedule_case(313.3, gaps, {}, 3);
+}
+
+TEST(PulseFramer, test_015_implausible_rx_time_jumps_are_rejected)
+{
+    // Far ahead (1e12 s), backwards (a restarted clock), not a number: all ignored; the
+    // real gap after them is still measured against the original time line.
+    const std::vector<bad_tag> bad{ { 3000, { 1000000000042, 0.0 } },
+                                    { 4321, { 3, 0.0 } },
+                                    { 6000, { 42, std::nan("") } } };
+    gap_schedule_case(250.5, { { 9050, 1000.37 } }, bad, 4);
+    gap_schedule_case(200.0, { { 9050, 1000.37 } }, bad, 5);
 }
 
 TEST(PulseFramer, test_020_bad_parameters)

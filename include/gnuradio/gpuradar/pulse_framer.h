@@ -35,15 +35,21 @@ namespace gpuradar {
  * put later pulses one sample off; rx_time / free anchoring at the transmitter's pulse 0
  * is exact. The threshold level must lie above every echo and below the leakage.
  *
- * Sample loss: every rx_time tag is checked against the time expected from the previous
- * one and the sample count. A tag later by a whole number of samples (UHD overflow) or
- * otherwise inconsistent discards the CPI being built (counted in dropped_cpis(),
- * logged), so that a CPI is never built across a gap. rx_time and free modes then keep
- * the pulse schedule (the lost samples are counted; the next CPI starts at the first gate
- * after the gap; a time jump that is not a whole number of lost samples re-anchors at the
- * tag); tag and threshold modes wait for the next trigger. The index of a discarded CPI
- * is not reused (downstream sees the hole). A partial CPI at the end of a finite stream
- * is not emitted and not counted.
+ * Sample loss: every rx_time tag is checked against the time expected from the last
+ * accepted one and the sample count. A tag later by more than a quarter sample and by at
+ * most 3600 s (samples lost upstream, a UHD overflow; whole samples or not) is a gap: the
+ * CPI being built is discarded (counted in dropped_cpis(), logged), so that a CPI is
+ * never built across a gap, and the lost samples are counted (lost_samples()). rx_time
+ * and free modes then keep the transmit schedule of the original anchor: the gap's length
+ * (time difference x fs, fraction kept) moves the samples after it on the anchor's
+ * timeline, pulse k still starts floor(k pri + 1/2) samples of that timeline after the
+ * anchor, pulse numbers and CPI indices run on, and the next CPI starts at the first
+ * whole gate after the gap. Tag and threshold modes wait for the next trigger. A tag
+ * going backwards, jumping more than 3600 s ahead or not finite is implausible: it is
+ * ignored (counted in rejected_time_jumps(), logged with a rate limit), the timeline and
+ * the time reference stay, nothing is dropped. The index of a discarded CPI is not
+ * reused (downstream sees the hole). A partial CPI at the end of a finite stream is not
+ * emitted and not counted.
  *
  * CPU block (index plumbing and copies); its output is a host buffer, which GPU blocks
  * downstream copy to the device themselves.
@@ -98,8 +104,11 @@ public:
     virtual std::uint64_t dropped_cpis() const = 0;
     //! CPIs written.
     virtual std::uint64_t emitted_cpis() const = 0;
-    //! Samples reported lost by rx_time gaps.
+    //! Samples reported lost by rx_time gaps (each gap rounded to whole samples).
     virtual std::uint64_t lost_samples() const = 0;
+    //! rx_time tags ignored as implausible: time going backwards, or a jump of more than
+    //! kernels::pulse_framer::max_gap_seconds (3600 s), or a non-finite time.
+    virtual std::uint64_t rejected_time_jumps() const = 0;
     //! fs / pri_samples (Hz).
     virtual double prf() const = 0;
     //! Range of gate sample 0, gate_start c / (2 fs) (m).

@@ -28,6 +28,7 @@ void bind_pulse_framer(py::module& m)
         .def("dropped_cpis", &pulse_framer::dropped_cpis)
         .def("emitted_cpis", &pulse_framer::emitted_cpis)
         .def("lost_samples", &pulse_framer::lost_samples)
+        .def("rejected_time_jumps", &pulse_framer::rejected_time_jumps)
         .def("prf", &pulse_framer::prf)
         .def("r0", &pulse_framer::r0)
         .def("backend", &pulse_framer::backend);

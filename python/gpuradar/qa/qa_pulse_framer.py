@@ -92,6 +92,32 @@ class qa_pulse_framer(gr_unittest.TestCase):
         idx = [tg.value["index"] for tg in tags]
         self.assertEqual(idx[:5], [0, 1, 2, 3, 5])  # CPI 4 discarded, its index not reused
 
+    def test_004_fractional_gap_keeps_schedule_and_bad_jumps_are_counted(self):
+        # A gap of 1000.37 samples: pulse k still starts at T0 + k pri / fs, i.e. at
+        # arrival index g0 + round(k pri - (g0 + 1000.37)) after it, and its number runs
+        # on. An rx_time 1e12 s ahead and one going backwards are ignored and counted.
+        pri, gs, nrange, npulses, fs = 300.5, 0, 200, 4, 1e6
+        n, g0, gap = 30000, 4 * 1202 + 650, 1000.37
+        v = np.arange(n)
+        x = (v % 65536).astype(np.complex64) + 1j * (v // 65536).astype(np.complex64)
+        t = (g0 + gap) / fs
+        fr = gpuradar.pulse_framer(pri, gs, nrange, npulses, fs, 1e9, "rx_time")
+        y, tags = self.run_framer(x, [rx_time_tag(0, 3, 0.0),
+                                      rx_time_tag(2000, 10**12, 0.0),
+                                      rx_time_tag(g0, 3 + int(t), t - int(t)),
+                                      rx_time_tag(20000, 1, 0.5)], fr, nrange)
+        self.assertEqual(fr.rejected_time_jumps(), 2)
+        self.assertEqual(fr.lost_samples(), 1000)
+        self.assertEqual(fr.dropped_cpis(), 1)
+        first = (y[:, 0].real + 65536 * y[:, 0].imag).astype(np.int64)
+        pulse = np.concatenate([tg.value["pulse"] + np.arange(npulses) for tg in tags])
+        after = first >= g0
+        self.assertGreater(after.sum(), 40)
+        np.testing.assert_array_equal(first[~after], np.floor(pulse[~after] * pri + 0.5))
+        np.testing.assert_array_equal(first[after],
+                                      np.round(pulse[after] * pri - gap))
+        self.assertGreater(pulse[after][0], g0 / pri)  # numbering continued
+
     def test_003_bad_parameters_raise_naming_them(self):
         good = dict(pri_samples=100.0, gate_start=0, nrange=10, npulses=4, fs=1e6, fc=1e9)
         for change, name in ((dict(pri_samples=0.0), "pri"),

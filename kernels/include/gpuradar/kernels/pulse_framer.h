@@ -61,7 +61,7 @@ struct framer_cpi {
     time_spec rx_time;             //!< time of that pulse start (when has_time)
 };
 
-//! A partial CPI discarded because of a gap or a discontinuity in the stream.
+//! A partial CPI discarded because of a gap in the stream (or input skipped).
 struct framer_drop {
     std::uint64_t index = 0;  //!< the CPI's sequence number
     std::uint64_t pulses = 0; //!< complete pulses it had
@@ -69,25 +69,39 @@ struct framer_drop {
     std::string reason;
 };
 
+//! An rx_time tag rejected as implausible (time going backwards, or a jump beyond
+//! pulse_framer::max_gap_seconds): the framer kept its timeline.
+struct framer_rejected_time {
+    std::uint64_t offset = 0; //!< absolute input offset of the tag
+    std::string reason;
+};
+
 struct framer_result {
     std::uint64_t consumed = 0;     //!< input samples consumed (from `offset`)
     std::vector<framer_cpi> cpis;   //!< CPIs written to `out`, in order
     std::vector<framer_drop> drops; //!< partial CPIs discarded in this call
+    std::vector<framer_rejected_time> rejected; //!< rx_time tags ignored in this call
 };
 
 /*!
  * \brief The pulse framer's state machine: continuous samples in, whole CPIs of
  * npulses x nrange samples out (pulse-major), never across a gap.
  *
- * Gaps: each rx_time event is compared with the time expected from the previous one and
- * the sample count. Within time_tolerance_samples: continuous. Later by a whole number
- * of samples (UHD overflow: samples lost): a gap. Anything else (earlier, or not a whole
- * number of samples): a discontinuity. On either, a CPI already begun (a pulse or part of
- * a gate taken) is discarded and counted (dropped_cpis()). Then:
- * - rx_time and free modes keep the pulse schedule: after a gap of n lost samples the
- *   schedule runs on as if those samples had arrived (pulses inside the gap are skipped)
- *   and a new CPI starts at the first gate wholly after the gap; after a discontinuity
- *   the schedule is re-anchored at the event;
+ * Gaps: each rx_time event is compared with the time expected from the last accepted
+ * one and the sample count. Within time_tolerance_samples: continuous. Later by up to
+ * max_gap_seconds (samples lost upstream, a UHD overflow, whole or not): a gap. Earlier,
+ * later by more than max_gap_seconds, or not finite: implausible, so the tag is rejected
+ * (counted in rejected_time_jumps(), reported in framer_result::rejected) and the framer
+ * keeps its timeline and its time reference as if the tag were absent (nothing dropped,
+ * nothing added to lost_samples()). On a gap a CPI already begun (a pulse or part of a
+ * gate taken) is discarded and counted (dropped_cpis()). Then:
+ * - rx_time and free modes keep the pulse schedule of the original anchor: the gap's
+ *   length in samples, fraction included (sample_shift), is added to the samples lost,
+ *   so sample i after the gap lies at (samples since the anchor) + lost on the
+ *   anchor's timeline; pulse k still starts at floor(k * pri - lost + 1/2) samples after
+ *   the anchor (rounded once, pulse_timing), pulses inside the gap are skipped, pulse
+ *   numbers and CPI indices run on, and a new CPI starts at the first gate wholly after
+ *   the gap;
  * - tag and threshold modes wait for the next trigger (tag, or rising edge).
  * Trigger tags and threshold edges after the anchor are ignored until then.
  *
@@ -103,6 +117,15 @@ public:
     //! |expected - actual| rx_time within this many samples counts as continuous: UHD
     //! stamps are sample-exact, so anything near half a sample is a real jump.
     static constexpr double time_tolerance_samples = 0.25;
+    //! Longest rx_time gap taken as samples lost (s); a longer forward jump is a broken
+    //! time stamp, not an overflow. Gaps are also capped at max_gap_samples.
+    static constexpr double max_gap_seconds = 3600.0;
+    static constexpr double max_gap_samples = 9007199254740992.0; // 2^53
+    //! A gap's length is kept to this step (2^-16 samples): far above the rounding of
+    //! the double time stamps, far below anything that matters, so that a gap of exactly
+    //! n or n + 1/2 samples stays exact and cannot move a pulse of a half-sample PRI
+    //! across its rounding boundary.
+    static constexpr double gap_resolution_samples = 1.0 / 65536.0;
 
     /*!
      * Validates (std::invalid_argument "gpuradar::pulse_framer: <param> ...").
@@ -133,8 +156,10 @@ public:
     bool anchored() const { return d_anchored; }
     std::uint64_t dropped_cpis() const { return d_dropped; }
     std::uint64_t emitted_cpis() const { return d_emitted; }
-    //! Samples reported lost by rx_time gaps.
+    //! Samples reported lost by rx_time gaps (each gap rounded to whole samples).
     std::uint64_t lost_samples() const { return d_lost; }
+    //! rx_time tags rejected as implausible jumps (backwards, or > max_gap_seconds).
+    std::uint64_t rejected_time_jumps() const { return d_rejected; }
     const pulse_timing& timing() const { return d_timing; }
     const framer_config& config() const { return d_cfg; }
     double prf() const { return d_cfg.fs / d_cfg.pri_samples; }
@@ -142,8 +167,12 @@ public:
     double r0() const;
 
 private:
-    enum class time_check { continuous, gap, discontinuity };
-    time_check check_time(const framer_event& e, std::int64_t& lost, std::string& why);
+    enum class time_check { continuous, gap, rejected };
+    // Classifies an rx_time event against the time reference; a gap's length (samples)
+    // goes to `lost` and d_lost, a rejection to r.rejected; why describes either.
+    time_check
+    check_time(const framer_event& e, double& lost, std::string& why, framer_result& r);
+    double max_gap() const; // samples
     void anchor_at(std::uint64_t abs_offset);
     std::uint64_t gate_abs(std::uint64_t k) const; // absolute offset of pulse k's gate
     void drop_partial(std::uint64_t at, const std::string& why, framer_result& r);
@@ -159,7 +188,8 @@ private:
                      std::uint64_t end,
                      const std::vector<framer_event>& events,
                      std::size_t& ei,
-                     std::uint64_t& pos);
+                     std::uint64_t& pos,
+                     framer_result& r);
     // An event before the end of the gate at gs: an rx_time jump drops the partial CPI
     // and moves or drops the anchor; triggers are ignored.
     void on_event_while_anchored(const framer_event& e,
@@ -186,18 +216,18 @@ private:
     std::uint64_t d_batch_slot = 0;      // pulse slot of d_batch's first gate
     void flush_gates(const cfloat* in);
     bool d_anchored = false;
-    std::uint64_t d_anchor_virt = 0; // anchor in virtual samples (absolute + d_shift)
-    std::uint64_t d_shift = 0;       // samples lost in gaps so far, schedule kept
-    std::uint64_t d_pulse = 0;       // next pulse number since the anchor
-    std::uint64_t d_in_cpi = 0;      // complete pulses of the current CPI
-    framer_cpi d_current;            // the current CPI's description
-    std::uint64_t d_index = 0;       // next CPI sequence number
-    std::uint64_t d_pos = 0;         // consumed so far (absolute)
+    std::uint64_t d_anchor = 0; // absolute input offset of the anchor (pulse 0)
+    sample_shift d_gap_samples; // samples lost in gaps since the anchor
+    std::uint64_t d_pulse = 0;  // next pulse number since the anchor
+    std::uint64_t d_in_cpi = 0; // complete pulses of the current CPI
+    framer_cpi d_current;       // the current CPI's description
+    std::uint64_t d_index = 0;  // next CPI sequence number
+    std::uint64_t d_pos = 0;    // consumed so far (absolute)
     bool d_has_time = false;
     std::uint64_t d_time_offset = 0; // the last rx_time reference
     time_spec d_time;
     int d_prev_level = -1; // threshold mode: last sample above (1), at/below (0), unknown
-    std::uint64_t d_dropped = 0, d_emitted = 0, d_lost = 0;
+    std::uint64_t d_dropped = 0, d_emitted = 0, d_lost = 0, d_rejected = 0;
 };
 
 } // namespace gpuradar::kernels

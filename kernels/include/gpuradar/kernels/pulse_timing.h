@@ -14,6 +14,22 @@
 namespace gpuradar::kernels {
 
 /*!
+ * \brief A non-negative number of samples whose fraction is kept exactly, in steps of
+ * 2^-52 (the resolution of a double in [0, 1)): whole + frac / 2^52. The samples lost in
+ * rx_time gaps, which need not be whole (a time jump of 1000.37 samples), so that the
+ * pulse schedule after the gaps is still rounded once, as pulse_timing rounds it.
+ */
+struct sample_shift {
+    static constexpr unsigned frac_bits = 52;
+    std::uint64_t whole = 0;
+    std::uint64_t frac = 0; //!< < 2^frac_bits
+
+    //! this + samples (finite, >= 0 and < 2^63), the fraction rounded once to 2^-52.
+    sample_shift plus(double samples) const;
+    double value() const;
+};
+
+/*!
  * \brief The pulse schedule of a fixed pulse repetition interval (PRI) given in samples,
  * integer or fractional, without drift.
  *
@@ -63,6 +79,14 @@ public:
     std::uint64_t first_pulse_at_or_after(std::uint64_t offset) const;
     //! Largest k with pulse_start(k) <= offset (the pulse interval holding `offset`).
     std::uint64_t pulse_containing(std::uint64_t offset) const;
+
+    //! Start of pulse k, relative to the anchor, in a stream that lost `lost` samples
+    //! after the anchor: floor(k * pri - lost + 1/2), formed exactly as pulse_start(k)
+    //! (negative for pulses whose start fell before the samples that remain).
+    std::int64_t pulse_start(std::uint64_t k, const sample_shift& lost) const;
+    //! Smallest k with pulse_start(k, lost) >= offset.
+    std::uint64_t first_pulse_at_or_after(std::int64_t offset,
+                                          const sample_shift& lost) const;
 
 private:
     double d_pri;
