@@ -49,8 +49,9 @@ gr::io_signature::sptr stream_signature(kernels::backend b, std::size_t itemsize
 unsigned int check_positive(const char* block_name, const char* param, unsigned int value)
 {
     if (value < 1)
-        throw std::invalid_argument(std::string("gpuradar::") + block_name + ": " + param +
-                                    " must be >= 1 (got " + std::to_string(value) + ")");
+        throw std::invalid_argument(std::string("gpuradar::") + block_name + ": " +
+                                    param + " must be >= 1 (got " +
+                                    std::to_string(value) + ")");
     return value;
 }
 

@@ -31,7 +31,8 @@ gr::io_signature::sptr stream_signature(kernels::backend b, std::size_t itemsize
 unsigned int check_vlen(const char* block_name, unsigned int vlen);
 
 //! std::invalid_argument "gpuradar::<block>: <param> must be >= 1 (got <value>)" when 0.
-unsigned int check_positive(const char* block_name, const char* param, unsigned int value);
+unsigned int
+check_positive(const char* block_name, const char* param, unsigned int value);
 
 } // namespace gpuradar
 } // namespace gr

@@ -1,7 +1,7 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "backprojection_impl.h"
 #include "backend_select.h"
+#include "backprojection_impl.h"
 #include <gnuradio/buffer_double_mapped.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
@@ -32,8 +32,8 @@ bool parse_mode(const std::string& mode)
     if (mode == "accumulate")
         return true;
     throw std::invalid_argument(std::string("gpuradar::") + block_name +
-                                ": mode must be one of restart, accumulate (got '" + mode +
-                                "')");
+                                ": mode must be one of restart, accumulate (got '" +
+                                mode + "')");
 }
 
 //! Input 0 pulses (device buffer on CUDA), input 1 geometry (host: the kernel prepares
@@ -42,9 +42,12 @@ gr::io_signature::sptr pulse_geometry_signature(kernels::backend b, unsigned int
 {
     const int pulse_bytes = static_cast<int>(std::size_t(nbins) * sizeof(gr_complex));
     if (b == kernels::backend::cuda)
-        return gr::io_signature::make2(
-            2, 2, pulse_bytes, int(geometry_bytes), device_buffer::type,
-            gr::buffer_double_mapped::type);
+        return gr::io_signature::make2(2,
+                                       2,
+                                       pulse_bytes,
+                                       int(geometry_bytes),
+                                       device_buffer::type,
+                                       gr::buffer_double_mapped::type);
     return gr::io_signature::make2(2, 2, pulse_bytes, int(geometry_bytes));
 }
 
@@ -81,9 +84,10 @@ backprojection::sptr backprojection::make(unsigned int nbins,
     g.z = z;
     g.height.assign(height.begin(), height.end());
     const auto b = select_backend(backend, block_name);
-    // nbins and the grid are validated by the kernel's make, before anything is allocated.
-    return gnuradio::make_block_sptr<backprojection_impl>(nbins, g, pulses_per_image,
-                                                          accumulate, p, b);
+    // nbins and the grid are validated by the kernel's make, before anything is
+    // allocated.
+    return gnuradio::make_block_sptr<backprojection_impl>(
+        nbins, g, pulses_per_image, accumulate, p, b);
 }
 
 backprojection_impl::backprojection_impl(unsigned int nbins,
@@ -133,8 +137,11 @@ void backprojection_impl::forecast(int, gr_vector_int& ninput_items_required)
 void backprojection_impl::clear_image()
 {
     if (d_backend == kernels::backend::cuda)
-        kernels::fill_bytes_async(
-            d_image_dev.get(), 0, d_image_dev.size(), stream(), "gpuradar::backprojection");
+        kernels::fill_bytes_async(d_image_dev.get(),
+                                  0,
+                                  d_image_dev.size(),
+                                  stream(),
+                                  "gpuradar::backprojection");
     else
         std::fill(d_image_host.begin(), d_image_host.end(), gr_complex(0, 0));
 }
@@ -143,8 +150,12 @@ void backprojection_impl::emit(gr_complex* out)
 {
     const std::size_t bytes = d_npix * sizeof(gr_complex);
     if (d_backend == kernels::backend::cuda)
-        kernels::copy_async(out, d_image_dev.get(), bytes, kernels::copy_kind::device_to_device,
-                            stream(), "gpuradar::backprojection");
+        kernels::copy_async(out,
+                            d_image_dev.get(),
+                            bytes,
+                            kernels::copy_kind::device_to_device,
+                            stream(),
+                            "gpuradar::backprojection");
     else
         std::memcpy(out, d_image_host.data(), bytes);
     if (!d_accumulate)
@@ -152,7 +163,9 @@ void backprojection_impl::emit(gr_complex* out)
     ++d_images;
 }
 
-void backprojection_impl::integrate(const gr_complex* pulses, const double* geometry, int n)
+void backprojection_impl::integrate(const gr_complex* pulses,
+                                    const double* geometry,
+                                    int n)
 {
     // A finite dr <= 0 is a data error the kernel refuses for the whole call: make that
     // pulse's geometry non-finite so that the kernel skips and counts it like the others.
@@ -179,7 +192,8 @@ void backprojection_impl::integrate(const gr_complex* pulses, const double* geom
         // (the first failure, then each time the count doubles).
         d_failed += std::uint64_t(n);
         if (d_failed >= d_next_fail_log) {
-            d_logger->error("{} pulses not backprojected ({} so far): {}", n, d_failed, e.what());
+            d_logger->error(
+                "{} pulses not backprojected ({} so far): {}", n, d_failed, e.what());
             while (d_next_fail_log <= d_failed)
                 d_next_fail_log *= 2;
         }
@@ -215,8 +229,8 @@ int backprojection_impl::general_work(int noutput_items,
     int consumed = 0, produced = 0;
     // Each completed image needs ny output items; stop when the next one would not fit.
     while (consumed < navail && produced + ny <= noutput_items) {
-        const int n = std::min(navail - consumed,
-                               static_cast<int>(d_pulses_per_image - d_count));
+        const int n =
+            std::min(navail - consumed, static_cast<int>(d_pulses_per_image - d_count));
         integrate(pulses + std::size_t(consumed) * d_nbins,
                   geometry + std::size_t(consumed) * geometry_length,
                   n);

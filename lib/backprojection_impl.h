@@ -54,11 +54,12 @@ private:
     // The image being integrated: device memory on CUDA, host memory on the CPU.
     kernels::device_memory d_image_dev;
     std::vector<gr_complex> d_image_host;
-    std::vector<double> d_geometry_scratch; // geometry with dr <= 0 pulses made non-finite
-    unsigned int d_count = 0;               // pulses in the current image
-    std::uint64_t d_failed = 0;             // pulses lost to a kernel error (logged)
-    std::uint64_t d_next_fail_log = 1;      // failed count of the next error line
-    std::uint64_t d_next_log = 1;           // skipped count of the next log line
+    std::vector<double>
+        d_geometry_scratch;            // geometry with dr <= 0 pulses made non-finite
+    unsigned int d_count = 0;          // pulses in the current image
+    std::uint64_t d_failed = 0;        // pulses lost to a kernel error (logged)
+    std::uint64_t d_next_fail_log = 1; // failed count of the next error line
+    std::uint64_t d_next_log = 1;      // skipped count of the next log line
     std::atomic<std::uint64_t> d_skipped{ 0 };
     std::atomic<std::uint64_t> d_images{ 0 };
 };

@@ -30,8 +30,9 @@ cpi_sequencer::step cpi_sequencer::next(std::uint64_t start, std::vector<gr::tag
     }
     if (s.dict && !cpi_shape_matches(s.dict, d_npulses, d_nrange)) {
         s.drop = d_items_per_cpi;
-        s.reason = "its cpi tag's shape " + std::to_string(cpi_field(s.dict, "npulses", 0)) +
-                   " pulses x " + std::to_string(cpi_field(s.dict, "nrange", 0)) +
+        s.reason = "its cpi tag's shape " +
+                   std::to_string(cpi_field(s.dict, "npulses", 0)) + " pulses x " +
+                   std::to_string(cpi_field(s.dict, "nrange", 0)) +
                    " bins differs from the block's npulses=" + std::to_string(d_npulses) +
                    ", nrange=" + std::to_string(d_nrange);
         s.dict = pmt::pmt_t();

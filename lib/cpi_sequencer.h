@@ -29,7 +29,9 @@ namespace gpuradar {
 class cpi_sequencer
 {
 public:
-    cpi_sequencer(std::uint64_t items_per_cpi, std::uint64_t npulses, std::uint64_t nrange);
+    cpi_sequencer(std::uint64_t items_per_cpi,
+                  std::uint64_t npulses,
+                  std::uint64_t nrange);
 
     struct step {
         pmt::pmt_t dict;        //!< the CPI's dict when drop == 0

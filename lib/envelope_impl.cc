@@ -1,14 +1,16 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "envelope_impl.h"
 #include "backend_select.h"
+#include "envelope_impl.h"
 #include <gnuradio/io_signature.h>
 
 namespace gr {
 namespace gpuradar {
 
-envelope::sptr
-envelope::make(unsigned int vlen, const std::string& mode, bool db, const std::string& backend)
+envelope::sptr envelope::make(unsigned int vlen,
+                              const std::string& mode,
+                              bool db,
+                              const std::string& backend)
 {
     // Validate every parameter before anything is allocated.
     check_vlen("envelope", vlen);

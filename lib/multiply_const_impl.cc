@@ -1,7 +1,7 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "multiply_const_impl.h"
 #include "backend_select.h"
+#include "multiply_const_impl.h"
 #include <gnuradio/io_signature.h>
 
 namespace gr {

@@ -138,7 +138,11 @@ void pulse_doppler_processor_impl::set_range_window(const std::string& window,
                                                     double sll_db,
                                                     double beta)
 {
-    set_window(&kernels::pulse_doppler_processor_params::range_window, window, nbar, sll_db, beta);
+    set_window(&kernels::pulse_doppler_processor_params::range_window,
+               window,
+               nbar,
+               sll_db,
+               beta);
 }
 
 void pulse_doppler_processor_impl::set_doppler_window(const std::string& window,
@@ -146,8 +150,11 @@ void pulse_doppler_processor_impl::set_doppler_window(const std::string& window,
                                                       double sll_db,
                                                       double beta)
 {
-    set_window(
-        &kernels::pulse_doppler_processor_params::doppler_window, window, nbar, sll_db, beta);
+    set_window(&kernels::pulse_doppler_processor_params::doppler_window,
+               window,
+               nbar,
+               sll_db,
+               beta);
 }
 
 void pulse_doppler_processor_impl::set_db(bool db)

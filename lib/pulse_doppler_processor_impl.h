@@ -58,7 +58,9 @@ private:
     std::unique_ptr<kernels::pulse_doppler_processor> d_kernel;
     // Guards d_kernel's swap against implementation() from other threads.
     mutable std::mutex d_kernel_mutex;
-    pending_change<kernels::pulse_doppler_processor_params, kernels::pulse_doppler_processor> d_changes;
+    pending_change<kernels::pulse_doppler_processor_params,
+                   kernels::pulse_doppler_processor>
+        d_changes;
     map_tap d_tap;
 };
 

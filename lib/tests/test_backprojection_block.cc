@@ -1,6 +1,7 @@
-/* backprojection block: focus, restart vs accumulate, skipped geometry, bad input, CUDA. */
-#include "test_support.h"
+/* backprojection block: focus, restart vs accumulate, skipped geometry, bad input, CUDA.
+ */
 #include "invalid_argument_check.h"
+#include "test_support.h"
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/gpuradar/backprojection.h>
@@ -57,8 +58,8 @@ scene make_scene(std::size_t npulses, std::uint32_t seed = 1)
     r.seed = seed;
     const double slant = std::hypot(2000.0, 500.0);
     const double aperture = (c0 / r.f0) * slant / (2 * 0.5);
-    const auto path =
-        sim::straight_path({ -aperture / 2, -2000, 500 }, { aperture / 2, -2000, 500 }, npulses);
+    const auto path = sim::straight_path(
+        { -aperture / 2, -2000, 500 }, { aperture / 2, -2000, 500 }, npulses);
     const std::vector<sim::point_target> targets = {
         { { 0.3, -0.1, 0 }, { 1.0, 0.0 } },
         { { -2.9, 2.2, 0 }, { 0.0, 0.7 } },
@@ -92,11 +93,20 @@ result run(const scene& s, const std::vector<double>& geometry, const params& p)
 {
     auto tb = gr::make_top_block("backprojection");
     auto src = gr::blocks::vector_source_c::make(s.h.pulses, false, unsigned(s.h.nbins));
-    auto geo = gr::blocks::vector_source_b::make(geometry_bytes(geometry), false,
-                                                 unsigned(n6 * sizeof(double)));
-    auto bp = grr::backprojection::make(unsigned(s.h.nbins), unsigned(s.grid.nx),
-                                        unsigned(s.grid.ny), s.grid.x0, s.grid.y0, s.grid.dx,
-                                        s.grid.dy, s.grid.z, p.ppi, p.mode, p.precision, {},
+    auto geo = gr::blocks::vector_source_b::make(
+        geometry_bytes(geometry), false, unsigned(n6 * sizeof(double)));
+    auto bp = grr::backprojection::make(unsigned(s.h.nbins),
+                                        unsigned(s.grid.nx),
+                                        unsigned(s.grid.ny),
+                                        s.grid.x0,
+                                        s.grid.y0,
+                                        s.grid.dx,
+                                        s.grid.dy,
+                                        s.grid.z,
+                                        p.ppi,
+                                        p.mode,
+                                        p.precision,
+                                        {},
                                         p.backend);
     auto snk = gr::blocks::vector_sink_c::make(unsigned(s.grid.nx));
     tb->connect(src, 0, bp, 0);
@@ -107,33 +117,43 @@ result run(const scene& s, const std::vector<double>& geometry, const params& p)
 }
 
 //! The kernel (CPU) directly: pulses [first, first + n) into a fresh image.
-std::vector<cfloat> reference(const scene& s,
-                              const std::vector<double>& geometry,
-                              std::size_t first,
-                              std::size_t n,
-                              kernels::backprojection::precision p =
-                                  kernels::backprojection::precision::fast)
+std::vector<cfloat>
+reference(const scene& s,
+          const std::vector<double>& geometry,
+          std::size_t first,
+          std::size_t n,
+          kernels::backprojection::precision p = kernels::backprojection::precision::fast)
 {
     auto k = kernels::backprojection::make(kernels::backend::cpu, s.grid, s.h.nbins, p);
     std::vector<cfloat> img(std::size_t(s.grid.nx * s.grid.ny));
-    k->run(s.h.pulses.data() + first * s.h.nbins, geometry.data() + first * n6, n, img.data());
+    k->run(s.h.pulses.data() + first * s.h.nbins,
+           geometry.data() + first * n6,
+           n,
+           img.data());
     return img;
 }
 
 std::vector<cfloat> image_at(const result& r, const scene& s, std::size_t i)
 {
     const std::size_t npix = std::size_t(s.grid.nx * s.grid.ny);
-    return std::vector<cfloat>(r.images.begin() + i * npix, r.images.begin() + (i + 1) * npix);
+    return std::vector<cfloat>(r.images.begin() + i * npix,
+                               r.images.begin() + (i + 1) * npix);
 }
 
-//! The brightest pixel within 4 px of a target's true pixel (the targets are > 10 px apart).
-std::pair<sim::pixel, float> peak_near(const std::vector<cfloat>& img, const scene& s, sim::vec3 p)
+//! The brightest pixel within 4 px of a target's true pixel (the targets are > 10 px
+//! apart).
+std::pair<sim::pixel, float>
+peak_near(const std::vector<cfloat>& img, const scene& s, sim::vec3 p)
 {
     const auto want = sim::nearest_pixel(s.grid, p);
     sim::pixel best_px{ -1, -1 };
     float best = -1;
-    for (long long y = std::max(0LL, want.iy - 4); y <= std::min(s.grid.ny - 1, want.iy + 4); ++y)
-        for (long long x = std::max(0LL, want.ix - 4); x <= std::min(s.grid.nx - 1, want.ix + 4); ++x)
+    for (long long y = std::max(0LL, want.iy - 4);
+         y <= std::min(s.grid.ny - 1, want.iy + 4);
+         ++y)
+        for (long long x = std::max(0LL, want.ix - 4);
+             x <= std::min(s.grid.nx - 1, want.ix + 4);
+             ++x)
             if (std::abs(img[y * s.grid.nx + x]) > best) {
                 best = std::abs(img[y * s.grid.nx + x]);
                 best_px = { x, y };
@@ -173,7 +193,8 @@ void check_restart_and_accumulate(const char* backend, double tol)
     EXPECT_LE(rel_l2(image_at(restart, s, 0), first), tol);
     EXPECT_LE(rel_l2(image_at(restart, s, 1), second), tol);
     EXPECT_LE(rel_l2(image_at(accumulate, s, 0), first), tol);
-    EXPECT_LE(rel_l2(image_at(accumulate, s, 1), both), tol) << "accumulate integrates on";
+    EXPECT_LE(rel_l2(image_at(accumulate, s, 1), both), tol)
+        << "accumulate integrates on";
 }
 
 void check_skipped_geometry(const char* backend, double tol)
@@ -184,9 +205,9 @@ void check_skipped_geometry(const char* backend, double tol)
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const double inf = std::numeric_limits<double>::infinity();
     // One bad value per pulse, each field once, plus dr = 0 and dr < 0.
-    const std::vector<std::pair<std::size_t, std::size_t>> bad = {
-        { 3, 0 }, { 10, 1 }, { 11, 2 }, { 20, 3 }, { 40, 4 }, { 41, 5 }
-    };
+    const std::vector<std::pair<std::size_t, std::size_t>> bad = { { 3, 0 },  { 10, 1 },
+                                                                   { 11, 2 }, { 20, 3 },
+                                                                   { 40, 4 }, { 41, 5 } };
     for (auto [i, k] : bad)
         g[i * n6 + k] = (k % 2) ? inf : nan;
     g[50 * n6 + 4] = 0.0;
@@ -235,35 +256,78 @@ TEST(BackprojectionBlockCpu, test_004_bad_parameters_name_the_parameter)
     using bp = grr::backprojection;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     // Boundaries pass.
-    EXPECT_NO_THROW(bp::make(2, 1, 1, 0, 0, 1e-3, 1e-3, 0, 1, "restart", "fast", {}, "cpu"));
-    EXPECT_NO_THROW(bp::make(2, 2, 3, 0, 0, 1, 1, 0, 1, "accumulate", "accurate",
-                             std::vector<float>(6, 1.0f), "cpu"));
+    EXPECT_NO_THROW(
+        bp::make(2, 1, 1, 0, 0, 1e-3, 1e-3, 0, 1, "restart", "fast", {}, "cpu"));
+    EXPECT_NO_THROW(bp::make(2,
+                             2,
+                             3,
+                             0,
+                             0,
+                             1,
+                             1,
+                             0,
+                             1,
+                             "accumulate",
+                             "accurate",
+                             std::vector<float>(6, 1.0f),
+                             "cpu"));
     // One step beyond fails, naming the parameter.
-    expect_invalid_here([] { bp::make(1, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "nbins");
-    expect_invalid_here([] { bp::make(8, 0, 4, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "nx");
-    expect_invalid_here([] { bp::make(8, 4, 0, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "ny");
-    expect_invalid_here([] { bp::make(8, 4, 4, 0, 0, 0, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "dx");
-    expect_invalid_here([] { bp::make(8, 4, 4, 0, 0, 1, -1, 0, 1, "restart", "fast", {}, "cpu"); }, "dy");
-    expect_invalid_here([=] { bp::make(8, 4, 4, nan, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "x0");
-    expect_invalid_here([=] { bp::make(8, 4, 4, 0, 0, 1, 1, nan, 1, "restart", "fast", {}, "cpu"); }, "z");
-    expect_invalid_here([] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 0, "restart", "fast", {}, "cpu"); },
-                   "pulses_per_image");
-    expect_invalid_here([] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 1, "restarts", "fast", {}, "cpu"); }, "mode");
-    expect_invalid_here([] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "exact", {}, "cpu"); },
-                   "precision");
-    expect_invalid_here([] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "fast",
-                                 std::vector<float>(15, 0.0f), "cpu"); },
-                   "height");
-    expect_invalid_here([] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "gpu"); },
-                   "backend");
+    expect_invalid_here(
+        [] { bp::make(1, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu"); },
+        "nbins");
+    expect_invalid_here(
+        [] { bp::make(8, 0, 4, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "nx");
+    expect_invalid_here(
+        [] { bp::make(8, 4, 0, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "ny");
+    expect_invalid_here(
+        [] { bp::make(8, 4, 4, 0, 0, 0, 1, 0, 1, "restart", "fast", {}, "cpu"); }, "dx");
+    expect_invalid_here(
+        [] { bp::make(8, 4, 4, 0, 0, 1, -1, 0, 1, "restart", "fast", {}, "cpu"); }, "dy");
+    expect_invalid_here(
+        [=] { bp::make(8, 4, 4, nan, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu"); },
+        "x0");
+    expect_invalid_here(
+        [=] { bp::make(8, 4, 4, 0, 0, 1, 1, nan, 1, "restart", "fast", {}, "cpu"); },
+        "z");
+    expect_invalid_here(
+        [] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 0, "restart", "fast", {}, "cpu"); },
+        "pulses_per_image");
+    expect_invalid_here(
+        [] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 1, "restarts", "fast", {}, "cpu"); },
+        "mode");
+    expect_invalid_here(
+        [] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "exact", {}, "cpu"); },
+        "precision");
+    expect_invalid_here(
+        [] {
+            bp::make(8,
+                     4,
+                     4,
+                     0,
+                     0,
+                     1,
+                     1,
+                     0,
+                     1,
+                     "restart",
+                     "fast",
+                     std::vector<float>(15, 0.0f),
+                     "cpu");
+        },
+        "height");
+    expect_invalid_here(
+        [] { bp::make(8, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "gpu"); },
+        "backend");
 }
 
 TEST(BackprojectionBlockCpu, test_005_geometry_of_the_wrong_length_is_refused)
 {
     // Input 1 takes 6 doubles per item; 5 cannot be connected.
     auto tb = gr::make_top_block("bad_geometry");
-    auto geo = gr::blocks::vector_source_b::make(std::vector<std::uint8_t>(80), false, 40);
-    auto bp = grr::backprojection::make(8, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu");
+    auto geo =
+        gr::blocks::vector_source_b::make(std::vector<std::uint8_t>(80), false, 40);
+    auto bp = grr::backprojection::make(
+        8, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu");
     EXPECT_ANY_THROW(tb->connect(geo, 0, bp, 1));
 }
 
@@ -279,16 +343,29 @@ TEST(BackprojectionBlockCpu, test_006_height_map_changes_the_focus_height)
     r.gate_centre = sim::vec3{ 0, 0, 0 };
     std::vector<sim::vec3> path(s.h.npulses);
     for (std::size_t i = 0; i < path.size(); ++i)
-        path[i] = { s.h.geometry[i * n6], s.h.geometry[i * n6 + 1], s.h.geometry[i * n6 + 2] };
+        path[i] = { s.h.geometry[i * n6],
+                    s.h.geometry[i * n6 + 1],
+                    s.h.geometry[i * n6 + 2] };
     s.h = sim::simulate(path, { { { 0.3, -0.1, 3.0 }, { 1.0, 0.0 } } }, r);
     auto image = [&](const std::vector<float>& height) {
         auto tb = gr::make_top_block("height");
-        auto src = gr::blocks::vector_source_c::make(s.h.pulses, false, unsigned(s.h.nbins));
-        auto geo = gr::blocks::vector_source_b::make(geometry_bytes(s.h.geometry), false, 48);
-        auto bp = grr::backprojection::make(unsigned(s.h.nbins), unsigned(s.grid.nx),
-                                            unsigned(s.grid.ny), s.grid.x0, s.grid.y0,
-                                            s.grid.dx, s.grid.dy, 0.0, unsigned(s.h.npulses),
-                                            "restart", "fast", height, "cpu");
+        auto src =
+            gr::blocks::vector_source_c::make(s.h.pulses, false, unsigned(s.h.nbins));
+        auto geo =
+            gr::blocks::vector_source_b::make(geometry_bytes(s.h.geometry), false, 48);
+        auto bp = grr::backprojection::make(unsigned(s.h.nbins),
+                                            unsigned(s.grid.nx),
+                                            unsigned(s.grid.ny),
+                                            s.grid.x0,
+                                            s.grid.y0,
+                                            s.grid.dx,
+                                            s.grid.dy,
+                                            0.0,
+                                            unsigned(s.h.npulses),
+                                            "restart",
+                                            "fast",
+                                            height,
+                                            "cpu");
         auto snk = gr::blocks::vector_sink_c::make(unsigned(s.grid.nx));
         tb->connect(src, 0, bp, 0);
         tb->connect(geo, 0, bp, 1);
@@ -296,7 +373,8 @@ TEST(BackprojectionBlockCpu, test_006_height_map_changes_the_focus_height)
         tb->run();
         return snk->data();
     };
-    expect_focused(image(std::vector<float>(std::size_t(s.grid.nx * s.grid.ny), 3.0f)), s);
+    expect_focused(image(std::vector<float>(std::size_t(s.grid.nx * s.grid.ny), 3.0f)),
+                   s);
     // On flat ground (z = 0) the raised target lays over towards the radar (-y): about
     // 3 m x 500 m / 2000 m = 0.75 m, ~4 pixels.
     const auto flat = image({});
@@ -350,9 +428,19 @@ TEST(BackprojectionBlockCuda, test_013_image_stays_on_the_device_into_the_envelo
     auto tb = gr::make_top_block("bp_env");
     auto src = gr::blocks::vector_source_c::make(s.h.pulses, false, unsigned(s.h.nbins));
     auto geo = gr::blocks::vector_source_b::make(geometry_bytes(s.h.geometry), false, 48);
-    auto bp = grr::backprojection::make(unsigned(s.h.nbins), unsigned(s.grid.nx),
-                                        unsigned(s.grid.ny), s.grid.x0, s.grid.y0, s.grid.dx,
-                                        s.grid.dy, s.grid.z, 128, "restart", "fast", {}, "cuda");
+    auto bp = grr::backprojection::make(unsigned(s.h.nbins),
+                                        unsigned(s.grid.nx),
+                                        unsigned(s.grid.ny),
+                                        s.grid.x0,
+                                        s.grid.y0,
+                                        s.grid.dx,
+                                        s.grid.dy,
+                                        s.grid.z,
+                                        128,
+                                        "restart",
+                                        "fast",
+                                        {},
+                                        "cuda");
     auto env = grr::envelope::make(unsigned(s.grid.nx), "square_law", false, "cuda");
     auto snk = gr::blocks::vector_sink_f::make(unsigned(s.grid.nx));
     tb->connect(src, 0, bp, 0);

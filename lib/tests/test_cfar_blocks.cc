@@ -43,7 +43,10 @@ std::uint64_t u64(const pmt::pmt_t& dict, const char* key)
 {
     return pmt::to_uint64(field(dict, key));
 }
-double dbl(const pmt::pmt_t& dict, const char* key) { return pmt::to_double(field(dict, key)); }
+double dbl(const pmt::pmt_t& dict, const char* key)
+{
+    return pmt::to_double(field(dict, key));
+}
 
 //! A `cpi` tag; `extra` adds fields (fs, prf, ...).
 gr::tag_t cpi_tag(std::uint64_t offset,
@@ -188,7 +191,9 @@ TEST(CfarBlocksCpu, test_001_injected_targets_reported_with_range_and_velocity)
     struct target {
         unsigned cpi, r, d;
     };
-    const std::vector<target> targets = { { 0, 10, 5 }, { 0, 40, 20 }, { 1, 3, 31 }, { 1, 63, 0 } };
+    const std::vector<target> targets = {
+        { 0, 10, 5 }, { 0, 40, 20 }, { 1, 3, 31 }, { 1, 63, 0 }
+    };
     for (const auto& t : targets)
         x[t.cpi * cpi_cells + std::size_t(t.r) * c.ndoppler + t.d] = 1e4f; // 40 dB
     const double fs = 10e6, prf = 2e3, fc = 10e9, r0 = 1500.0;
@@ -202,9 +207,10 @@ TEST(CfarBlocksCpu, test_001_injected_targets_reported_with_range_and_velocity)
             d = add_dbl(d, "fc", fc);
             d = add_dbl(d, "r0", r0);
             d = pmt::dict_add(d, pmt::intern("fftshift"), pmt::from_bool(shift));
-            d = pmt::dict_add(d,
-                              pmt::intern("rx_time"),
-                              pmt::make_tuple(pmt::from_uint64(100), pmt::from_double(0.25)));
+            d = pmt::dict_add(
+                d,
+                pmt::intern("rx_time"),
+                pmt::make_tuple(pmt::from_uint64(100), pmt::from_double(0.25)));
             return d;
         };
     };
@@ -272,7 +278,9 @@ TEST(CfarBlocksCpu, test_001_injected_targets_reported_with_range_and_velocity)
 TEST(CfarBlocksCpu, test_002_mask_and_threshold_match_the_kernel)
 {
     const char* variants[] = { "ca", "go", "so", "os" };
-    const char* edges[][2] = { { "clip", "wrap" }, { "wrap", "clip" }, { "clip", "clip" } };
+    const char* edges[][2] = { { "clip", "wrap" },
+                               { "wrap", "clip" },
+                               { "clip", "clip" } };
     std::uint64_t seed = 200;
     for (const char* v : variants)
         for (const auto& e : edges) {
@@ -287,7 +295,8 @@ TEST(CfarBlocksCpu, test_002_mask_and_threshold_match_the_kernel)
             c.local_max = seed % 2;
             const std::size_t cpi_cells = std::size_t(c.nrange) * c.channels * c.ndoppler;
             const auto x = exponential_map(3 * cpi_cells, ++seed);
-            const auto res = run_block(make_2d(c, "cpu"), c.channels * c.ndoppler, x, {}, true);
+            const auto res =
+                run_block(make_2d(c, "cpu"), c.channels * c.ndoppler, x, {}, true);
             ASSERT_EQ(res.mask.size(), x.size());
             ASSERT_EQ(res.threshold.size(), x.size());
             ASSERT_EQ(res.pdus.size(), 3u);
@@ -296,7 +305,8 @@ TEST(CfarBlocksCpu, test_002_mask_and_threshold_match_the_kernel)
                 std::size_t count = 0;
                 for (std::size_t i = 0; i < cpi_cells; ++i) {
                     ASSERT_EQ(res.mask[cpi * cpi_cells + i], m[i])
-                        << v << " " << e[0] << "/" << e[1] << " cpi " << cpi << " cell " << i;
+                        << v << " " << e[0] << "/" << e[1] << " cpi " << cpi << " cell "
+                        << i;
                     ASSERT_EQ(res.threshold[cpi * cpi_cells + i], t[i]);
                     count += m[i];
                 }
@@ -305,7 +315,8 @@ TEST(CfarBlocksCpu, test_002_mask_and_threshold_match_the_kernel)
                 EXPECT_EQ(u64(pmt::car(res.pdus[cpi]), "cpi"), cpi);
                 for (const auto& d : dets) { // every listed cell is set in the mask
                     const std::size_t cell =
-                        (u64(d, "range_bin") * c.channels + u64(d, "channel")) * c.ndoppler +
+                        (u64(d, "range_bin") * c.channels + u64(d, "channel")) *
+                            c.ndoppler +
                         u64(d, "doppler_bin");
                     EXPECT_EQ(m[cell], 1);
                     EXPECT_FALSE(has(d, "range_m")); // no fs without a tag
@@ -355,7 +366,8 @@ TEST(CfarBlocksCpu, test_003_partial_and_misshaped_cpis_dropped)
     for (int k = 0; k < 2; ++k) {
         const auto [m, t] = kernel_cpi(c, x.data() + firsts[k] * item);
         for (std::size_t i = 0; i < m.size(); ++i)
-            ASSERT_EQ(res.mask[k * c.nrange * item + i], m[i]) << "cpi " << k << " cell " << i;
+            ASSERT_EQ(res.mask[k * c.nrange * item + i], m[i])
+                << "cpi " << k << " cell " << i;
     }
     ASSERT_EQ(res.pdus.size(), 2u);
     EXPECT_EQ(u64(pmt::car(res.pdus[0]), "cpi"), 1u);
@@ -525,8 +537,8 @@ TEST(CfarBlocksBadInput, test_007_vector_length_mismatch_at_connect)
 {
     auto tb = gr::make_top_block("mismatch");
     auto src = gr::blocks::vector_source_f::make(std::vector<float>(25, 1.f), false, 25);
-    auto blk = grr::cfar_2d::make(40, 24, 1, 1, 4, 1, 2, 1e-4, "ca", 0, "clip", "wrap",
-                                  false, 4096, "cpu");
+    auto blk = grr::cfar_2d::make(
+        40, 24, 1, 1, 4, 1, 2, 1e-4, "ca", 0, "clip", "wrap", false, 4096, "cpu");
     try {
         tb->connect(src, 0, blk, 0);
         ADD_FAILURE() << "connect accepted vlen 25 into ndoppler 24";
@@ -544,7 +556,9 @@ TEST(CfarBlocksCpu, test_010_cfar_1d_targets_groups_and_kernel_mask)
     const std::size_t nitems = 13; // tag at 0 and 8 -> groups 0..3, 4..7, 8..11; 12 left
     auto x = exponential_map(nitems * item, 600);
     // (item, channel, bin)
-    const std::vector<std::array<unsigned, 3>> targets = { { 1, 0, 50 }, { 6, 1, 299 }, { 9, 0, 0 } };
+    const std::vector<std::array<unsigned, 3>> targets = { { 1, 0, 50 },
+                                                           { 6, 1, 299 },
+                                                           { 9, 0, 0 } };
     for (const auto& t : targets)
         x[t[0] * item + t[1] * nrange + t[2]] = 1e5f;
     auto fs_tag = [](pmt::pmt_t d) {
@@ -554,8 +568,8 @@ TEST(CfarBlocksCpu, test_010_cfar_1d_targets_groups_and_kernel_mask)
         return add_dbl(d, "r0", 0.0);
     };
     const std::vector<gr::tag_t> tags = { cpi_tag(0, 3, fs_tag), cpi_tag(8, 4, fs_tag) };
-    auto blk = grr::cfar_1d::make(nrange, ch, 2, 16, 1e-6, "go", 0, "clip", true, group,
-                                  4096, "cpu");
+    auto blk = grr::cfar_1d::make(
+        nrange, ch, 2, 16, 1e-6, "go", 0, "clip", true, group, 4096, "cpu");
     const auto res = run_block(blk, ch * nrange, x, tags, true);
     ASSERT_EQ(res.mask.size(), 12 * item);
     ASSERT_EQ(res.pdus.size(), 3u);
@@ -567,9 +581,13 @@ TEST(CfarBlocksCpu, test_010_cfar_1d_targets_groups_and_kernel_mask)
         EXPECT_EQ(u64(meta, "cpi"), want_cpi[g]);
         EXPECT_EQ(u64(meta, "first_item"), want_first[g]);
         for (const auto& d : detections_of(res.pdus[g])) {
-            got.push_back({ u64(d, "cpi"), u64(d, "item"), u64(d, "channel"), u64(d, "range_bin") });
+            got.push_back({ u64(d, "cpi"),
+                            u64(d, "item"),
+                            u64(d, "channel"),
+                            u64(d, "range_bin") });
             EXPECT_EQ(u64(d, "doppler_bin"), 0u);
-            EXPECT_NEAR(dbl(d, "range_m"), u64(d, "range_bin") * c_light / (2 * 5e6), 1e-6);
+            EXPECT_NEAR(
+                dbl(d, "range_m"), u64(d, "range_bin") * c_light / (2 * 5e6), 1e-6);
             EXPECT_FALSE(has(d, "velocity_mps"));
         }
     }
@@ -603,12 +621,14 @@ TEST(CfarBlocksCpu, test_011_cfar_1d_untagged_groups_and_partial_group)
     const auto x = exponential_map(10 * nrange, 700);
     // A tag at item 3 cuts the first group of 4 short; then groups at 3 and 7; item 11
     // would be the next group, incomplete at the end.
-    auto blk = grr::cfar_1d::make(nrange, 1, 1, 8, 1e-3, "so", 0, "wrap", false, 4, 4096, "cpu");
+    auto blk =
+        grr::cfar_1d::make(nrange, 1, 1, 8, 1e-3, "so", 0, "wrap", false, 4, 4096, "cpu");
     const auto res = run_block(blk, nrange, x, { cpi_tag(3, 0) }, false);
     EXPECT_EQ(blk->dropped_cpis(), 1u);
     ASSERT_EQ(res.mask.size(), 4u * nrange); // items 3..6; 7..9 incomplete
     ASSERT_EQ(res.pdus.size(), 1u);
-    auto blk2 = grr::cfar_1d::make(nrange, 1, 1, 8, 1e-3, "ca", 0, "clip", false, 1, 4096, "cpu");
+    auto blk2 =
+        grr::cfar_1d::make(nrange, 1, 1, 8, 1e-3, "ca", 0, "clip", false, 1, 4096, "cpu");
     const auto res2 = run_block(blk2, nrange, x, {}, false);
     ASSERT_EQ(res2.pdus.size(), 10u);
     ASSERT_EQ(res2.tags.size(), 10u);
@@ -620,11 +640,28 @@ TEST(CfarBlocksCpu, test_011_cfar_1d_untagged_groups_and_partial_group)
 
 TEST(CfarBlocksBadInput, test_012_cfar_1d_parameters_named)
 {
-    auto mk = [](unsigned nrange, int guard, int train, double pfa, const char* variant,
-                 int os_k, const char* edge, unsigned group, unsigned max_det) {
+    auto mk = [](unsigned nrange,
+                 int guard,
+                 int train,
+                 double pfa,
+                 const char* variant,
+                 int os_k,
+                 const char* edge,
+                 unsigned group,
+                 unsigned max_det) {
         return [=] {
-            grr::cfar_1d::make(nrange, 1, guard, train, pfa, variant, os_k, edge, false,
-                               group, max_det, "cpu");
+            grr::cfar_1d::make(nrange,
+                               1,
+                               guard,
+                               train,
+                               pfa,
+                               variant,
+                               os_k,
+                               edge,
+                               false,
+                               group,
+                               max_det,
+                               "cpu");
         };
     };
     expect_invalid(mk(64, -1, 8, 1e-3, "ca", 0, "clip", 1, 10), "guard");
@@ -683,9 +720,8 @@ void compare_cuda_cpu(const cfar2d_cfg& c, std::size_t ncpi, std::uint32_t seed)
     const auto x = random_complex(cells, seed);
     std::vector<gr::tag_t> tags;
     for (std::size_t i = 0; i < ncpi; ++i)
-        tags.push_back(cpi_tag(i * c.nrange, 10 + i, [](pmt::pmt_t d) {
-            return add_dbl(d, "fs", 20e6);
-        }));
+        tags.push_back(cpi_tag(
+            i * c.nrange, 10 + i, [](pmt::pmt_t d) { return add_dbl(d, "fs", 20e6); }));
     const auto gpu = run_chain(c, x, tags, "cuda");
     const auto cpu = run_chain(c, x, tags, "cpu");
     ASSERT_EQ(gpu.r.mask.size(), cells);
@@ -756,8 +792,8 @@ TEST(CfarBlocksCuda, test_022_cfar_1d_cuda_matches_cpu)
     std::vector<float> thrs[2];
     const char* backends[] = { "cuda", "cpu" };
     for (int b = 0; b < 2; ++b) {
-        auto blk = grr::cfar_1d::make(nrange, ch, 2, 16, 1e-2, "ca", 0, "clip", false,
-                                      group, 65536, backends[b]);
+        auto blk = grr::cfar_1d::make(
+            nrange, ch, 2, 16, 1e-2, "ca", 0, "clip", false, group, 65536, backends[b]);
         const auto res = run_block(blk, nrange * ch, x, {}, true);
         masks[b] = res.mask;
         thrs[b] = res.threshold;
@@ -781,9 +817,23 @@ TEST(CfarBlocksCuda, test_023_host_fed_block_time_per_cpi_pd_b)
         const unsigned n = std::string(backend) == "cuda" ? ncpi : 2;
         auto tb = gr::make_top_block("cfar_rate");
         auto src = gr::blocks::vector_source_f::make(map, true, ndoppler);
-        auto head = gr::blocks::head::make(ndoppler * sizeof(float), std::size_t(n) * nrange);
-        auto blk = grr::cfar_2d::make(nrange, ndoppler, 1, 1, 5, 1, 1, 1e-6, "ca", 0,
-                                      "clip", "wrap", false, 4096, backend);
+        auto head =
+            gr::blocks::head::make(ndoppler * sizeof(float), std::size_t(n) * nrange);
+        auto blk = grr::cfar_2d::make(nrange,
+                                      ndoppler,
+                                      1,
+                                      1,
+                                      5,
+                                      1,
+                                      1,
+                                      1e-6,
+                                      "ca",
+                                      0,
+                                      "clip",
+                                      "wrap",
+                                      false,
+                                      4096,
+                                      backend);
         auto snk = gr::blocks::null_sink::make(ndoppler);
         auto dbg = gr::blocks::message_debug::make();
         tb->connect(src, 0, head, 0);
@@ -792,9 +842,9 @@ TEST(CfarBlocksCuda, test_023_host_fed_block_time_per_cpi_pd_b)
         tb->msg_connect(blk, "detections", dbg, "store");
         const auto t0 = std::chrono::steady_clock::now();
         tb->run();
-        const double ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                .count();
+        const double ms = std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - t0)
+                              .count();
         EXPECT_EQ(dbg->num_messages(), n);
         std::printf("{\"test\": \"cfar_2d block PD-B host-fed\", \"backend\": \"%s\", "
                     "\"cpis\": %u, \"ms_per_cpi\": %.3f}\n",

@@ -57,7 +57,8 @@ void check_gap_realignment(const char* backend)
     // Tags at pulse 0 (CPI 0), 2 (CPI 1: CPI 0 was cut short) and 6 (CPI 2).
     const std::size_t items = 10;
     const auto x = random_complex(items * ch * nr, 5);
-    const std::vector<gr::tag_t> tags = { cpi_tag(0, 0, np, nr, 1e6), cpi_tag(2, 1, np, nr, 1e6),
+    const std::vector<gr::tag_t> tags = { cpi_tag(0, 0, np, nr, 1e6),
+                                          cpi_tag(2, 1, np, nr, 1e6),
                                           cpi_tag(6, 2, np, nr, 1e6) };
     const auto res = run(x, tags, np, nr, ch, backend);
     EXPECT_EQ(res.dropped, 1u);
@@ -67,10 +68,16 @@ void check_gap_realignment(const char* backend)
     ASSERT_EQ(res.tags.size(), 2u);
     EXPECT_EQ(res.tags[0].offset, 0u);
     EXPECT_EQ(res.tags[1].offset, nr);
-    EXPECT_EQ(pmt::to_uint64(pmt::dict_ref(res.tags[0].value, pmt::intern("index"), pmt::PMT_NIL)), 1u);
-    EXPECT_EQ(pmt::to_uint64(pmt::dict_ref(res.tags[1].value, pmt::intern("index"), pmt::PMT_NIL)), 2u);
+    EXPECT_EQ(pmt::to_uint64(
+                  pmt::dict_ref(res.tags[0].value, pmt::intern("index"), pmt::PMT_NIL)),
+              1u);
+    EXPECT_EQ(pmt::to_uint64(
+                  pmt::dict_ref(res.tags[1].value, pmt::intern("index"), pmt::PMT_NIL)),
+              2u);
     // The rest of the dict travels with it.
-    EXPECT_DOUBLE_EQ(pmt::to_double(pmt::dict_ref(res.tags[0].value, pmt::intern("fs"), pmt::PMT_NIL)), 1e6);
+    EXPECT_DOUBLE_EQ(
+        pmt::to_double(pmt::dict_ref(res.tags[0].value, pmt::intern("fs"), pmt::PMT_NIL)),
+        1e6);
 }
 
 TEST(CornerTurnCpu, test_001_untagged_stream_counts_cpis)
@@ -84,14 +91,13 @@ TEST(CornerTurnCpu, test_001_untagged_stream_counts_cpis)
     ASSERT_EQ(res.tags.size(), 3u);
     for (unsigned c = 0; c < 3; ++c) {
         EXPECT_EQ(res.tags[c].offset, c * nr);
-        EXPECT_EQ(pmt::to_uint64(pmt::dict_ref(res.tags[c].value, pmt::intern("index"), pmt::PMT_NIL)), c);
+        EXPECT_EQ(pmt::to_uint64(pmt::dict_ref(
+                      res.tags[c].value, pmt::intern("index"), pmt::PMT_NIL)),
+                  c);
     }
 }
 
-TEST(CornerTurnCpu, test_002_gap_discards_partial_cpi)
-{
-    check_gap_realignment("cpu");
-}
+TEST(CornerTurnCpu, test_002_gap_discards_partial_cpi) { check_gap_realignment("cpu"); }
 
 TEST(CornerTurnCpu, test_003_bad_parameters)
 {
@@ -111,8 +117,12 @@ TEST(CornerTurnCpu, test_004_tag_with_other_shape_is_discarded_not_fatal)
 {
     const unsigned np = 4, nr = 8;
     const auto x = random_complex(2 * np * nr, 3);
-    const auto res =
-        run(x, { cpi_tag(0, 0, np + 1, nr, 1e6), cpi_tag(np, 1, np, nr, 1e6) }, np, nr, 1, "cpu");
+    const auto res = run(x,
+                         { cpi_tag(0, 0, np + 1, nr, 1e6), cpi_tag(np, 1, np, nr, 1e6) },
+                         np,
+                         nr,
+                         1,
+                         "cpu");
     EXPECT_EQ(res.dropped, 1u);
     ASSERT_EQ(res.data.size(), std::size_t(np) * nr);
     expect_transposed(x, np, res.data.data(), np, nr, 1);

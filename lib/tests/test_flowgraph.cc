@@ -2,8 +2,8 @@
  * C++ flowgraph tests: envelope and multiply_const inside GNU Radio top blocks, on the
  * CPU backend and (suites named *Cuda*) on the GPU with device buffers between blocks.
  */
-#include "test_support.h"
 #include "invalid_argument_check.h"
+#include "test_support.h"
 #include <gnuradio/block_detail.h>
 #include <gnuradio/blocks/copy.h>
 #include <gnuradio/blocks/head.h>
@@ -67,17 +67,15 @@ TEST(FlowgraphCpu, test_002_multiply_const_chain_and_set_k)
 TEST(FlowgraphBadInput, test_003_vlen_zero)
 {
     expect_invalid([] { grr::envelope::make(0, "linear", false, "cpu"); }, "vlen");
-    expect_invalid([] { grr::multiply_const::make(gr_complex(1, 0), 0, "cpu"); },
-                            "vlen");
+    expect_invalid([] { grr::multiply_const::make(gr_complex(1, 0), 0, "cpu"); }, "vlen");
     EXPECT_NO_THROW(grr::envelope::make(1, "linear", false, "cpu")); // boundary passes
 }
 
 TEST(FlowgraphBadInput, test_004_unknown_backend_and_mode)
 {
-    expect_invalid([] { grr::envelope::make(4, "linear", false, "opencl"); },
-                            "backend");
+    expect_invalid([] { grr::envelope::make(4, "linear", false, "opencl"); }, "backend");
     expect_invalid([] { grr::multiply_const::make(gr_complex(1, 0), 4, "gpu"); },
-                            "backend");
+                   "backend");
     expect_invalid([] { grr::envelope::make(4, "log", false, "cpu"); }, "mode");
 }
 
@@ -142,12 +140,14 @@ void run_chain(unsigned vlen, std::size_t nitems, std::uint32_t seed, const char
             first_bad = std::min(first_bad, i);
             ++bad;
         }
-    EXPECT_EQ(bad, 0u) << "first wrong sample " << first_bad << " of " << y.size() << ": got "
-                       << (bad ? y[first_bad] : 0.0f) << " want " << (bad ? ref[first_bad] : 0.0);
+    EXPECT_EQ(bad, 0u) << "first wrong sample " << first_bad << " of " << y.size()
+                       << ": got " << (bad ? y[first_bad] : 0.0f) << " want "
+                       << (bad ? ref[first_bad] : 0.0);
     EXPECT_LT(rel_l2(y, ref), 1e-5);
     if (std::string(backend) != "cuda")
         return;
-    EXPECT_EQ(stats.h2d_bytes, x.size() * sizeof(gr_complex)) << "input crosses PCIe once";
+    EXPECT_EQ(stats.h2d_bytes, x.size() * sizeof(gr_complex))
+        << "input crosses PCIe once";
     EXPECT_EQ(stats.d2h_bytes, x.size() * sizeof(float)) << "output crosses PCIe once";
     // The edges between the GPU blocks are event-ordered (no host wait in their work();
     // the results above were checked with it); the host edges at the ends are not.
@@ -199,10 +199,7 @@ TEST(FlowgraphCuda, test_015_wrap_variants)
     run_chain(3, 800000, 17, "cuda");
 }
 
-TEST(FlowgraphCpu, test_007_long_chain_reference)
-{
-    run_chain(3, 1u << 20, 12, "cpu");
-}
+TEST(FlowgraphCpu, test_007_long_chain_reference) { run_chain(3, 1u << 20, 12, "cpu"); }
 
 TEST(FlowgraphCuda, test_013_gpu_host_gpu_edges)
 {

@@ -56,7 +56,8 @@ std::vector<cfloat> compress_cpu(const std::vector<cfloat>& x,
                                  unsigned ch,
                                  const std::vector<cfloat>& waveform)
 {
-    auto pc = k::pulse_compression::make(k::backend::cpu, nr, std::size_t(np) * ch, waveform);
+    auto pc =
+        k::pulse_compression::make(k::backend::cpu, nr, std::size_t(np) * ch, waveform);
     std::vector<cfloat> y(std::size_t(np) * ch * nr);
     pc->run(x.data() + first * ch * nr, y.data());
     return y;
@@ -77,8 +78,22 @@ run_result run_pulse_compression(const std::vector<cfloat>& x,
 {
     auto tb = gr::make_top_block("pc");
     auto src = gr::blocks::vector_source_c::make(x, false, ch * nr, tags);
-    auto pc = grr::pulse_compression::make(nr, np, ch, "lfm", {}, bw, pw, fs, true,
-                                           "rectangular", 4, 35, 6, false, "auto", backend);
+    auto pc = grr::pulse_compression::make(nr,
+                                           np,
+                                           ch,
+                                           "lfm",
+                                           {},
+                                           bw,
+                                           pw,
+                                           fs,
+                                           true,
+                                           "rectangular",
+                                           4,
+                                           35,
+                                           6,
+                                           false,
+                                           "auto",
+                                           backend);
     auto snk = gr::blocks::vector_sink_c::make(ch * nr);
     tb->connect(src, 0, pc, 0);
     tb->connect(pc, 0, snk, 0);
@@ -90,7 +105,8 @@ TEST(PulseCompressionBlock, test_001_equals_kernel_per_cpi_with_tags)
 {
     const unsigned np = 8, nr = 300, ch = 2, ncpi = 3;
     const auto x = random_complex(std::size_t(ncpi) * np * ch * nr, 11);
-    const auto r = run_pulse_compression(x, { cpi_tag(0, 5, np, nr, fs) }, np, nr, ch, "cpu");
+    const auto r =
+        run_pulse_compression(x, { cpi_tag(0, 5, np, nr, fs) }, np, nr, ch, "cpu");
     ASSERT_EQ(r.data.size(), x.size()) << "no pulse lost";
     const auto s = k::lfm_chirp(bw, pw, fs, true);
     for (unsigned c = 0; c < ncpi; ++c) {
@@ -116,7 +132,12 @@ TEST(PulseCompressionBlock, test_002_tag_inside_cpi_drops_partial_cpi)
     const std::size_t n = 3 * np + gap;
     const auto x = random_complex(n * nr, 12);
     const auto r = run_pulse_compression(
-        x, { cpi_tag(0, 0, np, nr, fs), cpi_tag(np + gap, 7, np, nr, fs) }, np, nr, ch, "cpu");
+        x,
+        { cpi_tag(0, 0, np, nr, fs), cpi_tag(np + gap, 7, np, nr, fs) },
+        np,
+        nr,
+        ch,
+        "cpu");
     EXPECT_EQ(r.dropped, 1u);
     ASSERT_EQ(r.data.size(), 3u * np * nr);
     const auto s = k::lfm_chirp(bw, pw, fs, true);
@@ -140,8 +161,22 @@ TEST(PulseCompressionBlock, test_003_waveform_message_before_start_applies_to_al
     const auto x = random_complex(std::size_t(ncpi) * np * nr, 13);
     auto tb = gr::make_top_block("pc");
     auto src = gr::blocks::vector_source_c::make(x, false, nr);
-    auto pc = grr::pulse_compression::make(nr, np, ch, "lfm", {}, bw, pw, fs, true,
-                                           "rectangular", 4, 35, 6, false, "auto", "cpu");
+    auto pc = grr::pulse_compression::make(nr,
+                                           np,
+                                           ch,
+                                           "lfm",
+                                           {},
+                                           bw,
+                                           pw,
+                                           fs,
+                                           true,
+                                           "rectangular",
+                                           4,
+                                           35,
+                                           6,
+                                           false,
+                                           "auto",
+                                           "cpu");
     auto snk = gr::blocks::vector_sink_c::make(nr);
     tb->connect(src, 0, pc, 0);
     tb->connect(pc, 0, snk, 0);
@@ -158,7 +193,8 @@ TEST(PulseCompressionBlock, test_003_waveform_message_before_start_applies_to_al
     ASSERT_EQ(y.size(), x.size());
     for (unsigned c = 0; c < ncpi; ++c) {
         const auto ref = compress_cpu(x, std::size_t(c) * np, np, nr, ch, s);
-        std::vector<cfloat> got(y.begin() + c * ref.size(), y.begin() + (c + 1) * ref.size());
+        std::vector<cfloat> got(y.begin() + c * ref.size(),
+                                y.begin() + (c + 1) * ref.size());
         EXPECT_LE(rel_l2(got, ref), 1e-6) << "CPI " << c;
     }
 }
@@ -171,8 +207,22 @@ void check_waveform_change_between_cpis(const char* backend)
     const auto x = random_complex(std::size_t(ncpi) * np * nr, 14);
     auto tb = gr::make_top_block("pc");
     auto src = gr::blocks::vector_source_c::make(x, false, nr);
-    auto pc = grr::pulse_compression::make(nr, np, ch, "lfm", {}, bw, pw, fs, true,
-                                           "rectangular", 4, 35, 6, false, "auto", backend);
+    auto pc = grr::pulse_compression::make(nr,
+                                           np,
+                                           ch,
+                                           "lfm",
+                                           {},
+                                           bw,
+                                           pw,
+                                           fs,
+                                           true,
+                                           "rectangular",
+                                           4,
+                                           35,
+                                           6,
+                                           false,
+                                           "auto",
+                                           backend);
     auto snk = gr::blocks::vector_sink_c::make(nr);
     tb->connect(src, 0, pc, 0);
     tb->connect(pc, 0, snk, 0);
@@ -189,8 +239,10 @@ void check_waveform_change_between_cpis(const char* backend)
     for (unsigned c = 0; c < ncpi; ++c) {
         std::vector<cfloat> got(y.begin() + std::size_t(c) * np * nr,
                                 y.begin() + std::size_t(c + 1) * np * nr);
-        const bool is_old = rel_l2(got, compress_cpu(x, c * np, np, nr, ch, s_old)) < 1e-5;
-        const bool is_new = rel_l2(got, compress_cpu(x, c * np, np, nr, ch, s_new)) < 1e-5;
+        const bool is_old =
+            rel_l2(got, compress_cpu(x, c * np, np, nr, ch, s_old)) < 1e-5;
+        const bool is_new =
+            rel_l2(got, compress_cpu(x, c * np, np, nr, ch, s_new)) < 1e-5;
         ASSERT_TRUE(is_old || is_new) << "CPI " << c << " mixes waveforms";
         ASSERT_FALSE(seen_new && is_old) << "CPI " << c << " went back to the old one";
         if (is_new && !seen_new)
@@ -207,26 +259,54 @@ TEST(PulseCompressionBlock, test_004_waveform_change_only_between_cpis)
 
 TEST(PulseCompressionBlock, test_005_bad_input_names_parameter)
 {
-    auto make = [](unsigned nr, unsigned np, const std::string& wf,
-                   std::vector<gr_complex> custom, double b, double p, double rate,
-                   const std::string& window, const std::string& method) {
-        return grr::pulse_compression::make(nr, np, 1, wf, custom, b, p, rate, true, window,
-                                            4, 35, 6, false, method, "cpu");
+    auto make = [](unsigned nr,
+                   unsigned np,
+                   const std::string& wf,
+                   std::vector<gr_complex> custom,
+                   double b,
+                   double p,
+                   double rate,
+                   const std::string& window,
+                   const std::string& method) {
+        return grr::pulse_compression::make(nr,
+                                            np,
+                                            1,
+                                            wf,
+                                            custom,
+                                            b,
+                                            p,
+                                            rate,
+                                            true,
+                                            window,
+                                            4,
+                                            35,
+                                            6,
+                                            false,
+                                            method,
+                                            "cpu");
     };
     EXPECT_NO_THROW(make(40, 1, "lfm", {}, fs, pw, fs, "hann", "fft"));
-    expect_invalid([&] { make(39, 2, "lfm", {}, bw, pw, fs, "hann", "auto"); }, "waveform");
-    expect_invalid([&] { make(64, 2, "custom", {}, bw, pw, fs, "hann", "auto"); }, "waveform");
-    expect_invalid([&] { make(64, 2, "barker", {}, bw, pw, fs, "hann", "auto"); }, "waveform");
-    expect_invalid([&] { make(64, 2, "lfm", {}, 0.0, pw, fs, "hann", "auto"); }, "bandwidth");
+    expect_invalid([&] { make(39, 2, "lfm", {}, bw, pw, fs, "hann", "auto"); },
+                   "waveform");
+    expect_invalid([&] { make(64, 2, "custom", {}, bw, pw, fs, "hann", "auto"); },
+                   "waveform");
+    expect_invalid([&] { make(64, 2, "barker", {}, bw, pw, fs, "hann", "auto"); },
+                   "waveform");
+    expect_invalid([&] { make(64, 2, "lfm", {}, 0.0, pw, fs, "hann", "auto"); },
+                   "bandwidth");
     expect_invalid([&] { make(64, 2, "lfm", {}, fs * 1.01, pw, fs, "hann", "auto"); },
                    "bandwidth");
-    expect_invalid([&] { make(64, 2, "lfm", {}, bw, 0.0, fs, "hann", "auto"); }, "pulse_width");
-    expect_invalid([&] { make(64, 2, "lfm", {}, bw, pw, fs, "hanning", "auto"); }, "window");
+    expect_invalid([&] { make(64, 2, "lfm", {}, bw, 0.0, fs, "hann", "auto"); },
+                   "pulse_width");
+    expect_invalid([&] { make(64, 2, "lfm", {}, bw, pw, fs, "hanning", "auto"); },
+                   "window");
     expect_invalid([&] { make(64, 2, "lfm", {}, bw, pw, fs, "hann", "dft"); }, "method");
     expect_invalid([&] { make(0, 2, "lfm", {}, bw, pw, fs, "hann", "auto"); }, "nrange");
-    expect_invalid([&] { make(64, 0, "lfm", {}, bw, pw, fs, "hann", "auto"); }, "npulses");
+    expect_invalid([&] { make(64, 0, "lfm", {}, bw, pw, fs, "hann", "auto"); },
+                   "npulses");
     auto pc = make(64, 2, "lfm", {}, bw, pw, fs, "hann", "auto");
-    expect_invalid([&] { pc->set_waveform(std::vector<gr_complex>(65, 1.0f)); }, "waveform");
+    expect_invalid([&] { pc->set_waveform(std::vector<gr_complex>(65, 1.0f)); },
+                   "waveform");
     EXPECT_EQ(pc->waveform().size(), 40u) << "a rejected waveform changes nothing";
 }
 
@@ -235,22 +315,28 @@ TEST(DopplerFilterBlock, test_001_equals_kernel_and_tags_gain_ndoppler)
     const unsigned np = 12, nr = 20, nfft = 16, ch = 3, ncpi = 2;
     const auto x = random_complex(std::size_t(ncpi) * nr * ch * np, 21);
     auto tb = gr::make_top_block("df");
-    auto src = gr::blocks::vector_source_c::make(x, false, ch * np, { cpi_tag(0, 2, np, nr, fs) });
-    auto df = grr::doppler_filter::make(np, nr, nfft, ch, "three_pulse", "taylor", 4, 30, 6,
-                                        true, "cpu");
+    auto src = gr::blocks::vector_source_c::make(
+        x, false, ch * np, { cpi_tag(0, 2, np, nr, fs) });
+    auto df = grr::doppler_filter::make(
+        np, nr, nfft, ch, "three_pulse", "taylor", 4, 30, 6, true, "cpu");
     auto snk = gr::blocks::vector_sink_c::make(ch * nfft);
     tb->connect(src, 0, df, 0);
     tb->connect(df, 0, snk, 0);
     tb->run();
     const auto y = snk->data();
     ASSERT_EQ(y.size(), std::size_t(ncpi) * nr * ch * nfft);
-    auto ref_kernel = k::doppler_filter::make(k::backend::cpu, np, std::size_t(nr) * ch, nfft,
+    auto ref_kernel = k::doppler_filter::make(k::backend::cpu,
+                                              np,
+                                              std::size_t(nr) * ch,
+                                              nfft,
                                               k::doppler_filter::mti_mode::three_pulse,
-                                              k::window_spec::make("taylor", 4, 30, 6), true);
+                                              k::window_spec::make("taylor", 4, 30, 6),
+                                              true);
     for (unsigned c = 0; c < ncpi; ++c) {
         std::vector<cfloat> ref(std::size_t(nr) * ch * nfft);
         ref_kernel->run(x.data() + std::size_t(c) * nr * ch * np, ref.data());
-        std::vector<cfloat> got(y.begin() + c * ref.size(), y.begin() + (c + 1) * ref.size());
+        std::vector<cfloat> got(y.begin() + c * ref.size(),
+                                y.begin() + (c + 1) * ref.size());
         EXPECT_LE(rel_l2(got, ref), 1e-6);
     }
     const auto tags = cpi_tags_of(snk->tags());
@@ -260,16 +346,21 @@ TEST(DopplerFilterBlock, test_001_equals_kernel_and_tags_gain_ndoppler)
         EXPECT_EQ(field(tags[c], "index"), 2u + c);
         EXPECT_EQ(field(tags[c], "ndoppler"), nfft);
         EXPECT_EQ(field(tags[c], "npulses"), np);
-        EXPECT_TRUE(pmt::to_bool(pmt::dict_ref(tags[c].value, pmt::mp("fftshift"), pmt::PMT_F)));
+        EXPECT_TRUE(
+            pmt::to_bool(pmt::dict_ref(tags[c].value, pmt::mp("fftshift"), pmt::PMT_F)));
     }
     EXPECT_EQ(df->dropped_cpis(), 0u);
 }
 
 TEST(DopplerFilterBlock, test_002_bad_input_names_parameter)
 {
-    auto make = [](unsigned np, unsigned nr, unsigned nfft, const std::string& mti,
+    auto make = [](unsigned np,
+                   unsigned nr,
+                   unsigned nfft,
+                   const std::string& mti,
                    const std::string& window) {
-        return grr::doppler_filter::make(np, nr, nfft, 1, mti, window, 4, 35, 6, true, "cpu");
+        return grr::doppler_filter::make(
+            np, nr, nfft, 1, mti, window, 4, 35, 6, true, "cpu");
     };
     EXPECT_NO_THROW(make(2, 1, 2, "two_pulse", "rectangular"));
     expect_invalid([&] { make(1, 4, 8, "none", "hann"); }, "npulses");
@@ -292,7 +383,8 @@ struct scene {
         auto x = random_complex(std::size_t(np) * ch * nr, 31, 0.05f);
         for (unsigned p = 0; p < np; ++p)
             for (unsigned c = 0; c < ch; ++c) {
-                const double f = (double(dbin[c]) - nfft / 2.0) / nfft; // cycles per pulse
+                const double f =
+                    (double(dbin[c]) - nfft / 2.0) / nfft; // cycles per pulse
                 const std::complex<double> rot = std::polar(1.0, 2 * pi * f * p);
                 for (std::size_t n = 0; n < s.size(); ++n)
                     x[(std::size_t(p) * ch + c) * nr + delay[c] + n] +=
@@ -311,12 +403,33 @@ run_result run_processor(const std::vector<cfloat>& x,
     for (unsigned c = 0; c < ncpi; ++c)
         xs.insert(xs.end(), x.begin(), x.end());
     auto tb = gr::make_top_block("pd");
-    auto src = gr::blocks::vector_source_c::make(xs, false, sc.ch * sc.nr,
-                                                 { cpi_tag(0, 0, sc.np, sc.nr, fs) });
-    auto pd = grr::pulse_doppler_processor::make(sc.nr, sc.np, sc.nfft, sc.ch, "lfm", {}, bw,
-                                                 pw, fs, true, "hamming", 4, 35, 6, true,
-                                                 "auto", "none", "hann", 4, 35, 6, true,
-                                                 "square_law", false, backend);
+    auto src = gr::blocks::vector_source_c::make(
+        xs, false, sc.ch * sc.nr, { cpi_tag(0, 0, sc.np, sc.nr, fs) });
+    auto pd = grr::pulse_doppler_processor::make(sc.nr,
+                                                 sc.np,
+                                                 sc.nfft,
+                                                 sc.ch,
+                                                 "lfm",
+                                                 {},
+                                                 bw,
+                                                 pw,
+                                                 fs,
+                                                 true,
+                                                 "hamming",
+                                                 4,
+                                                 35,
+                                                 6,
+                                                 true,
+                                                 "auto",
+                                                 "none",
+                                                 "hann",
+                                                 4,
+                                                 35,
+                                                 6,
+                                                 true,
+                                                 "square_law",
+                                                 false,
+                                                 backend);
     auto snk = gr::blocks::vector_sink_f::make(sc.ch * sc.nfft);
     tb->connect(src, 0, pd, 0);
     tb->connect(pd, 0, snk, 0);
@@ -341,9 +454,9 @@ TEST(PulseDopplerProcessor, test_001_point_targets_at_their_range_and_doppler_bi
             unsigned best_r = 0, best_d = 0;
             for (unsigned rb = 0; rb < sc.nr; ++rb)
                 for (unsigned d = 0; d < sc.nfft; ++d) {
-                    const float v =
-                        r.data[cpi * cpi_cells + (std::size_t(rb) * sc.ch + c) * sc.nfft + d]
-                            .real();
+                    const float v = r.data[cpi * cpi_cells +
+                                           (std::size_t(rb) * sc.ch + c) * sc.nfft + d]
+                                        .real();
                     if (v > best) {
                         best = v;
                         best_r = rb;
@@ -361,17 +474,38 @@ TEST(PulseDopplerProcessor, test_001_point_targets_at_their_range_and_doppler_bi
         EXPECT_EQ(field(tags[c], "ndoppler"), sc.nfft);
     }
     // Only CPI 0 came with a tag; its other fields are kept by every block.
-    EXPECT_DOUBLE_EQ(pmt::to_double(pmt::dict_ref(tags[0].value, pmt::mp("fs"), pmt::PMT_NIL)),
-                     fs);
+    EXPECT_DOUBLE_EQ(
+        pmt::to_double(pmt::dict_ref(tags[0].value, pmt::mp("fs"), pmt::PMT_NIL)), fs);
     EXPECT_EQ(r.dropped, 0u);
 }
 
 TEST(PulseDopplerProcessor, test_002_bad_input_names_the_blocks_parameter)
 {
     auto make = [](unsigned np, unsigned nfft, const std::string& mti) {
-        return grr::pulse_doppler_processor::make(64, np, nfft, 1, "lfm", {}, bw, pw, fs, true,
-                                                  "hamming", 4, 35, 6, false, "auto", mti,
-                                                  "hann", 4, 35, 6, true, "square_law", false,
+        return grr::pulse_doppler_processor::make(64,
+                                                  np,
+                                                  nfft,
+                                                  1,
+                                                  "lfm",
+                                                  {},
+                                                  bw,
+                                                  pw,
+                                                  fs,
+                                                  true,
+                                                  "hamming",
+                                                  4,
+                                                  35,
+                                                  6,
+                                                  false,
+                                                  "auto",
+                                                  mti,
+                                                  "hann",
+                                                  4,
+                                                  35,
+                                                  6,
+                                                  true,
+                                                  "square_law",
+                                                  false,
                                                   "cpu");
     };
     EXPECT_NO_THROW(make(4, 4, "none"));

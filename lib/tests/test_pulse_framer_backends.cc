@@ -23,14 +23,18 @@ struct framed {
     std::string backend;
 };
 
-framed run(double pri, unsigned gate_start, unsigned nrange, unsigned npulses,
-           const std::vector<gr_complex>& x, const std::vector<gr::tag_t>& tags,
+framed run(double pri,
+           unsigned gate_start,
+           unsigned nrange,
+           unsigned npulses,
+           const std::vector<gr_complex>& x,
+           const std::vector<gr::tag_t>& tags,
            const char* backend)
 {
     auto tb = gr::make_top_block("framer");
     auto src = gr::blocks::vector_source_c::make(x, false, 1, tags);
-    auto f = grr::pulse_framer::make(pri, gate_start, nrange, npulses, 1e6, 1e9, "rx_time",
-                                     "trigger", 0.0, backend);
+    auto f = grr::pulse_framer::make(
+        pri, gate_start, nrange, npulses, 1e6, 1e9, "rx_time", "trigger", 0.0, backend);
     auto snk = gr::blocks::vector_sink_c::make(nrange);
     tb->connect(src, 0, f, 0);
     tb->connect(f, 0, snk, 0);
@@ -68,12 +72,12 @@ TEST(PulseFramerBackend, test_001_threshold_trigger_stays_on_the_host)
 {
     expect_invalid(
         [] {
-            grr::pulse_framer::make(100, 0, 50, 4, 1e6, 1e9, "threshold", "trigger", 1.0,
-                                    "cuda");
+            grr::pulse_framer::make(
+                100, 0, 50, 4, 1e6, 1e9, "threshold", "trigger", 1.0, "cuda");
         },
         "backend");
-    auto f = grr::pulse_framer::make(100, 0, 50, 4, 1e6, 1e9, "threshold", "trigger", 1.0,
-                                     "auto");
+    auto f = grr::pulse_framer::make(
+        100, 0, 50, 4, 1e6, 1e9, "threshold", "trigger", 1.0, "auto");
     EXPECT_EQ(f->backend(), "cpu");
     expect_invalid(
         [] { grr::pulse_framer::make(100, 0, 50, 4, 1e6, 1e9, "free", "", 0.0, "gpu"); },

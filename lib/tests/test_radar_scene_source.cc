@@ -1,8 +1,8 @@
 /* radar_scene_source block: simulator -> framer (echo of a target at range R at gate bin
  * round(2R fs/c) - gate_start, every pulse, rx_time and threshold anchoring), UHD-style
  * tags, truth messages, pacing, bad input naming the parameter or entry. */
-#include "test_support.h"
 #include "invalid_argument_check.h"
+#include "test_support.h"
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/message_debug.h>
 #include <gnuradio/blocks/vector_sink.h>
@@ -58,11 +58,22 @@ framed scene_to_framer(grr::radar_scene_source::sptr src,
     return f;
 }
 
-void check_echo_bin(double pri, double fs, double range, unsigned gs, unsigned nr, unsigned np)
+void check_echo_bin(
+    double pri, double fs, double range, unsigned gs, unsigned nr, unsigned np)
 {
     const double prf = fs / pri;
-    auto src = grr::radar_scene_source::make(fs, 10e9, prf, fs / 4, 64 / fs, {}, { range },
-                                             { 0.0 }, { 20.0 }, "snr_db", 0.0, 0.0);
+    auto src = grr::radar_scene_source::make(fs,
+                                             10e9,
+                                             prf,
+                                             fs / 4,
+                                             64 / fs,
+                                             {},
+                                             { range },
+                                             { 0.0 },
+                                             { 20.0 },
+                                             "snr_db",
+                                             0.0,
+                                             0.0);
     auto fr = grr::pulse_framer::make(pri, gs, nr, np, fs, 10e9, "rx_time");
     const auto f = scene_to_framer(src, fr, nr, std::uint64_t(pri * np * 5) + 1);
     const std::int64_t bin = std::llround(2 * range / c0 * fs) - gs;
@@ -83,7 +94,7 @@ void check_echo_bin(double pri, double fs, double range, unsigned gs, unsigned n
 
 TEST(RadarSceneSourceCpu, test_001_echo_at_expected_gate_bin)
 {
-    check_echo_bin(1000.0, 10e6, 7500.0, 100, 800, 8);        // integer PRI
+    check_echo_bin(1000.0, 10e6, 7500.0, 100, 800, 8);         // integer PRI
     check_echo_bin(10000.0 / 3.0, 10e6, 12345.0, 0, 3000, 16); // fractional PRI
     check_echo_bin(777.77, 5e6, 20000.0, 600, 170, 3);         // gate late in the PRI
 }
@@ -97,8 +108,19 @@ TEST(RadarSceneSourceCpu, test_002_threshold_trigger_on_leakage)
     // Leakage 60 dB over the noise, the framer's level 40 dB over it: above the echo
     // (30 dB), which must not trigger. The stream starts inside a leakage pulse, which is
     // no rising edge: the framer anchors on pulse 1.
-    auto src = grr::radar_scene_source::make(fs, 1e9, fs / pri, 1e6, 16e-6, {}, { range },
-                                             { 0.0 }, { 30.0 }, "snr_db", 0.0, 1.0, 1000.0);
+    auto src = grr::radar_scene_source::make(fs,
+                                             1e9,
+                                             fs / pri,
+                                             1e6,
+                                             16e-6,
+                                             {},
+                                             { range },
+                                             { 0.0 },
+                                             { 30.0 },
+                                             "snr_db",
+                                             0.0,
+                                             1.0,
+                                             1000.0);
     auto fr = grr::pulse_framer::make(pri, gs, nr, np, fs, 1e9, "threshold", "", 1e4);
     const auto f = scene_to_framer(src, fr, nr, std::uint64_t(pri * np * 6));
     const std::int64_t bin = std::llround(2 * range / c0 * fs) - gs;
@@ -115,9 +137,25 @@ TEST(RadarSceneSourceCpu, test_002_threshold_trigger_on_leakage)
 TEST(RadarSceneSourceCpu, test_003_tags_and_truth_messages)
 {
     const double fs = 1e6, prf = 1e3;
-    auto src = grr::radar_scene_source::make(fs, 3e9, prf, 2e5, 20e-6, {}, { 3000.0, 6000.0 },
-                                             { 15.0, -40.0 }, { 10.0, 5.0 }, "snr_db", 0.0, 1.0,
-                                             0.0, 0.0, 0.0, 0.0, false, 10, 1234.5);
+    auto src = grr::radar_scene_source::make(fs,
+                                             3e9,
+                                             prf,
+                                             2e5,
+                                             20e-6,
+                                             {},
+                                             { 3000.0, 6000.0 },
+                                             { 15.0, -40.0 },
+                                             { 10.0, 5.0 },
+                                             "snr_db",
+                                             0.0,
+                                             1.0,
+                                             0.0,
+                                             0.0,
+                                             0.0,
+                                             0.0,
+                                             false,
+                                             10,
+                                             1234.5);
     auto tb = gr::make_top_block("scene");
     auto head = gr::blocks::head::make(sizeof(gr_complex), 50000); // pulses 0..49
     auto snk = gr::blocks::vector_sink_c::make();
@@ -152,11 +190,14 @@ TEST(RadarSceneSourceCpu, test_003_tags_and_truth_messages)
         const double t = k * 1e-3;
         EXPECT_NEAR(pmt::to_double(field(m, "range_m")), r0 - v * t, 1e-9);
         EXPECT_NEAR(pmt::to_double(field(m, "doppler_hz")), 2 * v * 3e9 / c0, 1e-9);
-        EXPECT_NEAR(pmt::to_double(field(m, "delay_samples")), 2 * (r0 - v * t) * fs / c0, 1e-9);
+        EXPECT_NEAR(
+            pmt::to_double(field(m, "delay_samples")), 2 * (r0 - v * t) * fs / c0, 1e-9);
         EXPECT_DOUBLE_EQ(pmt::to_double(field(m, "snr_db")), tgt == 0 ? 10.0 : 5.0);
         const pmt::pmt_t rx = field(m, "rx_time");
-        EXPECT_NEAR(pmt::to_uint64(pmt::tuple_ref(rx, 0)) + pmt::to_double(pmt::tuple_ref(rx, 1)),
-                    1234.5 + t, 1e-9);
+        EXPECT_NEAR(pmt::to_uint64(pmt::tuple_ref(rx, 0)) +
+                        pmt::to_double(pmt::tuple_ref(rx, 1)),
+                    1234.5 + t,
+                    1e-9);
     }
     EXPECT_EQ(src->waveform().size(), 20u);
     EXPECT_DOUBLE_EQ(src->pri_samples(), 1000.0);
@@ -165,8 +206,23 @@ TEST(RadarSceneSourceCpu, test_003_tags_and_truth_messages)
 TEST(RadarSceneSourceCpu, test_004_paced_runs_in_real_time)
 {
     const double fs = 1e6;
-    auto src = grr::radar_scene_source::make(fs, 1e9, 1e3, 1e5, 1e-4, {}, {}, {}, {}, "snr_db",
-                                             0.0, 1.0, 0.0, 0.0, 0.0, 0.0, true);
+    auto src = grr::radar_scene_source::make(fs,
+                                             1e9,
+                                             1e3,
+                                             1e5,
+                                             1e-4,
+                                             {},
+                                             {},
+                                             {},
+                                             {},
+                                             "snr_db",
+                                             0.0,
+                                             1.0,
+                                             0.0,
+                                             0.0,
+                                             0.0,
+                                             0.0,
+                                             true);
     auto tb = gr::make_top_block("paced");
     auto head = gr::blocks::head::make(sizeof(gr_complex), 200000); // 0.2 s
     auto snk = gr::blocks::vector_sink_c::make();
@@ -174,7 +230,8 @@ TEST(RadarSceneSourceCpu, test_004_paced_runs_in_real_time)
     tb->connect(head, 0, snk, 0);
     const auto t0 = std::chrono::steady_clock::now();
     tb->run();
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_GE(s, 0.18);
     EXPECT_LT(s, 1.0);
     EXPECT_EQ(snk->data().size(), 200000u);
@@ -183,7 +240,9 @@ TEST(RadarSceneSourceCpu, test_004_paced_runs_in_real_time)
 TEST(RadarSceneSourceCpu, test_005_bad_parameters_name_them)
 {
     using S = grr::radar_scene_source;
-    auto mk = [](std::vector<double> r, std::vector<double> v, std::vector<double> a,
+    auto mk = [](std::vector<double> r,
+                 std::vector<double> v,
+                 std::vector<double> a,
                  std::string unit = "snr_db") {
         S::make(1e6, 1e9, 1e3, 1e5, 1e-4, {}, r, v, a, unit);
     };
@@ -199,16 +258,41 @@ TEST(RadarSceneSourceCpu, test_005_bad_parameters_name_them)
     expect_invalid_here([] { S::make(1e6, 1e9, 0, 1e5, 1e-4, {}, {}, {}, {}); }, "prf");
     // A 100-sample pulse fits a PRI of 100 samples, not of 99.
     EXPECT_NO_THROW(S::make(1e6, 1e9, 1e4, 1e5, 1e-4, {}, {}, {}, {}));
-    expect_invalid_here([] { S::make(1e6, 1e9, 1e6 / 99, 1e5, 1e-4, {}, {}, {}, {}); }, "prf");
-    expect_invalid_here([] { S::make(1e6, 1e9, 1e3, 2e6, 1e-4, {}, {}, {}, {}); }, "bandwidth");
-    expect_invalid_here([] { S::make(1e6, 1e9, 1e3, 1e5, 0.0, {}, {}, {}, {}); }, "pulse_width");
+    expect_invalid_here([] { S::make(1e6, 1e9, 1e6 / 99, 1e5, 1e-4, {}, {}, {}, {}); },
+                        "prf");
+    expect_invalid_here([] { S::make(1e6, 1e9, 1e3, 2e6, 1e-4, {}, {}, {}, {}); },
+                        "bandwidth");
+    expect_invalid_here([] { S::make(1e6, 1e9, 1e3, 1e5, 0.0, {}, {}, {}, {}); },
+                        "pulse_width");
     expect_invalid_here(
-        [] { S::make(1e6, 1e9, 1e3, 1e5, 1e-4, {}, {}, {}, {}, "snr_db", 0, -1.0); }, "noise_power");
+        [] { S::make(1e6, 1e9, 1e3, 1e5, 1e-4, {}, {}, {}, {}, "snr_db", 0, -1.0); },
+        "noise_power");
     expect_invalid_here(
-        [] { S::make(1e6, 1e9, 1e3, 1e5, 1e-4, {}, {}, {}, {}, "snr_db", 0, 1.0, 0, 0, 0, 0, false, 0, -1.0); },
+        [] {
+            S::make(1e6,
+                    1e9,
+                    1e3,
+                    1e5,
+                    1e-4,
+                    {},
+                    {},
+                    {},
+                    {},
+                    "snr_db",
+                    0,
+                    1.0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    false,
+                    0,
+                    -1.0);
+        },
         "start_time");
     // A given waveform replaces the LFM (its parameters are then not used).
-    EXPECT_NO_THROW(S::make(1e6, 1e9, 1e3, 0, 0, { gr_complex(1, 0), gr_complex(0, 1) }, {}, {}, {}));
+    EXPECT_NO_THROW(
+        S::make(1e6, 1e9, 1e3, 0, 0, { gr_complex(1, 0), gr_complex(0, 1) }, {}, {}, {}));
 }
 
 } // namespace

@@ -7,7 +7,8 @@
 int main()
 {
     auto env = gr::gpuradar::envelope::make(16, "linear", false, "cpu");
-    std::cout << "consumer: envelope backend " << env->backend() << ", device buffer type "
-              << gr::gpuradar::device_buffer::type.name() << "\n";
+    std::cout << "consumer: envelope backend " << env->backend()
+              << ", device buffer type " << gr::gpuradar::device_buffer::type.name()
+              << "\n";
     return env->backend() == "cpu" ? 0 : 1;
 }

@@ -52,13 +52,11 @@ public:
      * \param y0                y of row 0 (m, finite)
      * \param dx                column spacing (m, > 0)
      * \param dy                row spacing (m, > 0)
-     * \param z                 constant pixel height (m, finite), used when `height` is empty
-     * \param pulses_per_image  pulses per emitted image (>= 1)
-     * \param mode              "restart" | "accumulate"
-     * \param precision         "fast" (float32, airborne ranges) | "accurate" (double range
-     *                          and phase, e.g. spaceborne slant ranges)
-     * \param height            optional height map (m): empty, or ny*nx finite values,
-     *                          row-major; replaces z
+     * \param z                 constant pixel height (m, finite), used when `height` is
+     * empty \param pulses_per_image  pulses per emitted image (>= 1) \param mode
+     * "restart" | "accumulate" \param precision         "fast" (float32, airborne ranges)
+     * | "accurate" (double range and phase, e.g. spaceborne slant ranges) \param height
+     * optional height map (m): empty, or ny*nx finite values, row-major; replaces z
      * \param backend           "auto", "cuda" or "cpu"
      * Throws std::invalid_argument naming the parameter on bad input.
      */

@@ -17,7 +17,8 @@ namespace gpuradar {
  *
  * In: range stream, items of gr_complex[channels * npulses] (one range bin's slow-time
  * samples per channel, from corner_turn), a CPI = nrange items.
- * Out: items of gr_complex[channels * nfft], Doppler bins contiguous, a CPI = nrange items.
+ * Out: items of gr_complex[channels * nfft], Doppler bins contiguous, a CPI = nrange
+ * items.
  *
  * Per range bin and channel: optional MTI canceller ("two_pulse" [1,-1] or "three_pulse"
  * [1,-2,1], which leave npulses-1 or npulses-2 samples), a real slow-time window (the

@@ -32,7 +32,8 @@ public:
      * \param vlen    samples per item (>= 1)
      * \param backend "auto", "cuda" or "cpu"
      */
-    static sptr make(gr_complex k, unsigned int vlen = 1, const std::string& backend = "auto");
+    static sptr
+    make(gr_complex k, unsigned int vlen = 1, const std::string& backend = "auto");
 
     virtual gr_complex k() const = 0;
     virtual void set_k(gr_complex k) = 0;

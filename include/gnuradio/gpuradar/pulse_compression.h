@@ -26,9 +26,9 @@ namespace gpuradar {
  * g = 1, or 1/sqrt(sum |w s|^2) with `normalize` (white-noise power unchanged).
  *
  * Waveform s: `waveform` = "lfm" (a linear-FM chirp of `bandwidth` Hz over `pulse_width`
- * s sampled at `samp_rate`, up- or down-chirp) or "custom" (`custom_waveform`, any complex
- * vector of 1..nrange samples). Window w on the reference: rectangular, hamming, hann,
- * blackman, taylor (`nbar`, `sll_db`), kaiser (`beta`), chebyshev (`sll_db`).
+ * s sampled at `samp_rate`, up- or down-chirp) or "custom" (`custom_waveform`, any
+ * complex vector of 1..nrange samples). Window w on the reference: rectangular, hamming,
+ * hann, blackman, taylor (`nbar`, `sll_db`), kaiser (`beta`), chebyshev (`sll_db`).
  * Method: "fft" (batched FFT over the CPI, a fast length fft_length() >= nrange + L - 1),
  * "overlap_save" (CUDA: one fused kernel per pulse segment with shared-memory FFTs; CPU:
  * as fft), "fir" (time domain), "auto" (what measured fastest for the waveform length,

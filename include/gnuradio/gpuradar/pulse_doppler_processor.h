@@ -23,9 +23,9 @@ namespace gpuradar {
  * contiguous), a CPI = nrange items; square-law power by default (what cfar_2d expects).
  * The output equals pulse_compression -> corner_turn -> doppler_filter -> envelope with
  * the same parameters (tested). It is one block rather than a hierarchy of the four so
- * that the CUDA backend can fuse their passes (kernels::pulse_doppler_processor: corner turn,
- * canceller, window, Doppler FFT and envelope in one kernel that reads the compressed
- * CPI once); use the four blocks to tap the signal between stages.
+ * that the CUDA backend can fuse their passes (kernels::pulse_doppler_processor: corner
+ * turn, canceller, window, Doppler FFT and envelope in one kernel that reads the
+ * compressed CPI once); use the four blocks to tap the signal between stages.
  *
  * Every parameter is the one of the block it belongs to (see pulse_compression,
  * doppler_filter, envelope); range_* parameters are the pulse-compression window,

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <gnuradio/gpuradar/backprojection.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-#include <gnuradio/gpuradar/backprojection.h>
 
 namespace py = pybind11;
 
 void bind_backprojection(py::module& m)
 {
     using gr::gpuradar::backprojection;
-    py::class_<backprojection, gr::block, gr::basic_block, std::shared_ptr<backprojection>>(
+    py::class_<backprojection,
+               gr::block,
+               gr::basic_block,
+               std::shared_ptr<backprojection>>(
         m,
         "backprojection",
         "SAR backprojection: range-compressed pulses (input 0, nbins complex) and their "
@@ -33,6 +36,7 @@ void bind_backprojection(py::module& m)
         .def("mode", &backprojection::mode)
         .def("precision", &backprojection::precision)
         .def("backend", &backprojection::backend)
-        .def_property_readonly_static(
-            "geometry_length", [](py::object) { return backprojection::geometry_length; });
+        .def_property_readonly_static("geometry_length", [](py::object) {
+            return backprojection::geometry_length;
+        });
 }

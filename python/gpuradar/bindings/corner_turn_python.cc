@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include <pybind11/pybind11.h>
 #include <gnuradio/gpuradar/corner_turn.h>
+#include <pybind11/pybind11.h>
 
 namespace py = pybind11;
 

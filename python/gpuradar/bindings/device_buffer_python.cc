@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include <pybind11/pybind11.h>
 #include <gnuradio/gpuradar/device_buffer.h>
 #include <gpuradar/kernels/backend.h>
+#include <pybind11/pybind11.h>
 
 namespace py = pybind11;
 

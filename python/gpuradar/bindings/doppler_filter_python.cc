@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include <pybind11/pybind11.h>
 #include <gnuradio/gpuradar/doppler_filter.h>
+#include <pybind11/pybind11.h>
 
 namespace py = pybind11;
 
 void bind_doppler_filter(py::module& m)
 {
     using gr::gpuradar::doppler_filter;
-    py::class_<doppler_filter, gr::block, gr::basic_block, std::shared_ptr<doppler_filter>>(
-        m, "doppler_filter", "Doppler filter: MTI, window, FFT over slow time (C++ docs).")
+    py::class_<doppler_filter,
+               gr::block,
+               gr::basic_block,
+               std::shared_ptr<doppler_filter>>(
+        m,
+        "doppler_filter",
+        "Doppler filter: MTI, window, FFT over slow time (C++ docs).")
         .def(py::init(&doppler_filter::make),
              py::arg("npulses"),
              py::arg("nrange"),

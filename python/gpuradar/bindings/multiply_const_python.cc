@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <gnuradio/gpuradar/multiply_const.h>
 #include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
-#include <gnuradio/gpuradar/multiply_const.h>
 
 namespace py = pybind11;
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <gnuradio/gpuradar/pulse_compression.h>
 #include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-#include <gnuradio/gpuradar/pulse_compression.h>
 
 namespace py = pybind11;
 

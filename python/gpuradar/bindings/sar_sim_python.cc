@@ -5,11 +5,11 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <gpuradar/kernels/sar_sim.h>
 #include <pybind11/complex.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-#include <gpuradar/kernels/sar_sim.h>
 #include <array>
 #include <cstring>
 #include <optional>
@@ -59,7 +59,9 @@ void bind_sar_sim(py::module& m)
         "gnuradio.gpuradar.sar_sim, which wraps it.");
     s.def(
         "straight_path",
-        [](const std::array<double, 3>& start, const std::array<double, 3>& end, std::size_t n) {
+        [](const std::array<double, 3>& start,
+           const std::array<double, 3>& end,
+           std::size_t n) {
             return path_to_array(sim::straight_path(to_vec3(start), to_vec3(end), n));
         },
         py::arg("start"),
@@ -68,29 +70,41 @@ void bind_sar_sim(py::module& m)
         "npulses antenna positions evenly spaced from start to end, shape (npulses, 3).");
     s.def(
         "circular_path",
-        [](const std::array<double, 3>& centre, double radius, double start, double span,
+        [](const std::array<double, 3>& centre,
+           double radius,
+           double start,
+           double span,
            std::size_t n) {
-            return path_to_array(sim::circular_path(to_vec3(centre), radius, start, span, n));
+            return path_to_array(
+                sim::circular_path(to_vec3(centre), radius, start, span, n));
         },
         py::arg("centre"),
         py::arg("radius"),
         py::arg("start_rad"),
         py::arg("span_rad"),
         py::arg("npulses"),
-        "npulses positions on a circle around centre (at its height), from start_rad over "
+        "npulses positions on a circle around centre (at its height), from start_rad "
+        "over "
         "span_rad (end excluded for a full turn), shape (npulses, 3).");
     s.def(
         "simulate",
-        [](const f64_array& path, const f64_array& positions,
-           const std::vector<std::complex<double>>& amplitudes, double f0, double bandwidth,
-           double dr, std::size_t nbins, double r0,
-           std::optional<std::array<double, 3>> gate_centre, int sinc_half_width,
-           double noise_sigma, std::uint32_t seed) {
+        [](const f64_array& path,
+           const f64_array& positions,
+           const std::vector<std::complex<double>>& amplitudes,
+           double f0,
+           double bandwidth,
+           double dr,
+           std::size_t nbins,
+           double r0,
+           std::optional<std::array<double, 3>> gate_centre,
+           int sinc_half_width,
+           double noise_sigma,
+           std::uint32_t seed) {
             const auto p = array_to_path(path, "path");
             const auto pos = array_to_path(positions, "positions");
             if (pos.size() != amplitudes.size())
-                throw std::invalid_argument(
-                    "gpuradar::sar_sim: amplitudes must have one value per target position");
+                throw std::invalid_argument("gpuradar::sar_sim: amplitudes must have one "
+                                            "value per target position");
             std::vector<sim::point_target> targets(pos.size());
             for (std::size_t i = 0; i < pos.size(); ++i)
                 targets[i] = { pos[i], amplitudes[i] };
@@ -111,11 +125,15 @@ void bind_sar_sim(py::module& m)
                 h = sim::simulate(p, targets, r);
             }
             py::array_t<std::complex<float>> pulses(
-                { static_cast<py::ssize_t>(h.npulses), static_cast<py::ssize_t>(h.nbins) });
-            std::memcpy(pulses.mutable_data(), h.pulses.data(),
+                { static_cast<py::ssize_t>(h.npulses),
+                  static_cast<py::ssize_t>(h.nbins) });
+            std::memcpy(pulses.mutable_data(),
+                        h.pulses.data(),
                         h.pulses.size() * sizeof(std::complex<float>));
-            py::array_t<double> geometry({ static_cast<py::ssize_t>(h.npulses), py::ssize_t(6) });
-            std::memcpy(geometry.mutable_data(), h.geometry.data(),
+            py::array_t<double> geometry(
+                { static_cast<py::ssize_t>(h.npulses), py::ssize_t(6) });
+            std::memcpy(geometry.mutable_data(),
+                        h.geometry.data(),
                         h.geometry.size() * sizeof(double));
             return py::make_tuple(pulses, geometry);
         },
