@@ -10,6 +10,13 @@ packages=(
     pybind11-dev python3-numpy python3-matplotlib libgtest-dev
     xvfb xauth python3-soapysdr gir1.2-gtk-3.0
     clang-format-14
+    libzmq3-dev
+    cppzmq-dev
+    clang
+    libclang-rt-14-dev
+    python3-hypothesis
+    python3-zmq
+    valgrind
 )
 missing=()
 for p in "${packages[@]}"; do
