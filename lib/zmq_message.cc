@@ -97,9 +97,10 @@ public:
         case PST_DICT:
             return pair_chain(depth);
         case PST_TUPLE:
-            return sequence(depth, d_limits.max_tuple);
+            // pmt::deserialize cannot build an empty tuple (to_tuple of an empty list).
+            return sequence(depth, 1, d_limits.max_tuple);
         case PST_VECTOR:
-            return sequence(depth, remaining());
+            return sequence(depth, 0, remaining());
         case PST_UNIFORM_VECTOR:
             return uniform_vector();
         default:
@@ -151,10 +152,10 @@ private:
     }
 
     // A tuple or vector: u32 count, then that many PMTs (each at least one byte).
-    bool sequence(unsigned depth, std::size_t max_items)
+    bool sequence(unsigned depth, std::size_t min_items, std::size_t max_items)
     {
         std::uint32_t n;
-        if (!take_u32(&n) || n > max_items || n > remaining())
+        if (!take_u32(&n) || n < min_items || n > max_items || n > remaining())
             return false;
         for (std::uint32_t i = 0; i < n; ++i)
             if (!one(depth + 1))

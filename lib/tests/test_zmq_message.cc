@@ -173,6 +173,8 @@ TEST(ZmqMessage, PmtWalkerRefusesHugeClaimsAndDeepNesting)
         deep += '\x07';
     deep += std::string(201, '\x06');
     EXPECT_EQ(walk(deep), 0u);
+    // An empty tuple: pmt::deserialize cannot build one.
+    EXPECT_EQ(walk(std::string("\x0c\x00\x00\x00\x00", 5)), 0u);
     // Unknown serial tags.
     EXPECT_EQ(walk("\x3b"), 0u);
     EXPECT_EQ(walk("\x7f"), 0u);
