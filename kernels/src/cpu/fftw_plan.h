@@ -1,12 +1,14 @@
 /*
  * RAII FFTW (single precision) plans for the CPU twins (internal). FFTW's planner is not
- * thread-safe, so plans are made and destroyed under one process-wide mutex; executing
- * a plan with new-array execute is thread-safe.
+ * thread-safe, so plans are made and destroyed under one process-wide mutex
+ * (fftw_planner.h: GNU Radio's when the blocks are loaded); executing a plan with
+ * new-array execute is thread-safe.
  */
 #ifndef INCLUDED_GPURADAR_KERNELS_FFTW_PLAN_H
 #define INCLUDED_GPURADAR_KERNELS_FFTW_PLAN_H
 
 #include <fftw3.h>
+#include <gpuradar/kernels/fftw_planner.h>
 #include <complex>
 #include <memory>
 #include <mutex>
@@ -15,11 +17,7 @@
 
 namespace gpuradar::kernels::detail {
 
-inline std::mutex& fftw_planner_mutex()
-{
-    static std::mutex m;
-    return m;
-}
+using kernels::fftw_planner_mutex; // GNU Radio's planner mutex in the blocks
 
 //! fftwf_malloc'd array (SIMD-aligned), freed with fftwf_free.
 struct fftwf_deleter {
@@ -29,7 +27,8 @@ using fftwf_complex_array = std::unique_ptr<std::complex<float>[], fftwf_deleter
 
 inline fftwf_complex_array fftwf_alloc(std::size_t n)
 {
-    auto* p = static_cast<std::complex<float>*>(fftwf_malloc(sizeof(std::complex<float>) * n));
+    auto* p =
+        static_cast<std::complex<float>*>(fftwf_malloc(sizeof(std::complex<float>) * n));
     if (!p && n)
         throw std::bad_alloc();
     return fftwf_complex_array(p);
@@ -45,7 +44,8 @@ inline fftwf_complex_array fftwf_alloc(std::size_t n)
 class fftwf_plan_1d
 {
 public:
-    fftwf_plan_1d(int n, int batch, int stride, int dist, int sign, bool in_place, const char* who)
+    fftwf_plan_1d(
+        int n, int batch, int stride, int dist, int sign, bool in_place, const char* who)
     {
         const std::size_t total = static_cast<std::size_t>(dist) * (batch - 1) +
                                   static_cast<std::size_t>(stride) * (n - 1) + 1;
@@ -54,11 +54,23 @@ public:
         auto* in = reinterpret_cast<fftwf_complex*>(a.get());
         auto* out = in_place ? in : reinterpret_cast<fftwf_complex*>(b.get());
         std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-        d_plan = fftwf_plan_many_dft(1, &n, batch, in, nullptr, stride, dist, out, nullptr,
-                                     stride, dist, sign, FFTW_ESTIMATE | FFTW_UNALIGNED);
+        d_plan = fftwf_plan_many_dft(1,
+                                     &n,
+                                     batch,
+                                     in,
+                                     nullptr,
+                                     stride,
+                                     dist,
+                                     out,
+                                     nullptr,
+                                     stride,
+                                     dist,
+                                     sign,
+                                     FFTW_ESTIMATE | FFTW_UNALIGNED);
         if (!d_plan)
-            throw std::runtime_error(std::string(who) + ": fftwf_plan_many_dft failed (n=" +
-                                     std::to_string(n) + ")");
+            throw std::runtime_error(
+                std::string(who) +
+                ": fftwf_plan_many_dft failed (n=" + std::to_string(n) + ")");
     }
     ~fftwf_plan_1d()
     {
@@ -72,9 +84,10 @@ public:
     {
         // FFTW's new-array execute takes non-const input; it does not write it for
         // out-of-place complex transforms.
-        fftwf_execute_dft(d_plan,
-                          reinterpret_cast<fftwf_complex*>(const_cast<std::complex<float>*>(in)),
-                          reinterpret_cast<fftwf_complex*>(out));
+        fftwf_execute_dft(
+            d_plan,
+            reinterpret_cast<fftwf_complex*>(const_cast<std::complex<float>*>(in)),
+            reinterpret_cast<fftwf_complex*>(out));
     }
 
 private:
