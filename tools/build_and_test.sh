@@ -7,5 +7,7 @@ cd "$(dirname "$0")/.."
 tools/install_deps.sh
 tools/build.sh "$@"
 ctest --test-dir build --output-on-failure -j"$(nproc)"
-# ASan + UBSan build of the CPU backend: C++ suites, fuzz targets, Python QA.
+# Memcheck over the test binaries, then the ASan + UBSan build of the CPU backend: C++
+# suites, fuzz targets, Python QA.
+tools/valgrind_check.sh
 tools/sanitize.sh
