@@ -30,13 +30,10 @@ bool starts_with(const std::string& s, const char* prefix)
     return s.rfind(prefix, 0) == 0;
 }
 
-int socket_type_of(const std::string& name)
+void check_socket_type(const std::string& name)
 {
-    if (name == "pull")
-        return ZMQ_PULL;
-    if (name == "sub")
-        return ZMQ_SUB;
-    bad_parameter("socket_type must be one of pull, sub (got '" + name + "')");
+    if (name != "pull" && name != "sub")
+        bad_parameter("socket_type must be one of pull, sub (got '" + name + "')");
 }
 
 void check_curve_key(const char* param, const std::string& key)
@@ -60,52 +57,29 @@ void check_curve(const zmq_source_config& c)
         bad_parameter("curve_secret_key is not a valid Z85 key (or libzmq lacks CURVE)");
 }
 
-zmq_source_config check_config(std::size_t itemsize,
-                               unsigned int vlen,
-                               const std::string& address,
-                               const std::string& socket_type,
-                               bool bind,
-                               bool pass_tags,
-                               int timeout_ms,
-                               std::size_t max_message_bytes,
-                               int hwm,
-                               const std::string& topic,
-                               const std::string& curve_server_key,
-                               const std::string& curve_secret_key)
+void check_config(const zmq_source_config& c)
 {
-    if (itemsize == 0)
+    if (c.itemsize == 0)
         bad_parameter("itemsize must be >= 1 (got 0)");
-    check_vlen("zmq_source", vlen);
-    const std::size_t item_bytes = itemsize * vlen;
-    if (item_bytes / vlen != itemsize || item_bytes > max_message_limit)
+    check_vlen("zmq_source", c.vlen);
+    if (c.item_bytes() / c.vlen != c.itemsize || c.item_bytes() > max_message_limit)
         bad_parameter("itemsize * vlen must be <= 2^31 bytes");
-    if (!starts_with(address, "tcp://") && !starts_with(address, "ipc://") &&
-        !starts_with(address, "inproc://"))
+    if (!starts_with(c.address, "tcp://") && !starts_with(c.address, "ipc://") &&
+        !starts_with(c.address, "inproc://"))
         bad_parameter("address must start with tcp://, ipc:// or inproc:// (got '" +
-                      address + "')");
-    if (timeout_ms < 1 || timeout_ms > max_timeout_ms)
+                      c.address + "')");
+    check_socket_type(c.socket_type);
+    if (c.timeout_ms < 1 || c.timeout_ms > max_timeout_ms)
         bad_parameter("timeout_ms must be in 1..10000 (got " +
-                      std::to_string(timeout_ms) + ")");
-    if (max_message_bytes < item_bytes || max_message_bytes > max_message_limit)
+                      std::to_string(c.timeout_ms) + ")");
+    if (c.max_message_bytes < c.item_bytes() || c.max_message_bytes > max_message_limit)
         bad_parameter("max_message_bytes must be in itemsize*vlen (" +
-                      std::to_string(item_bytes) + ") .. 2^31 (got " +
-                      std::to_string(max_message_bytes) + ")");
-    if (hwm < -1)
+                      std::to_string(c.item_bytes()) + ") .. 2^31 (got " +
+                      std::to_string(c.max_message_bytes) + ")");
+    if (c.hwm < -1)
         bad_parameter("hwm must be -1 (libzmq default) or >= 0 (got " +
-                      std::to_string(hwm) + ")");
-    zmq_source_config c{ item_bytes,
-                         address,
-                         socket_type_of(socket_type),
-                         bind,
-                         pass_tags,
-                         timeout_ms,
-                         max_message_bytes,
-                         hwm,
-                         topic,
-                         curve_server_key,
-                         curve_secret_key };
+                      std::to_string(c.hwm) + ")");
     check_curve(c);
-    return c;
 }
 
 // The directory of an ipc:// endpoint's socket file, or "" for other transports.
@@ -138,28 +112,22 @@ zmq_source::sptr zmq_source::make(std::size_t itemsize,
                                   const std::string& curve_server_key,
                                   const std::string& curve_secret_key)
 {
-    const auto config = check_config(itemsize,
-                                     vlen,
-                                     address,
-                                     socket_type,
-                                     bind,
-                                     pass_tags,
-                                     timeout_ms,
-                                     max_message_bytes,
-                                     hwm,
-                                     topic,
-                                     curve_server_key,
-                                     curve_secret_key);
+    const zmq_source_config config{
+        itemsize, vlen,      address,          socket_type,
+        bind,     pass_tags, timeout_ms,       max_message_bytes,
+        hwm,      topic,     curve_server_key, curve_secret_key
+    };
+    check_config(config);
     return gnuradio::make_block_sptr<zmq_source_impl>(config);
 }
 
 zmq_source_impl::zmq_source_impl(const zmq_source_config& config)
     : gr::sync_block("zmq_source",
                      gr::io_signature::make(0, 0, 0),
-                     gr::io_signature::make(1, 1, config.item_bytes)),
+                     gr::io_signature::make(1, 1, config.item_bytes())),
       d_config(config),
       d_context(1),
-      d_socket(d_context, config.socket_type)
+      d_socket(d_context, config.zmq_socket_type())
 {
     d_limits.max_message_bytes = config.max_message_bytes;
     configure_socket();
@@ -179,7 +147,7 @@ void zmq_source_impl::configure_socket()
         d_socket.setsockopt(ZMQ_CURVE_PUBLICKEY, pub, 40);
         d_socket.setsockopt(ZMQ_CURVE_SECRETKEY, d_config.curve_secret_key.c_str(), 40);
     }
-    if (d_config.socket_type == ZMQ_SUB)
+    if (d_config.zmq_socket_type() == ZMQ_SUB)
         d_socket.setsockopt(ZMQ_SUBSCRIBE, d_config.topic.data(), d_config.topic.size());
     const std::string dir = ipc_directory(d_config.address);
     struct stat st;
@@ -280,7 +248,7 @@ bool zmq_source_impl::load_message()
             continue;
         d_parsed = parse_zmq_message(static_cast<const std::uint8_t*>(d_msg.data()),
                                      d_msg.size(),
-                                     d_config.item_bytes,
+                                     d_config.item_bytes(),
                                      d_config.pass_tags,
                                      d_limits,
                                      d_symbols);
@@ -301,8 +269,8 @@ int zmq_source_impl::copy_pending(int noutput_items, void* out)
     const std::size_t n =
         std::min<std::size_t>(noutput_items, d_parsed.nitems - d_consumed);
     const auto* payload = static_cast<const std::uint8_t*>(d_msg.data()) +
-                          d_parsed.payload_offset + d_consumed * d_config.item_bytes;
-    std::memcpy(out, payload, n * d_config.item_bytes);
+                          d_parsed.payload_offset + d_consumed * d_config.item_bytes();
+    std::memcpy(out, payload, n * d_config.item_bytes());
     const std::uint64_t first_out = nitems_written(0);
     for (const auto& t : d_parsed.tags) {
         if (t.offset >= d_consumed && t.offset < d_consumed + n) {

@@ -15,11 +15,13 @@
 namespace gr {
 namespace gpuradar {
 
-//! The checked parameters of a zmq_source (make() validates them all first).
+//! The parameters of a zmq_source, as make() got them (check_config validates them all
+//! before anything is built).
 struct zmq_source_config {
-    std::size_t item_bytes;
+    std::size_t itemsize;
+    unsigned int vlen;
     std::string address;
-    int socket_type; // ZMQ_PULL or ZMQ_SUB
+    std::string socket_type; // "pull" or "sub"
     bool bind;
     bool pass_tags;
     int timeout_ms;
@@ -28,6 +30,9 @@ struct zmq_source_config {
     std::string topic;
     std::string curve_server_key;
     std::string curve_secret_key;
+
+    std::size_t item_bytes() const { return itemsize * vlen; }
+    int zmq_socket_type() const { return socket_type == "sub" ? ZMQ_SUB : ZMQ_PULL; }
 };
 
 class zmq_source_impl : public zmq_source
