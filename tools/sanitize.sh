@@ -21,8 +21,6 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DGPURADAR_ENABLE_CUDA=OFF \
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_C_FLAGS="-O1 $san" -DCMAKE_CXX_FLAGS="-O1 $san" \
-    -DCMAKE_EXE_LINKER_FLAGS="-shared-libsan" -DCMAKE_SHARED_LINKER_FLAGS="-shared-libsan" \
-    -DCMAKE_MODULE_LINKER_FLAGS="-shared-libsan" \
     -DGPURADAR_BUILD_FUZZERS=ON "${launcher[@]}" "$@" >/dev/null
 
 # Only what the sanitizer run executes: test binaries, fuzzers, the Python module.
@@ -31,8 +29,9 @@ mapfile -t targets < <(cmake --build "$build" --target help |
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 stamp "build done (${#targets[@]} targets)"
 
+# Test binaries carry the runtime (clang links it statically into executables); python3
+# gets the shared one preloaded.
 asan_rt="$(clang -print-file-name=libclang_rt.asan-x86_64.so)"
-export LD_LIBRARY_PATH="$(dirname "$asan_rt")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export ASAN_OPTIONS="halt_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1"
 export LSAN_OPTIONS="suppressions=$PWD/tools/sanitizer/lsan.supp:print_suppressions=0"

@@ -18,6 +18,8 @@ import pmt
 from gnuradio import blocks, gr, gr_unittest
 from gnuradio import gpuradar
 
+import run_or_skip
+
 TOL = 1e-4
 HAVE_CUDA = gpuradar.cuda_available()
 
@@ -126,4 +128,4 @@ class qa_backends_agree(gr_unittest.TestCase):
                                        TOL * t_cpu[differ]))
 
 if __name__ == "__main__":
-    gr_unittest.run(qa_backends_agree)
+    run_or_skip.run(qa_backends_agree)
