@@ -92,9 +92,16 @@ std::string ipc_directory(const std::string& address)
     return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
 }
 
-void set_int(zmq::socket_t& s, int option, int value)
+// Warns when others may enter the directory of an ipc:// endpoint.
+void warn_if_ipc_open(const gr::logger_ptr& logger, const std::string& address)
 {
-    s.setsockopt(option, &value, sizeof value);
+    const std::string dir = ipc_directory(address);
+    struct stat st;
+    if (!dir.empty() && stat(dir.c_str(), &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)))
+        logger->warn("{} is open to other users: any of them can take the ipc endpoint "
+                     "{}; use a directory with mode 0700",
+                     dir,
+                     address);
 }
 
 } // namespace
@@ -135,37 +142,28 @@ zmq_source_impl::zmq_source_impl(const zmq_source_config& config)
 
 void zmq_source_impl::configure_socket()
 {
-    set_int(d_socket, ZMQ_LINGER, 0);
-    const auto max_bytes = static_cast<std::int64_t>(d_config.max_message_bytes);
-    d_socket.setsockopt(ZMQ_MAXMSGSIZE, &max_bytes, sizeof max_bytes);
+    d_socket.set(zmq::sockopt::linger, 0);
+    d_socket.set(zmq::sockopt::maxmsgsize,
+                 static_cast<std::int64_t>(d_config.max_message_bytes));
     if (d_config.hwm >= 0)
-        set_int(d_socket, ZMQ_RCVHWM, d_config.hwm);
+        d_socket.set(zmq::sockopt::rcvhwm, d_config.hwm);
     if (!d_config.curve_server_key.empty()) {
         char pub[z85_key_chars + 1];
         zmq_curve_public(pub, d_config.curve_secret_key.c_str());
-        d_socket.setsockopt(ZMQ_CURVE_SERVERKEY, d_config.curve_server_key.c_str(), 40);
-        d_socket.setsockopt(ZMQ_CURVE_PUBLICKEY, pub, 40);
-        d_socket.setsockopt(ZMQ_CURVE_SECRETKEY, d_config.curve_secret_key.c_str(), 40);
+        d_socket.set(zmq::sockopt::curve_serverkey, d_config.curve_server_key);
+        d_socket.set(zmq::sockopt::curve_publickey, std::string(pub, z85_key_chars));
+        d_socket.set(zmq::sockopt::curve_secretkey, d_config.curve_secret_key);
     }
     if (d_config.zmq_socket_type() == ZMQ_SUB)
-        d_socket.setsockopt(ZMQ_SUBSCRIBE, d_config.topic.data(), d_config.topic.size());
-    const std::string dir = ipc_directory(d_config.address);
-    struct stat st;
-    if (!dir.empty() && stat(dir.c_str(), &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)))
-        d_logger->warn("{} is open to other users: any of them can take the ipc endpoint "
-                       "{}; use a directory with mode 0700",
-                       dir,
-                       d_config.address);
+        d_socket.set(zmq::sockopt::subscribe, d_config.topic);
+    warn_if_ipc_open(d_logger, d_config.address);
     if (d_config.bind) {
         d_socket.bind(d_config.address);
     } else {
         d_watch = std::make_unique<zmq_connection_watch>(d_context, d_socket);
         d_socket.connect(d_config.address);
     }
-    char endpoint[1024];
-    std::size_t len = sizeof endpoint;
-    d_socket.getsockopt(ZMQ_LAST_ENDPOINT, endpoint, &len);
-    d_endpoint = std::string(endpoint, len > 0 ? len - 1 : 0);
+    d_endpoint = d_socket.get(zmq::sockopt::last_endpoint);
 }
 
 std::uint64_t zmq_source_impl::dropped_messages() const
