@@ -94,8 +94,9 @@ public:
         case PST_SYMBOL:
             return symbol();
         case PST_PAIR:
+            return pair_chain(depth, false);
         case PST_DICT:
-            return pair_chain(depth);
+            return pair_chain(depth, true);
         case PST_TUPLE:
             // pmt::deserialize cannot build an empty tuple (to_tuple of an empty list).
             return sequence(depth, 1, d_limits.max_tuple);
@@ -163,10 +164,15 @@ private:
         return true;
     }
 
-    // car, then PST_PAIR (another car follows), PST_NULL (end) or the cdr PMT.
-    bool pair_chain(unsigned depth)
+    // car, then PST_PAIR (another car follows), PST_NULL (end) or the cdr PMT. A dict
+    // must be a proper list of pairs: its entries are built with dcons (which refuses
+    // anything but a pair) and its cdr is another dict or the end, so that what comes out
+    // can be handed to pmt::dict_add and friends (which throw on an improper dict).
+    bool pair_chain(unsigned depth, bool dict)
     {
         for (;;) {
+            if (dict && !next_is_pair())
+                return false;
             if (!one(depth + 1))
                 return false;
             if (remaining() < 1)
@@ -180,8 +186,16 @@ private:
                 ++d_pos;
                 return true;
             }
+            if (dict && next != PST_DICT)
+                return false;
             return one(depth + 1);
         }
+    }
+
+    bool next_is_pair() const
+    {
+        return remaining() >= 1 &&
+               (d_data[d_pos] == PST_PAIR || d_data[d_pos] == PST_DICT);
     }
 
     // u8 subtype, u32 count, u8 pad count, the pad bytes, the elements.

@@ -21,6 +21,7 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DGPURADAR_ENABLE_CUDA=OFF \
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_C_FLAGS="-O1 $san" -DCMAKE_CXX_FLAGS="-O1 $san" \
+    -DCMAKE_EXE_LINKER_FLAGS="" -DCMAKE_SHARED_LINKER_FLAGS="" \
     -DGPURADAR_BUILD_FUZZERS=ON "${launcher[@]}" "$@" >/dev/null
 
 # Only what the sanitizer run executes: test binaries, fuzzers, the Python module.

@@ -173,6 +173,14 @@ TEST(ZmqMessage, PmtWalkerRefusesHugeClaimsAndDeepNesting)
         deep += '\x07';
     deep += std::string(201, '\x06');
     EXPECT_EQ(walk(deep), 0u);
+    // A dict entry that is not a pair (found by fuzz_waveform_message).
+    EXPECT_EQ(walk(std::string("\x09\x03\x00\x00\x00\x01\x06", 7)), 0u);
+    EXPECT_GT(walk(pmt::serialize_str(pmt::dict_add(
+                  pmt::make_dict(), pmt::intern("k"), pmt::from_double(1.0)))),
+              0u);
+    // A dict whose chain ends in something other than a dict or the end (found by
+    // fuzz_cpi_tag: pmt::dict_add throws on it).
+    EXPECT_EQ(walk(std::string("\x09\x07\x02\x00\x01k\x00\x00", 8)), 0u);
     // An empty tuple: pmt::deserialize cannot build one.
     EXPECT_EQ(walk(std::string("\x0c\x00\x00\x00\x00", 5)), 0u);
     // Unknown serial tags.
