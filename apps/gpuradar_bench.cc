@@ -1,18 +1,20 @@
 /*
  * gpuradar_bench: performance measurements as JSON lines (one per measurement).
  *
- *   gpuradar_bench [--list] [--quick] [--repeats N] [name-substring ...]
+ *   gpuradar_bench [--list] [--quick] [--repeats N] [--workload PD-x] [--backend
+ * cuda|cpu]
+ *                  [--copy-threads N] [--source-cpis N] [name-substring ...]
  *
  * Without names every registered benchmark runs. Figures go to docs/PERFORMANCE.md with
- * the date, the device and the command.
+ * the device and the command.
  */
 #include "bench/bench_registry.h"
 #include <gpuradar/kernels/backend.h>
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <iostream>
+#include <string>
 
 namespace gpuradar::bench {
 std::vector<bench_case>& registry()
@@ -30,6 +32,33 @@ double median(std::vector<double> v)
 }
 } // namespace gpuradar::bench
 
+namespace {
+
+constexpr const char* usage =
+    "usage: gpuradar_bench [--list] [--quick] [--repeats N] [--workload PD-x]\n"
+    "                      [--backend cuda|cpu] [--copy-threads N] [--source-cpis N]\n"
+    "                      [name ...]\n"
+    "Prints one JSON line per measurement; names select benchmarks by substring.\n"
+    "  --workload     pd_chain/default: only this PD workload\n"
+    "  --backend      e2e/PD: only this backend\n"
+    "  --copy-threads GNU Radio benchmarks: memcpy threads of the replay source\n"
+    "                 (default: half the cores, at most 8)\n"
+    "  --source-cpis  GNU Radio benchmarks: CPIs the replay source's buffer holds (2)\n";
+
+//! A positive integer option value, or exit with the usage.
+unsigned positive(const char* name, const char* value)
+{
+    const long v = std::strtol(value, nullptr, 10);
+    if (v <= 0) {
+        std::cerr << "gpuradar_bench: " << name << " must be a positive integer\n"
+                  << usage;
+        std::exit(2);
+    }
+    return static_cast<unsigned>(v);
+}
+
+} // namespace
+
 int main(int argc, char** argv)
 {
     using namespace gpuradar::bench;
@@ -37,22 +66,36 @@ int main(int argc, char** argv)
     std::vector<std::string> filters;
     bool list = false;
     for (int i = 1; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--list"))
+        const std::string arg = argv[i];
+        const bool has_value = i + 1 < argc;
+        if (arg == "--list")
             list = true;
-        else if (!std::strcmp(argv[i], "--quick"))
+        else if (arg == "--quick")
             opt.quick = true;
-        else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc)
-            opt.repeats = std::max(1, std::atoi(argv[++i]));
-        else if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-            std::cout << "usage: gpuradar_bench [--list] [--quick] [--repeats N] [name ...]\n"
-                         "Prints one JSON line per measurement; names select benchmarks by "
-                         "substring.\n";
+        else if (arg == "--repeats" && has_value)
+            opt.repeats = int(positive("--repeats", argv[++i]));
+        else if (arg == "--workload" && has_value)
+            opt.workload = argv[++i];
+        else if (arg == "--backend" && has_value)
+            opt.backend = argv[++i];
+        else if (arg == "--copy-threads" && has_value)
+            opt.source.copy_threads = positive("--copy-threads", argv[++i]);
+        else if (arg == "--source-cpis" && has_value)
+            opt.source.buffer_cpis = positive("--source-cpis", argv[++i]);
+        else if (arg == "--help" || arg == "-h") {
+            std::cout << usage;
             return 0;
+        } else if (arg.rfind("--", 0) == 0) {
+            std::cerr << "gpuradar_bench: unknown option or missing value: " << arg
+                      << "\n"
+                      << usage;
+            return 2;
         } else
-            filters.emplace_back(argv[i]);
+            filters.push_back(arg);
     }
     auto& cases = registry();
-    std::sort(cases.begin(), cases.end(), [](auto& a, auto& b) { return a.name < b.name; });
+    std::sort(
+        cases.begin(), cases.end(), [](auto& a, auto& b) { return a.name < b.name; });
     int failures = 0;
     for (const auto& c : cases) {
         const bool selected =

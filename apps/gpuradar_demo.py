@@ -11,11 +11,14 @@ reports where the target is, against the truth.
 """
 
 import argparse
+import sys
 import time
 
 import numpy as np
 from gnuradio import blocks, gr
 from gnuradio import gpuradar
+from gnuradio.gpuradar import app_util
+from gnuradio.gpuradar.app_util import number
 
 
 def simulate_burst(npulses, nrange, delay, snr_db, seed):
@@ -30,14 +33,22 @@ def simulate_burst(npulses, nrange, delay, snr_db, seed):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__,
+    p = app_util.ArgumentParser(prog="gpuradar-demo", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--backend", default="auto", choices=["auto", "cuda", "cpu"])
-    p.add_argument("--npulses", type=int, default=256)
-    p.add_argument("--nrange", type=int, default=4096)
-    p.add_argument("--delay", type=int, default=1234, help="target delay, samples")
-    p.add_argument("--snr-db", type=float, default=3.0, help="per-sample SNR of the echo")
+    p.add_argument("--npulses", type=number(int, minimum=1, maximum=1 << 16), default=256)
+    p.add_argument("--nrange", type=number(int, minimum=64, maximum=1 << 20), default=4096)
+    p.add_argument("--delay", type=number(int, minimum=0), default=1234,
+                   help="target delay, samples")
+    p.add_argument("--snr-db", type=number(minimum=-100, maximum=100), default=3.0,
+                   help="per-sample SNR of the echo")
     args = p.parse_args()
+    if args.delay + 32 > args.nrange:
+        p.error(f"argument --delay: the 32-sample echo must end inside --nrange "
+                f"({args.delay} + 32 > {args.nrange})")
+    if args.npulses * args.nrange > 1 << 26:
+        p.error(f"arguments --npulses x --nrange: at most {1 << 26} samples "
+                f"(got {args.npulses * args.nrange})")
 
     burst = simulate_burst(args.npulses, args.nrange, args.delay, args.snr_db, seed=1)
     tb = gr.top_block()
@@ -73,4 +84,4 @@ def main():
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(app_util.main_guard(main))

@@ -22,6 +22,11 @@ and Doppler) merged into their strongest. When the recording holds the truth, a 
 counts as detected in a CPI when a detection lies within +-1 range bin and +-1 Doppler
 bin of its expected bins; every other detection is a false one. Outputs are written
 under temporary names and renamed when all are complete.
+
+A recording from another tool may lack the gpuradar: metadata: give it on the command
+line (--fs, --fc, --pri-samples or --prf, --gate-start, --nrange, --npulses,
+--first-pulse-sample, --bandwidth, --pulse-width, --up-chirp/--down-chirp); a value given
+there replaces the metadata's. Numbers take engineering notation (--fs 10M).
 """
 
 import argparse
@@ -35,8 +40,9 @@ import tempfile
 import numpy as np
 from gnuradio import blocks, gr
 from gnuradio import gpuradar
-from gnuradio.gpuradar import app_util, detections as gdet, pd_sim
-from gnuradio.gpuradar.app_util import AppError
+from gnuradio.gpuradar import app_util, detections as gdet, display_geometry, pd_sim
+from gnuradio.gpuradar.app_util import AppError, number
+from gnuradio.gpuradar.sigmf_io import naming_write_errors
 
 PROG = "gpuradar-process"
 #: Detections within this many bins (range and Doppler) of a target's expected bins
@@ -49,15 +55,16 @@ MIN_PLOT_DB = 10.0
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__,
+    p = app_util.ArgumentParser(prog=PROG, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--input", "-i", metavar="RECORDING",
                    help="recording (<base>, <base>.sigmf-meta or .sigmf-data); default: "
                         "simulate gpuradar-sim's default scenario")
     p.add_argument("--output", "-o", default="gpuradar_process",
-                   help="output prefix: <output>.json, .csv, .png (default: %(default)s)")
+                   help="output prefix: <output>.json, .csv, .png; a directory: "
+                        "<dir>/gpuradar_process (default: %(default)s)")
     p.add_argument("--backend", default="auto", choices=["auto", "cuda", "cpu"])
-    p.add_argument("--nfft", type=int, default=0,
+    p.add_argument("--nfft", type=number(int, minimum=0, maximum=1 << 20), default=0,
                    help="Doppler FFT length (default: pulses per CPI)")
     p.add_argument("--range-window", default="taylor",
                    help="pulse-compression window (default: %(default)s, 35 dB, nbar 4)")
@@ -65,19 +72,20 @@ def parse_args(argv):
                    help="slow-time window (default: %(default)s)")
     p.add_argument("--mti", default="none", choices=["none", "two_pulse", "three_pulse"],
                    help="MTI canceller before the Doppler FFT (default: %(default)s)")
-    p.add_argument("--pfa", type=float, default=1e-6, help="CFAR design Pfa per cell")
+    p.add_argument("--pfa", type=number(above=0, maximum=0.5), default=1e-6,
+                   help="CFAR design Pfa per cell (default: %(default)g)")
     p.add_argument("--cfar", default="ca", choices=["ca", "go", "so", "os"],
                    help="CFAR variant (default: %(default)s)")
     p.add_argument("--guard", metavar="RANGE,DOPPLER", default="1,1",
                    help="CFAR guard cells per side (default: %(default)s)")
     p.add_argument("--train", metavar="RANGE,DOPPLER", default="5,1",
                    help="CFAR training cells per side (default: %(default)s)")
-    p.add_argument("--plot-cpi", type=int, default=0,
+    p.add_argument("--plot-cpi", type=number(int), default=0,
                    help="CPI shown in the PNG (negative: from the end; default: 0); the "
                         "map comes from a second pass over the CPIs up to it")
     p.add_argument("--png-size", metavar="WxH", default="960x640",
                    help="PNG size in pixels (default: %(default)s)")
-    p.add_argument("--dynamic-range", type=float, default=50.0,
+    p.add_argument("--dynamic-range", type=number(above=0, maximum=400), default=50.0,
                    help="PNG colour scale: at most this many dB above the noise floor "
                         "(default: %(default)s; less when the map's peak is lower)")
     p.add_argument("--no-png", action="store_true", help="do not write the PNG")
@@ -87,7 +95,37 @@ def parse_args(argv):
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="show the blocks' debug log (per-CPI CFAR counts, ...)")
+    o = p.add_argument_group(
+        "recording parameters", "for a recording whose metadata lacks them (or has them "
+        "wrong): each replaces the metadata's value")
+    o.add_argument("--fs", type=number(above=0), help="sample rate (Hz)")
+    o.add_argument("--fc", type=number(above=0), help="carrier (Hz)")
+    pri = o.add_mutually_exclusive_group()
+    pri.add_argument("--pri-samples", type=number(minimum=1),
+                     help="pulse repetition interval (samples, may be fractional)")
+    pri.add_argument("--prf", type=number(above=0), help="pulse repetition frequency (Hz)")
+    o.add_argument("--gate-start", type=number(int, minimum=0),
+                   help="range gate start (samples after each pulse start)")
+    o.add_argument("--nrange", type=number(int, minimum=1), help="range gate (samples)")
+    o.add_argument("--npulses", type=number(int, minimum=1), help="pulses per CPI")
+    o.add_argument("--first-pulse-sample", type=number(int, minimum=0),
+                   help="sample where pulse 0 starts")
+    o.add_argument("--bandwidth", type=number(above=0),
+                   help="LFM bandwidth (Hz; the waveform becomes an LFM)")
+    o.add_argument("--pulse-width", type=number(above=0),
+                   help="LFM pulse width (s; the waveform becomes an LFM)")
+    chirp = o.add_mutually_exclusive_group()
+    chirp.add_argument("--up-chirp", dest="up_chirp", action="store_const", const=True,
+                       help="LFM sweeps upwards")
+    chirp.add_argument("--down-chirp", dest="up_chirp", action="store_const", const=False,
+                       help="LFM sweeps downwards")
     return p.parse_args(argv)
+
+
+def overrides(args):
+    """The recording parameters given on the command line, for pd_sim.read."""
+    return {k: ("--" + k.replace("_", "-"), getattr(args, k)) for k in pd_sim.OVERRIDABLE
+            if getattr(args, k) is not None}
 
 
 def pair(text, name, minimum=0):
@@ -271,11 +309,6 @@ def compare(dets, rec, nfft, cpis):
     return results, false
 
 
-def velocity_axis(rec, nfft):
-    lam = pd_sim.SPEED_OF_LIGHT / rec.fc
-    return (np.arange(nfft) - nfft // 2) * rec.prf / nfft * lam / 2
-
-
 def write_png(path, power, rec, nfft, dets, truth, size, dynamic_range, title):
     try:
         import matplotlib
@@ -285,19 +318,14 @@ def write_png(path, power, rec, nfft, dets, truth, size, dynamic_range, title):
         raise AppError("matplotlib is not installed (Debian: python3-matplotlib); "
                        "use --no-png") from None
     floor = float(np.median(power[power > 0])) if np.any(power > 0) else 1.0
-    # More range bins than pixel rows: show the largest of each group of bins, so that a
-    # one-bin target stays visible (an average would dilute it into the noise).
-    group = max(1, power.shape[0] // MAX_PLOT_ROWS)
-    rows = power.shape[0] // group
-    shown = power[:rows * group].reshape(rows, group, -1).max(axis=1)
+    # The same geometry as the range_doppler_sink display (display_geometry).
+    shown, group = display_geometry.max_pool_rows(power, MAX_PLOT_ROWS)
     db = 10 * np.log10(np.maximum(shown / floor, 1e-3))
     top = float(np.ceil(db.max())) if db.size else dynamic_range
     vmax = min(dynamic_range, max(MIN_PLOT_DB, top))
-    v = velocity_axis(rec, nfft)
-    dv = rec.prf / nfft * pd_sim.SPEED_OF_LIGHT / rec.fc / 2
-    r0, dr = rec.r0, rec.range_bin_m
-    extent = [v[0] - dv / 2, v[-1] + dv / 2, (r0 - dr / 2) / 1e3,
-              (r0 + (rows * group - 0.5) * dr) / 1e3]
+    axes = display_geometry.MapAxes.of(rec.fs, rec.prf, rec.fc, power.shape[0], nfft, rec.r0)
+    left, right, bottom, top_m = axes.extent(shown.shape[0], group)
+    extent = [left, right, bottom / 1e3, top_m / 1e3]
     dpi = 100
     fig, ax = plt.subplots(figsize=(size[0] / dpi, size[1] / dpi), dpi=dpi)
     im = ax.imshow(db, origin="lower", extent=extent, aspect="auto", cmap="viridis",
@@ -349,9 +377,15 @@ def plain(x):
 
 def run(args, tmpdir):
     size = png_size(args.png_size)
+    pair(args.guard, "guard")
+    pair(args.train, "train")
+    args.output = app_util.output_prefix(args.output, "gpuradar_process")
     if args.input:
-        rec = pd_sim.read(args.input)
+        rec = pd_sim.read(args.input, overrides(args))
         source = rec.base
+    elif overrides(args):
+        raise AppError(f"{', '.join(o for o, _ in overrides(args).values())}: recording "
+                       f"parameters need --input (the simulated scenario has its own)")
     else:
         sc = pd_sim.scenario("default")
         base = os.path.join(tmpdir, "gpuradar_pd")
@@ -415,9 +449,10 @@ def run(args, tmpdir):
                 # bound: only local maxima are reported).
                 "false_expected": args.pfa * ncpi * rec.nrange * nfft,
             }
-        with open(tmp_json, "w") as f:
-            json.dump(plain(report), f, indent=1)
-        write_csv(tmp_csv, dets)
+        with naming_write_errors(tmp_json), open(tmp_json, "w") as f:
+            f.write(json.dumps(plain(report), indent=1, allow_nan=False))
+        with naming_write_errors(tmp_csv):
+            write_csv(tmp_csv, dets)
         if tmp_png:
             power = power_map(rec, args, nfft, plot_cpi)
             if power is None:
@@ -425,9 +460,11 @@ def run(args, tmpdir):
                                f"chain: no map to plot")
             title = (f"{PROG}: {os.path.basename(rec.base)}, CPI {plot_cpi} of {ncpi}, "
                      f"{rec.npulses} pulses, backend {pdp.backend()}")
-            write_png(tmp_png, power, rec, nfft, [d for d in dets if d["cpi"] == plot_cpi],
-                      [r for r in results if r["cpi"] == plot_cpi], size,
-                      args.dynamic_range, title)
+            with naming_write_errors(tmp_png):
+                write_png(tmp_png, power, rec, nfft,
+                          [d for d in dets if d["cpi"] == plot_cpi],
+                          [r for r in results if r["cpi"] == plot_cpi], size,
+                          args.dynamic_range, title)
             if app_util.png_size(tmp_png) != size:
                 raise AppError(f"{args.output}.png: came out {app_util.png_size(tmp_png)} "
                                f"px, not {size}")
@@ -484,4 +521,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(app_util.main_guard(main))

@@ -14,7 +14,12 @@ resolution) from 2 km stand-off at 500 m altitude, three point targets in a 40 m
 Writes <output>.npy (the complex image, complex64, shape (ny, nx), or
 (nimages, ny, nx) when several images were formed) and <output>.png (|image| in dB,
 axes in metres, truth marked), and prints for each truth target where it focused, its
-level and its -3 dB widths.
+level and its -3 dB widths. Outputs are written under temporary names and renamed when
+all are complete; errors are one line naming the file and field (status 2).
+
+A recording whose metadata lacks gpuradar:npulses, gpuradar:nbins or
+gpuradar:geometry_file takes them from --npulses, --nbins and --geometry. Numbers take
+engineering notation (--f0 10G).
 """
 
 import argparse
@@ -22,37 +27,51 @@ import math
 import os
 import sys
 import tempfile
-import time
 
 import numpy as np
 from gnuradio import blocks, gr
 from gnuradio import gpuradar
-from gnuradio.gpuradar import app_util, sar_sim
+from gnuradio.gpuradar import app_util, display_geometry, sar_sim
+from gnuradio.gpuradar.app_util import AppError, number
+from gnuradio.gpuradar.sigmf_io import naming_write_errors
+
+PROG = "gpuradar-sar"
+#: Most image memory (bytes) the app collects from the flowgraph (all images together).
+MAX_IMAGE_BYTES = 1 << 31
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="gpuradar-sar", description=__doc__,
+    p = app_util.ArgumentParser(prog=PROG, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--input", "-i", metavar="RECORDING",
                    help="recording to image (<base>, <base>.sigmf-meta or .sigmf-data); "
                         "default: simulate the embedded scenario")
     p.add_argument("--output", "-o", default="gpuradar_sar",
-                   help="output prefix: <output>.npy and <output>.png (default: %(default)s)")
+                   help="output prefix: <output>.npy and <output>.png; a directory: "
+                        "<dir>/gpuradar_sar (default: %(default)s)")
     p.add_argument("--backend", default="auto", choices=["auto", "cuda", "cpu"])
     p.add_argument("--precision", default="fast", choices=["fast", "accurate"],
                    help="fast: float32 (airborne); accurate: double range and phase "
                         "(spaceborne)")
     p.add_argument("--mode", default="restart", choices=["restart", "accumulate"])
-    p.add_argument("--pulses-per-image", type=int, default=0,
+    p.add_argument("--pulses-per-image", type=number(int, minimum=0), default=0,
                    help="pulses per image (default: all pulses, one image)")
-    p.add_argument("--grid", metavar="X0,Y0,DX,DY,NX,NY[,Z]",
+    p.add_argument("--grid", metavar="X0,Y0,DX,DY,NX,NY[,Z]", type=parse_grid,
                    help="image grid (m, m, m, m, px, px, m); default: the recording's")
     p.add_argument("--no-png", action="store_true", help="do not write the PNG")
-    p.add_argument("--dynamic-range", type=float, default=50.0,
+    p.add_argument("--dynamic-range", type=number(above=0, maximum=400), default=50.0,
                    help="PNG dB range below the peak (default: %(default)s)")
     p.add_argument("--check", action="store_true",
                    help="exit with status 1 unless every truth target focuses within 1 "
                         "pixel of its true position")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    r = p.add_argument_group(
+        "recording parameters (with --input)",
+        "for a recording whose metadata lacks them: --npulses and --nbins (below) replace "
+        "the metadata's gpuradar:npulses and gpuradar:nbins")
+    r.add_argument("--geometry", metavar="FILE",
+                   help="per-pulse geometry file (npulses x 6 float64), instead of the "
+                        "metadata's gpuradar:geometry_file")
     s = p.add_argument_group("simulation (without --input)")
     app_util.add_sar_scenario_args(s)
     s.add_argument("--save-recording", metavar="BASE",
@@ -60,49 +79,65 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def parse_grid(text, z_default):
-    v = [float(t) for t in text.split(",")]
-    if len(v) not in (6, 7):
-        raise ValueError("--grid: expected X0,Y0,DX,DY,NX,NY[,Z]")
-    return sar_sim.Grid(v[0], v[1], v[2], v[3], int(v[4]), int(v[5]),
-                        v[6] if len(v) == 7 else z_default)
+def parse_grid(text):
+    """X0,Y0,DX,DY,NX,NY[,Z] -> (x0, y0, dx, dy, nx, ny, z or None)."""
+    parts = text.split(",")
+    if len(parts) not in (6, 7):
+        raise argparse.ArgumentTypeError(f"expected X0,Y0,DX,DY,NX,NY[,Z] (got {text!r})")
+    try:
+        x0, y0 = (number()(t) for t in parts[:2])
+        dx, dy = (number(above=0)(t) for t in parts[2:4])
+        nx, ny = (number(int, minimum=1)(t) for t in parts[4:6])
+        z = number()(parts[6]) if len(parts) == 7 else None
+    except argparse.ArgumentTypeError as e:
+        raise argparse.ArgumentTypeError(f"{e} in {text!r} (X0,Y0,DX,DY,NX,NY[,Z])") \
+            from None
+    if nx * ny > sar_sim.MAX_GRID_PIXELS:
+        raise argparse.ArgumentTypeError(f"NX x NY = {nx * ny} pixels, more than "
+                                         f"{sar_sim.MAX_GRID_PIXELS}")
+    return x0, y0, dx, dy, nx, ny, z
 
 
-def form_images(rec, grid, args):
+def form_images(rec, grid, ppi, args):
     """The flowgraph: file sources -> backprojection -> vector sink."""
-    ppi = args.pulses_per_image or rec.npulses
     tb = gr.top_block()
     src = blocks.file_source(gr.sizeof_gr_complex * rec.nbins, rec.data_path)
     geo = blocks.file_source(gr.sizeof_double * sar_sim.GEOMETRY_LENGTH, rec.geometry_path)
-    bp = gpuradar.backprojection(rec.nbins, grid.nx, grid.ny, grid.x0, grid.y0, grid.dx,
-                                 grid.dy, grid.z, ppi, args.mode, args.precision, [],
-                                 args.backend)
+    try:
+        bp = gpuradar.backprojection(rec.nbins, grid.nx, grid.ny, grid.x0, grid.y0,
+                                     grid.dx, grid.dy, grid.z, ppi, args.mode,
+                                     args.precision, [], args.backend)
+    except ValueError as e:  # parameter checks name the parameter
+        raise AppError(f"backprojection: {e}") from None
+    except RuntimeError as e:  # e.g. --backend cuda without a GPU
+        raise AppError(f"--backend {args.backend}: {e}") from None
     snk = blocks.vector_sink_c(grid.nx)
     tb.connect(src, (bp, 0))
     tb.connect(geo, (bp, 1))
     tb.connect(bp, snk)
-    t0 = time.perf_counter()
-    tb.run()
-    elapsed = time.perf_counter() - t0
+    elapsed = app_util.run_with_progress(tb, lambda: bp.nitems_read(0), rec.npulses,
+                                         "backprojection",
+                                         enabled=False if args.quiet else None)
     images = np.array(snk.data(), np.complex64).reshape(-1, grid.ny, grid.nx)
     return images, bp, elapsed
 
 
-def write_png(path, image, grid, targets, dynamic_range, title):
+def require_matplotlib():
     try:
         import matplotlib
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
     except ImportError:
-        print("gpuradar-sar: matplotlib not installed (python3-matplotlib): no PNG",
-              file=sys.stderr)
-        return False
-    mag = np.abs(image)
-    top = mag.max() if mag.max() > 0 else 1.0
+        raise AppError("matplotlib is not installed (Debian: python3-matplotlib); "
+                       "use --no-png") from None
+
+
+def write_png(path, image, grid, targets, dynamic_range, title):
+    import matplotlib.pyplot as plt  # require_matplotlib() chose the Agg backend
+    mag = np.nan_to_num(np.abs(image), nan=0.0, posinf=0.0)
+    top = mag.max() if mag.size and mag.max() > 0 else 1.0
     db = 20 * np.log10(np.maximum(mag / top, 10 ** (-dynamic_range / 20)))
     fig, ax = plt.subplots(figsize=(7, 6))
-    extent = [grid.x0 - grid.dx / 2, grid.x0 + (grid.nx - 0.5) * grid.dx,
-              grid.y0 - grid.dy / 2, grid.y0 + (grid.ny - 0.5) * grid.dy]
+    extent = display_geometry.image_extent(grid)  # as the sar_image_sink display
     im = ax.imshow(db, origin="lower", extent=extent, cmap="gray", vmin=-dynamic_range,
                    vmax=0, interpolation="nearest", aspect="equal")
     if targets:
@@ -115,65 +150,116 @@ def write_png(path, image, grid, targets, dynamic_range, title):
     ax.set_title(title)
     fig.colorbar(im, ax=ax, label="|image|, dB re peak")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, format="png")
     plt.close(fig)
-    return True
 
 
-def main(argv=None):
-    args = parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        if args.input:
-            rec = sar_sim.read(args.input)
-            source = rec.base
-        else:
-            history = app_util.sar_scenario(args)
-            base = args.save_recording or os.path.join(tmp, "scenario")
-            rec = sar_sim.read(sar_sim.write(base, history))
-            source = f"simulated {args.scenario} scenario" + (
-                f" (saved as {base})" if args.save_recording else "")
-        grid = parse_grid(args.grid, rec.grid.z) if args.grid else rec.grid
-        images, bp, elapsed = form_images(rec, grid, args)
+def recording(args, tmp):
+    """The recording to image: --input, or the simulated scenario (saved with
+    --save-recording)."""
+    if args.input:
+        ov = {k: ("--" + k.replace("_", "-"), getattr(args, k)) for k in ("npulses", "nbins")}
+        ov["geometry_file"] = ("--geometry", args.geometry)
+        return sar_sim.read(args.input, ov), args.input
+    if args.geometry:
+        raise AppError("--geometry: needs --input (the simulated scenario has its own)")
+    history = app_util.sar_scenario(args)
+    if not args.save_recording:
+        return sar_sim.read(sar_sim.write(os.path.join(tmp, "scenario"), history)), \
+            f"simulated {args.scenario} scenario"
+    base = app_util.output_prefix(args.save_recording, "gpuradar_sar_ph", "--save-recording")
+    with app_util.StagedOutputs() as out:
+        staged = [out.path(base + s) for s in (sar_sim.DATA_SUFFIX, sar_sim.META_SUFFIX,
+                                               sar_sim.GEOMETRY_SUFFIX)]
+        sar_sim.write(sar_sim.base_of(staged[0]), history)
+        out.commit()
+    return sar_sim.read(base), f"simulated {args.scenario} scenario (saved as {base})"
 
-    if images.shape[0] == 0:
-        print(f"gpuradar-sar: no image formed ({rec.npulses} pulses < pulses per image "
-              f"{args.pulses_per_image})", file=sys.stderr)
+
+def image_grid(args, rec):
+    if not args.grid:
+        return rec.grid
+    x0, y0, dx, dy, nx, ny, z = args.grid
+    return sar_sim.Grid(x0, y0, dx, dy, nx, ny, rec.grid.z if z is None else z)
+
+
+def run(args, tmp):
+    output = app_util.output_prefix(args.output, "gpuradar_sar")
+    if not args.no_png:
+        require_matplotlib()
+    rec, source = recording(args, tmp)
+    grid = image_grid(args, rec)
+    ppi = args.pulses_per_image or rec.npulses
+    if ppi > rec.npulses:
+        raise AppError(f"--pulses-per-image: {ppi} is more than the recording's "
+                       f"{rec.npulses} pulses: no image would be formed")
+    nimages = rec.npulses // ppi
+    if nimages * grid.nx * grid.ny * 8 > MAX_IMAGE_BYTES:
+        raise AppError(f"--pulses-per-image / --grid: {nimages} images of {grid.nx} x "
+                       f"{grid.ny} pixels need more than {MAX_IMAGE_BYTES >> 20} MiB")
+    with app_util.StagedOutputs() as out:
+        tmp_npy = out.path(output + ".npy")
+        tmp_png = None if args.no_png else out.path(output + ".png")
+        images, bp, elapsed = form_images(rec, grid, ppi, args)
+        if images.shape[0] != nimages:
+            raise AppError(f"{rec.data_path}: {images.shape[0]} images formed, "
+                           f"{nimages} expected ({bp.skipped_pulses()} pulses skipped)")
+        with naming_write_errors(tmp_npy), open(tmp_npy, "wb") as f:
+            np.save(f, images[0] if nimages == 1 else images)
+        last = images[-1]
+        if tmp_png:
+            with naming_write_errors(tmp_png):
+                write_png(tmp_png, last, grid, rec.targets, args.dynamic_range,
+                          f"{PROG}: {os.path.basename(rec.base)} ({bp.backend()}, "
+                          f"{bp.precision()})")
+        out.commit()
+    report(rec, source, grid, images, ppi, bp, elapsed, output, args)
+    ok = focus_table(rec, grid, last)
+    if args.check and not ok:
+        print(f"{PROG}: --check: a target did not focus within 1 pixel", file=sys.stderr)
         return 1
-    out = images[0] if images.shape[0] == 1 else images
-    np.save(args.output + ".npy", out)
-    last = images[-1]
-    bps = float(grid.nx) * grid.ny * (images.shape[0] * (args.pulses_per_image or rec.npulses))
-    print(f"gpuradar-sar: {source}: {rec.npulses} pulses x {rec.nbins} bins, "
-          f"f0 {rec.field('f0', float('nan')) / 1e9:.3f} GHz")
+    return 0
+
+
+def report(rec, source, grid, images, ppi, bp, elapsed, output, args):
+    bps = float(grid.nx) * grid.ny * images.shape[0] * ppi
+    f0 = rec.field("f0", float("nan"))
+    f0 = f0 if isinstance(f0, (int, float)) else float("nan")
+    print(f"{PROG}: {source}: {rec.npulses} pulses x {rec.nbins} bins, "
+          f"f0 {f0 / 1e9:.3f} GHz")
+    rate = f"{bps / elapsed / 1e9:.3f} Gbp/s" if elapsed > 0 else "-"
     print(f"  image {grid.nx} x {grid.ny} px of {grid.dx:.4g} x {grid.dy:.4g} m, "
           f"{images.shape[0]} image(s), backend {bp.backend()}, {bp.precision()}, "
-          f"{bp.mode()}: {elapsed:.3f} s flowgraph ({bps / elapsed / 1e9:.3f} Gbp/s "
-          f"incl. file I/O), {bp.skipped_pulses()} pulses skipped")
-    print(f"  wrote {args.output}.npy", end="")
-    if not args.no_png:
-        title = (f"gpuradar-sar: {os.path.basename(rec.base)} ({bp.backend()}, "
-                 f"{bp.precision()})")
-        if write_png(args.output + ".png", last, grid, rec.targets, args.dynamic_range,
-                     title):
-            print(f" and {args.output}.png", end="")
-    print()
+          f"{bp.mode()}: {elapsed:.3f} s flowgraph ({rate} incl. file I/O), "
+          f"{bp.skipped_pulses()} pulses skipped")
+    print(f"  wrote {output}.npy" + ("" if args.no_png else f" and {output}.png"))
 
+
+def focus_table(rec, grid, image):
+    """Prints where each truth target focused; True when every one is within a pixel."""
     ok = True
     if rec.targets:
         print("  target  position (m)                 pixel      peak at    offset  level    "
               "-3 dB width x / y")
-        for i, f in enumerate(sar_sim.focus(last, grid, rec.targets)):
+        for i, f in enumerate(sar_sim.focus(image, grid, rec.targets)):
             good = f.offset_px <= math.sqrt(2)
             ok = ok and good
             pos = ", ".join(f"{v:.2f}" for v in f.target.position)
             print(f"  {i:<6}  ({pos:<24}) {str(f.expected):<10} {str(f.peak):<10} "
                   f"{f.offset_px:4.1f} px {f.peak_db:6.1f} dB  "
                   f"{f.width_x_m:.3f} / {f.width_y_m:.3f} m  {'ok' if good else 'NOT FOCUSED'}")
-    if args.check and not ok:
-        print("gpuradar-sar: --check: a target did not focus within 1 pixel", file=sys.stderr)
-        return 1
-    return 0
+    return ok
+
+
+def main(argv=None):
+    args = parse_args(argv)
+
+    def body():
+        with tempfile.TemporaryDirectory(prefix="gpuradar-sar-") as tmp:
+            return run(args, tmp)
+
+    return app_util.run_app(PROG, body, (sar_sim.RecordingError,))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(app_util.main_guard(main))

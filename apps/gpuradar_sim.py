@@ -19,37 +19,54 @@
       .sigmf-meta and .geometry.f64, the point targets as annotations. Image it with
       gpuradar-sar --input <output>.
 
-Files are written under temporary names and renamed when complete: an interrupted or
-failed run leaves nothing half-written. Options of each recording:
-gpuradar-sim pulse-doppler --help, gpuradar-sim sar --help.
+Files are written under temporary names and renamed when complete: an interrupted
+(Ctrl-C: status 130, SIGTERM: 143) or failed (status 2) run leaves nothing half-written,
+and a run that would not fit in the free space is refused before it starts
+(--allow-large-output to try anyway). Numbers take engineering notation (--fs 10M).
+Options of each recording: gpuradar-sim pulse-doppler --help, gpuradar-sim sar --help.
 """
 
 import argparse
-import os
+import math
 import sys
 
 from gnuradio import gpuradar  # noqa: F401  (loads the bindings: a clear error if absent)
 from gnuradio.gpuradar import app_util, pd_sim, sar_sim
-from gnuradio.gpuradar.app_util import AppError
+from gnuradio.gpuradar.app_util import AppError, number
 
 PROG = "gpuradar-sim"
 COMMANDS = ("pulse-doppler", "sar")
 #: Scenario fields settable from the command line (--pri-samples sets pri_samples, ...).
 SCENARIO_FIELDS = ("fs", "fc", "pri_samples", "bandwidth", "pulse_width", "gate_start",
                    "nrange", "npulses", "ncpi", "noise_power", "clutter_cnr_db", "seed")
+#: Most samples one pulse-Doppler recording may have (2^40: 8 TB), beside the free space.
+MAX_SAMPLES = 1 << 40
 
 
 def parse_target(text):
     try:
-        r, v, s = (float(x) for x in text.split(","))
-    except ValueError:
+        r, v, s = (app_util._parse_number(x, float) for x in text.split(","))
+    except (ValueError, argparse.ArgumentTypeError):
         raise argparse.ArgumentTypeError(
-            f"--target: expected RANGE_M,VELOCITY_MPS,SNR_DB (got {text!r})") from None
+            f"expected RANGE_M,VELOCITY_MPS,SNR_DB, finite numbers (got {text!r})") from None
+    if not r > 0:
+        raise argparse.ArgumentTypeError(f"range must be > 0 m (got {text!r})")
     return pd_sim.Target(r, v, s)
 
 
+def parse_clutter(text):
+    try:
+        a, b = (app_util._parse_number(x, float) for x in text.split(","))
+    except (ValueError, argparse.ArgumentTypeError):
+        raise argparse.ArgumentTypeError(
+            f"expected START_M,STOP_M, finite numbers (got {text!r})") from None
+    if not 0 <= a < b:
+        raise argparse.ArgumentTypeError(f"must be 0 <= START_M < STOP_M (got {text!r})")
+    return a, b
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__,
+    p = app_util.ArgumentParser(prog=PROG, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", metavar="{pulse-doppler,sar}")
 
@@ -57,46 +74,55 @@ def parse_args(argv):
                         description="Pulse-Doppler recording from radar_scene_source. "
                         "Scenario parameters left out come from --preset.")
     pd.add_argument("--output", "-o", default="gpuradar_pd",
-                    help="recording prefix: <output>.sigmf-data/.sigmf-meta "
-                         "(default: %(default)s)")
-    pd.add_argument("--preset", default="default", choices=["default", "small"],
-                    help="embedded scenario (small: 2 CPIs of 32 pulses, for tests)")
+                    help="recording prefix: <output>.sigmf-data/.sigmf-meta; a directory: "
+                         "<dir>/gpuradar_pd (default: %(default)s)")
+    pd.add_argument("--preset", default="default", choices=list(pd_sim.PRESETS),
+                    help="embedded scenario (examples: the GRC pulse-Doppler examples' "
+                         "parameters; small, tiny: for tests)")
     pd.add_argument("--list", action="store_true",
                     help="print the scenario and exit without writing anything")
-    pd.add_argument("--fs", type=float, help="sample rate (Hz)")
-    pd.add_argument("--fc", type=float, help="carrier (Hz)")
-    pd.add_argument("--pri-samples", type=float, help="PRI in samples (PRF = fs / PRI)")
-    pd.add_argument("--bandwidth", type=float, help="LFM bandwidth (Hz)")
-    pd.add_argument("--pulse-width", type=float, help="LFM pulse width (s)")
-    pd.add_argument("--gate-start", type=int, help="range gate start (samples after the "
-                                                   "pulse start)")
-    pd.add_argument("--nrange", type=int, help="range gate length (samples)")
-    pd.add_argument("--npulses", type=int, help="pulses per CPI")
-    pd.add_argument("--ncpi", type=int, help="CPIs to record")
-    pd.add_argument("--noise-power", type=float, help="noise power per sample")
-    pd.add_argument("--clutter-cnr-db", type=float, help="stationary clutter CNR (dB)")
-    pd.add_argument("--clutter", metavar="START_M,STOP_M",
+    pd.add_argument("--allow-large-output", action="store_true",
+                    help="write even when the recording is larger than the free space")
+    pd.add_argument("--fs", type=number(above=0), help="sample rate (Hz)")
+    pd.add_argument("--fc", type=number(above=0), help="carrier (Hz)")
+    pd.add_argument("--pri-samples", type=number(minimum=1),
+                    help="PRI in samples (PRF = fs / PRI)")
+    pd.add_argument("--bandwidth", type=number(above=0), help="LFM bandwidth (Hz)")
+    pd.add_argument("--pulse-width", type=number(above=0), help="LFM pulse width (s)")
+    pd.add_argument("--gate-start", type=number(int, minimum=0),
+                    help="range gate start (samples after the pulse start)")
+    pd.add_argument("--nrange", type=number(int, minimum=1),
+                    help="range gate length (samples)")
+    pd.add_argument("--npulses", type=number(int, minimum=2), help="pulses per CPI")
+    pd.add_argument("--ncpi", type=number(int, minimum=1), help="CPIs to record")
+    pd.add_argument("--noise-power", type=number(minimum=0), help="noise power per sample")
+    pd.add_argument("--clutter-cnr-db", type=number(), help="stationary clutter CNR (dB)")
+    pd.add_argument("--clutter", metavar="START_M,STOP_M", type=parse_clutter,
                     help="clutter extent (m); none by default")
     pd.add_argument("--target", action="append", type=parse_target,
                     metavar="RANGE_M,VELOCITY_MPS,SNR_DB",
                     help="a target (repeat; replaces the preset's targets; velocity "
                          "closing positive, SNR per sample)")
     pd.add_argument("--no-targets", action="store_true", help="noise (and clutter) only")
-    pd.add_argument("--seed", type=int, help="noise seed")
+    pd.add_argument("--seed", type=number(int, minimum=0, maximum=2**63 - 1),
+                    help="noise seed")
     pd.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
     sar = sub.add_parser("sar", help="SAR phase history (sar_sim)",
                          description="SAR phase-history recording (gnuradio.gpuradar."
                          "sar_sim), for gpuradar-sar --input.")
     sar.add_argument("--output", "-o", default="gpuradar_sar_ph",
-                     help="recording prefix: <output>.sigmf-data/.sigmf-meta/.geometry.f64 "
-                          "(default: %(default)s)")
+                     help="recording prefix: <output>.sigmf-data/.sigmf-meta/.geometry.f64; "
+                          "a directory: <dir>/gpuradar_sar_ph (default: %(default)s)")
+    sar.add_argument("--allow-large-output", action="store_true",
+                     help="write even when the recording is larger than the free space")
     app_util.add_sar_scenario_args(sar, seed=True)
     sar.add_argument("--quiet", "-q", action="store_true", help="(no effect: quick)")
 
     argv = list(sys.argv[1:] if argv is None else argv)
     # No command (or options only): the pulse-Doppler recording.
-    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help",
+                                                                "--version")):
         argv.insert(0, "pulse-doppler")
     return p.parse_args(argv)
 
@@ -108,11 +134,7 @@ def build_scenario(args):
         if v is not None:
             setattr(sc, name, v)
     if args.clutter:
-        try:
-            sc.clutter_start_m, sc.clutter_stop_m = (float(x) for x in args.clutter.split(","))
-        except ValueError:
-            raise AppError(f"--clutter: expected START_M,STOP_M (got {args.clutter!r})") \
-                from None
+        sc.clutter_start_m, sc.clutter_stop_m = args.clutter
     if args.target:
         sc.targets = list(args.target)
     if args.no_targets:
@@ -128,6 +150,14 @@ def build_scenario(args):
     if sc.gate_start + sc.nrange > int(sc.pri_samples):
         raise AppError(f"--gate-start + --nrange ({sc.gate_start} + {sc.nrange}) must be <= "
                        f"the PRI ({sc.pri_samples:g} samples)")
+    if sc.pulse_width * sc.fs > sc.pri_samples:
+        raise AppError(f"--pulse-width: {sc.pulse_width:g} s is {sc.pulse_width * sc.fs:g} "
+                       f"samples, longer than the PRI ({sc.pri_samples:g} samples)")
+    if not math.isfinite(sc.prf) or not math.isfinite(sc.max_unambiguous_velocity):
+        raise AppError(f"--fs / --pri-samples / --fc: PRF {sc.prf:g} Hz, not usable")
+    if sc.npulses * sc.ncpi * sc.pri_samples > MAX_SAMPLES:
+        raise AppError(f"--ncpi x --npulses x --pri-samples: {sc.ncpi} x {sc.npulses} x "
+                       f"{sc.pri_samples:g} samples, more than {MAX_SAMPLES}")
     return sc
 
 
@@ -165,15 +195,21 @@ def run_pulse_doppler(args):
                                           "simulating", enabled=None if not args.quiet
                                           else False)
 
+    output = app_util.output_prefix(args.output, "gpuradar_pd")
+    if not args.allow_large_output:
+        # The data, and the metadata: about 400 bytes of truth per target and CPI.
+        app_util.check_free_space(output, sc.nsamples * pd_sim.SAMPLE_BYTES +
+                                  400 * (len(sc.targets) + 1) * sc.ncpi + 65536)
     with app_util.StagedOutputs() as out:
-        tmp_data = out.path(args.output + pd_sim.DATA_SUFFIX)
-        out.path(args.output + pd_sim.META_SUFFIX)
+        tmp_data = out.path(output + pd_sim.DATA_SUFFIX)
+        out.path(output + pd_sim.META_SUFFIX)
         tmp_base = pd_sim.base_of(tmp_data)
         try:
             truth = pd_sim.simulate(sc, tmp_base, progress)
         except ValueError as e:  # the block's parameter checks name the parameter
             raise AppError(f"radar_scene_source: {e}") from None
         out.commit()
+    args.output = output
     print(f"  wrote {args.output}{pd_sim.DATA_SUFFIX} and {args.output}{pd_sim.META_SUFFIX} "
           f"({len(truth)} truth annotations: {len(sc.targets)} targets x {sc.ncpi} CPIs)")
     print(f"  next: gpuradar-process --input {args.output}")
@@ -181,18 +217,19 @@ def run_pulse_doppler(args):
 
 
 def run_sar(args):
-    for name in ("npulses", "nbins"):
-        if getattr(args, name) < 1:
-            raise AppError(f"--{name}: must be >= 1 (got {getattr(args, name)})")
-    try:
-        history = app_util.sar_scenario(args)
-    except ValueError as e:
-        raise AppError(f"sar scenario: {e}") from None
+    args.output = app_util.output_prefix(args.output, "gpuradar_sar_ph")
+    history = app_util.sar_scenario(args)
+    if not args.allow_large_output:
+        app_util.check_free_space(args.output, history.pulses.nbytes +
+                                  history.geometry.nbytes + 65536)
     with app_util.StagedOutputs() as out:
         tmp = out.path(args.output + sar_sim.DATA_SUFFIX)
         out.path(args.output + sar_sim.META_SUFFIX)
         out.path(args.output + sar_sim.GEOMETRY_SUFFIX)
-        sar_sim.write(sar_sim.base_of(tmp), history)
+        try:
+            sar_sim.write(sar_sim.base_of(tmp), history)
+        except ValueError as e:  # e.g. a non-finite value for the metadata
+            raise AppError(f"SAR scenario: {e}") from None
         out.commit()
     print(f"{PROG}: SAR {args.scenario} phase history: {history.npulses} pulses x "
           f"{history.nbins} bins, f0 {args.f0 / 1e9:g} GHz, B {args.bandwidth / 1e6:g} MHz, "
@@ -206,8 +243,9 @@ def run_sar(args):
 def main(argv=None):
     args = parse_args(argv)
     return app_util.run_app(
-        PROG, lambda: run_sar(args) if args.command == "sar" else run_pulse_doppler(args))
+        PROG, lambda: run_sar(args) if args.command == "sar" else run_pulse_doppler(args),
+        (pd_sim.RecordingError,))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(app_util.main_guard(main))

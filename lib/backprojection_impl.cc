@@ -119,8 +119,8 @@ backprojection_impl::backprojection_impl(unsigned int nbins,
 void backprojection_impl::forecast(int, gr_vector_int& ninput_items_required)
 {
     // Any number of pulses can be integrated, but every kernel call reads and writes the
-    // whole image (16 bytes per pixel: at ~3 TB/s as long as ~6 pulses take at 1 Tbp/s,
-    // plus the launch and the per-call wait): wait for
+    // whole image (16 bytes per pixel, as long as a few pulses take to integrate, plus
+    // the launch and the per-call wait): wait for
     // a batch, never more than completes the image, nor more than ny pulses (GNU Radio
     // sizes the input buffers for at least 2 x ny items from the output multiple).
     const int batch = std::min<int>({ static_cast<int>(d_pulses_per_image - d_count),

@@ -7,6 +7,37 @@ namespace gpuradar {
 
 namespace {
 constexpr const char* block_name = "cfar_1d";
+
+//! os_k = 0 asks for the usual rank of the 2 train training cells.
+void resolve_os_k(kernels::cfar_1d_params& p, int requested)
+{
+    p.os_k = requested;
+    if (p.variant == kernels::cfar_variant::os && requested == 0 && p.train >= 1)
+        p.os_k = kernels::cfar_default_os_k(2 * p.train);
+}
+
+using config = cfar_config<kernels::cfar_1d_params>;
+
+class cfar_1d_impl : public cfar_block<cfar_1d, kernels::cfar_1d, kernels::cfar_1d_params>
+{
+public:
+    cfar_1d_impl(const cfar_layout& layout, const config& c, kernels::backend backend)
+        : gr::block(block_name,
+                    stream_signature(backend, layout.cells_per_item() * sizeof(float)),
+                    cfar_output_signature(backend, layout.cells_per_item())),
+          cfar_block(block_name, layout, c, resolve_os_k, backend)
+    {
+    }
+
+    void set_guard(int guard) override
+    {
+        reconfigure([&](config& c) { c.params.guard = guard; });
+    }
+    void set_train(int train) override
+    {
+        reconfigure([&](config& c) { c.params.train = train; });
+    }
+};
 } // namespace
 
 cfar_1d::sptr cfar_1d::make(unsigned int nrange,
@@ -23,22 +54,20 @@ cfar_1d::sptr cfar_1d::make(unsigned int nrange,
                             const std::string& backend)
 {
     check_positive(block_name, "items_per_cpi", items_per_cpi);
-    auto p = cfar_common_params<kernels::cfar_1d_params>(
+    config c;
+    c.params = cfar_common_params<kernels::cfar_1d_params>(
         block_name, nrange, channels, max_detections, pfa, variant, os_k, local_max_only);
-    p.guard = guard;
-    p.train = train;
-    p.edge = kernels::parse_cfar_edge(edge, "edge");
-    p.max_items = items_per_cpi; // one run and one detection list per group
-    if (p.variant == kernels::cfar_variant::os && os_k == 0 && train >= 1)
-        p.os_k = kernels::cfar_default_os_k(2 * train); // 0: the usual rank
+    c.os_k_requested = os_k;
+    c.params.guard = guard;
+    c.params.train = train;
+    c.params.edge = kernels::parse_cfar_edge(edge, "edge");
+    c.params.max_items = items_per_cpi; // one run and one detection list per group
+    resolve_os_k(c.params, os_k);
     const auto b = select_backend(backend, block_name);
     const cfar_layout layout{ nrange,
                               0, // range lines: cfar_1d
-                              channels,
-                              items_per_cpi,
-                              max_detections,
-                              p.variant };
-    return gnuradio::make_block_sptr<cfar_1d_impl>(block_name, layout, p, b);
+                              channels, items_per_cpi, max_detections, c.params.variant };
+    return gnuradio::make_block_sptr<cfar_1d_impl>(layout, c, b);
 }
 
 } // namespace gpuradar

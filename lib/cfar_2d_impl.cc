@@ -8,6 +8,52 @@ namespace gpuradar {
 
 namespace {
 constexpr const char* block_name = "cfar_2d";
+
+//! os_k = 0 asks for the usual rank of the full window's N training cells.
+void resolve_os_k(kernels::cfar_2d_params& p, int requested)
+{
+    p.os_k = requested;
+    if (p.variant != kernels::cfar_variant::os || requested != 0 || p.guard_range < 0 ||
+        p.train_range < 0 || p.guard_doppler < 0 || p.train_doppler < 0)
+        return;
+    const long wr = long(p.guard_range) + p.train_range;
+    const long wd = long(p.guard_doppler) + p.train_doppler;
+    const long n = (2 * wr + 1) * (2 * wd + 1) -
+                   (2L * p.guard_range + 1) * (2L * p.guard_doppler + 1);
+    if (n >= 1 && n <= std::numeric_limits<int>::max())
+        p.os_k = kernels::cfar_default_os_k(static_cast<int>(n));
+}
+
+using config = cfar_config<kernels::cfar_2d_params>;
+
+class cfar_2d_impl : public cfar_block<cfar_2d, kernels::cfar_2d, kernels::cfar_2d_params>
+{
+public:
+    cfar_2d_impl(const cfar_layout& layout, const config& c, kernels::backend backend)
+        : gr::block(block_name,
+                    stream_signature(backend, layout.cells_per_item() * sizeof(float)),
+                    cfar_output_signature(backend, layout.cells_per_item())),
+          cfar_block(block_name, layout, c, resolve_os_k, backend)
+    {
+    }
+
+    void set_guard_range(int guard_range) override
+    {
+        reconfigure([&](config& c) { c.params.guard_range = guard_range; });
+    }
+    void set_train_range(int train_range) override
+    {
+        reconfigure([&](config& c) { c.params.train_range = train_range; });
+    }
+    void set_guard_doppler(int guard_doppler) override
+    {
+        reconfigure([&](config& c) { c.params.guard_doppler = guard_doppler; });
+    }
+    void set_train_doppler(int train_doppler) override
+    {
+        reconfigure([&](config& c) { c.params.train_doppler = train_doppler; });
+    }
+};
 } // namespace
 
 cfar_2d::sptr cfar_2d::make(unsigned int nrange,
@@ -27,8 +73,11 @@ cfar_2d::sptr cfar_2d::make(unsigned int nrange,
                             const std::string& backend)
 {
     check_positive(block_name, "ndoppler", ndoppler);
-    auto p = cfar_common_params<kernels::cfar_2d_params>(
+    config c;
+    c.params = cfar_common_params<kernels::cfar_2d_params>(
         block_name, nrange, channels, max_detections, pfa, variant, os_k, local_max_only);
+    c.os_k_requested = os_k;
+    auto& p = c.params;
     p.ndoppler = ndoppler;
     p.guard_range = guard_range;
     p.train_range = train_range;
@@ -37,26 +86,14 @@ cfar_2d::sptr cfar_2d::make(unsigned int nrange,
     p.range_edge = kernels::parse_cfar_edge(range_edge, "range_edge");
     p.doppler_edge = kernels::parse_cfar_edge(doppler_edge, "doppler_edge");
     p.max_cpi = 1; // one CPI per run: one detection list (and PDU) per CPI
-    if (p.variant == kernels::cfar_variant::os && os_k == 0 && guard_range >= 0 &&
-        train_range >= 0 && guard_doppler >= 0 && train_doppler >= 0) {
-        // os_k = 0 asks for the usual rank of the full window's N training cells.
-        const long wr = long(guard_range) + train_range;
-        const long wd = long(guard_doppler) + train_doppler;
-        const long n = (2 * wr + 1) * (2 * wd + 1) -
-                       (2L * guard_range + 1) * (2L * guard_doppler + 1);
-        if (n >= 1 && n <= std::numeric_limits<int>::max())
-            p.os_k = kernels::cfar_default_os_k(static_cast<int>(n));
-    }
+    resolve_os_k(p, os_k);
     const auto b = select_backend(backend, block_name);
     // The kernel checks every parameter (std::invalid_argument naming it) before it
     // allocates anything.
-    const cfar_layout layout{ nrange,
-                              ndoppler,
-                              channels,
+    const cfar_layout layout{ nrange,         ndoppler, channels,
                               nrange, // one CPI per group
-                              max_detections,
-                              p.variant };
-    return gnuradio::make_block_sptr<cfar_2d_impl>(block_name, layout, p, b);
+                              max_detections, p.variant };
+    return gnuradio::make_block_sptr<cfar_2d_impl>(layout, c, b);
 }
 
 } // namespace gpuradar

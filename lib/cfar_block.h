@@ -7,32 +7,36 @@
 #include "cfar_detections.h"
 #include "cpi_tag.h"
 #include "gpu_stream_owner.h"
+#include "pending_change.h"
 #include <gnuradio/gpuradar/cfar_1d.h>
 #include <gnuradio/gpuradar/cfar_2d.h>
 #include <gpuradar/kernels/cfar_1d.h>
 #include <gpuradar/kernels/cfar_2d.h>
 #include <atomic>
-#include <cstdlib>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace gr {
 namespace gpuradar {
 
-//! The detectors' stream priority: high, or normal with
-//! GPURADAR_CFAR_STREAM_PRIORITY=normal.
-inline kernels::stream_priority cfar_stream_priority()
-{
-    const char* e = std::getenv("GPURADAR_CFAR_STREAM_PRIORITY");
-    return e != nullptr && std::string(e) == "normal" ? kernels::stream_priority::normal
-                                                      : kernels::stream_priority::high;
-}
+/*!
+ * What a CFAR block's setters change: the kernel's parameters and the os rank as asked
+ * for (0: the usual rank of the window's training cells, re-resolved when the window
+ * changes).
+ */
+template <class Params>
+struct cfar_config {
+    Params params;
+    int os_k_requested = 0;
+};
 
 /*!
  * cfar_1d_impl and cfar_2d_impl: one kernels object (Kernel = kernels::cfar_1d or
- * kernels::cfar_2d, same run/collect API) run on groups of cfar_layout::group input items,
- * one run() and one detections PDU per group.
+ * kernels::cfar_2d, same run/collect API) run on groups of cfar_layout::group input
+ * items, one run() and one detections PDU per group.
  *
  * Framing (DESIGN.md, Streams and the CPI; the rules in cfar_1d.h / cfar_2d.h):
  * - a `cpi` tag inside a group discards the items before it (a partial group, counted in
@@ -45,18 +49,47 @@ inline kernels::stream_priority cfar_stream_priority()
  *   is a CPI of its own with a made tag (index, nrange).
  * Other tags move with their group (a dropped partial group would shift GNU Radio's 1:1
  * propagation).
+ *
+ * Live control: the blocks' setters go through reconfigure(), which builds the new
+ * kernels object at once (its make() checks the parameters: a bad value throws and
+ * changes nothing) and leaves it pending; work() swaps it in before the next group, so a
+ * CPI is detected wholly with the old or wholly with the new parameters. cfar_1d_impl and
+ * cfar_2d_impl derive from this class and add their setters.
  */
-template <class Api, class Kernel>
+template <class Api, class Kernel, class Params>
 class cfar_block : public Api, public gpu_stream_owner
 {
 public:
     std::uint64_t dropped_cpis() const override { return d_counters.dropped; }
     std::uint64_t nonfinite_cells() const override { return d_counters.nonfinite; }
     std::uint64_t overflowed_cpis() const override { return d_counters.overflowed; }
-    int training_cells() const override { return d_kernel->training_cells(); }
-    double alpha() const override { return d_kernel->alpha(); }
-    int os_k() const override { return d_kernel->os_k(); }
+    int training_cells() const override
+    {
+        std::lock_guard<std::mutex> lock(d_kernel_mutex);
+        return d_kernel->training_cells();
+    }
+    double alpha() const override
+    {
+        std::lock_guard<std::mutex> lock(d_kernel_mutex);
+        return d_kernel->alpha();
+    }
+    int os_k() const override
+    {
+        std::lock_guard<std::mutex> lock(d_kernel_mutex);
+        return d_kernel->os_k();
+    }
     std::string backend() const override { return kernels::to_string(d_backend); }
+
+    void set_pfa(double pfa) override
+    {
+        reconfigure([&](cfar_config<Params>& c) { c.params.pfa = pfa; });
+    }
+    void set_variant(const std::string& variant) override
+    {
+        reconfigure([&](cfar_config<Params>& c) {
+            c.params.variant = kernels::parse_cfar_variant(variant);
+        });
+    }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
     {
@@ -72,7 +105,8 @@ public:
         const auto* in = static_cast<const float*>(input_items[0]);
         auto* mask = static_cast<std::uint8_t*>(output_items[0]);
         // The threshold only when its port is connected.
-        auto* thr = output_items.size() > 1 ? static_cast<float*>(output_items[1]) : nullptr;
+        auto* thr =
+            output_items.size() > 1 ? static_cast<float*>(output_items[1]) : nullptr;
         const std::size_t cells = d_layout.cells_per_item();
         const int group = static_cast<int>(d_layout.group);
         const std::uint64_t read0 = this->nitems_read(0);
@@ -89,10 +123,11 @@ public:
                 // partial group and realign on the tag.
                 consumed += static_cast<int>(g.cut);
                 ++d_counters.dropped;
-                this->d_logger->warn("discarded {} items of a group cut short by a cpi tag "
-                                     "({} groups dropped so far)",
-                                     g.cut,
-                                     d_counters.dropped.load());
+                this->d_logger->warn(
+                    "discarded {} items of a group cut short by a cpi tag "
+                    "({} groups dropped so far)",
+                    g.cut,
+                    d_counters.dropped.load());
                 continue;
             }
             const cfar_framer::decision f = d_framer.next(g.cpi);
@@ -105,7 +140,10 @@ public:
             const std::size_t in_off = std::size_t(consumed) * cells;
             const std::size_t out_off = std::size_t(produced) * cells;
             this->wait_for_input(start + group);
-            d_kernel->run(in + in_off, mask + out_off, thr ? thr + out_off : nullptr,
+            apply_pending_change();
+            d_kernel->run(in + in_off,
+                          mask + out_off,
+                          thr ? thr + out_off : nullptr,
                           d_layout.runs_per_group());
             // collect() waits for this group on the CUDA backend.
             this->message_port_pub(detections_port(),
@@ -136,29 +174,66 @@ public:
         return produced;
     }
 
-    //! `layout` describes `params` (the kernel's); the kernel checks every parameter
-    //! (std::invalid_argument naming it) before it allocates anything.
-    template <class Params>
+protected:
+    //! Fills os_k from the requested rank (0: the default for the window).
+    using os_k_resolver = void (*)(Params&, int os_k_requested);
+
+    /*!
+     * `layout` describes `config.params` (the kernel's); the kernel checks every
+     * parameter (std::invalid_argument naming it) before it allocates anything. The
+     * derived block initialises gr::block (a virtual base) with io_signatures().
+     */
     cfar_block(const char* block_name,
                const cfar_layout& layout,
-               const Params& params,
+               const cfar_config<Params>& config,
+               os_k_resolver resolve_os_k,
                kernels::backend backend)
         : gr::block(block_name,
                     stream_signature(backend, layout.cells_per_item() * sizeof(float)),
                     cfar_output_signature(backend, layout.cells_per_item())),
           // High priority: collect() waits for every CPI's detections on the host, and
-          // with the default priority its kernel queued behind the next CPI's pulse
-          // compression blocks (GPURADAR_CFAR_STREAM_PRIORITY=normal for A/B).
-          gpu_stream_owner(backend, block_name, cfar_stream_priority()),
+          // with the default priority its kernel would queue behind the next CPI's
+          // upstream work.
+          gpu_stream_owner(backend, block_name, kernels::stream_priority::high),
           d_layout(layout),
           d_backend(backend),
-          d_kernel(Kernel::make(backend, params, stream())),
-          d_framer(layout)
+          d_kernel(Kernel::make(backend, config.params, stream())),
+          d_framer(layout),
+          d_resolve_os_k(resolve_os_k),
+          d_changes(config, [this](const cfar_config<Params>& c) {
+              return Kernel::make(d_backend, c.params, stream());
+          })
     {
         set_output_multiple_and_ports();
     }
 
+    /*!
+     * A setter: edit(config) changes the newest configuration; the os rank is resolved
+     * again and the kernels object built (which checks everything). Throws and keeps the
+     * old configuration on a bad value; otherwise the change lands before the next group.
+     */
+    template <class Edit>
+    void reconfigure(Edit&& edit)
+    {
+        d_changes.change([&](cfar_config<Params>& c) {
+            edit(c);
+            d_resolve_os_k(c.params, c.os_k_requested);
+        });
+    }
+
 private:
+    void apply_pending_change()
+    {
+        std::unique_ptr<Kernel> next;
+        cfar_config<Params> c;
+        if (!d_changes.take(next, c))
+            return;
+        synchronize_stream(); // collect() has waited already; nothing of the old runs
+        std::lock_guard<std::mutex> lock(d_kernel_mutex);
+        d_kernel = std::move(next);
+        d_layout.variant = c.params.variant;
+    }
+
     void set_output_multiple_and_ports()
     {
         // Whole groups only; GNU Radio sizes the buffers for at least two of them.
@@ -168,11 +243,14 @@ private:
         this->message_port_register_out(detections_port());
     }
 
-    const cfar_layout d_layout;
+    cfar_layout d_layout; //!< its variant follows the setters (the PDU reports it)
     const kernels::backend d_backend;
     std::unique_ptr<Kernel> d_kernel;
+    mutable std::mutex d_kernel_mutex; //!< the swap against the getters' threads
     cfar_framer d_framer;
     cfar_counters d_counters;
+    const os_k_resolver d_resolve_os_k;
+    pending_change<cfar_config<Params>, Kernel> d_changes;
 };
 
 /*!
@@ -202,11 +280,6 @@ Params cfar_common_params(const char* block_name,
     p.local_max = local_max_only;
     return p;
 }
-
-//! cfar_1d: groups of items_per_cpi range lines (layout.ndoppler == 0).
-using cfar_1d_impl = cfar_block<cfar_1d, kernels::cfar_1d>;
-//! cfar_2d: one range-Doppler map (nrange items of ndoppler bins) per group.
-using cfar_2d_impl = cfar_block<cfar_2d, kernels::cfar_2d>;
 
 } // namespace gpuradar
 } // namespace gr

@@ -1,10 +1,10 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "corner_turn_impl.h"
 #include "backend_select.h"
+#include "corner_turn_impl.h"
 #include "cpi_tag.h"
-#include <algorithm>
 #include <gnuradio/io_signature.h>
+#include <algorithm>
 
 namespace gr {
 namespace gpuradar {
@@ -25,16 +25,21 @@ corner_turn_impl::corner_turn_impl(unsigned int npulses,
                                    unsigned int nrange,
                                    unsigned int channels,
                                    kernels::backend backend)
-    : gr::block("corner_turn",
-                stream_signature(backend, std::size_t(channels) * nrange * sizeof(gr_complex)),
-                stream_signature(backend, std::size_t(channels) * npulses * sizeof(gr_complex))),
-      gpu_stream_owner(backend, "corner_turn"),
-      d_npulses(npulses),
-      d_nrange(nrange),
-      d_channels(channels),
-      d_backend(backend),
-      d_kernel(kernels::corner_turn::make(backend, npulses, nrange, channels, stream())),
-      d_sequencer(npulses, npulses, nrange)
+    : gr::block(
+          "corner_turn",
+          stream_signature(backend, std::size_t(channels) * nrange * sizeof(gr_complex)),
+          stream_signature(backend,
+                           std::size_t(channels) * npulses * sizeof(gr_complex))),
+      cpi_block("corner_turn",
+                backend,
+                cpi_framing{ npulses,
+                             nrange,
+                             std::size_t(channels) * nrange,
+                             std::size_t(channels) * npulses,
+                             npulses,
+                             nrange,
+                             "pulses" }),
+      d_kernel(kernels::corner_turn::make(backend, npulses, nrange, channels, stream()))
 {
     // Whole CPIs only: nrange output items per npulses input items. GNU Radio sizes the
     // buffers for at least two output multiples, i.e. two CPIs.
@@ -44,40 +49,10 @@ corner_turn_impl::corner_turn_impl(unsigned int npulses,
     set_tag_propagation_policy(TPP_DONT);
 }
 
-void corner_turn_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
+void corner_turn_impl::process_cpi(const cpi_io& io)
 {
-    ninput_items_required[0] = (noutput_items / static_cast<int>(d_nrange)) * d_npulses;
-}
-
-int corner_turn_impl::general_work(int noutput_items,
-                                   gr_vector_int& ninput_items,
-                                   gr_vector_const_void_star& input_items,
-                                   gr_vector_void_star& output_items)
-{
-    begin_work(); // before any kernel touches the buffers
-    const auto* in = static_cast<const gr_complex*>(input_items[0]);
-    auto* out = static_cast<gr_complex*>(output_items[0]);
-    const std::size_t cpi_samples = std::size_t(d_npulses) * d_channels * d_nrange;
-    const int ncpi = std::min(noutput_items / static_cast<int>(d_nrange),
-                              ninput_items[0] / static_cast<int>(d_npulses));
-    const auto r = run_whole_cpis(
-        d_sequencer,
-        nitems_read(0),
-        ncpi,
-        d_logger,
-        "pulses",
-        [this](std::vector<gr::tag_t>& t, std::uint64_t a, std::uint64_t b) {
-            get_tags_in_range(t, 0, a, b, cpi_tag_key());
-        },
-        [&](std::uint64_t consumed, int cpi, const pmt::pmt_t& dict) {
-            d_kernel->run(in + consumed * d_channels * d_nrange, out + cpi * cpi_samples);
-            add_item_tag(
-                0, nitems_written(0) + std::uint64_t(cpi) * d_nrange, cpi_tag_key(), dict);
-        });
-    const int produced = r.cpis * static_cast<int>(d_nrange);
-    finish_work(produced);
-    consume_each(static_cast<int>(r.consumed));
-    return produced;
+    d_kernel->run(io.in, io.out);
+    add_item_tag(0, io.out_start, cpi_tag_key(), io.dict);
 }
 
 } // namespace gpuradar

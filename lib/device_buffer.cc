@@ -105,7 +105,7 @@ gr::buffer_sptr device_buffer::make_buffer(int nitems,
     // block): twice the items, so that the host block fills one half while the other
     // half's async copy to the device runs. At GNU Radio's size (two CPIs in front of the
     // pulse framer) the host block waited for each CPI's whole copy before writing the
-    // next (H100 host, end to end 3.2-5.0 -> 3.9-5.9 Gsps, docs/PERFORMANCE.md).
+    // next (`gpuradar_bench e2e/PD`: higher end-to-end throughput with the deeper edge).
     const bool host_writer =
         link && dynamic_cast<const device_stream_provider*>(link.get()) == nullptr;
     const std::size_t want = std::max<std::size_t>(nitems, min_items) *

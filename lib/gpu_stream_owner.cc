@@ -5,23 +5,11 @@
 #include <gnuradio/buffer.h>
 #include <gnuradio/buffer_reader.h>
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 
 namespace gr {
 namespace gpuradar {
 
 namespace {
-
-//! GPURADAR_EVENT_ORDERING=0: every GPU block waits for its stream in work() (A/B).
-bool event_ordering_enabled()
-{
-    static const bool enabled = [] {
-        const char* e = std::getenv("GPURADAR_EVENT_ORDERING");
-        return !(e != nullptr && std::strcmp(e, "0") == 0);
-    }();
-    return enabled;
-}
 
 //! The gr::block this owner is a base of (every gpuradar block is both).
 gr::block* block_of(const gpu_stream_owner* owner)
@@ -47,10 +35,7 @@ device_buffer* output_buffer(gr::block_detail* d, int o)
 
 } // namespace
 
-bool gpu_stream_owner::orders_by_events() const
-{
-    return d_stream != nullptr && event_ordering_enabled();
-}
+bool gpu_stream_owner::orders_by_events() const { return d_stream != nullptr; }
 
 void gpu_stream_owner::begin_work(bool inputs_per_cpi) const
 {

@@ -24,7 +24,7 @@ namespace kernels = ::gpuradar::kernels;
  * buffer's events and nobody waits on the host; a block with any other edge
  * (host-to-device input, an edge to a block outside this protocol) waits at the end of
  * work() for the work it queued, as GNU Radio releases the input and publishes the
- * output as soon as work() returns. GPURADAR_EVENT_ORDERING=0 makes every block wait.
+ * output as soon as work() returns.
  */
 class gpu_stream_owner : public device_stream_provider
 {

@@ -1,8 +1,8 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "pulse_compression_impl.h"
 #include "backend_select.h"
 #include "cpi_tag.h"
+#include "pulse_compression_impl.h"
 #include "waveform_message.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
@@ -11,22 +11,23 @@ namespace gr {
 namespace gpuradar {
 
 
-pulse_compression::sptr pulse_compression::make(unsigned int nrange,
-                                                unsigned int npulses,
-                                                unsigned int channels,
-                                                const std::string& waveform,
-                                                const std::vector<gr_complex>& custom_waveform,
-                                                double bandwidth,
-                                                double pulse_width,
-                                                double samp_rate,
-                                                bool up_chirp,
-                                                const std::string& window,
-                                                int nbar,
-                                                double sll_db,
-                                                double beta,
-                                                bool normalize,
-                                                const std::string& method,
-                                                const std::string& backend)
+pulse_compression::sptr
+pulse_compression::make(unsigned int nrange,
+                        unsigned int npulses,
+                        unsigned int channels,
+                        const std::string& waveform,
+                        const std::vector<gr_complex>& custom_waveform,
+                        double bandwidth,
+                        double pulse_width,
+                        double samp_rate,
+                        bool up_chirp,
+                        const std::string& window,
+                        int nbar,
+                        double sll_db,
+                        double beta,
+                        bool normalize,
+                        const std::string& method,
+                        const std::string& backend)
 {
     constexpr const char* name = "pulse_compression";
     check_positive(name, "nrange", nrange);
@@ -50,15 +51,21 @@ pulse_compression_impl::pulse_compression_impl(unsigned int nrange,
                                                bool normalize,
                                                kernels::pulse_compression::method method,
                                                kernels::backend backend)
-    : gr::block("pulse_compression",
-                stream_signature(backend, std::size_t(channels) * nrange * sizeof(gr_complex)),
-                stream_signature(backend, std::size_t(channels) * nrange * sizeof(gr_complex))),
-      gpu_stream_owner(backend, "pulse_compression"),
-      d_nrange(nrange),
+    : gr::block(
+          "pulse_compression",
+          stream_signature(backend, std::size_t(channels) * nrange * sizeof(gr_complex)),
+          stream_signature(backend, std::size_t(channels) * nrange * sizeof(gr_complex))),
+      cpi_block("pulse_compression",
+                backend,
+                cpi_framing{ npulses,
+                             npulses,
+                             std::size_t(channels) * nrange,
+                             std::size_t(channels) * nrange,
+                             npulses,
+                             nrange,
+                             "pulses" }),
       d_npulses(npulses),
-      d_channels(channels),
       d_samp_rate(samp_rate),
-      d_backend(backend),
       // One kernel call per CPI: rows = every channel of every pulse of the CPI.
       d_kernel(kernels::pulse_compression::make(backend,
                                                 nrange,
@@ -68,15 +75,13 @@ pulse_compression_impl::pulse_compression_impl(unsigned int nrange,
                                                 normalize,
                                                 method,
                                                 stream())),
-      d_sequencer(npulses, npulses, nrange),
       d_waveform(waveform)
 {
     set_output_multiple(static_cast<int>(npulses));
     // Tags are re-emitted per CPI (partial CPIs shift the output against the input).
     set_tag_propagation_policy(TPP_DONT);
-    register_waveform_port(*this, d_samp_rate, d_logger, [this](const auto& w) {
-        set_waveform(w);
-    });
+    register_waveform_port(
+        *this, d_samp_rate, d_logger, [this](const auto& w) { set_waveform(w); });
 }
 
 void pulse_compression_impl::set_waveform(const std::vector<gr_complex>& waveform)
@@ -104,55 +109,22 @@ unsigned int pulse_compression_impl::fft_length() const
     return static_cast<unsigned int>(d_kernel->fft_length());
 }
 
-void pulse_compression_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
+void pulse_compression_impl::process_cpi(const cpi_io& io)
 {
-    ninput_items_required[0] = noutput_items;
-}
-
-int pulse_compression_impl::general_work(int noutput_items,
-                                         gr_vector_int& ninput_items,
-                                         gr_vector_const_void_star& input_items,
-                                         gr_vector_void_star& output_items)
-{
-    begin_work(); // before any kernel touches the buffers
-    const auto* in = static_cast<const gr_complex*>(input_items[0]);
-    auto* out = static_cast<gr_complex*>(output_items[0]);
-    const std::size_t item = std::size_t(d_channels) * d_nrange;
-    const int ncpi = std::min(noutput_items, ninput_items[0]) / static_cast<int>(d_npulses);
-    const std::uint64_t read0 = nitems_read(0);
-    const std::uint64_t written0 = nitems_written(0);
-
-    const auto r = run_whole_cpis(
-        d_sequencer,
-        read0,
-        ncpi,
-        d_logger,
-        "pulses",
-        [this](std::vector<gr::tag_t>& t, std::uint64_t a, std::uint64_t b) {
-            get_tags_in_range(t, 0, a, b, cpi_tag_key());
-        },
-        [&](std::uint64_t consumed, int cpi, const pmt::pmt_t& dict) {
-            const std::uint64_t out_start = written0 + std::uint64_t(cpi) * d_npulses;
-            {
-                std::lock_guard<std::mutex> lock(d_kernel_mutex); // waveform changes wait
-                d_kernel->run(in + consumed * item, out + std::size_t(cpi) * d_npulses * item);
-            }
-            add_item_tag(0, out_start, cpi_tag_key(), dict);
-            // Other tags keep their pulse (the output is shifted by discarded pulses).
-            const std::uint64_t start = read0 + consumed;
-            std::vector<gr::tag_t> others;
-            get_tags_in_range(others, 0, start, start + d_npulses);
-            for (auto& t : others) {
-                if (pmt::eqv(t.key, cpi_tag_key()))
-                    continue;
-                t.offset = out_start + (t.offset - start);
-                add_item_tag(0, t);
-            }
-        });
-    const int produced = r.cpis * static_cast<int>(d_npulses);
-    finish_work(produced);
-    consume_each(static_cast<int>(r.consumed));
-    return produced;
+    {
+        std::lock_guard<std::mutex> lock(d_kernel_mutex); // waveform changes wait
+        d_kernel->run(io.in, io.out);
+    }
+    add_item_tag(0, io.out_start, cpi_tag_key(), io.dict);
+    // Other tags keep their pulse (the output is shifted by discarded pulses).
+    std::vector<gr::tag_t> others;
+    get_tags_in_range(others, 0, io.in_start, io.in_start + d_npulses);
+    for (auto& t : others) {
+        if (pmt::eqv(t.key, cpi_tag_key()))
+            continue;
+        t.offset = io.out_start + (t.offset - io.in_start);
+        add_item_tag(0, t);
+    }
 }
 
 } // namespace gpuradar

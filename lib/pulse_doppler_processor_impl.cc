@@ -43,7 +43,7 @@ pulse_doppler_processor::make(unsigned int nrange,
     check_positive(name, "npulses", npulses);
     check_positive(name, "nfft", nfft);
     check_positive(name, "channels", channels);
-    kernels::pulse_doppler_params p;
+    kernels::pulse_doppler_processor_params p;
     p.npulses = npulses;
     p.nrange = nrange;
     p.channels = channels;
@@ -67,23 +67,34 @@ pulse_doppler_processor::make(unsigned int nrange,
 }
 
 pulse_doppler_processor_impl::pulse_doppler_processor_impl(
-    const kernels::pulse_doppler_params& p,
+    const kernels::pulse_doppler_processor_params& p,
     double samp_rate,
     kernels::backend backend,
     unsigned tap_every)
     : gr::block("pulse_doppler_processor",
                 stream_signature(backend, p.channels * p.nrange * sizeof(gr_complex)),
                 stream_signature(backend, p.channels * p.nfft * sizeof(float))),
-      gpu_stream_owner(backend, "pulse_doppler_processor"),
+      cpi_block("pulse_doppler_processor",
+                backend,
+                cpi_framing{ p.npulses,
+                             p.nrange,
+                             p.channels * p.nrange,
+                             p.channels * p.nfft,
+                             p.npulses,
+                             p.nrange,
+                             "pulses",
+                             true }), // each CPI waits only for its own input
       d_npulses(p.npulses),
       d_nrange(p.nrange),
       d_nfft(p.nfft),
       d_channels(p.channels),
       d_fftshift(p.fftshift),
       d_samp_rate(samp_rate),
-      d_backend(backend),
-      d_kernel(kernels::pulse_doppler::make(backend, p, stream())),
-      d_sequencer(p.npulses, p.npulses, p.nrange),
+      d_kernel(kernels::pulse_doppler_processor::make(backend, p, stream())),
+      d_changes(p,
+                [this](const kernels::pulse_doppler_processor_params& q) {
+                    return kernels::pulse_doppler_processor::make(d_backend, q, stream());
+                }),
       d_tap(tap_every,
             d_kernel->output_size(),
             backend,
@@ -100,8 +111,67 @@ pulse_doppler_processor_impl::pulse_doppler_processor_impl(
 
 void pulse_doppler_processor_impl::set_waveform(const std::vector<gr_complex>& waveform)
 {
+    d_changes.change(
+        [&](auto& p) { p.waveform.assign(waveform.begin(), waveform.end()); });
+}
+
+void pulse_doppler_processor_impl::set_mti(const std::string& mti)
+{
+    d_changes.change([&](auto& p) { p.mti = kernels::doppler_filter::parse_mti(mti); });
+}
+
+void pulse_doppler_processor_impl::set_window(
+    kernels::window_spec kernels::pulse_doppler_processor_params::*which,
+    const std::string& window,
+    int nbar,
+    double sll_db,
+    double beta)
+{
+    d_changes.change([&](auto& p) {
+        p.*which = kernels::window_spec::make(
+            window, nbar, sll_db, beta, "pulse_doppler_processor");
+    });
+}
+
+void pulse_doppler_processor_impl::set_range_window(const std::string& window,
+                                                    int nbar,
+                                                    double sll_db,
+                                                    double beta)
+{
+    set_window(&kernels::pulse_doppler_processor_params::range_window, window, nbar, sll_db, beta);
+}
+
+void pulse_doppler_processor_impl::set_doppler_window(const std::string& window,
+                                                      int nbar,
+                                                      double sll_db,
+                                                      double beta)
+{
+    set_window(
+        &kernels::pulse_doppler_processor_params::doppler_window, window, nbar, sll_db, beta);
+}
+
+void pulse_doppler_processor_impl::set_db(bool db)
+{
+    d_changes.change([&](auto& p) { p.db = db; });
+}
+
+std::string pulse_doppler_processor_impl::implementation() const
+{
     std::lock_guard<std::mutex> lock(d_kernel_mutex);
-    d_kernel->set_waveform(waveform);
+    return d_kernel->implementation();
+}
+
+void pulse_doppler_processor_impl::apply_pending_change()
+{
+    std::unique_ptr<kernels::pulse_doppler_processor> next;
+    kernels::pulse_doppler_processor_params p;
+    if (!d_changes.take(next, p))
+        return;
+    // The old object's kernels may still run on the stream: let them finish before it
+    // frees its workspaces.
+    synchronize_stream();
+    std::lock_guard<std::mutex> lock(d_kernel_mutex);
+    d_kernel = std::move(next);
 }
 
 pmt::pmt_t pulse_doppler_processor_impl::tap_meta(const pmt::pmt_t& dict) const
@@ -134,52 +204,17 @@ bool pulse_doppler_processor_impl::stop()
     return true;
 }
 
-void pulse_doppler_processor_impl::forecast(int noutput_items,
-                                            gr_vector_int& ninput_items_required)
+void pulse_doppler_processor_impl::process_cpi(const cpi_io& io)
 {
-    ninput_items_required[0] = (noutput_items / static_cast<int>(d_nrange)) * d_npulses;
+    apply_pending_change();
+    d_kernel->run(io.in, io.out);
+    if (d_tap.due())
+        d_tap.capture(io.out, tap_meta(io.dict));
+    add_item_tag(
+        0, io.out_start, cpi_tag_key(), with_doppler_axis(io.dict, d_nfft, d_fftshift));
 }
 
-int pulse_doppler_processor_impl::general_work(int noutput_items,
-                                               gr_vector_int& ninput_items,
-                                               gr_vector_const_void_star& input_items,
-                                               gr_vector_void_star& output_items)
-{
-    begin_work(true); // before any kernel touches the buffers; inputs per CPI below
-    const auto* in = static_cast<const gr_complex*>(input_items[0]);
-    auto* out = static_cast<float*>(output_items[0]);
-    const std::size_t in_item = d_channels * d_nrange;
-    const int ncpi = std::min(noutput_items / static_cast<int>(d_nrange),
-                              ninput_items[0] / static_cast<int>(d_npulses));
-    const auto r = run_whole_cpis(
-        d_sequencer,
-        nitems_read(0),
-        ncpi,
-        d_logger,
-        "pulses",
-        [this](std::vector<gr::tag_t>& t, std::uint64_t a, std::uint64_t b) {
-            get_tags_in_range(t, 0, a, b, cpi_tag_key());
-        },
-        [&](std::uint64_t consumed, int cpi, const pmt::pmt_t& dict) {
-            wait_for_input(nitems_read(0) + consumed + d_npulses);
-            {
-                std::lock_guard<std::mutex> lock(d_kernel_mutex);
-                float* map = out + std::size_t(cpi) * d_kernel->output_size();
-                d_kernel->run(in + consumed * in_item, map);
-                if (d_tap.due())
-                    d_tap.capture(map, tap_meta(dict));
-            }
-            add_item_tag(0,
-                         nitems_written(0) + std::uint64_t(cpi) * d_nrange,
-                         cpi_tag_key(),
-                         with_doppler_axis(dict, d_nfft, d_fftshift));
-        });
-    const int produced = r.cpis * static_cast<int>(d_nrange);
-    finish_work(produced);
-    d_tap.publish_ready(false);
-    consume_each(static_cast<int>(r.consumed));
-    return produced;
-}
+void pulse_doppler_processor_impl::after_work() { d_tap.publish_ready(false); }
 
 } // namespace gpuradar
 } // namespace gr

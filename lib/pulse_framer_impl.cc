@@ -1,8 +1,9 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "pulse_framer_impl.h"
 #include "backend_select.h"
 #include "cpi_tag.h"
+#include "pulse_framer_impl.h"
+#include "uhd_time.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <cmath>
@@ -32,18 +33,18 @@ pulse_framer::sptr pulse_framer::make(double pri_samples,
     c.trigger = kernels::parse_trigger_mode(trigger, "pulse_framer");
     c.threshold = threshold;
     if (c.trigger == kernels::trigger_mode::tag && trigger_tag.empty())
-        throw std::invalid_argument(
-            "gpuradar::pulse_framer: trigger_tag must be a tag key with trigger=tag (got '')");
+        throw std::invalid_argument("gpuradar::pulse_framer: trigger_tag must be a tag "
+                                    "key with trigger=tag (got '')");
     // The core validates the rest (std::invalid_argument naming the parameter) before
     // the block allocates anything.
-    kernels::pulse_framer_core check(c);
+    kernels::pulse_framer check(c);
     // The threshold trigger scans samples on the host.
     const bool host_only = c.trigger == kernels::trigger_mode::threshold;
     if (host_only && backend == "cuda")
         throw std::invalid_argument("gpuradar::pulse_framer: backend must be cpu or auto "
                                     "with trigger=threshold (got 'cuda')");
-    const auto b = select_backend(host_only && backend == "auto" ? "cpu" : backend,
-                                  "pulse_framer");
+    const auto b =
+        select_backend(host_only && backend == "auto" ? "cpu" : backend, "pulse_framer");
     return gnuradio::make_block_sptr<pulse_framer_impl>(c, trigger_tag, b);
 }
 
@@ -67,17 +68,19 @@ pulse_framer_impl::pulse_framer_impl(const kernels::framer_config& cfg,
     set_output_multiple(static_cast<int>(cfg.npulses));
     // An integer ratio: GNU Radio turns a double rate into a fraction whose denominator
     // (about 2^52 for 1/1000) sizes single-mapped device buffers as a multiple of it. The
-    // rate only guides buffer sizing, so one pulse per floor(PRI) samples is exact enough.
+    // rate only guides buffer sizing, so one pulse per floor(PRI) samples is exact
+    // enough.
     set_relative_rate(1, static_cast<std::uint64_t>(std::floor(cfg.pri_samples)));
-    // Input tags (rx_time, triggers) describe samples, not pulses; the cpi tag is made here.
+    // Input tags (rx_time, triggers) describe samples, not pulses; the cpi tag is made
+    // here.
     set_tag_propagation_policy(TPP_DONT);
 }
 
 void pulse_framer_impl::forecast(int, gr_vector_int& ninput_items_required)
 {
     const std::uint64_t need = d_core.samples_needed();
-    ninput_items_required[0] = static_cast<int>(
-        std::min<std::uint64_t>(need, std::numeric_limits<int>::max()));
+    ninput_items_required[0] =
+        static_cast<int>(std::min<std::uint64_t>(need, std::numeric_limits<int>::max()));
 }
 
 pmt::pmt_t pulse_framer_impl::cpi_dict(const kernels::framer_cpi& c) const
@@ -91,11 +94,14 @@ pmt::pmt_t pulse_framer_impl::cpi_dict(const kernels::framer_cpi& c) const
     d = pmt::dict_add(d, pmt::intern("channels"), pmt::from_uint64(1));
     d = pmt::dict_add(d, pmt::intern("pulse"), pmt::from_uint64(c.first_pulse));
     if (c.has_time)
-        d = pmt::dict_add(d,
-                          d_rx_time_key,
-                          pmt::make_tuple(pmt::from_uint64(c.rx_time.secs),
-                                          pmt::from_double(c.rx_time.frac)));
+        d = pmt::dict_add(d, d_rx_time_key, uhd_time_pmt(c.rx_time));
     return d;
+}
+
+void pulse_framer_impl::set_threshold(double threshold)
+{
+    std::lock_guard<std::mutex> lock(d_core_mutex);
+    d_core.set_threshold(threshold);
 }
 
 int pulse_framer_impl::general_work(int noutput_items,
@@ -113,9 +119,10 @@ int pulse_framer_impl::general_work(int noutput_items,
     d_tags.clear();
     d_events.clear();
     get_tags_in_range(d_tags, 0, offset, offset + n);
-    std::stable_sort(d_tags.begin(), d_tags.end(), [](const gr::tag_t& a, const gr::tag_t& b) {
-        return a.offset < b.offset;
-    });
+    std::stable_sort(
+        d_tags.begin(), d_tags.end(), [](const gr::tag_t& a, const gr::tag_t& b) {
+            return a.offset < b.offset;
+        });
     for (const auto& t : d_tags) {
         kernels::framer_event e;
         e.offset = t.offset;
@@ -127,9 +134,10 @@ int pulse_framer_impl::general_work(int noutput_items,
             const pmt::pmt_t f = tuple2 ? pmt::tuple_ref(v, 1) : pmt::PMT_NIL;
             if (!tuple2 || !(pmt::is_uint64(s) || pmt::is_integer(s)) ||
                 !(pmt::is_real(f) || pmt::is_integer(f))) {
-                d_logger->warn("rx_time tag at sample {} is not (uint64 secs, double frac): "
-                               "ignored",
-                               t.offset);
+                d_logger->warn(
+                    "rx_time tag at sample {} is not (uint64 secs, double frac): "
+                    "ignored",
+                    t.offset);
                 continue;
             }
             e.type = kernels::framer_event::kind::rx_time;
@@ -144,7 +152,10 @@ int pulse_framer_impl::general_work(int noutput_items,
     }
 
     const std::size_t max_cpis = static_cast<std::size_t>(noutput_items) / cfg.npulses;
-    const auto r = d_core.process(in, offset, n, d_events, out, max_cpis);
+    const auto r = [&] {
+        std::lock_guard<std::mutex> lock(d_core_mutex); // set_threshold between calls
+        return d_core.process(in, offset, n, d_events, out, max_cpis);
+    }();
 
     const std::uint64_t w0 = nitems_written(0);
     for (std::size_t i = 0; i < r.cpis.size(); ++i)
@@ -153,12 +164,13 @@ int pulse_framer_impl::general_work(int noutput_items,
     d_emitted = d_core.emitted_cpis();
     d_lost = d_core.lost_samples();
     for (const auto& d : r.drops)
-        d_logger->warn("{}: CPI {} discarded after {} of {} pulses ({} CPIs dropped so far)",
-                       d.reason,
-                       d.index,
-                       d.pulses,
-                       cfg.npulses,
-                       d_core.dropped_cpis());
+        d_logger->warn(
+            "{}: CPI {} discarded after {} of {} pulses ({} CPIs dropped so far)",
+            d.reason,
+            d.index,
+            d.pulses,
+            cfg.npulses,
+            d_core.dropped_cpis());
 
     // A stream without the trigger (a file without rx_time tags, say) gives no output at
     // all: say so once, after a second of samples, instead of staying silent.

@@ -5,9 +5,10 @@
 
 #include "gpu_stream_owner.h"
 #include <gnuradio/gpuradar/pulse_framer.h>
-#include <gpuradar/kernels/pulse_timing.h>
+#include <gpuradar/kernels/pulse_framer.h>
 #include <pmt/pmt.h>
 #include <atomic>
+#include <mutex>
 
 namespace gr {
 namespace gpuradar {
@@ -25,6 +26,7 @@ public:
     double prf() const override { return d_core.prf(); }
     double r0() const override { return d_core.r0(); }
     std::string backend() const override { return kernels::to_string(d_backend); }
+    void set_threshold(double threshold) override;
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
@@ -36,9 +38,10 @@ private:
     pmt::pmt_t cpi_dict(const kernels::framer_cpi& c) const;
 
     const kernels::backend d_backend;
-    kernels::pulse_framer_core d_core;
+    kernels::pulse_framer d_core;
+    std::mutex d_core_mutex; //!< process() against set_threshold()
     const pmt::pmt_t d_rx_time_key, d_trigger_key;
-    std::vector<gr::tag_t> d_tags;                // reused per call
+    std::vector<gr::tag_t> d_tags;               // reused per call
     std::vector<kernels::framer_event> d_events; // reused per call
     std::atomic<std::uint64_t> d_dropped{ 0 }, d_emitted{ 0 }, d_lost{ 0 };
     bool d_warned_no_anchor = false;

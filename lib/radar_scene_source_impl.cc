@@ -1,6 +1,7 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "radar_scene_source_impl.h"
+#include "uhd_time.h"
 #include <gnuradio/io_signature.h>
 #include <gpuradar/kernels/pulse_compression.h>
 #include <algorithm>
@@ -45,7 +46,10 @@ radar_scene_source::sptr radar_scene_source::make(double fs,
                                                   double start_time,
                                                   std::uint64_t seed)
 {
-    kernels::scene_config c;
+    scene_live_config live;
+    live.amplitude_unit = amplitude_unit;
+    live.radar_constant_db = radar_constant_db;
+    kernels::scene_config& c = live.scene;
     c.fs = fs;
     c.fc = fc;
     c.prf = prf;
@@ -71,40 +75,84 @@ radar_scene_source::sptr radar_scene_source::make(double fs,
     c.clutter_stop_m = clutter_stop_m;
     c.seed = seed;
     if (!(start_time >= 0.0) || !std::isfinite(start_time))
-        throw std::invalid_argument("gpuradar::radar_scene_source: start_time must be >= 0 "
-                                    "and finite (s) (got " +
-                                    std::to_string(start_time) + ")");
-    return gnuradio::make_block_sptr<radar_scene_source_impl>(c, paced, truth_every, start_time);
+        throw std::invalid_argument(
+            "gpuradar::radar_scene_source: start_time must be >= 0 "
+            "and finite (s) (got " +
+            std::to_string(start_time) + ")");
+    return gnuradio::make_block_sptr<radar_scene_source_impl>(
+        live, paced, truth_every, start_time);
 }
 
-namespace {
-kernels::time_spec to_time_spec(double t)
-{
-    kernels::time_spec s;
-    s.secs = static_cast<std::uint64_t>(std::floor(t));
-    s.frac = t - std::floor(t);
-    return s;
-}
-} // namespace
-
-radar_scene_source_impl::radar_scene_source_impl(const kernels::scene_config& cfg,
+radar_scene_source_impl::radar_scene_source_impl(const scene_live_config& cfg,
                                                  bool paced,
                                                  unsigned int truth_every,
                                                  double start_time)
     : gr::sync_block("radar_scene_source",
                      gr::io_signature::make(0, 0, 0),
                      gr::io_signature::make(1, 1, sizeof(gr_complex))),
-      d_scene(cfg),
+      d_scene(cfg.scene),
+      d_changes(cfg,
+                [](const scene_live_config& c) {
+                    return std::make_unique<kernels::radar_scene>(c.scene);
+                }),
       d_paced(paced),
       d_truth_every(truth_every),
-      d_start_time(to_time_spec(start_time)),
+      d_start_time(time_spec_from_seconds(start_time)),
       d_truth_port(pmt::intern("truth"))
 {
     message_port_register_out(d_truth_port);
 }
 
+std::vector<gr_complex> radar_scene_source_impl::waveform() const
+{
+    std::lock_guard<std::mutex> lock(d_scene_mutex);
+    return d_scene.config().waveform;
+}
+
+void radar_scene_source_impl::set_targets(const std::vector<double>& ranges,
+                                          const std::vector<double>& velocities,
+                                          const std::vector<double>& amplitudes)
+{
+    d_changes.change([&](scene_live_config& c) {
+        c.scene.targets = kernels::radar_scene::make_targets(
+            ranges, velocities, amplitudes, c.amplitude_unit, c.radar_constant_db);
+    });
+}
+
+void radar_scene_source_impl::set_noise_power(double noise_power)
+{
+    d_changes.change([&](scene_live_config& c) { c.scene.noise_power = noise_power; });
+}
+
+void radar_scene_source_impl::generate(kernels::cfloat* out, std::size_t n)
+{
+    std::size_t done = 0;
+    while (done < n) {
+        std::size_t chunk = n - done;
+        if (d_changes.pending()) {
+            const std::uint64_t pos = d_scene.position();
+            const auto& t = d_scene.timing();
+            const std::uint64_t next = t.pulse_start(t.first_pulse_at_or_after(pos));
+            if (next == pos) {
+                std::unique_ptr<kernels::radar_scene> scene;
+                scene_live_config c;
+                if (d_changes.take(scene, c)) {
+                    scene->continue_from(d_scene);
+                    std::lock_guard<std::mutex> lock(d_scene_mutex);
+                    d_scene = std::move(*scene);
+                }
+                continue;
+            }
+            chunk = std::min<std::size_t>(chunk, next - pos);
+        }
+        d_scene.generate(out + done, chunk);
+        done += chunk;
+    }
+}
+
 std::vector<double> radar_scene_source_impl::snr_db() const
 {
+    std::lock_guard<std::mutex> lock(d_scene_mutex);
     std::vector<double> s;
     for (const auto& t : d_scene.config().targets)
         s.push_back(t.snr_db);
@@ -144,7 +192,7 @@ void radar_scene_source_impl::publish_truth(std::uint64_t from, std::uint64_t to
             add("pulse", pmt::from_uint64(tr.pulse));
             add("sample", pmt::from_uint64(tr.sample));
             add("time_s", pmt::from_double(tr.time_s));
-            add("rx_time", pmt::make_tuple(pmt::from_uint64(rx.secs), pmt::from_double(rx.frac)));
+            add("rx_time", uhd_time_pmt(rx));
             add("range_m", pmt::from_double(tr.range_m));
             add("velocity_mps", pmt::from_double(tr.velocity_mps));
             add("doppler_hz", pmt::from_double(tr.doppler_hz));
@@ -173,15 +221,11 @@ int radar_scene_source_impl::work(int noutput_items,
             n, std::max<std::size_t>(1, static_cast<std::size_t>(fs * paced_chunk_s)));
     const std::uint64_t w0 = nitems_written(0);
     if (w0 == 0) {
-        add_item_tag(0,
-                     0,
-                     pmt::intern("rx_time"),
-                     pmt::make_tuple(pmt::from_uint64(d_start_time.secs),
-                                     pmt::from_double(d_start_time.frac)));
+        add_item_tag(0, 0, pmt::intern("rx_time"), uhd_time_pmt(d_start_time));
         add_item_tag(0, 0, pmt::intern("rx_rate"), pmt::from_double(fs));
         add_item_tag(0, 0, pmt::intern("rx_freq"), pmt::from_double(d_scene.config().fc));
     }
-    d_scene.generate(out, n);
+    generate(out, n);
     publish_truth(w0, w0 + n);
     if (d_paced) {
         const auto now = std::chrono::steady_clock::now();
@@ -191,9 +235,10 @@ int radar_scene_source_impl::work(int noutput_items,
             d_started = true;
         }
         // Samples exist at the end of their time, as from hardware.
-        const auto due = d_t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                    std::chrono::duration<double>(
-                                        static_cast<double>(w0 + n - d_w0) / fs));
+        const auto due =
+            d_t0 +
+            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                std::chrono::duration<double>(static_cast<double>(w0 + n - d_w0) / fs));
         if (due > now)
             std::this_thread::sleep_until(due);
     }

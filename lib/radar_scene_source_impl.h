@@ -3,25 +3,39 @@
 #ifndef INCLUDED_GPURADAR_RADAR_SCENE_SOURCE_IMPL_H
 #define INCLUDED_GPURADAR_RADAR_SCENE_SOURCE_IMPL_H
 
+#include "pending_change.h"
 #include <gnuradio/gpuradar/radar_scene_source.h>
 #include <gpuradar/kernels/pulse_timing.h>
 #include <gpuradar/kernels/radar_scene.h>
 #include <chrono>
+#include <mutex>
+#include <string>
 
 namespace gr {
 namespace gpuradar {
 
 namespace kernels = ::gpuradar::kernels;
 
+//! What the scene source's setters change.
+struct scene_live_config {
+    kernels::scene_config scene;
+    std::string amplitude_unit;
+    double radar_constant_db = 0;
+};
+
 class radar_scene_source_impl : public radar_scene_source
 {
 public:
-    radar_scene_source_impl(const kernels::scene_config& cfg,
+    radar_scene_source_impl(const scene_live_config& cfg,
                             bool paced,
                             unsigned int truth_every,
                             double start_time);
 
-    std::vector<gr_complex> waveform() const override { return d_scene.config().waveform; }
+    std::vector<gr_complex> waveform() const override;
+    void set_targets(const std::vector<double>& ranges,
+                     const std::vector<double>& velocities,
+                     const std::vector<double>& amplitudes) override;
+    void set_noise_power(double noise_power) override;
     double pri_samples() const override { return d_scene.pri_samples(); }
     std::vector<double> snr_db() const override;
 
@@ -32,8 +46,13 @@ public:
 
 private:
     void publish_truth(std::uint64_t from, std::uint64_t to);
+    //! Writes n samples, switching to a pending scene at the first pulse start.
+    void generate(kernels::cfloat* out, std::size_t n);
+
 
     kernels::radar_scene d_scene;
+    mutable std::mutex d_scene_mutex; //!< the swap against the getters' threads
+    pending_change<scene_live_config, kernels::radar_scene> d_changes;
     const bool d_paced;
     const unsigned int d_truth_every;
     const kernels::time_spec d_start_time;

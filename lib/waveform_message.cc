@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "waveform_message.h"
 #include <gpuradar/kernels/pulse_compression.h>
+#include <gpuradar/kernels/waveform.h>
 #include <stdexcept>
 
 namespace gr {
@@ -18,15 +19,14 @@ void register_waveform_port(gr::basic_block& block,
                             std::function<void(const std::vector<gr_complex>&)> apply)
 {
     block.message_port_register_in(waveform_port());
-    block.set_msg_handler(waveform_port(),
-                          [samp_rate, logger, apply](const pmt::pmt_t& msg) {
-                              try {
-                                  apply(waveform_from_message(msg, samp_rate));
-                              } catch (const std::exception& e) {
-                                  logger->error("{}; keeping the current waveform",
-                                                e.what());
-                              }
-                          });
+    block.set_msg_handler(
+        waveform_port(), [samp_rate, logger, apply](const pmt::pmt_t& msg) {
+            try {
+                apply(waveform_from_message(msg, samp_rate));
+            } catch (const std::exception& e) {
+                logger->error("{}; keeping the current waveform", e.what());
+            }
+        });
 }
 
 std::vector<gr_complex> waveform_from_message(const pmt::pmt_t& msg, double samp_rate)
@@ -34,8 +34,9 @@ std::vector<gr_complex> waveform_from_message(const pmt::pmt_t& msg, double samp
     if (pmt::is_c32vector(msg))
         return pmt::c32vector_elements(msg);
     if (!pmt::is_dict(msg))
-        throw std::invalid_argument("waveform message must be a c32 vector or a dict with "
-                                    "bandwidth, pulse_width (and up)");
+        throw std::invalid_argument(
+            "waveform message must be a c32 vector or a dict with "
+            "pulse_width and, for lfm, bandwidth (and up)");
     const auto number = [&](const char* key) {
         const auto v = pmt::dict_ref(msg, pmt::mp(key), pmt::PMT_NIL);
         if (!pmt::is_number(v))
@@ -43,9 +44,18 @@ std::vector<gr_complex> waveform_from_message(const pmt::pmt_t& msg, double samp
                                         "' missing or not a number");
         return pmt::to_double(v);
     };
+    const auto code_pmt = pmt::dict_ref(msg, pmt::mp("waveform"), pmt::mp("lfm"));
+    if (!pmt::is_symbol(code_pmt))
+        throw std::invalid_argument("waveform message: 'waveform' must be a code string "
+                                    "(lfm, barker:N, frank:N, p4:N)");
+    const std::string code = pmt::symbol_to_string(code_pmt);
     const auto up = pmt::dict_ref(msg, pmt::mp("up"), pmt::PMT_T);
-    return ::gpuradar::kernels::lfm_chirp(
-        number("bandwidth"), number("pulse_width"), samp_rate, pmt::is_true(up));
+    return ::gpuradar::kernels::make_waveform(code,
+                                              code == "lfm" ? number("bandwidth") : 0.0,
+                                              number("pulse_width"),
+                                              samp_rate,
+                                              pmt::is_true(up),
+                                              "waveform message");
 }
 
 std::vector<gr_complex> waveform_parameter(const char* block,
@@ -58,16 +68,8 @@ std::vector<gr_complex> waveform_parameter(const char* block,
 {
     if (waveform == "custom")
         return custom_waveform;
-    if (waveform != "lfm")
-        throw std::invalid_argument(std::string("gpuradar::") + block +
-                                    ": waveform must be one of lfm, custom (got '" +
-                                    waveform + "')");
-    try {
-        return ::gpuradar::kernels::lfm_chirp(bandwidth, pulse_width, samp_rate, up_chirp);
-    } catch (const std::invalid_argument& e) {
-        // Name the block as well as the chirp parameter.
-        throw std::invalid_argument(std::string("gpuradar::") + block + " (lfm): " + e.what());
-    }
+    return ::gpuradar::kernels::make_waveform(
+        waveform, bandwidth, pulse_width, samp_rate, up_chirp, block, "custom");
 }
 
 } // namespace gpuradar

@@ -18,8 +18,9 @@ const pmt::pmt_t& waveform_port();
 
 /*!
  * The waveform a `waveform` message asks for: a c32 vector as it is, or a dict with
- * `bandwidth` (Hz), `pulse_width` (s) and optionally `up` (bool, default true): an LFM
- * chirp at `samp_rate`. Throws std::invalid_argument saying what is wrong.
+ * `pulse_width` (s) and optionally `waveform` (a code, kernels/waveform.h; default
+ * "lfm"), for lfm also `bandwidth` (Hz) and optionally `up` (bool, default true): the
+ * pulse at `samp_rate`. Throws std::invalid_argument saying what is wrong.
  */
 std::vector<gr_complex> waveform_from_message(const pmt::pmt_t& msg, double samp_rate);
 
@@ -35,8 +36,9 @@ void register_waveform_port(gr::basic_block& block,
                             std::function<void(const std::vector<gr_complex>&)> apply);
 
 /*!
- * The waveform parameter of a block: "custom" gives custom_waveform, "lfm" the chirp
- * (kernels::lfm_chirp). std::invalid_argument naming the block and the parameter.
+ * The waveform parameter of a block: "custom" gives custom_waveform, any other code
+ * (lfm, barker:N, frank:N, p4:N) kernels::make_waveform. std::invalid_argument naming
+ * the block and the parameter (an unknown code: with the list of allowed ones).
  */
 std::vector<gr_complex> waveform_parameter(const char* block,
                                            const std::string& waveform,

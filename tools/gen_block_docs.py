@@ -10,6 +10,7 @@ public headers are the source: re-run after changing them.
 """
 
 import os
+import re
 import sys
 
 import yaml
@@ -87,6 +88,38 @@ src = gpuradar.zmq_source(gr.sizeof_gr_complex, 1, "ipc:///run/user/1000/gpurada
 tb.connect(src, framer)           # framer: a pulse_framer with trigger "rx_time"
 tb.start()
 # ... later: src.received_items(), src.dropped_messages(), src.drop_counts()''',
+    "range_doppler_sink": '''
+# QT GUI flowgraph (a QApplication exists): the processor's tap feeds the display while
+# its stream output stays on the GPU for the CFAR
+pd = gpuradar.pulse_doppler_processor(512, 32, 32, ..., tap_every=1)   # see its page
+rd = gpuradar.range_doppler_sink("message", update_rate=10.0)
+tb.msg_connect(pd, "map", rd, "map")
+tb.msg_connect(cfar, "detections", rd, "detections")
+layout.addWidget(rd.qwidget())     # GRC: gui_hint
+print(rd.counts())                 # frames received, drawn, dropped''',
+    "detection_table": '''
+table = gpuradar.detection_table(8, True, 5.0)    # max rows, print every CPI, updates/s
+tb.msg_connect(cfar, "detections", table, "detections")
+layout.addWidget(table.qwidget())''',
+    "sar_image_sink": '''
+sink = gpuradar.sar_image_sink(g.nx, g.ny, g.x0, g.y0, g.dx, g.dy, 50.0, 5.0)
+tb.connect(bp, sink)               # bp: a backprojection on the same grid g
+layout.addWidget(sink.qwidget())''',
+    "pulse_tx_source": '''
+# 4 CPI bursts of 32 pulses of P4 64 at tx_time 1.0 s (device clock), for a USRP sink or
+# a radar_channel; the matched filter downstream takes the same code, "p4:64"
+tx = gpuradar.pulse_tx_source("p4:64", [], 0.0, 32e-6, 2e6, True, 2e3, 0.5, "cpi", 32, 4,
+                              1.0, "device")
+tags = blocks.tag_debug(gr.sizeof_gr_complex, "tx")
+tb.connect(tx, tags)              # tx_sob, tx_time at 0, 32000, ...; tx_eob at 31999, ...
+tb.run()''',
+    "radar_channel": '''
+tx = gpuradar.pulse_tx_source("lfm", [], 1e6, 20e-6, 2e6, True, 2e3, 0.5, "cpi", 32, 4,
+                              1.0, "device")
+ch = gpuradar.radar_channel(2e6, 3e9, [12000.0, 24000.0], [20.0, -35.0], [0.0, 3.0],
+                            "snr_db", 0.0, 0.25, 1.0, 10.0, 0, 1)   # tx_power 0.5^2
+framer = gpuradar.pulse_framer(1000, 100, 512, 32, 2e6, 3e9, "rx_time")
+tb.connect(tx, ch, framer, blocks.null_sink(gr.sizeof_gr_complex * 512))''',
     "sar_geometry_source": '''
 # GRC only (Python: blocks.file_source(gr.sizeof_double * 6, path, False))
 # File "sar.geometry.f64" -> Backprojection input 1 (geometry)''',
@@ -148,6 +181,8 @@ def main():
                   "[the `cpi` tag fields](../CONVENTIONS.md#cpi-tag-fields); what this block "
                   "reads and writes is stated in *What it does* above.", ""]
         make = y.get("templates", {}).get("make", "").strip()
+        # QT GUI blocks: drop GRC's Mako preamble (<% ... %>) from the call shown.
+        make = re.sub(r"<%.*?%>\\?\n?", "", make, flags=re.S).strip()
         lines += ["## Python", "", "```python", make.replace("${", "{"), "```", ""]
         if name in EXAMPLES:
             lines += ["## Example", "", "```python", PREAMBLE + EXAMPLES[name], "```", ""]
@@ -162,8 +197,9 @@ def main():
             fh.write(f"- [{label}]({name}.md)\n")
         fh.write("\nChoosing CPI and FFT sizes: [../CPI_SIZING.md](../CPI_SIZING.md).\n")
         fh.write("\nThe offline pulse-Doppler example (examples/pulse_doppler_offline.grc: SigMF "
-                 "recording -> framer -> pulse-Doppler -> CFAR 2-D, range-Doppler raster and "
-                 "detection list) in GNU Radio Companion, captured under Xvfb:\n\n"
+                 "recording -> framer -> pulse-Doppler -> CFAR 2-D, range-Doppler display and "
+                 "detection table) in GNU Radio Companion, captured under Xvfb by "
+                 "tools/screenshot_examples.py:\n\n"
                  "![GRC: offline pulse-Doppler](../images/grc_pulse_doppler_offline.png)\n")
     print(f"{len(names)} pages in {out_dir}")
 

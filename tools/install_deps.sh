@@ -9,6 +9,9 @@ packages=(
     libboost-all-dev libspdlog-dev libfmt-dev libgmp-dev
     pybind11-dev python3-numpy python3-matplotlib libgtest-dev
     xvfb xauth python3-soapysdr gir1.2-gtk-3.0
+    python3-hypothesis
+    python3-pyqt5
+    python3-pyqtgraph
     clang-format-14
     libzmq3-dev
     cppzmq-dev

@@ -136,12 +136,14 @@ double ser_db(const workload& w, const std::vector<cfloat>& img)
     auto work = [&](unsigned t) {
         for (std::size_t k = t; k < pixels.size(); k += nt) {
             const long long ix = pixels[k] % g.nx, iy = pixels[k] / g.nx;
-            const double x = g.x0 + double(ix) * g.dx, y = g.y0 + double(iy) * g.dy, z = g.z;
+            const double x = g.x0 + double(ix) * g.dx, y = g.y0 + double(iy) * g.dy,
+                         z = g.z;
             std::complex<double> acc = 0;
             for (std::size_t i = 0; i < w.h.npulses; ++i) {
                 const double* q = &w.h.geometry[6 * i];
-                const double R = std::sqrt((x - q[0]) * (x - q[0]) + (y - q[1]) * (y - q[1]) +
-                                           (z - q[2]) * (z - q[2]));
+                const double R =
+                    std::sqrt((x - q[0]) * (x - q[0]) + (y - q[1]) * (y - q[1]) +
+                              (z - q[2]) * (z - q[2]));
                 const double b = (R - q[3]) / q[4];
                 if (!(b >= 0 && b <= double(nb - 1)))
                     continue;
@@ -220,52 +222,86 @@ void bench_cuda(const std::string& name, const options& opt)
     device_memory d_pulses(pulse_bytes), d_img(npix * sizeof(cfloat));
     pinned_memory h_pulses(pulse_bytes), h_img(npix * sizeof(cfloat));
     std::memcpy(h_pulses.get(), w.h.pulses.data(), pulse_bytes);
-    copy_async(d_pulses.get(), h_pulses.get(), pulse_bytes, copy_kind::host_to_device,
-               stream.ref(), "bench");
+    copy_async(d_pulses.get(),
+               h_pulses.get(),
+               pulse_bytes,
+               copy_kind::host_to_device,
+               stream.ref(),
+               "bench");
     cuda_event a, b;
     // A device-to-device copy of the pulses, the bandwidth reference of this run.
     device_memory d_copy(pulse_bytes);
     a.record(stream.ref());
-    copy_async(d_copy.get(), d_pulses.get(), pulse_bytes, copy_kind::device_to_device,
-               stream.ref(), "bench");
+    copy_async(d_copy.get(),
+               d_pulses.get(),
+               pulse_bytes,
+               copy_kind::device_to_device,
+               stream.ref(),
+               "bench");
     b.record(stream.ref());
     b.synchronize();
-    const double copy_gbs = 2.0 * double(pulse_bytes) / (cuda_event::elapsed_ms(a, b) * 1e-3) * 1e-9;
+    const double copy_gbs =
+        2.0 * double(pulse_bytes) / (cuda_event::elapsed_ms(a, b) * 1e-3) * 1e-9;
     const int reps = opt.quick ? 2 : std::min(opt.repeats, 5);
     for (prec p : { prec::fast, prec::accurate }) {
         auto bp = backprojection::make(backend::cuda, w.grid, w.h.nbins, p, stream.ref());
         // Warm-up and the image for SER: one run into a zeroed image.
         fill_bytes_async(d_img.get(), 0, d_img.size(), stream.ref(), "bench");
-        bp->run(d_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, d_img.as<cfloat>());
+        bp->run(
+            d_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, d_img.as<cfloat>());
         std::vector<cfloat> img(npix);
-        copy_async(img.data(), d_img.get(), d_img.size(), copy_kind::device_to_host,
-                   stream.ref(), "bench");
+        copy_async(img.data(),
+                   d_img.get(),
+                   d_img.size(),
+                   copy_kind::device_to_host,
+                   stream.ref(),
+                   "bench");
         stream.synchronize("bench");
         std::vector<double> kt, e2e, serial;
         for (int r = 0; r < reps; ++r) {
             a.record(stream.ref());
-            bp->run(d_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, d_img.as<cfloat>());
+            bp->run(d_pulses.as<cfloat>(),
+                    w.h.geometry.data(),
+                    w.h.npulses,
+                    d_img.as<cfloat>());
             b.record(stream.ref());
             b.synchronize();
             kt.push_back(cuda_event::elapsed_ms(a, b));
-            // End to end, overlapped: pulses streamed from pinned memory in blocks while the
-            // kernel works on the previous block, image back to pinned host memory.
+            // End to end, overlapped: pulses streamed from pinned memory in blocks while
+            // the kernel works on the previous block, image back to pinned host memory.
             auto t0 = std::chrono::steady_clock::now();
             fill_bytes_async(d_img.get(), 0, d_img.size(), stream.ref(), "bench");
-            bp->run_host_pulses(h_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses,
+            bp->run_host_pulses(h_pulses.as<cfloat>(),
+                                w.h.geometry.data(),
+                                w.h.npulses,
                                 d_img.as<cfloat>());
-            copy_async(h_img.get(), d_img.get(), d_img.size(), copy_kind::device_to_host,
-                       stream.ref(), "bench");
+            copy_async(h_img.get(),
+                       d_img.get(),
+                       d_img.size(),
+                       copy_kind::device_to_host,
+                       stream.ref(),
+                       "bench");
             stream.synchronize("bench");
             e2e.push_back(1e3 * seconds_since(t0));
             // Serial: all pulses over PCIe, then the kernel, then the image back.
             t0 = std::chrono::steady_clock::now();
-            copy_async(d_pulses.get(), h_pulses.get(), pulse_bytes, copy_kind::host_to_device,
-                       stream.ref(), "bench");
+            copy_async(d_pulses.get(),
+                       h_pulses.get(),
+                       pulse_bytes,
+                       copy_kind::host_to_device,
+                       stream.ref(),
+                       "bench");
             fill_bytes_async(d_img.get(), 0, d_img.size(), stream.ref(), "bench");
-            bp->run(d_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, d_img.as<cfloat>());
-            copy_async(h_img.get(), d_img.get(), d_img.size(), copy_kind::device_to_host,
-                       stream.ref(), "bench");
+            bp->run(d_pulses.as<cfloat>(),
+                    w.h.geometry.data(),
+                    w.h.npulses,
+                    d_img.as<cfloat>());
+            copy_async(h_img.get(),
+                       d_img.get(),
+                       d_img.size(),
+                       copy_kind::device_to_host,
+                       stream.ref(),
+                       "bench");
             stream.synchronize("bench");
             serial.push_back(1e3 * seconds_since(t0));
         }
@@ -296,8 +332,11 @@ void bench_cuda(const std::string& name, const options& opt)
  * allocation: 2 x ny pulses and 2 images, pinned and on the device); the steady rate is
  * taken from the difference between 1 and `apertures` apertures.
  */
-double run_block_flowgraph(const workload& w, const std::vector<std::uint8_t>& geo, prec p,
-                           const char* backend, std::size_t apertures,
+double run_block_flowgraph(const workload& w,
+                           const std::vector<std::uint8_t>& geo,
+                           prec p,
+                           const char* backend,
+                           std::size_t apertures,
                            gr::gpuradar::device_buffer::stats& st)
 {
     const unsigned nx = unsigned(w.grid.nx), ny = unsigned(w.grid.ny);
@@ -308,9 +347,19 @@ double run_block_flowgraph(const workload& w, const std::vector<std::uint8_t>& g
     auto src_head = gr::blocks::head::make(w.h.nbins * sizeof(cfloat), n);
     auto gsrc = gr::blocks::vector_source_b::make(geo, true, unsigned(geo_item));
     auto gsrc_head = gr::blocks::head::make(geo_item, n);
-    auto bp = gr::gpuradar::backprojection::make(
-        unsigned(w.h.nbins), nx, ny, w.grid.x0, w.grid.y0, w.grid.dx, w.grid.dy, w.grid.z,
-        unsigned(w.h.npulses), "restart", backprojection::to_string(p), {}, backend);
+    auto bp = gr::gpuradar::backprojection::make(unsigned(w.h.nbins),
+                                                 nx,
+                                                 ny,
+                                                 w.grid.x0,
+                                                 w.grid.y0,
+                                                 w.grid.dx,
+                                                 w.grid.dy,
+                                                 w.grid.z,
+                                                 unsigned(w.h.npulses),
+                                                 "restart",
+                                                 backprojection::to_string(p),
+                                                 {},
+                                                 backend);
     auto sink = gr::blocks::null_sink::make(nx * sizeof(cfloat));
     tb->connect(src, 0, src_head, 0);
     tb->connect(gsrc, 0, gsrc_head, 0);

@@ -54,7 +54,8 @@ std::vector<cfloat> scene_samples(const workload& w, std::size_t ncpi)
     const double dopplers[] = { 0.11, -0.23, 0.31 }; // cycles per pulse
     for (std::size_t p = 0; p < ncpi * w.npulses; ++p)
         for (int t = 0; t < 3; ++t) {
-            const auto rot = std::polar(1.0f, float(2 * 3.14159265358979 * dopplers[t] * p));
+            const auto rot =
+                std::polar(1.0f, float(2 * 3.14159265358979 * dopplers[t] * p));
             for (std::size_t k = 0; k < s.size() && delays[t] + k < w.nrange; ++k)
                 x[p * w.nrange + delays[t] + k] += rot * s[k];
         }
@@ -64,8 +65,16 @@ std::vector<cfloat> scene_samples(const workload& w, std::size_t ncpi)
 //! PRI = gate = nrange samples from the first sample: every sample becomes a range bin.
 grr::pulse_framer::sptr make_framer(const workload& w, const std::string& backend)
 {
-    return grr::pulse_framer::make(
-        double(w.nrange), 0, w.nrange, w.npulses, fs, fc, "free", "trigger", 0.0, backend);
+    return grr::pulse_framer::make(double(w.nrange),
+                                   0,
+                                   w.nrange,
+                                   w.npulses,
+                                   fs,
+                                   fc,
+                                   "free",
+                                   "trigger",
+                                   0.0,
+                                   backend);
 }
 
 struct run_result {
@@ -82,20 +91,55 @@ run_result run_chain(const workload& w,
                      std::uint64_t ncpi,
                      double rate,
                      const std::string& backend,
+                     const source_tuning& tuning,
                      std::uint64_t pieces_per_cpi = 1)
 {
     const std::uint64_t cpi_samples = w.npulses * w.nrange;
     const auto nfft = static_cast<unsigned>(w.npulses);
     auto tb = gr::make_top_block("e2e");
     auto src = gnuradio::make_block_sptr<host_replay_source>(
-        samples, ncpi * cpi_samples, cpi_samples, rate, pieces_per_cpi);
+        samples, ncpi * cpi_samples, cpi_samples, tuning, rate, pieces_per_cpi);
     auto framer = make_framer(w, backend);
-    auto pd = grr::pulse_doppler_processor::make(
-        w.nrange, w.npulses, nfft, 1, "lfm", {}, bandwidth, double(w.waveform) / fs, fs,
-        true, "taylor", 4, 35, 6, true, "auto", "none", "hann", 4, 35, 6, true, "square_law",
-        false, backend);
-    auto cfar = grr::cfar_2d::make(w.nrange, nfft, 1, 1, 5, 1, 1, 1e-6, "ca", 0, "clip",
-                                   "wrap", true, 4096, backend);
+    auto pd = grr::pulse_doppler_processor::make(w.nrange,
+                                                 w.npulses,
+                                                 nfft,
+                                                 1,
+                                                 "lfm",
+                                                 {},
+                                                 bandwidth,
+                                                 double(w.waveform) / fs,
+                                                 fs,
+                                                 true,
+                                                 "taylor",
+                                                 4,
+                                                 35,
+                                                 6,
+                                                 true,
+                                                 "auto",
+                                                 "none",
+                                                 "hann",
+                                                 4,
+                                                 35,
+                                                 6,
+                                                 true,
+                                                 "square_law",
+                                                 false,
+                                                 backend);
+    auto cfar = grr::cfar_2d::make(w.nrange,
+                                   nfft,
+                                   1,
+                                   1,
+                                   5,
+                                   1,
+                                   1,
+                                   1e-6,
+                                   "ca",
+                                   0,
+                                   "clip",
+                                   "wrap",
+                                   true,
+                                   4096,
+                                   backend);
     auto timer = gnuradio::make_block_sptr<detections_timer>();
     tb->connect(src, 0, framer, 0);
     tb->connect(framer, 0, pd, 0);
@@ -143,12 +187,13 @@ GPURADAR_BENCH("e2e/PD")
     std::vector<std::string> backends = { "cpu" };
     if (kernels::cuda_available())
         backends.insert(backends.begin(), "cuda");
-    // GPURADAR_BENCH_BACKEND=cuda|cpu: only that backend (A/B runs of one side).
-    if (const char* only = std::getenv("GPURADAR_BENCH_BACKEND"))
-        backends.erase(std::remove_if(backends.begin(),
-                                      backends.end(),
-                                      [&](const std::string& b) { return b != only; }),
-                       backends.end());
+    // --backend cuda|cpu: only that backend (A/B runs of one side).
+    if (!opt.backend.empty())
+        backends.erase(
+            std::remove_if(backends.begin(),
+                           backends.end(),
+                           [&](const std::string& b) { return b != opt.backend; }),
+            backends.end());
     for (const auto& backend : backends)
         for (const auto& w : workloads()) {
             if (w.channels != 1)
@@ -157,25 +202,30 @@ GPURADAR_BENCH("e2e/PD")
             // CPU: a few CPIs (each takes a fraction of a second on 2 cores).
             const std::uint64_t n = opt.quick ? 5 : gpu ? 300 : 12;
             const auto samples = scene_samples(w, 2);
-            const auto r = run_chain(w, samples, n, 0.0, backend);
-            const double sps = double(w.npulses * w.nrange) / (r.steady_ms_per_cpi * 1e-3);
-            const auto paced = run_chain(w, samples, n, 0.5 * sps, backend);
+            const auto r = run_chain(w, samples, n, 0.0, backend, opt.source);
+            const double sps =
+                double(w.npulses * w.nrange) / (r.steady_ms_per_cpi * 1e-3);
+            const auto paced = run_chain(w, samples, n, 0.5 * sps, backend, opt.source);
             // The same rate with the samples arriving in pieces, as from an SDR.
-            const auto paced_pieces =
-                run_chain(w, samples, n, 0.5 * sps, backend, sdr_pieces_per_cpi);
+            const auto paced_pieces = run_chain(
+                w, samples, n, 0.5 * sps, backend, opt.source, sdr_pieces_per_cpi);
             const std::uint64_t cpi_samples = w.npulses * w.nrange;
             for (bool with_framer : { false, true }) {
                 auto tb = gr::make_top_block("e2e_host");
                 auto src = gnuradio::make_block_sptr<host_replay_source>(
-                    samples, n * cpi_samples, cpi_samples, 0.0);
+                    samples, n * cpi_samples, cpi_samples, opt.source, 0.0);
                 if (with_framer) {
                     auto framer = make_framer(w, backend);
                     tb->connect(src, 0, framer, 0);
                     const std::size_t pulse_bytes = sizeof(cfloat) * w.nrange;
                     if (gpu) // the pulses stay on the device, as for the chain
-                        tb->connect(framer, 0, gnuradio::make_block_sptr<device_sink>(pulse_bytes), 0);
+                        tb->connect(framer,
+                                    0,
+                                    gnuradio::make_block_sptr<device_sink>(pulse_bytes),
+                                    0);
                     else
-                        tb->connect(framer, 0, gr::blocks::null_sink::make(pulse_bytes), 0);
+                        tb->connect(
+                            framer, 0, gr::blocks::null_sink::make(pulse_bytes), 0);
                 } else {
                     tb->connect(src, 0, gr::blocks::null_sink::make(sizeof(cfloat)), 0);
                 }

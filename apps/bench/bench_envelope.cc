@@ -39,29 +39,40 @@ std::vector<cfloat> noise(std::size_t n, unsigned seed)
 GPURADAR_BENCH("envelope/kernel")
 {
     if (!kernels::cuda_available()) {
-        json_line("envelope/kernel").field("skipped", kernels::cuda_unavailable_reason()).emit();
+        json_line("envelope/kernel")
+            .field("skipped", kernels::cuda_unavailable_reason())
+            .emit();
         return;
     }
     const auto props = kernels::current_device_properties();
-    const std::size_t n = opt.quick ? (std::size_t(1) << 22) : (std::size_t(1) << 27); // 1 GiB in
+    const std::size_t n =
+        opt.quick ? (std::size_t(1) << 22) : (std::size_t(1) << 27); // 1 GiB in
     kernels::cuda_stream s;
     const auto host = noise(std::size_t(1) << 20, 1);
     kernels::device_memory in(n * sizeof(cfloat)), out(n * sizeof(float)),
         copy_dst(n * sizeof(cfloat));
     for (std::size_t off = 0; off < n; off += host.size())
-        kernels::copy_async(in.as<cfloat>() + off, host.data(), host.size() * sizeof(cfloat),
-                            kernels::copy_kind::host_to_device, s.ref(), "bench");
+        kernels::copy_async(in.as<cfloat>() + off,
+                            host.data(),
+                            host.size() * sizeof(cfloat),
+                            kernels::copy_kind::host_to_device,
+                            s.ref(),
+                            "bench");
     const double copy_ms = time_ms(s, opt.repeats, [&] {
-        kernels::copy_async(copy_dst.get(), in.get(), in.size(),
-                            kernels::copy_kind::device_to_device, s.ref(), "bench");
+        kernels::copy_async(copy_dst.get(),
+                            in.get(),
+                            in.size(),
+                            kernels::copy_kind::device_to_device,
+                            s.ref(),
+                            "bench");
     });
     const double copy_gbs = 2.0 * in.size() / (copy_ms * 1e6);
-    for (auto mode : { kernels::envelope::mode::square_law, kernels::envelope::mode::linear }) {
+    for (auto mode :
+         { kernels::envelope::mode::square_law, kernels::envelope::mode::linear }) {
         for (bool db : { false, true }) {
             auto env = kernels::envelope::make(kernels::backend::cuda, mode, db, s.ref());
-            const double ms = time_ms(s, opt.repeats, [&] {
-                env->run(in.as<cfloat>(), out.as<float>(), n);
-            });
+            const double ms = time_ms(
+                s, opt.repeats, [&] { env->run(in.as<cfloat>(), out.as<float>(), n); });
             const double gbs = double(n) * (sizeof(cfloat) + sizeof(float)) / (ms * 1e6);
             json_line("envelope/kernel")
                 .field("device", props.name)
@@ -97,7 +108,8 @@ GPURADAR_BENCH("chain/multiply_const")
             gr::basic_block_sptr prev = head;
             std::vector<gr::basic_block_sptr> keep;
             for (int i = 0; i < k; ++i) {
-                auto m = gr::gpuradar::multiply_const::make(cfloat(1.0f, 0.0f), vlen, backend);
+                auto m =
+                    gr::gpuradar::multiply_const::make(cfloat(1.0f, 0.0f), vlen, backend);
                 if (host_between && i > 0) {
                     auto c = gr::blocks::copy::make(vlen * sizeof(cfloat));
                     tb->connect(prev, 0, c, 0);
@@ -113,7 +125,8 @@ GPURADAR_BENCH("chain/multiply_const")
             const auto t0 = std::chrono::steady_clock::now();
             tb->run();
             const double s =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                    .count();
             const auto st = gr::gpuradar::device_buffer::transfer_stats();
             json_line("chain/multiply_const")
                 .field("backend", backend)

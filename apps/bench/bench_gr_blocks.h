@@ -35,9 +35,10 @@ public:
                          std::size_t itemsize,
                          int items_per_cpi,
                          std::uint64_t ncpi)
-        : gr::sync_block("device_replay_source",
-                         gr::io_signature::make(0, 0, 0),
-                         gr::io_signature::make(1, 1, itemsize, grr::device_buffer::type)),
+        : gr::sync_block(
+              "device_replay_source",
+              gr::io_signature::make(0, 0, 0),
+              gr::io_signature::make(1, 1, itemsize, grr::device_buffer::type)),
           d_cpi(cpi),
           d_itemsize(itemsize),
           d_items_per_cpi(items_per_cpi),
@@ -48,7 +49,8 @@ public:
     void* device_stream() const override { return d_stream.ref().native(); }
     //! Takes part in the device buffers' event ordering (as the gpuradar blocks do).
     bool orders_by_events() const override { return true; }
-    int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override
+    int
+    work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override
     {
         if (d_left == 0)
             return WORK_DONE;
@@ -60,8 +62,11 @@ public:
         auto* dst = static_cast<char*>(out[0]);
         const std::size_t cpi_bytes = d_itemsize * d_items_per_cpi;
         for (std::uint64_t i = 0; i < n; ++i)
-            kernels::copy_async(dst + i * cpi_bytes, d_cpi.get(), cpi_bytes,
-                                kernels::copy_kind::device_to_device, d_stream.ref(),
+            kernels::copy_async(dst + i * cpi_bytes,
+                                d_cpi.get(),
+                                cpi_bytes,
+                                kernels::copy_kind::device_to_device,
+                                d_stream.ref(),
                                 "device_replay_source");
         if (ordered)
             buf->write_done(device_stream(), nitems_written(0) + n * d_items_per_cpi);
@@ -131,34 +136,25 @@ private:
     kernels::cuda_stream d_stream;
 };
 
-//! A positive integer from the environment variable `name` (A/B switches), else
-//! `fallback`.
-inline unsigned env_count(const char* name, unsigned fallback)
-{
-    const char* e = std::getenv(name);
-    const long v = e ? std::strtol(e, nullptr, 10) : 0;
-    return v > 0 ? static_cast<unsigned>(v) : fallback;
-}
-
 /*!
  * memcpy split over persistent threads, as a receiver writes its samples with several
  * threads (an SDR driver's DMA does not copy on one core either): one memcpy thread
- * moves ~7 GB/s, ~0.9 Gsps of fc32, which would otherwise bound every end-to-end
- * figure. The threads live as long as the source (spawning them per call cost tens of
- * microseconds per CPI); the calling thread copies the first part itself. Copies below
+ * would otherwise bound every end-to-end figure. The threads live as long as the source
+ * (spawning them per call cost more than a CPI's copy of the small workloads); the
+ * calling thread copies the first part itself. Copies below
  * min_part_bytes per thread use fewer threads.
  */
 class copy_pool
 {
 public:
     static constexpr std::size_t min_part_bytes = std::size_t(4) << 20;
-    //! Half the cores, at most 8 (the rest run the flowgraph's blocks), or
-    //! GPURADAR_BENCH_COPY_THREADS.
-    static unsigned threads_from_env()
+    //! `requested`, or (0) half the cores, at most 8: the rest run the flowgraph's
+    //! blocks.
+    static unsigned threads_for(unsigned requested)
     {
-        return env_count(
-            "GPURADAR_BENCH_COPY_THREADS",
-            std::max(1u, std::min(8u, std::thread::hardware_concurrency() / 2)));
+        return requested > 0
+                   ? requested
+                   : std::max(1u, std::min(8u, std::thread::hardware_concurrency() / 2));
     }
     explicit copy_pool(unsigned threads) : d_threads(std::max(1u, threads))
     {
@@ -257,6 +253,7 @@ public:
     host_replay_source(const std::vector<cfloat>& samples,
                        std::uint64_t total,
                        std::uint64_t cpi_samples,
+                       const source_tuning& tuning,
                        double rate = 0.0,
                        std::uint64_t pieces_per_cpi = 1)
         : gr::sync_block("host_replay_source",
@@ -267,16 +264,17 @@ public:
           d_cpi_samples(cpi_samples),
           d_rate(rate),
           d_piece(std::max<std::uint64_t>(
-              1, cpi_samples / std::max<std::uint64_t>(1, pieces_per_cpi)))
+              1, cpi_samples / std::max<std::uint64_t>(1, pieces_per_cpi))),
+          d_copy(copy_pool::threads_for(tuning.copy_threads))
     {
-        // Large work calls: a memcpy per call, not per default 32 kB buffer. Two CPIs
-        // (GPURADAR_BENCH_SOURCE_CPIS for A/B); a device_buffer behind it (the CUDA
-        // framer's input) doubles that (device_buffer::host_to_device_depth).
-        set_min_output_buffer(
-            static_cast<long>(env_count("GPURADAR_BENCH_SOURCE_CPIS", 2) * cpi_samples));
+        // Large work calls: a memcpy per call, not per default 32 kB buffer
+        // (tuning.buffer_cpis CPIs); a device_buffer behind it (the CUDA framer's input)
+        // doubles that (device_buffer::host_to_device_depth).
+        set_min_output_buffer(static_cast<long>(tuning.buffer_cpis * cpi_samples));
         d_cpi_end.reserve(total / cpi_samples + 1);
     }
-    int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override
+    int
+    work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override
     {
         const std::uint64_t done = nitems_written(0);
         if (done >= d_total)
@@ -303,7 +301,8 @@ public:
             copied += len;
         }
         const auto now = clock_type::now();
-        for (std::uint64_t end = (done / d_cpi_samples + 1) * d_cpi_samples; end <= done + n;
+        for (std::uint64_t end = (done / d_cpi_samples + 1) * d_cpi_samples;
+             end <= done + n;
              end += d_cpi_samples)
             d_cpi_end.push_back(now);
         return static_cast<int>(n);
@@ -316,7 +315,7 @@ private:
     const std::uint64_t d_total, d_cpi_samples;
     const double d_rate;
     const std::uint64_t d_piece; //!< samples per paced call, at most
-    copy_pool d_copy{ copy_pool::threads_from_env() };
+    copy_pool d_copy;
     clock_type::time_point d_start;
     std::vector<clock_type::time_point> d_cpi_end;
 };
@@ -334,7 +333,8 @@ public:
         set_msg_handler(pmt::mp("in"), [this](const pmt::pmt_t& pdu) {
             const auto now = clock_type::now();
             const auto meta = pmt::car(pdu);
-            const auto index = pmt::to_uint64(pmt::dict_ref(meta, pmt::mp("cpi"), pmt::from_uint64(0)));
+            const auto index =
+                pmt::to_uint64(pmt::dict_ref(meta, pmt::mp("cpi"), pmt::from_uint64(0)));
             std::lock_guard<std::mutex> lock(d_mutex);
             d_arrivals.push_back({ index, now, pmt::length(pmt::cdr(pdu)) });
         });

@@ -5,9 +5,9 @@
  * filter (Hann, fftshift, nfft = npulses) -> square-law envelope -> CA-CFAR (DESIGN.md's
  * window: guard/train Doppler 1,1, range 1,5; Pfa 1e-6).
  *
- *  pd_chain/PD     for each workload and each fusion setting of kernels::pulse_doppler
- *                  (pc_callbacks x fused_doppler; both off = the separate stages), the
- *                  chain without and with cfar_2d::run, plus pulse compression and CFAR
+ *  pd_chain/PD     for each workload and each fusion setting of
+ * kernels::pulse_doppler_processor (fused_doppler on and off, pulse compression's row
+ * batches), the chain without and with cfar_2d::run, plus pulse compression and CFAR
  *                  alone, beside a device copy of the CPI measured in the same run;
  *                  chain_cfar_streamed_ms: the same per CPI over 20 CPIs queued back to
  *                  back (launch latency hidden, as in a stream of CPIs).
@@ -16,9 +16,7 @@
  * length, rows = channels * npulses (bytes at least; cuFFT may need more passes inside
  * one transform):
  *  pulse compression, overlap_save: read x 8N, write 8N (floor_ms counts this);
- *                  fft with callbacks: read x 8N, write + read the workspace
- *                  16 rows F, write the compressed CPI 8N;  separate kernels:
- *                  32N + 56 rows F.
+ *                  fft (separate kernels): 32N + 56 rows F.
  *  Doppler, fused: read 8N, write the power map 4N;  separate (corner turn 16N,
  *                  prepare + in-place FFT 32N, envelope 12N): 60N.
  *  CFAR: read 4N, write the mask N.
@@ -27,7 +25,7 @@
  */
 #include "bench_pd_common.h"
 #include <gpuradar/kernels/cfar_2d.h>
-#include <gpuradar/kernels/pulse_doppler.h>
+#include <gpuradar/kernels/pulse_doppler_processor.h>
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -38,9 +36,9 @@ namespace {
 
 using kernels::cfloat;
 
-kernels::pulse_doppler::params chain_params(const pd::workload& w)
+kernels::pulse_doppler_processor::params chain_params(const pd::workload& w)
 {
-    kernels::pulse_doppler::params p;
+    kernels::pulse_doppler_processor::params p;
     p.npulses = w.npulses;
     p.nrange = w.nrange;
     p.channels = w.channels;
@@ -78,8 +76,8 @@ streamed_ms_per_cpi(const kernels::cuda_stream& s, int reps, Chain&& chain, Cfar
 } // namespace
 
 // Only the default chain (the object pulse_doppler_processor runs) + CFAR, per workload:
-// the quick A/B figure and a short program to profile. GPURADAR_BENCH_WORKLOAD=PD-C
-// limits it to one workload.
+// the quick A/B figure and a short program to profile. --workload PD-C limits it to one
+// workload.
 GPURADAR_BENCH("pd_chain/default")
 {
     if (!pd::have_cuda("pd_chain/default"))
@@ -88,16 +86,15 @@ GPURADAR_BENCH("pd_chain/default")
     kernels::cuda_stream s;
     const auto cuda = kernels::backend::cuda;
     const int reps = opt.quick ? 5 : opt.repeats;
-    const char* only = std::getenv("GPURADAR_BENCH_WORKLOAD");
     for (const auto& w : pd::workloads()) {
-        if (only && w.name != std::string(only))
+        if (!opt.workload.empty() && w.name != opt.workload)
             continue;
         const auto p = chain_params(w);
         const double n = double(w.samples());
         auto x = pd::random_device(w.samples(), s);
         kernels::device_memory power(w.samples() * sizeof(float)), mask(w.samples());
         const double copy = pd::copy_gb_per_s(w.bytes(), s, opt.repeats);
-        auto pdc = kernels::pulse_doppler::make(cuda, p, s.ref());
+        auto pdc = kernels::pulse_doppler_processor::make(cuda, p, s.ref());
         auto cfar = kernels::cfar_2d::make(cuda, chain_cfar_params(w), s.ref());
         auto run_chain = [&] { pdc->run(x.as<cfloat>(), power.as<float>()); };
         auto run_cfar = [&] {
@@ -194,14 +191,14 @@ GPURADAR_BENCH("pd_chain/PD")
         const double pc_ms =
             time_ms(s, reps, [&] { pc->run(x.as<cfloat>(), a.as<cfloat>()); });
         const double rows_f = double(w.npulses * w.channels) * double(pc->fft_length());
-        // overlap_save: read x, write y; the fft method with callbacks adds a workspace.
+        // overlap_save: read x, write y; the fft method adds at least one workspace pass.
         const bool os =
             pc->resolved_method() == kernels::pulse_compression::method::overlap_save;
         const double pc_bytes = 16.0 * n + (os ? 0.0 : 16.0 * rows_f);
 
         // CFAR alone on a real power map (the fused chain's output).
         {
-            auto first = kernels::pulse_doppler::make(cuda, p, s.ref());
+            auto first = kernels::pulse_doppler_processor::make(cuda, p, s.ref());
             first->run(x.as<cfloat>(), power.as<float>());
             s.synchronize("bench");
         }
@@ -225,38 +222,35 @@ GPURADAR_BENCH("pd_chain/PD")
             .field("copy_gb_per_s", copy)
             .emit();
 
-        // Fusion settings: callbacks x fused Doppler, then the default (fused Doppler, no
-        // callbacks) with pulse compression in row batches whose FFT workspace is about
-        // 8, 16 or 32 MiB (L2 is 50 MB on an H100).
-        // The same with pulse compression forced to the fft method (the settings that
-        // only act on it), then the default method (automatic: overlap_save on the PD
-        // waveforms) with and without the fused Doppler kernel.
+        // Fusion settings with pulse compression forced to the fft method (the settings
+        // that only act on it): fused Doppler on and off, then the fused Doppler with
+        // pulse compression in row batches whose FFT workspace is about 8, 16 or 32 MiB
+        // (the order of an L2 cache); then the default method (automatic: overlap_save
+        // on the PD waveforms) with and without the fused Doppler kernel.
         using pcm = kernels::pulse_compression::method;
-        std::vector<std::pair<kernels::pulse_doppler::fusion, pcm>> settings;
-        for (bool cb : { false, true })
-            for (bool fused : { false, true }) {
-                kernels::pulse_doppler::fusion f;
-                f.pc_callbacks = cb;
-                f.fused_doppler = fused;
-                settings.push_back({ f, pcm::fft });
-            }
+        std::vector<std::pair<kernels::pulse_doppler_processor::fusion, pcm>> settings;
+        for (bool fused : { false, true }) {
+            kernels::pulse_doppler_processor::fusion f;
+            f.fused_doppler = fused;
+            settings.push_back({ f, pcm::fft });
+        }
         const std::size_t row_bytes = pc_fft->fft_length() * sizeof(cfloat);
         for (std::size_t mib : { 8, 16, 32 }) {
-            kernels::pulse_doppler::fusion f;
+            kernels::pulse_doppler_processor::fusion f;
             f.pc_rows_per_batch = std::max<std::size_t>(1, (mib << 20) / row_bytes);
             if (f.pc_rows_per_batch < w.npulses * w.channels)
                 settings.push_back({ f, pcm::fft });
         }
         for (bool fused : { false, true }) {
-            kernels::pulse_doppler::fusion f;
+            kernels::pulse_doppler_processor::fusion f;
             f.fused_doppler = fused;
             settings.push_back({ f, p.pc_method });
         }
         for (const auto& [f, m] : settings) {
-            const bool cb = f.pc_callbacks, fused = f.fused_doppler;
+            const bool fused = f.fused_doppler;
             auto pm = p;
             pm.pc_method = m;
-            auto pdc = kernels::pulse_doppler::make(cuda, pm, s.ref(), f);
+            auto pdc = kernels::pulse_doppler_processor::make(cuda, pm, s.ref(), f);
             auto run_chain = [&] { pdc->run(x.as<cfloat>(), power.as<float>()); };
             const double chain_ms = time_ms(s, reps, run_chain);
             const double with_cfar_ms = time_ms(s, reps, [&] {
@@ -269,7 +263,6 @@ GPURADAR_BENCH("pd_chain/PD")
                 .field("device", props.name)
                 .field("workload", w.name)
                 .field("stage", "chain")
-                .field("pc_callbacks", cb)
                 .field("fused_doppler", fused)
                 .field("pc_method", kernels::pulse_compression::to_string(m))
                 .field("pc_rows_per_batch", static_cast<long long>(f.pc_rows_per_batch))

@@ -20,11 +20,15 @@ double ms_of(const std::function<void()>& f)
 {
     const auto t0 = std::chrono::steady_clock::now();
     f();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                     t0)
         .count();
 }
 
-void time_stage(const workload& w, const char* stage, int repeats, const std::function<void()>& f)
+void time_stage(const workload& w,
+                const char* stage,
+                int repeats,
+                const std::function<void()>& f)
 {
     const double first = ms_of(f);
     std::vector<double> t;
@@ -54,16 +58,22 @@ GPURADAR_BENCH("pd_cpu/PD")
         std::uint32_t state = 1234567u;
         for (auto& v : x) {
             state = state * 1664525u + 1013904223u;
-            v = cfloat(float(state >> 8) * 1e-7f - 0.8f, float(state & 0xffff) * 1e-5f - 0.3f);
+            v = cfloat(float(state >> 8) * 1e-7f - 0.8f,
+                       float(state & 0xffff) * 1e-5f - 0.3f);
         }
         const auto s = kernels::lfm_chirp(50e6, double(w.waveform) / 100e6, 100e6);
-        auto pc = kernels::pulse_compression::make(cpu, w.nrange, w.npulses, s,
-                                                   kernels::window_spec::make("taylor"), true);
+        auto pc = kernels::pulse_compression::make(
+            cpu, w.nrange, w.npulses, s, kernels::window_spec::make("taylor"), true);
         auto ct = kernels::corner_turn::make(cpu, w.npulses, w.nrange, 1);
-        auto df = kernels::doppler_filter::make(cpu, w.npulses, w.nrange, nfft,
+        auto df = kernels::doppler_filter::make(cpu,
+                                                w.npulses,
+                                                w.nrange,
+                                                nfft,
                                                 kernels::doppler_filter::mti_mode::none,
-                                                kernels::window_spec::make("hann"), true);
-        auto env = kernels::envelope::make(cpu, kernels::envelope::mode::square_law, false);
+                                                kernels::window_spec::make("hann"),
+                                                true);
+        auto env =
+            kernels::envelope::make(cpu, kernels::envelope::mode::square_law, false);
         kernels::cfar_2d_params cp;
         cp.nrange = w.nrange;
         cp.ndoppler = nfft;
@@ -72,7 +82,8 @@ GPURADAR_BENCH("pd_cpu/PD")
         time_stage(w, "corner_turn", repeats, [&] { ct->run(y.data(), z.data()); });
         time_stage(w, "doppler_filter", repeats, [&] { df->run(z.data(), d.data()); });
         time_stage(w, "envelope", repeats, [&] { env->run(d.data(), p.data(), n); });
-        time_stage(w, "cfar_2d", repeats, [&] { cfar->run(p.data(), mask.data(), nullptr, 1); });
+        time_stage(
+            w, "cfar_2d", repeats, [&] { cfar->run(p.data(), mask.data(), nullptr, 1); });
     }
 }
 

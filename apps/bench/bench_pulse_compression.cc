@@ -10,8 +10,8 @@
  *                                  around the automatic one (what the factors cost).
  * Counts per CPI of N = rows * nrange samples, waveform L, FFT length F per row:
  *  minimum traffic 16 N bytes (read x, write y);
- *  fft with cuFFT callbacks (default): read x (8N), write and read the workspace
- *  (16 rows F), write y (8N) = 16 N + 16 rows F bytes at least (pass_floor_ms);
+ *  fft, the least any two-FFT method moves: read x (8N), write and read the workspace
+ *  (16 rows F), write y (8N) = 16 N + 16 rows F bytes (pass_floor_ms);
  *  fft with separate kernels: pad (8N + 8 rows F) + 2 FFTs (>= 16 rows F each) +
  *  multiply (16 rows F) + strip (8N + 8N) = 32 N + 56 rows F;
  *  fir: 8 L N complex multiply-adds = 8 L N flops, traffic 16 N;
@@ -59,7 +59,7 @@ GPURADAR_BENCH("pulse_compression/PD")
                 pc->run(in.as<kernels::cfloat>(), out.as<kernels::cfloat>());
             });
             const double min_bytes = 2.0 * w.bytes();
-            // Callbacks: read x, write + read the workspace, write y.
+            // Read x, write + read the workspace, write y.
             const double fft_bytes =
                 2.0 * w.bytes() + 16.0 * double(rows) * double(pc->fft_length());
             const double gbs = min_bytes / (ms * 1e6);
@@ -197,15 +197,46 @@ GPURADAR_BENCH("pulse_compression/fft_length")
         std::vector<std::size_t> lengths;
     };
     const std::vector<sweep> sweeps = {
-        { "PD-A", 2048, 9000, 1000, { 10000, 10080, 10125, 10206, 10240, 10368, 10500, 10800, 11520, 12288, 16384 } },
-        { "PD-B", 256, 16384, 512, { 16896, 17010, 17150, 17280, 17496, 18000, 18432, 19200, 20480, 24576, 32768 } },
-        { "PD-C", 1024, 4096, 256, { 4374, 4375, 4410, 4500, 4608, 4800, 5000, 5120, 6144, 8192 } },
+        { "PD-A",
+          2048,
+          9000,
+          1000,
+          { 10000,
+            10080,
+            10125,
+            10206,
+            10240,
+            10368,
+            10500,
+            10800,
+            11520,
+            12288,
+            16384 } },
+        { "PD-B",
+          256,
+          16384,
+          512,
+          { 16896,
+            17010,
+            17150,
+            17280,
+            17496,
+            18000,
+            18432,
+            19200,
+            20480,
+            24576,
+            32768 } },
+        { "PD-C",
+          1024,
+          4096,
+          256,
+          { 4374, 4375, 4410, 4500, 4608, 4800, 5000, 5120, 6144, 8192 } },
     };
     for (const auto& sw : sweeps) {
         auto in = pd::random_device(sw.rows * sw.nrange, s);
         kernels::device_memory out(sw.rows * sw.nrange * sizeof(kernels::cfloat));
-        const std::size_t automatic =
-            kernels::preferred_fft_length(sw.nrange + sw.L - 1);
+        const std::size_t automatic = kernels::preferred_fft_length(sw.nrange + sw.L - 1);
         for (std::size_t n : sw.lengths) {
             auto pc = pulse_compression::make(kernels::backend::cuda,
                                               sw.nrange,
@@ -227,8 +258,8 @@ GPURADAR_BENCH("pulse_compression/fft_length")
                 .field("waveform", static_cast<long long>(sw.L))
                 .field("fft_length", static_cast<long long>(pc->fft_length()))
                 .field("automatic", pc->fft_length() == automatic)
-                .field("fast_fft_length", pc->fft_length() ==
-                                              kernels::fast_fft_length(sw.nrange + sw.L - 1))
+                .field("fast_fft_length",
+                       pc->fft_length() == kernels::fast_fft_length(sw.nrange + sw.L - 1))
                 .field("implementation", pc->implementation())
                 .field("ms", ms)
                 .emit();

@@ -14,9 +14,19 @@
 
 namespace gpuradar::bench {
 
+//! The GNU Radio benchmarks' replay source (host_replay_source), tuned for A/B runs.
+struct source_tuning {
+    unsigned copy_threads = 0; //!< memcpy threads; 0: half the cores, at most 8
+    unsigned buffer_cpis = 2;  //!< CPIs its output buffer holds
+};
+
+//! The command line of gpuradar_bench (see its --help).
 struct options {
-    bool quick = false;     //!< smaller sizes and fewer repeats (CI smoke run)
-    int repeats = 50;       //!< timed repetitions; the median is reported
+    bool quick = false;   //!< smaller sizes and fewer repeats (CI smoke run)
+    int repeats = 50;     //!< timed repetitions; the median is reported
+    std::string workload; //!< only this PD workload where a benchmark says so; "": all
+    std::string backend;  //!< only this backend where a benchmark says so; "": all
+    source_tuning source;
 };
 
 struct bench_case {
@@ -116,11 +126,12 @@ double time_ms(const kernels::cuda_stream& s, int repeats, F&& f)
 
 #define GPURADAR_BENCH_CAT2(a, b) a##b
 #define GPURADAR_BENCH_CAT(a, b) GPURADAR_BENCH_CAT2(a, b)
-#define GPURADAR_BENCH(name)                                                          \
-    static void GPURADAR_BENCH_CAT(bench_fn_, __LINE__)(const ::gpuradar::bench::options&); \
-    static ::gpuradar::bench::registrar GPURADAR_BENCH_CAT(bench_reg_, __LINE__)(     \
-        name, GPURADAR_BENCH_CAT(bench_fn_, __LINE__));                               \
-    static void GPURADAR_BENCH_CAT(bench_fn_, __LINE__)(                              \
+#define GPURADAR_BENCH(name)                                                      \
+    static void GPURADAR_BENCH_CAT(bench_fn_,                                     \
+                                   __LINE__)(const ::gpuradar::bench::options&);  \
+    static ::gpuradar::bench::registrar GPURADAR_BENCH_CAT(bench_reg_, __LINE__)( \
+        name, GPURADAR_BENCH_CAT(bench_fn_, __LINE__));                           \
+    static void GPURADAR_BENCH_CAT(bench_fn_, __LINE__)(                          \
         [[maybe_unused]] const ::gpuradar::bench::options& opt)
 
 #endif

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <string>
 #include <stdexcept>
+#include <string>
 
 namespace gpuradar::kernels {
 
@@ -59,8 +59,8 @@ backprojection::precision backprojection::parse_precision(const std::string& nam
     if (name == "accurate")
         return precision::accurate;
     throw std::invalid_argument(
-        "gpuradar::backprojection: precision must be one of fast, accurate (got '" + name +
-        "')");
+        "gpuradar::backprojection: precision must be one of fast, accurate (got '" +
+        name + "')");
 }
 
 const char* backprojection::to_string(precision p)
@@ -128,7 +128,10 @@ bp_layout bp_make_layout(const image_grid& g)
     return l;
 }
 
-void bp_check_pointers(const void* pulses, const double* geometry, std::size_t npulses, const void* image)
+void bp_check_pointers(const void* pulses,
+                       const double* geometry,
+                       std::size_t npulses,
+                       const void* image)
 {
     if (npulses == 0)
         return;
@@ -151,7 +154,9 @@ bp_prepared bp_prepare(const double* geometry,
         const double* g = geometry + i * n6;
         const double dr = g[4];
         if (std::isfinite(dr) && dr <= 0)
-            throw_invalid("backprojection", "geometry dr", "> 0",
+            throw_invalid("backprojection",
+                          "geometry dr",
+                          "> 0",
                           std::to_string(dr) + " at pulse " + std::to_string(i));
     }
     bp_prepared out;
@@ -178,10 +183,12 @@ bp_prepared bp_prepare(const double* geometry,
         q.kt = 2.0 * g[5] / backprojection::speed_of_light;
         q.index = static_cast<int>(i);
         // |dR'| <= hd + dr/2; one more bin for rounding of the bin and of the margin.
-        const double half = std::ceil(l.hd * (1 + window_rounding_margin) / q.dr + 0.5) + 1;
+        const double half =
+            std::ceil(l.hd * (1 + window_rounding_margin) / q.dr + 0.5) + 1;
         q.half = half < 1e9 ? static_cast<int>(half) : 1000000000;
         out.max_half = std::max(out.max_half, q.half);
-        // Closest tile centre to this antenna bounds sigma = q/(4 r^2) <= hd/(2r) + hd^2/(4r^2).
+        // Closest tile centre to this antenna bounds sigma = q/(4 r^2) <= hd/(2r) +
+        // hd^2/(4r^2).
         const double ex = std::max({ l.cx_min - q.ax, 0.0, q.ax - l.cx_max });
         const double ey = std::max({ l.cy_min - q.ay, 0.0, q.ay - l.cy_max });
         const double ez = std::max({ l.cz_min - q.az, 0.0, q.az - l.cz_max });

@@ -52,8 +52,9 @@ constexpr double bp_series_tol_fast = 2e-8;
 //! X band, far below the 1e-5 rad rms a 100 dB SER allows.
 constexpr double bp_series_tol_accurate_m = 1e-10;
 
-std::unique_ptr<backprojection>
-make_backprojection_cpu(const image_grid& g, std::size_t nbins, backprojection::precision p);
+std::unique_ptr<backprojection> make_backprojection_cpu(const image_grid& g,
+                                                        std::size_t nbins,
+                                                        backprojection::precision p);
 #ifdef GPURADAR_HAVE_CUDA
 std::unique_ptr<backprojection> make_backprojection_cuda(const image_grid& g,
                                                          std::size_t nbins,
@@ -104,7 +105,10 @@ bp_prepared bp_prepare(const double* geometry,
                        backprojection::precision p);
 
 //! Throws std::invalid_argument when a pointer needed for npulses > 0 is null.
-void bp_check_pointers(const void* pulses, const double* geometry, std::size_t npulses, const void* image);
+void bp_check_pointers(const void* pulses,
+                       const double* geometry,
+                       std::size_t npulses,
+                       const void* image);
 
 //! Reference range of one tile for one pulse, in double (see the file comment).
 struct bp_tile_ref {
@@ -115,7 +119,10 @@ struct bp_tile_ref {
     long long nref;    //!< r_ref = r0 + (nref + 1/2) dr
 };
 
-GPURADAR_BP_HD bp_tile_ref bp_reference(const bp_pulse& p, double cx, double cy, double cz)
+GPURADAR_BP_HD bp_tile_ref bp_reference(const bp_pulse& p,
+                                        double cx,
+                                        double cy,
+                                        double cz)
 {
     bp_tile_ref t;
     t.ux = cx - p.ax;

@@ -24,11 +24,11 @@
 namespace gpuradar::kernels::detail {
 
 /*
- * The automatic estimator is the segmented one. Measured on an H100 (`gpuradar_bench
- * cfar_window_sweep`, CA on the PD-B map, docs/PERFORMANCE.md): segmented sums beat the
- * summed-area table for every window tried, square ones from N = 16 to 3472 training
- * cells, range-elongated ones to 1006 and Doppler-elongated ones to 966, by 1.3x to 2.5x;
- * the thesis's crossover near 1000 cells does not appear with both in shared memory.
+ * The automatic estimator is the segmented one: `gpuradar_bench cfar_window_sweep` (CA on
+ * the PD-B map, docs/PERFORMANCE.md) finds segmented sums faster than the summed-area
+ * table for every window tried, square ones from N = 16 to about 3500 training cells and
+ * range- or Doppler-elongated ones to about 1000; the thesis's crossover near 1000 cells
+ * does not appear with both in shared memory.
  * The CUDA backend takes the summed-area table where a tall window's segmented tile
  * does not fit in shared memory.
  */

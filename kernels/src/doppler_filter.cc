@@ -1,4 +1,5 @@
 /* doppler_filter: parameter checks, the weight table, dispatch. */
+#include "dft_tables.h"
 #include "doppler_filter_backends.h"
 #include "factories.h"
 #include "param_check.h"
@@ -53,17 +54,7 @@ doppler_filter::doppler_filter(std::size_t npulses,
 
 std::vector<cfloat> doppler_filter::make_weights() const
 {
-    using detail::pi;
-    const std::size_t m = mti_output_length();
-    const auto w = window_coefficients(d_window, m);
-    const std::size_t shift = d_fftshift ? d_nfft / 2 : 0;
-    std::vector<cfloat> c(m);
-    for (std::size_t n = 0; n < m; ++n) {
-        // (s n) mod nfft in integers keeps the angle exact for long CPIs.
-        const double turns = double((shift * n) % d_nfft) / double(d_nfft);
-        c[n] = cfloat(std::polar(w[n], 2 * pi * turns));
-    }
-    return c;
+    return detail::doppler_weights(d_window, mti_output_length(), d_nfft, d_fftshift);
 }
 
 std::unique_ptr<doppler_filter> doppler_filter::make(backend b,

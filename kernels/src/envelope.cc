@@ -1,3 +1,4 @@
+#include "envelope_backends.h"
 #include "factories.h"
 #include <gpuradar/kernels/envelope.h>
 #include <stdexcept>
@@ -11,7 +12,8 @@ envelope::mode envelope::parse_mode(const std::string& name)
     if (name == "linear")
         return mode::linear;
     throw std::invalid_argument(
-        "gpuradar::envelope: mode must be one of square_law, linear (got '" + name + "')");
+        "gpuradar::envelope: mode must be one of square_law, linear (got '" + name +
+        "')");
 }
 
 const char* envelope::to_string(mode m)

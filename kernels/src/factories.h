@@ -1,23 +1,20 @@
 /*
- * Backend factories of each stage (internal). The public make() functions dispatch here;
- * the CUDA ones exist only in builds with CUDA (GPURADAR_HAVE_CUDA).
+ * What every stage's backend factories share (internal).
+ *
+ * The pattern, one per stage X: X_backends.h declares make_X_cpu(...) and, in builds
+ * with CUDA (GPURADAR_HAVE_CUDA), make_X_cuda(..., stream); X.cc's public X::make()
+ * checks the parameters, calls require_backend() and dispatches to one of them. cfar_1d
+ * and cfar_2d share one engine, whose factories cfar_plan.h declares.
  */
 #ifndef INCLUDED_GPURADAR_KERNELS_FACTORIES_H
 #define INCLUDED_GPURADAR_KERNELS_FACTORIES_H
 
-#include <gpuradar/kernels/envelope.h>
-#include <gpuradar/kernels/multiply_const.h>
-#include <memory>
+#include <gpuradar/kernels/backend.h>
 #include <string>
 
 namespace gpuradar::kernels::detail {
 
-std::unique_ptr<envelope> make_envelope_cpu(envelope::mode m, bool db);
-std::unique_ptr<multiply_const> make_multiply_const_cpu();
-
 #ifdef GPURADAR_HAVE_CUDA
-std::unique_ptr<envelope> make_envelope_cuda(envelope::mode m, bool db, stream_ref s);
-std::unique_ptr<multiply_const> make_multiply_const_cuda(stream_ref s);
 //! Probes the driver and device once; empty string when usable, else the reason.
 std::string probe_cuda_device();
 #endif

@@ -1,5 +1,5 @@
-#include "framer_copy_backends.h"
 #include "factories.h"
+#include "framer_copy_backends.h"
 #include "param_check.h"
 
 namespace gpuradar::kernels {

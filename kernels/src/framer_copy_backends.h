@@ -8,7 +8,8 @@ namespace gpuradar::kernels::detail {
 
 std::unique_ptr<framer_copy> make_framer_copy_cpu(std::size_t cpi_samples);
 #ifdef GPURADAR_HAVE_CUDA
-std::unique_ptr<framer_copy> make_framer_copy_cuda(std::size_t cpi_samples, stream_ref stream);
+std::unique_ptr<framer_copy> make_framer_copy_cuda(std::size_t cpi_samples,
+                                                   stream_ref stream);
 #endif
 
 } // namespace gpuradar::kernels::detail

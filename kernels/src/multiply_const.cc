@@ -1,4 +1,5 @@
 #include "factories.h"
+#include "multiply_const_backends.h"
 #include <gpuradar/kernels/multiply_const.h>
 
 namespace gpuradar::kernels {

@@ -1,9 +1,4 @@
-/*
- * Backend factories of pulse_compression (internal; see factories.h for the pattern).
- * use_callbacks: the CUDA fft method with cuFFT LTO callbacks (two passes) instead of
- * its separate kernels (five passes). Off by default: measured slower on PD-B and PD-C
- * and 4% faster on PD-A (docs/PERFORMANCE.md); pulse_doppler's fusion switch turns it on.
- */
+/* Backend factories of pulse_compression (internal; see factories.h for the pattern). */
 #ifndef INCLUDED_GPURADAR_KERNELS_PULSE_COMPRESSION_BACKENDS_H
 #define INCLUDED_GPURADAR_KERNELS_PULSE_COMPRESSION_BACKENDS_H
 
@@ -29,9 +24,9 @@ struct pc_rows_view {
 };
 
 /*!
- * The CUDA pulse_compression with one more entry point for pulse_doppler: run_view()
- * may leave the result in the fft workspace (row stride = fft length) and skip the
- * strip pass; the view stays valid until the next run_view/run/set_waveform.
+ * The CUDA pulse_compression with one more entry point for pulse_doppler_processor:
+ * run_view() may leave the result in the fft workspace (row stride = fft length) and skip
+ * the strip pass; the view stays valid until the next run_view/run/set_waveform.
  * batch_rows (0: all rows): the separate-kernel fft path runs pad, FFT, product and
  * inverse FFT on batches of that many rows (a workspace batch that fits in L2).
  */
@@ -51,7 +46,6 @@ make_pulse_compression_cuda_engine(std::size_t nrange,
                                    pulse_compression::method m,
                                    stream_ref stream,
                                    std::size_t fft_length,
-                                   bool use_callbacks,
                                    std::size_t batch_rows);
 
 std::unique_ptr<pulse_compression>
@@ -62,8 +56,7 @@ make_pulse_compression_cuda(std::size_t nrange,
                             bool normalize,
                             pulse_compression::method m,
                             stream_ref stream,
-                            std::size_t fft_length = 0,
-                            bool use_callbacks = false);
+                            std::size_t fft_length = 0);
 #endif
 
 } // namespace gpuradar::kernels::detail

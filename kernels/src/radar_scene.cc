@@ -15,31 +15,6 @@ constexpr double c0 = pulse_timing::speed_of_light;
 //! its draws never coincide with the noise generator's (same seed, different streams).
 constexpr std::uint64_t clutter_seed_offset = 0x9E3779B97F4A7C15ull;
 
-//! SplitMix64: expands the seed into the noise generator's state (its authors' advice).
-std::uint64_t splitmix64(std::uint64_t& x)
-{
-    std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-//! xoshiro256+ (Blackman & Vigna): 64 random bits per call; the upper bits used here are
-//! its strongest. Several times faster than std::mt19937_64 + std::normal_distribution,
-//! which made the noise the simulator's bottleneck (15 Msps on the 2-core build host).
-inline std::uint64_t xoshiro_next(std::uint64_t* s)
-{
-    const std::uint64_t r = s[0] + s[3];
-    const std::uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = (s[3] << 45) | (s[3] >> 19);
-    return r;
-}
-
 std::string entry(const char* list, std::size_t i)
 {
     return std::string(list) + "[" + std::to_string(i) + "]";
@@ -48,7 +23,8 @@ std::string entry(const char* list, std::size_t i)
 void check_finite_nonneg(double v, const char* name, const char* unit)
 {
     if (!(v >= 0.0) || !std::isfinite(v))
-        detail::throw_invalid(radar_scene::stage, name, std::string(">= 0 and finite ") + unit, v);
+        detail::throw_invalid(
+            radar_scene::stage, name, std::string(">= 0 and finite ") + unit, v);
 }
 
 scene_config checked(scene_config c)
@@ -63,7 +39,8 @@ scene_config checked(scene_config c)
     double power = 0.0;
     for (std::size_t i = 0; i < c.waveform.size(); ++i) {
         if (!std::isfinite(c.waveform[i].real()) || !std::isfinite(c.waveform[i].imag()))
-            detail::throw_invalid(s, entry("waveform", i).c_str(), "finite", c.waveform[i]);
+            detail::throw_invalid(
+                s, entry("waveform", i).c_str(), "finite", c.waveform[i]);
         power += std::norm(std::complex<double>(c.waveform[i]));
     }
     if (!(power > 0.0))
@@ -89,53 +66,88 @@ scene_config checked(scene_config c)
     for (std::size_t i = 0; i < c.targets.size(); ++i) {
         const auto& t = c.targets[i];
         if (!(t.range_m > 0.0) || !std::isfinite(t.range_m))
-            detail::throw_invalid(s, entry("ranges", i).c_str(), "> 0 and finite (m)", t.range_m);
+            detail::throw_invalid(
+                s, entry("ranges", i).c_str(), "> 0 and finite (m)", t.range_m);
         if (!std::isfinite(t.velocity_mps) || std::fabs(t.velocity_mps) >= c0)
-            detail::throw_invalid(s, entry("velocities", i).c_str(),
-                                  "finite and slower than light (m/s)", t.velocity_mps);
+            detail::throw_invalid(s,
+                                  entry("velocities", i).c_str(),
+                                  "finite and slower than light (m/s)",
+                                  t.velocity_mps);
         if (!std::isfinite(t.snr_db))
-            detail::throw_invalid(s, entry("amplitudes", i).c_str(), "finite (SNR, dB)", t.snr_db);
+            detail::throw_invalid(
+                s, entry("amplitudes", i).c_str(), "finite (SNR, dB)", t.snr_db);
     }
     return c;
 }
 
 } // namespace
 
+echo_geometry echo_geometry::of(const scene_target& t, double fs, double fc)
+{
+    echo_geometry g;
+    g.delay_at_0 = 2.0 * t.range_m * fs / c0;
+    g.delay_rate = -2.0 * t.velocity_mps / c0;
+    g.cycles_per_sample = 2.0 * t.velocity_mps * fc / c0 / fs;
+    const double r0_cycles = 2.0 * t.range_m * fc / c0; // -4 pi fc R0 / c
+    g.phase0 = -2.0 * detail::pi * (r0_cycles - std::floor(r0_cycles));
+    return g;
+}
+
+double radar_scene::echo_amplitude(double snr_db, double noise_power, double signal_power)
+{
+    const double ref = noise_power > 0.0 ? noise_power : 1.0;
+    return std::sqrt(ref * std::pow(10.0, snr_db / 10.0) / signal_power);
+}
+
 double radar_scene::snr_from_rcs(double rcs_m2, double range_m, double radar_constant_db)
 {
     return radar_constant_db + 10.0 * std::log10(rcs_m2) - 40.0 * std::log10(range_m);
 }
 
-std::vector<scene_target> radar_scene::make_targets(const std::vector<double>& ranges_m,
-                                                    const std::vector<double>& velocities_mps,
-                                                    const std::vector<double>& amplitudes,
-                                                    const std::string& amplitude_unit,
-                                                    double radar_constant_db)
+std::vector<scene_target>
+radar_scene::make_targets(const std::vector<double>& ranges_m,
+                          const std::vector<double>& velocities_mps,
+                          const std::vector<double>& amplitudes,
+                          const std::string& amplitude_unit,
+                          double radar_constant_db,
+                          const char* who)
 {
     const bool rcs = amplitude_unit == "rcs_m2";
     if (!rcs && amplitude_unit != "snr_db")
-        detail::throw_invalid(stage, "amplitude_unit", "snr_db or rcs_m2", "'" + amplitude_unit + "'");
+        detail::throw_invalid(
+            who, "amplitude_unit", "snr_db or rcs_m2", "'" + amplitude_unit + "'");
     auto same_length = [&](const char* name, std::size_t n) {
         if (n != ranges_m.size()) {
             std::ostringstream m;
             m << "one entry per target, as many as ranges (" << ranges_m.size() << ")";
-            detail::throw_invalid(stage, name, m.str(), std::to_string(n) + " entries");
+            detail::throw_invalid(who, name, m.str(), std::to_string(n) + " entries");
         }
     };
     same_length("velocities", velocities_mps.size());
     same_length("amplitudes", amplitudes.size());
     if (rcs && !std::isfinite(radar_constant_db))
-        detail::throw_invalid(stage, "radar_constant_db", "finite (dB)", radar_constant_db);
+        detail::throw_invalid(who, "radar_constant_db", "finite (dB)", radar_constant_db);
     std::vector<scene_target> t(ranges_m.size());
     for (std::size_t i = 0; i < t.size(); ++i) {
         if (!(ranges_m[i] > 0.0) || !std::isfinite(ranges_m[i]))
-            detail::throw_invalid(stage, entry("ranges", i).c_str(), "> 0 and finite (m)", ranges_m[i]);
+            detail::throw_invalid(
+                who, entry("ranges", i).c_str(), "> 0 and finite (m)", ranges_m[i]);
+        if (!std::isfinite(velocities_mps[i]) || std::fabs(velocities_mps[i]) >= c0)
+            detail::throw_invalid(who,
+                                  entry("velocities", i).c_str(),
+                                  "finite and slower than light (m/s)",
+                                  velocities_mps[i]);
+        if (!std::isfinite(amplitudes[i]))
+            detail::throw_invalid(
+                who, entry("amplitudes", i).c_str(), "finite", amplitudes[i]);
         t[i].range_m = ranges_m[i];
         t[i].velocity_mps = velocities_mps[i];
         if (rcs) {
             if (!(amplitudes[i] > 0.0) || !std::isfinite(amplitudes[i]))
-                detail::throw_invalid(stage, entry("amplitudes", i).c_str(),
-                                      "> 0 and finite (RCS, m^2)", amplitudes[i]);
+                detail::throw_invalid(who,
+                                      entry("amplitudes", i).c_str(),
+                                      "> 0 and finite (RCS, m^2)",
+                                      amplitudes[i]);
             t[i].snr_db = snr_from_rcs(amplitudes[i], ranges_m[i], radar_constant_db);
         } else {
             t[i].snr_db = amplitudes[i];
@@ -146,11 +158,9 @@ std::vector<scene_target> radar_scene::make_targets(const std::vector<double>& r
 
 radar_scene::radar_scene(scene_config cfg)
     : d_cfg(checked(std::move(cfg))),
-      d_timing(d_cfg.fs / d_cfg.prf, 0, d_cfg.waveform.size(), stage)
+      d_timing(d_cfg.fs / d_cfg.prf, 0, d_cfg.waveform.size(), stage),
+      d_noise(d_cfg.seed)
 {
-    std::uint64_t x = d_cfg.seed;
-    for (auto& w : d_rng)
-        w = splitmix64(x);
     d_ref_power = d_cfg.noise_power > 0.0 ? d_cfg.noise_power : 1.0;
     double e = 0.0;
     for (const auto& s : d_cfg.waveform)
@@ -158,17 +168,24 @@ radar_scene::radar_scene(scene_config cfg)
     const double len = static_cast<double>(d_cfg.waveform.size());
     d_wave_power = e / len;
     for (const auto& t : d_cfg.targets)
-        d_amplitude.push_back(std::sqrt(d_ref_power * std::pow(10.0, t.snr_db / 10.0) / d_wave_power));
+        d_amplitude.push_back(echo_amplitude(t.snr_db, d_cfg.noise_power, d_wave_power));
 
     if (d_cfg.clutter_stop_m > d_cfg.clutter_start_m) {
         const double cell = c0 / (2.0 * d_cfg.fs); // one sample of two-way delay (m)
-        const auto first = static_cast<std::uint64_t>(std::ceil(d_cfg.clutter_start_m / cell));
-        const auto last = static_cast<std::uint64_t>(std::floor(d_cfg.clutter_stop_m / cell));
+        const auto first =
+            static_cast<std::uint64_t>(std::ceil(d_cfg.clutter_start_m / cell));
+        const auto last =
+            static_cast<std::uint64_t>(std::floor(d_cfg.clutter_stop_m / cell));
         const std::uint64_t cells = last >= first ? last - first + 1 : 1;
-        d_clutter_delay = last >= first ? first : static_cast<std::uint64_t>(std::llround(
-                                                     0.5 * (d_cfg.clutter_start_m + d_cfg.clutter_stop_m) / cell));
-        // E|c|^2 = sigma^2 sum|s|^2 where the return overlaps L cells: sigma^2 = P CNR / e.
-        const double sigma = std::sqrt(d_ref_power * std::pow(10.0, d_cfg.clutter_cnr_db / 10.0) / e / 2.0);
+        d_clutter_delay =
+            last >= first
+                ? first
+                : static_cast<std::uint64_t>(std::llround(
+                      0.5 * (d_cfg.clutter_start_m + d_cfg.clutter_stop_m) / cell));
+        // E|c|^2 = sigma^2 sum|s|^2 where the return overlaps L cells: sigma^2 = P CNR /
+        // e.
+        const double sigma = std::sqrt(
+            d_ref_power * std::pow(10.0, d_cfg.clutter_cnr_db / 10.0) / e / 2.0);
         std::mt19937_64 g(d_cfg.seed + clutter_seed_offset);
         std::normal_distribution<double> nd(0.0, sigma);
         std::vector<std::complex<double>> rho(cells);
@@ -178,15 +195,25 @@ radar_scene::radar_scene(scene_config cfg)
         d_clutter.assign(cells + L - 1, cfloat(0.0f, 0.0f));
         for (std::size_t i = 0; i < cells; ++i)
             for (std::size_t m = 0; m < L; ++m) {
-                const std::complex<double> v = rho[i] * std::complex<double>(d_cfg.waveform[m]);
-                d_clutter[i + m] += cfloat(static_cast<float>(v.real()), static_cast<float>(v.imag()));
+                const std::complex<double> v =
+                    rho[i] * std::complex<double>(d_cfg.waveform[m]);
+                d_clutter[i + m] +=
+                    cfloat(static_cast<float>(v.real()), static_cast<float>(v.imag()));
             }
     }
 }
 
-std::int64_t radar_scene::delay_of(double delay_at_0, double delay_rate, std::uint64_t k) const
+void radar_scene::continue_from(const radar_scene& previous)
 {
-    const double d = delay_at_0 + delay_rate * static_cast<double>(d_timing.pulse_start(k));
+    d_pos = previous.d_pos;
+    d_noise = previous.d_noise; // the noise stream goes on where it was
+}
+
+std::int64_t
+radar_scene::delay_of(double delay_at_0, double delay_rate, std::uint64_t k) const
+{
+    const double d =
+        delay_at_0 + delay_rate * static_cast<double>(d_timing.pulse_start(k));
     return d < 0.0 ? -1 : static_cast<std::int64_t>(std::llround(d));
 }
 
@@ -203,12 +230,15 @@ void radar_scene::add_pulses(cfloat* out,
 {
     const std::uint64_t n1 = n0 + n;
     // Largest delay of any pulse sent before n1 (delay is linear in the send time).
-    const double dmax = std::max(delay_at_0, delay_at_0 + delay_rate * static_cast<double>(n1));
+    const double dmax =
+        std::max(delay_at_0, delay_at_0 + delay_rate * static_cast<double>(n1));
     if (dmax < 0.0)
         return;
-    const double earliest = static_cast<double>(n0) - static_cast<double>(len) - std::ceil(dmax) - 1.0;
+    const double earliest =
+        static_cast<double>(n0) - static_cast<double>(len) - std::ceil(dmax) - 1.0;
     const std::uint64_t k_lo =
-        earliest > 0.0 ? d_timing.pulse_containing(static_cast<std::uint64_t>(earliest)) : 0;
+        earliest > 0.0 ? d_timing.pulse_containing(static_cast<std::uint64_t>(earliest))
+                       : 0;
     const std::uint64_t k_hi = d_timing.pulse_containing(n1 - 1);
     const double two_pi = 2.0 * detail::pi;
     const std::complex<double> step =
@@ -228,7 +258,8 @@ void radar_scene::add_pulses(cfloat* out,
             gain * std::polar(1.0, phase0 + two_pi * (cyc - std::floor(cyc)));
         for (std::uint64_t m = a; m < b; ++m) {
             const std::complex<double> v = ph * std::complex<double>(sig[m - e0]);
-            out[m - n0] += cfloat(static_cast<float>(v.real()), static_cast<float>(v.imag()));
+            out[m - n0] +=
+                cfloat(static_cast<float>(v.real()), static_cast<float>(v.imag()));
             ph *= step;
         }
     }
@@ -238,42 +269,34 @@ void radar_scene::generate(cfloat* out, std::size_t n)
 {
     if (n == 0)
         return;
-    if (d_cfg.noise_power > 0.0) {
-        // Complex Gaussian by Marsaglia's polar method from one 64-bit draw per try: a
-        // point (u, v) uniform in the unit disc (s = u^2 + v^2, 21% of tries rejected),
-        // then (u, v) sqrt(-2 ln s / s) are two independent N(0, 1). No trigonometry:
-        // about twice the rate of Box-Muller here.
-        const float sigma = static_cast<float>(std::sqrt(d_cfg.noise_power / 2.0));
-        constexpr float two_pow_m31 = 1.0f / 2147483648.0f;
-        for (std::size_t i = 0; i < n; ++i) {
-            float u, v, q;
-            do {
-                const std::uint64_t r = xoshiro_next(d_rng);
-                u = static_cast<float>(static_cast<std::int32_t>(r >> 32)) * two_pow_m31;
-                v = static_cast<float>(static_cast<std::int32_t>(r & 0xFFFFFFFFull)) * two_pow_m31;
-                q = u * u + v * v;
-            } while (q >= 1.0f || q == 0.0f);
-            const float f = sigma * std::sqrt(-2.0f * std::log(q) / q);
-            out[i] = cfloat(u * f, v * f);
-        }
-    } else {
-        std::fill(out, out + n, cfloat(0.0f, 0.0f));
-    }
+    d_noise.fill(out, n, d_cfg.noise_power);
     const cfloat* s = d_cfg.waveform.data();
     const std::size_t L = d_cfg.waveform.size();
     if (d_cfg.leakage_amplitude > 0.0)
         add_pulses(out, d_pos, n, s, L, d_cfg.leakage_amplitude, 0.0, 0.0, 0.0, 0.0);
     if (!d_clutter.empty())
-        add_pulses(out, d_pos, n, d_clutter.data(), d_clutter.size(), 1.0,
-                   static_cast<double>(d_clutter_delay), 0.0, 0.0, 0.0);
+        add_pulses(out,
+                   d_pos,
+                   n,
+                   d_clutter.data(),
+                   d_clutter.size(),
+                   1.0,
+                   static_cast<double>(d_clutter_delay),
+                   0.0,
+                   0.0,
+                   0.0);
     for (std::size_t i = 0; i < d_cfg.targets.size(); ++i) {
-        const auto& t = d_cfg.targets[i];
-        const double d0 = 2.0 * t.range_m * d_cfg.fs / c0;
-        const double rate = -2.0 * t.velocity_mps / c0; // delay change per sample of time
-        const double cyc = 2.0 * t.velocity_mps * d_cfg.fc / c0 / d_cfg.fs;
-        const double r0_cycles = 2.0 * t.range_m * d_cfg.fc / c0; // -4 pi fc R0 / c
-        const double phase0 = -2.0 * detail::pi * (r0_cycles - std::floor(r0_cycles));
-        add_pulses(out, d_pos, n, s, L, d_amplitude[i], d0, rate, cyc, phase0);
+        const auto g = echo_geometry::of(d_cfg.targets[i], d_cfg.fs, d_cfg.fc);
+        add_pulses(out,
+                   d_pos,
+                   n,
+                   s,
+                   L,
+                   d_amplitude[i],
+                   g.delay_at_0,
+                   g.delay_rate,
+                   g.cycles_per_sample,
+                   g.phase0);
     }
     d_pos += n;
 }

@@ -37,8 +37,8 @@ std::vector<vec3> straight_path(vec3 start, vec3 end, std::size_t npulses)
     return p;
 }
 
-std::vector<vec3>
-circular_path(vec3 centre, double radius, double start_rad, double span_rad, std::size_t npulses)
+std::vector<vec3> circular_path(
+    vec3 centre, double radius, double start_rad, double span_rad, std::size_t npulses)
 {
     std::vector<vec3> p(npulses);
     const bool full = std::abs(std::abs(span_rad) - 2 * pi) < 1e-12;
@@ -46,13 +46,16 @@ circular_path(vec3 centre, double radius, double start_rad, double span_rad, std
         npulses > 1 ? span_rad / double(full ? npulses : npulses - 1) : 0.0;
     for (std::size_t i = 0; i < npulses; ++i) {
         const double a = start_rad + step * double(i);
-        p[i] = { centre.x + radius * std::cos(a), centre.y + radius * std::sin(a), centre.z };
+        p[i] = { centre.x + radius * std::cos(a),
+                 centre.y + radius * std::sin(a),
+                 centre.z };
     }
     return p;
 }
 
-phase_history
-simulate(const std::vector<vec3>& path, const std::vector<point_target>& targets, const radar& r)
+phase_history simulate(const std::vector<vec3>& path,
+                       const std::vector<point_target>& targets,
+                       const radar& r)
 {
     if (r.nbins < 2)
         throw std::invalid_argument("gpuradar::sar_sim: nbins must be >= 2 (got " +
@@ -90,8 +93,10 @@ simulate(const std::vector<vec3>& path, const std::vector<point_target>& targets
             const double kc = (R - r0) / r.dr;
             long long k0 = 0, k1 = static_cast<long long>(h.nbins) - 1;
             if (r.sinc_half_width > 0) {
-                k0 = std::max(k0, static_cast<long long>(std::floor(kc)) - r.sinc_half_width);
-                k1 = std::min(k1, static_cast<long long>(std::ceil(kc)) + r.sinc_half_width);
+                k0 = std::max(k0,
+                              static_cast<long long>(std::floor(kc)) - r.sinc_half_width);
+                k1 = std::min(k1,
+                              static_cast<long long>(std::ceil(kc)) + r.sinc_half_width);
             }
             for (long long k = k0; k <= k1; ++k)
                 acc[k] += v * sinc((r0 + double(k) * r.dr - R) / res);

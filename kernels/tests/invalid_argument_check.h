@@ -12,7 +12,9 @@ namespace gpuradar::test {
 //! f() must throw std::invalid_argument containing `prefix` (the module's, or a stage's
 //! "gpuradar::<stage>") and `text` (a parameter name, or a longer piece of the message).
 template <typename F>
-void expect_invalid(F&& f, const std::string& text, const std::string& prefix = "gpuradar::")
+void expect_invalid(F&& f,
+                    const std::string& text,
+                    const std::string& prefix = "gpuradar::")
 {
     try {
         f();

@@ -1,9 +1,9 @@
 /*
- * backprojection: CPU twin and CUDA against an fp64 reference loop written here; focusing,
- * impulse response against theory, accumulate, swath edges and bad input.
+ * backprojection: CPU twin and CUDA against an fp64 reference loop written here;
+ * focusing, impulse response against theory, accumulate, swath edges and bad input.
  */
-#include "test_support.h"
 #include "invalid_argument_check.h"
+#include "test_support.h"
 #include <gpuradar/kernels/backprojection.h>
 #include <gpuradar/kernels/sar_sim.h>
 #include <algorithm>
@@ -31,7 +31,8 @@ void expect_invalid_here(F&& f, const std::string& text)
 constexpr double c_light = backprojection::speed_of_light;
 constexpr double pi = 3.14159265358979323846;
 
-//! The definition, in double: R, fractional bin, linear interpolation, exp(+j 4 pi f0 R/c).
+//! The definition, in double: R, fractional bin, linear interpolation, exp(+j 4 pi f0
+//! R/c).
 std::vector<cdouble> reference(const image_grid& g,
                                const std::vector<cfloat>& pulses,
                                const std::vector<double>& geom,
@@ -51,8 +52,9 @@ std::vector<cdouble> reference(const image_grid& g,
                     finite = finite && std::isfinite(q[k]);
                 if (!finite)
                     continue;
-                const double R = std::sqrt((px - q[0]) * (px - q[0]) +
-                                           (py - q[1]) * (py - q[1]) + (pz - q[2]) * (pz - q[2]));
+                const double R =
+                    std::sqrt((px - q[0]) * (px - q[0]) + (py - q[1]) * (py - q[1]) +
+                              (pz - q[2]) * (pz - q[2]));
                 const double b = (R - q[3]) / q[4];
                 if (!(b >= 0 && b <= double(nbins - 1)))
                     continue;
@@ -127,21 +129,35 @@ scenario straight_scenario(const char* name,
 // Airborne X band, 500 m altitude: near (~1.1 km) and far (~20 km) slant ranges.
 scenario airborne_near()
 {
-    return straight_scenario("airborne 1.1 km", 100, 70, 0.25, -1000, 500, 200, 257, 1024, 0.2, 9.6e9, 11);
+    return straight_scenario(
+        "airborne 1.1 km", 100, 70, 0.25, -1000, 500, 200, 257, 1024, 0.2, 9.6e9, 11);
 }
 scenario airborne_far()
 {
-    return straight_scenario("airborne 20 km", 70, 100, 0.5, -20000, 500, 600, 301, 1024, 0.3, 9.6e9, 12);
+    return straight_scenario(
+        "airborne 20 km", 70, 100, 0.5, -20000, 500, 600, 301, 1024, 0.3, 9.6e9, 12);
 }
 // Spaceborne X band: 600 km altitude, 530 km across track: ~800 km slant range.
 scenario spaceborne()
 {
-    return straight_scenario("spaceborne 800 km", 90, 66, 1.0, -530e3, 600e3, 12e3, 300, 2048, 0.5, 9.65e9, 13);
+    return straight_scenario("spaceborne 800 km",
+                             90,
+                             66,
+                             1.0,
+                             -530e3,
+                             600e3,
+                             12e3,
+                             300,
+                             2048,
+                             0.5,
+                             9.65e9,
+                             13);
 }
 // Near field (antenna 40 m from the scene): the exact range formula, no series.
 scenario near_field()
 {
-    return straight_scenario("near field 40 m", 64, 40, 0.05, -40, 5, 20, 200, 2048, 0.02, 9.6e9, 14);
+    return straight_scenario(
+        "near field 40 m", 64, 40, 0.05, -40, 5, 20, 200, 2048, 0.02, 9.6e9, 14);
 }
 
 std::vector<cfloat> run_image(backend b, const scenario& s, prec p)
@@ -171,7 +187,10 @@ TEST_P(BackprojectionCpu, test_001_matches_fp64_reference)
     const auto ref = reference(s.grid, s.pulses, s.geom, s.nbins);
     const double ser = ser_db(run_image(backend::cpu, s, c.p), ref);
     EXPECT_GE(ser, c.min_db) << s.name << " " << backprojection::to_string(c.p);
-    std::printf("[ info ] cpu %-8s %-18s SER %.1f dB\n", backprojection::to_string(c.p), s.name, ser);
+    std::printf("[ info ] cpu %-8s %-18s SER %.1f dB\n",
+                backprojection::to_string(c.p),
+                s.name,
+                ser);
 }
 
 const ser_case ser_cases[] = {
@@ -212,13 +231,16 @@ focus_setup focus_scene(bool circular)
     r.gate_centre = sim::vec3{ 0, 0, 0 };
     r.sinc_half_width = 64;
     r.noise_sigma = 0.05;
-    const auto path = circular ? sim::circular_path({ 0, 0, 800 }, 1500, -2.0, 0.6, 400)
-                               : sim::straight_path({ -150, -1200, 800 }, { 150, -1200, 800 }, 400);
+    const auto path =
+        circular ? sim::circular_path({ 0, 0, 800 }, 1500, -2.0, 0.6, 400)
+                 : sim::straight_path({ -150, -1200, 800 }, { 150, -1200, 800 }, 400);
     f.h = sim::simulate(path, t, r);
     return f;
 }
 
-void expect_focused(const std::vector<cfloat>& img, const focus_setup& f, const char* what)
+void expect_focused(const std::vector<cfloat>& img,
+                    const focus_setup& f,
+                    const char* what)
 {
     const auto& g = f.grid;
     for (const auto& t : f.h.targets) {
@@ -226,8 +248,12 @@ void expect_focused(const std::vector<cfloat>& img, const focus_setup& f, const 
         // Peak of |I| within 6 pixels of the truth.
         long long bx = -1, by = -1;
         float best = -1;
-        for (long long y = std::max(0LL, want.iy - 6); y <= std::min(g.ny - 1, want.iy + 6); ++y)
-            for (long long x = std::max(0LL, want.ix - 6); x <= std::min(g.nx - 1, want.ix + 6); ++x)
+        for (long long y = std::max(0LL, want.iy - 6);
+             y <= std::min(g.ny - 1, want.iy + 6);
+             ++y)
+            for (long long x = std::max(0LL, want.ix - 6);
+                 x <= std::min(g.nx - 1, want.ix + 6);
+                 ++x)
                 if (std::abs(img[y * g.nx + x]) > best) {
                     best = std::abs(img[y * g.nx + x]);
                     bx = x;
@@ -313,9 +339,10 @@ TEST(BackprojectionCpuFocus, test_003_impulse_response_width_and_sidelobes_match
     r.dr = rho_r / 8;
     r.nbins = 4096;
     r.gate_centre = sim::vec3{ 0, 0, 0 };
-    const auto h = sim::simulate(sim::straight_path({ -0.5 * L, -Y, 0 }, { 0.5 * L, -Y, 0 }, 1024),
-                                 { { { 0, 0, 0 }, { 1, 0 } } },
-                                 r);
+    const auto h =
+        sim::simulate(sim::straight_path({ -0.5 * L, -Y, 0 }, { 0.5 * L, -Y, 0 }, 1024),
+                      { { { 0, 0, 0 }, { 1, 0 } } },
+                      r);
     for (prec p : { prec::fast, prec::accurate }) {
         std::vector<cfloat> img(static_cast<std::size_t>(g.nx * g.ny));
         backprojection::make(backend::cpu, g, r.nbins, p)
@@ -331,14 +358,21 @@ TEST(BackprojectionCpuFocus, test_003_impulse_response_width_and_sidelobes_match
         EXPECT_NEAR(b.width / (0.886 * rho_r), 1.0, 0.10) << "range";
         EXPECT_NEAR(a.pslr, theory_pslr, 1.0) << "azimuth";
         EXPECT_NEAR(b.pslr, theory_pslr, 1.0) << "range";
-        std::printf("[ info ] %s IRW az %.4f m (theory %.4f) rg %.4f m (theory %.4f), PSLR az "
-                    "%.2f rg %.2f dB\n",
-                    backprojection::to_string(p), a.width, 0.886 * rho_a, b.width,
-                    0.886 * rho_r, a.pslr, b.pslr);
+        std::printf(
+            "[ info ] %s IRW az %.4f m (theory %.4f) rg %.4f m (theory %.4f), PSLR az "
+            "%.2f rg %.2f dB\n",
+            backprojection::to_string(p),
+            a.width,
+            0.886 * rho_a,
+            b.width,
+            0.886 * rho_r,
+            a.pslr,
+            b.pslr);
     }
 }
 
-// ---------------------------------------------------------------- accumulate, swath, height
+// ---------------------------------------------------------------- accumulate, swath,
+// height
 
 void check_accumulate(backend b, prec p)
 {
@@ -348,7 +382,10 @@ void check_accumulate(backend b, prec p)
     std::vector<cfloat> img(whole.size());
     auto bp = backprojection::make(b, s.grid, s.nbins, p);
     bp->run(s.pulses.data(), s.geom.data(), half, img.data());
-    bp->run(s.pulses.data() + half * s.nbins, s.geom.data() + 6 * half, np - half, img.data());
+    bp->run(s.pulses.data() + half * s.nbins,
+            s.geom.data() + 6 * half,
+            np - half,
+            img.data());
     EXPECT_LT(rel_l2(img, whole), 1e-6);
 }
 
@@ -361,7 +398,8 @@ TEST(BackprojectionCpuModes, test_004_accumulate_two_apertures_equals_one)
 // A grid straddling the far edge of the swath: pixels beyond every pulse's last bin.
 scenario swath_edge()
 {
-    scenario s = straight_scenario("swath edge", 80, 120, 0.5, -1000, 500, 100, 64, 256, 0.2, 9.6e9, 21);
+    scenario s = straight_scenario(
+        "swath edge", 80, 120, 0.5, -1000, 500, 100, 64, 256, 0.2, 9.6e9, 21);
     s.grid.y0 += 25.0; // the near part of the grid inside the 51 m swath, the rest beyond
     return s;
 }
@@ -377,8 +415,8 @@ void check_outside_swath_zero(const std::vector<cfloat>& img, const scenario& s)
             bool in_any = false;
             for (std::size_t i = 0; i < np; ++i) {
                 const double* q = &s.geom[6 * i];
-                const double R = std::sqrt((px - q[0]) * (px - q[0]) + (py - q[1]) * (py - q[1]) +
-                                           q[2] * q[2]);
+                const double R = std::sqrt((px - q[0]) * (px - q[0]) +
+                                           (py - q[1]) * (py - q[1]) + q[2] * q[2]);
                 // a hair of margin either side of [0, nbins-1] for float rounding
                 const double b = (R - q[3]) / q[4];
                 in_any = in_any || (b > -1e-3 && b < double(s.nbins - 1) + 1e-3);
@@ -410,7 +448,8 @@ scenario terrain(scenario s)
     for (long long y = 0; y < g.ny; ++y)
         for (long long x = 0; x < g.nx; ++x)
             g.height[y * g.nx + x] =
-                30 * std::exp(-0.001 * double((x - 40) * (x - 40) + (y - 30) * (y - 30))) +
+                30 *
+                    std::exp(-0.001 * double((x - 40) * (x - 40) + (y - 30) * (y - 30))) +
                 3 * std::sin(0.3 * double(x)) * std::cos(0.2 * double(y)) + 12.5;
     return s;
 }
@@ -426,7 +465,8 @@ TEST(BackprojectionCpuModes, test_006_height_map)
     // Terrain against the reference.
     for (prec p : { prec::fast, prec::accurate }) {
         const scenario t = terrain(p == prec::fast ? airborne_near() : spaceborne());
-        const double ser = ser_db(run_image(backend::cpu, t, p), reference(t.grid, t.pulses, t.geom, t.nbins));
+        const double ser = ser_db(run_image(backend::cpu, t, p),
+                                  reference(t.grid, t.pulses, t.geom, t.nbins));
         EXPECT_GE(ser, p == prec::fast ? 60 : 100) << backprojection::to_string(p);
     }
 }
@@ -463,8 +503,8 @@ TEST(BackprojectionApi, test_008_bad_parameters_name_the_parameter)
     auto make = [](image_grid g, std::size_t nbins) {
         return backprojection::make(backend::cpu, g, nbins, prec::fast);
     };
-    EXPECT_NO_THROW(make(ok, 2));                      // boundaries pass
-    expect_invalid_here([&] { make(ok, 1); }, "nbins");     // boundary + 1 throws
+    EXPECT_NO_THROW(make(ok, 2));                       // boundaries pass
+    expect_invalid_here([&] { make(ok, 1); }, "nbins"); // boundary + 1 throws
     image_grid g = ok;
     g.nx = 0;
     expect_invalid_here([&] { make(g, 8); }, "nx");
@@ -508,16 +548,21 @@ TEST(BackprojectionApi, test_009_bad_geometry_names_dr_and_touches_nothing)
 {
     scenario s = airborne_near();
     auto bp = backprojection::make(backend::cpu, s.grid, s.nbins, prec::fast);
-    std::vector<cfloat> img(static_cast<std::size_t>(s.grid.nx * s.grid.ny), cfloat(1, 2));
+    std::vector<cfloat> img(static_cast<std::size_t>(s.grid.nx * s.grid.ny),
+                            cfloat(1, 2));
     for (double bad : { 0.0, -0.2 }) {
         s.geom[6 * 5 + 4] = bad;
-        expect_invalid_here([&] { bp->run(s.pulses.data(), s.geom.data(), 10, img.data()); }, "dr");
+        expect_invalid_here(
+            [&] { bp->run(s.pulses.data(), s.geom.data(), 10, img.data()); }, "dr");
     }
     for (const auto& v : img)
         ASSERT_EQ(v, cfloat(1, 2));
-    expect_invalid_here([&] { bp->run(nullptr, s.geom.data(), 1, img.data()); }, "pulses");
-    expect_invalid_here([&] { bp->run(s.pulses.data(), nullptr, 1, img.data()); }, "geometry");
-    expect_invalid_here([&] { bp->run(s.pulses.data(), s.geom.data(), 1, nullptr); }, "image");
+    expect_invalid_here([&] { bp->run(nullptr, s.geom.data(), 1, img.data()); },
+                        "pulses");
+    expect_invalid_here([&] { bp->run(s.pulses.data(), nullptr, 1, img.data()); },
+                        "geometry");
+    expect_invalid_here([&] { bp->run(s.pulses.data(), s.geom.data(), 1, nullptr); },
+                        "image");
     EXPECT_NO_THROW(bp->run(nullptr, nullptr, 0, nullptr)); // nothing to do
 }
 
@@ -550,7 +595,8 @@ TEST(SarSim, test_011_simulated_sample_has_sinc_amplitude_and_range_phase)
         const double x = (r.r0 + k * r.dr - R) / (c_light / (2 * r.bandwidth));
         const double amp = x == 0 ? 1 : std::sin(pi * x) / (pi * x);
         const double turns = 2 * r.f0 * R / c_light;
-        const cdouble want = 2.0 * amp * std::polar(1.0, -2 * pi * (turns - std::round(turns)));
+        const cdouble want =
+            2.0 * amp * std::polar(1.0, -2 * pi * (turns - std::round(turns)));
         EXPECT_LT(std::abs(cdouble(h.pulses[k]) - want), 1e-6) << k;
     }
     EXPECT_EQ(h.geometry, (std::vector<double>{ 0, 0, 0, 1000, 0.25, 9.6e9 }));
@@ -564,7 +610,8 @@ class BackprojectionCuda : public ::testing::TestWithParam<ser_case>
 
 struct device_run {
     kernels::cuda_stream stream;
-    std::vector<cfloat> image(const scenario& s, prec p, int calls = 1, bool host_pulses = false)
+    std::vector<cfloat>
+    image(const scenario& s, prec p, int calls = 1, bool host_pulses = false)
     {
         const std::size_t npix = static_cast<std::size_t>(s.grid.nx * s.grid.ny);
         auto d_pulses = to_device(s.pulses, stream);
@@ -576,10 +623,14 @@ struct device_run {
         for (int c = 0; c < calls; ++c) {
             const std::size_t n = (np - done) / std::size_t(calls - c);
             if (host_pulses)
-                bp->run_host_pulses(s.pulses.data() + done * s.nbins, s.geom.data() + 6 * done, n,
+                bp->run_host_pulses(s.pulses.data() + done * s.nbins,
+                                    s.geom.data() + 6 * done,
+                                    n,
                                     d_img.as<cfloat>());
             else
-                bp->run(d_pulses.as<cfloat>() + done * s.nbins, s.geom.data() + 6 * done, n,
+                bp->run(d_pulses.as<cfloat>() + done * s.nbins,
+                        s.geom.data() + 6 * done,
+                        n,
                         d_img.as<cfloat>());
             done += n;
         }
@@ -598,7 +649,10 @@ TEST_P(BackprojectionCuda, test_020_matches_fp64_reference)
     const auto ref = reference(s.grid, s.pulses, s.geom, s.nbins);
     const double ser = ser_db(d.image(s, c.p), ref);
     EXPECT_GE(ser, c.min_db) << s.name << " " << backprojection::to_string(c.p);
-    std::printf("[ info ] cuda %-8s %-18s SER %.1f dB\n", backprojection::to_string(c.p), s.name, ser);
+    std::printf("[ info ] cuda %-8s %-18s SER %.1f dB\n",
+                backprojection::to_string(c.p),
+                s.name,
+                ser);
 }
 INSTANTIATE_TEST_SUITE_P(Geometries, BackprojectionCuda, ::testing::ValuesIn(ser_cases));
 
@@ -620,7 +674,8 @@ TEST(BackprojectionCudaModes, test_021_focus_accumulate_swath_height_skip)
         EXPECT_LT(rel_l2(d.image(s, p, 2), one), 1e-6);
         EXPECT_LT(rel_l2(d.image(s, p, 3, true), one), 1e-6);
         // The CPU twin agrees closely (same maths, different summation order).
-        EXPECT_LT(rel_l2(one, run_image(backend::cpu, s, p)), p == prec::fast ? 1e-3 : 1e-5);
+        EXPECT_LT(rel_l2(one, run_image(backend::cpu, s, p)),
+                  p == prec::fast ? 1e-3 : 1e-5);
     }
     // Swath edge.
     const scenario edge = swath_edge();
@@ -629,7 +684,8 @@ TEST(BackprojectionCudaModes, test_021_focus_accumulate_swath_height_skip)
     // Height maps against the reference.
     for (prec p : { prec::fast, prec::accurate }) {
         const scenario t = terrain(p == prec::fast ? airborne_near() : spaceborne());
-        const double ser = ser_db(d.image(t, p), reference(t.grid, t.pulses, t.geom, t.nbins));
+        const double ser =
+            ser_db(d.image(t, p), reference(t.grid, t.pulses, t.geom, t.nbins));
         EXPECT_GE(ser, p == prec::fast ? 60 : 100) << backprojection::to_string(p);
     }
     // Non-finite geometry skipped and counted, the rest unchanged.
@@ -641,7 +697,8 @@ TEST(BackprojectionCudaModes, test_021_focus_accumulate_swath_height_skip)
     for (const auto& v : skipped)
         ASSERT_TRUE(std::isfinite(v.real()) && std::isfinite(v.imag()));
     s.geom[6 * 7 + 1] = -1000;
-    std::fill(s.pulses.begin() + 7 * s.nbins, s.pulses.begin() + 8 * s.nbins, cfloat(0, 0));
+    std::fill(
+        s.pulses.begin() + 7 * s.nbins, s.pulses.begin() + 8 * s.nbins, cfloat(0, 0));
     EXPECT_LT(rel_l2(skipped, run_image(backend::cpu, s, prec::fast)), 1e-3);
 }
 

@@ -35,16 +35,18 @@ TEST_P(EnvelopeCpu, test_001_matches_fp64_reference)
     // 1001: odd, not a multiple of any SIMD width.
     const auto x = random_complex(1001, 7);
     std::vector<float> y(x.size(), NAN);
-    envelope::make(kernels::backend::cpu, c.mode, c.db)->run(x.data(), y.data(), x.size());
+    envelope::make(kernels::backend::cpu, c.mode, c.db)
+        ->run(x.data(), y.data(), x.size());
     EXPECT_LT(rel_l2(y, reference(x, c)), 1e-6);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllModes,
-                         EnvelopeCpu,
-                         ::testing::Values(envelope_case{ envelope::mode::square_law, false },
-                                           envelope_case{ envelope::mode::square_law, true },
-                                           envelope_case{ envelope::mode::linear, false },
-                                           envelope_case{ envelope::mode::linear, true }));
+INSTANTIATE_TEST_SUITE_P(
+    AllModes,
+    EnvelopeCpu,
+    ::testing::Values(envelope_case{ envelope::mode::square_law, false },
+                      envelope_case{ envelope::mode::square_law, true },
+                      envelope_case{ envelope::mode::linear, false },
+                      envelope_case{ envelope::mode::linear, true }));
 
 TEST(EnvelopeApi, test_002_unknown_mode_names_parameter)
 {
@@ -63,7 +65,8 @@ TEST(EnvelopeApi, test_003_zero_and_nan_samples_do_not_throw)
 {
     std::vector<cfloat> x = { { 0, 0 }, { NAN, 1 }, { 3, 4 } };
     std::vector<float> y(3);
-    envelope::make(kernels::backend::cpu, envelope::mode::linear, true)->run(x.data(), y.data(), 3);
+    envelope::make(kernels::backend::cpu, envelope::mode::linear, true)
+        ->run(x.data(), y.data(), 3);
     EXPECT_TRUE(std::isinf(y[0]) && y[0] < 0);
     EXPECT_TRUE(std::isnan(y[1]));
     EXPECT_NEAR(y[2], 20.0 * std::log10(5.0), 1e-5);
@@ -94,7 +97,8 @@ TEST_P(EnvelopeCuda, test_010_matches_cpu_twin)
     auto cpu = envelope::make(kernels::backend::cpu, c.mode, c.db);
     // Odd sizes exercise the scalar tail; offset 1 exercises the unaligned path.
     std::uint32_t seed = 100;
-    for (std::size_t n : { std::size_t(1), std::size_t(255), std::size_t(4097), std::size_t(1) << 20 }) {
+    for (std::size_t n :
+         { std::size_t(1), std::size_t(255), std::size_t(4097), std::size_t(1) << 20 }) {
         for (std::size_t offset : { std::size_t(0), std::size_t(1) }) {
             const auto x = random_complex(n + offset, seed++);
             auto d_in = to_device(x, stream);
@@ -110,12 +114,13 @@ TEST_P(EnvelopeCuda, test_010_matches_cpu_twin)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllModes,
-                         EnvelopeCuda,
-                         ::testing::Values(envelope_case{ envelope::mode::square_law, false },
-                                           envelope_case{ envelope::mode::square_law, true },
-                                           envelope_case{ envelope::mode::linear, false },
-                                           envelope_case{ envelope::mode::linear, true }));
+INSTANTIATE_TEST_SUITE_P(
+    AllModes,
+    EnvelopeCuda,
+    ::testing::Values(envelope_case{ envelope::mode::square_law, false },
+                      envelope_case{ envelope::mode::square_law, true },
+                      envelope_case{ envelope::mode::linear, false },
+                      envelope_case{ envelope::mode::linear, true }));
 
 } // namespace
 } // namespace gpuradar::test

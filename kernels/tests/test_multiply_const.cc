@@ -23,7 +23,8 @@ TEST(MultiplyConstCpu, test_002_in_place)
 {
     auto x = random_complex(17, 12);
     const auto orig = x;
-    multiply_const::make(kernels::backend::cpu)->run(x.data(), x.data(), x.size(), cfloat(0, 1));
+    multiply_const::make(kernels::backend::cpu)
+        ->run(x.data(), x.data(), x.size(), cfloat(0, 1));
     for (std::size_t i = 0; i < x.size(); ++i)
         EXPECT_FLOAT_EQ(x[i].real(), -orig[i].imag());
 }

@@ -46,10 +46,12 @@ std::vector<std::complex<double>> reference(const scene_config& c, std::size_t n
         for (std::uint64_t k = 0; start_of(k) < n; ++k) {
             const double tk = start_of(k) / c.fs;
             const double d = 2 * (t.range_m - t.velocity_mps * tk) * c.fs / c0;
-            const std::uint64_t e0 = start_of(k) + static_cast<std::uint64_t>(std::llround(d));
+            const std::uint64_t e0 =
+                start_of(k) + static_cast<std::uint64_t>(std::llround(d));
             for (std::size_t m = 0; m < L && e0 + m < n; ++m) {
                 const double tn = (e0 + m) / c.fs;
-                const double ph = -2 * two_pi * c.fc * (t.range_m - t.velocity_mps * tn) / c0;
+                const double ph =
+                    -2 * two_pi * c.fc * (t.range_m - t.velocity_mps * tn) / c0;
                 x[e0 + m] += a * std::complex<double>(c.waveform[m]) *
                              std::polar(1.0, std::remainder(ph, two_pi));
             }
@@ -76,7 +78,9 @@ TEST(RadarScene, test_001_echoes_match_fp64_reference_across_chunks)
     auto c = base();
     // A slow and a fast target (the fast one walks ~3 samples over the run), one beyond
     // the unambiguous range c/(2 prf) = 75 km (its echoes land one pulse later).
-    c.targets = { { 15000.0, 20.0, 10.0 }, { 30000.0, -2500.0, 3.0 }, { 80000.0, 300.0, 0.0 } };
+    c.targets = { { 15000.0, 20.0, 10.0 },
+                  { 30000.0, -2500.0, 3.0 },
+                  { 80000.0, 300.0, 0.0 } };
     radar_scene s(c);
     const std::size_t n = 400000;
     const auto x = generate_chunked(s, n, 1);
@@ -103,7 +107,9 @@ TEST(RadarScene, test_002_truth_and_echo_position)
     // Doppler truth of a closing target is positive: f_d = 2 v fc / c.
     c.targets = { { 1000.0, 30.0, 0.0 } };
     EXPECT_NEAR(radar_scene(c).truth(0, 0).doppler_hz, 2 * 30.0 * 3e9 / c0, 1e-9);
-    EXPECT_NEAR(radar_scene(c).truth(0, 1000).range_m, 1000.0 - 30.0 * start_of(1000) / 2e6, 1e-9);
+    EXPECT_NEAR(radar_scene(c).truth(0, 1000).range_m,
+                1000.0 - 30.0 * start_of(1000) / 2e6,
+                1e-9);
 }
 
 TEST(RadarScene, test_003_noise_power_and_snr)
@@ -149,7 +155,8 @@ TEST(RadarScene, test_004_leakage_and_stationary_clutter)
     // Clutter: stationary (the same in every pulse, up to the noise) and with power
     // CNR x noise where fully overlapped.
     const double cell = c0 / (2 * c.fs);
-    const std::uint64_t d0 = std::ceil(3000.0 / cell) + 100, d1 = std::floor(30000.0 / cell);
+    const std::uint64_t d0 = std::ceil(3000.0 / cell) + 100,
+                        d1 = std::floor(30000.0 / cell);
     double p = 0, diff = 0;
     std::size_t m = 0;
     for (std::uint64_t k = 1; k + 1 < 40; ++k)
@@ -166,7 +173,8 @@ TEST(RadarScene, test_004_leakage_and_stationary_clutter)
 
 TEST(RadarScene, test_005_targets_from_lists_and_rcs)
 {
-    const auto t = radar_scene::make_targets({ 1000, 2000 }, { 5, -5 }, { 10, 1 }, "rcs_m2", 150.0);
+    const auto t =
+        radar_scene::make_targets({ 1000, 2000 }, { 5, -5 }, { 10, 1 }, "rcs_m2", 150.0);
     ASSERT_EQ(t.size(), 2u);
     EXPECT_NEAR(t[0].snr_db, 150.0 + 10 - 120, 1e-12);
     EXPECT_NEAR(t[1].snr_db, 150.0 + 0 - 40 * std::log10(2000.0), 1e-12);
@@ -190,27 +198,52 @@ TEST(RadarScene, test_006_bad_input_names_parameter_or_entry)
     EXPECT_NO_THROW(mk([](scene_config& c) { c.prf = c.fs / 100; }));
     expect_invalid([&] { mk([](scene_config& c) { c.prf = c.fs / 99.9; }); }, "prf");
     expect_invalid([&] { mk([](scene_config& c) { c.waveform.clear(); }); }, "waveform");
-    expect_invalid([&] { mk([](scene_config& c) { c.waveform.assign(10, 0); }); }, "waveform");
-    expect_invalid([&] { mk([](scene_config& c) { c.noise_power = -1; }); }, "noise_power");
+    expect_invalid([&] { mk([](scene_config& c) { c.waveform.assign(10, 0); }); },
+                   "waveform");
+    expect_invalid([&] { mk([](scene_config& c) { c.noise_power = -1; }); },
+                   "noise_power");
     expect_invalid([&] { mk([](scene_config& c) { c.leakage_amplitude = -1; }); },
                    "leakage_amplitude");
-    expect_invalid([&] { mk([](scene_config& c) { c.clutter_start_m = -5, c.clutter_stop_m = 5; }); },
-                   "clutter_start_m");
-    expect_invalid([&] { mk([](scene_config& c) { c.targets = { { 100, 0, 0 }, { -1, 0, 0 } }; }); },
-                   "ranges[1]");
-    expect_invalid([&] { mk([](scene_config& c) { c.targets = { { 100, NAN, 0 } }; }); },
+    expect_invalid(
+        [&] {
+            mk([](scene_config& c) { c.clutter_start_m = -5, c.clutter_stop_m = 5; });
+        },
+        "clutter_start_m");
+    expect_invalid(
+        [&] { mk([](scene_config& c) {
+                  c.targets = { { 100, 0, 0 }, { -1, 0, 0 } };
+              }); },
+        "ranges[1]");
+    expect_invalid([&] { mk([](scene_config& c) {
+                             c.targets = { { 100, NAN, 0 } };
+                         }); },
                    "velocities[0]");
-    expect_invalid([&] { mk([](scene_config& c) { c.targets = { { 100, 0, INFINITY } }; }); },
-                   "amplitudes[0]");
+    expect_invalid(
+        [&] { mk([](scene_config& c) {
+                  c.targets = { { 100, 0, INFINITY } };
+              }); },
+        "amplitudes[0]");
     // Parallel lists.
-    expect_invalid([] { radar_scene::make_targets({ 1, 2 }, { 0 }, { 0, 0 }, "snr_db", 0); },
-                   "velocities");
-    expect_invalid([] { radar_scene::make_targets({ 1, 2 }, { 0, 0 }, { 0 }, "snr_db", 0); },
-                   "amplitudes");
-    expect_invalid([] { radar_scene::make_targets({ 1, 0 }, { 0, 0 }, { 0, 0 }, "snr_db", 0); },
-                   "ranges[1]");
-    expect_invalid([] { radar_scene::make_targets({ 1, 2 }, { 0, 0 }, { 1, 0 }, "rcs_m2", 0); },
-                   "amplitudes[1]");
+    expect_invalid(
+        [] {
+            radar_scene::make_targets({ 1, 2 }, { 0 }, { 0, 0 }, "snr_db", 0);
+        },
+        "velocities");
+    expect_invalid(
+        [] {
+            radar_scene::make_targets({ 1, 2 }, { 0, 0 }, { 0 }, "snr_db", 0);
+        },
+        "amplitudes");
+    expect_invalid(
+        [] {
+            radar_scene::make_targets({ 1, 0 }, { 0, 0 }, { 0, 0 }, "snr_db", 0);
+        },
+        "ranges[1]");
+    expect_invalid(
+        [] {
+            radar_scene::make_targets({ 1, 2 }, { 0, 0 }, { 1, 0 }, "rcs_m2", 0);
+        },
+        "amplitudes[1]");
     expect_invalid([] { radar_scene::make_targets({ 1 }, { 0 }, { 1 }, "dbsm", 0); },
                    "amplitude_unit");
 }

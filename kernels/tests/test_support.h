@@ -27,20 +27,21 @@ inline bool gpu_required()
     return v && std::strcmp(v, "1") == 0;
 }
 
-#define GPURADAR_REQUIRE_CUDA()                                                       \
-    do {                                                                              \
-        if (!::gpuradar::kernels::cuda_available()) {                                 \
-            if (::gpuradar::test::gpu_required())                                     \
-                FAIL() << "GPURADAR_REQUIRE_GPU=1 but no CUDA device: "               \
-                       << ::gpuradar::kernels::cuda_unavailable_reason();             \
-            GTEST_SKIP() << "no CUDA device: "                                        \
-                         << ::gpuradar::kernels::cuda_unavailable_reason();           \
-        }                                                                             \
+#define GPURADAR_REQUIRE_CUDA()                                             \
+    do {                                                                    \
+        if (!::gpuradar::kernels::cuda_available()) {                       \
+            if (::gpuradar::test::gpu_required())                           \
+                FAIL() << "GPURADAR_REQUIRE_GPU=1 but no CUDA device: "     \
+                       << ::gpuradar::kernels::cuda_unavailable_reason();   \
+            GTEST_SKIP() << "no CUDA device: "                              \
+                         << ::gpuradar::kernels::cuda_unavailable_reason(); \
+        }                                                                   \
     } while (0)
 
 //! Complex Gaussian samples, unit power per component. No sample is exactly 0 (seen
 //! once in 12.5M draws): its dB envelope is -inf in both the result and the reference.
-inline std::vector<cfloat> random_complex(std::size_t n, std::uint32_t seed, float scale = 1.0f)
+inline std::vector<cfloat>
+random_complex(std::size_t n, std::uint32_t seed, float scale = 1.0f)
 {
     std::mt19937 rng(seed);
     std::normal_distribution<float> g(0.0f, scale);
@@ -73,21 +74,31 @@ double rel_l2(const std::vector<A>& a, const std::vector<B>& b)
 
 //! A device copy of a host vector, and back again, on the given stream (synchronised).
 template <typename T>
-kernels::device_memory to_device(const std::vector<T>& host, const kernels::cuda_stream& s)
+kernels::device_memory to_device(const std::vector<T>& host,
+                                 const kernels::cuda_stream& s)
 {
     kernels::device_memory d(host.size() * sizeof(T));
-    kernels::copy_async(d.get(), host.data(), d.size(), kernels::copy_kind::host_to_device,
-                        s.ref(), "test");
+    kernels::copy_async(d.get(),
+                        host.data(),
+                        d.size(),
+                        kernels::copy_kind::host_to_device,
+                        s.ref(),
+                        "test");
     s.synchronize("test");
     return d;
 }
 
 template <typename T>
-std::vector<T> to_host(const kernels::device_memory& d, std::size_t n, const kernels::cuda_stream& s)
+std::vector<T>
+to_host(const kernels::device_memory& d, std::size_t n, const kernels::cuda_stream& s)
 {
     std::vector<T> host(n);
-    kernels::copy_async(host.data(), d.get(), n * sizeof(T), kernels::copy_kind::device_to_host,
-                        s.ref(), "test");
+    kernels::copy_async(host.data(),
+                        d.get(),
+                        n * sizeof(T),
+                        kernels::copy_kind::device_to_host,
+                        s.ref(),
+                        "test");
     s.synchronize("test");
     return host;
 }

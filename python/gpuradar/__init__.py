@@ -6,6 +6,23 @@
 Every block takes backend='auto' | 'cuda' | 'cpu'. Blocks on the CUDA backend keep
 their data on the GPU between each other (gpuradar device buffer).
 """
+from ._version import __version__  # noqa: F401  (the CMake project version)
 from .gpuradar_python import *  # noqa: F401,F403
 # Pure-Python helpers: detections PDUs as dicts, simulator truth as JSON.
 from . import detections, scene_truth  # noqa: F401,E402
+
+# QT GUI display blocks (PyQt5 + pyqtgraph), imported on first use so that the rest of
+# the module works without a display stack.
+# (The modules are not named after the blocks: importing a submodule binds its name in
+# the package, which would hide the block.)
+_DISPLAY_BLOCKS = {"range_doppler_sink": "display_range_doppler",
+                   "sar_image_sink": "display_sar_image",
+                   "detection_table": "display_detection_table"}
+
+
+def __getattr__(name):
+    if name in _DISPLAY_BLOCKS:
+        import importlib
+        module = importlib.import_module("." + _DISPLAY_BLOCKS[name], __name__)
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

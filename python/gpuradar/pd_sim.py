@@ -49,23 +49,23 @@ Recording format (``<base>`` is any path prefix)
     positive), ``gpuradar:doppler_hz``, ``gpuradar:delay_samples``, ``gpuradar:snr_db``.
 """
 
-import json
 import math
 import os
 from dataclasses import asdict, dataclass, field
-from typing import List, Optional, Sequence
+from typing import List, Optional
 
 import numpy as np
 
 from . import scene_truth, sigmf_io
-from .sigmf_io import DATA_SUFFIX, META_SUFFIX, NAMESPACE, NS, base_of
+from .sigmf_io import DATA_SUFFIX, META_SUFFIX, NS, RecordingError, base_of  # noqa: F401
 
 SPEED_OF_LIGHT = scene_truth.SPEED_OF_LIGHT
 SAMPLE_BYTES = 8  #: cf32_le: two little-endian float32
-
-
-class RecordingError(ValueError):
-    """A recording that cannot be used; the message names the file and the field."""
+#: Largest range gate x pulses of a CPI a recording may declare (cells): the processing
+#: holds a few CPIs of this many complex samples.
+MAX_CPI_CELLS = 1 << 26
+#: Longest custom waveform read from metadata (samples).
+MAX_WAVEFORM_SAMPLES = 1 << 16
 
 
 @dataclass
@@ -140,6 +140,47 @@ class Scenario(_PulseAxes):
         return out
 
 
+def _examples_scenario():
+    """The radar of the GRC pulse-Doppler examples (pulse_doppler_offline, _uhd, _soapy,
+    zmq_scene_tx: fs 2 MHz, fc 10 GHz, PRI 1000 samples, LFM 1 MHz x 10 us, gate 512
+    samples from 100, 32 pulses) and zmq_scene_tx's two targets: gate bins 100 and 300,
+    Doppler bins +6 and -10 of 32, 0 and -3 dB, seed 7."""
+    sc = Scenario(fs=2e6, fc=10e9, pri_samples=1000.0, bandwidth=1e6, pulse_width=10e-6,
+                  gate_start=100, nrange=512, npulses=32, ncpi=4, noise_power=1.0, seed=7)
+    doppler_bin_mps = sc.prf / sc.npulses * SPEED_OF_LIGHT / (2 * sc.fc)
+    sc.targets = [Target((sc.gate_start + 100) * sc.range_bin_m + 1.0,
+                         6 * doppler_bin_mps, 0.0),
+                  Target((sc.gate_start + 300) * sc.range_bin_m + 1.0,
+                         -10 * doppler_bin_mps, -3.0)]
+    return sc
+
+
+def _tiny_scenario():
+    """Two CPIs of 16 pulses of 256 range samples, one target: the installed-apps test."""
+    sc = Scenario(fs=2e6, fc=10e9, pri_samples=500.0, bandwidth=1e6, pulse_width=10e-6,
+                  gate_start=50, nrange=256, npulses=16, ncpi=2, seed=3)
+    doppler_bin_mps = sc.prf / sc.npulses * SPEED_OF_LIGHT / (2 * sc.fc)
+    sc.targets = [Target((sc.gate_start + 100) * sc.range_bin_m + 1.0,
+                         3 * doppler_bin_mps, 3.0)]
+    return sc
+
+
+def _default_scenario():
+    return Scenario(targets=[Target(5000.0, 60.0, -5.0), Target(12000.0, -35.0, -10.0),
+                             Target(20000.0, 20.0, -12.0), Target(26000.0, 90.0, -8.0)])
+
+
+def _small_scenario():
+    return Scenario(pri_samples=1000.0, nrange=800, npulses=32, ncpi=2,
+                    targets=[Target(3000.0, 50.0, -6.0), Target(7000.0, -80.0, -10.0),
+                             Target(11000.0, 10.0, -12.0)])
+
+
+#: The embedded scenarios by name (gpuradar-sim --preset).
+PRESETS = {"default": _default_scenario, "small": _small_scenario,
+           "examples": _examples_scenario, "tiny": _tiny_scenario}
+
+
 def scenario(preset="default") -> Scenario:
     """The embedded scenarios.
 
@@ -148,20 +189,52 @@ def scenario(preset="default") -> Scenario:
     targets between -12 and -5 dB per-sample SNR, approaching and receding.
     ``small``: the same radar with PRF 10 kHz, a 800-sample gate, 2 CPIs of 32 pulses
     (64 k samples) and three targets: for tests.
+    ``examples``: the parameters of the GRC pulse-Doppler examples (X band, fs 2 MHz, PRI
+    1000 samples, 4 CPIs of 32 pulses, two targets); the recording
+    examples/pulse_doppler_offline.grc reads.
+    ``tiny``: 2 CPIs of 16 pulses x 256 range samples and one target (16 k samples).
     """
-    if preset == "default":
-        return Scenario(targets=[Target(5000.0, 60.0, -5.0), Target(12000.0, -35.0, -10.0),
-                                 Target(20000.0, 20.0, -12.0), Target(26000.0, 90.0, -8.0)])
-    if preset == "small":
-        return Scenario(pri_samples=1000.0, nrange=800, npulses=32, ncpi=2,
-                        targets=[Target(3000.0, 50.0, -6.0), Target(7000.0, -80.0, -10.0),
-                                 Target(11000.0, 10.0, -12.0)])
-    raise ValueError(f"scenario: preset must be default or small (got {preset!r})")
+    if preset not in PRESETS:
+        raise ValueError(f"scenario: preset must be one of {', '.join(PRESETS)} "
+                         f"(got {preset!r})")
+    return PRESETS[preset]()
+
+
+def _file_writer(path):
+    """A sink writing its complex input to path. Not blocks.file_sink: when its write
+    fails (disk full) it throws in its thread, which ends while the rest of the
+    flowgraph waits for it forever; this one stores the error and returns WORK_DONE, so
+    the flowgraph ends and the error is reported (writer.error)."""
+    from gnuradio import gr
+
+    class file_writer(gr.sync_block):
+        def __init__(self):
+            gr.sync_block.__init__(self, name="gpuradar_file_writer",
+                                   in_sig=[np.complex64], out_sig=None)
+            self.file = open(path, "wb")
+            self.error = None
+
+        def work(self, input_items, output_items):
+            try:
+                self.file.write(memoryview(input_items[0]).cast("B"))
+            except OSError as e:
+                self.error = e
+                return -1  # WORK_DONE: the flowgraph stops
+            return len(input_items[0])
+
+        def close(self):
+            try:
+                self.file.close()
+            except OSError as e:
+                self.error = self.error or e
+
+    return file_writer()
 
 
 def simulate(sc: Scenario, base, progress=None):
-    """Runs radar_scene_source -> head -> file_sink into <base>.sigmf-data and writes
-    <base>.sigmf-meta; returns the truth annotations (list of dicts).
+    """Runs radar_scene_source -> head -> file writer into <base>.sigmf-data and writes
+    <base>.sigmf-meta; returns the truth annotations (list of dicts). A failed write
+    (disk full) stops the flowgraph and raises WriteError naming the file.
 
     progress: optional callable (tb, head block, total samples) that runs the top block
     (e.g. app_util.run_with_progress); default tb.run().
@@ -181,17 +254,22 @@ def simulate(sc: Scenario, base, progress=None):
         sc.seed)
     total = sc.nsamples
     head = blocks.head(gr.sizeof_gr_complex, total)
-    sink = blocks.file_sink(gr.sizeof_gr_complex, str(base) + DATA_SUFFIX, False)
-    sink.set_unbuffered(False)
+    data_path = str(base) + DATA_SUFFIX
+    sink = _file_writer(data_path)
     rec = scene_truth.truth_recorder()
     tb.connect(src, head, sink)
     tb.msg_connect(src, "truth", rec, "truth")
-    if progress is None:
-        tb.run()
-    else:
-        progress(tb, head, total)
-    sink.close()
-    size = os.path.getsize(str(base) + DATA_SUFFIX)
+    try:
+        if progress is None:
+            tb.run()
+        else:
+            progress(tb, head, total)
+    finally:
+        sink.close()
+    if sink.error is not None:
+        raise sigmf_io.WriteError(sink.error.errno, sink.error.strerror,
+                         data_path)
+    size = os.path.getsize(data_path)
     if size != total * SAMPLE_BYTES:
         raise RuntimeError(f"{base}{DATA_SUFFIX}: wrote {size} bytes, expected "
                            f"{total * SAMPLE_BYTES}")
@@ -266,14 +344,16 @@ class Recording(_PulseAxes):
     truth: List[dict]            #: annotations with gpuradar:target (keys without prefix)
     #: the recording states its truth (true also for a scene without targets)
     has_truth: bool = False
+    #: a raw cf32 file read without SigMF metadata (its parameters all from overrides)
+    raw_file: Optional[str] = None
 
     @property
     def meta_path(self):
-        return self.base + META_SUFFIX
+        return self.raw_file or self.base + META_SUFFIX
 
     @property
     def data_path(self):
-        return self.base + DATA_SUFFIX
+        return self.raw_file or self.base + DATA_SUFFIX
 
     def pulse_start(self, k):
         return self.first_pulse_sample + int(math.floor(k * self.pri_samples + 0.5))
@@ -297,114 +377,69 @@ class Recording(_PulseAxes):
         return [complex(re, im) for re, im in s]
 
 
-def _number(g, key, path, kind=float, positive=True, minimum=None):
-    if key not in g:
-        raise RecordingError(f"{path}: metadata field 'global.{key}' is missing")
-    v = g[key]
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise RecordingError(f"{path}: metadata field 'global.{key}' must be a number "
-                             f"(got {v!r})")
-    if kind is int:
-        if float(v) != int(v):
-            raise RecordingError(f"{path}: metadata field 'global.{key}' must be an integer "
-                                 f"(got {v!r})")
-        v = int(v)
-    if positive and not v > 0:
-        raise RecordingError(f"{path}: metadata field 'global.{key}' must be > 0 (got {v!r})")
-    if minimum is not None and v < minimum:
-        raise RecordingError(f"{path}: metadata field 'global.{key}' must be >= {minimum} "
-                             f"(got {v!r})")
-    return kind(v)
+#: Recording fields the apps may give on the command line (Recording.read overrides):
+#: field name -> the gpuradar: global field it replaces.
+OVERRIDABLE = ("fs", "fc", "pri_samples", "prf", "gate_start", "nrange", "npulses",
+               "first_pulse_sample", "bandwidth", "pulse_width", "up_chirp")
+#: The option of gpuradar-process that gives each field (named when a field is missing).
+OPTIONS = {NS + k: "--" + k.replace("_", "-") for k in OVERRIDABLE}
+OPTIONS[NS + "waveform"] = "--bandwidth and --pulse-width"
+OPTIONS["core:sample_rate"] = "--fs"
 
 
-def read(path) -> Recording:
+def read(path, overrides=None) -> Recording:
     """Reads and validates a recording (any of its file names, or the prefix).
 
+    overrides: {field: (option, value)} for fields of OVERRIDABLE given on the command line
+    (e.g. {"fs": ("--fs", 2e6)}): used instead of the metadata's, and named by the option
+    in messages; a given bandwidth and pulse width make the waveform an LFM, a given prf or
+    pri_samples replaces both of the metadata's PRI fields. A path naming an existing file
+    that is not part of a SigMF recording is read as raw cf32 samples, every parameter
+    from the overrides.
+
     Raises RecordingError naming the file and the field for anything missing, unreadable,
-    inconsistent or truncated."""
+    of the wrong type, inconsistent or truncated."""
     base = base_of(path)
     mpath, dpath = base + META_SUFFIX, base + DATA_SUFFIX
-    try:
-        with open(mpath, "rb") as f:
-            text = f.read()
-    except FileNotFoundError:
-        raise RecordingError(f"{mpath}: no such file (expected a SigMF recording "
-                             f"<base>{META_SUFFIX} + <base>{DATA_SUFFIX})") from None
-    except IsADirectoryError:
-        raise RecordingError(f"{mpath}: is a directory, not a SigMF metadata file") from None
-    except OSError as e:
-        raise RecordingError(f"{mpath}: cannot read ({e.strerror})") from None
-    try:
-        meta = json.loads(text.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise RecordingError(f"{mpath}: not valid SigMF JSON ({e})") from None
-    if not isinstance(meta, dict) or not isinstance(meta.get("global"), dict):
-        raise RecordingError(f"{mpath}: metadata field 'global' is missing (not a SigMF "
-                             f"metadata file)")
-    g = meta["global"]
-    if "core:datatype" not in g:
-        raise RecordingError(f"{mpath}: metadata field 'global.core:datatype' is missing")
-    if g["core:datatype"] != "cf32_le":
-        raise RecordingError(f"{mpath}: metadata field 'global.core:datatype' must be "
-                             f"cf32_le (got {g['core:datatype']!r})")
-    fs = _number(g, NS + "fs" if NS + "fs" in g else "core:sample_rate", mpath)
-    if NS + "fc" in g:
-        fc = _number(g, NS + "fc", mpath)
+    raw = _is_raw(str(path), mpath)
+    if raw:  # every parameter from the command line; messages name the file
+        base = dpath = str(path)
+        mpath = f"{path} (raw cf32 samples, no {META_SUFFIX})"
+        meta = {"global": {"core:datatype": "cf32_le"}}
     else:
-        caps = meta.get("captures") or [{}]
-        if not isinstance(caps, list) or not isinstance(caps[0], dict) or \
-                "core:frequency" not in caps[0]:
-            raise RecordingError(f"{mpath}: metadata field 'global.{NS}fc' is missing (nor "
-                                 f"captures[0].core:frequency)")
-        fc = _number(caps[0], "core:frequency", mpath)
-    if NS + "pri_samples" in g:
-        pri = _number(g, NS + "pri_samples", mpath)
-    elif NS + "prf" in g:
-        pri = fs / _number(g, NS + "prf", mpath)
-    else:
-        raise RecordingError(f"{mpath}: metadata field 'global.{NS}pri_samples' is missing "
-                             f"(nor global.{NS}prf)")
-    gate_start = _number(g, NS + "gate_start", mpath, int, positive=False, minimum=0)
-    nrange = _number(g, NS + "nrange", mpath, int)
-    npulses = _number(g, NS + "npulses", mpath, int)
+        meta = sigmf_io.read_meta(mpath)
+    ov = {k: v for k, v in (overrides or {}).items() if v[1] is not None}
+    unknown = set(ov) - set(OVERRIDABLE)
+    if unknown:
+        raise ValueError(f"pd_sim.read: overrides of {sorted(unknown)}: not overridable")
+    g = sigmf_io.Fields(meta["global"], mpath, "global",
+                        {NS + k: v for k, v in ov.items()}, OPTIONS)
+    datatype = g.string("core:datatype")
+    if datatype != "cf32_le":
+        raise g.error("core:datatype", f"must be cf32_le (got {datatype!r})")
+    fs, fc = _sample_rate(g), _carrier(g, meta, mpath)
+    pri = _pri(g, fs, ov)
+    gate_start = g.number(NS + "gate_start", int, minimum=0)
+    nrange = g.number(NS + "nrange", int, minimum=1)
+    npulses = g.number(NS + "npulses", int, minimum=1)
+    if nrange * npulses > MAX_CPI_CELLS:
+        raise g.error(NS + "nrange", f"x {g.name(NS + 'npulses')} ({nrange} x {npulses}) "
+                                     f"must be <= {MAX_CPI_CELLS} cells per CPI")
     if gate_start + nrange > math.floor(pri):
-        raise RecordingError(f"{mpath}: metadata fields 'global.{NS}gate_start' + "
-                             f"'global.{NS}nrange' ({gate_start} + {nrange}) must be <= the "
-                             f"PRI ({pri:g} samples)")
-    first = (_number(g, NS + "first_pulse_sample", mpath, int, positive=False, minimum=0)
-             if NS + "first_pulse_sample" in g else 0)
-    wf = g.get(NS + "waveform")
-    if wf is None:
-        raise RecordingError(f"{mpath}: metadata field 'global.{NS}waveform' is missing")
-    if not isinstance(wf, dict) or wf.get("type") not in ("lfm", "custom"):
-        raise RecordingError(f"{mpath}: metadata field 'global.{NS}waveform.type' must be "
-                             f"lfm or custom (got {wf!r})")
-    if wf["type"] == "lfm":
-        for k in ("bandwidth", "pulse_width"):
-            _number(wf, k, mpath)
-    else:
-        s = wf.get("samples")
-        if not isinstance(s, list) or not s or not all(
-                isinstance(x, list) and len(x) == 2 for x in s):
-            raise RecordingError(f"{mpath}: metadata field 'global.{NS}waveform.samples' "
-                                 f"must be a non-empty list of [re, im]")
+        raise RecordingError(f"{mpath}: {g.name(NS + 'gate_start')} + "
+                             f"{g.name(NS + 'nrange')} ({gate_start} + {nrange}) must be "
+                             f"<= the PRI ({pri:g} samples)")
+    first = g.number(NS + "first_pulse_sample", int, minimum=0, default=0)
+    wf = _waveform(g, ov, fs, pri)
+    _check_r0(g, gate_start, fs)
 
-    try:
-        size = os.path.getsize(dpath)
-        with open(dpath, "rb") as f:
-            f.read(1)
-    except FileNotFoundError:
-        raise RecordingError(f"{dpath}: no such file (the data of {mpath})") from None
-    except IsADirectoryError:
-        raise RecordingError(f"{dpath}: is a directory, not SigMF data") from None
-    except OSError as e:
-        raise RecordingError(f"{dpath}: cannot read ({e.strerror})") from None
+    size = sigmf_io.data_file(dpath, mpath)
     if size % SAMPLE_BYTES:
         raise RecordingError(f"{dpath}: truncated: {size} bytes is not a whole number of "
                              f"cf32_le samples ({SAMPLE_BYTES} bytes each)")
     nsamples = size // SAMPLE_BYTES
-    if NS + "nsamples" in g:
-        expected = _number(g, NS + "nsamples", mpath, int)
+    if g.has(NS + "nsamples"):
+        expected = g.number(NS + "nsamples", int, minimum=0)
         if nsamples < expected:
             raise RecordingError(f"{dpath}: truncated: {nsamples} samples, metadata field "
                                  f"'global.{NS}nsamples' says {expected}")
@@ -412,25 +447,136 @@ def read(path) -> Recording:
             raise RecordingError(f"{dpath}: {nsamples} samples, more than metadata field "
                                  f"'global.{NS}nsamples' ({expected}): not this recording's "
                                  f"data?")
-    truth = []
-    for i, a in enumerate(meta.get("annotations") or []):
-        if not isinstance(a, dict) or NS + "target" not in a:
-            continue
-        t = {}
-        for k in ("target", "cpi", "range_m", "velocity_mps", "doppler_hz", "snr_db"):
-            if NS + k not in a:
-                raise RecordingError(f"{mpath}: metadata field 'annotations[{i}].{NS}{k}' "
-                                     f"is missing")
-            t[k] = a[NS + k]
-        truth.append(t)
-    scene = g.get(NS + "scene")
+    truth = _truth(meta, mpath)
+    scene = g.raw(NS + "scene", None)
     has_truth = bool(truth) or (isinstance(scene, dict) and scene.get("targets") == [])
     rec = Recording(base, meta, fs, fc, pri, gate_start, nrange, npulses, nsamples, first,
-                    dict(wf), truth, has_truth)
+                    wf, truth, has_truth, dpath if raw else None)
     if rec.ncpi < 1:
         raise RecordingError(f"{dpath}: {nsamples} samples hold no whole CPI of {npulses} "
                              f"pulses (PRI {pri:g} samples)")
+    if g.has(NS + "ncpi") and not ov:
+        stated = g.number(NS + "ncpi", int, minimum=0)
+        if stated != rec.ncpi:
+            raise RecordingError(f"{dpath}: holds {rec.ncpi} whole CPIs at the metadata's "
+                                 f"PRI ({pri:g} samples), metadata field 'global.{NS}ncpi' "
+                                 f"says {stated}: the PRI or the sizes disagree with the data")
     return rec
+
+
+def _is_raw(path, mpath):
+    """Whether path names a raw cf32 file (a GNU Radio file sink's output, ...): an
+    existing file that is not part of a SigMF recording."""
+    return not path.endswith((META_SUFFIX, DATA_SUFFIX)) and os.path.isfile(path) and \
+        not os.path.exists(mpath)
+
+
+def _sample_rate(g):
+    """gpuradar:fs or core:sample_rate; both present: they must agree."""
+    if not g.has(NS + "fs"):
+        return g.number("core:sample_rate", above=0)
+    fs = g.number(NS + "fs", above=0)
+    if NS + "fs" not in g.overrides and "core:sample_rate" in g.obj:
+        core = g.number("core:sample_rate", above=0)
+        if not sigmf_io.agree(fs, core):
+            raise RecordingError(f"{g.path}: metadata fields 'global.{NS}fs' ({fs:g}) and "
+                                 f"'global.core:sample_rate' ({core:g}) disagree")
+    return fs
+
+
+def _carrier(g, meta, mpath):
+    if g.has(NS + "fc"):
+        return g.number(NS + "fc", above=0)
+    caps = meta.get("captures")
+    if not isinstance(caps, list) or not caps or not isinstance(caps[0], dict) or \
+            "core:frequency" not in caps[0]:
+        raise RecordingError(f"{mpath}: metadata field 'global.{NS}fc' is missing (nor "
+                             f"captures[0].core:frequency; or give --fc)")
+    return sigmf_io.Fields(caps[0], mpath, "captures[0]").number("core:frequency", above=0)
+
+
+def _pri(g, fs, ov):
+    """PRI in samples from gpuradar:pri_samples or gpuradar:prf; both present: they must
+    agree. A PRI given on the command line replaces both."""
+    if "pri_samples" in ov or "prf" in ov:
+        if "pri_samples" in ov:
+            return g.number(NS + "pri_samples", above=0, maximum=MAX_CPI_CELLS)
+        return _pri_of_prf(g, fs)
+    has_pri, has_prf = g.has(NS + "pri_samples"), g.has(NS + "prf")
+    if not has_pri and not has_prf:
+        raise g.error(NS + "pri_samples", f"is missing (nor 'global.{NS}prf'; or give "
+                                          f"--pri-samples or --prf)")
+    pri = g.number(NS + "pri_samples", above=0, maximum=MAX_CPI_CELLS) if has_pri else None
+    if pri is None:
+        return _pri_of_prf(g, fs)
+    prf = g.number(NS + "prf", above=0) if has_prf else None
+    if prf is not None and not sigmf_io.agree(pri, fs / prf):
+        raise RecordingError(f"{g.path}: metadata fields 'global.{NS}pri_samples' ({pri:g}) "
+                             f"and 'global.{NS}prf' ({prf:g} Hz, {fs / prf:g} samples at fs "
+                             f"{fs:g}) disagree")
+    return pri
+
+
+def _pri_of_prf(g, fs):
+    prf = g.number(NS + "prf", above=0)
+    pri = fs / prf
+    if not 1 <= pri <= MAX_CPI_CELLS:
+        raise g.error(NS + "prf", f"({prf:g} Hz) gives a PRI of {pri:g} samples at fs "
+                                  f"{fs:g}: must be 1..{MAX_CPI_CELLS}")
+    return pri
+
+
+def _waveform(g, ov, fs, pri):
+    """The waveform dict: {"type": "lfm", bandwidth, pulse_width, up_chirp} or
+    {"type": "custom", "samples": [[re, im], ...]}, every value type-checked."""
+    if "bandwidth" in ov or "pulse_width" in ov or "up_chirp" in ov:
+        src = g.object(NS + "waveform", default={})
+        src = src.obj if isinstance(src, sigmf_io.Fields) else src
+        lfm = ("bandwidth", "pulse_width", "up_chirp")
+        w = sigmf_io.Fields(dict(src, type="lfm"), g.path, f"global.{NS}waveform",
+                            {k: ov[k] for k in lfm if k in ov},
+                            {k: OPTIONS[NS + k] for k in lfm})
+    else:
+        w = g.object(NS + "waveform")
+    kind = w.string("type", ("lfm", "custom"))
+    if kind == "lfm":
+        out = {"type": "lfm", "bandwidth": w.number("bandwidth", above=0),
+               "pulse_width": w.number("pulse_width", above=0),
+               "up_chirp": w.boolean("up_chirp", default=True)}
+        if out["pulse_width"] * fs > pri:
+            raise w.error("pulse_width", f"({out['pulse_width']:g} s, "
+                                         f"{out['pulse_width'] * fs:g} samples) must fit in "
+                                         f"the PRI ({pri:g} samples)")
+        return out
+    samples = w.array("samples", max_length=MAX_WAVEFORM_SAMPLES)
+    if not samples or not all(isinstance(x, list) and len(x) == 2 and
+                              all(sigmf_io._finite(v) for v in x) for x in samples):
+        raise w.error("samples", "must be a non-empty list of [re, im] finite numbers")
+    return {"type": "custom", "samples": [[float(a), float(b)] for a, b in samples]}
+
+
+def _check_r0(g, gate_start, fs):
+    """gpuradar:r0, when present, must be the range of gate sample 0."""
+    if NS + "r0" in g.obj and NS + "fs" not in g.overrides and \
+            NS + "gate_start" not in g.overrides:
+        r0 = g.number(NS + "r0", minimum=0)
+        expected = gate_start * SPEED_OF_LIGHT / (2 * fs)
+        if abs(r0 - expected) > 1e-6 * max(1.0, expected):
+            raise g.error(NS + "r0", f"({r0:g} m) disagrees with the gate start "
+                                     f"({gate_start} samples = {expected:g} m)")
+
+
+#: Truth annotation fields: name -> (kind, minimum).
+TRUTH_FIELDS = {"target": (int, 0), "cpi": (int, 0), "range_m": (float, None),
+                "velocity_mps": (float, None), "doppler_hz": (float, None),
+                "snr_db": (float, None)}
+
+
+def _truth(meta, mpath):
+    """The truth annotations (those with gpuradar:target), keys without the prefix."""
+    return [{k: f.number(NS + k, kind, minimum=least) for k, (kind, least) in
+             TRUTH_FIELDS.items()} for f in sigmf_io.annotations_with(meta, mpath,
+                                                                      NS + "target")]
 
 
 def expected_bins(truth, rec: Recording, ndoppler, fftshift=True):

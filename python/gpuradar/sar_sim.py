@@ -38,7 +38,6 @@ Recording format (``<base>`` is any path prefix)
     ``gpuradar:amplitude`` [re, im].
 """
 
-import json
 import os
 from dataclasses import asdict, dataclass, field
 from typing import List, Optional, Sequence, Tuple
@@ -48,7 +47,7 @@ import numpy as np
 from . import sigmf_io
 from .gpuradar_python import sar_sim_core as _core
 from .gpuradar_python import speed_of_light as _speed_of_light
-from .sigmf_io import DATA_SUFFIX, META_SUFFIX, NAMESPACE
+from .sigmf_io import DATA_SUFFIX, META_SUFFIX, NAMESPACE, RecordingError
 
 #: m/s, the C++ code's own constant (kernels/constants.h)
 SPEED_OF_LIGHT = _speed_of_light
@@ -56,6 +55,14 @@ GEOMETRY_LENGTH = 6
 GEOMETRY_SUFFIX = ".geometry.f64"
 GEOMETRY_FORMAT = ("float64 little-endian, npulses x 6, row = [x, y, z, r0, dr, f0] "
                    "(m, m, m, m, m, Hz)")
+#: Sizes and noise of the apps' embedded scenarios (gpuradar-sim sar --preset, gpuradar-sar
+#: without --input). ``examples``: what examples/sar_offline.grc reads (its variables
+#: npulses, nbins, a 240 x 240 grid of c / (2 B) / 3 pixels = 40 m at 300 MHz).
+PRESETS = {
+    "default": dict(npulses=512, nbins=1024, image_size=40.0, noise=0.01),
+    "examples": dict(npulses=256, nbins=512, image_size=40.0, noise=0.0),
+    "tiny": dict(npulses=64, nbins=256, image_size=8.0, noise=0.01),
+}
 
 
 @dataclass
@@ -218,8 +225,10 @@ def scenario(kind="spotlight", npulses=256, nbins=512, f0=10e9, bandwidth=300e6,
 def write(base, history: PhaseHistory, description="gpuradar point-target SAR simulation"):
     """Writes <base>.sigmf-data, <base>.sigmf-meta and <base>.geometry.f64; returns base."""
     base = str(base)
-    history.pulses.astype("<c8", copy=False).tofile(base + DATA_SUFFIX)
-    np.ascontiguousarray(history.geometry, dtype="<f8").tofile(base + GEOMETRY_SUFFIX)
+    sigmf_io.write_file(base + DATA_SUFFIX,
+                        np.ascontiguousarray(history.pulses, dtype="<c8"))
+    sigmf_io.write_file(base + GEOMETRY_SUFFIX,
+                        np.ascontiguousarray(history.geometry, dtype="<f8"))
     r = history.radar
     n = history.npulses * history.nbins
     ns = NAMESPACE + ":"
@@ -257,6 +266,9 @@ class Recording(_Pulses):
     geometry: np.ndarray        #: float64 (npulses, 6)
     targets: List[Target]
     grid: Grid
+    #: the geometry file read: named by the metadata (beside the recording) or given on
+    #: the command line
+    geometry_file: Optional[str] = None
 
     @property
     def data_path(self):
@@ -264,8 +276,7 @@ class Recording(_Pulses):
 
     @property
     def geometry_path(self):
-        return os.path.join(os.path.dirname(self.base),
-                            self.meta["global"][NAMESPACE + ":geometry_file"])
+        return self.geometry_file
 
     def field(self, name, default=None):
         """A gpuradar: global field, e.g. field('f0')."""
@@ -277,28 +288,110 @@ def base_of(path):
     return sigmf_io.base_of(path, (GEOMETRY_SUFFIX,))
 
 
-def read(path) -> Recording:
-    """Reads a recording written by write() (any of its file names, or the prefix)."""
+#: Largest recording read (samples) and image grid accepted from metadata (pixels).
+MAX_SAMPLES = 1 << 31
+MAX_GRID_PIXELS = 1 << 26
+
+
+def read(path, overrides=None) -> Recording:
+    """Reads and validates a recording written by write() (any of its file names, or the
+    prefix).
+
+    overrides: {"npulses" | "nbins" | "geometry_file": (option, value)} given on the
+    command line, used instead of the metadata's (a geometry file given there may be any
+    path). Without npulses anywhere, it is the data's size over nbins. Raises
+    sigmf_io.RecordingError naming the file and the field for anything missing, of the
+    wrong type, or disagreeing with the data (its size must be npulses x nbins samples,
+    the geometry's npulses x 6 values, its bin spacing the metadata's dr)."""
     base = base_of(path)
-    with open(base + META_SUFFIX) as f:
-        meta = json.load(f)
-    g = meta["global"]
+    mpath, dpath = base + META_SUFFIX, base + DATA_SUFFIX
+    meta = sigmf_io.read_meta(mpath)
     ns = NAMESPACE + ":"
-    if g.get("core:datatype") != "cf32_le":
-        raise ValueError(f"{base}{META_SUFFIX}: core:datatype must be cf32_le "
-                         f"(got {g.get('core:datatype')!r})")
-    npulses, nbins = int(g[ns + "npulses"]), int(g[ns + "nbins"])
-    pulses = np.memmap(base + DATA_SUFFIX, dtype="<c8", mode="r", shape=(npulses, nbins))
-    geo_path = os.path.join(os.path.dirname(base), g[ns + "geometry_file"])
-    geometry = np.fromfile(geo_path, dtype="<f8")
-    if geometry.size != npulses * GEOMETRY_LENGTH:
-        raise ValueError(f"{geo_path}: {geometry.size} values, expected npulses x 6 = "
-                         f"{npulses * GEOMETRY_LENGTH}")
-    targets = [Target(tuple(a[ns + "position"]), complex(*a[ns + "amplitude"]))
-               for a in meta.get("annotations", []) if ns + "position" in a]
-    grid = Grid(**g[ns + "grid"])
-    return Recording(base, meta, pulses, geometry.reshape(npulses, GEOMETRY_LENGTH),
-                     targets, grid)
+    ov = {ns + k: v for k, v in (overrides or {}).items() if v[1] is not None}
+    g = sigmf_io.Fields(meta["global"], mpath, "global", ov)
+    datatype = g.string("core:datatype")
+    if datatype != "cf32_le":
+        raise g.error("core:datatype", f"must be cf32_le (got {datatype!r})")
+    nbins = g.number(ns + "nbins", int, minimum=1, maximum=MAX_SAMPLES)
+    size = sigmf_io.data_file(dpath, mpath)
+    samples = size // 8
+    if g.has(ns + "npulses"):
+        npulses = g.number(ns + "npulses", int, minimum=1, maximum=MAX_SAMPLES)
+        npulses_name = g.name(ns + "npulses")
+    else:
+        npulses = samples // nbins
+        npulses_name = f"npulses (the data's samples / {g.name(ns + 'nbins')})"
+        if npulses < 1:
+            raise RecordingError(f"{dpath}: {samples} samples, not one pulse of "
+                                 f"{g.name(ns + 'nbins')} = {nbins}")
+    if size != npulses * nbins * 8:
+        raise RecordingError(f"{dpath}: {size} bytes, not {npulses_name} x "
+                             f"{g.name(ns + 'nbins')} = {npulses} x {nbins} cf32_le samples "
+                             f"({npulses * nbins * 8} bytes)")
+    for key in ("f0", "bandwidth", "dr"):
+        if ns + key in g.obj:
+            g.number(ns + key, above=0)
+    if ns + "dr" in g.obj and "core:sample_rate" in g.obj:
+        rate, dr = g.number("core:sample_rate", above=0), g.number(ns + "dr", above=0)
+        if not sigmf_io.agree(rate, SPEED_OF_LIGHT / (2 * dr), 1e-6):
+            raise RecordingError(f"{mpath}: metadata fields 'global.core:sample_rate' "
+                                 f"({rate:g}) and 'global.{ns}dr' ({dr:g} m, c / (2 dr) = "
+                                 f"{SPEED_OF_LIGHT / (2 * dr):g}) disagree")
+    if ns + "geometry_file" in ov:
+        geo_path = ov[ns + "geometry_file"][1]
+    else:
+        geo_path = sigmf_io.side_file(base, g.raw(ns + "geometry_file"),
+                                      f"global.{ns}geometry_file", mpath)
+    geo_size = sigmf_io.data_file(geo_path, mpath, "geometry file")
+    if geo_size != npulses * GEOMETRY_LENGTH * 8:
+        raise RecordingError(f"{geo_path}: {geo_size} bytes, not {npulses_name} "
+                             f"x {GEOMETRY_LENGTH} float64 = {npulses * GEOMETRY_LENGTH * 8} "
+                             f"bytes")
+    geometry = np.fromfile(geo_path, dtype="<f8").reshape(npulses, GEOMETRY_LENGTH)
+    _check_geometry(geometry, geo_path, g, mpath)
+    pulses = np.memmap(dpath, dtype="<c8", mode="r", shape=(npulses, nbins))
+    grid = _grid(g, ns)
+    targets = _targets(meta, mpath, ns)
+    meta = dict(meta, **{"global": dict(meta["global"], **{k: v for k, (_, v) in ov.items()
+                                                            if k != ns + "geometry_file"})})
+    return Recording(base, meta, pulses, geometry, targets, grid, geo_path)
+
+
+def _check_geometry(geometry, geo_path, g, mpath):
+    """The bin spacing of every usable pulse is the metadata's gpuradar:dr, when it has
+    one. A pulse with non-finite geometry or dr <= 0 is a data error the backprojection
+    block skips and counts (skipped_pulses), not a reason to refuse the recording."""
+    key = NAMESPACE + ":dr"
+    if key not in g.obj or not len(geometry):
+        return
+    dr = g.number(key, above=0)
+    usable = np.isfinite(geometry).all(axis=1) & (geometry[:, 4] > 0)
+    off = usable & ~np.isclose(geometry[:, 4], dr, rtol=1e-6, atol=0)
+    if off.any():
+        i = int(np.argmax(off))
+        raise RecordingError(f"{geo_path}: pulse {i}: bin spacing {geometry[i, 4]:g} m "
+                             f"disagrees with {mpath} metadata field 'global.{key}' "
+                             f"({dr:g} m)")
+
+
+def _grid(g, ns):
+    """The suggested image grid: x0, y0, z finite, dx, dy > 0, nx, ny >= 1."""
+    f = g.object(ns + "grid")
+    grid = Grid(f.number("x0"), f.number("y0"), f.number("dx", above=0),
+                f.number("dy", above=0), f.number("nx", int, minimum=1),
+                f.number("ny", int, minimum=1), f.number("z", default=0.0))
+    if grid.nx * grid.ny > MAX_GRID_PIXELS:
+        raise f.error("nx", f"x ny ({grid.nx} x {grid.ny}) must be <= {MAX_GRID_PIXELS} "
+                            f"pixels")
+    return grid
+
+
+def _targets(meta, mpath, ns):
+    """The truth: annotations with gpuradar:position [x, y, z] and gpuradar:amplitude
+    [re, im]."""
+    return [Target(tuple(f.numbers(ns + "position", 3)),
+                   complex(*f.numbers(ns + "amplitude", 2, default=[1.0, 0.0])))
+            for f in sigmf_io.annotations_with(meta, mpath, ns + "position")]
 
 
 @dataclass

@@ -2,17 +2,45 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 """The SigMF pieces shared by the recording modules (pd_sim, sar_sim): file suffixes, the
-``gpuradar`` extension namespace, the recording prefix of a file name and the metadata
-file's common ``global`` fields and writer. The formats themselves are described in
-pd_sim and sar_sim."""
+``gpuradar`` extension namespace, the recording prefix of a file name, the metadata
+file's common ``global`` fields and writer, and the defensive reading every recording
+goes through:
 
+- ``read_meta``: the metadata must be a regular file of bounded size holding standard
+  JSON (no NaN/Infinity) nested at most ``MAX_JSON_DEPTH`` deep;
+- ``Fields``: typed access to one JSON object's fields (numbers finite and in range,
+  booleans real JSON booleans, strings, objects, lists), every failure a
+  ``RecordingError`` naming the file and the field; values given on the command line
+  (overrides) replace fields and are named by their option;
+- ``data_file`` / ``side_file``: the data and side files must be regular files, side files
+  named relative to the recording (no absolute path, no ``..``).
+
+The formats themselves are described in pd_sim and sar_sim."""
+
+import contextlib
 import json
+import math
+import os
+import stat
 
 DATA_SUFFIX = ".sigmf-data"
 META_SUFFIX = ".sigmf-meta"
 #: SigMF extension namespace of the gpuradar fields.
 NAMESPACE = "gpuradar"
 NS = NAMESPACE + ":"
+#: Largest metadata file read (bytes): the truth of ~10^5 target x CPI annotations.
+MAX_META_BYTES = 64 << 20
+#: Deepest JSON nesting accepted (the formats need 4).
+MAX_JSON_DEPTH = 32
+#: Relative tolerance of fields that must agree (sample rates, PRF and PRI).
+AGREE_RTOL = 1e-9
+
+
+class RecordingError(ValueError):
+    """A recording that cannot be used; the message names the file and the field."""
+
+
+_MISSING = object()
 
 
 def base_of(path, extra_suffixes=()):
@@ -37,8 +65,268 @@ def global_fields(sample_rate, description, recorder):
     }
 
 
+class WriteError(OSError):
+    """Writing a recording failed (disk full, file too large, I/O error); filename is
+    the file."""
+
+
+@contextlib.contextmanager
+def naming_write_errors(path):
+    """Turns an OSError raised while writing path into a WriteError naming path (a
+    failed write() on an open file, numpy's tofile, matplotlib's savefig name no file)."""
+    try:
+        yield
+    except OSError as e:
+        raise WriteError(e.errno, e.strerror or str(e), str(path)) from None
+
+
+def write_file(path, data):
+    """Writes a bytes-like object (a numpy array: its bytes) to path; a failure is a
+    WriteError naming the file."""
+    with naming_write_errors(path), open(path, "wb") as f:
+        f.write(memoryview(data).cast("B"))
+
+
 def write_meta(base, global_, captures, annotations, indent):
-    """Writes <base>.sigmf-meta: {global, captures, annotations}."""
+    """Writes <base>.sigmf-meta: {global, captures, annotations} as standard JSON (a
+    non-finite number is a ValueError, never written as NaN)."""
     meta = {"global": global_, "captures": captures, "annotations": list(annotations)}
-    with open(str(base) + META_SUFFIX, "w") as f:
-        json.dump(meta, f, indent=indent)
+    text = json.dumps(meta, indent=indent, allow_nan=False)
+    write_file(str(base) + META_SUFFIX, text.encode())
+
+
+def _open_regular(path, what, missing_hint=""):
+    """Opens path for reading without blocking (a FIFO must not hang the reader) and
+    checks it is a regular file; returns (file object, size)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise RecordingError(f"{path}: no such file{missing_hint}") from None
+    except IsADirectoryError:
+        raise RecordingError(f"{path}: is a directory, not {what}") from None
+    except OSError as e:
+        raise RecordingError(f"{path}: cannot read ({e.strerror})") from None
+    st = os.fstat(fd)
+    if stat.S_ISDIR(st.st_mode):
+        os.close(fd)
+        raise RecordingError(f"{path}: is a directory, not {what}")
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise RecordingError(f"{path}: not a regular file (a device, FIFO or socket), not "
+                             f"{what}")
+    return os.fdopen(fd, "rb"), st.st_size
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not standard JSON")
+
+
+def _depth(value):
+    """Nesting depth of a parsed JSON value (iterative: no recursion limit)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (dict, list)):
+            deepest = max(deepest, d)
+            if d > MAX_JSON_DEPTH:
+                return d
+            stack.extend((c, d + 1) for c in (v.values() if isinstance(v, dict) else v))
+    return deepest
+
+
+def parse_json(text, path):
+    """Standard JSON of a metadata file (bytes, UTF-8), nested at most MAX_JSON_DEPTH."""
+    try:
+        value = json.loads(text.decode("utf-8"), parse_constant=_reject_constant)
+    except RecursionError:
+        raise RecordingError(f"{path}: not valid SigMF JSON (nested more than "
+                             f"{MAX_JSON_DEPTH} deep)") from None
+    except (UnicodeDecodeError, ValueError) as e:
+        raise RecordingError(f"{path}: not valid SigMF JSON ({e})") from None
+    if _depth(value) > MAX_JSON_DEPTH:
+        raise RecordingError(f"{path}: not valid SigMF JSON (nested more than "
+                             f"{MAX_JSON_DEPTH} deep)")
+    return value
+
+
+def read_meta(path, max_bytes=MAX_META_BYTES):
+    """The metadata object of <base>.sigmf-meta: a regular file of at most max_bytes,
+    standard JSON, an object with a ``global`` object."""
+    f, size = _open_regular(path, "a SigMF metadata file",
+                            f" (expected a SigMF recording <base>{META_SUFFIX} + "
+                            f"<base>{DATA_SUFFIX})")
+    with f:
+        if size > max_bytes:
+            raise RecordingError(f"{path}: {size} bytes, larger than the {max_bytes} bytes "
+                                 f"a SigMF metadata file may have here")
+        try:
+            text = f.read(max_bytes + 1)
+        except OSError as e:
+            raise RecordingError(f"{path}: cannot read ({e.strerror})") from None
+    if len(text) > max_bytes:
+        raise RecordingError(f"{path}: larger than the {max_bytes} bytes a SigMF metadata "
+                             f"file may have here")
+    meta = parse_json(text, path)
+    if not isinstance(meta, dict) or not isinstance(meta.get("global"), dict):
+        raise RecordingError(f"{path}: metadata field 'global' is missing or not an object "
+                             f"(not a SigMF metadata file)")
+    return meta
+
+
+def data_file(path, meta_path, what="SigMF data"):
+    """Size (bytes) of a recording's data or side file, after checking it is a readable
+    regular file."""
+    f, size = _open_regular(path, what, f" (the {what} of {meta_path})")
+    with f:
+        try:
+            f.read(1)
+        except OSError as e:
+            raise RecordingError(f"{path}: cannot read ({e.strerror})") from None
+    return size
+
+
+def side_file(base, name, field, meta_path):
+    """The path of a side file a metadata field names: relative to the recording's
+    directory, never absolute and never through '..' (a recording may come from anyone)."""
+    if not isinstance(name, str) or not name:
+        raise RecordingError(f"{meta_path}: metadata field '{field}' must be a file name "
+                             f"(got {name!r})")
+    parts = name.replace("\\", "/").split("/")
+    if os.path.isabs(name) or name.startswith("/") or ".." in parts or "\0" in name:
+        raise RecordingError(f"{meta_path}: metadata field '{field}' must name a file "
+                             f"beside the recording, without an absolute path or '..' "
+                             f"(got {name!r})")
+    return os.path.join(os.path.dirname(str(base)), name)
+
+
+def agree(a, b, rtol=AGREE_RTOL):
+    """Whether two positive quantities agree to rtol."""
+    return abs(a - b) <= rtol * max(abs(a), abs(b))
+
+
+class Fields:
+    """Typed access to the fields of one metadata object.
+
+    ``where`` is the object's place in the file ("global", "annotations[3]", ...), used in
+    messages: ``<file>: metadata field 'global.gpuradar:nrange' must be ...``.
+    ``overrides`` maps a field name to (option, value): a value given on the command line,
+    used instead of the field and named by its option in messages.
+    """
+
+    def __init__(self, obj, path, where, overrides=None, options=None):
+        if not isinstance(obj, dict):
+            raise RecordingError(f"{path}: metadata field '{where}' must be an object "
+                                 f"(got {_short(obj)})")
+        self.obj, self.path, self.where = obj, path, where
+        self.overrides = dict(overrides or {})
+        #: field -> the command-line option that can give it (named when it is missing)
+        self.options = dict(options or {})
+
+    def name(self, key):
+        if key in self.overrides:
+            return self.overrides[key][0]
+        return f"metadata field '{self.where}.{key}'"
+
+    def error(self, key, message):
+        return RecordingError(f"{self.path}: {self.name(key)} {message}")
+
+    def has(self, key):
+        return key in self.overrides or key in self.obj
+
+    def raw(self, key, default=_MISSING):
+        if key in self.overrides:
+            return self.overrides[key][1]
+        if key in self.obj:
+            return self.obj[key]
+        if default is _MISSING:
+            hint = f" (or give {self.options[key]})" if key in self.options else ""
+            raise self.error(key, "is missing" + hint)
+        return default
+
+    def _value(self, key, default, ok, what):
+        """The field's value checked by ok() (`must be <what>` otherwise), or default,
+        returned as is, when the field is absent."""
+        v = self.raw(key, default)
+        if default is not _MISSING and v is default:
+            return v
+        if not ok(v):
+            raise self.error(key, f"must be {what} (got {_short(v)})")
+        return v
+
+    def number(self, key, kind=float, above=None, minimum=None, maximum=None,
+               default=_MISSING):
+        """A finite JSON number (kind int: a whole one) with optional bounds."""
+        v = self._value(key, default, _finite,
+                        f"a finite number of at most {MAX_MAGNITUDE:g}")
+        if default is not _MISSING and v is default:
+            return v
+        if kind is int:
+            if v != math.floor(v):
+                raise self.error(key, f"must be a whole number (got {v!r})")
+            v = int(v)
+        if above is not None and not v > above:
+            raise self.error(key, f"must be > {above} (got {v!r})")
+        if minimum is not None and v < minimum:
+            raise self.error(key, f"must be >= {minimum} (got {v!r})")
+        if maximum is not None and v > maximum:
+            raise self.error(key, f"must be <= {maximum} (got {v!r})")
+        return kind(v)
+
+    def boolean(self, key, default=_MISSING):
+        """A JSON boolean (true/false; "no", 0 and null are errors)."""
+        return self._value(key, default, lambda v: isinstance(v, bool), "true or false")
+
+    def string(self, key, choices=None, default=_MISSING):
+        v = self._value(key, default, lambda v: isinstance(v, str), "a string")
+        if choices is not None and v not in choices:
+            raise self.error(key, f"must be one of {', '.join(choices)} (got {v!r})")
+        return v
+
+    def object(self, key, default=_MISSING):
+        """The field as a Fields of its own (it must be a JSON object)."""
+        v = self._value(key, default, lambda v: isinstance(v, dict), "an object")
+        if default is not _MISSING and v is default:
+            return v
+        return Fields(v, self.path, f"{self.where}.{key}", options=self.options)
+
+    def array(self, key, default=_MISSING, max_length=None):
+        v = self._value(key, default, lambda v: isinstance(v, list), "a list")
+        if max_length is not None and isinstance(v, list) and len(v) > max_length:
+            raise self.error(key, f"must have at most {max_length} entries (got {len(v)})")
+        return v
+
+    def numbers(self, key, length, default=_MISSING):
+        """A list of `length` finite numbers, as floats."""
+        v = self.array(key, default)
+        if v is default and default is not _MISSING:
+            return default
+        if len(v) != length or not all(_finite(x) for x in v):
+            raise self.error(key, f"must be a list of {length} finite numbers "
+                                  f"(got {_short(v)})")
+        return [float(x) for x in v]
+
+
+#: Largest magnitude of a metadata number (a JSON integer may be arbitrarily long).
+MAX_MAGNITUDE = 1e300
+
+
+def annotations_with(meta, path, key):
+    """Fields of each annotation holding `key` (others are not ours), in file order."""
+    annotations = meta.get("annotations", [])
+    if not isinstance(annotations, list):
+        raise RecordingError(f"{path}: metadata field 'annotations' must be a list")
+    return [Fields(a, path, f"annotations[{i}]") for i, a in enumerate(annotations)
+            if isinstance(a, dict) and key in a]
+
+
+def _finite(x):
+    """A JSON number (not a boolean), finite and of magnitude <= MAX_MAGNITUDE."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    return abs(x) <= MAX_MAGNITUDE  # False for NaN; an int is compared exactly
+
+
+def _short(v, limit=60):
+    """repr of a value, cut to `limit` characters for one-line messages."""
+    text = repr(v)
+    return text if len(text) <= limit else text[:limit - 3] + "..."

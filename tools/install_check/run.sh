@@ -13,5 +13,6 @@ done
 ls "$scratch"/prefix/lib*/python*/*-packages/gnuradio/gpuradar/gpuradar_python*.so >/dev/null
 cmake -S "$here" -B "$scratch/consumer" -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
 cmake --build "$scratch/consumer" >/dev/null
-LD_LIBRARY_PATH="$(dirname "$(ls "$scratch"/prefix/lib*/libgnuradio-gpuradar.so)")" \
-    "$scratch/consumer/consumer"
+# No LD_LIBRARY_PATH: the consumer finds libgnuradio-gpuradar through its build RPATH
+# and that library finds libgpuradar-kernels through its $ORIGIN RPATH.
+env -u LD_LIBRARY_PATH "$scratch/consumer/consumer"

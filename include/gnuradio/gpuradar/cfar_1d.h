@@ -23,9 +23,9 @@ namespace gpuradar {
  *
  * Message port `detections`: one PDU per group of items_per_cpi items, pmt pair
  * (metadata dict, vector of dicts) as in cfar_2d. Each detection: `range_bin`,
- * `doppler_bin` (always 0), `item` (the item within the group, e.g. the pulse), `channel`,
- * `cpi` (u64), `power`, `threshold`, `noise`, `snr_db`, and `range_m` (tag has `fs`) and
- * `rx_time` (tag has it, the group's) as in cfar_2d; no velocity.
+ * `doppler_bin` (always 0), `item` (the item within the group, e.g. the pulse),
+ * `channel`, `cpi` (u64), `power`, `threshold`, `noise`, `snr_db`, and `range_m` (tag has
+ * `fs`) and `rx_time` (tag has it, the group's) as in cfar_2d; no velocity.
  *
  * Framing: a group is items_per_cpi items. A `cpi` tag starts a group at its item (a tag
  * inside a group discards the partial group, counted in dropped_cpis()); a tag with
@@ -33,8 +33,8 @@ namespace gpuradar {
  * counted from the start of the stream, indexed from 0; with tags, a group takes the
  * index of the last tag seen and the items after it count on (`item` = items since the
  * tag). The cpi tag is re-emitted where it came in; while no tag has been seen, one is
- * made (index, nrange) on the first item of each group. Other tags pass through. NaN / Inf cells: never
- * detections, counted and logged per group.
+ * made (index, nrange) on the first item of each group. Other tags pass through. NaN /
+ * Inf cells: never detections, counted and logged per group.
  */
 class GPURADAR_API cfar_1d : virtual public gr::block
 {
@@ -67,6 +67,18 @@ public:
                      unsigned int items_per_cpi = 1,
                      unsigned int max_detections = 4096,
                      const std::string& backend = "auto");
+
+    /*!
+     * Live control (GRC callbacks). Each setter checks its value as make() does
+     * (std::invalid_argument naming the parameter; the old value stays) and the change
+     * takes effect at the next group of items_per_cpi items, never inside one. os_k = 0
+     * (make()) is re-resolved for a new window.
+     */
+    virtual void set_pfa(double pfa) = 0;
+    //! "ca", "go", "so" or "os".
+    virtual void set_variant(const std::string& variant) = 0;
+    virtual void set_guard(int guard) = 0;
+    virtual void set_train(int train) = 0;
 
     virtual std::uint64_t dropped_cpis() const = 0;
     virtual std::uint64_t nonfinite_cells() const = 0;

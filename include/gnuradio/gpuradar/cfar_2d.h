@@ -91,6 +91,20 @@ public:
                      unsigned int max_detections = 4096,
                      const std::string& backend = "auto");
 
+    /*!
+     * Live control (GRC callbacks). Each setter checks its value as make() does
+     * (std::invalid_argument naming the parameter; the old value stays) and the change
+     * takes effect at the next CPI: every CPI is detected wholly with the old or wholly
+     * with the new parameters. os_k = 0 (make()) is re-resolved for a new window.
+     */
+    virtual void set_pfa(double pfa) = 0;
+    //! "ca", "go", "so" or "os".
+    virtual void set_variant(const std::string& variant) = 0;
+    virtual void set_guard_range(int guard_range) = 0;
+    virtual void set_train_range(int train_range) = 0;
+    virtual void set_guard_doppler(int guard_doppler) = 0;
+    virtual void set_train_doppler(int train_doppler) = 0;
+
     //! CPIs discarded (cut short by a tag, or a tag of another shape).
     virtual std::uint64_t dropped_cpis() const = 0;
     //! NaN / Inf cells seen so far (never detections).

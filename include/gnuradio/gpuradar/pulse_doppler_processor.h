@@ -23,7 +23,7 @@ namespace gpuradar {
  * contiguous), a CPI = nrange items; square-law power by default (what cfar_2d expects).
  * The output equals pulse_compression -> corner_turn -> doppler_filter -> envelope with
  * the same parameters (tested). It is one block rather than a hierarchy of the four so
- * that the CUDA backend can fuse their passes (kernels::pulse_doppler: corner turn,
+ * that the CUDA backend can fuse their passes (kernels::pulse_doppler_processor: corner turn,
  * canceller, window, Doppler FFT and envelope in one kernel that reads the compressed
  * CPI once); use the four blocks to tap the signal between stages.
  *
@@ -79,11 +79,30 @@ public:
                      const std::string& backend = "auto",
                      unsigned int tap_every = 0);
 
-    //! Replaces the waveform at the next CPI boundary (pulse_compression::set_waveform).
+    /*!
+     * Live control (GRC callbacks). Each setter checks its values as make() does
+     * (std::invalid_argument naming the parameter; the old value stays) and the change
+     * takes effect at the next CPI boundary: every CPI is processed wholly with the old
+     * or wholly with the new configuration. Setters may be called from any thread.
+     */
+    //! Replaces the waveform (pulse_compression::set_waveform).
     virtual void set_waveform(const std::vector<gr_complex>& waveform) = 0;
+    //! MTI canceller: "none", "two_pulse" or "three_pulse".
+    virtual void set_mti(const std::string& mti) = 0;
+    //! Pulse-compression reference window and its Taylor n-bar, sidelobe level (dB) and
+    //! Kaiser beta (the range_* parameters of make()).
+    virtual void
+    set_range_window(const std::string& window, int nbar, double sll_db, double beta) = 0;
+    //! Slow-time window and its parameters (the doppler_* parameters of make()).
+    virtual void set_doppler_window(const std::string& window,
+                                    int nbar,
+                                    double sll_db,
+                                    double beta) = 0;
+    //! Envelope in dB (true) or linear (false).
+    virtual void set_db(bool db) = 0;
     //! CPIs discarded (a cpi tag inside a CPI, or a tag of another shape).
     virtual std::uint64_t dropped_cpis() const = 0;
-    //! What runs, e.g. which CUDA passes are fused (kernels::pulse_doppler).
+    //! What runs, e.g. which CUDA passes are fused (kernels::pulse_doppler_processor).
     virtual std::string implementation() const = 0;
     virtual std::string backend() const = 0;
 };

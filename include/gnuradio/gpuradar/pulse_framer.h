@@ -15,13 +15,14 @@ namespace gpuradar {
  * \brief Pulse framer: a continuous complex stream (SDR or file) -> the pulse stream.
  * \ingroup gpuradar
  *
- * In: gr_complex samples at fs. Out: items of gr_complex[nrange], one per pulse: the range
- * gate of pulse k, samples anchor + floor(k * pri + 1/2) + gate_start + [0, nrange). The
- * schedule is exact for fractional PRIs (no accumulation, no drift; kernels/pulse_timing.h).
- * Whole CPIs of npulses items only; the first item of each carries the `cpi` tag
- * {index, npulses, nrange, fs, prf = fs / pri, fc, r0 = gate_start c / (2 fs), channels = 1,
- * pulse (pulse number since the anchor), rx_time (UHD tuple (uint64 secs, double frac) of
- * that pulse's start, when an rx_time tag was seen)} (DESIGN.md, docs/CONVENTIONS.md).
+ * In: gr_complex samples at fs. Out: items of gr_complex[nrange], one per pulse: the
+ * range gate of pulse k, samples anchor + floor(k * pri + 1/2) + gate_start + [0,
+ * nrange). The schedule is exact for fractional PRIs (no accumulation, no drift;
+ * kernels/pulse_timing.h). Whole CPIs of npulses items only; the first item of each
+ * carries the `cpi` tag {index, npulses, nrange, fs, prf = fs / pri, fc, r0 = gate_start
+ * c / (2 fs), channels = 1, pulse (pulse number since the anchor), rx_time (UHD tuple
+ * (uint64 secs, double frac) of that pulse's start, when an rx_time tag was seen)}
+ * (DESIGN.md, docs/CONVENTIONS.md).
  *
  * Anchor (pulse 0), by `trigger`:
  * - "rx_time":   the first `rx_time` tag (UHD stamps the first sample it delivers);
@@ -36,13 +37,13 @@ namespace gpuradar {
  *
  * Sample loss: every rx_time tag is checked against the time expected from the previous
  * one and the sample count. A tag later by a whole number of samples (UHD overflow) or
- * otherwise inconsistent discards the CPI being built (counted in dropped_cpis(), logged),
- * so that a CPI is never built across a gap. rx_time and free modes then keep the pulse
- * schedule (the lost samples are counted; the next CPI starts at the first gate after the
- * gap; a time jump that is not a whole number of lost samples re-anchors at the tag);
- * tag and threshold modes wait for the next trigger. The index of a discarded CPI is not
- * reused (downstream sees the hole). A partial CPI at the end of a finite stream is not
- * emitted and not counted.
+ * otherwise inconsistent discards the CPI being built (counted in dropped_cpis(),
+ * logged), so that a CPI is never built across a gap. rx_time and free modes then keep
+ * the pulse schedule (the lost samples are counted; the next CPI starts at the first gate
+ * after the gap; a time jump that is not a whole number of lost samples re-anchors at the
+ * tag); tag and threshold modes wait for the next trigger. The index of a discarded CPI
+ * is not reused (downstream sees the hole). A partial CPI at the end of a finite stream
+ * is not emitted and not counted.
  *
  * CPU block (index plumbing and copies); its output is a host buffer, which GPU blocks
  * downstream copy to the device themselves.
@@ -65,12 +66,11 @@ public:
      * \param trigger_tag  tag key of the "tag" trigger
      * \param threshold    |x|^2 level of the "threshold" trigger (> 0 there)
      * \param backend      "auto", "cuda" or "cpu". CUDA: the raw stream is copied to the
-     *                     GPU as it arrives (the device buffer's async copy) and the gates
-     *                     are cut there (one 2-D copy per batch of pulses for an integer
-     *                     PRI), so a GPU chain downstream gets its CPIs without a second
-     *                     host copy. The threshold trigger reads samples on the host: with
-     *                     it "auto" picks the CPU and "cuda" is an error. The input
-     *                     buffer (CUDA) holds about four CPIs, twice GNU Radio's size
+     *                     GPU as it arrives (the device buffer's async copy) and the
+     * gates are cut there (one 2-D copy per batch of pulses for an integer PRI), so a GPU
+     * chain downstream gets its CPIs without a second host copy. The threshold trigger
+     * reads samples on the host: with it "auto" picks the CPU and "cuda" is an error. The
+     * input buffer (CUDA) holds about four CPIs, twice GNU Radio's size
      *                     (device_buffer::host_to_device_depth), so the upstream block
      *                     writes one CPI while the last one is copied to the GPU.
      * Throws std::invalid_argument naming the parameter.
@@ -85,6 +85,14 @@ public:
                      const std::string& trigger_tag = "trigger",
                      double threshold = 0.0,
                      const std::string& backend = "auto");
+
+    /*!
+     * Live control (GRC callback): the |x|^2 level of the threshold trigger from the next
+     * work() call on, checked as make() checks it (> 0 with trigger=threshold;
+     * std::invalid_argument naming `threshold`, the old level stays). It only decides
+     * where the next anchor lands, never the samples of a CPI being framed.
+     */
+    virtual void set_threshold(double threshold) = 0;
 
     //! Partial CPIs discarded because of a gap or a time jump in the input.
     virtual std::uint64_t dropped_cpis() const = 0;

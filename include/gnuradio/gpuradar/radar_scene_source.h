@@ -19,12 +19,13 @@ namespace gpuradar {
  * Out: gr_complex samples at fs, continuous. Pulse k is transmitted at sample
  * floor(k fs/prf + 1/2) (drift-free for fractional PRIs). Each sample is
  *
- *   x[n] = noise + leakage s[n - p_k] + sum_i a_i s[n - p_k - d_ik] exp(-j 4 pi fc R_i(t)/c)
+ *   x[n] = noise + leakage s[n - p_k] + sum_i a_i s[n - p_k - d_ik] exp(-j 4 pi fc
+ * R_i(t)/c)
  *          + stationary clutter,
  *
  * t = n / fs, R_i(t) = ranges[i] - velocities[i] t (closing positive), d_ik =
- * round(2 R_i(p_k/fs) fs / c) (the echo starts d_ik samples after the pulse start, walks in
- * range with the target, and lands in a later pulse when beyond c/(2 prf)); the phase
+ * round(2 R_i(p_k/fs) fs / c) (the echo starts d_ik samples after the pulse start, walks
+ * in range with the target, and lands in a later pulse when beyond c/(2 prf)); the phase
  * makes the Doppler f_d = 2 v fc / c continuous across pulses. Amplitudes: per-sample SNR
  * a_i^2 mean|s|^2 / P = 10^(snr/10), P = noise_power (or 1 when 0). See
  * kernels/radar_scene.h for the exact model.
@@ -34,8 +35,8 @@ namespace gpuradar {
  *
  * Message port `truth`: one dict per target at pulse 0 and every `truth_every` pulses
  * (0: pulse 0 only): target, pulse, sample, time_s, rx_time, range_m, velocity_mps,
- * doppler_hz, delay_samples, snr_db, amplitude, fs, fc, prf. gnuradio.gpuradar.scene_truth
- * records them and writes JSON.
+ * doppler_hz, delay_samples, snr_db, amplitude, fs, fc, prf.
+ * gnuradio.gpuradar.scene_truth records them and writes JSON.
  *
  * paced = false: as fast as the flowgraph takes samples; true: at fs in real time, like a
  * hardware source (output in chunks of at most 10 ms).
@@ -48,28 +49,24 @@ public:
     /*!
      * \param fs                 sample rate (Hz, > 0)
      * \param fc                 carrier (Hz, > 0)
-     * \param prf                pulse repetition frequency (Hz, > 0, <= fs / pulse length)
-     * \param bandwidth          LFM swept bandwidth (Hz, 0 < B <= fs), when waveform is empty
-     * \param pulse_width        LFM pulse duration (s, >= 1 sample), when waveform is empty
-     * \param waveform           transmitted pulse; empty: an LFM up-chirp (bandwidth,
-     *                           pulse_width), kernels::lfm_chirp
-     * \param ranges             target ranges at t = 0 (m, > 0), one per target
-     * \param velocities         radial velocities (m/s, closing positive), one per target
-     * \param amplitudes         per-sample SNR (dB) or RCS (m^2), one per target
-     * \param amplitude_unit     "snr_db" or "rcs_m2"
-     * \param radar_constant_db  rcs_m2 only: SNR (dB) of 1 m^2 at 1 m; SNR = K + 10 log10
-     *                           RCS - 40 log10 R at the initial range
-     * \param noise_power        thermal noise power per complex sample (>= 0)
-     * \param leakage_amplitude  amplitude of the transmit pulse at each pulse start (>= 0)
-     * \param clutter_cnr_db     clutter-to-noise ratio per sample (dB)
-     * \param clutter_start_m    clutter extent start (m, >= 0)
-     * \param clutter_stop_m     clutter extent end (m); no clutter when <= clutter_start_m
-     * \param paced              true: real time at fs; false: free-running
-     * \param truth_every        truth messages every this many pulses (0: pulse 0 only)
-     * \param start_time         rx_time of sample 0 (s, >= 0)
-     * \param seed               noise and clutter seed
-     * Throws std::invalid_argument naming the parameter, or the malformed target entry
-     * (e.g. "ranges[2]").
+     * \param prf                pulse repetition frequency (Hz, > 0, <= fs / pulse
+     * length) \param bandwidth          LFM swept bandwidth (Hz, 0 < B <= fs), when
+     * waveform is empty \param pulse_width        LFM pulse duration (s, >= 1 sample),
+     * when waveform is empty \param waveform           transmitted pulse; empty: an LFM
+     * up-chirp (bandwidth, pulse_width), kernels::lfm_chirp \param ranges target ranges
+     * at t = 0 (m, > 0), one per target \param velocities         radial velocities (m/s,
+     * closing positive), one per target \param amplitudes         per-sample SNR (dB) or
+     * RCS (m^2), one per target \param amplitude_unit     "snr_db" or "rcs_m2" \param
+     * radar_constant_db  rcs_m2 only: SNR (dB) of 1 m^2 at 1 m; SNR = K + 10 log10 RCS -
+     * 40 log10 R at the initial range \param noise_power        thermal noise power per
+     * complex sample (>= 0) \param leakage_amplitude  amplitude of the transmit pulse at
+     * each pulse start (>= 0) \param clutter_cnr_db     clutter-to-noise ratio per sample
+     * (dB) \param clutter_start_m    clutter extent start (m, >= 0) \param clutter_stop_m
+     * clutter extent end (m); no clutter when <= clutter_start_m \param paced true: real
+     * time at fs; false: free-running \param truth_every        truth messages every this
+     * many pulses (0: pulse 0 only) \param start_time         rx_time of sample 0 (s, >=
+     * 0) \param seed               noise and clutter seed Throws std::invalid_argument
+     * naming the parameter, or the malformed target entry (e.g. "ranges[2]").
      */
     static sptr make(double fs,
                      double fc,
@@ -91,6 +88,21 @@ public:
                      unsigned int truth_every = 0,
                      double start_time = 0.0,
                      std::uint64_t seed = 1);
+
+    /*!
+     * Live control (GRC callbacks). Each setter checks its values as make() does
+     * (std::invalid_argument naming the parameter or the target entry; the old values
+     * stay) and the change takes effect at the next pulse start: no pulse interval mixes
+     * two scenes (echoes still in flight from earlier pulses come from the new targets).
+     * The stream, its noise generator and the clutter continue; SNRs and the
+     * clutter-to-noise ratio keep referring to the (new) noise power.
+     */
+    //! New target lists, as in make() (amplitude_unit and radar_constant_db as made).
+    virtual void set_targets(const std::vector<double>& ranges,
+                             const std::vector<double>& velocities,
+                             const std::vector<double>& amplitudes) = 0;
+    //! Thermal noise power per complex sample (>= 0).
+    virtual void set_noise_power(double noise_power) = 0;
 
     //! The transmitted pulse (for the matched filter downstream).
     virtual std::vector<gr_complex> waveform() const = 0;

@@ -14,8 +14,8 @@
  */
 // The inner loop's selects (bin validity, sincos quadrant, clamps) compare floats; GCC
 // if-converts (and so vectorises) them only when FP comparisons may not trap. No code
-// here relies on FP exceptions or errno (sqrt in the exact formula). Before every include: functions with other options
-// would not be inlined.
+// here relies on FP exceptions or errno (sqrt in the exact formula). Before every
+// include: functions with other options would not be inlined.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-trapping-math", "no-math-errno")
 #endif
@@ -53,8 +53,8 @@ struct tile_args {
     const float x = two_pi * (f - 0.25f * q4);
     const float x2 = x * x;
     const float s =
-        x * (1.0f +
-             x2 * (-1.0f / 6 + x2 * (1.0f / 120 + x2 * (-1.0f / 5040 + x2 * (1.0f / 362880)))));
+        x * (1.0f + x2 * (-1.0f / 6 + x2 * (1.0f / 120 +
+                                            x2 * (-1.0f / 5040 + x2 * (1.0f / 362880)))));
     const float c =
         1.0f + x2 * (-0.5f + x2 * (1.0f / 24 + x2 * (-1.0f / 720 + x2 * (1.0f / 40320))));
     const int q = static_cast<int>(q4) & 3;
@@ -69,7 +69,8 @@ struct tile_args {
  * double: accurate); N the series order (0: exact); H whether there is a height map.
  */
 template <typename T, int N, bool H>
-[[gnu::always_inline]] inline void tile_body(const tile_args& a, long long tx, long long ty)
+[[gnu::always_inline]] inline void
+tile_body(const tile_args& a, long long tx, long long ty)
 {
     const image_grid& g = *a.grid;
     const bp_layout& l = *a.layout;
@@ -92,7 +93,8 @@ template <typename T, int N, bool H>
     if constexpr (H) {
         for (int y = 0; y < S; ++y)
             for (int x = 0; x < S; ++x) {
-                // Pixels past the grid edge: at the centre height (computed, never stored).
+                // Pixels past the grid edge: at the centre height (computed, never
+                // stored).
                 const bool in = y < nrows && x < ncols;
                 dzv[y][x] = in ? T(l.dz[(ys + y) * g.nx + xs + x]) : T(0);
                 dz2[y][x] = dzv[y][x] * dzv[y][x];
@@ -116,8 +118,9 @@ template <typename T, int N, bool H>
         const T inv2r = T(0.5 / t.r), inv4r2 = T(0.25 / (t.r * t.r));
         const T rr = T(t.r), rr2 = T(t.r * t.r), e = T(t.e);
         const T invdr = T(p.inv_dr), kt = T(p.kt), pht = T(t.pht);
-        const float* pd = reinterpret_cast<const float*>(a.data) +
-                          2 * static_cast<std::size_t>(p.index) * static_cast<std::size_t>(nb);
+        const float* pd =
+            reinterpret_cast<const float*>(a.data) +
+            2 * static_cast<std::size_t>(p.index) * static_cast<std::size_t>(nb);
         for (int y = 0; y < nrows; ++y) {
             const T by = fma(dyv[y], u2y, dy2[y]);
             float* __restrict__ ar = accr[y];
@@ -167,7 +170,8 @@ void tile_baseline(const tile_args& a, long long tx, long long ty)
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GPURADAR_BP_X86_CLONES 1
 template <typename T, int N, bool H>
-[[gnu::target("avx2,fma,bmi2")]] void tile_avx2(const tile_args& a, long long tx, long long ty)
+[[gnu::target("avx2,fma,bmi2")]] void
+tile_avx2(const tile_args& a, long long tx, long long ty)
 {
     tile_body<T, N, H>(a, tx, ty);
 }
@@ -248,8 +252,12 @@ public:
                      : pick_terms<float, false>(prep.series_terms, d_isa))
                 : (h ? pick_terms<double, true>(prep.series_terms, d_isa)
                      : pick_terms<double, false>(prep.series_terms, d_isa));
-        const tile_args args{ &d_grid,           &d_layout,          prep.pulses.data(),
-                              prep.pulses.size(), pulses,            static_cast<int>(d_nbins),
+        const tile_args args{ &d_grid,
+                              &d_layout,
+                              prep.pulses.data(),
+                              prep.pulses.size(),
+                              pulses,
+                              static_cast<int>(d_nbins),
                               image };
         const long long ntiles = d_layout.ntx * d_layout.nty;
         std::atomic<long long> next{ 0 };
@@ -284,8 +292,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<backprojection>
-make_backprojection_cpu(const image_grid& g, std::size_t nbins, backprojection::precision p)
+std::unique_ptr<backprojection> make_backprojection_cpu(const image_grid& g,
+                                                        std::size_t nbins,
+                                                        backprojection::precision p)
 {
     return std::make_unique<backprojection_cpu>(g, nbins, p);
 }

@@ -15,7 +15,7 @@
  *    +Inf): a pruned comparator network over 8 adjacent cells at a time for windows of
  *    up to 1024 training cells, nth_element per cell beyond that, at clipped Doppler
  *    edges and at row tails. Exact selection either way (the same threshold); still
- *    ~25x the sums' time at the PD window (docs/PERFORMANCE.md, CFAR).
+ *    far slower than the sums at the PD window (`gpuradar_bench cfar`).
  */
 #include "../cfar_plan.h"
 #include "cfar_cpu_rows.h"
@@ -227,8 +227,13 @@ private:
             d_lag_src[nb++] = at(dr).side;
         for (int dr = gr + 1; dr <= wr; ++dr)
             d_lag_src[nb++] = at(dr).full;
-        cfar_rows::column_sums(
-            d_ncols, d_lead_src.data(), na, d_lag_src.data(), nb, d_lead.data(), d_lag.data());
+        cfar_rows::column_sums(d_ncols,
+                               d_lead_src.data(),
+                               na,
+                               d_lag_src.data(),
+                               nb,
+                               d_lead.data(),
+                               d_lag.data());
 
         const int rows = int(d_nrows), cols = int(d_ncols), wc = d_plan.wc();
         const int row_class = cfar_clip_class(r, rows, wr, d_plan.row_wrap());
@@ -245,11 +250,21 @@ private:
         cfar_rows::thresholds(
             d_plan.variant, d_lead.data(), d_lag.data(), c0, c1, entry_of(wc), t);
         for (std::size_t c = 0; c < c0; ++c) {
-            cfar_rows::thresholds(
-                d_plan.variant, d_lead.data(), d_lag.data(), c, c + 1, entry_of(int(c)), t);
+            cfar_rows::thresholds(d_plan.variant,
+                                  d_lead.data(),
+                                  d_lag.data(),
+                                  c,
+                                  c + 1,
+                                  entry_of(int(c)),
+                                  t);
             const std::size_t m = d_ncols - 1 - c;
-            cfar_rows::thresholds(
-                d_plan.variant, d_lead.data(), d_lag.data(), m, m + 1, entry_of(int(m)), t);
+            cfar_rows::thresholds(d_plan.variant,
+                                  d_lead.data(),
+                                  d_lag.data(),
+                                  m,
+                                  m + 1,
+                                  entry_of(int(m)),
+                                  t);
         }
 
         finish_row(g, b, in, mask, r, t, entry_of);
@@ -315,9 +330,8 @@ private:
     /*!
      * Largest window (training cells) for the selection network. The network costs
      * ~n log^2 n / 4 comparators per vector of 8 cells against nth_element's O(n) per
-     * cell; measured on the 2-core EPYC build machine (AVX2 clone, 512 x 1024 map,
-     * thread CPU time, 2026-11-22), network / nth_element: n = 56: 0.06, 222: 0.11,
-     * 456: 0.14, 732: 0.20, 1164: 0.21, 2120: 0.29. The bound is memory, not speed: one
+     * cell, and stays several times faster than nth_element well past 2000 cells
+     * (AVX2 clone, 512 x 1024 map, thread CPU time). The bound is memory, not speed: one
      * network per row clip class of the interior columns (up to 2 Wr + 1 of them), each
      * ~n log^2 n / 4 pairs of 4 bytes: at 1024 cells ~100 KiB per class.
      */

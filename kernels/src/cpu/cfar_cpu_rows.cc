@@ -6,8 +6,7 @@
 // Run-time dispatch between the baseline x86-64 build and an AVX2 one (GCC's
 // target_clones, resolved once at load time like VOLK's dispatcher): no -march flag in
 // the build. Elsewhere the baseline build alone.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
-    defined(__linux__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define GPURADAR_CFAR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define GPURADAR_CFAR_CLONES
@@ -20,10 +19,9 @@ namespace {
  * Eight floats: GCC/Clang vector extension, one AVX register in the AVX2 clone, two SSE
  * registers in the baseline one. Accumulators of this type stay in registers across the
  * window's rows, which plain arrays indexed in a loop with a run-time trip count do not
- * (measured: row sums 3x slower that way).
+ * (row sums several times slower that way).
  */
-typedef float vf
-    __attribute__((vector_size(32), aligned(alignof(float)), may_alias));
+typedef float vf __attribute__((vector_size(32), aligned(alignof(float)), may_alias));
 constexpr std::size_t lanes = sizeof(vf) / sizeof(float);
 //! Cells per chunk: two vectors, so two independent add chains hide the add latency.
 constexpr std::size_t chunk = 2 * lanes;
@@ -258,7 +256,8 @@ std::size_t os_thresholds(const float* ctr,
     std::size_t c = 0;
     for (; c + lanes <= ncells; c += lanes) {
         for (int i = 0; i < n; ++i)
-            GPURADAR_CFAR_STORE(work + i * lanes, GPURADAR_CFAR_LOAD(ctr + c + offsets[i]));
+            GPURADAR_CFAR_STORE(work + i * lanes,
+                                GPURADAR_CFAR_LOAD(ctr + c + offsets[i]));
         for (std::size_t m = 0; m < ncomparators; ++m) {
             float* pa = work + net[m].first * lanes;
             float* pb = work + net[m].second * lanes;

@@ -17,15 +17,11 @@ cuda_stream::cuda_stream(cuda_stream&&) noexcept = default;
 cuda_stream& cuda_stream::operator=(cuda_stream&&) noexcept = default;
 void cuda_stream::synchronize(const char*) const {}
 
-device_memory::device_memory(std::size_t) { no_cuda("device_memory"); }
-device_memory::~device_memory() = default;
-device_memory::device_memory(device_memory&&) noexcept = default;
-device_memory& device_memory::operator=(device_memory&&) noexcept = default;
-
-pinned_memory::pinned_memory(std::size_t) { no_cuda("pinned_memory"); }
-pinned_memory::~pinned_memory() = default;
-pinned_memory::pinned_memory(pinned_memory&&) noexcept = default;
-pinned_memory& pinned_memory::operator=(pinned_memory&&) noexcept = default;
+void* allocate_memory(memory_kind k, std::size_t)
+{
+    no_cuda(k == memory_kind::device ? "device_memory" : "pinned_memory");
+}
+void release_memory(memory_kind, void*) noexcept {}
 
 cuda_event::cuda_event() { no_cuda("cuda_event"); }
 cuda_event::~cuda_event() = default;
@@ -43,6 +39,9 @@ void copy_async(void*, const void*, std::size_t, copy_kind, stream_ref, const ch
     no_cuda(who);
 }
 void synchronize(stream_ref, const char* who) { no_cuda(who); }
-void fill_bytes_async(void*, int, std::size_t, stream_ref, const char* who) { no_cuda(who); }
+void fill_bytes_async(void*, int, std::size_t, stream_ref, const char* who)
+{
+    no_cuda(who);
+}
 
 } // namespace gpuradar::kernels

@@ -1,5 +1,5 @@
 /* CPU twin of the envelope stage: VOLK for |x|^2 and |x|, a plain loop for dB. */
-#include "../factories.h"
+#include "../envelope_backends.h"
 #include <volk/volk.h>
 #include <cmath>
 

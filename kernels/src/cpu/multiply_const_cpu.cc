@@ -1,5 +1,5 @@
 /* CPU twin of multiply_const: VOLK complex scalar multiply. */
-#include "../factories.h"
+#include "../multiply_const_backends.h"
 #include <volk/volk.h>
 #include <algorithm>
 

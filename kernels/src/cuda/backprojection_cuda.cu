@@ -10,7 +10,7 @@
  * then every thread backprojects the block's pulses onto its 8 pixels (rows ty, ty + 4,
  * ...; a warp covers one tile row).
  *
- * Per pixel and pulse, SASS of the H100 build (`fast`, series of order 2, flat grid):
+ * Per pixel and pulse, SASS of the sm_90 build (`fast`, series of order 2, flat grid):
  *   q: 2 FFMA; dR': FMUL + 3 FFMA (bp_delta_range); bin: FFMA (round to an integer held
  *   in the low mantissa bits by adding 1.5*2^23), FADD, FFMA (weight in [-1/2, 1/2]);
  *   LEA + LDS.128 (one midpoint/difference pair); 2 FFMA interpolate; phase: FFMA, then
@@ -24,11 +24,11 @@
 #include "../param_check.h"
 #include "cuda_check.h"
 #include <cuda_runtime.h>
+#include <type_traits>
 #include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace gpuradar::kernels::detail {
@@ -42,7 +42,10 @@ constexpr int px_per_thread = 8;
 //! Resident blocks per SM the register budget must allow: 6 in `fast` (65536 / (128 x 6)
 //! -> 80 registers per thread, 24 warps per SM), 5 with a height map (one more value per
 //! pixel; 6 spills), 4 in `accurate` (128 registers: its pixels hold doubles).
-constexpr int min_blocks(bool accurate, bool height) { return accurate ? 4 : (height ? 5 : 6); }
+constexpr int min_blocks(bool accurate, bool height)
+{
+    return accurate ? 4 : (height ? 5 : 6);
+}
 //! Most pulses staged per block step: 32 amortises the three barriers per step.
 constexpr int max_pulses_per_step = 32;
 //! Shared memory a block aims for: ~40 KiB lets 5 blocks share an SM's 228 KiB.
@@ -70,9 +73,9 @@ struct alignas(16) fast_consts {
     float u2x, u2y, u2z, inv4r2;
     float inv2r, e, invdr, k; // k = 4 pi f0 / c (rad/m)
     float ph, r, rr2;         // ph: phase of r_ref (rad); r, r^2 for the exact formula
-    unsigned cbase;           // byte address of entry (round(b) = 0) minus 16 * magic bits
-    const float2* pulse;      // this pulse's bins
-    int nlo;                  // bin of the first staged entry
+    unsigned cbase;      // byte address of entry (round(b) = 0) minus 16 * magic bits
+    const float2* pulse; // this pulse's bins
+    int nlo;             // bin of the first staged entry
     int pad;
 };
 struct alignas(16) accurate_consts {
@@ -221,7 +224,8 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
                 float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
                 if (n >= 0 && n <= nbins - 2) {
                     const float2 a = __ldg(src + n), b = __ldg(src + n + 1);
-                    v = make_float4(0.5f * (a.x + b.x), 0.5f * (a.y + b.y), b.x - a.x, b.y - a.y);
+                    v = make_float4(
+                        0.5f * (a.x + b.x), 0.5f * (a.y + b.y), b.x - a.x, b.y - a.y);
                 }
                 dst[j] = v;
             }
@@ -243,20 +247,24 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
                     float q = fmaf(dx, cf->u2x, fmaf(dy[k], cf->u2y, d2[k]));
                     if (H)
                         q = fmaf(dz[k], cf->u2z, q);
-                    dr = bp_delta_range<N>(q, cf->inv2r, cf->inv4r2, cf->r, cf->rr2, cf->e);
+                    dr = bp_delta_range<N>(
+                        q, cf->inv2r, cf->inv4r2, cf->r, cf->rr2, cf->e);
                     __sincosf(fmaf(dr, cf->k, cf->ph), &sn, &cs);
                 } else {
                     double q = fma(dx, cc.u2x, fma(dy[k], cc.u2y, d2[k]));
                     if (H)
                         q = fma(dz[k], cc.u2z, q);
-                    const double drd = bp_delta_range<N>(q, cc.inv2r, cc.inv4r2, cc.r, cc.rr2, cc.e);
+                    const double drd =
+                        bp_delta_range<N>(q, cc.inv2r, cc.inv4r2, cc.r, cc.rr2, cc.e);
                     dr = float(drd);
                     // Fraction of a turn, 32-bit fixed point -> top 23 bits -> float.
                     const int frac = __double2loint(fma(drd, cc.kt, cc.b_turn));
-                    const float v = __int_as_float(int(round_magic_bits) + (frac >> 9)) - round_magic;
+                    const float v =
+                        __int_as_float(int(round_magic_bits) + (frac >> 9)) - round_magic;
                     __sincosf(v * float(two_pi / 8388608.0), &sn, &cs);
                 }
-                // round(dR'/dr) into the low mantissa bits; w = dR'/dr - round in [-1/2, 1/2]
+                // round(dR'/dr) into the low mantissa bits; w = dR'/dr - round in [-1/2,
+                // 1/2]
                 const float fb = fmaf(dr, invdr, round_magic);
                 const float w = fmaf(dr, invdr, round_magic - fb);
                 const float4 en = lds128((__float_as_uint(fb) << 4) + cbase);
@@ -288,25 +296,44 @@ public:
         int dev = 0;
         GPURADAR_CUDA_CHECK(who, cudaGetDevice(&dev));
         GPURADAR_CUDA_CHECK(
-            who, cudaDeviceGetAttribute(&d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+            who,
+            cudaDeviceGetAttribute(
+                &d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
         if (d_layout.has_height) {
             d_tile_z = device_memory(d_layout.tile_z.size() * sizeof(double));
-            copy_async(d_tile_z.get(), d_layout.tile_z.data(), d_tile_z.size(),
-                       copy_kind::host_to_device, s, who);
+            copy_async(d_tile_z.get(),
+                       d_layout.tile_z.data(),
+                       d_tile_z.size(),
+                       copy_kind::host_to_device,
+                       s,
+                       who);
             if (p == precision::accurate) {
                 d_dz = device_memory(d_layout.dz.size() * sizeof(double));
-                copy_async(d_dz.get(), d_layout.dz.data(), d_dz.size(), copy_kind::host_to_device, s, who);
+                copy_async(d_dz.get(),
+                           d_layout.dz.data(),
+                           d_dz.size(),
+                           copy_kind::host_to_device,
+                           s,
+                           who);
             } else {
                 std::vector<float> dzf(d_layout.dz.begin(), d_layout.dz.end());
                 d_dz = device_memory(dzf.size() * sizeof(float));
-                copy_async(d_dz.get(), dzf.data(), d_dz.size(), copy_kind::host_to_device, s, who);
+                copy_async(d_dz.get(),
+                           dzf.data(),
+                           d_dz.size(),
+                           copy_kind::host_to_device,
+                           s,
+                           who);
             }
             // The host vectors above are pageable: finish before they go away.
             GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
         }
     }
 
-    void run(const cfloat* pulses, const double* geometry, std::size_t npulses, cfloat* image) override
+    void run(const cfloat* pulses,
+             const double* geometry,
+             std::size_t npulses,
+             cfloat* image) override
     {
         bp_check_pointers(pulses, geometry, npulses, image);
         const bp_prepared prep = bp_prepare(geometry, npulses, d_layout, d_precision);
@@ -329,7 +356,8 @@ public:
             return;
         upload_records(prep.pulses);
         const std::size_t pulse_bytes = d_nbins * sizeof(cfloat);
-        const std::size_t block = std::max<std::size_t>(1, stream_block_bytes / pulse_bytes);
+        const std::size_t block =
+            std::max<std::size_t>(1, stream_block_bytes / pulse_bytes);
         if (!d_copy_stream) {
             d_copy_stream.emplace();
             for (int i = 0; i < 2; ++i) {
@@ -356,23 +384,33 @@ public:
             d_consumed[slot]->make_stream_wait(d_copy_stream->ref());
             const void* src = host_pulses + first * d_nbins;
             if (!pinned) {
-                // The previous copy out of this pinned buffer must be done before refilling.
+                // The previous copy out of this pinned buffer must be done before
+                // refilling.
                 d_staged[slot]->synchronize();
                 std::memcpy(d_pinned_stage[slot].get(), src, n * pulse_bytes);
                 src = d_pinned_stage[slot].get();
             }
-            GPURADAR_CUDA_CHECK(who, cudaMemcpyAsync(d_stage[slot].get(), src, n * pulse_bytes,
-                                                     cudaMemcpyHostToDevice, cs));
+            GPURADAR_CUDA_CHECK(who,
+                                cudaMemcpyAsync(d_stage[slot].get(),
+                                                src,
+                                                n * pulse_bytes,
+                                                cudaMemcpyHostToDevice,
+                                                cs));
             d_staged[slot]->record(d_copy_stream->ref());
             d_copied[slot]->record(d_copy_stream->ref());
             // The records are sorted by pulse index: those of this block are contiguous.
             std::size_t end = rec;
-            while (end < prep.pulses.size() && std::size_t(prep.pulses[end].index) < first + n)
+            while (end < prep.pulses.size() &&
+                   std::size_t(prep.pulses[end].index) < first + n)
                 ++end;
             d_copied[slot]->make_stream_wait(stream_ref(d_stream));
             if (end > rec)
-                launch(d_stage[slot].as<cfloat>(), d_records.as<bp_pulse>() + rec, int(end - rec),
-                       int(first), prep, image);
+                launch(d_stage[slot].as<cfloat>(),
+                       d_records.as<bp_pulse>() + rec,
+                       int(end - rec),
+                       int(first),
+                       prep,
+                       image);
             d_consumed[slot]->record(stream_ref(d_stream));
             rec = end;
         }
@@ -394,20 +432,33 @@ private:
             d_records_copied.synchronize();
         }
         std::memcpy(d_records_host.get(), recs.data(), bytes);
-        GPURADAR_CUDA_CHECK(who, cudaMemcpyAsync(d_records.get(), d_records_host.get(), bytes,
-                                                 cudaMemcpyHostToDevice, d_stream));
+        GPURADAR_CUDA_CHECK(who,
+                            cudaMemcpyAsync(d_records.get(),
+                                            d_records_host.get(),
+                                            bytes,
+                                            cudaMemcpyHostToDevice,
+                                            d_stream));
         d_records_copied.record(stream_ref(d_stream));
         d_records_pending = true;
     }
 
     template <bool Accurate, int N, bool H>
-    void launch_one(const cfloat* pulses, const bp_pulse* recs, int nrec, int index_base,
-                    int step, int width, std::size_t smem, cfloat* image)
+    void launch_one(const cfloat* pulses,
+                    const bp_pulse* recs,
+                    int nrec,
+                    int index_base,
+                    int step,
+                    int width,
+                    std::size_t smem,
+                    cfloat* image)
     {
         constexpr int px = px_per_thread;
         auto kernel = backproject<Accurate, N, H, px>;
         if (smem > 48 * 1024)
-            GPURADAR_CUDA_CHECK(who, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+            GPURADAR_CUDA_CHECK(
+                who,
+                cudaFuncSetAttribute(
+                    kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
         grid_params gp;
         gp.x0 = d_grid.x0;
         gp.y0 = d_grid.y0;
@@ -422,47 +473,92 @@ private:
         gp.dz_d = Accurate ? d_dz.as<double>() : nullptr;
         const dim3 grid(unsigned(d_layout.ntx), unsigned(d_layout.nty));
         kernel<<<grid, bp_tile * bp_tile / px, smem, d_stream>>>(
-            reinterpret_cast<const float2*>(pulses), int(d_nbins), recs, nrec, index_base, step,
-            width, gp, reinterpret_cast<float2*>(image));
+            reinterpret_cast<const float2*>(pulses),
+            int(d_nbins),
+            recs,
+            nrec,
+            index_base,
+            step,
+            width,
+            gp,
+            reinterpret_cast<float2*>(image));
         GPURADAR_CUDA_CHECK_LAUNCH(who, "backproject");
     }
 
     template <bool Accurate, bool H>
-    void launch_terms(int terms, const cfloat* pulses, const bp_pulse* recs, int nrec,
-                      int index_base, int step, int width, std::size_t smem, cfloat* image)
+    void launch_terms(int terms,
+                      const cfloat* pulses,
+                      const bp_pulse* recs,
+                      int nrec,
+                      int index_base,
+                      int step,
+                      int width,
+                      std::size_t smem,
+                      cfloat* image)
     {
         switch (terms) {
         case 2:
-            return launch_one<Accurate, 2, H>(pulses, recs, nrec, index_base, step, width, smem, image);
+            return launch_one<Accurate, 2, H>(
+                pulses, recs, nrec, index_base, step, width, smem, image);
         case 4:
-            return launch_one<Accurate, 4, H>(pulses, recs, nrec, index_base, step, width, smem, image);
+            return launch_one<Accurate, 4, H>(
+                pulses, recs, nrec, index_base, step, width, smem, image);
         default:
-            return launch_one<Accurate, 0, H>(pulses, recs, nrec, index_base, step, width, smem, image);
+            return launch_one<Accurate, 0, H>(
+                pulses, recs, nrec, index_base, step, width, smem, image);
         }
     }
 
-    void launch(const cfloat* pulses, const bp_pulse* recs, int nrec, int index_base,
-                const bp_prepared& prep, cfloat* image)
+    void launch(const cfloat* pulses,
+                const bp_pulse* recs,
+                int nrec,
+                int index_base,
+                const bp_prepared& prep,
+                cfloat* image)
     {
         const bool acc = d_precision == precision::accurate;
-        const std::size_t consts_bytes = acc ? sizeof(accurate_consts) : sizeof(fast_consts);
+        const std::size_t consts_bytes =
+            acc ? sizeof(accurate_consts) : sizeof(fast_consts);
         const long long width = 2LL * prep.max_half + 1;
-        const long long per_pulse = (long long)consts_bytes + width * (long long)sizeof(float4);
+        const long long per_pulse =
+            (long long)consts_bytes + width * (long long)sizeof(float4);
         if (per_pulse > d_smem_optin)
-            throw cuda_error(std::string(who) + ": a 32x32-pixel tile reaches " +
-                             std::to_string(width) + " range bins per pulse (pixel spacing far "
-                             "larger than the bin spacing), more than fit in shared memory; "
-                             "use the CPU backend or a finer pixel grid");
-        const int step = int(std::clamp<long long>(smem_target_bytes / per_pulse, 1,
-                                                   std::min<long long>(max_pulses_per_step, d_smem_optin / per_pulse)));
+            throw cuda_error(
+                std::string(who) + ": a 32x32-pixel tile reaches " +
+                std::to_string(width) +
+                " range bins per pulse (pixel spacing far "
+                "larger than the bin spacing), more than fit in shared memory; "
+                "use the CPU backend or a finer pixel grid");
+        const int step = int(std::clamp<long long>(
+            smem_target_bytes / per_pulse,
+            1,
+            std::min<long long>(max_pulses_per_step, d_smem_optin / per_pulse)));
         const std::size_t smem = std::size_t(step) * std::size_t(per_pulse);
-        const bool h = d_layout.has_height;
-        if (acc)
-            h ? launch_terms<true, true>(prep.series_terms, pulses, recs, nrec, index_base, step, int(width), smem, image)
-              : launch_terms<true, false>(prep.series_terms, pulses, recs, nrec, index_base, step, int(width), smem, image);
-        else
-            h ? launch_terms<false, true>(prep.series_terms, pulses, recs, nrec, index_base, step, int(width), smem, image)
-              : launch_terms<false, false>(prep.series_terms, pulses, recs, nrec, index_base, step, int(width), smem, image);
+        // The launch_terms instance for (accurate, has height).
+        using launcher = void (backprojection_cuda::*)(int,
+                                                       const cfloat*,
+                                                       const bp_pulse*,
+                                                       int,
+                                                       int,
+                                                       int,
+                                                       int,
+                                                       std::size_t,
+                                                       cfloat*);
+        static constexpr launcher launchers[2][2] = {
+            { &backprojection_cuda::launch_terms<false, false>,
+              &backprojection_cuda::launch_terms<false, true> },
+            { &backprojection_cuda::launch_terms<true, false>,
+              &backprojection_cuda::launch_terms<true, true> }
+        };
+        (this->*launchers[acc][d_layout.has_height])(prep.series_terms,
+                                                     pulses,
+                                                     recs,
+                                                     nrec,
+                                                     index_base,
+                                                     step,
+                                                     int(width),
+                                                     smem,
+                                                     image);
     }
 
     const bp_layout d_layout;

@@ -2,16 +2,16 @@
 #ifndef INCLUDED_GPURADAR_KERNELS_CUDA_CHECK_H
 #define INCLUDED_GPURADAR_KERNELS_CUDA_CHECK_H
 
-#include <gpuradar/kernels/cuda_resources.h>
 #include <cuda_runtime.h>
+#include <gpuradar/kernels/cuda_resources.h>
 #include <string>
 
 namespace gpuradar::kernels::detail {
 
 [[noreturn]] inline void throw_cuda(cudaError_t err, const char* who, const char* call)
 {
-    throw cuda_error(std::string(who) + ": " + call + " failed: " + cudaGetErrorName(err) +
-                     " (" + cudaGetErrorString(err) + ")");
+    throw cuda_error(std::string(who) + ": " + call + " failed: " +
+                     cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
 }
 
 inline void check_cuda(cudaError_t err, const char* who, const char* call)
@@ -30,6 +30,7 @@ inline cudaStream_t native(stream_ref s) { return static_cast<cudaStream_t>(s.na
 
 //! Check a kernel launch (configuration errors surface through cudaGetLastError).
 #define GPURADAR_CUDA_CHECK_LAUNCH(who, kernel_name) \
-    ::gpuradar::kernels::detail::check_cuda(cudaGetLastError(), (who), kernel_name "<<<>>>")
+    ::gpuradar::kernels::detail::check_cuda(         \
+        cudaGetLastError(), (who), kernel_name "<<<>>>")
 
 #endif

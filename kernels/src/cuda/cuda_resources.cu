@@ -46,7 +46,10 @@ cuda_stream::~cuda_stream()
         log_destroy_failure(cudaStreamDestroy(static_cast<cudaStream_t>(d_stream)),
                             "cudaStreamDestroy");
 }
-cuda_stream::cuda_stream(cuda_stream&& o) noexcept : d_stream(std::exchange(o.d_stream, nullptr)) {}
+cuda_stream::cuda_stream(cuda_stream&& o) noexcept
+    : d_stream(std::exchange(o.d_stream, nullptr))
+{
+}
 cuda_stream& cuda_stream::operator=(cuda_stream&& o) noexcept
 {
     std::swap(d_stream, o.d_stream);
@@ -57,46 +60,25 @@ void cuda_stream::synchronize(const char* who) const
     GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(static_cast<cudaStream_t>(d_stream)));
 }
 
-device_memory::device_memory(std::size_t bytes) : d_bytes(bytes)
+void* allocate_memory(memory_kind k, std::size_t bytes)
 {
-    if (bytes)
-        GPURADAR_CUDA_CHECK("device_memory", cudaMalloc(&d_ptr, bytes));
-}
-device_memory::~device_memory()
-{
-    if (d_ptr)
-        log_destroy_failure(cudaFree(d_ptr), "cudaFree");
-}
-device_memory::device_memory(device_memory&& o) noexcept
-    : d_ptr(std::exchange(o.d_ptr, nullptr)), d_bytes(std::exchange(o.d_bytes, 0))
-{
-}
-device_memory& device_memory::operator=(device_memory&& o) noexcept
-{
-    std::swap(d_ptr, o.d_ptr);
-    std::swap(d_bytes, o.d_bytes);
-    return *this;
+    void* p = nullptr;
+    if (bytes == 0)
+        return p;
+    if (k == memory_kind::device)
+        GPURADAR_CUDA_CHECK("device_memory", cudaMalloc(&p, bytes));
+    else
+        GPURADAR_CUDA_CHECK("pinned_memory",
+                            cudaHostAlloc(&p, bytes, cudaHostAllocDefault));
+    return p;
 }
 
-pinned_memory::pinned_memory(std::size_t bytes) : d_bytes(bytes)
+void release_memory(memory_kind k, void* p) noexcept
 {
-    if (bytes)
-        GPURADAR_CUDA_CHECK("pinned_memory", cudaHostAlloc(&d_ptr, bytes, cudaHostAllocDefault));
-}
-pinned_memory::~pinned_memory()
-{
-    if (d_ptr)
-        log_destroy_failure(cudaFreeHost(d_ptr), "cudaFreeHost");
-}
-pinned_memory::pinned_memory(pinned_memory&& o) noexcept
-    : d_ptr(std::exchange(o.d_ptr, nullptr)), d_bytes(std::exchange(o.d_bytes, 0))
-{
-}
-pinned_memory& pinned_memory::operator=(pinned_memory&& o) noexcept
-{
-    std::swap(d_ptr, o.d_ptr);
-    std::swap(d_bytes, o.d_bytes);
-    return *this;
+    if (k == memory_kind::device)
+        log_destroy_failure(cudaFree(p), "cudaFree");
+    else
+        log_destroy_failure(cudaFreeHost(p), "cudaFreeHost");
 }
 
 cuda_event::cuda_event()
@@ -111,7 +93,10 @@ cuda_event::~cuda_event()
         log_destroy_failure(cudaEventDestroy(static_cast<cudaEvent_t>(d_event)),
                             "cudaEventDestroy");
 }
-cuda_event::cuda_event(cuda_event&& o) noexcept : d_event(std::exchange(o.d_event, nullptr)) {}
+cuda_event::cuda_event(cuda_event&& o) noexcept
+    : d_event(std::exchange(o.d_event, nullptr))
+{
+}
 cuda_event& cuda_event::operator=(cuda_event&& o) noexcept
 {
     std::swap(d_event, o.d_event);
@@ -119,12 +104,14 @@ cuda_event& cuda_event::operator=(cuda_event&& o) noexcept
 }
 void cuda_event::record(stream_ref stream)
 {
-    GPURADAR_CUDA_CHECK("cuda_event",
-                        cudaEventRecord(static_cast<cudaEvent_t>(d_event), detail::native(stream)));
+    GPURADAR_CUDA_CHECK(
+        "cuda_event",
+        cudaEventRecord(static_cast<cudaEvent_t>(d_event), detail::native(stream)));
 }
 void cuda_event::synchronize() const
 {
-    GPURADAR_CUDA_CHECK("cuda_event", cudaEventSynchronize(static_cast<cudaEvent_t>(d_event)));
+    GPURADAR_CUDA_CHECK("cuda_event",
+                        cudaEventSynchronize(static_cast<cudaEvent_t>(d_event)));
 }
 bool cuda_event::done() const
 {
@@ -138,7 +125,8 @@ void cuda_event::make_stream_wait(stream_ref stream) const
 {
     GPURADAR_CUDA_CHECK("cuda_event",
                         cudaStreamWaitEvent(detail::native(stream),
-                                            static_cast<cudaEvent_t>(d_event), 0));
+                                            static_cast<cudaEvent_t>(d_event),
+                                            0));
 }
 float cuda_event::elapsed_ms(const cuda_event& start, const cuda_event& stop)
 {
@@ -187,10 +175,12 @@ void synchronize(stream_ref stream, const char* who)
     GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(detail::native(stream)));
 }
 
-void fill_bytes_async(void* dst, int value, std::size_t bytes, stream_ref stream, const char* who)
+void fill_bytes_async(
+    void* dst, int value, std::size_t bytes, stream_ref stream, const char* who)
 {
     if (bytes)
-        GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(dst, value, bytes, detail::native(stream)));
+        GPURADAR_CUDA_CHECK(who,
+                            cudaMemsetAsync(dst, value, bytes, detail::native(stream)));
 }
 
 namespace detail {
@@ -206,8 +196,8 @@ std::string probe_cuda_device()
     // A context on the device proves the driver can run our code, not only count devices.
     err = cudaFree(nullptr);
     if (err != cudaSuccess)
-        return std::string("cannot create a CUDA context: ") + cudaGetErrorName(err) + " (" +
-               cudaGetErrorString(err) + ")";
+        return std::string("cannot create a CUDA context: ") + cudaGetErrorName(err) +
+               " (" + cudaGetErrorString(err) + ")";
     return {};
 }
 } // namespace detail

@@ -12,25 +12,37 @@ namespace gpuradar::kernels::detail {
 inline const char* cufft_result_name(cufftResult r)
 {
     switch (r) {
-    case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
-    case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
-    case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED";
-    case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
-    case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
-    case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
-    case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED";
-    case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
-    case CUFFT_INVALID_DEVICE: return "CUFFT_INVALID_DEVICE";
-    case CUFFT_NOT_SUPPORTED: return "CUFFT_NOT_SUPPORTED";
-    default: return "CUFFT_UNKNOWN_ERROR";
+    case CUFFT_SUCCESS:
+        return "CUFFT_SUCCESS";
+    case CUFFT_INVALID_PLAN:
+        return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED:
+        return "CUFFT_ALLOC_FAILED";
+    case CUFFT_INVALID_VALUE:
+        return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR:
+        return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED:
+        return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED:
+        return "CUFFT_SETUP_FAILED";
+    case CUFFT_INVALID_SIZE:
+        return "CUFFT_INVALID_SIZE";
+    case CUFFT_INVALID_DEVICE:
+        return "CUFFT_INVALID_DEVICE";
+    case CUFFT_NOT_SUPPORTED:
+        return "CUFFT_NOT_SUPPORTED";
+    default:
+        return "CUFFT_UNKNOWN_ERROR";
     }
 }
 
 inline void check_cufft(cufftResult r, const char* who, const char* call)
 {
     if (r != CUFFT_SUCCESS)
-        throw cuda_error(std::string(who) + ": " + call + " failed: " + cufft_result_name(r) +
-                         " (cuFFT error " + std::to_string(static_cast<int>(r)) + ")");
+        throw cuda_error(std::string(who) + ": " + call +
+                         " failed: " + cufft_result_name(r) + " (cuFFT error " +
+                         std::to_string(static_cast<int>(r)) + ")");
 }
 
 #define GPURADAR_CUFFT_CHECK(who, call) \
@@ -44,12 +56,22 @@ inline void check_cufft(cufftResult r, const char* who, const char* call)
 class cufft_plan_1d
 {
 public:
-    cufft_plan_1d(int n, int batch, int stride, int dist, cudaStream_t stream, const char* who)
+    cufft_plan_1d(
+        int n, int batch, int stride, int dist, cudaStream_t stream, const char* who)
     {
         int dims[1] = { n };
         GPURADAR_CUFFT_CHECK(who,
-                             cufftPlanMany(&d_plan, 1, dims, dims, stride, dist, dims, stride,
-                                           dist, CUFFT_C2C, batch));
+                             cufftPlanMany(&d_plan,
+                                           1,
+                                           dims,
+                                           dims,
+                                           stride,
+                                           dist,
+                                           dims,
+                                           stride,
+                                           dist,
+                                           CUFFT_C2C,
+                                           batch));
         GPURADAR_CUFFT_CHECK(who, cufftSetStream(d_plan, stream));
     }
     ~cufft_plan_1d()

@@ -5,16 +5,15 @@
  * following it (the pulse-Doppler chain crosses two such kernel boundaries per CPI).
  * Correctness does not depend on it: the dependent kernel calls wait_for_predecessor()
  * before it touches global memory, which returns once the predecessor has completed and
- * its writes are visible. Elsewhere (older devices, a predecessor that is a copy or a
- * memset, GPURADAR_DEPENDENT_LAUNCH=0) the launch is an ordinary one.
+ * its writes are visible. Elsewhere (devices below compute capability 9.0, which lack
+ * griddepcontrol, or a predecessor that is a copy or a memset) the launch is an ordinary
+ * one.
  */
 #ifndef INCLUDED_GPURADAR_KERNELS_DEPENDENT_LAUNCH_CUH
 #define INCLUDED_GPURADAR_KERNELS_DEPENDENT_LAUNCH_CUH
 
 #include "cuda_check.h"
 #include <cuda_runtime.h>
-#include <cstdlib>
-#include <cstring>
 #include <utility>
 
 namespace gpuradar::kernels::detail {
@@ -37,13 +36,9 @@ __device__ __forceinline__ void allow_dependents()
 #endif
 }
 
-//! Whether the current device takes dependent launches (compute capability 9.0+), unless
-//! the environment variable GPURADAR_DEPENDENT_LAUNCH is "0" (A/B timing).
+//! Whether the current device takes dependent launches (compute capability 9.0+).
 inline bool dependent_launch_supported(const char* who)
 {
-    const char* e = std::getenv("GPURADAR_DEPENDENT_LAUNCH");
-    if (e != nullptr && std::strcmp(e, "0") == 0)
-        return false;
     int dev = 0, major = 0;
     GPURADAR_CUDA_CHECK(who, cudaGetDevice(&dev));
     GPURADAR_CUDA_CHECK(

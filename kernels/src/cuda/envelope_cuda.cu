@@ -1,5 +1,5 @@
 /* CUDA envelope: bandwidth-bound (8 B in, 4 B out per sample), 16-byte loads. */
-#include "../factories.h"
+#include "../envelope_backends.h"
 #include "cuda_check.h"
 #include "launch.h"
 #include <cuda_runtime.h>
@@ -32,9 +32,8 @@ __global__ void envelope_pairs(const float4* __restrict__ in,
 
 // Unaligned pointers or an odd tail: one sample per thread.
 template <bool Linear, bool Db>
-__global__ void envelope_single(const float2* __restrict__ in,
-                                float* __restrict__ out,
-                                std::size_t n)
+__global__ void
+envelope_single(const float2* __restrict__ in, float* __restrict__ out, std::size_t n)
 {
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -52,8 +51,11 @@ void launch(const cfloat* in, float* out, std::size_t n, cudaStream_t s)
     std::size_t done = 0;
     if (aligned && n >= 2) {
         const std::size_t npairs = n / 2;
-        envelope_pairs<Linear, Db><<<elementwise_blocks(npairs), elementwise_threads, 0, s>>>(
-            reinterpret_cast<const float4*>(in), reinterpret_cast<float2*>(out), npairs);
+        envelope_pairs<Linear, Db>
+            <<<elementwise_blocks(npairs), elementwise_threads, 0, s>>>(
+                reinterpret_cast<const float4*>(in),
+                reinterpret_cast<float2*>(out),
+                npairs);
         GPURADAR_CUDA_CHECK_LAUNCH("envelope", "envelope_pairs");
         done = 2 * npairs;
     }

@@ -24,13 +24,15 @@ public:
         if (offsets.empty())
             return;
         const std::size_t row = nrange * sizeof(cfloat);
-        const std::uint64_t stride = offsets.size() > 1 ? offsets[1] - offsets[0] : nrange;
+        const std::uint64_t stride =
+            offsets.size() > 1 ? offsets[1] - offsets[0] : nrange;
         bool uniform = true;
         for (std::size_t i = 1; i < offsets.size() && uniform; ++i)
             uniform = offsets[i] - offsets[i - 1] == stride;
         if (uniform) {
             // Every gate of an integer PRI in one strided copy (rows = gates).
-            GPURADAR_CUDA_CHECK(who, cudaMemcpy2DAsync(dst,
+            GPURADAR_CUDA_CHECK(who,
+                                cudaMemcpy2DAsync(dst,
                                                   row,
                                                   src + offsets[0],
                                                   stride * sizeof(cfloat),
@@ -41,7 +43,8 @@ public:
             return;
         }
         for (std::size_t i = 0; i < offsets.size(); ++i)
-            GPURADAR_CUDA_CHECK(who, cudaMemcpyAsync(dst + i * nrange,
+            GPURADAR_CUDA_CHECK(who,
+                                cudaMemcpyAsync(dst + i * nrange,
                                                 src + offsets[i],
                                                 row,
                                                 cudaMemcpyDeviceToDevice,
@@ -50,8 +53,12 @@ public:
 
     void copy(cfloat* dst, const cfloat* src, std::size_t n) override
     {
-        GPURADAR_CUDA_CHECK(who, cudaMemcpyAsync(
-            dst, src, n * sizeof(cfloat), cudaMemcpyDeviceToDevice, native(d_stream)));
+        GPURADAR_CUDA_CHECK(who,
+                            cudaMemcpyAsync(dst,
+                                            src,
+                                            n * sizeof(cfloat),
+                                            cudaMemcpyDeviceToDevice,
+                                            native(d_stream)));
     }
 
 private:
@@ -61,7 +68,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<framer_copy> make_framer_copy_cuda(std::size_t cpi_samples, stream_ref stream)
+std::unique_ptr<framer_copy> make_framer_copy_cuda(std::size_t cpi_samples,
+                                                   stream_ref stream)
 {
     return std::make_unique<framer_copy_cuda>(cpi_samples, stream);
 }

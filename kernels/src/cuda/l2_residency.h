@@ -21,9 +21,9 @@ inline std::size_t l2_cache_bytes(const char* who)
  * True when `bytes` fit in the current device's L2 cache. The pulse-Doppler stage
  * kernels (overlap_save, the fused Doppler kernel, the CFAR row-vector kernel) then read
  * a CPI for the last time with evict-first loads (__ldcs), so that the L2 keeps what the
- * next kernel reads: H100, PD-C (33.5 MB compressed CPI, 50 MB L2) chain + CFAR 0.104 ->
- * 0.097 ms. A CPI larger than the L2 cannot stay there, and evicting its lines early
- * only costs re-reads (PD-A, 147 MB: 0.346 -> 0.356 ms with them): plain loads.
+ * next kernel reads (faster on PD-C, whose compressed CPI fits: `gpuradar_bench
+ * pd_chain/default`). A CPI larger than the L2 cannot stay there, and evicting its lines
+ * early only costs re-reads (slower on PD-A): plain loads.
  */
 inline bool fits_in_l2(std::size_t bytes, const char* who)
 {

@@ -9,16 +9,15 @@ namespace gpuradar::kernels::detail {
 
 //! 256 threads: 8 warps, enough to hide memory latency with 16-byte loads in flight.
 constexpr int elementwise_threads = 256;
-//! Grid-stride loops with at most this many blocks: 132 SMs x 16 resident 256-thread
-//! blocks on an H100 is 2112, so 4096 covers every current GPU and keeps launches cheap.
+//! Grid-stride loops with at most this many blocks: more than the SMs x 16 resident
+//! 256-thread blocks of current GPUs, few enough that launches stay cheap.
 constexpr int elementwise_max_blocks = 4096;
 
 inline int elementwise_blocks(std::size_t work_items)
 {
-    const std::size_t want =
-        (work_items + elementwise_threads - 1) / elementwise_threads;
-    return static_cast<int>(std::max<std::size_t>(
-        1, std::min<std::size_t>(want, elementwise_max_blocks)));
+    const std::size_t want = (work_items + elementwise_threads - 1) / elementwise_threads;
+    return static_cast<int>(
+        std::max<std::size_t>(1, std::min<std::size_t>(want, elementwise_max_blocks)));
 }
 
 } // namespace gpuradar::kernels::detail

@@ -1,5 +1,5 @@
 /* CUDA complex gain: bandwidth-bound (8 B in, 8 B out per sample), 16-byte accesses. */
-#include "../factories.h"
+#include "../multiply_const_backends.h"
 #include "complex_math.cuh"
 #include "cuda_check.h"
 #include "launch.h"
@@ -9,7 +9,8 @@ namespace gpuradar::kernels::detail {
 namespace {
 
 // Two samples per thread per step (one float4). No __restrict__: in == out is allowed.
-__global__ void multiply_const_pairs(const float4* in, float4* out, std::size_t npairs, float2 k)
+__global__ void
+multiply_const_pairs(const float4* in, float4* out, std::size_t npairs, float2 k)
 {
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < npairs;
@@ -21,7 +22,8 @@ __global__ void multiply_const_pairs(const float4* in, float4* out, std::size_t 
     }
 }
 
-__global__ void multiply_const_single(const float2* in, float2* out, std::size_t n, float2 k)
+__global__ void
+multiply_const_single(const float2* in, float2* out, std::size_t n, float2 k)
 {
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -44,13 +46,21 @@ public:
         std::size_t done = 0;
         if (aligned && n >= 2) {
             const std::size_t npairs = n / 2;
-            multiply_const_pairs<<<elementwise_blocks(npairs), elementwise_threads, 0, d_stream>>>(
-                reinterpret_cast<const float4*>(in), reinterpret_cast<float4*>(out), npairs, kk);
+            multiply_const_pairs<<<elementwise_blocks(npairs),
+                                   elementwise_threads,
+                                   0,
+                                   d_stream>>>(reinterpret_cast<const float4*>(in),
+                                               reinterpret_cast<float4*>(out),
+                                               npairs,
+                                               kk);
             GPURADAR_CUDA_CHECK_LAUNCH("multiply_const", "multiply_const_pairs");
             done = 2 * npairs;
         }
         if (done < n) {
-            multiply_const_single<<<elementwise_blocks(n - done), elementwise_threads, 0, d_stream>>>(
+            multiply_const_single<<<elementwise_blocks(n - done),
+                                    elementwise_threads,
+                                    0,
+                                    d_stream>>>(
                 reinterpret_cast<const float2*>(in + done),
                 reinterpret_cast<float2*>(out + done),
                 n - done,

@@ -1,26 +1,20 @@
 /*
  * CUDA pulse compression.
- * fft, callbacks (default): two cuFFT calls over a rows x nfft workspace. The forward
- *      plan's load callback reads the pulses and zero-pads (x is never copied), its store
- *      callback multiplies by H = conj(FFT(g r))/nfft; the in-place inverse plan's store
- *      callback writes only the first nrange bins to out. Traffic: read x, write and read
- *      the workspace once, write y (plus whatever passes cuFFT needs inside a length).
- * fft, separate kernels (when cuFFT cannot JIT-link the callbacks, or rows*nfft >= 2^32,
- *      or use_callbacks = false): pad_rows, cuFFT forward in place, multiply_spectrum,
- *      cuFFT inverse, strip_rows: five passes.
- * fir: one kernel, a block per 1024 outputs of a row, taps and the input tile in shared
- *      memory, each thread 8 consecutive outputs from a sliding register window.
- * overlap_save: one kernel, a block of F/16 threads per (row, segment of M = F - (L-1)
- *      outputs): load F samples (zeros past the gate), DIF FFT in shared memory in three
+ * fft: copy_rows (pad), cuFFT forward in place, multiply_spectrum, cuFFT inverse,
+ *      copy_rows (strip): five passes; pulse_doppler_processor skips the strip and reads
+ * the workspace. fir: one kernel, a block per 1024 outputs of a row, taps and the input
+ * tile in shared memory, each thread 8 consecutive outputs from a sliding register
+ * window. overlap_save: one kernel, a block of F/16 threads per (row, segment of M = F -
+ * (L-1) outputs): load F samples (zeros past the gate), DIF FFT in shared memory in three
  *      passes (radix RS, 16, 16: natural in, digit-reversed out), product with the
  *      spectrum stored in that order, conjugated, the transposed passes (digit-reversed
  *      in, natural out) = conj of the unnormalised inverse, store the first M
  *      conjugated: read x once (plus the L-1 overlap), write y once.
  */
+#include "../dft_tables.h"
 #include "../pulse_compression_backends.h"
 #include "complex_math.cuh"
 #include "cuda_check.h"
-#include "cufft_callbacks.h"
 #include "cufft_plan.h"
 #include "dependent_launch.cuh"
 #include "l2_residency.h"
@@ -30,7 +24,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -64,18 +57,22 @@ dim3 row_grid(std::size_t cols, std::size_t rows)
                 static_cast<unsigned>(std::min(rows, max_grid_y)));
 }
 
-__global__ void pad_rows(const float2* __restrict__ in,
-                         float2* __restrict__ work,
-                         unsigned nrange,
-                         unsigned nfft,
-                         std::size_t rows)
+//! out row r = the first `keep` samples of in row r, zeros up to out_len: pads the rows
+//! into the FFT workspace (keep = in_len = nrange, out_len = nfft) and strips them out
+//! of it (in_len = nfft, keep = out_len = nrange).
+__global__ void copy_rows(const float2* __restrict__ in,
+                          float2* __restrict__ out,
+                          unsigned in_len,
+                          unsigned out_len,
+                          unsigned keep,
+                          std::size_t rows)
 {
     for (std::size_t r = blockIdx.y; r < rows; r += gridDim.y) {
-        const float2* x = in + r * nrange;
-        float2* w = work + r * nfft;
-        for (unsigned n = blockIdx.x * blockDim.x + threadIdx.x; n < nfft;
+        const float2* x = in + r * in_len;
+        float2* y = out + r * out_len;
+        for (unsigned n = blockIdx.x * blockDim.x + threadIdx.x; n < out_len;
              n += gridDim.x * blockDim.x)
-            w[n] = n < nrange ? x[n] : make_float2(0.0f, 0.0f);
+            y[n] = n < keep ? x[n] : make_float2(0.0f, 0.0f);
     }
 }
 
@@ -89,21 +86,6 @@ __global__ void multiply_spectrum(float2* __restrict__ work,
         for (unsigned n = blockIdx.x * blockDim.x + threadIdx.x; n < nfft;
              n += gridDim.x * blockDim.x)
             w[n] = cmul(w[n], __ldg(spectrum + n));
-    }
-}
-
-__global__ void strip_rows(const float2* __restrict__ work,
-                           float2* __restrict__ out,
-                           unsigned nrange,
-                           unsigned nfft,
-                           std::size_t rows)
-{
-    for (std::size_t r = blockIdx.y; r < rows; r += gridDim.y) {
-        const float2* w = work + r * nfft;
-        float2* y = out + r * nrange;
-        for (unsigned n = blockIdx.x * blockDim.x + threadIdx.x; n < nrange;
-             n += gridDim.x * blockDim.x)
-            y[n] = w[n];
     }
 }
 
@@ -241,9 +223,9 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
     constexpr unsigned log2RS = smem_fft_log2_radix(RS);
     const unsigned F = a.F;
     const unsigned T = blockDim.x;
-    const unsigned sA = F / RS;   // stride of the radix-RS passes
-    const unsigned F16 = F / 16;  // threads of the radix-16 passes (= T)
-    wait_for_predecessor();       // x may be the previous kernel's output
+    const unsigned sA = F / RS;  // stride of the radix-RS passes
+    const unsigned F16 = F / 16; // threads of the radix-16 passes (= T)
+    wait_for_predecessor();      // x may be the previous kernel's output
     allow_dependents();
     for (std::size_t b = blockIdx.x; b < a.blocks; b += gridDim.x) {
         const std::size_t row = b / a.segs;
@@ -352,20 +334,6 @@ std::size_t os_digit_position(std::size_t k, std::size_t F, unsigned rs)
     return pos;
 }
 
-//! The callbacks' division by nfft as a multiply and shifts (Granlund & Montgomery,
-//! "Division by invariant integers using multiplication", 1994, Fig. 4.1): exact for
-//! every 32-bit dividend.
-void set_divisor(gpuradar_pc_cb_params& p, unsigned d)
-{
-    unsigned l = 0; // ceil(log2 d)
-    while ((std::uint64_t(1) << l) < d)
-        ++l;
-    p.div_magic = static_cast<unsigned>(
-        ((std::uint64_t(1) << 32) * ((std::uint64_t(1) << l) - d)) / d + 1);
-    p.div_shift1 = std::min(l, 1u);
-    p.div_shift2 = l > 0 ? l - 1 : 0;
-}
-
 std::size_t fir_shared_bytes(std::size_t taps_padded)
 {
     const std::size_t tile = fir_outputs_per_block + taps_padded;
@@ -383,18 +351,13 @@ public:
                            method m,
                            stream_ref s,
                            std::size_t fft_length,
-                           bool use_callbacks,
                            std::size_t batch_rows)
         : pulse_compression_cuda_engine(
               backend::cuda, nrange, rows, window, normalize, m, fft_length),
           d_stream(native(s)),
           d_dependent(dependent_launch_supported(who)),
-          d_use_callbacks(use_callbacks),
-          d_batch_rows(batch_rows == 0 ? rows : std::min(batch_rows, rows)),
-          d_cb_params(sizeof(gpuradar_pc_cb_params))
+          d_batch_rows(batch_rows == 0 ? rows : std::min(batch_rows, rows))
     {
-        if (!use_callbacks)
-            d_no_callbacks_why = "callbacks not requested";
         install(make_reference(waveform));
     }
 
@@ -405,8 +368,7 @@ public:
         if (d_resolved == method::overlap_save)
             return "overlap_save: F = " + std::to_string(d_os_fft) +
                    ", M = " + std::to_string(d_os_fft - d_waveform_length + 1);
-        return d_fwd_cb ? "fft: cufft callbacks"
-                        : "fft: separate kernels (" + d_no_callbacks_why + ")";
+        return "fft: separate kernels";
     }
 
     void set_waveform(const std::vector<cfloat>& waveform) override
@@ -424,78 +386,70 @@ public:
 private:
     pc_rows_view run_view(const cfloat* in, cfloat* out, bool strip)
     {
-        const pc_rows_view in_out{ out, d_nrange };
         const auto* x = reinterpret_cast<const float2*>(in);
         auto* y = reinterpret_cast<float2*>(out);
+        if (d_resolved == method::fir)
+            run_fir(x, y);
+        else if (d_resolved == method::overlap_save)
+            run_overlap_save(x, y);
+        else
+            return run_fft(x, y, strip);
+        return { out, d_nrange };
+    }
+
+    void run_fir(const float2* x, float2* y)
+    {
+        const dim3 grid(static_cast<unsigned>((d_nrange + fir_outputs_per_block - 1) /
+                                              fir_outputs_per_block),
+                        static_cast<unsigned>(std::min(d_rows, max_grid_y)));
+        fir_rows<<<grid, fir_threads, fir_shared_bytes(d_taps_padded), d_stream>>>(
+            x,
+            y,
+            d_taps.as<float2>(),
+            static_cast<unsigned>(d_taps_padded),
+            static_cast<unsigned>(d_nrange),
+            d_rows);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "fir_rows");
+    }
+
+    void run_overlap_save(const float2* x, float2* y)
+    {
+        os_args a;
+        a.x = x;
+        a.y = y;
+        a.spectrum = d_os_spectrum.as<float2>();
+        a.twiddle = d_os_twiddle.as<float2>();
+        a.nrange = static_cast<unsigned>(d_nrange);
+        a.F = static_cast<unsigned>(d_os_fft);
+        a.log2F = d_os_log2;
+        a.M = static_cast<unsigned>(d_os_fft - d_waveform_length + 1);
+        a.segs = (a.nrange + a.M - 1) / a.M;
+        a.blocks = d_rows * a.segs;
+        const auto grid =
+            static_cast<unsigned>(std::min<std::size_t>(a.blocks, os_max_blocks));
+        const unsigned threads = a.F / os_radix;
+        const std::size_t smem = (d_os_fft + d_os_fft / 16) * sizeof(float2);
+        const auto kernel =
+            d_os_stream_loads ? os_kernel<true>(a.log2F) : os_kernel<false>(a.log2F);
+        launch_dependent(
+            d_dependent, kernel, dim3(grid), dim3(threads), smem, d_stream, who, a);
+    }
+
+    //! Without `strip` the rows stay in the workspace (row stride nfft).
+    pc_rows_view run_fft(const float2* x, float2* y, bool strip)
+    {
         const auto nrange = static_cast<unsigned>(d_nrange);
-        if (d_resolved == method::fir) {
-            const dim3 grid(static_cast<unsigned>((d_nrange + fir_outputs_per_block - 1) /
-                                                  fir_outputs_per_block),
-                            static_cast<unsigned>(std::min(d_rows, max_grid_y)));
-            fir_rows<<<grid, fir_threads, fir_shared_bytes(d_taps_padded), d_stream>>>(
-                x,
-                y,
-                d_taps.as<float2>(),
-                static_cast<unsigned>(d_taps_padded),
-                nrange,
-                d_rows);
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "fir_rows");
-            return in_out;
-        }
-        if (d_resolved == method::overlap_save) {
-            os_args a;
-            a.x = x;
-            a.y = y;
-            a.spectrum = d_os_spectrum.as<float2>();
-            a.twiddle = d_os_twiddle.as<float2>();
-            a.nrange = nrange;
-            a.F = static_cast<unsigned>(d_os_fft);
-            a.log2F = d_os_log2;
-            a.M = static_cast<unsigned>(d_os_fft - d_waveform_length + 1);
-            a.segs = (nrange + a.M - 1) / a.M;
-            a.blocks = d_rows * a.segs;
-            const auto grid =
-                static_cast<unsigned>(std::min<std::size_t>(a.blocks, os_max_blocks));
-            const unsigned threads = a.F / os_radix;
-            const std::size_t smem = (d_os_fft + d_os_fft / 16) * sizeof(float2);
-            const auto kernel =
-                d_os_stream_loads ? os_kernel<true>(a.log2F) : os_kernel<false>(a.log2F);
-            launch_dependent(
-                d_dependent, kernel, dim3(grid), dim3(threads), smem, d_stream, who, a);
-            return in_out;
-        }
         const auto nfft = static_cast<unsigned>(d_nfft);
         float2* work = d_work.as<float2>();
-        if (d_fwd_cb) {
-            if (y != d_cb_out) {
-                auto* params = d_cb_params.as<gpuradar_pc_cb_params>();
-                set_device_pointer_async(
-                    reinterpret_cast<void**>(&params->out), y, d_stream, who);
-                d_cb_out = y;
-            }
-            // The load callback reads x with row stride nrange (cuFFT itself never reads
-            // or writes the input buffer of an out-of-place transform with a load
-            // callback); the inverse runs in place so cuFFT's own writes stay inside the
-            // workspace and only the strip callback touches out.
-            auto* w = reinterpret_cast<cufftComplex*>(work);
-            GPURADAR_CUFFT_CHECK(
-                who,
-                cufftExecC2C(d_fwd_cb->get(),
-                             reinterpret_cast<cufftComplex*>(const_cast<float2*>(x)),
-                             w,
-                             CUFFT_FORWARD));
-            GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_inv_cb->get(), w, w, CUFFT_INVERSE));
-            return in_out;
-        }
         // Batches of d_batch_rows rows (all of them by default): with a batch whose
         // workspace fits in L2, pad, FFT, product and inverse FFT re-read it from L2.
         for (std::size_t r0 = 0; r0 < d_rows; r0 += d_batch_rows) {
             const std::size_t nb = std::min(d_batch_rows, d_rows - r0);
             const cufft_plan_1d& plan = nb == d_batch_rows ? *d_plan : *d_plan_tail;
             float2* wb = work + r0 * d_nfft;
-            pad_rows<<<row_grid(d_nfft, nb), row_threads, 0, d_stream>>>(
-                x + r0 * d_nrange, wb, nrange, nfft, nb);
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "pad_rows");
+            copy_rows<<<row_grid(d_nfft, nb), row_threads, 0, d_stream>>>(
+                x + r0 * d_nrange, wb, nrange, nfft, nrange, nb);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_rows (pad)");
             auto* w = reinterpret_cast<cufftComplex*>(wb);
             GPURADAR_CUFFT_CHECK(who, cufftExecC2C(plan.get(), w, w, CUFFT_FORWARD));
             multiply_spectrum<<<row_grid(d_nfft, nb), row_threads, 0, d_stream>>>(
@@ -505,189 +459,114 @@ private:
         }
         if (!strip)
             return { reinterpret_cast<const cfloat*>(work), d_nfft };
-        strip_rows<<<row_grid(d_nrange, d_rows), row_threads, 0, d_stream>>>(
-            work, y, nrange, nfft, d_rows);
-        GPURADAR_CUDA_CHECK_LAUNCH(who, "strip_rows");
-        return in_out;
+        copy_rows<<<row_grid(d_nrange, d_rows), row_threads, 0, d_stream>>>(
+            work, y, nfft, nrange, nrange, d_rows);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_rows (strip)");
+        return { reinterpret_cast<const cfloat*>(y), d_nrange };
     }
 
-    // Builds everything for `ref` before replacing anything; uploads are ordered after
-    // the work already queued on the stream, and waited for (the host copies die here).
+    /*
+     * Builds everything for `ref` before replacing anything (a throw keeps the old
+     * waveform); each step's uploads are ordered after the work already queued on the
+     * stream and waited for before the host tables die.
+     */
     void install(const reference& ref)
     {
-        if (ref.resolved == method::fft) {
-            const auto spectrum = make_spectrum(ref);
-            const std::size_t nfft = ref.fft_length;
-            device_memory spec(nfft * sizeof(float2));
-            device_memory work;
-            std::unique_ptr<cufft_plan_1d> plan, plan_tail;
-            std::unique_ptr<cufft_callback_plan> fwd_cb, inv_cb;
-            const bool new_shape = d_nfft != nfft;
-            std::string why = d_no_callbacks_why;
-            if (new_shape) {
-                work = device_memory(d_rows * nfft * sizeof(float2));
-                // The callbacks index with 32-bit offsets.
-                const bool fits = d_rows * nfft <= std::numeric_limits<unsigned>::max();
-                if (d_use_callbacks && fits) {
-                    void* info = d_cb_params.get();
-                    const long long n = static_cast<long long>(nfft);
-                    const long long b = static_cast<long long>(d_rows);
-                    fwd_cb = cufft_callback_plan::make(
-                        int(nfft),
-                        b,
-                        1,
-                        n,
-                        1,
-                        n,
-                        { { pd_callback::pc_load_pad, info },
-                          { pd_callback::pc_store_multiply, info } },
-                        d_stream,
-                        &why);
-                    if (fwd_cb)
-                        inv_cb = cufft_callback_plan::make(
-                            int(nfft),
-                            b,
-                            1,
-                            n,
-                            1,
-                            n,
-                            { { pd_callback::pc_store_strip, info } },
-                            d_stream,
-                            &why);
-                    if (!inv_cb)
-                        fwd_cb.reset();
-                } else if (d_use_callbacks) {
-                    why = "rows * nfft >= 2^32";
-                }
-                if (!fwd_cb) {
-                    plan = std::make_unique<cufft_plan_1d>(
-                        int(nfft), int(d_batch_rows), 1, int(nfft), d_stream, who);
-                    if (d_rows % d_batch_rows)
-                        plan_tail =
-                            std::make_unique<cufft_plan_1d>(int(nfft),
-                                                            int(d_rows % d_batch_rows),
-                                                            1,
-                                                            int(nfft),
-                                                            d_stream,
-                                                            who);
-                }
-            }
-            copy_async(spec.get(),
-                       spectrum.data(),
-                       spec.size(),
-                       copy_kind::host_to_device,
-                       stream_ref(d_stream),
-                       who);
-            // Ordered after every queued run (they have finished when the wait returns),
-            // so the callbacks' parameter block can change under no one.
-            gpuradar_pc_cb_params params{};
-            params.spectrum = spec.get();
-            params.out = d_cb_out;
-            params.nrange = static_cast<unsigned>(d_nrange);
-            params.nfft = static_cast<unsigned>(nfft);
-            set_divisor(params, static_cast<unsigned>(nfft));
-            copy_async(d_cb_params.get(),
-                       &params,
-                       sizeof(params),
-                       copy_kind::host_to_device,
-                       stream_ref(d_stream),
-                       who);
-            GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
-            d_spectrum = std::move(spec);
-            if (new_shape) {
-                d_work = std::move(work);
-                d_plan = std::move(plan);
-                d_plan_tail = std::move(plan_tail);
-                d_fwd_cb = std::move(fwd_cb);
-                d_inv_cb = std::move(inv_cb);
-                d_nfft = nfft;
-                d_no_callbacks_why = why;
-            }
-        } else if (ref.resolved == method::overlap_save) {
-            std::size_t F = overlap_save_fft_length(ref.taps.size(), d_nrange);
-            // A/B timing only: GPURADAR_OS_FFT_LENGTH forces another valid F.
-            if (const char* e = std::getenv("GPURADAR_OS_FFT_LENGTH")) {
-                const std::size_t f = std::strtoull(e, nullptr, 10);
-                if (f >= overlap_save_min_fft && f <= overlap_save_max_fft &&
-                    (f & (f - 1)) == 0 && f + 1 >= 2 * ref.taps.size())
-                    F = f;
-            }
-            unsigned log2F = 0;
-            while ((std::size_t(1) << log2F) < F)
-                ++log2F;
-            reference seg = ref;
-            seg.fft_length = F;
-            const auto h = make_spectrum(seg);
-            // The kernel multiplies the digit-reversed output of its DIF passes.
-            static_assert(pulse_compression::overlap_save_min_fft >= 512 &&
-                              pulse_compression::overlap_save_max_fft <= 4096,
-                          "the kernel's passes are radix RS, 16, 16 with RS in 2..16");
-            std::vector<cfloat> hbr(F), tw(F);
-            const unsigned rs = os_first_radix(log2F);
-            // Digit position p = 16 b + r (the kernel's thread b holds r < 16 in
-            // registers) is stored at r * (F / 16) + b: coalesced loads across the warp.
-            for (std::size_t k = 0; k < F; ++k) {
-                const std::size_t p = os_digit_position(k, F, rs);
-                hbr[(p % os_radix) * (F / os_radix) + p / os_radix] = h[k];
-            }
-            for (std::size_t t = 0; t < tw.size(); ++t) {
-                // Angles in double from the integer ratio: exact to float rounding.
-                const double ang = -2.0 * 3.14159265358979323846 * double(t) / double(F);
-                tw[t] = cfloat(float(std::cos(ang)), float(std::sin(ang)));
-            }
-            device_memory dspec(F * sizeof(float2)), dtw(tw.size() * sizeof(float2));
-            copy_async(dspec.get(),
-                       hbr.data(),
-                       dspec.size(),
-                       copy_kind::host_to_device,
-                       stream_ref(d_stream),
-                       who);
-            copy_async(dtw.get(),
-                       tw.data(),
-                       dtw.size(),
-                       copy_kind::host_to_device,
-                       stream_ref(d_stream),
-                       who);
-            GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
-            d_os_spectrum = std::move(dspec);
-            d_os_twiddle = std::move(dtw);
-            d_os_fft = F;
-            d_os_log2 = log2F;
-        } else {
-            const std::size_t padded = (ref.taps.size() + fir_outputs_per_thread - 1) /
-                                       fir_outputs_per_thread * fir_outputs_per_thread;
-            std::vector<cfloat> taps(padded, cfloat(0.0f, 0.0f));
-            std::copy(ref.taps.begin(), ref.taps.end(), taps.begin());
-            device_memory dtaps(padded * sizeof(float2));
-            copy_async(dtaps.get(),
-                       taps.data(),
-                       dtaps.size(),
-                       copy_kind::host_to_device,
-                       stream_ref(d_stream),
-                       who);
-            GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
-            d_taps = std::move(dtaps);
-            d_taps_padded = padded;
-        }
+        if (ref.resolved == method::fft)
+            install_fft(ref);
+        else if (ref.resolved == method::overlap_save)
+            install_overlap_save(ref);
+        else
+            install_fir(ref);
         adopt(ref);
+    }
+
+    //! Host table -> new device memory, waited for (the table dies with the caller).
+    device_memory upload(const std::vector<cfloat>& table)
+    {
+        device_memory d(table.size() * sizeof(float2));
+        copy_async(d.get(),
+                   table.data(),
+                   d.size(),
+                   copy_kind::host_to_device,
+                   stream_ref(d_stream),
+                   who);
+        GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
+        return d;
+    }
+
+    //! The spectrum, and the workspace and plans when the FFT length changes.
+    void install_fft(const reference& ref)
+    {
+        const std::size_t nfft = ref.fft_length;
+        device_memory spectrum = upload(make_spectrum(ref));
+        if (d_nfft != nfft) {
+            device_memory work(d_rows * nfft * sizeof(float2));
+            auto plan = std::make_unique<cufft_plan_1d>(
+                int(nfft), int(d_batch_rows), 1, int(nfft), d_stream, who);
+            std::unique_ptr<cufft_plan_1d> plan_tail;
+            if (d_rows % d_batch_rows)
+                plan_tail = std::make_unique<cufft_plan_1d>(
+                    int(nfft), int(d_rows % d_batch_rows), 1, int(nfft), d_stream, who);
+            d_work = std::move(work);
+            d_plan = std::move(plan);
+            d_plan_tail = std::move(plan_tail);
+            d_nfft = nfft;
+        }
+        d_spectrum = std::move(spectrum);
+    }
+
+    //! The segment spectrum in the kernel's digit-reversed order, and the twiddles.
+    void install_overlap_save(const reference& ref)
+    {
+        const std::size_t F = overlap_save_fft_length(ref.taps.size(), d_nrange);
+        unsigned log2F = 0;
+        while ((std::size_t(1) << log2F) < F)
+            ++log2F;
+        reference seg = ref;
+        seg.fft_length = F;
+        const auto h = make_spectrum(seg);
+        // The kernel multiplies the digit-reversed output of its DIF passes.
+        static_assert(pulse_compression::overlap_save_min_fft >= 512 &&
+                          pulse_compression::overlap_save_max_fft <= 4096,
+                      "the kernel's passes are radix RS, 16, 16 with RS in 2..16");
+        std::vector<cfloat> hbr(F);
+        const unsigned rs = os_first_radix(log2F);
+        // Digit position p = 16 b + r (the kernel's thread b holds r < 16 in registers)
+        // is stored at r * (F / 16) + b: coalesced loads across the warp.
+        for (std::size_t k = 0; k < F; ++k) {
+            const std::size_t p = os_digit_position(k, F, rs);
+            hbr[(p % os_radix) * (F / os_radix) + p / os_radix] = h[k];
+        }
+        device_memory spectrum = upload(hbr);
+        d_os_twiddle = upload(dft_twiddles(F));
+        d_os_spectrum = std::move(spectrum);
+        d_os_fft = F;
+        d_os_log2 = log2F;
+    }
+
+    //! The taps, zero-padded to whole register windows of the FIR kernel.
+    void install_fir(const reference& ref)
+    {
+        const std::size_t padded = (ref.taps.size() + fir_outputs_per_thread - 1) /
+                                   fir_outputs_per_thread * fir_outputs_per_thread;
+        std::vector<cfloat> taps(padded, cfloat(0.0f, 0.0f));
+        std::copy(ref.taps.begin(), ref.taps.end(), taps.begin());
+        d_taps = upload(taps);
+        d_taps_padded = padded;
     }
 
     cudaStream_t d_stream;
     const bool d_dependent; // launch overlap_save_rows as a dependent launch (sm_90+)
     //! overlap_save_rows' STREAM: the compressed CPI stays in L2 for the next kernel.
     const bool d_os_stream_loads = fits_in_l2(d_rows * d_nrange * sizeof(cfloat), who);
-    const bool d_use_callbacks;
     // fft
     std::size_t d_nfft = 0;
-    std::unique_ptr<cufft_plan_1d> d_plan;      // separate kernels, one batch
+    std::unique_ptr<cufft_plan_1d> d_plan;      // one batch
     std::unique_ptr<cufft_plan_1d> d_plan_tail; // the last, shorter batch
-    const std::size_t d_batch_rows;             // rows per batch (separate path)
-    std::unique_ptr<cufft_callback_plan> d_fwd_cb, d_inv_cb; // callbacks
-    device_memory d_cb_params;                               // gpuradar_pc_cb_params
-    void* d_cb_out = nullptr; // the out pointer the parameter block holds
-    std::string d_no_callbacks_why;
-    device_memory d_work;     // rows x nfft
-    device_memory d_spectrum; // nfft
+    const std::size_t d_batch_rows;             // rows per batch
+    device_memory d_work;                       // rows x nfft
+    device_memory d_spectrum;                   // nfft
     // overlap_save
     device_memory d_os_spectrum; // F, digit-reversed order
     device_memory d_os_twiddle;  // F
@@ -709,19 +588,10 @@ make_pulse_compression_cuda_engine(std::size_t nrange,
                                    pulse_compression::method m,
                                    stream_ref stream,
                                    std::size_t fft_length,
-                                   bool use_callbacks,
                                    std::size_t batch_rows)
 {
-    return std::make_unique<pulse_compression_cuda>(nrange,
-                                                    rows,
-                                                    waveform,
-                                                    window,
-                                                    normalize,
-                                                    m,
-                                                    stream,
-                                                    fft_length,
-                                                    use_callbacks,
-                                                    batch_rows);
+    return std::make_unique<pulse_compression_cuda>(
+        nrange, rows, waveform, window, normalize, m, stream, fft_length, batch_rows);
 }
 
 std::unique_ptr<pulse_compression>
@@ -732,12 +602,11 @@ make_pulse_compression_cuda(std::size_t nrange,
                             bool normalize,
                             pulse_compression::method m,
                             stream_ref stream,
-                            std::size_t fft_length,
-                            bool use_callbacks)
+                            std::size_t fft_length)
 {
     // The public stage is the engine with every row in one batch.
     return make_pulse_compression_cuda_engine(
-        nrange, rows, waveform, window, normalize, m, stream, fft_length, use_callbacks, 0);
+        nrange, rows, waveform, window, normalize, m, stream, fft_length, 0);
 }
 
 } // namespace gpuradar::kernels::detail

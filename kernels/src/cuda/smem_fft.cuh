@@ -1,7 +1,7 @@
 /*
  * Shared-memory power-of-two FFTs for the stage kernels (internal, device code), used by
- * the fused Doppler kernel (pulse_doppler_cuda.cu) and the overlap-save pulse compression
- * (pulse_compression_cuda.cu).
+ * the fused Doppler kernel (pulse_doppler_processor_cuda.cu) and the overlap-save pulse
+ * compression (pulse_compression_cuda.cu).
  *
  * Both routines transform `count` sequences of n = 2^log2n samples that lie in shared
  * memory at sm + j * S (j < count, row stride S >= n), in place, with the forward kernel
@@ -33,6 +33,22 @@ __device__ __forceinline__ unsigned smem_fft_brev(unsigned m, unsigned log2n)
     return log2n ? (__brev(m) >> (32 - log2n)) : 0;
 }
 
+//! The radix-2 stage of size 2 (twiddle 1) on every transform of the row-strided
+//! (stride S) set of `total` samples: adjacent pairs (u, v) -> (u + v, u - v).
+template <int THREADS>
+__device__ __forceinline__ void
+smem_fft_pairs(float2* sm, unsigned S, unsigned total, unsigned n_fft, unsigned log2n)
+{
+    for (unsigned t = threadIdx.x; t < total / 2; t += THREADS) {
+        const unsigned j = t >> (log2n - 1);
+        const unsigned q = t & (n_fft / 2 - 1);
+        float2* row = sm + j * S + 2 * q;
+        const float2 u = row[0], v = row[1];
+        row[0] = cadd(u, v);
+        row[1] = csub(u, v);
+    }
+}
+
 template <int THREADS>
 __device__ __forceinline__ void smem_fft_dit(float2* sm,
                                              unsigned S,
@@ -46,14 +62,7 @@ __device__ __forceinline__ void smem_fft_dit(float2* sm,
     const unsigned tw_scale_base = log2n; // twiddle of W_M^k = table[k * nfft / M]
     if (log2n & 1) {
         // One radix-2 stage with M = 2 (twiddle 1).
-        for (unsigned t = threadIdx.x; t < total / 2; t += THREADS) {
-            const unsigned j = t >> (log2n - 1);
-            const unsigned q = t & (n_fft / 2 - 1);
-            float2* row = sm + j * S + 2 * q;
-            const float2 u = row[0], v = row[1];
-            row[0] = cadd(u, v);
-            row[1] = csub(u, v);
-        }
+        smem_fft_pairs<THREADS>(sm, S, total, n_fft, log2n);
         s = 1;
         __syncthreads();
     }
@@ -127,14 +136,7 @@ __device__ __forceinline__ void smem_fft_dif(float2* sm,
     if (s == 1) {
         // The last stage, half size 1 (twiddle 1).
         const unsigned total = count * n_fft;
-        for (unsigned t = threadIdx.x; t < total / 2; t += THREADS) {
-            const unsigned j = t >> (log2n - 1);
-            const unsigned q = t & (n_fft / 2 - 1);
-            float2* row = sm + j * S + 2 * q;
-            const float2 u = row[0], v = row[1];
-            row[0] = cadd(u, v);
-            row[1] = csub(u, v);
-        }
+        smem_fft_pairs<THREADS>(sm, S, total, n_fft, log2n);
         __syncthreads();
     }
 }
@@ -210,7 +212,7 @@ __device__ __forceinline__ void smem_fft_reg_dft(float2 (&v)[R])
                 const float2 d = csub(u, w);
                 // W_16^4 = -i: a swap and a sign instead of a product (with (0, -1) it
                 // still costs three instructions: x * 0 does not fold in IEEE
-                // arithmetic). H100, PD-C chain + CFAR 0.0995 -> 0.0979 ms.
+                // arithmetic; `gpuradar_bench pd_chain/default`, PD-C).
                 const int e = k * (16 / (2 * h));
                 v[i + h] = k == 0   ? d
                            : e == 4 ? make_float2(d.y, -d.x)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include <pybind11/pybind11.h>
 #include <gnuradio/gpuradar/cfar_1d.h>
+#include <pybind11/pybind11.h>
 
 namespace py = pybind11;
 
@@ -25,6 +25,10 @@ void bind_cfar_1d(py::module& m)
              py::arg("items_per_cpi") = 1,
              py::arg("max_detections") = 4096,
              py::arg("backend") = "auto")
+        .def("set_pfa", &cfar_1d::set_pfa, py::arg("pfa"))
+        .def("set_variant", &cfar_1d::set_variant, py::arg("variant"))
+        .def("set_guard", &cfar_1d::set_guard, py::arg("guard"))
+        .def("set_train", &cfar_1d::set_train, py::arg("train"))
         .def("dropped_cpis", &cfar_1d::dropped_cpis)
         .def("nonfinite_cells", &cfar_1d::nonfinite_cells)
         .def("overflowed_cpis", &cfar_1d::overflowed_cpis)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include <pybind11/pybind11.h>
 #include <gnuradio/gpuradar/cfar_2d.h>
+#include <pybind11/pybind11.h>
 
 namespace py = pybind11;
 
@@ -29,6 +29,12 @@ void bind_cfar_2d(py::module& m)
              py::arg("local_max_only") = false,
              py::arg("max_detections") = 4096,
              py::arg("backend") = "auto")
+        .def("set_pfa", &cfar_2d::set_pfa, py::arg("pfa"))
+        .def("set_variant", &cfar_2d::set_variant, py::arg("variant"))
+        .def("set_guard_range", &cfar_2d::set_guard_range, py::arg("guard_range"))
+        .def("set_train_range", &cfar_2d::set_train_range, py::arg("train_range"))
+        .def("set_guard_doppler", &cfar_2d::set_guard_doppler, py::arg("guard_doppler"))
+        .def("set_train_doppler", &cfar_2d::set_train_doppler, py::arg("train_doppler"))
         .def("dropped_cpis", &cfar_2d::dropped_cpis)
         .def("nonfinite_cells", &cfar_2d::nonfinite_cells)
         .def("overflowed_cpis", &cfar_2d::overflowed_cpis)

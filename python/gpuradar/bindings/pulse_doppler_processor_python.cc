@@ -44,6 +44,20 @@ void bind_pulse_doppler_processor(py::module& m)
              py::arg("backend") = "auto",
              py::arg("tap_every") = 0)
         .def("set_waveform", &pulse_doppler_processor::set_waveform, py::arg("waveform"))
+        .def("set_mti", &pulse_doppler_processor::set_mti, py::arg("mti"))
+        .def("set_range_window",
+             &pulse_doppler_processor::set_range_window,
+             py::arg("window"),
+             py::arg("nbar") = 4,
+             py::arg("sll_db") = 35.0,
+             py::arg("beta") = 6.0)
+        .def("set_doppler_window",
+             &pulse_doppler_processor::set_doppler_window,
+             py::arg("window"),
+             py::arg("nbar") = 4,
+             py::arg("sll_db") = 35.0,
+             py::arg("beta") = 6.0)
+        .def("set_db", &pulse_doppler_processor::set_db, py::arg("db"))
         .def("dropped_cpis", &pulse_doppler_processor::dropped_cpis)
         .def("implementation", &pulse_doppler_processor::implementation)
         .def("backend", &pulse_doppler_processor::backend);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <gnuradio/gpuradar/pulse_framer.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-#include <gnuradio/gpuradar/pulse_framer.h>
 
 namespace py = pybind11;
 
@@ -24,6 +24,7 @@ void bind_pulse_framer(py::module& m)
              py::arg("trigger_tag") = "trigger",
              py::arg("threshold") = 0.0,
              py::arg("backend") = "auto")
+        .def("set_threshold", &pulse_framer::set_threshold, py::arg("threshold"))
         .def("dropped_cpis", &pulse_framer::dropped_cpis)
         .def("emitted_cpis", &pulse_framer::emitted_cpis)
         .def("lost_samples", &pulse_framer::lost_samples)

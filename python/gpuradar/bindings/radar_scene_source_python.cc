@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <gnuradio/gpuradar/radar_scene_source.h>
 #include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-#include <gnuradio/gpuradar/radar_scene_source.h>
 
 namespace py = pybind11;
 
@@ -39,6 +39,14 @@ void bind_radar_scene_source(py::module& m)
              py::arg("truth_every") = 0,
              py::arg("start_time") = 0.0,
              py::arg("seed") = 1)
+        .def("set_targets",
+             &radar_scene_source::set_targets,
+             py::arg("ranges"),
+             py::arg("velocities"),
+             py::arg("amplitudes"))
+        .def("set_noise_power",
+             &radar_scene_source::set_noise_power,
+             py::arg("noise_power"))
         .def("waveform", &radar_scene_source::waveform)
         .def("pri_samples", &radar_scene_source::pri_samples)
         .def("snr_db", &radar_scene_source::snr_db);

@@ -122,6 +122,30 @@ class qa_pulse_doppler_processor(gr_unittest.TestCase):
             self.assertAlmostEqual(meta["fs"], self.fs)
             self.assertEqual(meta["envelope"], "square_law")
 
+    def test_005_setters_raise_value_error_naming_the_parameter(self):
+        """The live-control setters (GRC callbacks) from Python: bad values raise
+        ValueError naming the parameter; good ones are accepted (their effect at the next
+        CPI is tested in lib_test_live_control)."""
+        pd = gpuradar.pulse_doppler_processor(self.nrange, self.npulses, self.nfft,
+                                              backend="cpu", **self.kw())
+        for call, name in ((lambda: pd.set_mti("four_pulse"), "mti"),
+                           (lambda: pd.set_range_window("welch"), "window"),
+                           (lambda: pd.set_doppler_window("kaiser", beta=-1.0), "beta")):
+            with self.assertRaisesRegex(ValueError, name):
+                call()
+        pd.set_mti("three_pulse")
+        pd.set_doppler_window("taylor", nbar=5, sll_db=30.0)
+        pd.set_range_window("hamming")
+        pd.set_db(True)
+        cf = gpuradar.cfar_2d(self.nrange, self.nfft, backend="cpu")
+        for call, name in ((lambda: cf.set_pfa(2.0), "pfa"),
+                           (lambda: cf.set_variant("median"), "variant"),
+                           (lambda: cf.set_guard_range(-1), "guard_range")):
+            with self.assertRaisesRegex(ValueError, name):
+                call()
+        cf.set_pfa(1e-3)
+        cf.set_variant("os")
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_pulse_doppler_processor)

@@ -13,19 +13,20 @@
 namespace gpuradar::kernels {
 
 /*!
- * \brief Image grid of the backprojection (local Cartesian metres: x east, y north, z up).
+ * \brief Image grid of the backprojection (local Cartesian metres: x east, y north, z
+ * up).
  *
  * Pixel (ix, iy) sits at (x0 + ix*dx, y0 + iy*dy, z) or, with a height map,
  * (x0 + ix*dx, y0 + iy*dy, height[iy*nx + ix]). Images are row-major, ny rows of nx.
  */
 struct image_grid {
-    double x0 = 0.0; //!< x of pixel column 0 (m)
-    double y0 = 0.0; //!< y of pixel row 0 (m)
-    double dx = 1.0; //!< column spacing (m), > 0
-    double dy = 1.0; //!< row spacing (m), > 0
+    double x0 = 0.0;  //!< x of pixel column 0 (m)
+    double y0 = 0.0;  //!< y of pixel row 0 (m)
+    double dx = 1.0;  //!< column spacing (m), > 0
+    double dy = 1.0;  //!< row spacing (m), > 0
     long long nx = 0; //!< columns, >= 1
     long long ny = 0; //!< rows, >= 1
-    double z = 0.0;  //!< constant pixel height (m), used when `height` is empty
+    double z = 0.0;   //!< constant pixel height (m), used when `height` is empty
     std::vector<double> height; //!< optional height map (m), ny*nx row-major, finite
 };
 
@@ -98,14 +99,17 @@ public:
      * CUDA: returns once the work is queued on the stream (geometry is copied first, so
      * the caller may reuse its geometry buffer at once).
      */
-    virtual void
-    run(const cfloat* pulses, const double* geometry, std::size_t npulses, cfloat* image) = 0;
+    virtual void run(const cfloat* pulses,
+                     const double* geometry,
+                     std::size_t npulses,
+                     cfloat* image) = 0;
 
     /*!
      * As run(), with the pulses in HOST memory and the image on the device (CUDA) or host
      * (CPU). CUDA streams the pulses to the device in blocks through pinned buffers while
-     * the kernel works on the previous block (Chapman et al.); page-locked input is copied
-     * directly. Returns when the pulses have been copied (the kernels may still run).
+     * the kernel works on the previous block (Chapman et al.); page-locked input is
+     * copied directly. Returns when the pulses have been copied (the kernels may still
+     * run).
      */
     virtual void run_host_pulses(const cfloat* host_pulses,
                                  const double* geometry,

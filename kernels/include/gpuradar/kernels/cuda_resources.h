@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace gpuradar::kernels {
 
@@ -58,17 +59,45 @@ private:
     void* d_stream = nullptr;
 };
 
-//! Owns device memory (cudaMalloc), uninitialised.
-class device_memory
+//! Where an owned_memory allocation lives.
+enum class memory_kind {
+    device, //!< device memory (cudaMalloc), uninitialised
+    pinned, //!< page-locked host memory (cudaHostAlloc), the staging side of async copies
+};
+
+//! Allocates `bytes` of kind k (nullptr for 0); throws cuda_error naming the kind.
+void* allocate_memory(memory_kind k, std::size_t bytes);
+//! Frees what allocate_memory(k, ...) returned; a failure is logged, never thrown.
+void release_memory(memory_kind k, void* p) noexcept;
+
+//! Owns one allocation of kind K; movable, not copyable.
+template <memory_kind K>
+class owned_memory
 {
 public:
-    device_memory() = default;
-    explicit device_memory(std::size_t bytes);
-    ~device_memory();
-    device_memory(device_memory&& other) noexcept;
-    device_memory& operator=(device_memory&& other) noexcept;
-    device_memory(const device_memory&) = delete;
-    device_memory& operator=(const device_memory&) = delete;
+    owned_memory() = default;
+    explicit owned_memory(std::size_t bytes)
+        : d_ptr(allocate_memory(K, bytes)), d_bytes(bytes)
+    {
+    }
+    ~owned_memory()
+    {
+        if (d_ptr)
+            release_memory(K, d_ptr);
+    }
+    owned_memory(owned_memory&& other) noexcept
+        : d_ptr(std::exchange(other.d_ptr, nullptr)),
+          d_bytes(std::exchange(other.d_bytes, 0))
+    {
+    }
+    owned_memory& operator=(owned_memory&& other) noexcept
+    {
+        std::swap(d_ptr, other.d_ptr);
+        std::swap(d_bytes, other.d_bytes);
+        return *this;
+    }
+    owned_memory(const owned_memory&) = delete;
+    owned_memory& operator=(const owned_memory&) = delete;
 
     void* get() const { return d_ptr; }
     std::size_t size() const { return d_bytes; }
@@ -83,30 +112,8 @@ private:
     std::size_t d_bytes = 0;
 };
 
-//! Owns page-locked host memory (cudaHostAlloc), the staging side of async copies.
-class pinned_memory
-{
-public:
-    pinned_memory() = default;
-    explicit pinned_memory(std::size_t bytes);
-    ~pinned_memory();
-    pinned_memory(pinned_memory&& other) noexcept;
-    pinned_memory& operator=(pinned_memory&& other) noexcept;
-    pinned_memory(const pinned_memory&) = delete;
-    pinned_memory& operator=(const pinned_memory&) = delete;
-
-    void* get() const { return d_ptr; }
-    std::size_t size() const { return d_bytes; }
-    template <typename T>
-    T* as() const
-    {
-        return static_cast<T*>(d_ptr);
-    }
-
-private:
-    void* d_ptr = nullptr;
-    std::size_t d_bytes = 0;
-};
+using device_memory = owned_memory<memory_kind::device>;
+using pinned_memory = owned_memory<memory_kind::pinned>;
 
 //! Owns a CUDA event with timing enabled; for benchmarks and cross-stream ordering.
 class cuda_event
@@ -158,7 +165,8 @@ void copy_async(void* dst,
 void synchronize(stream_ref stream, const char* who);
 
 //! Fill device memory with a byte value (cudaMemsetAsync), checked. Tests poison with it.
-void fill_bytes_async(void* dst, int value, std::size_t bytes, stream_ref stream, const char* who);
+void fill_bytes_async(
+    void* dst, int value, std::size_t bytes, stream_ref stream, const char* who);
 
 } // namespace gpuradar::kernels
 

@@ -13,7 +13,7 @@
 namespace gpuradar::kernels {
 
 /*!
- * \brief Copies for pulse_framer_core, so that the same framing logic (pulse_timing.h)
+ * \brief Copies for pulse_framer, so that the same framing logic (pulse_framer.h)
  * runs on host samples or on samples already on the GPU.
  *
  * The CPU backend uses memcpy. The CUDA backend takes device pointers, queues its copies

@@ -16,7 +16,8 @@ namespace gpuradar::kernels {
 class multiply_const
 {
 public:
-    static std::unique_ptr<multiply_const> make(backend b, stream_ref stream = stream_ref());
+    static std::unique_ptr<multiply_const> make(backend b,
+                                                stream_ref stream = stream_ref());
     virtual ~multiply_const() = default;
 
     //! n samples; device pointers on the CUDA backend (queued, not waited for).

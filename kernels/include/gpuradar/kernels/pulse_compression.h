@@ -21,12 +21,11 @@ std::size_t fast_fft_length(std::size_t n);
 
 /*!
  * \brief The FFT length pulse_compression uses by default: the smallest n' >= n of the
- * form 2^a 3^b (n == 0 gives 1). Chosen by measurement (docs/PERFORMANCE.md,
- * `gpuradar_bench pulse_compression/fft_length`, H100, cuFFT 12 of CUDA 13.0): on every
- * PD shape this size was the fastest or within 2% of it, while the smallest 7-smooth
- * size (fast_fft_length) can be 2x slower (PD-B: 17010 = 2 3^5 5 7 took 0.31 ms, 17496 =
- * 2^3 3^7 0.145 ms) and 5-smooth sizes up to 1.3x (PD-B: 17280 0.19 ms). The 3-smooth
- * sizes are at most 12.5% apart, so the transform grows little.
+ * form 2^a 3^b (n == 0 gives 1). Chosen by measurement (`gpuradar_bench
+ * pulse_compression/fft_length`): on every PD shape this size was the fastest or within
+ * 2% of it, while the smallest 7-smooth size (fast_fft_length) can be twice as slow and
+ * 5-smooth sizes up to 1.3x. The 3-smooth sizes are at most 12.5% apart, so the
+ * transform grows little.
  */
 std::size_t preferred_fft_length(std::size_t n);
 
@@ -68,10 +67,8 @@ std::vector<cfloat> lfm_chirp(double bandwidth_hz,
  * - fft: fast convolution. FFT length nfft = preferred_fft_length(nrange + L - 1) (no
  *   circular wrap for any output bin; or the caller's fft_length, see make()), the
  *   reference spectrum conj(FFT(r)) * g / nfft made once, then per row pad, forward FFT,
- *   multiply, inverse FFT, keep the first nrange bins. CUDA: pad, multiply and strip
- *   ride on the FFTs' loads and stores (cuFFT LTO callbacks: two passes over the CPI
- *   instead of five) when cuFFT can JIT-link them, else separate kernels;
- *   implementation() says which.
+ *   multiply, inverse FFT, keep the first nrange bins (CUDA: a kernel each for pad,
+ *   multiply and strip around two cuFFT calls).
  * - fir:  direct time-domain sum (cheaper for short waveforms).
  * - overlap_save (CUDA): fast convolution in segments, one kernel. A thread block takes
  *   M = F - (L-1) outputs of one row: it loads the M + L - 1 samples they need (zeros
@@ -98,17 +95,13 @@ public:
 
     /*!
      * Waveform length at or below which `automatic` picks the FIR path.
-     * CUDA: against overlap_save (automatic's next choice), measured with `gpuradar_bench
-     * pulse_compression/PD_overlap_save_sweep` on an H100 80GB HBM3 (2026-11-22): the FIR
-     * kernel is faster at 32 taps on PD-A (2048 x 9000: 0.169 vs 0.211 ms), PD-B (256 x
-     * 16384: 0.050 vs 0.063) and PD-C (1024 x 4096: 0.049 vs 0.062), overlap_save from 64
-     * taps on all three (PD-A 0.222 vs 0.264, PD-B 0.064 vs 0.071, PD-C 0.061 vs 0.070);
-     * 33..63 not measured. Against the cuFFT fft method alone the FIR crossover was 128
-     * taps (`pulse_compression/crossover`, same device: at 128 taps fir/fft = 0.48/0.56
-     * ms on PD-A, 0.118/0.145 PD-B, 0.118/0.132 PD-C, at 192 the FFT wins); the FIR
-     * keeps 8 outputs per thread in registers and runs at about 40 TFLOP/s.
-     * CPU, the same sweep (`pulse_compression/crossover_cpu`, 16 x 4096, one core of the
-     * 2-core build host): FIR faster up to 24 taps, even at 32.
+     * CUDA: against overlap_save (automatic's next choice), `gpuradar_bench
+     * pulse_compression/PD_overlap_save_sweep`: the FIR kernel is faster at 32 taps on
+     * PD-A, PD-B and PD-C, overlap_save from 64 taps on all three; 33..63 not measured.
+     * Against the cuFFT fft method alone the FIR crossover lies between 128 and 192 taps
+     * (`pulse_compression/crossover`); the FIR keeps 8 outputs per thread in registers.
+     * CPU, the same sweep (`pulse_compression/crossover_cpu`, 16 x 4096, one core): FIR
+     * faster up to 24 taps, even at 32.
      */
     static constexpr std::size_t fir_crossover_taps_cuda = 32;
     static constexpr std::size_t fir_crossover_taps_cpu = 24;
@@ -126,7 +119,7 @@ public:
 
     //! Largest segment FFT of the overlap_save method: one complex float transform of
     //! 4096 points is 32 KiB of shared memory, under the 48 KiB a block gets without
-    //! opting in (6 blocks per H100 SM).
+    //! opting in (several blocks per SM).
     static constexpr std::size_t overlap_save_max_fft = 4096;
     //! Longest waveform overlap_save takes: at F = 4096 a segment still yields
     //! F - (L-1) >= 2049 outputs (at most 2x the transform work of an infinite F).
@@ -170,11 +163,9 @@ public:
     }
     /*!
      * automatic on CUDA picks overlap_save for fir_crossover_taps_cuda < L <= this (every
-     * length it takes): `gpuradar_bench pulse_compression/PD_overlap_save_sweep`, H100
-     * 80GB HBM3, 2026-11-22, overlap_save was faster than the cuFFT fft method at every
-     * length measured (1 .. 2048 taps) on PD-A, PD-B and PD-C, by 1.5-2.7x (PD-A L =
-     * 1000: 0.313 vs 0.607 ms; PD-B L = 512: 0.077 vs 0.143; PD-C L = 256: 0.069 vs
-     * 0.130; L = 2048: 0.451 vs 0.693, 0.104 vs 0.154, 0.102 vs 0.182).
+     * length it takes): in `gpuradar_bench pulse_compression/PD_overlap_save_sweep`
+     * overlap_save was faster than the cuFFT fft method at every length measured
+     * (1 .. 2048 taps) on PD-A, PD-B and PD-C, by 1.5-2.7x.
      */
     static constexpr std::size_t overlap_save_auto_max_taps = overlap_save_max_taps;
 
@@ -229,9 +220,8 @@ public:
     virtual void set_waveform(const std::vector<cfloat>& waveform) = 0;
 
     /*!
-     * What run() does, for logs and benchmarks: "fir", "fft" (CPU), "fft: cufft
-     * callbacks" (CUDA, two passes), "fft: separate kernels (<why callbacks were not
-     * used>)" (CUDA, five passes) or "overlap_save: F = <segment FFT>, M = <outputs per
+     * What run() does, for logs and benchmarks: "fir", "fft" (CPU), "fft: separate
+     * kernels" (CUDA, five passes) or "overlap_save: F = <segment FFT>, M = <outputs per
      * segment>" (CUDA, one kernel).
      */
     virtual std::string implementation() const { return to_string(d_resolved); }

@@ -1,14 +1,11 @@
-/* Pulse timing and framing: which input samples form which pulse of which CPI (no GNU
- * Radio here; the pulse_framer and radar_scene_source blocks use it). Index arithmetic on
- * the host; the samples are moved by a framer_copy (host memcpy, or device copies when
- * the stream is already on the GPU). */
+/* Pulse timing: the drift-free pulse schedule and time_spec arithmetic (no GNU Radio
+ * here; the pulse framer (pulse_framer.h) and the scene simulator (radar_scene.h) use
+ * it). */
 #ifndef INCLUDED_GPURADAR_KERNELS_PULSE_TIMING_H
 #define INCLUDED_GPURADAR_KERNELS_PULSE_TIMING_H
 
 #include <gpuradar/kernels/backend.h>
 #include <gpuradar/kernels/constants.h>
-#include <gpuradar/kernels/framer_copy.h>
-#include <memory>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -20,9 +17,9 @@ namespace gpuradar::kernels {
  * \brief The pulse schedule of a fixed pulse repetition interval (PRI) given in samples,
  * integer or fractional, without drift.
  *
- * Pulse k starts floor(k * pri + 1/2) samples after the anchor (pulse 0 at 0). The product
- * is formed exactly: the double `pri` is a binary fraction M * 2^-F (M < 2^53), so
- * k * pri = k * M * 2^-F is computed in 128-bit integers and rounded once. Nothing is
+ * Pulse k starts floor(k * pri + 1/2) samples after the anchor (pulse 0 at 0). The
+ * product is formed exactly: the double `pri` is a binary fraction M * 2^-F (M < 2^53),
+ * so k * pri = k * M * 2^-F is computed in 128-bit integers and rounded once. Nothing is
  * accumulated, so pulse 10^9 is where the exact PRI puts it (the only error is the
  * double's own representation of the PRI, <= 2^-53 relative).
  *
@@ -58,7 +55,10 @@ public:
     //! Start of pulse k relative to the anchor: floor(k * pri + 1/2), exact.
     std::uint64_t pulse_start(std::uint64_t k) const;
     //! First gate sample of pulse k relative to the anchor: pulse_start(k) + gate_start.
-    std::uint64_t gate_begin(std::uint64_t k) const { return pulse_start(k) + d_gate_start; }
+    std::uint64_t gate_begin(std::uint64_t k) const
+    {
+        return pulse_start(k) + d_gate_start;
+    }
     //! Smallest k with pulse_start(k) >= offset.
     std::uint64_t first_pulse_at_or_after(std::uint64_t offset) const;
     //! Largest k with pulse_start(k) <= offset (the pulse interval holding `offset`).
@@ -84,157 +84,6 @@ struct time_spec {
 time_spec add_samples(time_spec t, std::int64_t samples, double fs);
 //! (b - a) * fs: the number of samples from a to b (negative when b is earlier).
 double samples_between(time_spec a, time_spec b, double fs);
-
-/*!
- * \brief How the framer finds pulse 0.
- * - rx_time: at the first `rx_time` tag (UHD stamps the first sample of a stream);
- * - tag:     at a named trigger tag;
- * - threshold: at the first rising edge of |x|^2 above a level (transmit leakage): a
- *   sample above the level after one at or below it;
- * - free:    at the first sample of the stream.
- */
-enum class trigger_mode { rx_time, tag, threshold, free };
-
-//! "rx_time" | "tag" | "threshold" | "free"; anything else throws std::invalid_argument
-//! "gpuradar::<stage>: trigger must be one of rx_time, tag, threshold, free (got ...)".
-trigger_mode parse_trigger_mode(const std::string& name, const char* stage = "pulse_framer");
-const char* to_string(trigger_mode m);
-
-//! The framer's parameters (pulse_framer block, DESIGN.md Streams and the CPI).
-struct framer_config {
-    double pri_samples = 0;      //!< PRI in samples (fractional allowed), pri = fs / prf
-    std::uint64_t gate_start = 0; //!< samples from pulse start to the first gate sample
-    std::uint64_t nrange = 0;    //!< gate length = samples per pulse item
-    std::uint64_t npulses = 0;   //!< pulses per CPI (>= 1)
-    double fs = 0;               //!< sample rate (Hz, > 0)
-    double fc = 0;               //!< centre frequency (Hz, > 0)
-    trigger_mode trigger = trigger_mode::rx_time;
-    double threshold = 0;        //!< |x|^2 level of the threshold trigger (> 0 there)
-};
-
-//! A stream event the framer reacts to, at an absolute input sample offset.
-struct framer_event {
-    enum class kind { rx_time, trigger };
-    std::uint64_t offset = 0;
-    kind type = kind::rx_time;
-    time_spec time; //!< for rx_time
-};
-
-//! One CPI written by the framer.
-struct framer_cpi {
-    std::uint64_t index = 0;        //!< CPI sequence number (a discarded CPI uses one too)
-    std::uint64_t first_pulse = 0;  //!< pulse number of its first pulse since the anchor
-    std::int64_t pulse_offset = 0;  //!< absolute input sample where that pulse starts
-    bool has_time = false;          //!< an rx_time reference exists
-    time_spec rx_time;              //!< time of that pulse start (when has_time)
-};
-
-//! A partial CPI discarded because of a gap or a discontinuity in the stream.
-struct framer_drop {
-    std::uint64_t index = 0;      //!< the CPI's sequence number
-    std::uint64_t pulses = 0;     //!< complete pulses it had
-    std::uint64_t offset = 0;     //!< absolute input offset of the event
-    std::string reason;
-};
-
-struct framer_result {
-    std::uint64_t consumed = 0;      //!< input samples consumed (from `offset`)
-    std::vector<framer_cpi> cpis;    //!< CPIs written to `out`, in order
-    std::vector<framer_drop> drops;  //!< partial CPIs discarded in this call
-};
-
-/*!
- * \brief The pulse framer's state machine: continuous samples in, whole CPIs of
- * npulses x nrange samples out (pulse-major), never across a gap.
- *
- * Gaps: each rx_time event is compared with the time expected from the previous one and
- * the sample count. Within time_tolerance_samples: continuous. Later by a whole number
- * of samples (UHD overflow: samples lost): a gap. Anything else (earlier, or not a whole
- * number of samples): a discontinuity. On either, a CPI already begun (a pulse or part of
- * a gate taken) is discarded and counted (dropped_cpis()). Then:
- * - rx_time and free modes keep the pulse schedule: after a gap of n lost samples the
- *   schedule runs on as if those samples had arrived (pulses inside the gap are skipped)
- *   and a new CPI starts at the first gate wholly after the gap; after a discontinuity
- *   the schedule is re-anchored at the event;
- * - tag and threshold modes wait for the next trigger (tag, or rising edge).
- * Trigger tags and threshold edges after the anchor are ignored until then.
- *
- * Feeding: call process() with consecutive chunks (offset = consumed so far) and the
- * events inside each chunk, sorted by offset. It consumes up to the last sample it no
- * longer needs; samples it leaves, and their events, are passed again next time
- * (re-passing an event already seen is harmless). samples_needed() says how many samples
- * from the consumed point the next call needs to make progress.
- */
-class pulse_framer_core
-{
-public:
-    //! |expected - actual| rx_time within this many samples counts as continuous: UHD
-    //! stamps are sample-exact, so anything near half a sample is a real jump.
-    static constexpr double time_tolerance_samples = 0.25;
-
-    /*!
-     * Validates (std::invalid_argument "gpuradar::pulse_framer: <param> ...").
-     * \param copy how samples move: null = host memcpy; a CUDA framer_copy makes in and
-     *             out of process() device pointers (the threshold trigger, which reads
-     *             samples on the host, then cannot be used).
-     */
-    explicit pulse_framer_core(const framer_config& cfg,
-                               std::unique_ptr<framer_copy> copy = nullptr);
-
-    /*!
-     * \param in       samples in[0 .. n) at absolute offsets offset .. offset + n
-     * \param offset   absolute offset of in[0] (equal to the samples consumed so far)
-     * \param events   events with offsets in [offset, offset + n), sorted by offset
-     * \param out      room for max_cpis CPIs of npulses * nrange samples
-     */
-    framer_result process(const cfloat* in,
-                          std::uint64_t offset,
-                          std::size_t n,
-                          const std::vector<framer_event>& events,
-                          cfloat* out,
-                          std::size_t max_cpis);
-
-    std::uint64_t samples_needed() const;
-    bool anchored() const { return d_anchored; }
-    std::uint64_t dropped_cpis() const { return d_dropped; }
-    std::uint64_t emitted_cpis() const { return d_emitted; }
-    //! Samples reported lost by rx_time gaps.
-    std::uint64_t lost_samples() const { return d_lost; }
-    const pulse_timing& timing() const { return d_timing; }
-    const framer_config& config() const { return d_cfg; }
-    double prf() const { return d_cfg.fs / d_cfg.pri_samples; }
-    //! Range of gate sample 0: gate_start * c / (2 fs) (m).
-    double r0() const;
-
-private:
-    enum class time_check { continuous, gap, discontinuity };
-    time_check check_time(const framer_event& e, std::int64_t& lost, std::string& why);
-    void anchor_at(std::uint64_t abs_offset);
-    std::uint64_t gate_abs(std::uint64_t k) const; // absolute offset of pulse k's gate
-    void drop_partial(std::uint64_t at, const std::string& why, framer_result& r);
-    bool scan_rising(const cfloat* in, std::uint64_t offset, std::uint64_t from,
-                     std::uint64_t to, std::uint64_t& found);
-
-    framer_config d_cfg;
-    pulse_timing d_timing;
-    std::unique_ptr<framer_copy> d_copy; // moves gates into its staging CPI, CPIs out
-    std::vector<std::uint64_t> d_batch;  // gates taken, not yet copied: offsets in `in`
-    std::uint64_t d_batch_slot = 0;      // pulse slot of d_batch's first gate
-    void flush_gates(const cfloat* in);
-    bool d_anchored = false;
-    std::uint64_t d_anchor_virt = 0; // anchor in virtual samples (absolute + d_shift)
-    std::uint64_t d_shift = 0;       // samples lost in gaps so far, schedule kept
-    std::uint64_t d_pulse = 0;       // next pulse number since the anchor
-    std::uint64_t d_in_cpi = 0;      // complete pulses of the current CPI
-    framer_cpi d_current;            // the current CPI's description
-    std::uint64_t d_index = 0;       // next CPI sequence number
-    std::uint64_t d_pos = 0;         // consumed so far (absolute)
-    bool d_has_time = false;
-    std::uint64_t d_time_offset = 0; // the last rx_time reference
-    time_spec d_time;
-    int d_prev_level = -1; // threshold mode: last sample above (1), at/below (0), unknown
-    std::uint64_t d_dropped = 0, d_emitted = 0, d_lost = 0;
-};
 
 } // namespace gpuradar::kernels
 

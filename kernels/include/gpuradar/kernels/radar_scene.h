@@ -5,6 +5,7 @@
 #define INCLUDED_GPURADAR_KERNELS_RADAR_SCENE_H
 
 #include <gpuradar/kernels/backend.h>
+#include <gpuradar/kernels/complex_noise.h>
 #include <gpuradar/kernels/pulse_timing.h>
 #include <complex>
 #include <cstddef>
@@ -22,6 +23,20 @@ struct scene_target {
     double snr_db = 0;       //!< per-sample SNR of the echo before compression (dB)
 };
 
+/*!
+ * \brief Where and with what phase the echo of a point target lands, as functions of the
+ * stream sample n (time n / fs): delay(n) = delay_at_0 + delay_rate n samples (2 R / c),
+ * phase(n) = phase0 + 2 pi cycles_per_sample n, i.e. exp(-j 4 pi fc R(t) / c) with
+ * f_d = 2 v fc / c. Shared by radar_scene and radar_channel.
+ */
+struct echo_geometry {
+    double delay_at_0 = 0;        //!< 2 R(0) fs / c (samples)
+    double delay_rate = 0;        //!< -2 v / c (delay change per sample of time)
+    double cycles_per_sample = 0; //!< f_d / fs
+    double phase0 = 0;            //!< -4 pi fc R(0) / c reduced to (-2 pi, 0] (rad)
+    static echo_geometry of(const scene_target& t, double fs, double fc);
+};
+
 //! The scene (radar_scene_source block parameters; SI units).
 struct scene_config {
     double fs = 0;  //!< sample rate (Hz, > 0)
@@ -36,8 +51,9 @@ struct scene_config {
     //! (0: none). Its |x|^2 is what the framer's threshold trigger sees.
     double leakage_amplitude = 0.0;
     //! Stationary clutter: independent complex Gaussian reflectivity in every sample-wide
-    //! range cell of [clutter_start_m, clutter_stop_m] (none when stop <= start), fixed in
-    //! time (zero Doppler); clutter_cnr_db is its per-sample power over the noise power.
+    //! range cell of [clutter_start_m, clutter_stop_m] (none when stop <= start), fixed
+    //! in time (zero Doppler); clutter_cnr_db is its per-sample power over the noise
+    //! power.
     double clutter_cnr_db = 0.0;
     double clutter_start_m = 0.0;
     double clutter_stop_m = 0.0;
@@ -47,16 +63,16 @@ struct scene_config {
 //! The truth of one target at one pulse.
 struct target_truth {
     std::size_t target = 0;
-    std::uint64_t pulse = 0;    //!< pulse number k from the start of the stream
-    std::uint64_t sample = 0;   //!< stream sample where pulse k is transmitted
-    double time_s = 0;          //!< sample / fs
-    double range_m = 0;         //!< R(time_s)
-    double velocity_mps = 0;    //!< closing positive
-    double doppler_hz = 0;      //!< 2 v fc / c
-    double delay_samples = 0;   //!< 2 R fs / c (the echo starts round(delay) samples
-                                //!< after the pulse start)
+    std::uint64_t pulse = 0;  //!< pulse number k from the start of the stream
+    std::uint64_t sample = 0; //!< stream sample where pulse k is transmitted
+    double time_s = 0;        //!< sample / fs
+    double range_m = 0;       //!< R(time_s)
+    double velocity_mps = 0;  //!< closing positive
+    double doppler_hz = 0;    //!< 2 v fc / c
+    double delay_samples = 0; //!< 2 R fs / c (the echo starts round(delay) samples
+                              //!< after the pulse start)
     double snr_db = 0;
-    double amplitude = 0;       //!< echo amplitude (linear)
+    double amplitude = 0; //!< echo amplitude (linear)
 };
 
 /*!
@@ -70,8 +86,8 @@ struct target_truth {
  *        + sum_k c[n - p_k - d_c]
  *
  * with s the waveform (zero outside 0..L-1), d_ik = round(2 R_i(p_k/fs) fs / c) (the echo
- * of pulse k of a moving target walks in range at sample resolution), f_di = 2 v_i fc / c,
- * phi_i = -4 pi fc R_i(0) / c (so the phase is exp(-j 4 pi fc R_i(t) / c), continuous
+ * of pulse k of a moving target walks in range at sample resolution), f_di = 2 v_i fc /
+ * c, phi_i = -4 pi fc R_i(0) / c (so the phase is exp(-j 4 pi fc R_i(t) / c), continuous
  * across pulses), a_i = sqrt(P 10^(snr_i/10) / mean|s|^2), c the clutter return (the
  * waveform convolved with the fixed reflectivity, starting at the clutter's first cell
  * d_c), and w complex white Gaussian noise of power noise_power. Echoes later than one
@@ -86,6 +102,12 @@ public:
     //! Validates (std::invalid_argument "gpuradar::radar_scene_source: <param> ...").
     explicit radar_scene(scene_config cfg);
 
+    /*!
+     * Continues `previous`'s stream with this scene's configuration: the same stream
+     * position and noise generator state (a change of targets or noise level made
+     * between two pulses, without restarting the stream).
+     */
+    void continue_from(const radar_scene& previous);
     //! Writes the next n samples of the stream.
     void generate(cfloat* out, std::size_t n);
 
@@ -104,20 +126,30 @@ public:
      * each. amplitude_unit "snr_db": amplitudes are per-sample SNRs (dB); "rcs_m2":
      * radar cross sections (m^2, > 0), converted with snr_from_rcs at the initial range.
      * Throws std::invalid_argument naming the list and the entry, e.g.
-     * "gpuradar::radar_scene_source: ranges[2] must be > 0 and finite (m) (got -5)".
+     * "gpuradar::radar_scene_source: ranges[2] must be > 0 and finite (m) (got -5)"
+     * (`who` replaces radar_scene_source: the block whose parameters these are).
      */
-    static std::vector<scene_target> make_targets(const std::vector<double>& ranges_m,
-                                                  const std::vector<double>& velocities_mps,
-                                                  const std::vector<double>& amplitudes,
-                                                  const std::string& amplitude_unit,
-                                                  double radar_constant_db);
+    static std::vector<scene_target>
+    make_targets(const std::vector<double>& ranges_m,
+                 const std::vector<double>& velocities_mps,
+                 const std::vector<double>& amplitudes,
+                 const std::string& amplitude_unit,
+                 double radar_constant_db,
+                 const char* who = stage);
 
     /*!
      * Per-sample SNR (dB) of a target of RCS sigma (m^2) at range R (m) by the radar
      * equation folded into one constant: SNR = K + 10 log10(sigma) - 40 log10(R), where
-     * K = radar_constant_db = 10 log10(Pt G^2 lambda^2 / ((4 pi)^3 k T0 B F L)) is the SNR
-     * of a 1 m^2 target at 1 m.
+     * K = radar_constant_db = 10 log10(Pt G^2 lambda^2 / ((4 pi)^3 k T0 B F L)) is the
+     * SNR of a 1 m^2 target at 1 m.
      */
+    /*!
+     * Amplitude a of an echo a s[n] whose per-sample SNR is snr_db: a^2 signal_power =
+     * P 10^(snr_db/10), P = noise_power, or 1 when that is 0 (a noise-free scene);
+     * signal_power = mean |s|^2 of the transmitted samples.
+     */
+    static double echo_amplitude(double snr_db, double noise_power, double signal_power);
+
     static double snr_from_rcs(double rcs_m2, double range_m, double radar_constant_db);
 
 private:
@@ -135,13 +167,13 @@ private:
 
     scene_config d_cfg;
     pulse_timing d_timing;
-    double d_ref_power;                 // P
-    double d_wave_power;                // mean |s|^2
-    std::vector<double> d_amplitude;    // a_i
-    std::vector<cfloat> d_clutter;      // clutter return, starting at d_clutter_delay
+    double d_ref_power;              // P
+    double d_wave_power;             // mean |s|^2
+    std::vector<double> d_amplitude; // a_i
+    std::vector<cfloat> d_clutter;   // clutter return, starting at d_clutter_delay
     std::uint64_t d_clutter_delay = 0;
     std::uint64_t d_pos = 0;
-    std::uint64_t d_rng[4]; // xoshiro256+ state (noise)
+    complex_noise d_noise;
 };
 
 } // namespace gpuradar::kernels

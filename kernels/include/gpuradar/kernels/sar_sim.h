@@ -28,13 +28,13 @@ std::vector<vec3> straight_path(vec3 start, vec3 end, std::size_t npulses);
 
 //! npulses positions on a circle of `radius` around `centre` (at height centre.z), from
 //! angle `start_rad` over `span_rad` (end excluded when span is a full turn).
-std::vector<vec3>
-circular_path(vec3 centre, double radius, double start_rad, double span_rad, std::size_t npulses);
+std::vector<vec3> circular_path(
+    vec3 centre, double radius, double start_rad, double span_rad, std::size_t npulses);
 
 struct radar {
-    double f0 = 10e9;        //!< reference (centre) frequency (Hz)
+    double f0 = 10e9;         //!< reference (centre) frequency (Hz)
     double bandwidth = 300e6; //!< range resolution c/(2B) is the sinc's first null (Hz)
-    double dr = 0.25;        //!< range bin spacing (m), usually c/(2 fs)
+    double dr = 0.25;         //!< range bin spacing (m), usually c/(2 fs)
     std::size_t nbins = 1024;
     //! Range of bin 0 (m) for every pulse; ignored when gate_centre is set.
     double r0 = 0;
@@ -51,8 +51,8 @@ struct radar {
 //! Range-compressed phase history with its geometry and the truth.
 struct phase_history {
     std::size_t npulses = 0, nbins = 0;
-    std::vector<cfloat> pulses;   //!< npulses x nbins, pulse-major
-    std::vector<double> geometry; //!< npulses x 6: x, y, z, r0, dr, f0 (DESIGN.md)
+    std::vector<cfloat> pulses;        //!< npulses x nbins, pulse-major
+    std::vector<double> geometry;      //!< npulses x 6: x, y, z, r0, dr, f0 (DESIGN.md)
     std::vector<point_target> targets; //!< the truth
 };
 
@@ -60,10 +60,12 @@ struct phase_history {
  * Sample k of pulse i (antenna A_i, gate r0_i):
  *   sum over targets t of  a_t sinc(2B (r0_i + k dr - R_it)/c) exp(-j 4 pi f0 R_it / c)
  * with R_it = |A_i - P_t| and sinc(x) = sin(pi x)/(pi x), plus noise. The phase is formed
- * in double with an exact reduction, so the data are good to float precision at any range.
+ * in double with an exact reduction, so the data are good to float precision at any
+ * range.
  */
-phase_history
-simulate(const std::vector<vec3>& path, const std::vector<point_target>& targets, const radar& r);
+phase_history simulate(const std::vector<vec3>& path,
+                       const std::vector<point_target>& targets,
+                       const radar& r);
 
 //! The pixel nearest a point on a grid (may lie outside the grid).
 struct pixel {

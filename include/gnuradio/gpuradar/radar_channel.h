@@ -1,0 +1,76 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef INCLUDED_GPURADAR_RADAR_CHANNEL_H
+#define INCLUDED_GPURADAR_RADAR_CHANNEL_H
+
+#include <gnuradio/gpuradar/api.h>
+#include <gnuradio/sync_block.h>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpuradar {
+
+/*!
+ * \brief Radar propagation channel: the transmit stream in, what the receiver sees out.
+ * \ingroup gpuradar
+ *
+ * In: the transmit timeline (gr_complex at samp_rate; pulse_tx_source in cpi burst mode,
+ * or any continuous stream). Out, sample n:
+ *
+ *   y[n] = noise + leakage x[n - s] + sum_i a_i x[n - s - D_i(n)] exp(-j 4 pi fc
+ * R_i(t)/c)
+ *
+ * t = n / fs, R_i(t) = ranges[i] - velocities[i] t (closing positive), D_i = round(2 R_i
+ * fs / c), s = system_delay, a_i from the per-sample SNR of the echo for an input of
+ * power tx_power: a_i^2 tx_power = noise_power 10^(snr/10) (noise_power 1 when 0), the
+ * same model and target lists as radar_scene_source (kernels/radar_channel.h).
+ *
+ * Tags: each `tx_time` tag becomes an `rx_time` tag on the same sample (a receiver
+ * sharing the transmitter's clock stamps that time there), so pulse_framer with
+ * trigger = rx_time anchors on the first burst; other tags are not passed on.
+ */
+class GPURADAR_API radar_channel : virtual public gr::sync_block
+{
+public:
+    typedef std::shared_ptr<radar_channel> sptr;
+
+    /*!
+     * \param samp_rate          sample rate (Hz, > 0)
+     * \param fc                 carrier (Hz, > 0): sets the Doppler
+     * \param ranges             target ranges at t = 0 (m, > 0), one per target
+     * \param velocities         radial velocities (m/s, closing positive), one per target
+     * \param amplitudes         per-sample echo SNR (dB) or RCS (m^2), one per target
+     * \param amplitude_unit     "snr_db" or "rcs_m2"
+     * \param radar_constant_db  rcs_m2 only: SNR (dB) of 1 m^2 at 1 m
+     * \param tx_power           mean |x|^2 of the input's pulse samples (> 0;
+     *                           pulse_tx_source: amplitude^2)
+     * \param noise_power        noise power per complex sample (>= 0)
+     * \param leakage_amplitude  gain of the direct transmit -> receive path (>= 0)
+     * \param system_delay       fixed receive-path delay (samples) of leakage and echoes
+     * \param seed               noise seed
+     * Throws std::invalid_argument naming the parameter or the target entry
+     * ("ranges[2]", "velocities": one entry per target).
+     */
+    static sptr make(double samp_rate,
+                     double fc,
+                     const std::vector<double>& ranges,
+                     const std::vector<double>& velocities,
+                     const std::vector<double>& amplitudes,
+                     const std::string& amplitude_unit = "snr_db",
+                     double radar_constant_db = 0.0,
+                     double tx_power = 1.0,
+                     double noise_power = 1.0,
+                     double leakage_amplitude = 0.0,
+                     unsigned int system_delay = 0,
+                     std::uint64_t seed = 1);
+
+    //! Linear echo amplitude a_i of each target.
+    virtual std::vector<double> echo_amplitudes() const = 0;
+};
+
+} // namespace gpuradar
+} // namespace gr
+
+#endif

@@ -1,0 +1,355 @@
+/* The pulse framer's state machine (see pulse_framer.h). */
+#include "param_check.h"
+#include <gpuradar/kernels/pulse_framer.h>
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace gpuradar::kernels {
+
+trigger_mode parse_trigger_mode(const std::string& name, const char* stage)
+{
+    if (name == "rx_time")
+        return trigger_mode::rx_time;
+    if (name == "tag")
+        return trigger_mode::tag;
+    if (name == "threshold")
+        return trigger_mode::threshold;
+    if (name == "free")
+        return trigger_mode::free;
+    detail::throw_invalid(
+        stage, "trigger", "one of rx_time, tag, threshold, free", "'" + name + "'");
+}
+
+const char* to_string(trigger_mode m)
+{
+    switch (m) {
+    case trigger_mode::rx_time:
+        return "rx_time";
+    case trigger_mode::tag:
+        return "tag";
+    case trigger_mode::threshold:
+        return "threshold";
+    case trigger_mode::free:
+        return "free";
+    }
+    return "?";
+}
+
+namespace {
+framer_config checked(const framer_config& c)
+{
+    constexpr const char* stage = "pulse_framer";
+    if (c.npulses < 1)
+        detail::throw_invalid(stage, "npulses", ">= 1", c.npulses);
+    if (!(c.fs > 0.0) || !std::isfinite(c.fs))
+        detail::throw_invalid(stage, "fs", "> 0 and finite (Hz)", c.fs);
+    if (!(c.fc > 0.0) || !std::isfinite(c.fc))
+        detail::throw_invalid(stage, "fc", "> 0 and finite (Hz)", c.fc);
+    if (c.trigger == trigger_mode::threshold &&
+        (!(c.threshold > 0.0) || !std::isfinite(c.threshold)))
+        detail::throw_invalid(stage,
+                              "threshold",
+                              "> 0 and finite (|x|^2) with trigger=threshold",
+                              c.threshold);
+    return c;
+}
+} // namespace
+
+pulse_framer::pulse_framer(const framer_config& cfg, std::unique_ptr<framer_copy> copy)
+    : d_cfg(checked(cfg)),
+      d_timing(cfg.pri_samples, cfg.gate_start, cfg.nrange, "pulse_framer"),
+      d_copy(copy
+                 ? std::move(copy)
+                 : framer_copy::make(backend::cpu, std::size_t(cfg.npulses) * cfg.nrange))
+{
+    d_batch.reserve(cfg.npulses);
+    if (cfg.trigger == trigger_mode::free)
+        anchor_at(0);
+}
+
+void pulse_framer::set_threshold(double level)
+{
+    framer_config c = d_cfg;
+    c.threshold = level;
+    d_cfg = checked(c);
+}
+
+double pulse_framer::r0() const
+{
+    return static_cast<double>(d_cfg.gate_start) * pulse_timing::speed_of_light /
+           (2.0 * d_cfg.fs);
+}
+
+void pulse_framer::anchor_at(std::uint64_t abs_offset)
+{
+    d_anchored = true;
+    d_anchor_virt = abs_offset + d_shift;
+    d_pulse = 0;
+    d_in_cpi = 0;
+    d_batch.clear(); // gates of a discarded or finished CPI
+}
+
+std::uint64_t pulse_framer::gate_abs(std::uint64_t k) const
+{
+    return d_anchor_virt + d_timing.gate_begin(k) - d_shift;
+}
+
+std::uint64_t pulse_framer::samples_needed() const
+{
+    if (!d_anchored)
+        return 1;
+    const std::uint64_t end = gate_abs(d_pulse) + d_cfg.nrange;
+    return end > d_pos ? end - d_pos : 1;
+}
+
+pulse_framer::time_check
+pulse_framer::check_time(const framer_event& e, std::int64_t& lost, std::string& why)
+{
+    lost = 0;
+    if (!d_has_time || e.offset == d_time_offset) {
+        d_has_time = true;
+        d_time_offset = e.offset;
+        d_time = e.time;
+        return time_check::continuous;
+    }
+    const time_spec expected = add_samples(
+        d_time, static_cast<std::int64_t>(e.offset - d_time_offset), d_cfg.fs);
+    const double delta = samples_between(expected, e.time, d_cfg.fs);
+    d_time_offset = e.offset;
+    d_time = e.time;
+    if (std::fabs(delta) <= time_tolerance_samples)
+        return time_check::continuous;
+    const double whole = std::round(delta);
+    std::ostringstream s;
+    if (delta > 0 && std::fabs(delta - whole) <= time_tolerance_samples) {
+        lost = static_cast<std::int64_t>(whole);
+        s << "rx_time at sample " << e.offset << " is " << lost
+          << " samples later than the sample count (samples lost upstream, overflow)";
+        why = s.str();
+        return time_check::gap;
+    }
+    s << "rx_time at sample " << e.offset << " jumps by " << delta
+      << " samples against the sample count (not a whole number of lost samples)";
+    why = s.str();
+    return time_check::discontinuity;
+}
+
+void pulse_framer::flush_gates(const cfloat* in)
+{
+    // One call for all the gates taken since the last flush (one 2-D copy on the GPU).
+    if (!d_batch.empty())
+        d_copy->gather(
+            d_copy->staging() + d_batch_slot * d_cfg.nrange, in, d_batch, d_cfg.nrange);
+    d_batch.clear();
+}
+
+void pulse_framer::drop_partial(std::uint64_t at,
+                                const std::string& why,
+                                framer_result& r)
+{
+    framer_drop d;
+    d.index = d_index++;
+    d.pulses = d_in_cpi;
+    d.offset = at;
+    d.reason = why;
+    r.drops.push_back(std::move(d));
+    ++d_dropped;
+    d_in_cpi = 0;
+    d_batch.clear(); // gates of a discarded or finished CPI
+}
+
+bool pulse_framer::scan_rising(const cfloat* in,
+                               std::uint64_t offset,
+                               std::uint64_t from,
+                               std::uint64_t to,
+                               std::uint64_t& found)
+{
+    const float level = static_cast<float>(d_cfg.threshold);
+    for (std::uint64_t i = from; i < to; ++i) {
+        const int above = std::norm(in[i - offset]) > level ? 1 : 0;
+        const bool rising = above == 1 && d_prev_level == 0;
+        d_prev_level = above;
+        if (rising) {
+            found = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+framer_result pulse_framer::process(const cfloat* in,
+                                    std::uint64_t offset,
+                                    std::size_t n,
+                                    const std::vector<framer_event>& events,
+                                    cfloat* out,
+                                    std::size_t max_cpis)
+{
+    framer_result r;
+    const std::uint64_t end = offset + n;
+    std::uint64_t pos = std::max(offset, d_pos);
+    std::size_t ei = 0;
+    while (ei < events.size() && events[ei].offset < pos)
+        ++ei; // already handled (a caller passing old events)
+
+    for (;;) {
+        if (!d_anchored) {
+            if (!seek_anchor(in, offset, end, events, ei, pos))
+                break;
+            continue;
+        }
+        if (r.cpis.size() >= max_cpis)
+            break;
+        const std::uint64_t gs = gate_abs(d_pulse);
+        const std::uint64_t ge = gs + d_cfg.nrange;
+        if (ei < events.size() && events[ei].offset < ge) {
+            on_event_while_anchored(events[ei++], gs, pos, r);
+            continue;
+        }
+        if (gs < pos) {
+            skip_consumed_gate(pos, r);
+            continue;
+        }
+        if (ge > end) {
+            pos = std::max(pos, std::min(gs, end));
+            break;
+        }
+        take_gate(in, offset, gs, out, r);
+        pos = ge;
+    }
+    flush_gates(in); // `in` is gone after this call
+    d_pos = pos;
+    r.consumed = pos - offset;
+    return r;
+}
+
+bool pulse_framer::seek_anchor(const cfloat* in,
+                               std::uint64_t offset,
+                               std::uint64_t end,
+                               const std::vector<framer_event>& events,
+                               std::size_t& ei,
+                               std::uint64_t& pos)
+{
+    const std::uint64_t next_ev = ei < events.size() ? events[ei].offset : end;
+    if (d_cfg.trigger == trigger_mode::threshold) {
+        std::uint64_t found = 0;
+        if (scan_rising(in, offset, pos, std::min(next_ev, end), found)) {
+            anchor_at(found);
+            pos = found;
+            return true;
+        }
+    }
+    if (ei >= events.size()) {
+        pos = end;
+        return false;
+    }
+    const framer_event& e = events[ei++];
+    pos = e.offset;
+    if (e.type == framer_event::kind::rx_time) {
+        std::int64_t lost;
+        std::string why;
+        if (check_time(e, lost, why) != time_check::continuous)
+            d_prev_level = -1; // no edge across a gap
+        if (lost > 0)
+            d_lost += static_cast<std::uint64_t>(lost);
+        if (d_cfg.trigger == trigger_mode::rx_time)
+            anchor_at(e.offset);
+    } else if (d_cfg.trigger == trigger_mode::tag) {
+        anchor_at(e.offset);
+    }
+    return true;
+}
+
+void pulse_framer::on_event_while_anchored(const framer_event& e,
+                                           std::uint64_t gs,
+                                           std::uint64_t& pos,
+                                           framer_result& r)
+{
+    if (e.type != framer_event::kind::rx_time)
+        return; // triggers are ignored while anchored
+    std::int64_t lost;
+    std::string why;
+    const time_check tc = check_time(e, lost, why);
+    if (tc == time_check::continuous)
+        return;
+    if (lost > 0)
+        d_lost += static_cast<std::uint64_t>(lost);
+    const bool begun = d_in_cpi > 0 || e.offset > gs;
+    if (begun)
+        drop_partial(e.offset, why, r);
+    d_in_cpi = 0;
+    d_batch.clear(); // gates of a discarded or finished CPI
+    pos = std::max(pos, e.offset);
+    const bool keeps_schedule =
+        d_cfg.trigger == trigger_mode::rx_time || d_cfg.trigger == trigger_mode::free;
+    if (keeps_schedule && tc == time_check::gap) {
+        d_shift += static_cast<std::uint64_t>(lost);
+        // First pulse whose gate lies wholly after the gap.
+        d_pulse = std::max(d_pulse, first_pulse_from(e.offset));
+    } else if (keeps_schedule) {
+        anchor_at(e.offset);
+    } else {
+        d_anchored = false;
+        d_prev_level = -1;
+    }
+}
+
+void pulse_framer::skip_consumed_gate(std::uint64_t pos, framer_result& r)
+{
+    // Never build a CPI across samples a caller skipped.
+    if (d_in_cpi > 0)
+        drop_partial(pos, "input skipped before a gate was complete", r);
+    d_pulse = std::max(d_pulse + 1, first_pulse_from(pos));
+}
+
+std::uint64_t pulse_framer::first_pulse_from(std::uint64_t abs_offset) const
+{
+    const std::uint64_t virt = abs_offset + d_shift;
+    const std::uint64_t origin = d_anchor_virt + d_cfg.gate_start;
+    return d_timing.first_pulse_at_or_after(virt > origin ? virt - origin : 0);
+}
+
+void pulse_framer::take_gate(const cfloat* in,
+                             std::uint64_t offset,
+                             std::uint64_t gs,
+                             cfloat* out,
+                             framer_result& r)
+{
+    if (d_in_cpi == 0)
+        begin_cpi(gs);
+    if (d_batch.empty())
+        d_batch_slot = d_in_cpi;
+    d_batch.push_back(gs - offset); // copied by flush_gates, in one batch
+    ++d_in_cpi;
+    ++d_pulse;
+    if (d_in_cpi == d_cfg.npulses)
+        finish_cpi(in, out, r);
+}
+
+void pulse_framer::begin_cpi(std::uint64_t gs)
+{
+    d_current = framer_cpi{};
+    d_current.first_pulse = d_pulse;
+    d_current.pulse_offset =
+        static_cast<std::int64_t>(gs) - static_cast<std::int64_t>(d_cfg.gate_start);
+    d_current.has_time = d_has_time;
+    if (d_has_time)
+        d_current.rx_time =
+            add_samples(d_time,
+                        d_current.pulse_offset - static_cast<std::int64_t>(d_time_offset),
+                        d_cfg.fs);
+}
+
+void pulse_framer::finish_cpi(const cfloat* in, cfloat* out, framer_result& r)
+{
+    const std::uint64_t cpi_len = d_cfg.npulses * d_cfg.nrange;
+    flush_gates(in);
+    d_copy->copy(out + r.cpis.size() * cpi_len, d_copy->staging(), cpi_len);
+    d_current.index = d_index++;
+    r.cpis.push_back(d_current);
+    ++d_emitted;
+    d_in_cpi = 0;
+    d_batch.clear(); // gates of a discarded or finished CPI
+}
+
+} // namespace gpuradar::kernels

@@ -1,0 +1,127 @@
+/* The work() of the blocks that process whole CPIs of input 0 (internal). */
+#ifndef INCLUDED_GPURADAR_CPI_BLOCK_H
+#define INCLUDED_GPURADAR_CPI_BLOCK_H
+
+#include "cpi_sequencer.h"
+#include "cpi_tag.h"
+#include "gpu_stream_owner.h"
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace gr {
+namespace gpuradar {
+
+//! How a CPI block's input and output items make up a CPI.
+struct cpi_framing {
+    std::uint64_t in_per_cpi = 1;  //!< input items per CPI
+    std::uint64_t out_per_cpi = 1; //!< output items per CPI
+    std::size_t in_item = 1;       //!< elements (In) per input item
+    std::size_t out_item = 1;      //!< elements (Out) per output item
+    std::uint64_t npulses = 1;     //!< the CPI's shape, checked against its cpi tag
+    std::uint64_t nrange = 1;
+    const char* unit = "pulses"; //!< what an input item is, for the drop log
+    //! Wait for the writer of each CPI's input just before it (wait_for_input) rather
+    //! than for the whole input at the start of work().
+    bool wait_per_cpi = false;
+};
+
+/*!
+ * Base of pulse_compression, corner_turn, doppler_filter and pulse_doppler_processor
+ * (as cfar_block is for the detectors): one general_work() for all of them. Per call it
+ * runs as many whole CPIs as input and output room allow, framed by cpi_sequencer
+ * (DESIGN.md, Streams and the CPI: partial and mis-shaped CPIs dropped and counted), with
+ * the device-stream protocol of gpu_stream_owner around them. The block supplies
+ * process_cpi(), which runs its kernels on one CPI and tags its output, and may do
+ * more after each call in after_work(). The derived block initialises gr::block (a
+ * virtual base) and sets its output multiple, relative rate and tag policy.
+ */
+template <class Api, class In, class Out>
+class cpi_block : public Api, public gpu_stream_owner
+{
+public:
+    std::uint64_t dropped_cpis() const override { return d_sequencer.dropped(); }
+    std::string backend() const override { return kernels::to_string(d_backend); }
+
+    void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
+    {
+        ninput_items_required[0] = static_cast<int>(
+            (noutput_items / d_framing.out_per_cpi) * d_framing.in_per_cpi);
+    }
+
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override
+    {
+        begin_work(d_framing.wait_per_cpi); // before any kernel touches the buffers
+        const auto* in = static_cast<const In*>(input_items[0]);
+        auto* out = static_cast<Out*>(output_items[0]);
+        const std::uint64_t read0 = this->nitems_read(0);
+        const std::uint64_t written0 = this->nitems_written(0);
+        const int ncpi = static_cast<int>(
+            std::min(std::uint64_t(noutput_items) / d_framing.out_per_cpi,
+                     std::uint64_t(ninput_items[0]) / d_framing.in_per_cpi));
+        const auto r = run_whole_cpis(
+            d_sequencer,
+            read0,
+            ncpi,
+            this->d_logger,
+            d_framing.unit,
+            [this](std::vector<gr::tag_t>& t, std::uint64_t a, std::uint64_t b) {
+                this->get_tags_in_range(t, 0, a, b, cpi_tag_key());
+            },
+            [&](std::uint64_t consumed, int cpi, const pmt::pmt_t& dict) {
+                if (d_framing.wait_per_cpi)
+                    wait_for_input(read0 + consumed + d_framing.in_per_cpi);
+                cpi_io io;
+                io.in = in + consumed * d_framing.in_item;
+                io.out =
+                    out + std::uint64_t(cpi) * d_framing.out_per_cpi * d_framing.out_item;
+                io.in_start = read0 + consumed;
+                io.out_start = written0 + std::uint64_t(cpi) * d_framing.out_per_cpi;
+                io.dict = dict;
+                process_cpi(io);
+            });
+        const int produced = r.cpis * static_cast<int>(d_framing.out_per_cpi);
+        finish_work(produced);
+        after_work();
+        this->consume_each(static_cast<int>(r.consumed));
+        return produced;
+    }
+
+protected:
+    cpi_block(const char* block_name,
+              kernels::backend backend,
+              const cpi_framing& framing)
+        : gpu_stream_owner(backend, block_name),
+          d_backend(backend),
+          d_framing(framing),
+          d_sequencer(framing.in_per_cpi, framing.npulses, framing.nrange)
+    {
+    }
+
+    //! One CPI: its input, where its output goes, their absolute item offsets and the
+    //! CPI's dict (from its cpi tag, or made by the sequencer).
+    struct cpi_io {
+        const In* in = nullptr;
+        Out* out = nullptr;
+        std::uint64_t in_start = 0;
+        std::uint64_t out_start = 0;
+        pmt::pmt_t dict;
+    };
+    virtual void process_cpi(const cpi_io& io) = 0;
+    //! After each work() call's CPIs (and finish_work()).
+    virtual void after_work() {}
+
+    const kernels::backend d_backend;
+    const cpi_framing d_framing;
+
+private:
+    cpi_sequencer d_sequencer;
+};
+
+} // namespace gpuradar
+} // namespace gr
+
+#endif

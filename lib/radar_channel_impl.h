@@ -1,0 +1,32 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef INCLUDED_GPURADAR_RADAR_CHANNEL_IMPL_H
+#define INCLUDED_GPURADAR_RADAR_CHANNEL_IMPL_H
+
+#include <gnuradio/gpuradar/radar_channel.h>
+#include <gpuradar/kernels/radar_channel.h>
+
+namespace gr {
+namespace gpuradar {
+
+namespace kernels = ::gpuradar::kernels;
+
+class radar_channel_impl : public radar_channel
+{
+public:
+    explicit radar_channel_impl(kernels::radar_channel channel);
+
+    std::vector<double> echo_amplitudes() const override;
+
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override;
+
+private:
+    kernels::radar_channel d_channel;
+};
+
+} // namespace gpuradar
+} // namespace gr
+
+#endif
