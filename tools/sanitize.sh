@@ -34,7 +34,7 @@ stamp "build done (${#targets[@]} targets)"
 # gets the shared one preloaded.
 asan_rt="$(clang -print-file-name=libclang_rt.asan-x86_64.so)"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-export ASAN_OPTIONS="halt_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1"
+export ASAN_OPTIONS="halt_on_error=1:detect_stack_use_after_return=1"
 export LSAN_OPTIONS="suppressions=$PWD/tools/sanitizer/lsan.supp:print_suppressions=0"
 ctest --test-dir "$build" --output-on-failure -j"$jobs" -R '^(kernels_test_|lib_test_)' \
     -E '_gpu$'
