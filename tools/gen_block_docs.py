@@ -81,6 +81,14 @@ tb.run()   # image.data(): ny rows of nx complex pixels''',
     "multiply_const": '''
 gain = gpuradar.multiply_const(0.5 + 0j, 1024, "auto")
 tb.connect(src, gain, dst)      # complex vectors of 1024; gain.set_k(...) while running''',
+    "zmq_source": '''
+# process 1 (sender): ... -> zeromq.push_sink(gr.sizeof_gr_complex, 1,
+#     "ipc:///run/user/1000/gpuradar/radar.sock", 100, True)      # binds, tags passed
+# process 2 (this one), after: mkdir -m 700 /run/user/1000/gpuradar
+src = gpuradar.zmq_source(gr.sizeof_gr_complex, 1, "ipc:///run/user/1000/gpuradar/radar.sock")
+tb.connect(src, framer)           # framer: a pulse_framer with trigger "rx_time"
+tb.start()
+# ... later: src.received_items(), src.dropped_messages(), src.drop_counts()''',
     "range_doppler_sink": '''
 # QT GUI flowgraph (a QApplication exists): the processor's tap feeds the display while
 # its stream output stays on the GPU for the CFAR

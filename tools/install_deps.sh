@@ -13,6 +13,13 @@ packages=(
     python3-pyqt5
     python3-pyqtgraph
     clang-format-14
+    libzmq3-dev
+    cppzmq-dev
+    clang
+    libclang-rt-14-dev
+    python3-hypothesis
+    python3-zmq
+    valgrind
 )
 missing=()
 for p in "${packages[@]}"; do

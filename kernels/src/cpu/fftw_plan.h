@@ -1,12 +1,14 @@
 /*
  * RAII FFTW (single precision) plans for the CPU twins (internal). FFTW's planner is not
- * thread-safe, so plans are made and destroyed under one process-wide mutex; executing
- * a plan with new-array execute is thread-safe.
+ * thread-safe, so plans are made and destroyed under one process-wide mutex
+ * (fftw_planner.h: GNU Radio's when the blocks are loaded); executing a plan with
+ * new-array execute is thread-safe.
  */
 #ifndef INCLUDED_GPURADAR_KERNELS_FFTW_PLAN_H
 #define INCLUDED_GPURADAR_KERNELS_FFTW_PLAN_H
 
 #include <fftw3.h>
+#include <gpuradar/kernels/fftw_planner.h>
 #include <complex>
 #include <memory>
 #include <mutex>
@@ -15,11 +17,7 @@
 
 namespace gpuradar::kernels::detail {
 
-inline std::mutex& fftw_planner_mutex()
-{
-    static std::mutex m;
-    return m;
-}
+using kernels::fftw_planner_mutex; // GNU Radio's planner mutex in the blocks
 
 //! fftwf_malloc'd array (SIMD-aligned), freed with fftwf_free.
 struct fftwf_deleter {
