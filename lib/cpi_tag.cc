@@ -71,11 +71,29 @@ bool cpi_rx_time_seconds(const pmt::pmt_t& dict, double* seconds)
     return true;
 }
 
+namespace {
+
+// dict_add throws pmt::wrong_type on a plain list of pairs (not made by make_dict) and on
+// a dict whose elements are not all key/value pairs; either can arrive from outside.
+bool is_proper_dict(pmt::pmt_t d)
+{
+    if (!pmt::is_dict(d))
+        return false;
+    for (; pmt::is_pair(d); d = pmt::cdr(d))
+        if (!pmt::is_pair(pmt::car(d)))
+            return false;
+    return pmt::is_null(d);
+}
+
+} // namespace
+
 pmt::pmt_t
 with_doppler_axis(const pmt::pmt_t& dict, std::uint64_t ndoppler, bool fftshift)
 {
+    // A malformed upstream cpi value is replaced rather than thrown on in work().
+    const pmt::pmt_t base = is_proper_dict(dict) ? dict : pmt::make_dict();
     pmt::pmt_t d =
-        pmt::dict_add(dict, pmt::intern("ndoppler"), pmt::from_uint64(ndoppler));
+        pmt::dict_add(base, pmt::intern("ndoppler"), pmt::from_uint64(ndoppler));
     return pmt::dict_add(d, pmt::intern("fftshift"), pmt::from_bool(fftshift));
 }
 

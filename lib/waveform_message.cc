@@ -39,10 +39,15 @@ std::vector<gr_complex> waveform_from_message(const pmt::pmt_t& msg, double samp
             "pulse_width and, for lfm, bandwidth (and up)");
     const auto number = [&](const char* key) {
         const auto v = pmt::dict_ref(msg, pmt::mp(key), pmt::PMT_NIL);
-        if (!pmt::is_number(v))
-            throw std::invalid_argument(std::string("waveform message: '") + key +
-                                        "' missing or not a number");
-        return pmt::to_double(v);
+        // pmt::to_double throws pmt::wrong_type on a uint64, so each real kind by itself.
+        if (pmt::is_real(v))
+            return pmt::to_double(v);
+        if (pmt::is_uint64(v))
+            return static_cast<double>(pmt::to_uint64(v));
+        if (pmt::is_integer(v))
+            return static_cast<double>(pmt::to_long(v));
+        throw std::invalid_argument(std::string("waveform message: '") + key +
+                                    "' missing or not a real number");
     };
     const auto code_pmt = pmt::dict_ref(msg, pmt::mp("waveform"), pmt::mp("lfm"));
     if (!pmt::is_symbol(code_pmt))

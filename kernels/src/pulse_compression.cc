@@ -4,6 +4,7 @@
 #include "param_check.h"
 #include "pulse_compression_backends.h"
 #include <gpuradar/kernels/pulse_compression.h>
+#include <gpuradar/kernels/waveform.h>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -59,6 +60,7 @@ lfm_chirp(double bandwidth_hz, double pulse_width_s, double sample_rate_hz, bool
             "pulse_width_s",
             "at least one sample (pulse_width_s * sample_rate_hz >= 0.5)",
             pulse_width_s);
+    check_waveform_length(samples, stage, "pulse_width_s");
     using detail::pi;
     const auto n = static_cast<std::size_t>(samples);
     const double k = (up ? 1.0 : -1.0) * bandwidth_hz / pulse_width_s;

@@ -3,6 +3,7 @@
 #include <gpuradar/kernels/pulse_compression.h>
 #include <gpuradar/kernels/waveform.h>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 namespace gpuradar::kernels {
@@ -34,6 +35,18 @@ std::size_t code_length(const std::string& code, const std::string& name)
 }
 
 } // namespace
+
+void check_waveform_length(double samples, const char* stage, const char* param)
+{
+    if (samples <= static_cast<double>(max_waveform_samples))
+        return;
+    std::ostringstream limit;
+    limit << "at most " << max_waveform_samples << " samples long ("
+          << (max_waveform_samples * sizeof(cfloat) >> 20) << " MiB); the pulse would be "
+          << samples << " samples, " << samples * sizeof(cfloat) / double(1 << 30)
+          << " GiB";
+    detail::throw_invalid(stage, param, limit.str(), samples);
+}
 
 std::vector<int> barker_code(std::size_t n, const char* stage)
 {
@@ -69,6 +82,7 @@ std::vector<double> frank_phases(std::size_t n, const char* stage)
                               "waveform",
                               "a Frank code frank:N with N = M^2, M >= 2 (4, 9, 16, ...)",
                               "frank:" + std::to_string(n));
+    check_waveform_length(static_cast<double>(n), stage, "waveform");
     std::vector<double> ph(n);
     for (std::size_t p = 0; p < m; ++p)
         for (std::size_t q = 0; q < m; ++q) {
@@ -84,6 +98,7 @@ std::vector<double> p4_phases(std::size_t n, const char* stage)
     if (n < 2)
         detail::throw_invalid(
             stage, "waveform", "a P4 code p4:N with N >= 2", "p4:" + std::to_string(n));
+    check_waveform_length(static_cast<double>(n), stage, "waveform");
     std::vector<double> ph(n);
     for (std::size_t k = 0; k < n; ++k) {
         // pi k^2 / N - pi k = pi (k^2 mod 2N) / N - pi k, reduced exactly in integers.
@@ -109,6 +124,8 @@ std::size_t samples_per_chip(std::size_t nchips,
                                   std::to_string(0.5 * nchips / sample_rate_hz) +
                                   " s (at least one sample per chip)",
                               pulse_width_s);
+    check_waveform_length(
+        std::round(per_chip) * static_cast<double>(nchips), stage, "pulse_width");
     return static_cast<std::size_t>(std::llround(per_chip));
 }
 

@@ -185,5 +185,24 @@ TEST(Waveform, test_006_bad_codes)
                    "gpuradar::blk (lfm)");
 }
 
+// A pulse-width typo (100 s instead of 100 us) must be refused by its length, naming the
+// parameter and the memory, before the pulse is built: each call returns at once.
+TEST(Waveform, test_007_too_long_refused_before_building)
+{
+    const double fs = 10e6;
+    expect_invalid([&] { kernels::lfm_chirp(5e6, 100.0, fs, true); }, "GiB");
+    expect_invalid([&] { kernels::make_waveform("lfm", 5e6, 100.0, fs, true, "blk"); },
+                   "pulse_width_s",
+                   "gpuradar::blk (lfm)");
+    // Large enough to overflow any integer sample count.
+    expect_invalid([&] { kernels::make_waveform("lfm", 5e6, 1e300, fs); }, "at most");
+    expect_invalid([&] { kernels::make_waveform("p4:1024", 0.0, 100.0, fs); },
+                   "pulse_width");
+    // The longest pulse allowed is still built.
+    const double longest = double(kernels::max_waveform_samples) / fs;
+    EXPECT_EQ(kernels::make_waveform("barker:13", 0.0, longest, fs).size(),
+              13 * std::size_t(std::llround(longest * fs / 13)));
+}
+
 } // namespace
 } // namespace gpuradar::test

@@ -22,6 +22,19 @@ namespace gpuradar::kernels {
  */
 extern const char* const waveform_codes;
 
+/*!
+ * The longest pulse any waveform may have, in samples (2^24: 128 MiB of complex float, a
+ * 1.7 s pulse at 10 MHz). Every length is checked against it before anything is
+ * allocated, so a pulse-width typo is an error naming the parameter and the memory it
+ * would need, not a multi-gigabyte allocation.
+ */
+constexpr std::size_t max_waveform_samples = std::size_t(1) << 24;
+
+//! Throws std::invalid_argument naming `stage` and `param` (with the memory the pulse
+//! would take) when `samples` (a real number, so that overflow cannot hide) exceeds
+//! max_waveform_samples.
+void check_waveform_length(double samples, const char* stage, const char* param);
+
 //! Binary Barker code of length n (+1 / -1 chips). Throws std::invalid_argument naming
 //! `stage` and "waveform" for a length without a Barker code.
 std::vector<int> barker_code(std::size_t n, const char* stage = "waveform");
