@@ -1,0 +1,87 @@
+/* Stripmap SAR focusing by the Chirp Scaling Algorithm (Raney et al. 1994). */
+#ifndef INCLUDED_GPURADAR_KERNELS_CSA_H
+#define INCLUDED_GPURADAR_KERNELS_CSA_H
+
+#include <gpuradar/kernels/backend.h>
+#include <gpuradar/kernels/cuda_resources.h>
+#include <gpuradar/kernels/stripmap.h>
+#include <gpuradar/kernels/window.h>
+#include <cstddef>
+#include <memory>
+
+namespace gpuradar::kernels {
+
+/*!
+ * \brief Chirp-scaling focusing of one azimuth block of raw stripmap echoes.
+ *
+ * Input: `naz` pulses x p.nrange uncompressed echoes (stripmap_params conventions),
+ * pulse-major. Output: the focused image, naz rows x p.nrange columns, row-major, in
+ * zero-Doppler geometry: row i is the along-track position of pulse i, column k the
+ * closest-approach slant range near_range + k c / (2 fs). A point target at (y, R0)
+ * peaks at row (y - y_0) PRF / v, column (R0 - near_range) / (c / (2 fs)).
+ *
+ * Steps: azimuth FFT; chirp-scaling phase (range-Doppler domain); range FFT; range
+ * compression with secondary range compression and bulk RCMC (2-D frequency domain);
+ * range IFFT; residual phase correction and azimuth compression (range-Doppler domain);
+ * azimuth IFFT. Phase functions are computed from the parameters at construction (both
+ * backends from the same double-precision formulas); the FFT shifts are folded into them.
+ *
+ * Range and azimuth windows (window.h) taper the processed bandwidths: the range window
+ * over the chirp's band, the azimuth window over the 3 dB Doppler bandwidth around the
+ * Doppler centroid.
+ *
+ * The first and last aperture_pulses(range)/2 rows of a block are only partly focused
+ * (the synthetic aperture runs off the block): a stream is focused in blocks that
+ * overlap by at least one aperture (the sar_focus block does this).
+ */
+class csa
+{
+public:
+    struct options {
+        window_spec range_window;   //!< default rectangular
+        window_spec azimuth_window; //!< default rectangular
+        //! Reference range of the chirp scaling (m); 0: the centre of the range window.
+        double reference_range_m = 0.0;
+        //! Effective velocity (m/s); 0: the platform's velocity (flat-earth, airborne).
+        double effective_velocity_mps = 0.0;
+    };
+
+    /*!
+     * \param b      backend; CUDA queues its work on `stream` and does not wait
+     * \param p      acquisition (validated)
+     * \param naz    pulses per block, a length cuFFT/FFTW handle well; must be at least
+     *               the synthetic aperture at the far range (else std::invalid_argument
+     *               naming `naz` with the aperture in pulses)
+     * Throws std::invalid_argument naming the parameter, before anything is allocated.
+     */
+    static std::unique_ptr<csa> make(backend b,
+                                     const stripmap_params& p,
+                                     std::size_t naz,
+                                     const options& o,
+                                     stream_ref stream = stream_ref());
+
+    virtual ~csa() = default;
+
+    /*!
+     * Focuses one block. `raw` and `image` are naz x nrange complex (device pointers on
+     * CUDA; they may not alias). CUDA returns once the work is queued.
+     */
+    virtual void run(const cfloat* raw, cfloat* image) = 0;
+
+    const stripmap_params& params() const { return d_params; }
+    std::size_t naz() const { return d_naz; }
+    const options& get_options() const { return d_options; }
+
+protected:
+    csa(const stripmap_params& p, std::size_t naz, const options& o)
+        : d_params(p), d_naz(naz), d_options(o)
+    {
+    }
+    const stripmap_params d_params;
+    const std::size_t d_naz;
+    const options d_options;
+};
+
+} // namespace gpuradar::kernels
+
+#endif
