@@ -1,11 +1,37 @@
 #include "../framer_copy_backends.h"
 #include "cuda_check.h"
+#include "launch.h"
 #include <cuda_runtime.h>
+#include <algorithm>
+#include <cstring>
 
 namespace gpuradar::kernels::detail {
 namespace {
 
 constexpr const char* who = "gpuradar::pulse_framer (cuda)";
+
+// Grid-stride copy that writes non-finite samples as 0. Each warp sums its lanes' counts
+// and adds them to *count with one atomic, and only when it saw any: clean data costs no
+// atomics at all. blockDim.x is a multiple of 32, so every lane reaches the shuffles.
+__global__ void copy_finite_kernel(float2* __restrict__ dst,
+                                   const float2* __restrict__ src,
+                                   std::size_t n,
+                                   unsigned long long* count)
+{
+    unsigned int bad = 0;
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        const float2 v = src[i];
+        const bool finite = isfinite(v.x) && isfinite(v.y);
+        dst[i] = finite ? v : make_float2(0.0f, 0.0f);
+        bad += finite ? 0u : 1u;
+    }
+    for (int lanes = 16; lanes > 0; lanes /= 2)
+        bad += __shfl_down_sync(0xffffffffu, bad, lanes);
+    if ((threadIdx.x & 31u) == 0 && bad != 0)
+        atomicAdd(count, static_cast<unsigned long long>(bad));
+}
 
 class framer_copy_cuda final : public framer_copy
 {
@@ -13,6 +39,7 @@ public:
     framer_copy_cuda(std::size_t cpi_samples, stream_ref stream)
         : d_staging(cpi_samples * sizeof(cfloat)), d_stream(stream)
     {
+        grow_counts(initial_slots);
     }
     cfloat* staging() override { return d_staging.as<cfloat>(); }
 
@@ -51,19 +78,86 @@ public:
                                                 native(d_stream)));
     }
 
-    void copy(cfloat* dst, const cfloat* src, std::size_t n) override
+    void copy_finite(cfloat* dst,
+                     const cfloat* src,
+                     std::size_t n,
+                     std::size_t slot) override
     {
+        if (slot >= d_slots)
+            grow_counts(std::max(2 * d_slots, slot + 1));
+        if (n == 0)
+            return;
+        auto* count = d_counts.as<unsigned long long>() + slot;
+        copy_finite_kernel<<<elementwise_blocks(n),
+                             elementwise_threads,
+                             0,
+                             native(d_stream)>>>(reinterpret_cast<float2*>(dst),
+                                                 reinterpret_cast<const float2*>(src),
+                                                 n,
+                                                 count);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_finite_kernel");
+        // Behind the CPI's copy; read only in take_nonfinite().
         GPURADAR_CUDA_CHECK(who,
-                            cudaMemcpyAsync(dst,
-                                            src,
-                                            n * sizeof(cfloat),
-                                            cudaMemcpyDeviceToDevice,
+                            cudaMemcpyAsync(d_host_counts.as<std::uint64_t>() + slot,
+                                            count,
+                                            sizeof(std::uint64_t),
+                                            cudaMemcpyDeviceToHost,
                                             native(d_stream)));
     }
 
+    void take_nonfinite(std::uint64_t* counts, std::size_t n) override
+    {
+        d_counts_copied.record(d_stream);
+        d_counts_copied.synchronize();
+        const auto* host = d_host_counts.as<std::uint64_t>();
+        for (std::size_t i = 0; i < n; ++i)
+            counts[i] = i < d_slots ? host[i] : 0;
+        zero_counts();
+    }
+
 private:
+    static constexpr std::size_t initial_slots = 8;
+
+    void zero_counts()
+    {
+        std::memset(d_host_counts.get(), 0, d_host_counts.size());
+        GPURADAR_CUDA_CHECK(
+            who,
+            cudaMemsetAsync(d_counts.get(), 0, d_counts.size(), native(d_stream)));
+    }
+
+    // More slots than a process() call has used so far (rare: the first calls only).
+    // The counts queued so far move to the larger arrays; the old ones are freed only
+    // after the stream is done with them.
+    void grow_counts(std::size_t slots)
+    {
+        const auto s = native(d_stream);
+        GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(s));
+        device_memory counts(slots * sizeof(std::uint64_t));
+        pinned_memory host_counts(slots * sizeof(std::uint64_t));
+        std::memset(host_counts.get(), 0, host_counts.size());
+        GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(counts.get(), 0, counts.size(), s));
+        if (d_slots > 0) {
+            std::memcpy(host_counts.get(), d_host_counts.get(), d_host_counts.size());
+            GPURADAR_CUDA_CHECK(who,
+                                cudaMemcpyAsync(counts.get(),
+                                                d_counts.get(),
+                                                d_counts.size(),
+                                                cudaMemcpyDeviceToDevice,
+                                                s));
+            GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(s));
+        }
+        d_counts = std::move(counts);
+        d_host_counts = std::move(host_counts);
+        d_slots = slots;
+    }
+
     device_memory d_staging;
     stream_ref d_stream;
+    std::size_t d_slots = 0;
+    device_memory d_counts;       // one counter per CPI slot (unsigned long long)
+    pinned_memory d_host_counts;  // their copies, valid after take_nonfinite()'s wait
+    cuda_event d_counts_copied;   // recorded by take_nonfinite()
 };
 
 } // namespace
