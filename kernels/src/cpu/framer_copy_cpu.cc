@@ -19,14 +19,13 @@ public:
         for (std::size_t i = 0; i < offsets.size(); ++i)
             std::memcpy(dst + i * nrange, src + offsets[i], nrange * sizeof(cfloat));
     }
-    void copy_finite(cfloat* dst,
-                     const cfloat* src,
-                     std::size_t n,
-                     std::size_t slot) override
+    void
+    copy_finite(cfloat* dst, const cfloat* src, std::size_t n, std::size_t slot) override
     {
         std::uint64_t bad = 0;
         for (std::size_t i = 0; i < n; ++i) {
-            const bool finite = std::isfinite(src[i].real()) && std::isfinite(src[i].imag());
+            const bool finite =
+                std::isfinite(src[i].real()) && std::isfinite(src[i].imag());
             dst[i] = finite ? src[i] : cfloat(0.0f, 0.0f);
             bad += finite ? 0 : 1;
         }

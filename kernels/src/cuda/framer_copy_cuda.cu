@@ -78,10 +78,8 @@ public:
                                                 native(d_stream)));
     }
 
-    void copy_finite(cfloat* dst,
-                     const cfloat* src,
-                     std::size_t n,
-                     std::size_t slot) override
+    void
+    copy_finite(cfloat* dst, const cfloat* src, std::size_t n, std::size_t slot) override
     {
         if (slot >= d_slots)
             grow_counts(std::max(2 * d_slots, slot + 1));
@@ -122,8 +120,7 @@ private:
     {
         std::memset(d_host_counts.get(), 0, d_host_counts.size());
         GPURADAR_CUDA_CHECK(
-            who,
-            cudaMemsetAsync(d_counts.get(), 0, d_counts.size(), native(d_stream)));
+            who, cudaMemsetAsync(d_counts.get(), 0, d_counts.size(), native(d_stream)));
     }
 
     // More slots than a process() call has used so far (rare: the first calls only).
@@ -155,9 +152,9 @@ private:
     device_memory d_staging;
     stream_ref d_stream;
     std::size_t d_slots = 0;
-    device_memory d_counts;       // one counter per CPI slot (unsigned long long)
-    pinned_memory d_host_counts;  // their copies, valid after take_nonfinite()'s wait
-    cuda_event d_counts_copied;   // recorded by take_nonfinite()
+    device_memory d_counts;      // one counter per CPI slot (unsigned long long)
+    pinned_memory d_host_counts; // their copies, valid after take_nonfinite()'s wait
+    cuda_event d_counts_copied;  // recorded by take_nonfinite()
 };
 
 } // namespace
