@@ -3,17 +3,51 @@
 #include "launch.h"
 #include <cuda_runtime.h>
 #include <algorithm>
-#include <cstring>
+#include <cstdint>
 
 namespace gpuradar::kernels::detail {
 namespace {
 
 constexpr const char* who = "gpuradar::pulse_framer (cuda)";
 
-// Grid-stride copy that writes non-finite samples as 0. Each warp sums its lanes' counts
-// and adds them to *count with one atomic, and only when it saw any: clean data costs no
-// atomics at all. blockDim.x is a multiple of 32, so every lane reaches the shuffles.
-__global__ void copy_finite_kernel(float2* __restrict__ dst,
+__device__ __forceinline__ bool finite_sample(float2 v)
+{
+    return isfinite(v.x) && isfinite(v.y);
+}
+
+// Adds the warp's non-finite samples to *count with one atomic, and only when there are
+// any: clean data costs no atomics at all. Every lane calls it (blockDim.x is a multiple
+// of 32 and the grid-stride loops end before it).
+__device__ __forceinline__ void count_warp(unsigned int bad, unsigned long long* count)
+{
+    for (int lanes = 16; lanes > 0; lanes /= 2)
+        bad += __shfl_down_sync(0xffffffffu, bad, lanes);
+    if ((threadIdx.x & 31u) == 0 && bad != 0)
+        atomicAdd(count, static_cast<unsigned long long>(bad));
+}
+
+// Copies that write non-finite samples as 0 and count them: two samples per thread per
+// step (16-byte accesses) when both pointers allow, else one.
+__global__ void copy_finite_pairs(float4* __restrict__ dst,
+                                  const float4* __restrict__ src,
+                                  std::size_t npairs,
+                                  unsigned long long* count)
+{
+    unsigned int bad = 0;
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < npairs;
+         i += stride) {
+        const float4 v = src[i];
+        const bool a = finite_sample(make_float2(v.x, v.y));
+        const bool b = finite_sample(make_float2(v.z, v.w));
+        dst[i] =
+            make_float4(a ? v.x : 0.0f, a ? v.y : 0.0f, b ? v.z : 0.0f, b ? v.w : 0.0f);
+        bad += (a ? 0u : 1u) + (b ? 0u : 1u);
+    }
+    count_warp(bad, count);
+}
+
+__global__ void copy_finite_single(float2* __restrict__ dst,
                                    const float2* __restrict__ src,
                                    std::size_t n,
                                    unsigned long long* count)
@@ -23,14 +57,11 @@ __global__ void copy_finite_kernel(float2* __restrict__ dst,
     for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += stride) {
         const float2 v = src[i];
-        const bool finite = isfinite(v.x) && isfinite(v.y);
+        const bool finite = finite_sample(v);
         dst[i] = finite ? v : make_float2(0.0f, 0.0f);
         bad += finite ? 0u : 1u;
     }
-    for (int lanes = 16; lanes > 0; lanes /= 2)
-        bad += __shfl_down_sync(0xffffffffu, bad, lanes);
-    if ((threadIdx.x & 31u) == 0 && bad != 0)
-        atomicAdd(count, static_cast<unsigned long long>(bad));
+    count_warp(bad, count);
 }
 
 class framer_copy_cuda final : public framer_copy
@@ -83,33 +114,52 @@ public:
     {
         if (slot >= d_slots)
             grow_counts(std::max(2 * d_slots, slot + 1));
-        if (n == 0)
-            return;
         auto* count = d_counts.as<unsigned long long>() + slot;
-        copy_finite_kernel<<<elementwise_blocks(n),
-                             elementwise_threads,
-                             0,
-                             native(d_stream)>>>(reinterpret_cast<float2*>(dst),
-                                                 reinterpret_cast<const float2*>(src),
-                                                 n,
-                                                 count);
-        GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_finite_kernel");
-        // Behind the CPI's copy; read only in take_nonfinite().
-        GPURADAR_CUDA_CHECK(who,
-                            cudaMemcpyAsync(d_host_counts.as<std::uint64_t>() + slot,
-                                            count,
-                                            sizeof(std::uint64_t),
-                                            cudaMemcpyDeviceToHost,
-                                            native(d_stream)));
+        const auto stream = native(d_stream);
+        const bool aligned =
+            reinterpret_cast<std::uintptr_t>(dst) % sizeof(float4) == 0 &&
+            reinterpret_cast<std::uintptr_t>(src) % sizeof(float4) == 0;
+        std::size_t done = 0;
+        if (aligned && n >= 2) {
+            const std::size_t npairs = n / 2;
+            copy_finite_pairs<<<elementwise_blocks(npairs),
+                                elementwise_threads,
+                                0,
+                                stream>>>(reinterpret_cast<float4*>(dst),
+                                          reinterpret_cast<const float4*>(src),
+                                          npairs,
+                                          count);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_finite_pairs");
+            done = 2 * npairs;
+        }
+        if (done < n) {
+            copy_finite_single<<<elementwise_blocks(n - done),
+                                 elementwise_threads,
+                                 0,
+                                 stream>>>(reinterpret_cast<float2*>(dst + done),
+                                           reinterpret_cast<const float2*>(src + done),
+                                           n - done,
+                                           count);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_finite_single");
+        }
+        d_used = std::max(d_used, slot + 1);
     }
 
+    // One device-to-host copy of the slots used since the last take, one wait.
     void take_nonfinite(std::uint64_t* counts, std::size_t n) override
     {
+        if (d_used > 0)
+            GPURADAR_CUDA_CHECK(who,
+                                cudaMemcpyAsync(d_host_counts.get(),
+                                                d_counts.get(),
+                                                d_used * sizeof(std::uint64_t),
+                                                cudaMemcpyDeviceToHost,
+                                                native(d_stream)));
         d_counts_copied.record(d_stream);
         d_counts_copied.synchronize();
         const auto* host = d_host_counts.as<std::uint64_t>();
         for (std::size_t i = 0; i < n; ++i)
-            counts[i] = i < d_slots ? host[i] : 0;
+            counts[i] = i < d_used ? host[i] : 0;
         zero_counts();
     }
 
@@ -118,24 +168,25 @@ private:
 
     void zero_counts()
     {
-        std::memset(d_host_counts.get(), 0, d_host_counts.size());
-        GPURADAR_CUDA_CHECK(
-            who, cudaMemsetAsync(d_counts.get(), 0, d_counts.size(), native(d_stream)));
+        if (d_used > 0)
+            GPURADAR_CUDA_CHECK(
+                who,
+                cudaMemsetAsync(
+                    d_counts.get(), 0, d_used * sizeof(std::uint64_t), native(d_stream)));
+        d_used = 0;
     }
 
     // More slots than a process() call has used so far (rare: the first calls only).
-    // The counts queued so far move to the larger arrays; the old ones are freed only
-    // after the stream is done with them.
+    // The counts queued so far move to the larger array; the old one is freed only after
+    // the stream is done with it.
     void grow_counts(std::size_t slots)
     {
         const auto s = native(d_stream);
         GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(s));
         device_memory counts(slots * sizeof(std::uint64_t));
         pinned_memory host_counts(slots * sizeof(std::uint64_t));
-        std::memset(host_counts.get(), 0, host_counts.size());
         GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(counts.get(), 0, counts.size(), s));
         if (d_slots > 0) {
-            std::memcpy(host_counts.get(), d_host_counts.get(), d_host_counts.size());
             GPURADAR_CUDA_CHECK(who,
                                 cudaMemcpyAsync(counts.get(),
                                                 d_counts.get(),
@@ -151,9 +202,10 @@ private:
 
     device_memory d_staging;
     stream_ref d_stream;
-    std::size_t d_slots = 0;
+    std::size_t d_slots = 0;     // capacity of the arrays below
+    std::size_t d_used = 0;      // slots written since the last take_nonfinite()
     device_memory d_counts;      // one counter per CPI slot (unsigned long long)
-    pinned_memory d_host_counts; // their copies, valid after take_nonfinite()'s wait
+    pinned_memory d_host_counts; // take_nonfinite()'s copy of them
     cuda_event d_counts_copied;  // recorded by take_nonfinite()
 };
 

@@ -24,9 +24,8 @@ namespace gpuradar::kernels {
  * sample with a NaN or infinite real or imaginary part as 0 and counts those samples,
  * one count per CPI (slot). One such sample would otherwise turn every cell of the CPI's
  * range-Doppler map into NaN (the FFTs spread it). The CUDA backend counts with one
- * atomic per warp that saw any (none on clean data) into a device counter, copies the
- * counter to pinned host memory behind the CPI's copy and waits for it only in
- * take_nonfinite().
+ * atomic per warp that saw any (none on clean data) into a device counter per slot;
+ * take_nonfinite() reads all slots back with one copy and one wait.
  */
 class framer_copy
 {
