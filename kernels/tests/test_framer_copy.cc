@@ -137,7 +137,9 @@ TEST(FramerCopyCuda, test_011_copy_finite_matches_cpu_over_many_slots)
 {
     GPURADAR_REQUIRE_CUDA();
     kernels::cuda_stream s;
-    // More slots than the CUDA copy starts with, so that its counters grow mid-batch.
+    // More slots than the CUDA copy starts with, so that its counters grow mid-batch; an
+    // odd length, so that every other slot starts off 16-byte alignment (both kernels,
+    // and the pair kernel's one-sample tail, run).
     const std::size_t len = 4099, slots = 21;
     for (std::uint32_t seed : { 5u, 6u }) {
         auto src = random_complex(slots * len, seed);
