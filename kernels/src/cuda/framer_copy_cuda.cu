@@ -10,11 +10,6 @@ namespace {
 
 constexpr const char* who = "gpuradar::pulse_framer (cuda)";
 
-__device__ __forceinline__ bool finite_sample(float2 v)
-{
-    return isfinite(v.x) && isfinite(v.y);
-}
-
 // Adds the warp's non-finite samples to *count with one atomic, and only when there are
 // any: clean data costs no atomics at all. Every lane calls it (blockDim.x is a multiple
 // of 32 and the grid-stride loops end before it).
@@ -26,41 +21,34 @@ __device__ __forceinline__ void count_warp(unsigned int bad, unsigned long long*
         atomicAdd(count, static_cast<unsigned long long>(bad));
 }
 
-// Copies that write non-finite samples as 0 and count them: two samples per thread per
-// step (16-byte accesses) when both pointers allow, else one.
-__global__ void copy_finite_pairs(float4* __restrict__ dst,
-                                  const float4* __restrict__ src,
-                                  std::size_t npairs,
-                                  unsigned long long* count)
+// A sample with a NaN or infinite part becomes 0 and counts in `bad`.
+__device__ __forceinline__ float2 zero_nonfinite(float2 v, unsigned int& bad)
 {
-    unsigned int bad = 0;
-    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < npairs;
-         i += stride) {
-        const float4 v = src[i];
-        const bool a = finite_sample(make_float2(v.x, v.y));
-        const bool b = finite_sample(make_float2(v.z, v.w));
-        dst[i] =
-            make_float4(a ? v.x : 0.0f, a ? v.y : 0.0f, b ? v.z : 0.0f, b ? v.w : 0.0f);
-        bad += (a ? 0u : 1u) + (b ? 0u : 1u);
-    }
-    count_warp(bad, count);
+    const bool finite = isfinite(v.x) && isfinite(v.y);
+    bad += finite ? 0u : 1u;
+    return finite ? v : make_float2(0.0f, 0.0f);
 }
 
-__global__ void copy_finite_single(float2* __restrict__ dst,
-                                   const float2* __restrict__ src,
+__device__ __forceinline__ float4 zero_nonfinite(float4 v, unsigned int& bad)
+{
+    const float2 a = zero_nonfinite(make_float2(v.x, v.y), bad);
+    const float2 b = zero_nonfinite(make_float2(v.z, v.w), bad);
+    return make_float4(a.x, a.y, b.x, b.y);
+}
+
+// Grid-stride copy that writes non-finite samples as 0 and counts them. V: float4 (two
+// samples, 16-byte accesses) when both pointers allow, else float2 (one sample).
+template <typename V>
+__global__ void copy_finite_kernel(V* __restrict__ dst,
+                                   const V* __restrict__ src,
                                    std::size_t n,
                                    unsigned long long* count)
 {
     unsigned int bad = 0;
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += stride) {
-        const float2 v = src[i];
-        const bool finite = finite_sample(v);
-        dst[i] = finite ? v : make_float2(0.0f, 0.0f);
-        bad += finite ? 0u : 1u;
-    }
+         i += stride)
+        dst[i] = zero_nonfinite(src[i], bad);
     count_warp(bad, count);
 }
 
@@ -122,25 +110,23 @@ public:
         std::size_t done = 0;
         if (aligned && n >= 2) {
             const std::size_t npairs = n / 2;
-            copy_finite_pairs<<<elementwise_blocks(npairs),
-                                elementwise_threads,
-                                0,
-                                stream>>>(reinterpret_cast<float4*>(dst),
-                                          reinterpret_cast<const float4*>(src),
-                                          npairs,
-                                          count);
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_finite_pairs");
+            copy_finite_kernel<float4>
+                <<<elementwise_blocks(npairs), elementwise_threads, 0, stream>>>(
+                    reinterpret_cast<float4*>(dst),
+                    reinterpret_cast<const float4*>(src),
+                    npairs,
+                    count);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_finite_kernel<float4>");
             done = 2 * npairs;
         }
         if (done < n) {
-            copy_finite_single<<<elementwise_blocks(n - done),
-                                 elementwise_threads,
-                                 0,
-                                 stream>>>(reinterpret_cast<float2*>(dst + done),
-                                           reinterpret_cast<const float2*>(src + done),
-                                           n - done,
-                                           count);
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_finite_single");
+            copy_finite_kernel<float2>
+                <<<elementwise_blocks(n - done), elementwise_threads, 0, stream>>>(
+                    reinterpret_cast<float2*>(dst + done),
+                    reinterpret_cast<const float2*>(src + done),
+                    n - done,
+                    count);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_finite_kernel<float2>");
         }
         d_used = std::max(d_used, slot + 1);
     }
