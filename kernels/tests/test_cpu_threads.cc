@@ -32,7 +32,8 @@ struct thread_count_guard {
 template <typename T>
 bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b)
 {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+    return a.size() == b.size() &&
+           std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
 //! The output of `run` (writing into a NaN-poisoned vector of n) at each thread count.
@@ -68,7 +69,8 @@ TEST(CpuThreads, test_001_bad_counts_refused)
 {
     thread_count_guard guard;
     for (const int bad : { 0, -1, kernels::max_cpu_threads + 1 })
-        expect_invalid([&] { kernels::set_cpu_threads(bad); }, "cpu_threads must be in [1, 256]");
+        expect_invalid([&] { kernels::set_cpu_threads(bad); },
+                       "cpu_threads must be in [1, 256]");
     kernels::set_cpu_threads(3);
     EXPECT_EQ(kernels::cpu_threads(), 3);
 }

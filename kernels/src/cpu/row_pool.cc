@@ -1,12 +1,12 @@
 /* A small work-sharing pool: a call posts one job that the caller and idle workers
  * drain chunk by chunk (an atomic chunk counter), so concurrent calls from several
  * blocks interleave and a call never waits for a busy worker to begin. */
-#include "row_pool.h"
 #include "../param_check.h"
+#include "row_pool.h"
+#include <condition_variable>
 #include <gpuradar/kernels/cpu_threads.h>
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <exception>
 #include <memory>
@@ -84,7 +84,8 @@ public:
         auto j = std::make_shared<job>();
         j->n = n;
         // A few chunks per participant evens out rows of unequal cost.
-        j->chunk = std::max<std::size_t>(grain, (n + 4 * participants - 1) / (4 * participants));
+        j->chunk =
+            std::max<std::size_t>(grain, (n + 4 * participants - 1) / (4 * participants));
         j->nchunks = (n + j->chunk - 1) / j->chunk;
         j->fn = &fn;
         j->max_slots = max_slots;

@@ -16,7 +16,10 @@ using row_fn = std::function<void(std::size_t, std::size_t, unsigned)>;
  * max_slots - 1 pool workers (never more than cpu_threads() participants). Returns when
  * every row is done; rethrows the first exception a chunk threw.
  */
-void parallel_rows(std::size_t n, std::size_t grain, unsigned max_slots, const row_fn& fn);
+void parallel_rows(std::size_t n,
+                   std::size_t grain,
+                   unsigned max_slots,
+                   const row_fn& fn);
 
 } // namespace gpuradar::kernels::detail
 

@@ -14,9 +14,9 @@ constexpr int max_cpu_threads = 256;
  * range rows, Doppler rows) into chunks that the caller and the pool's workers take in
  * turn, so one CPI uses up to cpu_threads() cores. Each row is computed exactly as on
  * one thread, so the output does not depend on the count. Default: the hardware threads
- * the process may use (std::thread::hardware_concurrency, at least 1). GNU Radio runs each
- * block in its own thread; with several CPU blocks busy at once they share the pool, so
- * the busy threads stay near cpu_threads() plus the blocks' own threads.
+ * the process may use (std::thread::hardware_concurrency, at least 1). GNU Radio runs
+ * each block in its own thread; with several CPU blocks busy at once they share the pool,
+ * so the busy threads stay near cpu_threads() plus the blocks' own threads.
  *
  * \param n  1 .. max_cpu_threads; 1 runs every stage on its caller's thread. Throws
  *           std::invalid_argument naming cpu_threads otherwise. Takes effect for stages
