@@ -119,14 +119,21 @@ bp_layout bp_make_layout(const image_grid& g)
     bp_layout l;
     l.ntx = (g.nx + bp_tile - 1) / bp_tile;
     l.nty = (g.ny + bp_tile - 1) / bp_tile;
-    l.has_height = !g.height.empty();
+    // A DEM of one height everywhere is the flat grid at that height: the flat kernels,
+    // bit for bit the same image, and faster.
+    const bool flat_dem =
+        !g.height.empty() && std::all_of(g.height.begin(), g.height.end(), [&](double h) {
+            return h == g.height[0];
+        });
+    l.has_height = !g.height.empty() && !flat_dem;
+    l.z = flat_dem ? g.height[0] : g.z;
     l.cx_min = g.x0 + bp_tile_centre * g.dx;
     l.cx_max = g.x0 + (double(bp_tile) * double(l.ntx - 1) + bp_tile_centre) * g.dx;
     l.cy_min = g.y0 + bp_tile_centre * g.dy;
     l.cy_max = g.y0 + (double(bp_tile) * double(l.nty - 1) + bp_tile_centre) * g.dy;
     double dz_half = 0;
     if (!l.has_height) {
-        l.cz_min = l.cz_max = g.z;
+        l.cz_min = l.cz_max = l.z;
     } else {
         l.tile_z.resize(static_cast<std::size_t>(l.ntx * l.nty));
         l.dz.resize(g.height.size());

@@ -76,7 +76,8 @@ struct bp_layout {
     double cx_min = 0, cx_max = 0, cy_min = 0, cy_max = 0, cz_min = 0, cz_max = 0;
     std::vector<double> tile_z; //!< centre height per tile (height map only), ty*ntx+tx
     std::vector<double> dz;     //!< pixel height minus its tile's centre height (ny*nx)
-    bool has_height = false;
+    bool has_height = false;    //!< a height map that is not flat (else z below)
+    double z = 0;               //!< the height of a flat grid (z, or a flat DEM's)
 };
 bp_layout bp_make_layout(const image_grid& g);
 

@@ -211,6 +211,20 @@ struct focus_setup {
     sim::phase_history h;
 };
 
+//! X band, 600 MHz, 0.2 m bins, gate on the scene centre.
+sim::radar focus_radar(double noise_sigma)
+{
+    sim::radar r;
+    r.f0 = 9.6e9;
+    r.bandwidth = 600e6;
+    r.dr = 0.2;
+    r.nbins = 2048;
+    r.gate_centre = sim::vec3{ 0, 0, 0 };
+    r.sinc_half_width = 64;
+    r.noise_sigma = noise_sigma;
+    return r;
+}
+
 // Point targets seen from a straight or circular path, with a little noise.
 focus_setup focus_scene(bool circular)
 {
@@ -226,14 +240,7 @@ focus_setup focus_scene(bool circular)
         { { 11.3, -7.4, 0.0 }, { -0.8, 0.2 } },
         { { 6.05, 8.2, 0.0 }, { 0.5, 0.5 } },
     };
-    sim::radar r;
-    r.f0 = 9.6e9;
-    r.bandwidth = 600e6;
-    r.dr = 0.2;
-    r.nbins = 2048;
-    r.gate_centre = sim::vec3{ 0, 0, 0 };
-    r.sinc_half_width = 64;
-    r.noise_sigma = 0.05;
+    const sim::radar r = focus_radar(0.05);
     const auto path =
         circular ? sim::circular_path({ 0, 0, 800 }, 1500, -2.0, 0.6, 400)
                  : sim::straight_path({ -150, -1200, 800 }, { 150, -1200, 800 }, 400);
@@ -619,25 +626,29 @@ TEST(BackprojectionCpuVolume, test_014_volume_matches_fp64_reference)
     }
 }
 
+//! The image of a scenario on backend b (host pulses and image on the CPU; device
+//! buffers on CUDA, defined with the CUDA tests).
+std::vector<cfloat> image_on(backend b, const scenario& s, prec p);
+
 //! Every slice of a volume equals, bit for bit, the image of the same grid at the
 //! slice's height; a flat DEM equals the constant-height grid.
 void check_slices_and_flat_dem(backend b, const char* what)
 {
     for (prec p : { prec::fast, prec::accurate }) {
         const scenario flat = volume(airborne_near(), 1, 1.0, 7.25);
-        const auto flat_img = run_image(b, flat, p);
+        const auto flat_img = image_on(b, flat, p);
         scenario dem = flat;
         dem.grid.height.assign(static_cast<std::size_t>(flat.grid.nx * flat.grid.ny),
                                7.25);
         dem.grid.z = -100; // unused with a height map
-        EXPECT_EQ(run_image(b, dem, p), flat_img)
+        EXPECT_EQ(image_on(b, dem, p), flat_img)
             << what << " flat DEM " << backprojection::to_string(p);
         const scenario vol = volume(airborne_near(), 3, 1.5, 4.25);
-        const auto v = run_image(b, vol, p);
+        const auto v = image_on(b, vol, p);
         const std::size_t npix = flat_img.size();
         for (long long iz = 0; iz < 3; ++iz) {
             const auto slice =
-                run_image(b, volume(airborne_near(), 1, 1.0, 4.25 + 1.5 * double(iz)), p);
+                image_on(b, volume(airborne_near(), 1, 1.0, 4.25 + 1.5 * double(iz)), p);
             EXPECT_TRUE(std::equal(slice.begin(), slice.end(), v.begin() + iz * npix))
                 << what << " slice " << iz << " " << backprojection::to_string(p);
         }
@@ -654,14 +665,9 @@ TEST(BackprojectionCpuVolume, test_015_slices_and_flat_dem_equal_flat_images_exa
  * defocuses them into arcs): in a volume of slices 1.5 m apart each one's brightest
  * voxel near its true column is at its true slice.
  */
-struct height_scene {
-    image_grid grid;
-    sim::phase_history h;
-};
-
-height_scene height_targets()
+focus_setup height_targets()
 {
-    height_scene f;
+    focus_setup f;
     f.grid.nx = 96;
     f.grid.ny = 80;
     f.grid.dx = f.grid.dy = 0.25;
@@ -675,20 +681,13 @@ height_scene height_targets()
         { { -7.0, 5.0, 3.0 }, { 0.0, 0.8 } },
         { { 8.0, -6.0, 6.0 }, { -0.7, 0.3 } },
     };
-    sim::radar r;
-    r.f0 = 9.6e9;
-    r.bandwidth = 600e6;
-    r.dr = 0.2;
-    r.nbins = 2048;
-    r.gate_centre = sim::vec3{ 0, 0, 0 };
-    r.sinc_half_width = 64;
-    r.noise_sigma = 0.02;
-    f.h = sim::simulate(sim::circular_path({ 0, 0, 800 }, 1500, -2.0, 1.2, 400), t, r);
+    f.h = sim::simulate(
+        sim::circular_path({ 0, 0, 800 }, 1500, -2.0, 1.2, 400), t, focus_radar(0.02));
     return f;
 }
 
 void expect_peaks_in_their_voxels(const std::vector<cfloat>& v,
-                                  const height_scene& f,
+                                  const focus_setup& f,
                                   const char* what)
 {
     const auto& g = f.grid;
@@ -866,7 +865,7 @@ struct device_run {
     std::vector<cfloat>
     image(const scenario& s, prec p, int calls = 1, bool host_pulses = false)
     {
-        const std::size_t npix = static_cast<std::size_t>(s.grid.nx * s.grid.ny);
+        const std::size_t npix = static_cast<std::size_t>(s.grid.voxels());
         auto d_pulses = to_device(s.pulses, stream);
         kernels::device_memory d_img(npix * sizeof(cfloat));
         kernels::fill_bytes_async(d_img.get(), 0, d_img.size(), stream.ref(), "test");
@@ -892,6 +891,14 @@ struct device_run {
     }
     std::size_t skipped = 0;
 };
+
+std::vector<cfloat> image_on(backend b, const scenario& s, prec p)
+{
+    if (b == backend::cpu)
+        return run_image(b, s, p);
+    device_run d;
+    return d.image(s, p);
+}
 
 TEST_P(BackprojectionCuda, test_020_matches_fp64_reference)
 {

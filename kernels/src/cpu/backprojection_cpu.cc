@@ -79,7 +79,7 @@ tile_body(const tile_args& a, long long tx, long long ty, long long iz)
     const int nrows = static_cast<int>(std::min<long long>(S, g.ny - ys));
     const double cx = g.x0 + (double(xs) + bp_tile_centre) * g.dx;
     const double cy = g.y0 + (double(ys) + bp_tile_centre) * g.dy;
-    const double cz = (H ? l.tile_z[ty * l.ntx + tx] : g.z) + double(iz) * g.dz;
+    const double cz = (H ? l.tile_z[ty * l.ntx + tx] : l.z) + double(iz) * g.dz;
 
     alignas(64) T dxv[S], dx2[S], dyv[S], dy2[S];
     alignas(64) T dzv[H ? S : 1][S], dz2[H ? S : 1][S];

@@ -130,8 +130,7 @@ __global__ void __launch_bounds__(256)
         const float2 v = __ldg(src + k);
         n += !(isfinite(v.x) && isfinite(v.y));
     }
-    n = __reduce_add_sync(0xffffffffu, n);
-    if (threadIdx.x % 32 == 0 && n != 0)
+    if (n != 0) // rare: no reduction needed
         atomicAdd(&total, n);
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -351,11 +350,6 @@ public:
     backprojection_cuda(const image_grid& g, std::size_t nbins, precision p, stream_ref s)
         : bp_backend(g, nbins, p), d_stream(native(s))
     {
-        if (d_layout.nty > max_tile_rows)
-            throw_invalid("backprojection",
-                          "ny",
-                          "at most 65535 x 32 = 2097120 rows on CUDA",
-                          g.ny);
         d_counter = device_memory(sizeof(unsigned long long));
         fill_bytes_async(d_counter.get(), 0, d_counter.size(), s, who);
         d_counter_host = pinned_memory(sizeof(unsigned long long));
@@ -542,7 +536,7 @@ private:
         gp.y0 = d_grid.y0;
         gp.dx = d_grid.dx;
         gp.dy = d_grid.dy;
-        gp.z = d_grid.z;
+        gp.z = d_layout.z;
         gp.slice_dz = d_grid.dz;
         gp.slice_pixels = std::size_t(d_grid.nx) * std::size_t(d_grid.ny);
         gp.nx = int(d_grid.nx);
@@ -664,6 +658,10 @@ std::unique_ptr<backprojection> make_backprojection_cuda(const image_grid& g,
                                                          backprojection::precision p,
                                                          stream_ref s)
 {
+    // Before anything is made: tile rows are a grid dimension.
+    if ((g.ny + bp_tile - 1) / bp_tile > max_tile_rows)
+        throw_invalid(
+            "backprojection", "ny", "at most 65535 x 32 = 2097120 rows on CUDA", g.ny);
     return std::make_unique<backprojection_cuda>(g, nbins, p, s);
 }
 

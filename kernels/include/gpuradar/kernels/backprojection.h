@@ -20,6 +20,8 @@ namespace gpuradar::kernels {
  * height map h = height[iy*nx + ix]. Slice iz is a row-major image of ny rows of nx;
  * the slices follow each other, lowest first: the image is nz x ny x nx, voxel
  * (ix, iy, iz) at index (iz*ny + iy)*nx + ix. nz = 1 (the default) is the flat image.
+ * A height map of one value everywhere is the flat grid at that height (the same
+ * arithmetic, bit for bit the same image).
  */
 struct image_grid {
     double x0 = 0.0;  //!< x of pixel column 0 (m)
