@@ -78,7 +78,7 @@ struct alignas(16) fast_consts {
     unsigned cbase;      // byte address of entry (round(b) = 0) minus 16 * magic bits
     const float2* pulse; // this pulse's bins
     int nlo;             // bin of the first staged entry
-    int nonfinite;       // the pulse has non-finite samples: zero them when staging
+    int pad;
 };
 struct alignas(16) accurate_consts {
     fast_consts f; // invdr, cbase and the staging fields
@@ -105,18 +105,32 @@ __device__ __forceinline__ float2 finite_or_zero(float2 v)
     return (isfinite(v.x) && isfinite(v.y)) ? v : make_float2(0.0f, 0.0f);
 }
 
+//! The staged entry of bins (a, b): their midpoint and difference.
+__device__ __forceinline__ float4 staged_entry(float2 a, float2 b)
+{
+    return make_float4(0.5f * (a.x + b.x), 0.5f * (a.y + b.y), b.x - a.x, b.y - a.y);
+}
+
+//! The volume slice of this block (gridDim.z), read where it is used: volatile, so that
+//! it is not hoisted into a register held through the pixel loop, where they are short.
+__device__ __forceinline__ unsigned volume_slice()
+{
+    unsigned z;
+    asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(z));
+    return z;
+}
+
 /*
  * The pre-pass of every launch: block b counts the non-finite samples of the pulse of
- * record b, flags the record for the staging (which then zeroes them) and adds the
- * count to the run's device counter. It reads each used pulse once: small next to the
- * backprojection, which reads each staged bin for every tile.
+ * record b and adds the count to the run's device counter (the staging zeroes them). It
+ * reads each used pulse once: small next to the backprojection, which reads each staged
+ * bin for every tile.
  */
 __global__ void __launch_bounds__(256)
     count_nonfinite(const float2* __restrict__ pulses,
                     int nbins,
                     const bp_pulse* __restrict__ records,
                     int index_base,
-                    int* __restrict__ flags,
                     unsigned long long* counter)
 {
     __shared__ int total;
@@ -133,19 +147,15 @@ __global__ void __launch_bounds__(256)
     if (n != 0) // rare: no reduction needed
         atomicAdd(&total, n);
     __syncthreads();
-    if (threadIdx.x == 0) {
-        flags[blockIdx.x] = total != 0;
-        if (total != 0)
-            atomicAdd(counter, static_cast<unsigned long long>(total));
-    }
+    if (threadIdx.x == 0 && total != 0)
+        atomicAdd(counter, static_cast<unsigned long long>(total));
 }
 
 __device__ void make_consts(fast_consts& c,
                             const bp_tile_ref& t,
                             const bp_pulse& p,
                             unsigned slot_addr,
-                            const float2* pulse,
-                            int nonfinite)
+                            const float2* pulse)
 {
     c.u2x = float(2 * t.ux);
     c.u2y = float(2 * t.uy);
@@ -167,17 +177,16 @@ __device__ void make_consts(fast_consts& c,
     constexpr long long lim = 1LL << 30;
     const long long nlo = t.nref - p.half;
     c.nlo = int(nlo < -lim ? -lim : (nlo > lim ? lim : nlo));
-    c.nonfinite = nonfinite;
+    c.pad = 0;
 }
 
 __device__ void make_consts(accurate_consts& c,
                             const bp_tile_ref& t,
                             const bp_pulse& p,
                             unsigned slot_addr,
-                            const float2* pulse,
-                            int nonfinite)
+                            const float2* pulse)
 {
-    make_consts(c.f, t, p, slot_addr, pulse, nonfinite);
+    make_consts(c.f, t, p, slot_addr, pulse);
     c.u2x = 2 * t.ux;
     c.u2y = 2 * t.uy;
     c.u2z = 2 * t.uz;
@@ -199,7 +208,6 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
     backproject(const float2* __restrict__ pulses,
                 int nbins,
                 const bp_pulse* __restrict__ records,
-                const int* __restrict__ nonfinite, // per record (count_nonfinite)
                 int nrec,
                 int index_base,
                 int step,  // pulses per block step (P)
@@ -217,13 +225,10 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
 
     const int tx = threadIdx.x % bp_tile, ty = threadIdx.x / bp_tile;
     const int tile_x = blockIdx.x, tile_y = blockIdx.y;
-    // Volume slice blockIdx.z: the same tile, dz higher, one image further on.
-    image += std::size_t(blockIdx.z) * gp.slice_pixels;
     const int ix = tile_x * bp_tile + tx;
     const double cx = gp.x0 + (double(tile_x) * bp_tile + bp_tile_centre) * gp.dx;
     const double cy = gp.y0 + (double(tile_y) * bp_tile + bp_tile_centre) * gp.dy;
-    const double cz = (H ? gp.tile_z[tile_y * gp.ntx + tile_x] : gp.z) +
-                      double(blockIdx.z) * gp.slice_dz;
+    const double cz = H ? gp.tile_z[tile_y * gp.ntx + tile_x] : gp.z;
 
     // Pixel offsets from the tile centre: float in `fast`, double in `accurate`.
     using real = std::conditional_t<Accurate, double, float>;
@@ -253,13 +258,14 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
         __syncthreads(); // the previous step's constants and entries are no longer read
         if (int(threadIdx.x) < np) {
             const bp_pulse p = records[pb + threadIdx.x];
-            const bp_tile_ref t = bp_reference(p, cx, cy, cz);
+            // Volume slice z: the same tile, z * dz higher.
+            const bp_tile_ref t =
+                bp_reference(p, cx, cy, fma(double(volume_slice()), gp.slice_dz, cz));
             make_consts(sc[threadIdx.x],
                         t,
                         p,
                         entries_addr + 16u * unsigned(threadIdx.x * width),
-                        pulses + std::size_t(p.index - index_base) * std::size_t(nbins),
-                        nonfinite[pb + threadIdx.x]);
+                        pulses + std::size_t(p.index - index_base) * std::size_t(nbins));
         }
         __syncthreads();
         // Stage: warp w takes pulses w, w + nwarps, ...; lanes walk the window.
@@ -267,19 +273,17 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
             const fast_consts* c = reinterpret_cast<const fast_consts*>(&sc[p]);
             const float2* src = c->pulse;
             const int nlo = c->nlo;
-            const bool zero_bad = c->nonfinite != 0; // uniform over the warp
             float4* dst = entries + p * width;
             for (int j = threadIdx.x % 32; j < width; j += 32) {
                 const int n = nlo + j;
                 float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
                 if (n >= 0 && n <= nbins - 2) {
-                    float2 a = __ldg(src + n), b = __ldg(src + n + 1);
-                    if (zero_bad) {
-                        a = finite_or_zero(a);
-                        b = finite_or_zero(b);
-                    }
-                    v = make_float4(
-                        0.5f * (a.x + b.x), 0.5f * (a.y + b.y), b.x - a.x, b.y - a.y);
+                    v = staged_entry(__ldg(src + n), __ldg(src + n + 1));
+                    // A non-finite sample makes the sum non-finite (as may, harmlessly,
+                    // huge finite ones): rare, so one test here and the zeroing apart.
+                    if (!isfinite(v.x + v.y + v.z + v.w))
+                        v = staged_entry(finite_or_zero(__ldg(src + n)),
+                                         finite_or_zero(__ldg(src + n + 1)));
                 }
                 dst[j] = v;
             }
@@ -332,7 +336,9 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
     for (int k = 0; k < PX; ++k) {
         const int iy = tile_y * bp_tile + ty + rows * k;
         if (ix < gp.nx && iy < gp.ny) {
-            float2* o = image + std::size_t(iy) * gp.nx + ix;
+            // Slice z is one image further on.
+            float2* o = image + std::size_t(volume_slice()) * gp.slice_pixels +
+                        std::size_t(iy) * gp.nx + ix;
             float2 v = *o;
             v.x += accr[k];
             v.y += acci[k];
@@ -495,7 +501,6 @@ private:
             GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
             d_records_host = pinned_memory(bytes);
             d_records = device_memory(bytes);
-            d_nonfinite_flags = device_memory(recs.size() * sizeof(int));
         } else if (d_records_pending) {
             // The previous copy out of the pinned buffer must be done before refilling.
             d_records_copied.synchronize();
@@ -515,7 +520,6 @@ private:
     struct launch_args {
         const cfloat* pulses;
         const bp_pulse* recs;
-        const int* nonfinite; // per record
         int nrec, index_base, step, width;
         std::size_t smem;
         cfloat* image;
@@ -551,7 +555,6 @@ private:
             reinterpret_cast<const float2*>(a.pulses),
             int(d_nbins),
             a.recs,
-            a.nonfinite,
             a.nrec,
             a.index_base,
             a.step,
@@ -606,7 +609,6 @@ private:
         launch_args a;
         a.pulses = pulses;
         a.recs = d_records.as<bp_pulse>() + first_rec;
-        a.nonfinite = d_nonfinite_flags.as<int>() + first_rec;
         a.nrec = nrec;
         a.index_base = index_base;
         a.step = step;
@@ -618,7 +620,6 @@ private:
             int(d_nbins),
             a.recs,
             index_base,
-            d_nonfinite_flags.as<int>() + first_rec,
             d_counter.as<unsigned long long>());
         GPURADAR_CUDA_CHECK_LAUNCH(who, "count_nonfinite");
         // The launch_terms instance for (accurate, has height).
@@ -640,7 +641,6 @@ private:
     mutable pinned_memory d_counter_host;
     pinned_memory d_records_host;
     device_memory d_records;
-    device_memory d_nonfinite_flags; // per record, written by count_nonfinite
     cuda_event d_records_copied;
     bool d_records_pending = false;
     // run_host_pulses: a copy stream and two device/pinned buffers used in turn.
