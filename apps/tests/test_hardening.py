@@ -490,6 +490,15 @@ class SarRecording(Hardening):
                            "-q")
         self.assertEqual(rc, 0, out + err)
         self.assertIn(", 1 pulses skipped", out)
+        # Non-finite samples: used as 0, counted and reported; the image stays finite.
+        d = np.fromfile(base + DATA, "<c8")
+        d[[7, 300]] = [complex(np.nan, 0), complex(0, np.inf)]
+        d.tofile(base + DATA)
+        rc, out, err = run(SAR, "-i", base, "--backend", "cpu", "-o", self.path("nan"),
+                           "-q", "--no-png")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn(", 2 non-finite samples zeroed", out)
+        self.assertTrue(np.all(np.isfinite(np.load(self.path("nan") + ".npy"))))
         # A bin spacing that disagrees with the metadata's gpuradar:dr is an error.
         g[6 * 3 + 1] = 0.0
         g[6 * 5 + 4] *= 1.5
