@@ -5,16 +5,16 @@ pulse-Doppler flowgraph on the CPU backend gives the same map at 1 and 3 threads
 
 import numpy as np
 from gnuradio import blocks, gr, gr_unittest
-
-import gpuradar
+from gnuradio import gpuradar
 
 
 def run_processor(cpi, npulses, nrange):
     tb = gr.top_block()
     src = blocks.vector_source_c(cpi.tolist(), False, nrange)
-    proc = gpuradar.pulse_doppler_processor(
-        npulses, nrange, 1, "barker:13", [], 0.0, 13e-6, 2e6, backend="cpu")
-    snk = blocks.vector_sink_f(nrange * npulses)
+    proc = gpuradar.pulse_doppler_processor(nrange, npulses, npulses, waveform="barker:13",
+                                            pulse_width=13e-6, samp_rate=2e6,
+                                            doppler_window="hann", backend="cpu")
+    snk = blocks.vector_sink_f(npulses)
     tb.connect(src, proc, snk)
     tb.run()
     return np.array(snk.data(), dtype=np.float32)
