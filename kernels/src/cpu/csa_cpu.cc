@@ -27,24 +27,40 @@ cdouble turns_to_phasor(double turns)
     return { std::cos(two_pi * f), std::sin(two_pi * f) };
 }
 
-//! d[i] *= weight(i) exp(j 2 pi q(x0 + i)), i < n; weight(i) = w ? w[i] : 1.
+//! d[i] *= weight(i) exp(j 2 pi q(x0 + i)), i < n; weight(i) = w ? w[i] : 1. Complex
+//! products written out: std::complex's operator* checks for NaN (a library call).
 void apply_quadratic(
     cfloat* d, std::size_t n, long long x0, csa_quadratic q, const float* w)
 {
-    const double step2 = 2.0 * q.c; // second difference of the phase, turns
-    const cdouble rot = turns_to_phasor(step2);
+    const cdouble rot = turns_to_phasor(2.0 * q.c); // second difference of the phase
+    const double rr = rot.real(), ri = rot.imag();
     for (std::size_t s = 0; s < n; s += anchor) {
         const double x = static_cast<double>(x0 + static_cast<long long>(s));
-        cdouble z = turns_to_phasor(q.a + q.b * x + q.c * x * x);
-        cdouble dz = turns_to_phasor(q.b + q.c * (2.0 * x + 1.0));
+        const cdouble z0 = turns_to_phasor(q.a + q.b * x + q.c * x * x);
+        const cdouble dz0 = turns_to_phasor(q.b + q.c * (2.0 * x + 1.0));
+        double zr = z0.real(), zi = z0.imag(), dr = dz0.real(), di = dz0.imag();
         const std::size_t e = std::min(n, s + anchor);
         for (std::size_t i = s; i < e; ++i) {
-            const cdouble v = cdouble(d[i]) * z;
-            d[i] = w ? cfloat(v * static_cast<double>(w[i])) : cfloat(v);
-            z *= dz;
-            dz *= rot;
+            const double g = w ? static_cast<double>(w[i]) : 1.0;
+            const double vr = d[i].real(), vi = d[i].imag();
+            d[i] = cfloat(static_cast<float>(g * (vr * zr - vi * zi)),
+                          static_cast<float>(g * (vr * zi + vi * zr)));
+            const double nzr = zr * dr - zi * di, nzi = zr * di + zi * dr;
+            const double ndr = dr * rr - di * ri, ndi = dr * ri + di * rr;
+            zr = nzr;
+            zi = nzi;
+            dr = ndr;
+            di = ndi;
         }
     }
+}
+
+//! d[i] *= scale exp(j 2 pi q(i)) over a whole row.
+void apply_quadratic_scaled(cfloat* d, std::size_t n, csa_quadratic q, float scale)
+{
+    for (std::size_t i = 0; i < n; ++i)
+        d[i] *= scale;
+    apply_quadratic(d, n, 0, q, nullptr);
 }
 
 //! fn(row) for rows [0, nrows) split into contiguous blocks over `threads`.
@@ -113,9 +129,7 @@ public:
                 return;
             if (d_t.resample)
                 resample_row(row, &d_rows[b * nr]);
-            for (std::size_t k = 0; k < nr; ++k)
-                row[k] *= wa;
-            apply_quadratic(row, nr, 0, d_t.phase3[m], nullptr);
+            apply_quadratic_scaled(row, nr, d_t.phase3[m], wa);
         });
         d_az_inv.execute(image, image);
     }
@@ -133,10 +147,12 @@ private:
         for (std::size_t j = 0; j < nr; ++j) {
             const cfloat* src = tmp + d_t.resample_first[j];
             const float* h = &d_t.resample_taps[j * T];
-            cfloat acc(0.0f, 0.0f);
-            for (int t = 0; t < T; ++t)
-                acc += h[t] * src[t];
-            row[j] = acc;
+            float ar = 0.0f, ai = 0.0f;
+            for (int t = 0; t < T; ++t) {
+                ar += h[t] * src[t].real();
+                ai += h[t] * src[t].imag();
+            }
+            row[j] = cfloat(ar, ai);
         }
     }
 
