@@ -74,15 +74,54 @@ public:
                                            batch));
         GPURADAR_CUFFT_CHECK(who, cufftSetStream(d_plan, stream));
     }
+    //! Tag for a plan without its own work area: the owner gives it one with
+    //! set_work_area() (at least work_size() bytes), so plans can share one.
+    struct shared_workspace_t {
+    };
+    cufft_plan_1d(int n,
+                  int batch,
+                  int stride,
+                  int dist,
+                  cudaStream_t stream,
+                  const char* who,
+                  shared_workspace_t)
+    {
+        int dims[1] = { n };
+        GPURADAR_CUFFT_CHECK(who, cufftCreate(&d_plan));
+        GPURADAR_CUFFT_CHECK(who, cufftSetAutoAllocation(d_plan, 0));
+        GPURADAR_CUFFT_CHECK(who,
+                             cufftMakePlanMany(d_plan,
+                                               1,
+                                               dims,
+                                               dims,
+                                               stride,
+                                               dist,
+                                               dims,
+                                               stride,
+                                               dist,
+                                               CUFFT_C2C,
+                                               batch,
+                                               &d_work_size));
+        GPURADAR_CUFFT_CHECK(who, cufftSetStream(d_plan, stream));
+    }
+    std::size_t work_size() const { return d_work_size; }
+    void set_work_area(void* area, const char* who)
+    {
+        GPURADAR_CUFFT_CHECK(who, cufftSetWorkArea(d_plan, area));
+    }
     ~cufft_plan_1d()
     {
         if (d_plan)
             cufftDestroy(d_plan); // destructors do not throw
     }
-    cufft_plan_1d(cufft_plan_1d&& o) noexcept : d_plan(std::exchange(o.d_plan, 0)) {}
+    cufft_plan_1d(cufft_plan_1d&& o) noexcept
+        : d_plan(std::exchange(o.d_plan, 0)), d_work_size(o.d_work_size)
+    {
+    }
     cufft_plan_1d& operator=(cufft_plan_1d&& o) noexcept
     {
         std::swap(d_plan, o.d_plan);
+        std::swap(d_work_size, o.d_work_size);
         return *this;
     }
     cufft_plan_1d(const cufft_plan_1d&) = delete;
@@ -92,6 +131,7 @@ public:
 
 private:
     cufftHandle d_plan = 0;
+    std::size_t d_work_size = 0;
 };
 
 } // namespace gpuradar::kernels::detail
