@@ -25,7 +25,7 @@ side_need need_at(const kernels::stripmap_params& p, double r)
 {
     const double half = 0.5 * p.aperture_pulses(r);
     const double offset = r * std::tan(p.squint_rad) * p.prf_hz / p.velocity_mps;
-    const double guard = 2.0 * half / 16.0 + 1.0;
+    const double guard = 2.0 * half / 4.0 + 1.0;
     return { half + offset + guard, half - offset + guard };
 }
 

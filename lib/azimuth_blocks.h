@@ -21,8 +21,11 @@ namespace kernels = ::gpuradar::kernels;
  * the beam-centre offset (ahead of zero Doppler for a forward squint). Row r is fully
  * focused when all those pulses lie in the block: r >= d + A/2 and naz - 1 - r >= A/2 - d
  * for every range of the window (A and d are linear in R, so the near and far edges
- * bound them). Each side gets a guard of A/16 + 1 pulses for the spread of the
- * band-limited azimuth reference beyond the aperture.
+ * bound them). Each side gets a guard of A/4 + 1 pulses: the azimuth reference, cut to
+ * the 3 dB Doppler band, has tails beyond the aperture that decay slowly for a
+ * rectangular window; with the guard, a stream focused in blocks differs from the
+ * whole scene focused at once by less than -40 dB re the peak (lib tests; about -36 dB
+ * without guard), and far less with a tapered azimuth window.
  */
 struct azimuth_blocks {
     std::size_t naz = 0;

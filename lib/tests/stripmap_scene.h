@@ -75,7 +75,8 @@ make_focus(const kernels::stripmap_params& p,
            unsigned int naz = 0,
            const std::string& backend = "cpu",
            const std::string& algorithm = "csa",
-           const std::string& range_window = "rectangular")
+           const std::string& range_window = "rectangular",
+           const std::string& azimuth_window = "rectangular")
 {
     return gr::gpuradar::sar_focus::make(p.fc_hz,
                                          p.bandwidth_hz,
@@ -92,7 +93,7 @@ make_focus(const kernels::stripmap_params& p,
                                          algorithm,
                                          naz,
                                          range_window,
-                                         "rectangular",
+                                         azimuth_window,
                                          backend);
 }
 

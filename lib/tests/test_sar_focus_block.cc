@@ -34,10 +34,11 @@ focused stream(const kernels::stripmap_params& p,
                const std::vector<sim::point_target>& targets,
                std::size_t npulses,
                double noise_sigma,
-               const std::string& backend = "cpu")
+               const std::string& backend = "cpu",
+               unsigned int naz = 0)
 {
     auto src = make_source(p, targets, noise_sigma, npulses);
-    auto focus = make_focus(p, 0, backend);
+    auto focus = make_focus(p, naz, backend);
     auto snk = gr::blocks::vector_sink_c::make(unsigned(p.nrange));
     auto tb = gr::make_top_block("sar_focus");
     tb->connect(src, 0, focus, 0);
@@ -112,10 +113,14 @@ TEST(SarFocusBlock, TargetAcrossABlockBoundaryFocusesLikeOneInsideABlock)
 TEST(SarFocusBlock, StreamedStripEqualsWholeSceneFocusing)
 {
     const auto p = small_stripmap();
-    const auto f0 = make_focus(p);
+    const auto f0 = make_focus(p, 256);
     // A strip of four blocks' worth, focused in one piece as the reference; targets
     // everywhere along it (also across block boundaries) and at several ranges.
-    const std::size_t npulses = 960; // 2^6 3 5: an FFT-friendly whole-scene length
+    // The whole scene is a multiple of the block length, so that the processed Doppler
+    // band (the bins within the 3 dB bandwidth) ends at the same frequency in both
+    // (otherwise the two impulse responses differ by the band's quantisation, about
+    // -40 dB re the peak at every target, seams or not).
+    const std::size_t npulses = 4 * f0->naz();
     std::vector<sim::point_target> targets;
     for (int i = 0; i < 12; ++i)
         targets.push_back(
@@ -123,7 +128,9 @@ TEST(SarFocusBlock, StreamedStripEqualsWholeSceneFocusing)
                       p.near_range_m + (20 + 19.0 * i) * p.range_spacing_m(),
                       (37.0 + 73.3 * i) * p.velocity_mps / p.prf_hz,
                       0.5 + 0.1 * i));
-    const auto out = stream(p, targets, npulses, 0.05);
+    for (int b = 1; b <= 3; ++b) // straddling each block boundary (between output rows)
+        targets.push_back(target_at(p, 2400.0, y_of_row(p, *f0, b * f0->stride() - 0.5)));
+    const auto out = stream(p, targets, npulses, 0.05, "cpu", f0->naz());
     const std::size_t rows = out.rows.size() / p.nrange;
     ASSERT_EQ(rows, rows_for(*f0, npulses));
     ASSERT_GE(rows, 3 * f0->stride());
@@ -143,7 +150,8 @@ TEST(SarFocusBlock, StreamedStripEqualsWholeSceneFocusing)
     const double err_db = 20 * std::log10(err / peak);
     std::printf("[ info ] streamed vs whole scene: worst difference %.1f dB re peak\n",
                 err_db);
-    EXPECT_LT(err_db, -50.0);
+    // Without the guards the seams differ by about -36 dB (azimuth_blocks.h).
+    EXPECT_LT(err_db, -40.0);
 }
 
 TEST(SarFocusBlock, RowsEmittedAndTheirTag)
@@ -256,7 +264,7 @@ TEST(SarFocusBlock, BlockGeometryFollowsTheAperture)
     // lead and trail cover half the far-range aperture each, plus guards
     EXPECT_GE(f->lead(), p.aperture_pulses(far) / 2);
     EXPECT_GE(f->trail(), p.aperture_pulses(far) / 2);
-    EXPECT_LE(f->lead(), p.aperture_pulses(far) / 2 * 1.25 + 3);
+    EXPECT_LE(f->lead(), p.aperture_pulses(far) / 2 * 1.5 + 3);
     EXPECT_EQ(f->stride(), f->naz() - f->lead() - f->trail());
     EXPECT_GE(f->naz(), 4 * (f->lead() + f->trail()));
     // A forward squint of 0.1 rad puts the whole beam ahead of zero Doppler here (the
