@@ -101,6 +101,16 @@ class EndToEnd(AppTest):
             self.assertLess(v[11], -35.0, so)  # azimuth PSLR: Hamming, not -13 dB
         self.assertIn("azimuth hamming", so)
 
+    def test_005_bp_focuses_every_target(self):
+        base = stripmap_recording(self)
+        out = self.path("bp")
+        rc, so, se = run(SAR, "--input", base, "--output", out, "--backend", "cpu", "-q",
+                         "--algorithm", "bp", "--check", "--no-png")
+        # --check: every target inside the image, within one -3 dB width of its truth
+        self.assertEqual(rc, 0, so + se)
+        self.assertIn("focus report (3 of 3 targets in the image)", so)
+        self.assertEqual(np.load(out + ".npy").ndim, 2)
+
     def test_004_csa_needs_a_stripmap_recording(self):
         rc, so, se = run(SIM, "sar", "--preset", "tiny", "-o", self.path("ph"))
         self.assertEqual(rc, 0, so + se)

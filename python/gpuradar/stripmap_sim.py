@@ -401,11 +401,12 @@ def focus_csa(rec: Recording, backend="auto", naz=0, range_window="rectangular",
 def geometry(acq: Acquisition, npulses, first_pulse_y):
     """backprojection's per-pulse geometry [x, y, z, r0, dr, f0] of range-compressed
     pulses: pulse_compression puts an echo *starting* at sample d at bin d, and the echo of
-    slant range R is centred at (R - r0)/dr, so bin 0 lies half a pulse nearer."""
+    slant range R is centred at (R - r0)/dr, half a pulse after its start, so bin 0 lies
+    half a pulse farther than the raw sample 0."""
     g = np.zeros((npulses, 6))
     g[:, 1] = first_pulse_y + np.arange(npulses) * acq.dy
     g[:, 2] = acq.altitude
-    g[:, 3] = acq.r0 - acq.pulse_width * SPEED_OF_LIGHT / 4
+    g[:, 3] = acq.r0 + acq.pulse_width * SPEED_OF_LIGHT / 4
     g[:, 4] = acq.dr
     g[:, 5] = acq.fc
     return g
