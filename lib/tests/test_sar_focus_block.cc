@@ -3,6 +3,7 @@
  * rows emitted, restarts at a `stripmap` tag, tags out, bad parameters, CUDA vs CPU. */
 #include "impulse_response.h"
 #include "invalid_argument_check.h"
+#include "stream_tags.h"
 #include "stripmap_scene.h"
 #include "test_support.h"
 #include <gnuradio/blocks/vector_sink.h>
@@ -189,19 +190,6 @@ gr::blocks::vector_source_c::sptr tagged_pulses(const kernels::stripmap_params& 
     const auto raw = sim::simulate(p, { target_at(p, 2300, 40.0) }, 0, n, 0.0, 0.05, 3);
     return gr::blocks::vector_source_c::make(
         std::vector<gr_complex>(raw.begin(), raw.end()), false, unsigned(p.nrange), tags);
-}
-
-gr::tag_t strip_tag(std::uint64_t offset, double fc, double y0, std::uint64_t pulse)
-{
-    pmt::pmt_t d = pmt::make_dict();
-    d = pmt::dict_add(d, pmt::intern("fc"), pmt::from_double(fc));
-    d = pmt::dict_add(d, pmt::intern("y0"), pmt::from_double(y0));
-    d = pmt::dict_add(d, pmt::intern("pulse"), pmt::from_uint64(pulse));
-    gr::tag_t t;
-    t.offset = offset;
-    t.key = pmt::intern("stripmap");
-    t.value = d;
-    return t;
 }
 
 TEST(SarFocusBlock, NewStripAtATagRestartsWithoutMixingTheTwo)
