@@ -12,12 +12,17 @@ constexpr const char* stage = "beamformer";
 
 bool finite_positive(double v) { return std::isfinite(v) && v > 0.0; }
 
+bool inside_half_space(double angle_deg)
+{
+    return std::isfinite(angle_deg) && angle_deg >= -90.0 && angle_deg <= 90.0;
+}
+
 void check_angles(const std::vector<double>& angles_deg)
 {
     if (angles_deg.empty())
         detail::throw_invalid(stage, "beam_angles_deg", "at least one angle", "none");
     for (double a : angles_deg)
-        if (!std::isfinite(a) || a < -90.0 || a > 90.0)
+        if (!inside_half_space(a))
             detail::throw_invalid(
                 stage, "beam_angles_deg", "angles in [-90, 90] degrees", a);
 }
@@ -65,6 +70,10 @@ std::vector<double> beam_fan_deg(std::size_t nbeams, double first_deg, double la
 {
     if (nbeams == 0)
         detail::throw_invalid(stage, "nbeams", ">= 1", nbeams);
+    if (!inside_half_space(first_deg))
+        detail::throw_invalid(stage, "fan_first_deg", "in [-90, 90] degrees", first_deg);
+    if (!inside_half_space(last_deg))
+        detail::throw_invalid(stage, "fan_last_deg", "in [-90, 90] degrees", last_deg);
     std::vector<double> a(nbeams, first_deg);
     for (std::size_t b = 1; b < nbeams; ++b)
         a[b] = first_deg + (last_deg - first_deg) * double(b) / double(nbeams - 1);

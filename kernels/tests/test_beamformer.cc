@@ -205,6 +205,8 @@ TEST(BeamformerCpu, test_006_bad_parameters_name_themselves)
     expect_invalid([&] { kernels::beamformer_weights(ula, lambda, {}, {}); },
                    "beam_angles_deg");
     expect_invalid([] { kernels::beam_fan_deg(0, -10, 10); }, "nbeams");
+    expect_invalid([] { kernels::beam_fan_deg(4, -95, 10); }, "fan_first_deg");
+    expect_invalid([] { kernels::beam_fan_deg(4, -10, 100); }, "fan_last_deg");
     expect_invalid([] { kernels::ula_positions(4, 0.0, 0.03); }, "element_spacing_wl");
     expect_invalid([] { kernels::ula_positions(0, 0.5, 0.03); }, "nchannels");
     expect_invalid([&] { kernels::beamformer_weights(ula, -1.0, { 0.0 }, {}); },

@@ -40,7 +40,8 @@ std::vector<position_m> positions_from_xyz(const std::vector<double>& xyz,
                                            std::size_t nchannels);
 
 //! nbeams angles (degrees) evenly from first_deg to last_deg inclusive (one beam:
-//! first_deg). Throws std::invalid_argument naming `nbeams` when 0.
+//! first_deg). Throws std::invalid_argument naming `nbeams` when 0 and `fan_first_deg`
+//! or `fan_last_deg` when outside [-90, 90].
 std::vector<double> beam_fan_deg(std::size_t nbeams, double first_deg, double last_deg);
 
 /*!
