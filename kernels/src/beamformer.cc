@@ -29,43 +29,6 @@ void check_angles(const std::vector<double>& angles_deg)
 
 } // namespace
 
-std::vector<position_m>
-ula_positions(std::size_t nelements, double spacing_wl, double wavelength_m)
-{
-    if (nelements == 0)
-        detail::throw_invalid(stage, "nchannels", ">= 1", nelements);
-    if (!finite_positive(spacing_wl))
-        detail::throw_invalid(stage, "element_spacing_wl", "> 0 wavelengths", spacing_wl);
-    if (!finite_positive(wavelength_m))
-        detail::throw_invalid(stage, "wavelength_m", "> 0", wavelength_m);
-    std::vector<position_m> p(nelements);
-    const double centre = 0.5 * double(nelements - 1);
-    for (std::size_t n = 0; n < nelements; ++n)
-        p[n] = { (double(n) - centre) * spacing_wl * wavelength_m, 0.0, 0.0 };
-    return p;
-}
-
-std::vector<position_m> positions_from_xyz(const std::vector<double>& xyz,
-                                           std::size_t nchannels)
-{
-    if (xyz.size() != 3 * nchannels)
-        detail::throw_invalid(stage,
-                              "element_positions_m",
-                              "3 * nchannels = " + std::to_string(3 * nchannels) +
-                                  " numbers (x, y, z per channel)",
-                              std::to_string(xyz.size()) + " numbers");
-    std::vector<position_m> p(nchannels);
-    for (std::size_t n = 0; n < nchannels; ++n) {
-        for (std::size_t k = 0; k < 3; ++k) {
-            if (!std::isfinite(xyz[3 * n + k]))
-                detail::throw_invalid(
-                    stage, "element_positions_m", "finite", xyz[3 * n + k]);
-            p[n][k] = xyz[3 * n + k];
-        }
-    }
-    return p;
-}
-
 std::vector<double> beam_fan_deg(std::size_t nbeams, double first_deg, double last_deg)
 {
     if (nbeams == 0)
@@ -77,18 +40,6 @@ std::vector<double> beam_fan_deg(std::size_t nbeams, double first_deg, double la
     std::vector<double> a(nbeams, first_deg);
     for (std::size_t b = 1; b < nbeams; ++b)
         a[b] = first_deg + (last_deg - first_deg) * double(b) / double(nbeams - 1);
-    return a;
-}
-
-std::vector<std::complex<double>> steering_vector(const std::vector<position_m>& elements,
-                                                  double wavelength_m,
-                                                  double theta_rad)
-{
-    const double ux = std::sin(theta_rad), uy = std::cos(theta_rad);
-    const double k = 2.0 * detail::pi / wavelength_m;
-    std::vector<std::complex<double>> a(elements.size());
-    for (std::size_t n = 0; n < elements.size(); ++n)
-        a[n] = std::polar(1.0, k * (elements[n][0] * ux + elements[n][1] * uy));
     return a;
 }
 

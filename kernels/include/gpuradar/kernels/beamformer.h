@@ -2,21 +2,15 @@
  * Digital beamforming: the channels of an antenna array combined into beams by a complex
  * weight matrix, y[b] = sum_c W[b][c] x[c], for every sample of every item.
  *
- * Geometry: local Cartesian metres (DESIGN.md), the array's boresight along +y. A beam
- * angle theta is an azimuth in the x-y plane measured from boresight, positive towards
- * +x, inside [-90, 90] degrees; its unit vector is u(theta) = (sin theta, cos theta, 0).
- * A plane wave arriving from theta reaches element n (position p_n) with the phase
- * exp(+j 2 pi p_n . u / lambda) relative to the origin (the element nearer the source
- * receives it earlier). A uniform linear array (ULA) of N elements spaced d wavelengths
- * lies on the x axis, centred on the origin: p_n = ((n - (N-1)/2) d lambda, 0, 0).
+ * Geometry and angles: array_geometry.h.
  */
 #ifndef INCLUDED_GPURADAR_KERNELS_BEAMFORMER_H
 #define INCLUDED_GPURADAR_KERNELS_BEAMFORMER_H
 
+#include <gpuradar/kernels/array_geometry.h>
 #include <gpuradar/kernels/backend.h>
 #include <gpuradar/kernels/cuda_resources.h>
 #include <gpuradar/kernels/window.h>
-#include <array>
 #include <complex>
 #include <cstddef>
 #include <memory>
@@ -24,33 +18,10 @@
 
 namespace gpuradar::kernels {
 
-//! An element position, metres (x, y, z).
-using position_m = std::array<double, 3>;
-
-//! The centred ULA on the x axis; spacing_wl > 0 (wavelengths), wavelength_m > 0.
-std::vector<position_m>
-ula_positions(std::size_t nelements, double spacing_wl, double wavelength_m);
-
-/*!
- * Positions from a flat list x0, y0, z0, x1, ... (metres). Throws std::invalid_argument
- * naming `element_positions_m` when the list is not 3 * nchannels long or holds a
- * non-finite value.
- */
-std::vector<position_m> positions_from_xyz(const std::vector<double>& xyz,
-                                           std::size_t nchannels);
-
 //! nbeams angles (degrees) evenly from first_deg to last_deg inclusive (one beam:
 //! first_deg). Throws std::invalid_argument naming `nbeams` when 0 and `fan_first_deg`
 //! or `fan_last_deg` when outside [-90, 90].
 std::vector<double> beam_fan_deg(std::size_t nbeams, double first_deg, double last_deg);
-
-/*!
- * The phase of a unit plane wave from azimuth theta (radians) at each element,
- * a_n = exp(+j 2 pi p_n . u(theta) / lambda): the array's steering vector.
- */
-std::vector<std::complex<double>> steering_vector(const std::vector<position_m>& elements,
-                                                  double wavelength_m,
-                                                  double theta_rad);
 
 /*!
  * \brief Beam weights, row-major nbeams x nchannels:
