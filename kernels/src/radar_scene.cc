@@ -202,6 +202,22 @@ radar_scene::make_targets(const std::vector<double>& ranges_m,
     return t;
 }
 
+void radar_scene::set_azimuths(std::vector<scene_target>& targets,
+                               const std::vector<double>& azimuths_deg,
+                               const char* who)
+{
+    if (azimuths_deg.empty())
+        return;
+    if (azimuths_deg.size() != targets.size())
+        detail::throw_invalid(who,
+                              "azimuths_deg",
+                              "empty or one entry per target (" +
+                                  std::to_string(targets.size()) + ")",
+                              std::to_string(azimuths_deg.size()) + " entries");
+    for (std::size_t i = 0; i < targets.size(); ++i)
+        targets[i].azimuth_deg = azimuths_deg[i];
+}
+
 radar_scene::radar_scene(scene_config cfg)
     : d_cfg(checked(std::move(cfg))),
       d_timing(d_cfg.fs / d_cfg.prf, 0, d_cfg.waveform.size(), stage),

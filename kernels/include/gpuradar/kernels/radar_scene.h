@@ -193,6 +193,15 @@ public:
 
     static double snr_from_rcs(double rcs_m2, double range_m, double radar_constant_db);
 
+    /*!
+     * Sets each target's azimuth_deg from a parallel list: empty leaves every target at
+     * boresight (0); otherwise one entry per target, else std::invalid_argument naming
+     * `azimuths_deg` (the range of each is checked with the scene).
+     */
+    static void set_azimuths(std::vector<scene_target>& targets,
+                             const std::vector<double>& azimuths_deg,
+                             const char* who = stage);
+
 private:
     void add_pulses(cfloat* out,
                     std::uint64_t n0,
