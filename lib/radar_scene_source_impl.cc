@@ -3,7 +3,6 @@
 #include "radar_scene_source_impl.h"
 #include "uhd_time.h"
 #include <gnuradio/io_signature.h>
-#include <gpuradar/kernels/constants.h>
 #include <gpuradar/kernels/pulse_compression.h>
 #include <algorithm>
 #include <cmath>
@@ -25,33 +24,6 @@ constexpr double paced_chunk_s = 0.01;
                                 ": " + e.what());
 }
 
-//! The receive array of make()'s parameters (one channel: none, the single antenna).
-kernels::array_config receive_array(unsigned int nchannels,
-                                    double spacing_wl,
-                                    const std::vector<double>& xyz,
-                                    double fc,
-                                    const std::vector<double>& gain_db,
-                                    const std::vector<double>& phase_deg)
-{
-    constexpr const char* who = "radar_scene_source";
-    if (nchannels < 1)
-        throw std::invalid_argument(
-            "gpuradar::radar_scene_source: nchannels must be >= 1 (got 0)");
-    kernels::array_config a;
-    if (!xyz.empty())
-        a.elements = kernels::positions_from_xyz(xyz, nchannels, who);
-    else if (nchannels > 1) {
-        if (!(fc > 0.0) || !std::isfinite(fc))
-            throw std::invalid_argument("gpuradar::radar_scene_source: fc must be > 0 "
-                                        "and finite (Hz) (got " +
-                                        std::to_string(fc) + ")");
-        a.elements = kernels::ula_positions(
-            nchannels, spacing_wl, ::gpuradar::kernels::speed_of_light / fc, who);
-    }
-    a.gain_db = gain_db;
-    a.phase_deg = phase_deg;
-    return a;
-}
 } // namespace
 
 radar_scene_source::sptr
@@ -111,12 +83,13 @@ radar_scene_source::make(double fs,
     c.clutter_stop_m = clutter_stop_m;
     c.seed = seed;
     kernels::radar_scene::set_azimuths(c.targets, azimuths_deg);
-    c.array = receive_array(nchannels,
-                            element_spacing_wl,
-                            element_positions_m,
-                            fc,
-                            channel_gain_db,
-                            channel_phase_deg);
+    c.array = kernels::array_config::make(nchannels,
+                                          element_spacing_wl,
+                                          element_positions_m,
+                                          fc,
+                                          channel_gain_db,
+                                          channel_phase_deg,
+                                          kernels::radar_scene::stage);
     if (!(start_time >= 0.0) || !std::isfinite(start_time))
         throw std::invalid_argument(
             "gpuradar::radar_scene_source: start_time must be >= 0 "

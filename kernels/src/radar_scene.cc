@@ -92,6 +92,30 @@ scene_config checked(scene_config c)
 
 } // namespace
 
+array_config array_config::make(unsigned int nchannels,
+                                double spacing_wl,
+                                const std::vector<double>& xyz,
+                                double fc,
+                                const std::vector<double>& gain_db,
+                                const std::vector<double>& phase_deg,
+                                const char* who)
+{
+    if (nchannels < 1)
+        detail::throw_invalid(who, "nchannels", ">= 1", nchannels);
+    array_config a;
+    if (!xyz.empty()) {
+        a.elements = positions_from_xyz(xyz, nchannels, who);
+    } else if (nchannels > 1) {
+        if (!(fc > 0.0) || !std::isfinite(fc))
+            detail::throw_invalid(who, "fc", "> 0 and finite (Hz)", fc);
+        a.elements = ula_positions(nchannels, spacing_wl, c0 / fc, who);
+    }
+    a.gain_db = gain_db;
+    a.phase_deg = phase_deg;
+    a.validate(who);
+    return a;
+}
+
 void array_config::validate(const char* who) const
 {
     const std::size_t n = nchannels();

@@ -6,9 +6,11 @@
 several channels -> one pulse_framer per channel -> streams_to_vector (channel-major
 pulses) -> beamformer. The target's echo must come out of the beam steered at its
 azimuth, the channels must differ by the array phase written from the geometry, and the
-truth must carry the azimuth."""
+truth must carry the azimuth. radar_channel with several outputs: the same array phase,
+and rx_time on every output."""
 
 import numpy as np
+import pmt
 from gnuradio import blocks, gr, gr_unittest
 from gnuradio import gpuradar
 from gnuradio.gpuradar import scene_truth
@@ -82,7 +84,35 @@ class qa_array_chain(gr_unittest.TestCase):
         np.testing.assert_allclose(ratio, np.broadcast_to(want[None, :, None], ratio.shape),
                                    rtol=1e-4, atol=1e-4)
 
-    def test_003_bad_array_parameters_raise_naming_them(self):
+    def test_003_radar_channel_array_outputs(self):
+        # A transmit stream through radar_channel with 4 channels: every output carries
+        # the echo with the array phase of the target's azimuth and the tx_time -> rx_time
+        # tag.
+        nch, az, n, fs, fc = 4, -25.0, 20000, 1e6, 5e9
+        rng = np.random.default_rng(4)
+        x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+        tag = gr.tag_utils.python_to_tag((100, pmt.intern("tx_time"),
+                                          pmt.make_tuple(pmt.from_uint64(3),
+                                                         pmt.from_double(0.5))))
+        src = blocks.vector_source_c(x.tolist(), False, 1, [tag])
+        ch = gpuradar.radar_channel(fs, fc, [3000.0], [10.0], [6.0], noise_power=0.0,
+                                    azimuths_deg=[az], nchannels=nch,
+                                    element_spacing_wl=0.5)
+        snks = [blocks.vector_sink_c() for _ in range(nch)]
+        self.tb.connect(src, ch)
+        for c in range(nch):
+            self.tb.connect((ch, c), snks[c])
+        self.tb.run()
+        y = np.array([s.data() for s in snks])
+        active = np.abs(y[0]) > 0
+        self.assertGreater(active.sum(), n // 2)
+        for c in range(1, nch):
+            want = np.exp(1j * np.pi * c * np.sin(np.radians(az)))
+            np.testing.assert_allclose(y[c][active] / y[0][active], want, atol=1e-4)
+            rx = [gr.tag_to_python(t) for t in snks[c].tags()]
+            self.assertEqual([(t.offset, str(t.key)) for t in rx], [(100, "rx_time")])
+
+    def test_004_bad_array_parameters_raise_naming_them(self):
         base = (self.fs, self.fc, self.fs / self.pri, 1e6, 20e-6, [], [15000.0], [0.0],
                 [10.0])
         for kwargs, name in (

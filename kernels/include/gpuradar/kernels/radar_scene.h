@@ -42,6 +42,22 @@ struct array_config {
     std::vector<double> gain_db;   //!< per-channel gain error (dB); empty: 0 dB
     std::vector<double> phase_deg; //!< per-channel phase error (deg); empty: 0
 
+    /*!
+     * From block parameters: nchannels (>= 1) elements at the flat x, y, z list `xyz`
+     * (m; 3 * nchannels numbers) or, when it is empty and nchannels > 1, a ULA of
+     * spacing_wl wavelengths at the carrier fc; one channel without positions is the
+     * single antenna (no elements). std::invalid_argument naming `nchannels`,
+     * `element_positions_m`, `element_spacing_wl`, `fc`, `channel_gain_db` or
+     * `channel_phase_deg`, prefixed by `who`.
+     */
+    static array_config make(unsigned int nchannels,
+                             double spacing_wl,
+                             const std::vector<double>& xyz,
+                             double fc,
+                             const std::vector<double>& gain_db,
+                             const std::vector<double>& phase_deg,
+                             const char* who);
+
     std::size_t nchannels() const { return elements.empty() ? 1 : elements.size(); }
     //! std::invalid_argument naming `channel_gain_db` / `channel_phase_deg` (size not
     //! 0 or nchannels, or not finite), prefixed by `who`.
