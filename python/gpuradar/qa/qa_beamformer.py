@@ -5,6 +5,8 @@
 """QA for gpuradar.beamformer on the CPU backend, against numpy weights written from the
 array geometry (not from gpuradar's code)."""
 
+import unittest
+
 import numpy as np
 import pmt
 from gnuradio import blocks, gr, gr_unittest
@@ -121,6 +123,22 @@ class qa_beamformer(gr_unittest.TestCase):
                 gpuradar.beamformer(4, 16, **kwargs)
         with self.assertRaisesRegex(ValueError, "nchannels"):
             gpuradar.beamformer(0, 16, nbeams=2)
+
+    @unittest.skipUnless(gpuradar.cuda_available(), "no CUDA device")
+    def test_005_cuda_block_equals_cpu_block(self):
+        # Through the scheduler and the device buffers, on fresh random data.
+        nch, ns, nitems, nbeams = 16, 900, 40, 16
+        rng = np.random.default_rng(11)
+        x = (rng.standard_normal((nitems, nch, ns)) +
+             1j * rng.standard_normal((nitems, nch, ns))).astype(np.complex64)
+        out = {}
+        for backend in ("cpu", "cuda"):
+            self.tb = gr.top_block()
+            bf = gpuradar.beamformer(nch, ns, [], nbeams, -50.0, 50.0, backend=backend)
+            out[backend], _ = self.run_block(bf, x, nch, ns, nbeams)
+            self.assertEqual(bf.backend(), backend)
+        err = np.linalg.norm(out["cuda"] - out["cpu"]) / np.linalg.norm(out["cpu"])
+        self.assertLess(err, 1e-5)
 
 
 if __name__ == "__main__":
