@@ -84,7 +84,37 @@ class qa_array_chain(gr_unittest.TestCase):
         np.testing.assert_allclose(ratio, np.broadcast_to(want[None, :, None], ratio.shape),
                                    rtol=1e-4, atol=1e-4)
 
-    def test_003_radar_channel_array_outputs(self):
+    def test_003_monopulse_finds_the_scene_azimuth(self):
+        # Scene -> framers -> beamformer -> monopulse at the echo's samples: the
+        # estimate lands within 4 of its own standard deviations of the truth, which
+        # lies between two beams.
+        azimuth = 11.3
+        scene = self.scene(azimuth)
+        angles = np.linspace(-60.0, 60.0, 13)
+        bf = gpuradar.beamformer(self.nch, self.nrange, [], len(angles), -60.0, 60.0,
+                                 0.5, [], 0.0, "rectangular", backend="cpu")
+        snk = blocks.vector_sink_c(len(angles) * self.nrange)
+        self.channel_major_pulses(scene, bf)
+        self.tb.connect(bf, snk)
+        self.tb.run()
+        y = np.array(snk.data()).reshape(-1, len(angles), self.nrange)
+        lam = C / self.fc
+        xyz = [v for c in range(self.nch)
+               for v in ((c - (self.nch - 1) / 2) * 0.5 * lam, 0.0, 0.0)]
+        w = gpuradar.beamformer_weights(xyz, lam, angles.tolist(), "rectangular")
+        mp = gpuradar.monopulse(xyz, lam, w, angles.tolist())
+        b = scene_truth.expected_range_bin(15000.0, self.fs, self.gate)
+        # One sample inside the echo per pulse (10 dB per channel): every estimate within
+        # 4 of its standard deviations, their mean within 4 standard errors.
+        est = [mp.estimate(y[p, :, b + 20].tolist(), 1.0) for p in range(y.shape[0])]
+        az = np.array([e["azimuth_deg"] for e in est])
+        std = np.array([e["std_deg"] for e in est])
+        self.assertTrue(np.all(np.abs(az - azimuth) < 4 * std))
+        self.assertLess(abs(az.mean() - azimuth), 4 * std.mean() / np.sqrt(len(az)))
+        with self.assertRaisesRegex(ValueError, "beams"):
+            mp.estimate([1.0, 2.0], 1.0)
+
+    def test_004_radar_channel_array_outputs(self):
         # A transmit stream through radar_channel with 4 channels: every output carries
         # the echo with the array phase of the target's azimuth and the tx_time -> rx_time
         # tag.
@@ -112,7 +142,7 @@ class qa_array_chain(gr_unittest.TestCase):
             rx = [gr.tag_to_python(t) for t in snks[c].tags()]
             self.assertEqual([(t.offset, str(t.key)) for t in rx], [(100, "rx_time")])
 
-    def test_004_bad_array_parameters_raise_naming_them(self):
+    def test_005_bad_array_parameters_raise_naming_them(self):
         base = (self.fs, self.fc, self.fs / self.pri, 1e6, 20e-6, [], [15000.0], [0.0],
                 [10.0])
         for kwargs, name in (
