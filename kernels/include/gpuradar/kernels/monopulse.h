@@ -42,6 +42,9 @@ struct angle_estimate {
  * |g^H C^-1 g'|^2 / (g^H C^-1 g)), the Fisher information of theta in the group with
  * the amplitude unknown.
  *
+ * A target outside the fan is reported at most half a beam spacing beyond the outer
+ * beam (the edge of the search), with the standard deviation there.
+ *
  * Beam angles must increase with the beam index (a fan from low to high, or a sorted
  * list); needs at least two beams.
  */
