@@ -38,6 +38,13 @@ print(framer.emitted_cpis(), framer.dropped_cpis(), framer.lost_samples(),
 pc = gpuradar.pulse_compression(512, 32, 1, "lfm", [], 1e6, 10e-6, 2e6, True, "taylor",
                                 4, 35.0, 6.0, True, "auto", "cpu")
 tb.connect(framer, pc, blocks.null_sink(gr.sizeof_gr_complex * 512))''',
+    "beamformer": '''
+# 16-channel half-wavelength ULA, 16 beams from -45 to 45 degrees, Taylor 35 dB taper,
+# on the pulse stream (before pulse compression): items of 16 x 512 in, 16 x 512 out
+bf = gpuradar.beamformer(16, 512, [], 16, -45.0, 45.0, 0.5, [], 0.0, "taylor", 4, 35.0,
+                         6.0, "cpu")
+tb.connect(framer, bf, blocks.null_sink(gr.sizeof_gr_complex * 16 * 512))
+print(bf.beam_angles_deg())''',
     "corner_turn": '''
 ct = gpuradar.corner_turn(32, 512, 1, "cpu")     # npulses, nrange, channels
 tb.connect(pc, ct, blocks.null_sink(gr.sizeof_gr_complex * 32))''',
