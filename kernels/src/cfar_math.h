@@ -170,6 +170,53 @@ GPURADAR_HD bool cfar_is_local_max(float x,
     return true;
 }
 
+/*!
+ * The map's values beside a detection at (r, c), for sub-bin interpolation of its peak:
+ * out = { (r-1, c), (r+1, c), (r, c-1), (r, c+1) }, read with fetch(r, c) like the
+ * local-maximum test (a wrapped edge wraps). A neighbour that does not exist (beyond a
+ * clipped edge; rows when lm_rows = 0, i.e. the rows are independent lines) is NaN.
+ * Four reads per detection: detections are sparse, so this is noise beside the window.
+ */
+template <typename Fetch>
+GPURADAR_HD void cfar_neighbour_powers(int r,
+                                       int c,
+                                       int nrows,
+                                       int ncols,
+                                       bool row_wrap,
+                                       bool col_wrap,
+                                       int lm_rows,
+                                       const Fetch& fetch,
+                                       float out[4])
+{
+    const auto at = [&](int rr, int cc) -> float {
+        if (rr < 0 || rr >= nrows) {
+            if (!row_wrap || lm_rows == 0)
+                return NAN;
+            rr = (rr + nrows) % nrows;
+        }
+        if (cc < 0 || cc >= ncols) {
+            if (!col_wrap)
+                return NAN;
+            cc = (cc + ncols) % ncols;
+        }
+        return fetch(rr, cc);
+    };
+    out[0] = lm_rows > 0 ? at(r - 1, c) : NAN;
+    out[1] = lm_rows > 0 ? at(r + 1, c) : NAN;
+    out[2] = at(r, c - 1);
+    out[3] = at(r, c + 1);
+}
+
+//! The engine's neighbours (cfar_neighbour_powers order: rows, then columns) into a
+//! detection whose rows are range and columns Doppler (cfar_1d swaps them back).
+inline void set_neighbours(cfar_detection& d, const float nb[4])
+{
+    d.range_prev = nb[0];
+    d.range_next = nb[1];
+    d.doppler_prev = nb[2];
+    d.doppler_next = nb[3];
+}
+
 } // namespace gpuradar::kernels::detail
 
 #endif
