@@ -14,7 +14,10 @@ halves are converted here::
 
 Detection keys: range_bin, doppler_bin, channel, cpi (int), power, threshold, noise,
 snr_db (float); range_m, velocity_mps (float) and rx_time ((int, float)) when the cpi
-tag allowed them; item (int) from cfar_1d.
+tag allowed them; item (int) from cfar_1d. With cfar_2d(cluster=True), one detection per
+target: range_bin_interp, doppler_bin_interp (fractional bins of the interpolated peak;
+range_m and velocity_mps are taken there) and cells (detected cells merged); the
+metadata then has clustered (True) and cells.
 """
 
 import pmt
