@@ -98,6 +98,12 @@ tb.msg_connect(pd, "map", rd, "map")
 tb.msg_connect(cfar, "detections", rd, "detections")
 layout.addWidget(rd.qwidget())     # GRC: gui_hint
 print(rd.counts())                 # frames received, drawn, dropped''',
+    "tracker": '''
+cfar = gpuradar.cfar_2d(256, 64, backend="cpu", cluster=True)   # one detection per target
+trk = gpuradar.tracker(9.21, 3, 5, 3, 5.0, 0.5, 5.0)
+tb.msg_connect(cfar, "detections", trk, "detections")
+dbg = blocks.message_debug()
+tb.msg_connect(trk, "tracks", dbg, "store")                # or a track display''',
     "detection_table": '''
 table = gpuradar.detection_table(8, True, 5.0)    # max rows, print every CPI, updates/s
 tb.msg_connect(cfar, "detections", table, "detections")

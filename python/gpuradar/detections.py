@@ -39,6 +39,12 @@ def _value(p):
         return tuple(_value(pmt.tuple_ref(p, i)) for i in range(pmt.length(p)))
     if pmt.is_vector(p):
         return [_value(pmt.vector_ref(p, i)) for i in range(pmt.length(p))]
+    # Uniform vectors (the tracker's state, covariance, deleted_ids) as lists; an empty
+    # one is beyond pmt.to_python.
+    if pmt.is_f64vector(p):
+        return list(pmt.f64vector_elements(p))
+    if pmt.is_u64vector(p):
+        return [int(x) for x in pmt.u64vector_elements(p)]
     if pmt.is_null(p):
         return None
     if pmt.is_dict(p):
