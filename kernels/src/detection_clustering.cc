@@ -79,10 +79,11 @@ detection_clustering::cluster(const std::vector<cfar_detection>& detections) con
 {
     const params& p = d_params;
     std::vector<cfar_detection> dets(detections);
-    std::sort(
-        dets.begin(), dets.end(), [](const cfar_detection& a, const cfar_detection& b) {
-            return key_of(a) < key_of(b);
-        });
+    const auto by_cell = [](const cfar_detection& a, const cfar_detection& b) {
+        return key_of(a) < key_of(b);
+    };
+    if (!std::is_sorted(dets.begin(), dets.end(), by_cell)) // the CFAR's list is sorted
+        std::sort(dets.begin(), dets.end(), by_cell);
     const auto index_of = [&](std::uint32_t map, long r, long d) -> long {
         const cell_key k{ map, std::uint32_t(r), std::uint32_t(d) };
         const auto it = std::lower_bound(
@@ -92,21 +93,20 @@ detection_clustering::cluster(const std::vector<cfar_detection>& detections) con
         return (it != dets.end() && key_of(*it) == k) ? long(it - dets.begin()) : -1;
     };
 
+    // Of two touching cells, one is the other's (0, +1), (+1, -1), (+1, 0) or (+1, +1)
+    // neighbour (across wrapped edges too): looking forward finds every pair once.
+    constexpr int forward[4][2] = { { 0, 1 }, { 1, -1 }, { 1, 0 }, { 1, 1 } };
     disjoint_sets sets(dets.size());
     for (std::size_t i = 0; i < dets.size(); ++i) {
         const cfar_detection& d = dets[i];
-        for (int dr = -1; dr <= 1; ++dr) {
-            const long r = step_bin(d.range_bin, dr, p.nrange, p.range_wrap);
-            if (r < 0)
+        for (const auto& step : forward) {
+            const long r = step_bin(d.range_bin, step[0], p.nrange, p.range_wrap);
+            const long c = step_bin(d.doppler_bin, step[1], p.ndoppler, p.doppler_wrap);
+            if (r < 0 || c < 0)
                 continue;
-            for (int dd = -1; dd <= 1; ++dd) {
-                const long c = step_bin(d.doppler_bin, dd, p.ndoppler, p.doppler_wrap);
-                if (c < 0 || (dr == 0 && dd == 0))
-                    continue;
-                const long j = index_of(d.map, r, c);
-                if (j >= 0)
-                    sets.join(i, std::size_t(j));
-            }
+            const long j = index_of(d.map, r, c);
+            if (j >= 0)
+                sets.join(i, std::size_t(j));
         }
     }
 
