@@ -104,6 +104,10 @@ trk = gpuradar.tracker(9.21, 3, 5, 3, 5.0, 0.5, 5.0)
 tb.msg_connect(cfar, "detections", trk, "detections")
 dbg = blocks.message_debug()
 tb.msg_connect(trk, "tracks", dbg, "store")                # or a track display''',
+    "track_sink": '''
+sink = gpuradar.track_sink(30e3, 150.0, 20, False, 10.0)   # range max, +-velocity, trail
+tb.msg_connect(trk, "tracks", sink, "tracks")             # trk: a gpuradar.tracker
+layout.addWidget(sink.qwidget())''',
     "detection_table": '''
 table = gpuradar.detection_table(8, True, 5.0)    # max rows, print every CPI, updates/s
 tb.msg_connect(cfar, "detections", table, "detections")
