@@ -15,7 +15,8 @@ on the GPU (CUDA) when one is present, else on the CPU. Without --input the app 
 simulates gpuradar-sim's embedded default scenario (into a temporary directory).
 
 Writes <output>.json (parameters, backend, throughput, every detection, the tracks of
-every CPI, the truth comparison), <output>.csv (one detection a line),
+every CPI, the truth comparison, the samples with a NaN or infinite part that the framer
+processed as 0: per CPI and in total), <output>.csv (one detection a line),
 <output>.tracks.csv (one track a line per CPI) and <output>.png (the range-Doppler map
 of one CPI in dB, range in metres, velocity in m/s, detections, tracks with their ids
 and paths so far, and truth marked). Detections are the CFAR's 3x3 local maxima,
@@ -270,6 +271,19 @@ def process(rec, args, nfft):
     return dets, metas, scans, (framer, pdp, cfar, trk), elapsed
 
 
+def nonfinite_report(metas, framer):
+    """Samples with a NaN or infinite part that the framer wrote as 0: per_cpi[i] for
+    CPI i (from the detections' metadata, i.e. the cpi tags) and the total (the framer's
+    counter)."""
+    by_cpi = {int(m["cpi"]): int(m.get("nonfinite_samples", 0)) for m in metas}
+    per_cpi = [by_cpi.get(c, 0) for c in range(max(by_cpi, default=-1) + 1)]
+    total = framer.nonfinite_samples()
+    if sum(per_cpi) != total:
+        raise AppError(f"internal: the CPIs report {sum(per_cpi)} non-finite samples, "
+                       f"the framer counted {total}")
+    return {"total": total, "per_cpi": per_cpi}
+
+
 def power_map(rec, args, nfft, cpi):
     """The range-Doppler power map of one CPI, (nrange, nfft), from a second flowgraph
     over the recording's first cpi + 1 CPIs (the pulse schedule stays the recording's,
@@ -466,6 +480,7 @@ def run(args, tmpdir):
         results, false = compare(dets, rec, nfft, set(cpis)) if rec.has_truth \
             else ([], [])
         overflow = sum(1 for m in metas if m.get("overflow"))
+        nonfinite = nonfinite_report(metas, framer)
         nsamp = ncpi and rec.pulse_start(ncpi * rec.npulses)
         sps = rec.nsamples / elapsed if elapsed > 0 else float("inf")
         backend = {"pulse_doppler_processor": pdp.backend(), "cfar_2d": cfar.backend()}
@@ -485,6 +500,7 @@ def run(args, tmpdir):
             "cpis": ncpi, "samples": rec.nsamples, "samples_in_cpis": nsamp,
             "elapsed_s": elapsed, "throughput_sps": sps,
             "raw_detections": raw, "overflowed_cpis": overflow,
+            "nonfinite_samples": nonfinite,
             "detections": dets,
             "tracker": {"confirm": list(pair(args.track_confirm, "track-confirm", 1, "M,N")),
                         "scans": trk.scans(), "bad_messages": trk.bad_messages()},
@@ -539,6 +555,11 @@ def run(args, tmpdir):
           f" tracks started, at the end "
           f"{sum(t['status'] != 'tentative' for t in final)} confirmed or coasting"
           + (f"; {trk.bad_messages()} messages skipped" if trk.bad_messages() else ""))
+    if nonfinite["total"]:
+        bad = [(c, n) for c, n in enumerate(nonfinite["per_cpi"]) if n]
+        print(f"  non-finite samples (NaN/Inf, processed as 0): {nonfinite['total']} in "
+              f"{len(bad)} of {ncpi} CPIs ("
+              + ", ".join(f"CPI {c}: {n}" for c, n in bad) + ")")
     if rec.has_truth:
         print("  target  range (m)  velocity (m/s)  SNR (dB/sample)  expected bins  "
               "detected in")

@@ -231,7 +231,8 @@ def report(rec, source, grid, images, ppi, bp, elapsed, output, args):
     print(f"  image {grid.nx} x {grid.ny} px of {grid.dx:.4g} x {grid.dy:.4g} m, "
           f"{images.shape[0]} image(s), backend {bp.backend()}, {bp.precision()}, "
           f"{bp.mode()}: {elapsed:.3f} s flowgraph ({rate} incl. file I/O), "
-          f"{bp.skipped_pulses()} pulses skipped")
+          f"{bp.skipped_pulses()} pulses skipped, {bp.nonfinite_samples()} non-finite "
+          f"samples zeroed")
     print(f"  wrote {output}.npy" + ("" if args.no_png else f" and {output}.png"))
 
 
