@@ -324,6 +324,13 @@ TEST_P(Cfar1dCuda, test_010_matches_cpu_twin)
                 const auto& c = cpu.report.detections[i];
                 EXPECT_EQ(std::tie(g.map, g.range_bin, g.doppler_bin),
                           std::tie(c.map, c.range_bin, c.doppler_bin));
+                // The neighbours for interpolation: the same map values, or both NaN.
+                for (const auto& [x, y] : { std::pair{ g.range_prev, c.range_prev },
+                                            std::pair{ g.range_next, c.range_next },
+                                            std::pair{ g.doppler_prev, c.doppler_prev },
+                                            std::pair{ g.doppler_next, c.doppler_next } })
+                    EXPECT_TRUE((std::isnan(x) && std::isnan(y)) || x == y)
+                        << "detection " << i << ": " << x << " vs " << y;
             }
         }
     }
