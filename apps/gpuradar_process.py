@@ -7,19 +7,24 @@
 A GNU Radio flowgraph reads the recording (SigMF cf32_le, see gpuradar-sim and
 gnuradio.gpuradar.pd_sim for the metadata it needs) and runs
 
-  file_source -> pulse_framer -> pulse_doppler_processor -> cfar_2d -> detections
-                                  (pulse compression, corner turn,
-                                   Doppler FFT, square law)
+  file_source -> pulse_framer -> pulse_doppler_processor -> cfar_2d -> tracker
+                                  (pulse compression, corner turn,      |
+                                   Doppler FFT, square law)        detections
 
 on the GPU (CUDA) when one is present, else on the CPU. Without --input the app first
 simulates gpuradar-sim's embedded default scenario (into a temporary directory).
 
-Writes <output>.json (parameters, backend, throughput, every detection, the truth
-comparison, the samples with a NaN or infinite part that the framer processed as 0: per
-CPI and in total), <output>.csv (one detection a line) and <output>.png (the range-Doppler
-map of one CPI in dB, range in metres, velocity in m/s, detections and truth marked).
-Detections are the CFAR's 3x3 local maxima, neighbouring ones (within one bin in range
-and Doppler) merged into their strongest. When the recording holds the truth, a target
+Writes <output>.json (parameters, backend, throughput, every detection, the tracks of
+every CPI, the truth comparison, the samples with a NaN or infinite part that the framer
+processed as 0: per CPI and in total), <output>.csv (one detection a line),
+<output>.tracks.csv (one track a line per CPI) and <output>.png (the range-Doppler map
+of one CPI in dB, range in metres, velocity in m/s, detections, tracks with their ids
+and paths so far, and truth marked). Detections are the CFAR's 3x3 local maxima,
+neighbouring ones (within one bin in range and Doppler) merged by the CFAR into their
+strongest, at its peak interpolated between bins (cfar_2d's cluster option). The
+tracker (M-of-N confirmation, see --track-confirm) follows them from CPI to CPI; the
+CPI's time is its rx_time, or its index x the CPI duration. When the recording holds the
+truth, a target
 counts as detected in a CPI when a detection lies within +-1 range bin and +-1 Doppler
 bin of its expected bins; every other detection is a false one. Outputs are written
 under temporary names and renamed when all are complete.
@@ -37,6 +42,7 @@ import math
 import os
 import sys
 import tempfile
+import time
 
 import numpy as np
 from gnuradio import blocks, gr
@@ -81,9 +87,13 @@ def parse_args(argv):
                    help="CFAR guard cells per side (default: %(default)s)")
     p.add_argument("--train", metavar="RANGE,DOPPLER", default="5,1",
                    help="CFAR training cells per side (default: %(default)s)")
-    p.add_argument("--plot-cpi", type=number(int), default=0,
-                   help="CPI shown in the PNG (negative: from the end; default: 0); the "
-                        "map comes from a second pass over the CPIs up to it")
+    p.add_argument("--track-confirm", metavar="M,N", default="2,3",
+                   help="tracker: confirm a track with M detections in its first N CPIs "
+                        "(default: %(default)s)")
+    p.add_argument("--plot-cpi", type=number(int), default=-1,
+                   help="CPI shown in the PNG (negative: from the end; default: the last, "
+                        "where the tracks have their longest paths); the map comes from a "
+                        "second pass over the CPIs up to it")
     p.add_argument("--png-size", metavar="WxH", default="960x640",
                    help="PNG size in pixels (default: %(default)s)")
     p.add_argument("--dynamic-range", type=number(above=0, maximum=400), default=50.0,
@@ -129,11 +139,11 @@ def overrides(args):
             if getattr(args, k) is not None}
 
 
-def pair(text, name, minimum=0):
+def pair(text, name, minimum=0, what="RANGE,DOPPLER"):
     try:
         a, b = (int(x) for x in text.split(","))
     except ValueError:
-        raise AppError(f"--{name}: expected two integers RANGE,DOPPLER (got {text!r})") \
+        raise AppError(f"--{name}: expected two integers {what} (got {text!r})") \
             from None
     if a < minimum or b < minimum:
         raise AppError(f"--{name}: values must be >= {minimum} (got {text!r})")
@@ -207,24 +217,41 @@ def source(tb, rec, nsamples=None):
     return last
 
 
+def make_tracker(rec, args, nfft):
+    """The tracker for the recording's bins: measurement noise of half a bin (range and
+    velocity; the interpolated peaks do better at high SNR), manoeuvres to 5 g, a CPI
+    duration per index when the CPIs carry no rx_time."""
+    m, n = pair(args.track_confirm, "track-confirm", 1, "M,N")
+    velocity_bin = rec.prf / nfft * gpuradar.speed_of_light / (2 * rec.fc)
+    try:
+        return gpuradar.tracker(9.21, m, n, 3, 0.5 * rec.range_bin_m, 0.5 * velocity_bin,
+                                50.0, rec.npulses / rec.prf)
+    except ValueError as e:
+        raise AppError(f"--track-confirm: {e}") from None
+
+
 def process(rec, args, nfft):
-    """The flowgraph file -> framer -> pulse-Doppler chain -> CFAR; returns (detections,
-    PDU metadata, (framer, pdp, cfar), wall time)."""
+    """The flowgraph file -> framer -> pulse-Doppler chain -> CFAR -> tracker; returns
+    (detections, PDU metadata, tracks PDUs, (framer, pdp, cfar, tracker), wall time)."""
     guard, train = pair(args.guard, "guard"), pair(args.train, "train")
     framer, pdp = make_chain(rec, args, nfft)
     try:
         cfar = gpuradar.cfar_2d(rec.nrange, nfft, 1, guard[0], train[0], guard[1],
                                 train[1], args.pfa, args.cfar, 0, "clip", "wrap", True, 4096,
-                                args.backend)
+                                args.backend, cluster=True)
     except ValueError as e:
         raise AppError(f"cfar_2d: {e}") from None
     except RuntimeError as e:
         raise AppError(f"--backend {args.backend}: {e}") from None
+    trk = make_tracker(rec, args, nfft)
     tb = gr.top_block("gpuradar-process")
     mask = blocks.null_sink(nfft)
     dbg = blocks.message_debug()
+    tdbg = blocks.message_debug()
     tb.connect(source(tb, rec), framer, pdp, cfar, mask)
     tb.msg_connect(cfar, "detections", dbg, "store")
+    tb.msg_connect(cfar, "detections", trk, "detections")
+    tb.msg_connect(trk, "tracks", tdbg, "store")
     elapsed = app_util.run_with_progress(tb, lambda: framer.nitems_read(0), rec.nsamples,
                                          f"processing ({pdp.backend()})",
                                          enabled=False if args.quiet else None)
@@ -233,7 +260,15 @@ def process(rec, args, nfft):
         meta, d = gdet.pdu_to_python(dbg.get_message(i))
         metas.append(meta)
         dets.extend(d)
-    return dets, metas, (framer, pdp, cfar), elapsed
+    # The tracker may still be handling the last messages when the streams end.
+    deadline = time.monotonic() + 10.0
+    while trk.scans() + trk.bad_messages() < len(metas) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    scans = []
+    for i in range(tdbg.num_messages()):
+        meta, tracks = gdet.pdu_to_python(tdbg.get_message(i))
+        scans.append(dict(cpi=meta.get("cpi"), time_s=meta["time_s"], tracks=tracks))
+    return dets, metas, scans, (framer, pdp, cfar, trk), elapsed
 
 
 def nonfinite_report(metas, framer):
@@ -271,36 +306,6 @@ def doppler_distance(a, b, n):
     return min(d, n - d)
 
 
-def cluster(dets, nfft):
-    """Merges detections of a CPI lying within one bin of each other (range and Doppler,
-    Doppler circular) into the strongest; adds cluster_size."""
-    out = []
-    by_cpi = {}
-    for d in dets:
-        by_cpi.setdefault(d["cpi"], []).append(d)
-    for c in sorted(by_cpi):
-        rest = sorted(by_cpi[c], key=lambda d: -d["power"])
-        used = [False] * len(rest)
-        for i, d in enumerate(rest):
-            if used[i]:
-                continue
-            members, frontier = [i], [i]
-            used[i] = True
-            while frontier:
-                j = frontier.pop()
-                for k, e in enumerate(rest):
-                    if not used[k] and abs(e["range_bin"] - rest[j]["range_bin"]) <= 1 and \
-                            doppler_distance(e["doppler_bin"], rest[j]["doppler_bin"],
-                                             nfft) <= 1:
-                        used[k] = True
-                        members.append(k)
-                        frontier.append(k)
-            peak = dict(d)
-            peak["cluster_size"] = len(members)
-            out.append(peak)
-    return out
-
-
 def compare(dets, rec, nfft, cpis):
     """Matches detections to the truth: per-target results, false detections."""
     results = []
@@ -323,7 +328,29 @@ def compare(dets, rec, nfft, cpis):
     return results, false
 
 
-def write_png(path, power, rec, nfft, dets, truth, size, dynamic_range, title):
+def draw_tracks(ax, scans):
+    """Confirmed and coasting tracks of the last scan in `scans` as crosses labelled with
+    their ids, and the path of each over the scans before."""
+    if not scans:
+        return
+    paths = {}
+    for s in scans:
+        for t in s["tracks"]:
+            if t["status"] != "tentative":
+                paths.setdefault(t["id"], []).append((t["velocity_mps"], t["range_m"] / 1e3))
+    shown = [t for t in scans[-1]["tracks"] if t["status"] != "tentative"]
+    for t in shown:
+        p = np.array(paths[t["id"]])
+        ax.plot(p[:, 0], p[:, 1], "-", color="cyan", linewidth=1.0)
+        ax.annotate(str(t["id"]), (t["velocity_mps"], t["range_m"] / 1e3),
+                    textcoords="offset points", xytext=(7, 5), color="cyan", fontsize=8)
+    if shown:
+        ax.scatter([t["velocity_mps"] for t in shown], [t["range_m"] / 1e3 for t in shown],
+                   marker="x", s=60, color="cyan", linewidths=1.4,
+                   label=f"tracks ({len(shown)}; path so far)")
+
+
+def write_png(path, power, rec, nfft, dets, truth, size, dynamic_range, title, scans=()):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -354,8 +381,9 @@ def write_png(path, power, rec, nfft, dets, truth, size, dynamic_range, title):
                    [d.get("range_m", np.nan) / 1e3 for d in dets], s=130,
                    facecolors="none", edgecolors="tab:red", linewidths=1.4,
                    label=f"CFAR detections ({len(dets)})")
-    if truth or dets:
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize=9,
+    draw_tracks(ax, list(scans))
+    if truth or dets or scans:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=3, fontsize=9,
                   frameon=False)
     ax.set_xlabel("radial velocity, m/s (closing positive)")
     ax.set_ylabel("range, km")
@@ -376,6 +404,20 @@ def write_csv(path, dets):
             w.writerow(["" if d.get(c) is None else d.get(c) for c in cols])
 
 
+def write_tracks_csv(path, scans):
+    cols = ["cpi", "time_s", "id", "status", "range_m", "velocity_mps", "range_sigma_m",
+            "velocity_sigma_mps", "hits", "misses"]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(cols)
+        for s in scans:
+            for t in s["tracks"]:
+                cov = t["covariance"]
+                w.writerow([s["cpi"], t["time_s"], t["id"], t["status"], t["range_m"],
+                            t["velocity_mps"], math.sqrt(cov[0]), math.sqrt(cov[3]),
+                            t["hits"], t["misses"]])
+
+
 def plain(x):
     """JSON-safe copy (tuples as lists, NaN/Inf as None)."""
     if isinstance(x, dict):
@@ -393,6 +435,9 @@ def run(args, tmpdir):
     size = png_size(args.png_size)
     pair(args.guard, "guard")
     pair(args.train, "train")
+    m, n = pair(args.track_confirm, "track-confirm", 1, "M,N")
+    if m > n or n > 32:
+        raise AppError(f"--track-confirm: need M <= N <= 32 (got {args.track_confirm!r})")
     args.output = app_util.output_prefix(args.output, "gpuradar_process")
     if args.input:
         rec = pd_sim.read(args.input, overrides(args))
@@ -418,17 +463,20 @@ def run(args, tmpdir):
         # Reserve the outputs first: a bad --output fails before the work.
         tmp_json = out.path(args.output + ".json")
         tmp_csv = out.path(args.output + ".csv")
+        tmp_tracks = out.path(args.output + ".tracks.csv")
         tmp_png = None if args.no_png else out.path(args.output + ".png")
 
         nfft = args.nfft or rec.npulses
-        raw, metas, (framer, pdp, cfar), elapsed = process(rec, args, nfft)
+        dets, metas, scans, (framer, pdp, cfar, trk), elapsed = process(rec, args, nfft)
         cpis = sorted(int(m["cpi"]) for m in metas)
         if framer.emitted_cpis() != ncpi or len(cpis) != ncpi:
             raise AppError(f"{rec.data_path}: {ncpi} CPIs expected, the framer emitted "
                            f"{framer.emitted_cpis()} and the CFAR reported {len(cpis)} "
                            f"(dropped: framer {framer.dropped_cpis()}, chain "
                            f"{pdp.dropped_cpis()}, CFAR {cfar.dropped_cpis()})")
-        dets = cluster(raw, nfft)
+        for d in dets:
+            d["cluster_size"] = d["cells"]
+        raw = sum(int(m["cells"]) for m in metas)  # local maxima before merging
         results, false = compare(dets, rec, nfft, set(cpis)) if rec.has_truth \
             else ([], [])
         overflow = sum(1 for m in metas if m.get("overflow"))
@@ -451,9 +499,12 @@ def run(args, tmpdir):
                 "training_cells": cfar.training_cells(), "match_bins": MATCH_BINS},
             "cpis": ncpi, "samples": rec.nsamples, "samples_in_cpis": nsamp,
             "elapsed_s": elapsed, "throughput_sps": sps,
-            "raw_detections": len(raw), "overflowed_cpis": overflow,
+            "raw_detections": raw, "overflowed_cpis": overflow,
             "nonfinite_samples": nonfinite,
             "detections": dets,
+            "tracker": {"confirm": list(pair(args.track_confirm, "track-confirm", 1, "M,N")),
+                        "scans": trk.scans(), "bad_messages": trk.bad_messages()},
+            "tracks": scans,
         }
         if rec.has_truth:
             report["truth"] = {
@@ -469,6 +520,8 @@ def run(args, tmpdir):
             f.write(json.dumps(plain(report), indent=1, allow_nan=False))
         with naming_write_errors(tmp_csv):
             write_csv(tmp_csv, dets)
+        with naming_write_errors(tmp_tracks):
+            write_tracks_csv(tmp_tracks, scans)
         if tmp_png:
             power = power_map(rec, args, nfft, plot_cpi)
             if power is None:
@@ -480,7 +533,9 @@ def run(args, tmpdir):
                 write_png(tmp_png, power, rec, nfft,
                           [d for d in dets if d["cpi"] == plot_cpi],
                           [r for r in results if r["cpi"] == plot_cpi], size,
-                          args.dynamic_range, title)
+                          args.dynamic_range, title,
+                          [s for s in scans if s["cpi"] is not None and
+                           s["cpi"] <= plot_cpi])
             if app_util.png_size(tmp_png) != size:
                 raise AppError(f"{args.output}.png: came out {app_util.png_size(tmp_png)} "
                                f"px, not {size}")
@@ -493,8 +548,13 @@ def run(args, tmpdir):
              f"; no GPU: {gpuradar.cuda_unavailable_reason()}"))
     print(f"  throughput: {sps / 1e6:.2f} Msamples/s ({rec.nsamples} samples in "
           f"{elapsed:.3f} s, flowgraph wall time including the file read)")
-    print(f"  CFAR {args.cfar.upper()} Pfa {args.pfa:g}: {len(raw)} local maxima -> "
+    print(f"  CFAR {args.cfar.upper()} Pfa {args.pfa:g}: {raw} local maxima -> "
           f"{len(dets)} detections" + (f"; {overflow} CPIs overflowed" if overflow else ""))
+    final = scans[-1]["tracks"] if scans else []
+    print(f"  tracker: {len(scans)} CPIs, {len({t['id'] for s in scans for t in s['tracks']})}"
+          f" tracks started, at the end "
+          f"{sum(t['status'] != 'tentative' for t in final)} confirmed or coasting"
+          + (f"; {trk.bad_messages()} messages skipped" if trk.bad_messages() else ""))
     if nonfinite["total"]:
         bad = [(c, n) for c, n in enumerate(nonfinite["per_cpi"]) if n]
         print(f"  non-finite samples (NaN/Inf, processed as 0): {nonfinite['total']} in "
@@ -519,7 +579,7 @@ def run(args, tmpdir):
               f"{report['truth']['false_expected']:.2g} false)")
     else:
         print("  no truth in the recording: no comparison")
-    print(f"  wrote {args.output}.json, {args.output}.csv"
+    print(f"  wrote {args.output}.json, {args.output}.csv, {args.output}.tracks.csv"
           + ("" if args.no_png else f", {args.output}.png ({size[0]} x {size[1]} px)"))
     if args.check and rec.has_truth and report["truth"]["missed"]:
         print(f"{PROG}: --check: {report['truth']['missed']} target x CPI missed",

@@ -70,7 +70,8 @@ cfar_2d::sptr cfar_2d::make(unsigned int nrange,
                             const std::string& doppler_edge,
                             bool local_max_only,
                             unsigned int max_detections,
-                            const std::string& backend)
+                            const std::string& backend,
+                            bool cluster)
 {
     check_positive(block_name, "ndoppler", ndoppler);
     config c;
@@ -90,9 +91,12 @@ cfar_2d::sptr cfar_2d::make(unsigned int nrange,
     const auto b = select_backend(backend, block_name);
     // The kernel checks every parameter (std::invalid_argument naming it) before it
     // allocates anything.
-    const cfar_layout layout{ nrange,         ndoppler, channels,
-                              nrange, // one CPI per group
-                              max_detections, p.variant };
+    cfar_layout layout{ nrange,         ndoppler, channels,
+                        nrange, // one CPI per group
+                        max_detections, p.variant };
+    layout.cluster = cluster;
+    layout.range_wrap = p.range_edge == kernels::cfar_edge::wrap;
+    layout.doppler_wrap = p.doppler_edge == kernels::cfar_edge::wrap;
     return gnuradio::make_block_sptr<cfar_2d_impl>(layout, c, b);
 }
 

@@ -26,13 +26,13 @@ bool cpi_bool(const pmt::pmt_t& dict, const char* key, bool fallback)
 pmt::pmt_t key(const char* k) { return pmt::intern(k); }
 } // namespace
 
-double cpi_axes::velocity_mps(std::uint32_t m) const
+double cpi_axes::velocity_mps(double m) const
 {
     // Signed Doppler bin (docs/CONVENTIONS.md): shifted spectra have zero Doppler at
     // ndoppler/2; unshifted ones wrap, bins >= ndoppler/2 are negative frequencies.
     const double nd = static_cast<double>(ndoppler);
     const double half = static_cast<double>(ndoppler / 2);
-    double k = static_cast<double>(m);
+    double k = m;
     if (fftshift)
         k -= half;
     else if (k >= half && ndoppler > 1)
@@ -93,6 +93,23 @@ pmt::pmt_t detection_dict(const kernels::cfar_detection& d,
             r, key("velocity_mps"), pmt::from_double(axes.velocity_mps(d.doppler_bin)));
     if (axes.rx_time)
         r = pmt::dict_add(r, key("rx_time"), axes.rx_time);
+    return r;
+}
+
+pmt::pmt_t clustered_detection_dict(const kernels::clustered_detection& c,
+                                    const cpi_axes& axes,
+                                    std::uint64_t channel,
+                                    long item)
+{
+    pmt::pmt_t r = detection_dict(c.peak, axes, channel, item);
+    r = pmt::dict_add(r, key("range_bin_interp"), pmt::from_double(c.range_bin));
+    r = pmt::dict_add(r, key("doppler_bin_interp"), pmt::from_double(c.doppler_bin));
+    r = pmt::dict_add(r, key("cells"), pmt::from_uint64(c.cells));
+    if (axes.has_range)
+        r = pmt::dict_add(r, key("range_m"), pmt::from_double(axes.range_m(c.range_bin)));
+    if (axes.has_velocity)
+        r = pmt::dict_add(
+            r, key("velocity_mps"), pmt::from_double(axes.velocity_mps(c.doppler_bin)));
     return r;
 }
 
@@ -255,17 +272,30 @@ pmt::pmt_t cfar_report_pdu(const kernels::cfar_report& report,
                      l.max_detections);
     }
     const cpi_axes axes = read_cpi_axes(g.dict, g.index, !l.lines());
+    const auto item_of = [&](std::uint32_t map) {
+        return g.first_item >= 0 ? static_cast<long>(g.first_item + map / l.channels)
+                                 : -1;
+    };
     std::vector<pmt::pmt_t> dets;
-    dets.reserve(report.detections.size());
-    for (const auto& d : report.detections)
-        dets.push_back(detection_dict(
-            d,
-            axes,
-            d.map % l.channels,
-            g.first_item >= 0 ? static_cast<long>(g.first_item + d.map / l.channels)
-                              : -1));
+    if (l.cluster) {
+        const kernels::detection_clustering clustering(
+            { l.nrange, l.lines() ? 1 : l.ndoppler, l.range_wrap, l.doppler_wrap });
+        for (const auto& c : clustering.cluster(report.detections))
+            dets.push_back(clustered_detection_dict(
+                c, axes, c.peak.map % l.channels, item_of(c.peak.map)));
+    } else {
+        dets.reserve(report.detections.size());
+        for (const auto& d : report.detections)
+            dets.push_back(detection_dict(d, axes, d.map % l.channels, item_of(d.map)));
+    }
     pmt::pmt_t meta =
         detections_meta(g.dict, g.index, l.channels, report, nonfinite, alpha, l.variant);
+    if (l.cluster) {
+        meta = pmt::dict_add(meta, key("clustered"), pmt::PMT_T);
+        meta =
+            pmt::dict_add(meta, key("cells"), pmt::from_uint64(report.detections.size()));
+        meta = pmt::dict_add(meta, key("ndetections"), pmt::from_uint64(dets.size()));
+    }
     if (g.first_item >= 0) {
         meta = pmt::dict_add(meta, key("first_item"), pmt::from_uint64(g.first_item));
         meta = pmt::dict_add(meta, key("items"), pmt::from_uint64(l.group));

@@ -9,6 +9,7 @@
 #include <gpuradar/kernels/backend.h>
 #include <gpuradar/kernels/cfar_common.h>
 #include <gpuradar/kernels/constants.h>
+#include <gpuradar/kernels/detection_clustering.h>
 #include <pmt/pmt.h>
 #include <atomic>
 #include <cstdint>
@@ -38,9 +39,10 @@ struct cpi_axes {
     bool fftshift = false;
     pmt::pmt_t rx_time; //!< the tag's rx_time, or null
 
-    double range_m(std::uint32_t bin) const { return r0 + bin * bin_m; }
-    //! Velocity (m/s, positive closing) of Doppler bin m.
-    double velocity_mps(std::uint32_t m) const;
+    //! Range (m) of a range bin, fractional ones (interpolated peaks) too.
+    double range_m(double bin) const { return r0 + bin * bin_m; }
+    //! Velocity (m/s, positive closing) of Doppler bin m, fractional ones too.
+    double velocity_mps(double m) const;
 };
 
 //! Reads the axes from a cpi dict (nil or not a dict: no axes). `doppler_axis` false
@@ -56,6 +58,16 @@ pmt::pmt_t detection_dict(const kernels::cfar_detection& d,
                           const cpi_axes& axes,
                           std::uint64_t channel,
                           long item);
+
+/*!
+ * One merged detection (detection_clustering): detection_dict of its peak cell, with
+ * range_m / velocity_mps at the interpolated peak, plus range_bin_interp,
+ * doppler_bin_interp (fractional bins) and cells (detected cells merged).
+ */
+pmt::pmt_t clustered_detection_dict(const kernels::clustered_detection& c,
+                                    const cpi_axes& axes,
+                                    std::uint64_t channel,
+                                    long item);
 
 //! The PDU: (meta, vector of the detection dicts).
 pmt::pmt_t detections_pdu(const pmt::pmt_t& meta, const std::vector<pmt::pmt_t>& dets);
@@ -93,6 +105,11 @@ struct cfar_layout {
     std::uint64_t group = 1; //!< items per kernel run() and per PDU (cfar_2d: nrange)
     std::uint64_t max_detections = 1;
     kernels::cfar_variant variant = kernels::cfar_variant::ca;
+    //! cfar_2d: merge the touching cells of a target into one detection
+    //! (kernels::detection_clustering) over these edges (the CFAR's).
+    bool cluster = false;
+    bool range_wrap = false;
+    bool doppler_wrap = true;
 
     //! cfar_1d: items are range lines, several groups per CPI.
     bool lines() const { return ndoppler == 0; }
@@ -145,7 +162,9 @@ struct cfar_counters {
 /*!
  * The detections PDU of one group's report: logs and counts its NaN/Inf cells and a
  * detection list overflow; for cfar_1d the detections carry `item` and the metadata
- * first_item and items.
+ * first_item and items. With layout.cluster the list holds one merged detection per
+ * target (clustered_detection_dict) and the metadata says clustered = true and cells
+ * (the CFAR's listed cells).
  */
 pmt::pmt_t cfar_report_pdu(const kernels::cfar_report& report,
                            const cfar_framer::decision& group,

@@ -12,8 +12,9 @@ saves a screenshot of its window.
 Every range_doppler_sink in the flowgraph must show each target of its own scene
 (variables ranges, velocities, snr_db) or else of DIR/pulse_doppler.sigmf-meta (its
 truth) where its axes put it, within a
-few dB of the peak, over a darker background, and every detection_table list it; every
-sar_image_sink must show the targets of DIR/sar.sigmf-meta. Exit status 0 only when
+few dB of the peak, over a darker background, every detection_table list it and every
+track_sink draw a confirmed (or coasting) track at it; every sar_image_sink must show the
+targets of DIR/sar.sigmf-meta. Exit status 0 only when
 every display drew at least one frame and passed (gnuradio.gpuradar.display_check).
 Run under an X server (tools/run_grc_example.sh --check-display does).
 """
@@ -57,7 +58,9 @@ def displays(tb):
     from gnuradio.gpuradar.display_detection_table import detection_table
     from gnuradio.gpuradar.display_range_doppler import range_doppler_sink
     from gnuradio.gpuradar.display_sar_image import sar_image_sink
-    kinds = (("map", range_doppler_sink), ("sar", sar_image_sink), ("table", detection_table))
+    from gnuradio.gpuradar.display_tracks import track_sink
+    kinds = (("map", range_doppler_sink), ("sar", sar_image_sink), ("table", detection_table),
+             ("tracks", track_sink))
     found = {kind: [] for kind, _ in kinds}
     for name, value in sorted(vars(tb).items()):
         for kind, cls in kinds:
@@ -72,6 +75,18 @@ def table_errors(table, truth, range_bin_m):
     ranges = [float(w.item(r, 0).text()) for r in range(w.rowCount()) if w.item(r, 0).text()]
     return [f"no row within 1.5 range bins of the target at {r:.0f} m (rows: {ranges})"
             for _, r, _ in truth if not any(abs(x - r) < 1.5 * range_bin_m for x in ranges)]
+
+
+def tracks_errors(sink, truth, range_bin_m):
+    """The track display draws a confirmed or coasting track within 3 range bins of each
+    target (its markers as drawn: x velocity m/s, y range km)."""
+    w = sink.qwidget()
+    drawn = []
+    for status in ("confirmed", "coasting"):
+        xs, ys = w.markers[status].getData()
+        drawn += [(float(x), float(y) * 1e3) for x, y in zip(xs, ys)]
+    return [f"no track within 3 range bins of the target at {r:.0f} m (drawn: {drawn})"
+            for _, r, _ in truth if not any(abs(y - r) < 3 * range_bin_m for _, y in drawn)]
 
 
 def map_truth(tb, recordings):
@@ -116,6 +131,9 @@ def check(tb, recordings):
             elif kind == "table":
                 errors += [f"{name}: {e}" for e in
                            table_errors(block, *map_truth(tb, recordings))]
+            elif kind == "tracks":
+                errors += [f"{name}: {e}" for e in
+                           tracks_errors(block, *map_truth(tb, recordings))]
             else:
                 targets, keep_out = sar_truth(recordings)
                 errors += [f"{name}: {e}" for e in

@@ -105,6 +105,16 @@ tb.msg_connect(pd, "map", rd, "map")
 tb.msg_connect(cfar, "detections", rd, "detections")
 layout.addWidget(rd.qwidget())     # GRC: gui_hint
 print(rd.counts())                 # frames received, drawn, dropped''',
+    "tracker": '''
+cfar = gpuradar.cfar_2d(256, 64, backend="cpu", cluster=True)   # one detection per target
+trk = gpuradar.tracker(9.21, 3, 5, 3, 5.0, 0.5, 5.0)
+tb.msg_connect(cfar, "detections", trk, "detections")
+dbg = blocks.message_debug()
+tb.msg_connect(trk, "tracks", dbg, "store")                # or a track display''',
+    "track_sink": '''
+sink = gpuradar.track_sink(30e3, 150.0, 20, False, 10.0)   # range max, +-velocity, trail
+tb.msg_connect(trk, "tracks", sink, "tracks")             # trk: a gpuradar.tracker
+layout.addWidget(sink.qwidget())''',
     "detection_table": '''
 table = gpuradar.detection_table(8, True, 5.0)    # max rows, print every CPI, updates/s
 tb.msg_connect(cfar, "detections", table, "detections")

@@ -25,7 +25,7 @@ SIM = os.path.join(APPS, "gpuradar_sim.py")
 PROCESS = os.path.join(APPS, "gpuradar_process.py")
 SAR = os.path.join(APPS, "gpuradar_sar.py")
 PNG_SIZE = (640, 480)
-OUTPUT_SUFFIXES = (".json", ".csv", ".png")
+OUTPUT_SUFFIXES = (".json", ".csv", ".png", ".tracks.csv")
 
 
 def run(script, *args, cwd=None):
@@ -120,6 +120,26 @@ class SimProcess(AppTest):
         for d in report["detections"]:
             self.assertIn("range_m", d)
             self.assertIn("velocity_mps", d)
+        # Merged by the CFAR at the interpolated peak.
+        for d in report["detections"]:
+            self.assertGreaterEqual(d["cluster_size"], 1)
+            self.assertLess(abs(d["range_bin_interp"] - d["range_bin"]), 0.51)
+        # The tracker: one track per target, confirmed (2 of 3) and kept to the end, its
+        # range near the truth; the tracks CSV has a line per track and CPI.
+        self.assertEqual(len(report["tracks"]), ncpi)
+        final = [t for t in report["tracks"][-1]["tracks"] if t["status"] == "confirmed"]
+        self.assertEqual(len(final), ntargets)
+        last_truth = [t for t in truth["targets"] if t["cpi"] == ncpi - 1]
+        for t in last_truth:
+            near = [k for k in final if abs(k["range_m"] - t["range_m"]) < 3 *
+                    report["parameters"]["range_bin_m"]]
+            self.assertEqual(len(near), 1, (t, final))
+            self.assertEqual(near[0]["hits"], ncpi)
+        with open(prefix + ".tracks.csv") as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines[0].split(",")[:4], ["cpi", "time_s", "id", "status"])
+        self.assertEqual(len(lines) - 1, sum(len(s["tracks"]) for s in report["tracks"]))
+        self.assertIn(f"at the end {ntargets} confirmed", out)
         # The table printed for the user.
         self.assertIn(f"{ntargets * ncpi} detected, 0 missed, 0 false (", out)
 

@@ -87,6 +87,9 @@ cfar_report cfar_1d::collect()
     for (auto& d : r.detections) { // the engine's column is the line's range bin
         d.range_bin = d.doppler_bin;
         d.doppler_bin = 0;
+        d.range_prev = d.doppler_prev;
+        d.range_next = d.doppler_next;
+        d.doppler_prev = d.doppler_next = NAN;
     }
     return r;
 }

@@ -127,6 +127,14 @@ GPURADAR_HD float cfar_sum_threshold(float lead, float lag, const cfar_class_ent
     return zl < zg ? zl : zg;
 }
 
+//! Index i of an axis of n cells, stepped outside: wrapped, or -1 beyond a clipped edge.
+GPURADAR_HD int cfar_edge_index(int i, int n, bool wrap)
+{
+    if (i >= 0 && i < n)
+        return i;
+    return wrap ? (i + n) % n : -1;
+}
+
 /*!
  * Local-maximum test of a detection x at (r, c): no finite neighbour in the
  * (2 lm_rows + 1) x 3 neighbourhood is larger, or equal and earlier in memory.
@@ -145,19 +153,13 @@ GPURADAR_HD bool cfar_is_local_max(float x,
                                    const Fetch& fetch)
 {
     for (int dr = -lm_rows; dr <= lm_rows; ++dr) {
-        int rr = r + dr;
-        if (rr < 0 || rr >= nrows) {
-            if (!row_wrap)
-                continue;
-            rr = (rr + nrows) % nrows;
-        }
+        const int rr = cfar_edge_index(r + dr, nrows, row_wrap);
+        if (rr < 0)
+            continue;
         for (int dc = -1; dc <= 1; ++dc) {
-            int cc = c + dc;
-            if (cc < 0 || cc >= ncols) {
-                if (!col_wrap)
-                    continue;
-                cc = (cc + ncols) % ncols;
-            }
+            const int cc = cfar_edge_index(c + dc, ncols, col_wrap);
+            if (cc < 0)
+                continue;
             if (rr == r && cc == c)
                 continue;
             const float n = fetch(rr, cc);
@@ -168,6 +170,45 @@ GPURADAR_HD bool cfar_is_local_max(float x,
         }
     }
     return true;
+}
+
+/*!
+ * The map's values beside a detection at (r, c), for sub-bin interpolation of its peak:
+ * out = { (r-1, c), (r+1, c), (r, c-1), (r, c+1) }, read with fetch(r, c) like the
+ * local-maximum test (a wrapped edge wraps). A neighbour that does not exist (beyond a
+ * clipped edge; rows when lm_rows = 0, i.e. the rows are independent lines) is NaN.
+ * Four reads per detection: detections are sparse, so this is noise beside the window.
+ */
+template <typename Fetch>
+GPURADAR_HD void cfar_neighbour_powers(int r,
+                                       int c,
+                                       int nrows,
+                                       int ncols,
+                                       bool row_wrap,
+                                       bool col_wrap,
+                                       int lm_rows,
+                                       const Fetch& fetch,
+                                       float out[4])
+{
+    const auto at = [&](int rr, int cc) -> float {
+        rr = cfar_edge_index(rr, nrows, row_wrap && lm_rows > 0);
+        cc = cfar_edge_index(cc, ncols, col_wrap);
+        return rr < 0 || cc < 0 ? NAN : fetch(rr, cc);
+    };
+    out[0] = lm_rows > 0 ? at(r - 1, c) : NAN;
+    out[1] = lm_rows > 0 ? at(r + 1, c) : NAN;
+    out[2] = at(r, c - 1);
+    out[3] = at(r, c + 1);
+}
+
+//! The engine's neighbours (cfar_neighbour_powers order: rows, then columns) into a
+//! detection whose rows are range and columns Doppler (cfar_1d swaps them back).
+inline void set_neighbours(cfar_detection& d, const float nb[4])
+{
+    d.range_prev = nb[0];
+    d.range_next = nb[1];
+    d.doppler_prev = nb[2];
+    d.doppler_next = nb[3];
 }
 
 } // namespace gpuradar::kernels::detail

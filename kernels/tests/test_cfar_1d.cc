@@ -172,6 +172,21 @@ TEST_P(Cfar1dCpu, test_001_matches_fp64_reference)
                   std::tie(want[i].map, want[i].range_bin, want[i].doppler_bin));
         EXPECT_EQ(g.power, want[i].power);
         EXPECT_EQ(g.threshold, want[i].threshold);
+        // The range neighbours for interpolation, from the line; no Doppler neighbours.
+        const float* line = power.data() + std::size_t(g.map) * p.nrange;
+        const long r = long(g.range_bin), n = long(p.nrange);
+        const bool wrap = p.edge == kernels::cfar_edge::wrap;
+        const auto at = [&](long j) -> float {
+            if (j < 0 || j >= n)
+                return wrap ? line[(j + n) % n] : NAN;
+            return line[j];
+        };
+        const auto same = [](float a, float b) {
+            return (std::isnan(a) && std::isnan(b)) || a == b;
+        };
+        EXPECT_TRUE(same(g.range_prev, at(r - 1))) << "detection " << i;
+        EXPECT_TRUE(same(g.range_next, at(r + 1))) << "detection " << i;
+        EXPECT_TRUE(std::isnan(g.doppler_prev) && std::isnan(g.doppler_next));
     }
 }
 
@@ -309,6 +324,13 @@ TEST_P(Cfar1dCuda, test_010_matches_cpu_twin)
                 const auto& c = cpu.report.detections[i];
                 EXPECT_EQ(std::tie(g.map, g.range_bin, g.doppler_bin),
                           std::tie(c.map, c.range_bin, c.doppler_bin));
+                // The neighbours for interpolation: the same map values, or both NaN.
+                for (const auto& [x, y] : { std::pair{ g.range_prev, c.range_prev },
+                                            std::pair{ g.range_next, c.range_next },
+                                            std::pair{ g.doppler_prev, c.doppler_prev },
+                                            std::pair{ g.doppler_next, c.doppler_next } })
+                    EXPECT_TRUE((std::isnan(x) && std::isnan(y)) || x == y)
+                        << "detection " << i << ": " << x << " vs " << y;
             }
         }
     }

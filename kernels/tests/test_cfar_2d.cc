@@ -92,6 +92,46 @@ run_cpu(const cfar_2d_params& p, const std::vector<float>& power, std::size_t nc
 }
 
 //! The detection list must be the mask's cells, in order, with the map's power and T.
+//! Power of map cell (cpi, r, ch, d) stepped by (dr, dd), or NaN beyond a clipped edge.
+float neighbour_of(const cfar_2d_params& p,
+                   const std::vector<float>& power,
+                   const cfar_detection& det,
+                   int dr,
+                   int dd)
+{
+    const long nr = long(p.nrange), nd = long(p.ndoppler);
+    long r = long(det.range_bin) + dr, d = long(det.doppler_bin) + dd;
+    if (r < 0 || r >= nr) {
+        if (p.range_edge == cfar_edge::clip)
+            return NAN;
+        r = (r + nr) % nr;
+    }
+    if (d < 0 || d >= nd) {
+        if (p.doppler_edge == cfar_edge::clip)
+            return NAN;
+        d = (d + nd) % nd;
+    }
+    const std::size_t cpi = det.map / p.channels, ch = det.map % p.channels;
+    return power[index_of(p, cpi, std::size_t(r), ch, std::size_t(d))];
+}
+
+//! Equal floats, or both NaN.
+bool same_value(float a, float b)
+{
+    return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+//! The four neighbours a detection carries for interpolation, from the map.
+void expect_neighbours_from_map(const cfar_2d_params& p,
+                                const std::vector<float>& power,
+                                const cfar_detection& g)
+{
+    EXPECT_TRUE(same_value(g.range_prev, neighbour_of(p, power, g, -1, 0)));
+    EXPECT_TRUE(same_value(g.range_next, neighbour_of(p, power, g, 1, 0)));
+    EXPECT_TRUE(same_value(g.doppler_prev, neighbour_of(p, power, g, 0, -1)));
+    EXPECT_TRUE(same_value(g.doppler_next, neighbour_of(p, power, g, 0, 1)));
+}
+
 void expect_list_matches_mask(const cfar_2d_params& p,
                               std::size_t ncpi,
                               const std::vector<float>& power,
@@ -123,6 +163,7 @@ void expect_list_matches_mask(const cfar_2d_params& p,
         EXPECT_EQ(g.threshold, want[i].threshold);
         EXPECT_GT(g.noise, 0.f);
         EXPECT_LT(g.noise, g.threshold); // alpha > 1 at these pfa
+        expect_neighbours_from_map(p, power, g);
     }
 }
 
@@ -820,6 +861,11 @@ void expect_cuda_matches_cpu(const cfar_2d_params& p,
             EXPECT_EQ(g.power, c.power);
             EXPECT_LE(threshold_rel_diff(g.threshold, c.threshold), t_tol);
             EXPECT_LE(threshold_rel_diff(g.noise, c.noise), t_tol + 1e-6);
+            EXPECT_TRUE(same_value(g.range_prev, c.range_prev) &&
+                        same_value(g.range_next, c.range_next) &&
+                        same_value(g.doppler_prev, c.doppler_prev) &&
+                        same_value(g.doppler_next, c.doppler_next))
+                << "neighbours of detection " << i;
         }
     }
 }
@@ -934,6 +980,16 @@ void expect_bitwise_equal(const run_output& gpu, const run_output& cpu)
     ASSERT_EQ(gpu.mask, cpu.mask);
     EXPECT_EQ(gpu.report.found, cpu.report.found);
     EXPECT_EQ(gpu.report.nonfinite, cpu.report.nonfinite);
+    ASSERT_EQ(gpu.report.detections.size(), cpu.report.detections.size());
+    for (std::size_t i = 0; i < cpu.report.detections.size(); ++i) {
+        const auto& g = gpu.report.detections[i];
+        const auto& c = cpu.report.detections[i];
+        EXPECT_TRUE(same_value(g.range_prev, c.range_prev) &&
+                    same_value(g.range_next, c.range_next) &&
+                    same_value(g.doppler_prev, c.doppler_prev) &&
+                    same_value(g.doppler_next, c.doppler_next))
+            << "neighbours of detection " << i;
+    }
     ASSERT_EQ(gpu.threshold.size(), cpu.threshold.size());
     for (std::size_t i = 0; i < cpu.threshold.size(); ++i)
         ASSERT_EQ(std::memcmp(&gpu.threshold[i], &cpu.threshold[i], 4), 0)
@@ -1157,6 +1213,11 @@ TEST(Cfar2dCudaShapes, test_024_repeated_runs_report_their_own_detections)
                           std::tie(c.map, c.range_bin, c.doppler_bin, c.power))
                     << "detection " << i;
                 EXPECT_EQ(g.threshold, c.threshold);
+                EXPECT_TRUE(same_value(g.range_prev, c.range_prev) &&
+                            same_value(g.range_next, c.range_next) &&
+                            same_value(g.doppler_prev, c.doppler_prev) &&
+                            same_value(g.doppler_next, c.doppler_next))
+                    << "neighbours of detection " << i;
             }
             const std::size_t cells = total_cells(p, ncpi);
             auto mask = to_host<std::uint8_t>(d_mask, power.size(), stream);

@@ -17,7 +17,8 @@ from . import detections, scene_truth  # noqa: F401,E402
 # the package, which would hide the block.)
 _DISPLAY_BLOCKS = {"range_doppler_sink": "display_range_doppler",
                    "sar_image_sink": "display_sar_image",
-                   "detection_table": "display_detection_table"}
+                   "detection_table": "display_detection_table",
+                   "track_sink": "display_tracks"}
 
 
 def __getattr__(name):

@@ -14,7 +14,10 @@ halves are converted here::
 
 Detection keys: range_bin, doppler_bin, channel, cpi (int), power, threshold, noise,
 snr_db (float); range_m, velocity_mps (float) and rx_time ((int, float)) when the cpi
-tag allowed them; item (int) from cfar_1d.
+tag allowed them; item (int) from cfar_1d. With cfar_2d(cluster=True), one detection per
+target: range_bin_interp, doppler_bin_interp (fractional bins of the interpolated peak;
+range_m and velocity_mps are taken there) and cells (detected cells merged); the
+metadata then has clustered (True) and cells.
 """
 
 import pmt
@@ -36,6 +39,12 @@ def _value(p):
         return tuple(_value(pmt.tuple_ref(p, i)) for i in range(pmt.length(p)))
     if pmt.is_vector(p):
         return [_value(pmt.vector_ref(p, i)) for i in range(pmt.length(p))]
+    # Uniform vectors (the tracker's state, covariance, deleted_ids) as lists; an empty
+    # one is beyond pmt.to_python.
+    if pmt.is_f64vector(p):
+        return list(pmt.f64vector_elements(p))
+    if pmt.is_u64vector(p):
+        return [int(x) for x in pmt.u64vector_elements(p)]
     if pmt.is_null(p):
         return None
     if pmt.is_dict(p):

@@ -41,6 +41,16 @@ namespace gpuradar {
  * - `rx_time` (the CPI's, as in the tag) when the tag has it.
  * gnuradio.gpuradar.detections turns the PDU into plain Python dicts.
  *
+ * Clustering (cluster = true): detected cells of one map that touch (range and Doppler
+ * bins each within one, across an edge that wraps) are one target, listed once: its
+ * strongest cell's fields, with `range_m` / `velocity_mps` at the peak interpolated
+ * between bins (a parabola through the log power of the peak and its two neighbours in
+ * each dimension, read from the map by the CFAR, on the GPU when the map is there),
+ * plus `range_bin_interp`, `doppler_bin_interp` (fractional bins) and `cells` (cells
+ * merged). The metadata adds `clustered` (true) and `cells` (cells listed by the CFAR);
+ * `ndetections` counts the merged detections. With max_detections too small for the
+ * cells, a target's cells beyond the list are not merged (overflow is reported).
+ *
  * CPI framing: a `cpi` tag starts a CPI at its item; without tags the block counts
  * nrange items from the start of the stream. A tag inside a CPI discards the partial CPI
  * (counted, dropped_cpis()) and realigns on it. A tag whose shape differs (nrange, its
@@ -76,6 +86,8 @@ public:
      * \param max_detections most detections listed per CPI (>= 1; the mask is always
      *                       complete)
      * \param backend        "auto", "cuda" or "cpu"
+     * \param cluster        merge the touching detected cells of a target into one
+     *                       detection at its interpolated peak (see below)
      */
     static sptr make(unsigned int nrange,
                      unsigned int ndoppler,
@@ -91,7 +103,8 @@ public:
                      const std::string& doppler_edge = "wrap",
                      bool local_max_only = false,
                      unsigned int max_detections = 4096,
-                     const std::string& backend = "auto");
+                     const std::string& backend = "auto",
+                     bool cluster = false);
 
     /*!
      * Live control (GRC callbacks). Each setter checks its value as make() does

@@ -87,8 +87,8 @@ protected:
                   const cfar_class_entry& e,
                   std::uint8_t& mask_cell)
     {
+        const auto fetch = [&](int rr, int cc) { return in[rr * g.row_stride + cc]; };
         if (d_plan.local_max) {
-            const auto fetch = [&](int rr, int cc) { return in[rr * g.row_stride + cc]; };
             if (!cfar_is_local_max(x,
                                    r,
                                    c,
@@ -102,13 +102,26 @@ protected:
                 return;
             }
         }
-        if (d_report.detections.size() < d_plan.max_detections)
-            d_report.detections.push_back({ static_cast<std::uint32_t>(b),
-                                            static_cast<std::uint32_t>(r),
-                                            static_cast<std::uint32_t>(c),
-                                            x,
-                                            t,
-                                            t / e.alpha });
+        if (d_report.detections.size() < d_plan.max_detections) {
+            cfar_detection d{ static_cast<std::uint32_t>(b),
+                              static_cast<std::uint32_t>(r),
+                              static_cast<std::uint32_t>(c),
+                              x,
+                              t,
+                              t / e.alpha };
+            float nb[4];
+            cfar_neighbour_powers(r,
+                                  c,
+                                  int(d_nrows),
+                                  int(d_ncols),
+                                  d_plan.row_wrap(),
+                                  d_plan.col_wrap(),
+                                  d_plan.local_max_rows,
+                                  fetch,
+                                  nb);
+            set_neighbours(d, nb);
+            d_report.detections.push_back(d);
+        }
         ++d_report.found;
     }
 

@@ -161,13 +161,12 @@ public:
             GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
         }
         r.detections.reserve(n);
-        for (std::size_t i = 0; i < n; ++i)
-            r.detections.push_back({ list[i].map,
-                                     list[i].row,
-                                     list[i].col,
-                                     list[i].power,
-                                     list[i].threshold,
-                                     list[i].noise });
+        for (std::size_t i = 0; i < n; ++i) {
+            cfar_detection d{ list[i].map,   list[i].row,       list[i].col,
+                              list[i].power, list[i].threshold, list[i].noise };
+            set_neighbours(d, list[i].neighbours);
+            r.detections.push_back(d);
+        }
         cfar_sort_detections(r.detections);
         return r;
     }

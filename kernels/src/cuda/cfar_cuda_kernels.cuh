@@ -28,6 +28,7 @@ constexpr unsigned full_warp = 0xffffffffu;
 struct device_detection {
     std::uint32_t map, row, col;
     float power, threshold, noise;
+    float neighbours[4]; //!< cfar_neighbour_powers
 };
 
 struct kernel_args {
@@ -166,6 +167,22 @@ __device__ __forceinline__ void load_tile(const kernel_args& a,
     }
 }
 
+//! A detection's neighbours (cfar_neighbour_powers) read from the map in global memory.
+__device__ __forceinline__ void fetch_neighbours(
+    const kernel_args& a, const float* map, int r, int c, device_detection& d)
+{
+    cfar_neighbour_powers(
+        r,
+        c,
+        a.nrows,
+        a.ncols,
+        a.row_wrap,
+        a.col_wrap,
+        a.lm_rows,
+        [&](int rr, int cc) { return __ldg(map + rr * a.row_stride + cc); },
+        d.neighbours);
+}
+
 /*!
  * Everything after T: the test, the local maximum, the outputs, the compaction and the
  * non-finite count. Every lane of a warp calls it (a warp is one tile row), valid or not.
@@ -200,13 +217,16 @@ __device__ __forceinline__ void finish_cell(const kernel_args& a,
     }
     if (det) {
         const unsigned long long slot = atomicAdd(a.det_count, 1ull);
-        if (slot < a.det_capacity)
-            a.det_list[slot] = { std::uint32_t(b.m + r / a.rows_per_label),
-                                 std::uint32_t(r % a.rows_per_label),
-                                 std::uint32_t(c),
-                                 x,
-                                 t,
-                                 t / alpha };
+        if (slot < a.det_capacity) {
+            device_detection d{ std::uint32_t(b.m + r / a.rows_per_label),
+                                std::uint32_t(r % a.rows_per_label),
+                                std::uint32_t(c),
+                                x,
+                                t,
+                                t / alpha };
+            fetch_neighbours(a, b.map, r, c, d);
+            a.det_list[slot] = d;
+        }
     }
     const unsigned bad = __ballot_sync(full_warp, valid && !finite);
     if (bad && (threadIdx.x & 31) == 0) // all lanes share r, hence the label

@@ -308,9 +308,12 @@ __global__ void __launch_bounds__(block_threads, vec_blocks_per_sm)
 #pragma unroll
                 for (int j = 0; j < vec_width; ++j)
                     if ((det_bits >> j) & 1u) {
-                        if (slot < a.det_capacity)
-                            a.det_list[slot] = { label, row,  std::uint32_t(c + j),
-                                                 x[j],  t[j], t[j] / alpha[j] };
+                        if (slot < a.det_capacity) {
+                            device_detection d{ label, row,  std::uint32_t(c + j),
+                                                x[j],  t[j], t[j] / alpha[j] };
+                            fetch_neighbours(a, map, r, c + j, d);
+                            a.det_list[slot] = d;
+                        }
                         ++slot;
                     }
             }

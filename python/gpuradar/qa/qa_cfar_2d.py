@@ -168,6 +168,53 @@ class qa_cfar_2d(gr_unittest.TestCase):
         with self.assertRaises(ValueError):
             detections.pdu_to_python(pmt.intern("hello"))
 
+    def test_006_cluster_gives_one_detection_per_target_at_its_peak(self):
+        """Gaussian blobs (several cells above threshold each) at fractional bins, one
+        across the Doppler wrap: cluster=True lists one detection per blob at the
+        interpolated peak; cluster=False lists every cell."""
+        nrange, ndoppler = 64, 32
+        fs, prf, fc = 20e6, 5e3, 3e9
+        rng = np.random.default_rng(6)
+        x = rng.exponential(1.0, (nrange, ndoppler))
+        blobs = [(20.3, 5.6), (40.0, 31.7), (52.45, 16.0)]  # (range, Doppler) bins
+        rr, dd = np.meshgrid(np.arange(nrange), np.arange(ndoppler), indexing="ij")
+        for r0, d0 in blobs:
+            ddist = (dd - d0 + ndoppler / 2) % ndoppler - ndoppler / 2  # Doppler wraps
+            x += 1e5 * np.exp(-((rr - r0) ** 2 + ddist ** 2) / (2 * 0.8 ** 2))
+        tag = cpi_tag(0, index=0, nrange=nrange, npulses=32, ndoppler=ndoppler, fs=fs,
+                      prf=prf, fc=fc, fftshift=False)
+
+        def run(cluster):
+            self.tb = gr.top_block()
+            blk = gpuradar.cfar_2d(nrange, ndoppler, 1, 2, 6, 2, 3, 1e-6, "ca",
+                                   backend="cpu", cluster=cluster)
+            mask, dbg, _ = self.run_block(blk, x, ndoppler, [tag])
+            return int(mask.sum()), detections.pdu_to_python(dbg.get_message(0))
+
+        cells, (meta, dets) = run(True)
+        self.assertIs(meta["clustered"], True)
+        self.assertEqual(meta["cells"], cells)
+        self.assertEqual(meta["ndetections"], len(dets))
+        self.assertEqual(len(dets), len(blobs))
+        self.assertGreater(cells, 3 * len(blobs))  # the blobs did light several cells
+        dets.sort(key=lambda d: d["range_bin_interp"])
+        for d, (r0, d0) in zip(dets, blobs):
+            self.assertAlmostEqual(d["range_bin_interp"], r0, delta=0.01)
+            self.assertAlmostEqual(d["doppler_bin_interp"], d0, delta=0.01)
+            self.assertGreater(d["cells"], 1)
+            self.assertAlmostEqual(d["range_m"], d["range_bin_interp"] * C / (2 * fs), 6)
+            k = d["doppler_bin_interp"]
+            k = k - ndoppler if k >= ndoppler / 2 else k
+            self.assertAlmostEqual(d["velocity_mps"], k * prf / ndoppler * C / (2 * fc), 6)
+            self.assertAlmostEqual(d["snr_db"], 10 * math.log10(d["power"] / d["noise"]))
+        self.assertEqual(sum(d["cells"] for d in dets), cells)
+
+        cells_off, (meta_off, dets_off) = run(False)
+        self.assertNotIn("clustered", meta_off)
+        self.assertEqual(len(dets_off), cells_off)
+        self.assertEqual(cells_off, cells)
+        self.assertNotIn("range_bin_interp", dets_off[0])
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_cfar_2d)

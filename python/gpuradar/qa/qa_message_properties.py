@@ -4,16 +4,18 @@
 #
 """Property tests (hypothesis) of the messages that reach the module from outside: the
 `waveform` message of pulse_compression / pulse_doppler_processor, gr-zeromq messages
-(zmq_source's parser), and the detections and truth messages read by the Python helpers.
+(zmq_source's parser), the detections message of the tracker, and the detections and
+truth messages read by the Python helpers.
 Any PMT, any bytes: a result or ValueError, never another exception; what is well formed
 comes back exactly. Bounded: derandomized, a modest number of examples, no deadline."""
 
 import struct
+import time
 import unittest
 
 import numpy as np
 import pmt
-from gnuradio import gr_unittest
+from gnuradio import blocks, gr, gr_unittest
 from gnuradio import gpuradar
 from gnuradio.gpuradar import detections, scene_truth
 from hypothesis import given, settings, strategies as st
@@ -70,7 +72,56 @@ pmts = st.recursive(
     max_leaves=12)
 
 
+def field_dict(keys, values):
+    return st.lists(st.tuples(st.sampled_from(keys), values), max_size=4).map(
+        lambda items: pmt.to_pmt({}) if not items else _dict(items))
+
+
+def _dict(items):
+    d = pmt.make_dict()
+    for k, v in items:
+        d = pmt.dict_add(d, pmt.intern(k), v)
+    return d
+
+
+#: detections-like PDUs for the tracker: the fields it reads, with any values
+tracker_pdus = st.tuples(
+    field_dict(["cpi", "rx_time"], st.one_of(leaves(), st.tuples(
+        st.integers(0, 2**40).map(pmt.from_uint64), any_float.map(pmt.from_double)).map(
+            lambda t: pmt.make_tuple(*t)))),
+    st.lists(field_dict(["range_m", "velocity_mps", "snr_db"], leaves()), max_size=4)).map(
+        lambda p: pmt.cons(p[0], vector_of(p[1])))
+
+
 class qa_message_properties(gr_unittest.TestCase):
+    @settings(derandomize=True, max_examples=8, deadline=None, database=None)
+    @given(st.lists(st.one_of(pmts, tracker_pdus), min_size=1, max_size=40))
+    def test_010_tracker_survives_any_messages(self, msgs):
+        """Every message is a scan or a counted bad message, never a crash or a hang; a
+        well-formed scan at the end is answered (or, if an earlier random time lies
+        after it, counted as out of order)."""
+        trk = gpuradar.tracker(scan_period_s=1.0)
+        tb = gr.top_block()
+        out = blocks.message_debug()
+        tb.msg_connect(trk, "tracks", out, "store")
+        tb.start()
+        good = pmt.cons(pmt.dict_add(pmt.make_dict(), pmt.intern("rx_time"),
+                                     pmt.make_tuple(pmt.from_uint64(2**41),
+                                                    pmt.from_double(0.0))),
+                        vector_of([]))
+        for m in msgs + [good]:
+            trk.to_basic_block()._post(pmt.intern("detections"), m)
+        end = time.monotonic() + 10
+        while trk.scans() + trk.bad_messages() < len(msgs) + 1 and time.monotonic() < end:
+            time.sleep(0.005)
+        tb.stop()
+        tb.wait()
+        self.assertEqual(trk.scans() + trk.bad_messages(), len(msgs) + 1)
+        self.assertEqual(out.num_messages(), trk.scans())
+        for i in range(out.num_messages()):
+            meta, tracks = detections.pdu_to_python(out.get_message(i))
+            self.assertEqual(meta["ntracks"], len(tracks))
+
     @SETTINGS
     @given(pmts)
     def test_001_waveform_message_any_pmt(self, msg):

@@ -6,6 +6,7 @@
 #ifndef INCLUDED_GPURADAR_KERNELS_CFAR_COMMON_H
 #define INCLUDED_GPURADAR_KERNELS_CFAR_COMMON_H
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -121,6 +122,14 @@ struct cfar_detection {
     float power = 0;               //!< the cell's power (the map's value)
     float threshold = 0;           //!< T = alpha * Z at this cell
     float noise = 0;               //!< Z = T / alpha: the interference level (for SNR)
+    /*!
+     * The map's power at the neighbours of the cell, fetched where the map is (on the
+     * GPU for the CUDA backend), for sub-bin interpolation (detection_clustering):
+     * range bin - 1, range bin + 1, Doppler bin - 1, Doppler bin + 1. NaN where the
+     * neighbour does not exist (beyond a clipped edge; Doppler in cfar_1d).
+     */
+    float range_prev = NAN, range_next = NAN;
+    float doppler_prev = NAN, doppler_next = NAN;
 };
 
 //! What one run() found, read back on the host with collect().

@@ -1,0 +1,82 @@
+/* Detection clustering: the CFAR cells of one target merged into one detection at the
+ * interpolated peak. */
+#ifndef INCLUDED_GPURADAR_KERNELS_DETECTION_CLUSTERING_H
+#define INCLUDED_GPURADAR_KERNELS_DETECTION_CLUSTERING_H
+
+#include <gpuradar/kernels/cfar_common.h>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace gpuradar::kernels {
+
+//! The maps the detections come from; checked by detection_clustering's constructor.
+struct detection_clustering_params {
+    std::size_t nrange = 0;   //!< range bins per map, >= 1
+    std::size_t ndoppler = 1; //!< Doppler bins per map, >= 1 (1: range-only lines)
+    bool range_wrap = false;  //!< the CFAR's range edge is wrap: bin 0 touches nrange-1
+    bool doppler_wrap = true; //!< the CFAR's Doppler edge is wrap (the spectrum is)
+};
+
+//! One target: the strongest cell of a cluster and where its peak lies between bins.
+struct clustered_detection {
+    cfar_detection peak; //!< the cluster's strongest cell (power, threshold, noise)
+    //! Interpolated peak position in (fractional) bins: peak bin + offset in
+    //! [-0.5, 0.5]; the Doppler one wrapped into [0, ndoppler) when Doppler wraps.
+    double range_bin = 0;
+    double doppler_bin = 0;
+    std::uint32_t cells = 1; //!< detected cells merged into this one
+};
+
+/*!
+ * Offset of a peak from its bin, in [-0.5, 0.5], from the powers of the bin before, the
+ * bin and the bin after: the vertex of the parabola through their logarithms (Gaussian
+ * interpolation), 0.5 (ln prev - ln next) / (ln prev - 2 ln peak + ln next). Exact for a
+ * Gaussian main lobe, which a windowed FFT's or a compressed pulse's main lobe is close
+ * to. 0 when a neighbour is missing (NaN), not positive, or the three do not form a
+ * peak (the parabola opens upwards or is flat).
+ */
+double gaussian_peak_offset(float prev, float peak, float next);
+
+/*!
+ * \brief Merges the detections of a CFAR report that touch each other into one per
+ * target.
+ *
+ * Two detections of one map are neighbours when their range bins and their Doppler bins
+ * each differ by at most one (8-connectivity; across an edge that wraps). A cluster is a
+ * connected set of neighbours; it reports its strongest cell (ties: the earliest in
+ * memory) with the sub-bin position of that cell's peak from gaussian_peak_offset over
+ * the map's values beside it (cfar_detection::range_prev ..., fetched by the CFAR from
+ * the map itself, so neighbours below the threshold count too).
+ *
+ * Why the interpolated peak and not a power-weighted centroid: a centroid averages over
+ * the cells that crossed the threshold, a set that depends on the SNR and the noise, so
+ * it is pulled towards the strongest cell and jumps as cells come and go; the three
+ * samples around the peak are what the main lobe's shape fixes.
+ *
+ * Cost: O(D log D) for D detections (sorting and binary search), on the host; the CFAR
+ * fetches four neighbours per detection. D is a small fraction of the cells.
+ */
+class detection_clustering
+{
+public:
+    using params = detection_clustering_params;
+
+    //! Throws std::invalid_argument "gpuradar::detection_clustering: <param> must be
+    //! ...".
+    explicit detection_clustering(const params& p);
+
+    //! The clusters of `detections` (any order), sorted by (map, range bin, Doppler bin)
+    //! of their peaks.
+    std::vector<clustered_detection>
+    cluster(const std::vector<cfar_detection>& detections) const;
+
+    const params& get_params() const { return d_params; }
+
+private:
+    const params d_params;
+};
+
+} // namespace gpuradar::kernels
+
+#endif

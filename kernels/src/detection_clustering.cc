@@ -1,0 +1,152 @@
+#include "param_check.h"
+#include <gpuradar/kernels/detection_clustering.h>
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <tuple>
+
+namespace gpuradar::kernels {
+
+namespace {
+constexpr const char* stage = "detection_clustering";
+
+using cell_key = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>;
+
+cell_key key_of(const cfar_detection& d) { return { d.map, d.range_bin, d.doppler_bin }; }
+
+//! Union-find over the detection indices, with path halving.
+struct disjoint_sets {
+    std::vector<std::size_t> parent;
+    explicit disjoint_sets(std::size_t n) : parent(n)
+    {
+        std::iota(parent.begin(), parent.end(), std::size_t{ 0 });
+    }
+    std::size_t find(std::size_t i)
+    {
+        while (parent[i] != i) {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        return i;
+    }
+    void join(std::size_t a, std::size_t b)
+    {
+        a = find(a);
+        b = find(b);
+        if (a != b)
+            parent[std::max(a, b)] = std::min(a, b);
+    }
+};
+
+//! Bin i + step in [0, n), or -1 beyond an edge that does not wrap.
+long step_bin(std::uint32_t i, int step, std::size_t n, bool wrap)
+{
+    const long j = long(i) + step;
+    if (j >= 0 && j < long(n))
+        return j;
+    if (!wrap || n < 3) // with fewer than 3 bins wrapping would meet the cell itself
+        return -1;
+    return (j + long(n)) % long(n);
+}
+
+bool valid_power(float v) { return std::isfinite(v) && v > 0.f; }
+} // namespace
+
+double gaussian_peak_offset(float prev, float peak, float next)
+{
+    if (!valid_power(prev) || !valid_power(peak) || !valid_power(next))
+        return 0.0;
+    const double lp = std::log(double(prev));
+    const double l0 = std::log(double(peak));
+    const double ln = std::log(double(next));
+    const double curvature = lp - 2.0 * l0 + ln;
+    if (!(curvature < 0.0))
+        return 0.0;
+    const double offset = 0.5 * (lp - ln) / curvature;
+    return std::clamp(offset, -0.5, 0.5);
+}
+
+detection_clustering::detection_clustering(const params& p) : d_params(p)
+{
+    if (p.nrange < 1)
+        detail::throw_invalid(stage, "nrange", ">= 1", p.nrange);
+    if (p.ndoppler < 1)
+        detail::throw_invalid(stage, "ndoppler", ">= 1", p.ndoppler);
+}
+
+std::vector<clustered_detection>
+detection_clustering::cluster(const std::vector<cfar_detection>& detections) const
+{
+    const params& p = d_params;
+    std::vector<cfar_detection> dets(detections);
+    const auto by_cell = [](const cfar_detection& a, const cfar_detection& b) {
+        return key_of(a) < key_of(b);
+    };
+    if (!std::is_sorted(dets.begin(), dets.end(), by_cell)) // the CFAR's list is sorted
+        std::sort(dets.begin(), dets.end(), by_cell);
+    const auto index_of = [&](std::uint32_t map, long r, long d) -> long {
+        const cell_key k{ map, std::uint32_t(r), std::uint32_t(d) };
+        const auto it = std::lower_bound(
+            dets.begin(), dets.end(), k, [](const cfar_detection& a, const cell_key& kk) {
+                return key_of(a) < kk;
+            });
+        return (it != dets.end() && key_of(*it) == k) ? long(it - dets.begin()) : -1;
+    };
+
+    // Of two touching cells, one is the other's (0, +1), (+1, -1), (+1, 0) or (+1, +1)
+    // neighbour (across wrapped edges too): looking forward finds every pair once.
+    constexpr int forward[4][2] = { { 0, 1 }, { 1, -1 }, { 1, 0 }, { 1, 1 } };
+    disjoint_sets sets(dets.size());
+    for (std::size_t i = 0; i < dets.size(); ++i) {
+        const cfar_detection& d = dets[i];
+        for (const auto& step : forward) {
+            const long r = step_bin(d.range_bin, step[0], p.nrange, p.range_wrap);
+            const long c = step_bin(d.doppler_bin, step[1], p.ndoppler, p.doppler_wrap);
+            if (r < 0 || c < 0)
+                continue;
+            const long j = index_of(d.map, r, c);
+            if (j >= 0)
+                sets.join(i, std::size_t(j));
+        }
+    }
+
+    // Each root gathers its cluster's strongest cell (earliest on ties: indices ascend).
+    std::vector<long> strongest(dets.size(), -1);
+    std::vector<std::uint32_t> cells(dets.size(), 0);
+    for (std::size_t i = 0; i < dets.size(); ++i) {
+        const std::size_t root = sets.find(i);
+        ++cells[root];
+        if (strongest[root] < 0 ||
+            dets[i].power > dets[std::size_t(strongest[root])].power)
+            strongest[root] = long(i);
+    }
+
+    std::vector<clustered_detection> out;
+    for (std::size_t root = 0; root < dets.size(); ++root) {
+        if (cells[root] == 0)
+            continue;
+        clustered_detection c;
+        c.peak = dets[std::size_t(strongest[root])];
+        c.cells = cells[root];
+        c.range_bin =
+            c.peak.range_bin +
+            gaussian_peak_offset(c.peak.range_prev, c.peak.power, c.peak.range_next);
+        c.doppler_bin =
+            c.peak.doppler_bin +
+            gaussian_peak_offset(c.peak.doppler_prev, c.peak.power, c.peak.doppler_next);
+        if (p.doppler_wrap)
+            c.doppler_bin =
+                std::fmod(c.doppler_bin + double(p.ndoppler), double(p.ndoppler));
+        if (p.range_wrap)
+            c.range_bin = std::fmod(c.range_bin + double(p.nrange), double(p.nrange));
+        out.push_back(c);
+    }
+    std::sort(out.begin(),
+              out.end(),
+              [](const clustered_detection& a, const clustered_detection& b) {
+                  return key_of(a.peak) < key_of(b.peak);
+              });
+    return out;
+}
+
+} // namespace gpuradar::kernels

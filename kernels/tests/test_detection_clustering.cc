@@ -1,0 +1,293 @@
+/*
+ * detection_clustering: the Gaussian peak interpolation against analytic lobes, the
+ * merging rules (8-connectivity, wrapped edges, maps kept apart), bad parameters, and the
+ * whole chain radar_scene -> pulse_doppler_processor -> cfar_2d -> clustering: one
+ * detection per target, sub-bin position within 0.1 bin at 20 dB SNR.
+ */
+#include "invalid_argument_check.h"
+#include "test_support.h"
+#include <gpuradar/kernels/cfar_2d.h>
+#include <gpuradar/kernels/constants.h>
+#include <gpuradar/kernels/detection_clustering.h>
+#include <gpuradar/kernels/pulse_compression.h>
+#include <gpuradar/kernels/pulse_doppler_processor.h>
+#include <gpuradar/kernels/radar_scene.h>
+#include <gpuradar/kernels/window.h>
+#include <algorithm>
+#include <cmath>
+
+namespace gpuradar::test {
+namespace {
+
+using kernels::cfar_detection;
+using kernels::clustered_detection;
+using kernels::detection_clustering;
+using kernels::gaussian_peak_offset;
+
+constexpr double two_pi = 6.283185307179586;
+
+//! A detection at (map, r, d) of power p with the given neighbours.
+cfar_detection det(std::uint32_t map, std::uint32_t r, std::uint32_t d, float p)
+{
+    cfar_detection x;
+    x.map = map;
+    x.range_bin = r;
+    x.doppler_bin = d;
+    x.power = p;
+    x.threshold = 1.f;
+    x.noise = 0.1f;
+    return x;
+}
+
+TEST(DetectionClustering, test_001_gaussian_lobe_is_recovered_exactly)
+{
+    const double sigma = 0.8;
+    for (double x0 : { -0.49, -0.3, -0.1, 0.0, 0.05, 0.27, 0.45 }) {
+        const auto lobe = [&](double x) {
+            return float(7.0 * std::exp(-(x - x0) * (x - x0) / (2 * sigma * sigma)));
+        };
+        EXPECT_NEAR(gaussian_peak_offset(lobe(-1), lobe(0), lobe(1)), x0, 2e-6)
+            << "x0 " << x0;
+    }
+}
+
+//! Power of the DFT bin k (of n) of a windowed tone at `freq_bins`, no noise.
+double windowed_tone_power(const std::vector<double>& w, double freq_bins, int k)
+{
+    const std::size_t n = w.size();
+    std::complex<double> s = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        s += w[i] * std::polar(1.0, two_pi * (freq_bins - k) * double(i) / double(n));
+    return std::norm(s);
+}
+
+TEST(DetectionClustering, test_002_hann_windowed_tone_within_a_few_hundredths)
+{
+    const auto w = kernels::window_coefficients(kernels::window_spec::make("hann"), 64);
+    double worst = 0;
+    for (double f = -0.5; f <= 0.5; f += 0.05) {
+        const double freq = 20 + f;
+        const float p0 = float(windowed_tone_power(w, freq, 20));
+        const float pm = float(windowed_tone_power(w, freq, 19));
+        const float pp = float(windowed_tone_power(w, freq, 21));
+        const int peak = pm > p0 ? 19 : (pp > p0 ? 21 : 20);
+        const double est =
+            peak + gaussian_peak_offset(float(windowed_tone_power(w, freq, peak - 1)),
+                                        float(windowed_tone_power(w, freq, peak)),
+                                        float(windowed_tone_power(w, freq, peak + 1)));
+        worst = std::max(worst, std::abs(est - freq));
+    }
+    // The Hann main lobe is not exactly Gaussian: a small bias, largest between bins.
+    EXPECT_LT(worst, 0.05);
+    ::testing::Test::RecordProperty("hann_worst_bias_bins", std::to_string(worst));
+}
+
+TEST(DetectionClustering, test_003_missing_or_flat_neighbours_give_the_bin)
+{
+    EXPECT_EQ(gaussian_peak_offset(NAN, 4.f, 2.f), 0.0);
+    EXPECT_EQ(gaussian_peak_offset(1.f, 4.f, NAN), 0.0);
+    EXPECT_EQ(gaussian_peak_offset(0.f, 4.f, 2.f), 0.0);
+    EXPECT_EQ(gaussian_peak_offset(4.f, 4.f, 4.f), 0.0);   // flat
+    EXPECT_EQ(gaussian_peak_offset(5.f, 1.f, 5.f), 0.0);   // a valley
+    EXPECT_GT(gaussian_peak_offset(1.f, 4.f, 3.f), 0.0);   // leans to the next bin
+    EXPECT_LT(gaussian_peak_offset(3.f, 4.f, 1.f), 0.0);   // to the previous one
+    EXPECT_EQ(gaussian_peak_offset(1e-6f, 1.f, 1.f), 0.5); // clamped
+}
+
+TEST(DetectionClustering, test_004_touching_cells_merge_others_do_not)
+{
+    detection_clustering c({ 100, 32, false, true });
+    std::vector<cfar_detection> d = {
+        // One target: an L of cells, diagonal contact included; peak (10, 5).
+        det(0, 10, 5, 50.f),
+        det(0, 10, 6, 20.f),
+        det(0, 11, 7, 10.f),
+        det(0, 9, 4, 12.f),
+        // Two bins away: another target.
+        det(0, 13, 5, 30.f),
+        // Across the Doppler wrap: bins 31 and 0 touch; peak (40, 0).
+        det(0, 40, 31, 8.f),
+        det(0, 40, 0, 9.f),
+        // Range does not wrap: bins 0 and 99 stay apart.
+        det(0, 0, 3, 5.f),
+        det(0, 99, 3, 6.f),
+        // Another map at the first target's cells: its own cluster.
+        det(1, 10, 5, 40.f),
+    };
+    std::reverse(d.begin(), d.end()); // any input order
+    const auto out = c.cluster(d);
+    ASSERT_EQ(out.size(), 6u);
+    const auto find = [&](std::uint32_t map, std::uint32_t r, std::uint32_t dop) {
+        for (const auto& x : out)
+            if (x.peak.map == map && x.peak.range_bin == r && x.peak.doppler_bin == dop)
+                return x.cells;
+        return 0u;
+    };
+    EXPECT_EQ(find(0, 10, 5), 4u);
+    EXPECT_EQ(find(0, 13, 5), 1u);
+    EXPECT_EQ(find(0, 40, 0), 2u);
+    EXPECT_EQ(find(0, 0, 3), 1u);
+    EXPECT_EQ(find(0, 99, 3), 1u);
+    EXPECT_EQ(find(1, 10, 5), 1u);
+    // Sorted by (map, range, Doppler).
+    for (std::size_t i = 1; i < out.size(); ++i)
+        EXPECT_TRUE(std::tie(out[i - 1].peak.map, out[i - 1].peak.range_bin) <=
+                    std::tie(out[i].peak.map, out[i].peak.range_bin));
+
+    detection_clustering wrapped({ 100, 32, true, false });
+    const auto out2 = wrapped.cluster(d);
+    EXPECT_EQ(out2.size(), 6u); // range 0 / 99 now merge, Doppler 31 / 0 split
+}
+
+TEST(DetectionClustering, test_005_interpolated_position_wraps_in_doppler)
+{
+    detection_clustering c({ 50, 16, false, true });
+    auto d = det(0, 7, 0, 10.f);
+    d.range_prev = 1.f;
+    d.range_next = 1.f;
+    d.doppler_prev = 8.f; // bin 15: the peak leans below bin 0
+    d.doppler_next = 1.f;
+    const auto out = c.cluster({ d });
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_DOUBLE_EQ(out[0].range_bin, 7.0);
+    EXPECT_GT(out[0].doppler_bin, 15.5);
+    EXPECT_LT(out[0].doppler_bin, 16.0);
+}
+
+TEST(DetectionClustering, test_006_bad_parameters_name_the_parameter)
+{
+    expect_invalid(
+        [] {
+            detection_clustering({ 0, 4, false, true });
+        },
+        "nrange",
+        "gpuradar::detection_clustering");
+    expect_invalid(
+        [] {
+            detection_clustering({ 4, 0, false, true });
+        },
+        "ndoppler",
+        "gpuradar::detection_clustering");
+    detection_clustering ok({ 4, 4, false, true });
+    EXPECT_TRUE(ok.cluster({}).empty());
+}
+
+/*!
+ * The S-band scene of the chain test: one map of 500 range x 64 Doppler bins, sampled at
+ * the chirp's bandwidth, so that a bin is a resolution cell in both dimensions (at twice
+ * the bandwidth the range bins are half cells and the same position error, 0.07 cell
+ * rms, reads as 0.13 bin).
+ */
+struct chain_setup {
+    static constexpr double fs = 5e6, fc = 3e9, prf = 10e3;
+    static constexpr std::size_t npulses = 64, nrange = 500;
+    double bin_m() const { return kernels::speed_of_light / (2 * fs); }
+    double bin_mps() const { return prf / npulses * kernels::speed_of_light / (2 * fc); }
+};
+
+TEST(DetectionClustering, test_010_scene_one_detection_per_target_within_a_tenth_bin)
+{
+    const chain_setup s;
+    const auto waveform = kernels::lfm_chirp(5e6, 10e-6, s.fs);
+    // Per-sample SNR for about 20 dB in the map: coherent gain L * P (35 dB) less the
+    // windows' losses.
+    const double snr_sample_db = -12.0;
+    // Targets on range bins (the simulator delays by whole samples) and between Doppler
+    // bins: offsets -0.4 .. +0.45 of a bin; slow enough to stay in their range bin.
+    const double range_bins[] = { 60, 150, 256, 388 };
+    const double doppler_bins[] = { 40.25, 20.0, 50.45, 9.6 }; // fftshift: 32 = 0 m/s
+
+    kernels::pulse_doppler_processor::params pp;
+    pp.npulses = s.npulses;
+    pp.nrange = s.nrange;
+    pp.waveform = waveform;
+    pp.range_window = kernels::window_spec::make("hamming");
+    pp.doppler_window = kernels::window_spec::make("hann");
+    pp.fftshift = true;
+    auto proc = kernels::pulse_doppler_processor::make(kernels::backend::cpu, pp);
+
+    kernels::cfar_2d_params cp;
+    cp.nrange = s.nrange;
+    cp.ndoppler = s.npulses;
+    cp.guard_range = 2;
+    cp.train_range = 8;
+    cp.guard_doppler = 2;
+    cp.train_doppler = 4;
+    cp.pfa = 1e-6;
+    auto cfar = kernels::cfar_2d::make(kernels::backend::cpu, cp);
+    detection_clustering clustering({ s.nrange, s.npulses, false, true });
+
+    double sum_sq_r = 0, sum_sq_d = 0, worst_r = 0, worst_d = 0, snr_sum = 0;
+    std::size_t n = 0, merged_cells = 0, raw = 0;
+    for (std::uint64_t trial = 0; trial < 10; ++trial) {
+        kernels::scene_config sc;
+        sc.fs = s.fs;
+        sc.fc = s.fc;
+        sc.prf = s.prf;
+        sc.waveform = waveform;
+        sc.noise_power = 1.0;
+        sc.seed = 100 + trial;
+        for (std::size_t t = 0; t < 4; ++t)
+            sc.targets.push_back({ range_bins[t] * s.bin_m(),
+                                   (doppler_bins[t] - 32.0) * s.bin_mps(),
+                                   snr_sample_db });
+        kernels::radar_scene scene(sc);
+        std::vector<cfloat> cpi(s.npulses * s.nrange);
+        scene.generate(cpi.data(), cpi.size());
+        std::vector<float> map(s.nrange * s.npulses);
+        std::vector<std::uint8_t> mask(map.size());
+        proc->run(cpi.data(), map.data());
+        cfar->run(map.data(), mask.data(), nullptr, 1);
+        const auto report = cfar->collect();
+        raw += report.detections.size();
+        const auto clusters = clustering.cluster(report.detections);
+        for (std::size_t t = 0; t < 4; ++t) {
+            std::vector<clustered_detection> near;
+            for (const auto& c : clusters)
+                if (std::abs(c.range_bin - range_bins[t]) < 4 &&
+                    std::abs(c.doppler_bin - doppler_bins[t]) < 4)
+                    near.push_back(c);
+            ASSERT_EQ(near.size(), 1u) << "trial " << trial << " target " << t;
+            const double er = near[0].range_bin - range_bins[t];
+            const double ed = near[0].doppler_bin - doppler_bins[t];
+            sum_sq_r += er * er;
+            sum_sq_d += ed * ed;
+            worst_r = std::max(worst_r, std::abs(er));
+            worst_d = std::max(worst_d, std::abs(ed));
+            snr_sum += 10 * std::log10(near[0].peak.power / near[0].peak.noise);
+            merged_cells += near[0].cells;
+            ++n;
+        }
+        // Nothing else: no target split into two, at most a stray false alarm.
+        EXPECT_LE(clusters.size(), 5u) << "trial " << trial;
+    }
+    const double mean_snr = snr_sum / double(n);
+    const double rms_r = std::sqrt(sum_sq_r / double(n));
+    const double rms_d = std::sqrt(sum_sq_d / double(n));
+    // The test is at the SNR it claims.
+    EXPECT_GT(mean_snr, 17.0);
+    EXPECT_LT(mean_snr, 23.0);
+    EXPECT_GT(merged_cells, n); // the targets did light several cells each
+    EXPECT_LE(rms_r, 0.1);
+    EXPECT_LE(rms_d, 0.1);
+    for (const auto& [k, v] :
+         { std::pair<const char*, double>{ "mean_peak_snr_db", mean_snr },
+           { "rms_range_err_bins", rms_r },
+           { "rms_doppler_err_bins", rms_d },
+           { "worst_range_err_bins", worst_r },
+           { "worst_doppler_err_bins", worst_d },
+           { "cells_per_target", double(merged_cells) / double(n) },
+           { "raw_detections", double(raw) } })
+        ::testing::Test::RecordProperty(k, std::to_string(v));
+    std::printf("peak SNR %.1f dB, rms error range %.3f Doppler %.3f bins, worst %.3f / "
+                "%.3f, %.1f cells per target\n",
+                mean_snr,
+                rms_r,
+                rms_d,
+                worst_r,
+                worst_d,
+                double(merged_cells) / double(n));
+}
+
+} // namespace
+} // namespace gpuradar::test

@@ -1,0 +1,159 @@
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""track_sink: the tracker's tracks on a range-velocity plane, as a QT GUI widget.
+
+Input: the `tracks` message of gpuradar.tracker. Each track of the newest message is a
+marker at (velocity m/s, range km): confirmed tracks a filled green disc, coasting ones
+(missed in the last scan) a hollow orange circle, tentative ones (show_tentative) a small
+grey square; each confirmed or coasting track carries its id and a line through its last
+trail_length positions. The handler only keeps the newest message; a Qt timer draws at
+update_rate, so a slow display never holds up the tracker (frames it skips are counted).
+"""
+
+import collections
+
+import numpy as np
+import pmt
+import pyqtgraph as pg
+from gnuradio import gr
+from PyQt5 import QtCore, QtWidgets
+
+from . import _display, detections
+
+#: marker colours by status (RGB)
+COLORS = {"confirmed": (0, 160, 0), "coasting": (230, 120, 0), "tentative": (128, 128, 128)}
+CONFIRMED_SIZE = 14
+
+
+def check_params(range_max_m, velocity_max_mps, trail_length, update_rate):
+    _display.check_positive("range_max_m", range_max_m, "> 0 m")
+    _display.check_positive("velocity_max_mps", velocity_max_mps, "> 0 m/s")
+    if int(trail_length) != trail_length or trail_length < 0:
+        raise ValueError(f"trail_length must be an integer >= 0 scans (got {trail_length!r})")
+    _display.check_positive("update_rate", update_rate, "> 0 frames/s")
+
+
+class track_sink(gr.basic_block, _display.DisplayBlock):
+    """Tracks in range and velocity (widget: qwidget())."""
+
+    def __init__(self, range_max_m=30e3, velocity_max_mps=150.0, trail_length=20,
+                 show_tentative=False, update_rate=10.0, title="Tracks"):
+        check_params(range_max_m, velocity_max_mps, trail_length, update_rate)
+        gr.basic_block.__init__(self, name="track_sink", in_sig=None, out_sig=None)
+        self.trail_length = int(trail_length)
+        self.show_tentative = bool(show_tentative)
+        self.bad_messages = 0
+        self._frames = _display.LatestFrame()
+        # Trails are built from every message (in the handler), not only from drawn ones.
+        self._trails = collections.defaultdict(collections.deque)
+        self._trail_lock = QtCore.QMutex()
+        self.message_port_register_in(pmt.intern("tracks"))
+        self.set_msg_handler(pmt.intern("tracks"), self._on_tracks)
+        self._widget = _TrackWidget(self, title, range_max_m, velocity_max_mps, update_rate)
+
+    def _on_tracks(self, msg):
+        try:
+            meta, tracks = detections.pdu_to_python(msg)
+            points = [(t["id"], t["status"], float(t["velocity_mps"]),
+                       float(t["range_m"]) / 1e3) for t in tracks]
+        except (ValueError, KeyError, TypeError):
+            self.bad_messages += 1
+            return
+        self._trail_lock.lock()
+        try:
+            live = {p[0] for p in points}
+            for gone in [i for i in self._trails if i not in live]:
+                del self._trails[gone]
+            for i, status, v, r in points:
+                trail = self._trails[i]
+                trail.append((v, r))
+                while len(trail) > max(1, self.trail_length):
+                    trail.popleft()
+            trails = {i: list(t) for i, t in self._trails.items()}
+        finally:
+            self._trail_lock.unlock()
+        self._frames.put((meta, points, trails))
+
+    def set_update_rate(self, update_rate):
+        _display.check_positive("update_rate", update_rate, "> 0 frames/s")
+        self._widget.timer.setInterval(max(1, int(round(1000.0 / update_rate))))
+
+    def set_show_tentative(self, show):
+        self.show_tentative = bool(show)
+
+
+class _TrackWidget(QtWidgets.QWidget):
+    def __init__(self, block, title, range_max_m, velocity_max_mps, update_rate):
+        super().__init__()
+        self.block = block
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        self.title = QtWidgets.QLabel(f"<b>{title}</b>" if title else "")
+        self.status = QtWidgets.QLabel("waiting for tracks")
+        layout.addWidget(self.title)
+        layout.addWidget(self.status)
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setMinimumSize(320, 240)
+        item = self.plot.getPlotItem()
+        item.setLabel("bottom", "radial velocity (m/s, closing positive)")
+        item.setLabel("left", "range (km)")
+        item.setMenuEnabled(False)
+        item.showGrid(x=True, y=True, alpha=0.3)
+        item.getViewBox().setRange(xRange=(-velocity_max_mps, velocity_max_mps),
+                                   yRange=(0, range_max_m / 1e3), padding=0)
+        self.trails = pg.PlotDataItem(pen=pg.mkPen((60, 60, 200), width=2), connect="finite")
+        self.markers = {
+            "confirmed": pg.ScatterPlotItem(pen=None, brush=pg.mkBrush(COLORS["confirmed"]),
+                                            symbol="o", size=CONFIRMED_SIZE, pxMode=True),
+            "coasting": _display.markers(COLORS["coasting"], "o", CONFIRMED_SIZE),
+            "tentative": pg.ScatterPlotItem(pen=None, brush=pg.mkBrush(COLORS["tentative"]),
+                                            symbol="s", size=8, pxMode=True),
+        }
+        item.addItem(self.trails)
+        for m in self.markers.values():
+            item.addItem(m)
+        self.labels = []
+        layout.addWidget(self.plot, 1)
+        self.timer = QtCore.QTimer(self)
+        self.timer.timeout.connect(self._tick)
+        self.timer.setInterval(max(1, int(round(1000.0 / update_rate))))
+        self.timer.start()
+
+    def _tick(self):
+        frame = self.block._frames.take()
+        if frame is None:
+            return
+        meta, points, trails = frame
+        for status, m in self.markers.items():
+            shown = [p for p in points if p[1] == status]
+            if status == "tentative" and not self.block.show_tentative:
+                shown = []
+            m.setData([p[2] for p in shown], [p[3] for p in shown])
+        item = self.plot.getPlotItem()
+        for label in self.labels:
+            item.removeItem(label)
+        self.labels = []
+        xs, ys = [], []
+        for i, status, v, r in points:
+            if status == "tentative":
+                continue
+            trail = trails.get(i, [])
+            xs += [p[0] for p in trail] + [np.nan]
+            ys += [p[1] for p in trail] + [np.nan]
+            label = pg.TextItem(str(i), color=(0, 0, 0), anchor=(-0.3, 1.2))
+            label.setPos(v, r)
+            item.addItem(label)
+            self.labels.append(label)
+        self.trails.setData(np.array(xs, float), np.array(ys, float))
+        n = collections.Counter(p[1] for p in points)
+        self.status.setText(f"CPI {meta.get('cpi')}, t = {meta.get('time_s', 0):.3f} s: "
+                            f"{n['confirmed']} confirmed, {n['coasting']} coasting, "
+                            f"{n['tentative']} tentative")
+
+    def widget_point(self, x, y):
+        """Pixel (column, row) in this widget's grab() of data coordinates (x, y)."""
+        view = self.plot.getPlotItem().getViewBox()
+        scene = view.mapViewToScene(QtCore.QPointF(x, y))
+        p = self.plot.mapTo(self, self.plot.mapFromScene(scene))
+        return round(p.x()), round(p.y())
