@@ -122,16 +122,18 @@ __device__ __forceinline__ unsigned volume_slice()
 
 /*
  * The pre-pass of every launch: block b counts the non-finite samples of the pulse of
- * record b and adds the count to the run's device counter (the staging zeroes them). It
- * reads each used pulse once: small next to the backprojection, which reads each staged
- * bin for every tile.
+ * record b, adds the count to the run's device counter and flags the launch in `found`
+ * (then the staging zeroes them; a clean launch stages without the test). It reads each
+ * used pulse once: small next to the backprojection, which reads each staged bin for
+ * every tile.
  */
 __global__ void __launch_bounds__(256)
     count_nonfinite(const float2* __restrict__ pulses,
                     int nbins,
                     const bp_pulse* __restrict__ records,
                     int index_base,
-                    unsigned long long* counter)
+                    unsigned long long* counter,
+                    unsigned* found)
 {
     __shared__ int total;
     if (threadIdx.x == 0)
@@ -147,8 +149,10 @@ __global__ void __launch_bounds__(256)
     if (n != 0) // rare: no reduction needed
         atomicAdd(&total, n);
     __syncthreads();
-    if (threadIdx.x == 0 && total != 0)
+    if (threadIdx.x == 0 && total != 0) {
         atomicAdd(counter, static_cast<unsigned long long>(total));
+        *found = 1u; // the kernel of this launch zeroes while it stages
+    }
 }
 
 __device__ void make_consts(fast_consts& c,
@@ -213,6 +217,7 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
                 int step,  // pulses per block step (P)
                 int width, // staged entries per pulse (W)
                 grid_params gp,
+                const unsigned* __restrict__ nonfinite_found, // set by the pre-pass
                 float2* __restrict__ image)
 {
     using consts = consts_t<Accurate>;
@@ -223,6 +228,7 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
     float4* entries = smem + step * (sizeof(consts) / sizeof(float4));
     const unsigned entries_addr = unsigned(__cvta_generic_to_shared(entries));
 
+    const bool sanitize = *nonfinite_found != 0u; // the same for every thread
     const int tx = threadIdx.x % bp_tile, ty = threadIdx.x / bp_tile;
     const int tile_x = blockIdx.x, tile_y = blockIdx.y;
     const int ix = tile_x * bp_tile + tx;
@@ -280,8 +286,8 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
                 if (n >= 0 && n <= nbins - 2) {
                     v = staged_entry(__ldg(src + n), __ldg(src + n + 1));
                     // A non-finite sample makes the sum non-finite (as may, harmlessly,
-                    // huge finite ones): rare, so one test here and the zeroing apart.
-                    if (!isfinite(v.x + v.y + v.z + v.w))
+                    // huge finite ones): one test, and only in a launch that has one.
+                    if (sanitize && !isfinite(v.x + v.y + v.z + v.w))
                         v = staged_entry(finite_or_zero(__ldg(src + n)),
                                          finite_or_zero(__ldg(src + n + 1)));
                 }
@@ -357,6 +363,7 @@ public:
         : bp_backend(g, nbins, p), d_stream(native(s))
     {
         d_counter = device_memory(sizeof(unsigned long long));
+        d_found = device_memory(sizeof(unsigned));
         fill_bytes_async(d_counter.get(), 0, d_counter.size(), s, who);
         d_counter_host = pinned_memory(sizeof(unsigned long long));
         int dev = 0;
@@ -560,6 +567,7 @@ private:
             a.step,
             a.width,
             gp,
+            d_found.as<unsigned>(),
             reinterpret_cast<float2*>(a.image));
         GPURADAR_CUDA_CHECK_LAUNCH(who, "backproject");
     }
@@ -615,12 +623,14 @@ private:
         a.width = int(width);
         a.smem = std::size_t(step) * std::size_t(per_pulse);
         a.image = image;
+        fill_bytes_async(d_found.get(), 0, d_found.size(), stream_ref(d_stream), who);
         count_nonfinite<<<unsigned(nrec), 256, 0, d_stream>>>(
             reinterpret_cast<const float2*>(pulses),
             int(d_nbins),
             a.recs,
             index_base,
-            d_counter.as<unsigned long long>());
+            d_counter.as<unsigned long long>(),
+            d_found.as<unsigned>());
         GPURADAR_CUDA_CHECK_LAUNCH(who, "count_nonfinite");
         // The launch_terms instance for (accurate, has height).
         using launcher = void (backprojection_cuda::*)(int, const launch_args&);
@@ -639,6 +649,7 @@ private:
     // Non-finite samples counted on the device since construction; its host copy.
     device_memory d_counter;
     mutable pinned_memory d_counter_host;
+    device_memory d_found; //!< set by a launch's pre-pass when its pulses have one
     pinned_memory d_records_host;
     device_memory d_records;
     cuda_event d_records_copied;
