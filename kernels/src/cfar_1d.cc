@@ -2,14 +2,16 @@
 #include "cfar_plan.h"
 #include "factories.h"
 #include "param_check.h"
+#include <gpuradar/kernels/buffer_size.h>
 #include <gpuradar/kernels/cfar_1d.h>
 
 namespace gpuradar::kernels {
 
 namespace {
 constexpr const char* stage = "cfar_1d";
+} // namespace
 
-void validate(const cfar_1d_params& p)
+void cfar_1d::validate(const params& p)
 {
     detail::cfar_check_extent(stage, "nrange", p.nrange);
     detail::cfar_check_extent(stage, "channels", p.channels);
@@ -25,11 +27,17 @@ void validate(const cfar_1d_params& p)
         detail::cfar_check_os_k(stage, p.os_k, 2 * p.train);
     detail::cfar_check_extent(stage, "max_items", p.max_items);
     detail::cfar_check_extent(stage, "max_detections", p.max_detections);
-    detail::cfar_check_total(
-        stage, "max_items * channels * nrange", { p.max_items, p.channels, p.nrange });
-    detail::cfar_check_extent(stage, "max_items * channels", p.max_items * p.channels);
+    check_buffer_size(stage,
+                      { { "max_detections", p.max_detections } },
+                      sizeof(cfar_detection),
+                      "the detection list");
+    check_buffer_size(stage,
+                      { { "max_items", p.max_items },
+                        { "channels", p.channels },
+                        { "nrange", p.nrange } },
+                      sizeof(float),
+                      "the power and threshold maps of one run()");
 }
-} // namespace
 
 cfar_1d::cfar_1d(backend b, const params& p) : d_params(p), d_backend(b) {}
 cfar_1d::~cfar_1d() = default;

@@ -2,14 +2,16 @@
 #include "cfar_plan.h"
 #include "factories.h"
 #include "param_check.h"
+#include <gpuradar/kernels/buffer_size.h>
 #include <gpuradar/kernels/cfar_2d.h>
 
 namespace gpuradar::kernels {
 
 namespace {
 constexpr const char* stage = "cfar_2d";
+} // namespace
 
-void validate(const cfar_2d_params& p)
+void cfar_2d::validate(const params& p)
 {
     detail::cfar_check_extent(stage, "nrange", p.nrange);
     detail::cfar_check_extent(stage, "ndoppler", p.ndoppler);
@@ -52,12 +54,18 @@ void validate(const cfar_2d_params& p)
     }
     detail::cfar_check_extent(stage, "max_cpi", p.max_cpi);
     detail::cfar_check_extent(stage, "max_detections", p.max_detections);
-    detail::cfar_check_total(stage,
-                             "max_cpi * nrange * channels * ndoppler",
-                             { p.max_cpi, p.nrange, p.channels, p.ndoppler });
-    detail::cfar_check_extent(stage, "max_cpi * channels", p.max_cpi * p.channels);
+    check_buffer_size(stage,
+                      { { "max_detections", p.max_detections } },
+                      sizeof(cfar_detection),
+                      "the detection list");
+    check_buffer_size(stage,
+                      { { "max_cpi", p.max_cpi },
+                        { "nrange", p.nrange },
+                        { "channels", p.channels },
+                        { "ndoppler", p.ndoppler } },
+                      sizeof(float),
+                      "the power and threshold maps of one run()");
 }
-} // namespace
 
 cfar_2d::cfar_2d(backend b, const params& p) : d_params(p), d_backend(b) {}
 cfar_2d::~cfar_2d() = default;

@@ -74,19 +74,6 @@ void cfar_check_os_k(const char* stage, int k, int n)
                       k);
 }
 
-void cfar_check_total(const char* stage,
-                      const char* what,
-                      std::initializer_list<std::size_t> factors)
-{
-    constexpr std::size_t limit = std::size_t(std::numeric_limits<std::int64_t>::max());
-    std::size_t total = 1;
-    for (const std::size_t f : factors) {
-        if (f != 0 && total > limit / f)
-            throw_invalid(stage, what, "below 2^63 elements", "an overflow");
-        total *= f;
-    }
-}
-
 void cfar_check_run(const char* stage,
                     const float* power,
                     const std::uint8_t* mask,

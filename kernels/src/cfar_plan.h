@@ -13,7 +13,6 @@
 #include <gpuradar/kernels/backend.h>
 #include <gpuradar/kernels/cfar_common.h>
 #include <gpuradar/kernels/cuda_resources.h>
-#include <initializer_list>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -52,10 +51,6 @@ void cfar_check_fits(const char* stage,
 void cfar_check_window_cells(const char* stage, int wr, int wc);
 void cfar_check_pfa(const char* stage, double pfa);
 void cfar_check_os_k(const char* stage, int k, int n);
-//! The product of `factors` must fit a signed 64-bit element index.
-void cfar_check_total(const char* stage,
-                      const char* what,
-                      std::initializer_list<std::size_t> factors);
 //! run(): non-null input and mask, count in [0, max].
 void cfar_check_run(const char* stage,
                     const float* power,
