@@ -2,7 +2,6 @@
 #include "cfar_plan.h"
 #include "factories.h"
 #include "param_check.h"
-#include <gpuradar/kernels/buffer_size.h>
 #include <gpuradar/kernels/cfar_1d.h>
 
 namespace gpuradar::kernels {
@@ -26,17 +25,11 @@ void cfar_1d::validate(const params& p)
     if (p.variant == cfar_variant::os)
         detail::cfar_check_os_k(stage, p.os_k, 2 * p.train);
     detail::cfar_check_extent(stage, "max_items", p.max_items);
-    detail::cfar_check_extent(stage, "max_detections", p.max_detections);
-    check_buffer_size(stage,
-                      { { "max_detections", p.max_detections } },
-                      sizeof(cfar_detection),
-                      "the detection list");
-    check_buffer_size(stage,
-                      { { "max_items", p.max_items },
-                        { "channels", p.channels },
-                        { "nrange", p.nrange } },
-                      sizeof(float),
-                      "the power and threshold maps of one run()");
+    detail::cfar_check_sizes(stage,
+                             { { "max_items", p.max_items },
+                               { "channels", p.channels },
+                               { "nrange", p.nrange } },
+                             p.max_detections);
 }
 
 cfar_1d::cfar_1d(backend b, const params& p) : d_params(p), d_backend(b) {}

@@ -2,7 +2,6 @@
 #include "cfar_plan.h"
 #include "factories.h"
 #include "param_check.h"
-#include <gpuradar/kernels/buffer_size.h>
 #include <gpuradar/kernels/cfar_2d.h>
 
 namespace gpuradar::kernels {
@@ -53,18 +52,12 @@ void cfar_2d::validate(const params& p)
         detail::cfar_check_os_k(stage, p.os_k, n);
     }
     detail::cfar_check_extent(stage, "max_cpi", p.max_cpi);
-    detail::cfar_check_extent(stage, "max_detections", p.max_detections);
-    check_buffer_size(stage,
-                      { { "max_detections", p.max_detections } },
-                      sizeof(cfar_detection),
-                      "the detection list");
-    check_buffer_size(stage,
-                      { { "max_cpi", p.max_cpi },
-                        { "nrange", p.nrange },
-                        { "channels", p.channels },
-                        { "ndoppler", p.ndoppler } },
-                      sizeof(float),
-                      "the power and threshold maps of one run()");
+    detail::cfar_check_sizes(stage,
+                             { { "max_cpi", p.max_cpi },
+                               { "nrange", p.nrange },
+                               { "channels", p.channels },
+                               { "ndoppler", p.ndoppler } },
+                             p.max_detections);
 }
 
 cfar_2d::cfar_2d(backend b, const params& p) : d_params(p), d_backend(b) {}

@@ -74,6 +74,19 @@ void cfar_check_os_k(const char* stage, int k, int n)
                       k);
 }
 
+void cfar_check_sizes(const char* stage,
+                      std::initializer_list<size_factor> map_factors,
+                      std::size_t max_detections)
+{
+    cfar_check_extent(stage, "max_detections", max_detections);
+    check_buffer_size(stage,
+                      { { "max_detections", max_detections } },
+                      sizeof(cfar_detection),
+                      "the detection list");
+    check_buffer_size(
+        stage, map_factors, sizeof(float), "the power and threshold maps of one run()");
+}
+
 void cfar_check_run(const char* stage,
                     const float* power,
                     const std::uint8_t* mask,

@@ -27,6 +27,66 @@ namespace {
 namespace grr = gr::gpuradar;
 constexpr unsigned two_20 = 1u << 20;
 
+void make_doppler_filter(unsigned npulses,
+                         unsigned nrange,
+                         unsigned nfft,
+                         unsigned channels)
+{
+    grr::doppler_filter::make(
+        npulses, nrange, nfft, channels, "none", "rectangular", 4, 35, 6, true, "cpu");
+}
+
+//! pulse_doppler_processor's parameters that these tests vary; the rest are defaults.
+struct pdp_args {
+    unsigned nrange = 256, npulses = 8, nfft = 8, channels = 1;
+    std::string range_window = "hann";
+    int range_nbar = 4;
+    double range_sll_db = 35, range_beta = 6;
+    std::string doppler_window = "hann";
+    int doppler_nbar = 4;
+    double doppler_sll_db = 35, doppler_beta = 6;
+};
+
+grr::pulse_doppler_processor::sptr make_pdp(const pdp_args& a)
+{
+    return grr::pulse_doppler_processor::make(a.nrange,
+                                              a.npulses,
+                                              a.nfft,
+                                              a.channels,
+                                              "lfm",
+                                              {},
+                                              5e6,
+                                              10e-6,
+                                              10e6,
+                                              true,
+                                              a.range_window,
+                                              a.range_nbar,
+                                              a.range_sll_db,
+                                              a.range_beta,
+                                              false,
+                                              "auto",
+                                              "none",
+                                              a.doppler_window,
+                                              a.doppler_nbar,
+                                              a.doppler_sll_db,
+                                              a.doppler_beta,
+                                              true,
+                                              "square_law",
+                                              false,
+                                              "cpu");
+}
+
+//! make_pdp with `edit` applied to the defaults.
+template <typename Edit>
+std::function<void()> pdp_with(Edit edit)
+{
+    return [edit] {
+        pdp_args a;
+        edit(a);
+        make_pdp(a);
+    };
+}
+
 struct refusal {
     const char* block;
     std::vector<std::string> texts; //!< each must appear in the message
@@ -75,28 +135,16 @@ TEST(BlockSizes, test_001_zero_sizes_get_our_message_not_io_signature)
           [] { grr::corner_turn::make(8, 8, 0, "cpu"); } },
         { "doppler_filter",
           { "npulses must be >= 2" },
-          [] {
-              grr::doppler_filter::make(
-                  0, 8, 8, 1, "none", "rectangular", 4, 35, 6, true, "cpu");
-          } },
+          [] { make_doppler_filter(0, 8, 8, 1); } },
         { "doppler_filter",
           { "nrange must be >= 1" },
-          [] {
-              grr::doppler_filter::make(
-                  8, 0, 8, 1, "none", "rectangular", 4, 35, 6, true, "cpu");
-          } },
+          [] { make_doppler_filter(8, 0, 8, 1); } },
         { "doppler_filter",
           { "nfft must be >= npulses" },
-          [] {
-              grr::doppler_filter::make(
-                  8, 8, 0, 1, "none", "rectangular", 4, 35, 6, true, "cpu");
-          } },
+          [] { make_doppler_filter(8, 8, 0, 1); } },
         { "doppler_filter",
           { "channels must be >= 1" },
-          [] {
-              grr::doppler_filter::make(
-                  8, 8, 8, 0, "none", "rectangular", 4, 35, 6, true, "cpu");
-          } },
+          [] { make_doppler_filter(8, 8, 8, 0); } },
         { "pulse_compression",
           { "nrange must be >= 1" },
           [] { grr::pulse_compression::make(0, 8, 1); } },
@@ -158,10 +206,7 @@ TEST(BlockSizes, test_002_huge_sizes_are_refused_before_allocation)
           [] { grr::corner_turn::make(1, 1u << 29, 1, "cpu"); } },
         { "doppler_filter",
           { "nfft * nrange * channels", "GiB" },
-          [] {
-              grr::doppler_filter::make(
-                  64, two_20, two_20, 1, "none", "rectangular", 4, 35, 6, true, "cpu");
-          } },
+          [] { make_doppler_filter(64, two_20, two_20, 1); } },
         { "pulse_compression",
           { "npulses * nrange * channels", "GiB" },
           [] {
@@ -184,33 +229,11 @@ TEST(BlockSizes, test_002_huge_sizes_are_refused_before_allocation)
           } },
         { "pulse_doppler_processor",
           { "nfft * nrange * channels", "GiB" },
-          [] {
-              grr::pulse_doppler_processor::make(two_20,
-                                                 1024,
-                                                 1024,
-                                                 16,
-                                                 "lfm",
-                                                 {},
-                                                 5e6,
-                                                 10e-6,
-                                                 10e6,
-                                                 true,
-                                                 "rectangular",
-                                                 4,
-                                                 35,
-                                                 6,
-                                                 false,
-                                                 "auto",
-                                                 "none",
-                                                 "rectangular",
-                                                 4,
-                                                 35,
-                                                 6,
-                                                 true,
-                                                 "square_law",
-                                                 false,
-                                                 "cpu");
-          } },
+          pdp_with([](pdp_args& a) {
+              a.nrange = two_20;
+              a.npulses = a.nfft = 1024;
+              a.channels = 16;
+          }) },
         { "cfar_1d",
           { "items_per_cpi * channels * nrange", "GiB" },
           [] {
@@ -291,98 +314,46 @@ TEST(BlockSizes, test_003_multiply_const_refuses_a_non_finite_gain)
 
 TEST(BlockSizes, test_004_pulse_doppler_processor_names_the_bad_window)
 {
-    auto make = [](const std::string& rw,
-                   int rnbar,
-                   double rsll,
-                   double rbeta,
-                   const std::string& dw,
-                   int dnbar,
-                   double dsll,
-                   double dbeta) {
-        grr::pulse_doppler_processor::make(256,
-                                           8,
-                                           8,
-                                           1,
-                                           "lfm",
-                                           {},
-                                           5e6,
-                                           10e-6,
-                                           10e6,
-                                           true,
-                                           rw,
-                                           rnbar,
-                                           rsll,
-                                           rbeta,
-                                           false,
-                                           "auto",
-                                           "none",
-                                           dw,
-                                           dnbar,
-                                           dsll,
-                                           dbeta,
-                                           true,
-                                           "square_law",
-                                           false,
-                                           "cpu");
-    };
+    const char* const block = "pulse_doppler_processor";
     const std::vector<refusal> cases = {
-        { "pulse_doppler_processor",
-          { "range_window must be one of" },
-          [&] { make("gauss", 4, 35, 6, "hann", 4, 35, 6); } },
-        { "pulse_doppler_processor",
-          { "doppler_window must be one of" },
-          [&] { make("hann", 4, 35, 6, "gauss", 4, 35, 6); } },
-        { "pulse_doppler_processor",
-          { "range_nbar" },
-          [&] { make("taylor", 0, 35, 6, "taylor", 4, 35, 6); } },
-        { "pulse_doppler_processor",
-          { "doppler_nbar" },
-          [&] { make("taylor", 4, 35, 6, "taylor", 0, 35, 6); } },
-        { "pulse_doppler_processor",
-          { "range_sll_db" },
-          [&] { make("chebyshev", 4, -1, 6, "chebyshev", 4, 35, 6); } },
-        { "pulse_doppler_processor",
-          { "doppler_sll_db" },
-          [&] { make("chebyshev", 4, 35, 6, "chebyshev", 4, -1, 6); } },
-        { "pulse_doppler_processor",
-          { "range_beta" },
-          [&] { make("kaiser", 4, 35, -1, "kaiser", 4, 35, 6); } },
-        { "pulse_doppler_processor",
-          { "doppler_beta" },
-          [&] { make("kaiser", 4, 35, 6, "kaiser", 4, 35, -1); } },
+        { block, { "range_window must be one of" }, pdp_with([](pdp_args& a) {
+              a.range_window = "gauss";
+          }) },
+        { block, { "doppler_window must be one of" }, pdp_with([](pdp_args& a) {
+              a.doppler_window = "gauss";
+          }) },
+        { block, { "range_nbar" }, pdp_with([](pdp_args& a) {
+              a.range_window = a.doppler_window = "taylor";
+              a.range_nbar = 0;
+          }) },
+        { block, { "doppler_nbar" }, pdp_with([](pdp_args& a) {
+              a.range_window = a.doppler_window = "taylor";
+              a.doppler_nbar = 0;
+          }) },
+        { block, { "range_sll_db" }, pdp_with([](pdp_args& a) {
+              a.range_window = a.doppler_window = "chebyshev";
+              a.range_sll_db = -1;
+          }) },
+        { block, { "doppler_sll_db" }, pdp_with([](pdp_args& a) {
+              a.range_window = a.doppler_window = "chebyshev";
+              a.doppler_sll_db = -1;
+          }) },
+        { block, { "range_beta" }, pdp_with([](pdp_args& a) {
+              a.range_window = a.doppler_window = "kaiser";
+              a.range_beta = -1;
+          }) },
+        { block, { "doppler_beta" }, pdp_with([](pdp_args& a) {
+              a.range_window = a.doppler_window = "kaiser";
+              a.doppler_beta = -1;
+          }) },
     };
     for (const auto& c : cases)
         expect_ours(c);
     // The setters name theirs too.
-    auto b = grr::pulse_doppler_processor::make(256,
-                                                8,
-                                                8,
-                                                1,
-                                                "lfm",
-                                                {},
-                                                5e6,
-                                                10e-6,
-                                                10e6,
-                                                true,
-                                                "hann",
-                                                4,
-                                                35,
-                                                6,
-                                                false,
-                                                "auto",
-                                                "none",
-                                                "hann",
-                                                4,
-                                                35,
-                                                6,
-                                                true,
-                                                "square_law",
-                                                false,
-                                                "cpu");
-    expect_ours({ "pulse_doppler_processor", { "range_nbar" }, [&] {
-                     b->set_range_window("taylor", 0, 35, 6);
-                 } });
-    expect_ours({ "pulse_doppler_processor", { "doppler_beta" }, [&] {
+    auto b = make_pdp(pdp_args());
+    expect_ours(
+        { block, { "range_nbar" }, [&] { b->set_range_window("taylor", 0, 35, 6); } });
+    expect_ours({ block, { "doppler_beta" }, [&] {
                      b->set_doppler_window("kaiser", 4, 35, -2);
                  } });
 }
