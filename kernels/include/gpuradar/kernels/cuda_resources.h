@@ -151,6 +151,10 @@ struct device_properties {
 };
 device_properties current_device_properties();
 
+//! Device memory in use on the current device (total minus free, cudaMemGetInfo): all
+//! allocations of the process and the context, for benchmarks' memory figures.
+std::size_t device_memory_in_use();
+
 enum class copy_kind { host_to_device, device_to_host, device_to_device };
 
 //! cudaMemcpyAsync on `stream`, checked; `who` names the caller in errors.
