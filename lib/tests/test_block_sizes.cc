@@ -2,6 +2,7 @@
  * make() before GNU Radio builds the io_signatures or anything is allocated, with the
  * parameter (and for huge sizes the memory) in the message; multiply_const refuses a
  * non-finite gain; pulse_doppler_processor says which window is wrong. */
+#include <gnuradio/gpuradar/beamformer.h>
 #include <gnuradio/gpuradar/cfar_1d.h>
 #include <gnuradio/gpuradar/cfar_2d.h>
 #include <gnuradio/gpuradar/corner_turn.h>
@@ -287,6 +288,47 @@ TEST(BlockSizes, test_002_huge_sizes_are_refused_before_allocation)
         EXPECT_LT(peak_rss_kib() - rss_before, 64 * 1024)
             << c.block << " " << c.texts.front();
     }
+}
+
+TEST(BlockSizes, test_002b_beamformer_sizes)
+{
+    expect_ours(
+        { "beamformer", { "nchannels must be >= 1" }, [] {
+             grr::beamformer::make(
+                 0, 64, { 0.0 }, 0, -45, 45, 0.5, {}, 0, "taylor", 4, 35, 6, "cpu");
+         } });
+    expect_ours({ "beamformer", { "nchannels * nsamples", "one stream item", "GiB" }, [] {
+                     grr::beamformer::make(1u << 16,
+                                           1u << 16,
+                                           { 0.0 },
+                                           0,
+                                           -45,
+                                           45,
+                                           0.5,
+                                           {},
+                                           0,
+                                           "taylor",
+                                           4,
+                                           35,
+                                           6,
+                                           "cpu");
+                 } });
+    expect_ours({ "beamformer", { "nbeams * nchannels", "the beam weights", "GiB" }, [] {
+                     grr::beamformer::make(1u << 16,
+                                           1,
+                                           {},
+                                           1u << 16,
+                                           -60,
+                                           60,
+                                           0.5,
+                                           {},
+                                           0,
+                                           "taylor",
+                                           4,
+                                           35,
+                                           6,
+                                           "cpu");
+                 } });
 }
 
 TEST(BlockSizes, test_003_multiply_const_refuses_a_non_finite_gain)
