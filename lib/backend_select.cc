@@ -55,9 +55,23 @@ unsigned int check_positive(const char* block_name, const char* param, unsigned 
     return value;
 }
 
-unsigned int check_vlen(const char* block_name, unsigned int vlen)
+unsigned int
+check_vlen(const char* block_name, unsigned int vlen, std::size_t element_bytes)
 {
-    return check_positive(block_name, "vlen", vlen);
+    check_positive(block_name, "vlen", vlen);
+    check_item_size(block_name, { { "vlen", vlen } }, element_bytes);
+    return vlen;
+}
+
+void check_item_size(const char* block_name,
+                     std::initializer_list<kernels::size_factor> factors,
+                     std::size_t element_bytes)
+{
+    kernels::check_buffer_size(block_name,
+                               factors,
+                               element_bytes,
+                               "one stream item (GNU Radio's item size is an int)",
+                               kernels::max_item_bytes);
 }
 
 } // namespace gpuradar

@@ -4,6 +4,8 @@
 
 #include <gnuradio/io_signature.h>
 #include <gpuradar/kernels/backend.h>
+#include <gpuradar/kernels/buffer_size.h>
+#include <initializer_list>
 #include <cstddef>
 #include <string>
 
@@ -27,8 +29,18 @@ kernels::backend select_backend(const std::string& requested, const char* block_
  */
 gr::io_signature::sptr stream_signature(kernels::backend b, std::size_t itemsize);
 
-//! std::invalid_argument "gpuradar::<block>: vlen must be >= 1 (got <vlen>)" when 0.
-unsigned int check_vlen(const char* block_name, unsigned int vlen);
+//! std::invalid_argument "gpuradar::<block>: vlen must be >= 1 (got <vlen>)" when 0, or
+//! naming vlen and the memory when an item of vlen `element_bytes`-byte samples exceeds
+//! kernels::max_item_bytes.
+unsigned int
+check_vlen(const char* block_name, unsigned int vlen, std::size_t element_bytes);
+
+//! std::invalid_argument naming the factors and the memory (kernels::check_buffer_size)
+//! when one stream item, their product times element_bytes, exceeds
+//! kernels::max_item_bytes: io_signature takes the item size as an int.
+void check_item_size(const char* block_name,
+                     std::initializer_list<kernels::size_factor> factors,
+                     std::size_t element_bytes);
 
 //! std::invalid_argument "gpuradar::<block>: <param> must be >= 1 (got <value>)" when 0.
 unsigned int

@@ -51,6 +51,20 @@ beamformer::sptr beamformer::make(unsigned int nchannels,
     // allocated.
     check_positive("beamformer", "nchannels", nchannels);
     check_positive("beamformer", "nsamples", nsamples);
+    const std::size_t beams =
+        beam_angles_deg.empty() ? std::size_t(nbeams) : beam_angles_deg.size();
+    const char* const beams_name =
+        beam_angles_deg.empty() ? "nbeams" : "beam_angles_deg entries";
+    check_item_size("beamformer",
+                    { { "nchannels", nchannels }, { "nsamples", nsamples } },
+                    sizeof(gr_complex));
+    check_item_size("beamformer",
+                    { { beams_name, beams }, { "nsamples", nsamples } },
+                    sizeof(gr_complex));
+    kernels::check_buffer_size("beamformer",
+                               { { beams_name, beams }, { "nchannels", nchannels } },
+                               sizeof(gr_complex),
+                               "the beam weights");
     double wavelength_m = 0.0;
     const auto elements = array_elements(
         nchannels, element_spacing_wl, element_positions_m, fc, &wavelength_m);

@@ -63,6 +63,17 @@ cfar_1d::sptr cfar_1d::make(unsigned int nrange,
     c.params.edge = kernels::parse_cfar_edge(edge, "edge");
     c.params.max_items = items_per_cpi; // one run and one detection list per group
     resolve_os_k(c.params, os_k);
+    // Before the io_signatures are made: the sizes in this block's parameters, the
+    // kernel's checks, the items.
+    kernels::check_buffer_size(block_name,
+                               { { "items_per_cpi", items_per_cpi },
+                                 { "channels", channels },
+                                 { "nrange", nrange } },
+                               sizeof(float),
+                               "the power and threshold maps of one CPI");
+    kernels::cfar_1d::validate(c.params);
+    check_item_size(
+        block_name, { { "channels", channels }, { "nrange", nrange } }, sizeof(float));
     const auto b = select_backend(backend, block_name);
     const cfar_layout layout{ nrange,
                               0, // range lines: cfar_1d

@@ -88,9 +88,18 @@ cfar_2d::sptr cfar_2d::make(unsigned int nrange,
     p.doppler_edge = kernels::parse_cfar_edge(doppler_edge, "doppler_edge");
     p.max_cpi = 1; // one CPI per run: one detection list (and PDU) per CPI
     resolve_os_k(p, os_k);
+    // Before the io_signatures are made: the sizes in this block's parameters, the
+    // kernel's checks (std::invalid_argument naming the parameter), the items.
+    kernels::check_buffer_size(
+        block_name,
+        { { "nrange", nrange }, { "ndoppler", ndoppler }, { "channels", channels } },
+        sizeof(float),
+        "the power and threshold maps of one CPI");
+    kernels::cfar_2d::validate(p);
+    check_item_size(block_name,
+                    { { "channels", channels }, { "ndoppler", ndoppler } },
+                    sizeof(float));
     const auto b = select_backend(backend, block_name);
-    // The kernel checks every parameter (std::invalid_argument naming it) before it
-    // allocates anything.
     cfar_layout layout{ nrange,         ndoppler, channels,
                         nrange, // one CPI per group
                         max_detections, p.variant };

@@ -17,6 +17,13 @@ corner_turn::sptr corner_turn::make(unsigned int npulses,
     check_positive("corner_turn", "npulses", npulses);
     check_positive("corner_turn", "nrange", nrange);
     check_positive("corner_turn", "channels", channels);
+    kernels::corner_turn::validate(npulses, nrange, channels);
+    check_item_size("corner_turn",
+                    { { "channels", channels }, { "nrange", nrange } },
+                    sizeof(gr_complex));
+    check_item_size("corner_turn",
+                    { { "channels", channels }, { "npulses", npulses } },
+                    sizeof(gr_complex));
     const auto b = select_backend(backend, "corner_turn");
     return gnuradio::make_block_sptr<corner_turn_impl>(npulses, nrange, channels, b);
 }

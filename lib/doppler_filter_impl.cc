@@ -26,8 +26,18 @@ doppler_filter::sptr doppler_filter::make(unsigned int npulses,
     check_positive(name, "channels", channels);
     const auto m = kernels::doppler_filter::parse_mti(mti);
     const auto w = kernels::window_spec::make(window, nbar, sll_db, beta, name);
+    // Before the io_signatures are made: the kernel's checks (npulses >= 2 or 3, nfft >=
+    // npulses), the sizes in this block's parameters, the items.
+    kernels::check_buffer_size(
+        name,
+        { { "nfft", nfft }, { "nrange", nrange }, { "channels", channels } },
+        sizeof(gr_complex),
+        "the Doppler bins of one CPI");
+    kernels::doppler_filter::validate(
+        npulses, std::size_t(nrange) * channels, nfft, m, w);
+    check_item_size(
+        name, { { "channels", channels }, { "nfft", nfft } }, sizeof(gr_complex));
     const auto b = select_backend(backend, name);
-    // npulses and nfft are checked by the kernel (npulses >= 2 or 3, nfft >= npulses).
     return gnuradio::make_block_sptr<doppler_filter_impl>(
         npulses, nrange, nfft, channels, m, w, fftshift, b);
 }

@@ -13,7 +13,7 @@ envelope::sptr envelope::make(unsigned int vlen,
                               const std::string& backend)
 {
     // Validate every parameter before anything is allocated.
-    check_vlen("envelope", vlen);
+    check_vlen("envelope", vlen, sizeof(gr_complex));
     const auto m = kernels::envelope::parse_mode(mode);
     const auto b = select_backend(backend, "envelope");
     return gnuradio::make_block_sptr<envelope_impl>(vlen, m, db, b);

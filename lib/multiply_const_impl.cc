@@ -3,14 +3,32 @@
 #include "backend_select.h"
 #include "multiply_const_impl.h"
 #include <gnuradio/io_signature.h>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
 
 namespace gr {
 namespace gpuradar {
 
+namespace {
+//! k itself, or std::invalid_argument naming k when either part is NaN or infinite (a
+//! non-finite gain would turn every sample downstream into NaN).
+gr_complex checked_k(gr_complex k)
+{
+    if (std::isfinite(k.real()) && std::isfinite(k.imag()))
+        return k;
+    std::ostringstream s;
+    s << "gpuradar::multiply_const: k must be finite (got (" << k.real() << ", "
+      << k.imag() << "))";
+    throw std::invalid_argument(s.str());
+}
+} // namespace
+
 multiply_const::sptr
 multiply_const::make(gr_complex k, unsigned int vlen, const std::string& backend)
 {
-    check_vlen("multiply_const", vlen);
+    checked_k(k);
+    check_vlen("multiply_const", vlen, sizeof(gr_complex));
     const auto b = select_backend(backend, "multiply_const");
     return gnuradio::make_block_sptr<multiply_const_impl>(k, vlen, b);
 }
@@ -39,6 +57,7 @@ gr_complex multiply_const_impl::k() const
 
 void multiply_const_impl::set_k(gr_complex k)
 {
+    checked_k(k); // throws and keeps the old gain
     std::lock_guard<std::mutex> lock(d_mutex);
     d_k = k;
 }

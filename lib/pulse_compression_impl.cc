@@ -37,6 +37,13 @@ pulse_compression::make(unsigned int nrange,
         name, waveform, custom_waveform, bandwidth, pulse_width, samp_rate, up_chirp);
     const auto w = kernels::window_spec::make(window, nbar, sll_db, beta, name);
     const auto m = kernels::pulse_compression::parse_method(method);
+    kernels::check_buffer_size(
+        name,
+        { { "npulses", npulses }, { "nrange", nrange }, { "channels", channels } },
+        sizeof(gr_complex),
+        "the CPI");
+    check_item_size(
+        name, { { "channels", channels }, { "nrange", nrange } }, sizeof(gr_complex));
     const auto b = select_backend(backend, name);
     return gnuradio::make_block_sptr<pulse_compression_impl>(
         nrange, npulses, channels, s, samp_rate, w, normalize, m, b);

@@ -50,18 +50,23 @@ pulse_doppler_processor::make(unsigned int nrange,
     p.waveform = waveform_parameter(
         name, waveform, custom_waveform, bandwidth, pulse_width, samp_rate, up_chirp);
     p.range_window = kernels::window_spec::make(
-        range_window, range_nbar, range_sll_db, range_beta, name);
+        range_window, range_nbar, range_sll_db, range_beta, name, "range_");
     p.normalize = normalize;
     p.pc_method = kernels::pulse_compression::parse_method(method);
     p.nfft = nfft;
     p.mti = kernels::doppler_filter::parse_mti(mti);
     p.doppler_window = kernels::window_spec::make(
-        doppler_window, doppler_nbar, doppler_sll_db, doppler_beta, name);
+        doppler_window, doppler_nbar, doppler_sll_db, doppler_beta, name, "doppler_");
     p.fftshift = fftshift;
     p.env_mode = kernels::envelope::parse_mode(envelope_mode);
     p.db = db;
+    // The kernel's checks (npulses >= 2 or 3, nfft >= npulses, waveform length, the
+    // Doppler map's size) and the items', before the io_signatures are made.
+    kernels::pulse_doppler_processor::validate(p);
+    check_item_size(
+        name, { { "channels", channels }, { "nrange", nrange } }, sizeof(gr_complex));
+    check_item_size(name, { { "channels", channels }, { "nfft", nfft } }, sizeof(float));
     const auto b = select_backend(backend, name);
-    // The kernel checks the rest (npulses >= 2 or 3, nfft >= npulses, waveform length).
     return gnuradio::make_block_sptr<pulse_doppler_processor_impl>(
         p, samp_rate, b, tap_every);
 }
@@ -125,11 +130,12 @@ void pulse_doppler_processor_impl::set_window(
     const std::string& window,
     int nbar,
     double sll_db,
-    double beta)
+    double beta,
+    const char* prefix)
 {
     d_changes.change([&](auto& p) {
         p.*which = kernels::window_spec::make(
-            window, nbar, sll_db, beta, "pulse_doppler_processor");
+            window, nbar, sll_db, beta, "pulse_doppler_processor", prefix);
     });
 }
 
@@ -142,7 +148,8 @@ void pulse_doppler_processor_impl::set_range_window(const std::string& window,
                window,
                nbar,
                sll_db,
-               beta);
+               beta,
+               "range_");
 }
 
 void pulse_doppler_processor_impl::set_doppler_window(const std::string& window,
@@ -154,7 +161,8 @@ void pulse_doppler_processor_impl::set_doppler_window(const std::string& window,
                window,
                nbar,
                sll_db,
-               beta);
+               beta,
+               "doppler_");
 }
 
 void pulse_doppler_processor_impl::set_db(bool db)

@@ -41,12 +41,14 @@ public:
 private:
     void process_cpi(const cpi_io& io) override;
     void after_work() override;
-    //! set_range_window / set_doppler_window: the window `which` of the params.
+    //! set_range_window / set_doppler_window: the window `which` of the params; errors
+    //! name the parameters with `prefix` ("range_", "doppler_").
     void set_window(kernels::window_spec kernels::pulse_doppler_processor_params::*which,
                     const std::string& window,
                     int nbar,
                     double sll_db,
-                    double beta);
+                    double beta,
+                    const char* prefix);
     //! Before a CPI: swaps in the kernels object of the newest setter change, if any.
     void apply_pending_change();
     //! The `map` message's car for the CPI of cpi dict `dict`.

@@ -35,9 +35,11 @@ pulse_framer::sptr pulse_framer::make(double pri_samples,
     if (c.trigger == kernels::trigger_mode::tag && trigger_tag.empty())
         throw std::invalid_argument("gpuradar::pulse_framer: trigger_tag must be a tag "
                                     "key with trigger=tag (got '')");
-    // The core validates the rest (std::invalid_argument naming the parameter) before
-    // the block allocates anything.
-    kernels::pulse_framer check(c);
+    // The core validates the rest (std::invalid_argument naming the parameter, the CPI
+    // and its input samples within the buffer limits) before the block allocates
+    // anything, io_signatures included.
+    kernels::pulse_framer::validate(c);
+    check_item_size("pulse_framer", { { "nrange", nrange } }, sizeof(gr_complex));
     // The threshold trigger scans samples on the host.
     const bool host_only = c.trigger == kernels::trigger_mode::threshold;
     if (host_only && backend == "cuda")

@@ -61,7 +61,7 @@ void check_config(const zmq_source_config& c)
 {
     if (c.itemsize == 0)
         bad_parameter("itemsize must be >= 1 (got 0)");
-    check_vlen("zmq_source", c.vlen);
+    check_vlen("zmq_source", c.vlen, c.itemsize);
     if (c.item_bytes() / c.vlen != c.itemsize || c.item_bytes() > max_message_limit)
         bad_parameter("itemsize * vlen must be <= 2^31 bytes");
     if (!starts_with(c.address, "tcp://") && !starts_with(c.address, "ipc://") &&

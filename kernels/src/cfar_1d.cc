@@ -8,8 +8,9 @@ namespace gpuradar::kernels {
 
 namespace {
 constexpr const char* stage = "cfar_1d";
+} // namespace
 
-void validate(const cfar_1d_params& p)
+void cfar_1d::validate(const params& p)
 {
     detail::cfar_check_extent(stage, "nrange", p.nrange);
     detail::cfar_check_extent(stage, "channels", p.channels);
@@ -24,12 +25,12 @@ void validate(const cfar_1d_params& p)
     if (p.variant == cfar_variant::os)
         detail::cfar_check_os_k(stage, p.os_k, 2 * p.train);
     detail::cfar_check_extent(stage, "max_items", p.max_items);
-    detail::cfar_check_extent(stage, "max_detections", p.max_detections);
-    detail::cfar_check_total(
-        stage, "max_items * channels * nrange", { p.max_items, p.channels, p.nrange });
-    detail::cfar_check_extent(stage, "max_items * channels", p.max_items * p.channels);
+    detail::cfar_check_sizes(stage,
+                             { { "max_items", p.max_items },
+                               { "channels", p.channels },
+                               { "nrange", p.nrange } },
+                             p.max_detections);
 }
-} // namespace
 
 cfar_1d::cfar_1d(backend b, const params& p) : d_params(p), d_backend(b) {}
 cfar_1d::~cfar_1d() = default;

@@ -8,8 +8,9 @@ namespace gpuradar::kernels {
 
 namespace {
 constexpr const char* stage = "cfar_2d";
+} // namespace
 
-void validate(const cfar_2d_params& p)
+void cfar_2d::validate(const params& p)
 {
     detail::cfar_check_extent(stage, "nrange", p.nrange);
     detail::cfar_check_extent(stage, "ndoppler", p.ndoppler);
@@ -51,13 +52,13 @@ void validate(const cfar_2d_params& p)
         detail::cfar_check_os_k(stage, p.os_k, n);
     }
     detail::cfar_check_extent(stage, "max_cpi", p.max_cpi);
-    detail::cfar_check_extent(stage, "max_detections", p.max_detections);
-    detail::cfar_check_total(stage,
-                             "max_cpi * nrange * channels * ndoppler",
-                             { p.max_cpi, p.nrange, p.channels, p.ndoppler });
-    detail::cfar_check_extent(stage, "max_cpi * channels", p.max_cpi * p.channels);
+    detail::cfar_check_sizes(stage,
+                             { { "max_cpi", p.max_cpi },
+                               { "nrange", p.nrange },
+                               { "channels", p.channels },
+                               { "ndoppler", p.ndoppler } },
+                             p.max_detections);
 }
-} // namespace
 
 cfar_2d::cfar_2d(backend b, const params& p) : d_params(p), d_backend(b) {}
 cfar_2d::~cfar_2d() = default;

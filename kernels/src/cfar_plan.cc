@@ -74,17 +74,17 @@ void cfar_check_os_k(const char* stage, int k, int n)
                       k);
 }
 
-void cfar_check_total(const char* stage,
-                      const char* what,
-                      std::initializer_list<std::size_t> factors)
+void cfar_check_sizes(const char* stage,
+                      std::initializer_list<size_factor> map_factors,
+                      std::size_t max_detections)
 {
-    constexpr std::size_t limit = std::size_t(std::numeric_limits<std::int64_t>::max());
-    std::size_t total = 1;
-    for (const std::size_t f : factors) {
-        if (f != 0 && total > limit / f)
-            throw_invalid(stage, what, "below 2^63 elements", "an overflow");
-        total *= f;
-    }
+    cfar_check_extent(stage, "max_detections", max_detections);
+    check_buffer_size(stage,
+                      { { "max_detections", max_detections } },
+                      sizeof(cfar_detection),
+                      "the detection list");
+    check_buffer_size(
+        stage, map_factors, sizeof(float), "the power and threshold maps of one run()");
 }
 
 void cfar_check_run(const char* stage,

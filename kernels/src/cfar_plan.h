@@ -11,9 +11,9 @@
 
 #include "cfar_math.h"
 #include <gpuradar/kernels/backend.h>
+#include <gpuradar/kernels/buffer_size.h>
 #include <gpuradar/kernels/cfar_common.h>
 #include <gpuradar/kernels/cuda_resources.h>
-#include <initializer_list>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -52,10 +52,11 @@ void cfar_check_fits(const char* stage,
 void cfar_check_window_cells(const char* stage, int wr, int wc);
 void cfar_check_pfa(const char* stage, double pfa);
 void cfar_check_os_k(const char* stage, int k, int n);
-//! The product of `factors` must fit a signed 64-bit element index.
-void cfar_check_total(const char* stage,
-                      const char* what,
-                      std::initializer_list<std::size_t> factors);
+//! max_detections >= 1, and within the buffer limits (buffer_size.h) the detection list
+//! and the float maps of one run(), `map_factors` (their product) cells.
+void cfar_check_sizes(const char* stage,
+                      std::initializer_list<size_factor> map_factors,
+                      std::size_t max_detections);
 //! run(): non-null input and mask, count in [0, max].
 void cfar_check_run(const char* stage,
                     const float* power,

@@ -2,14 +2,11 @@
 #include "corner_turn_backends.h"
 #include "factories.h"
 #include "param_check.h"
+#include <gpuradar/kernels/buffer_size.h>
 
 namespace gpuradar::kernels {
 
-std::unique_ptr<corner_turn> corner_turn::make(backend b,
-                                               std::size_t npulses,
-                                               std::size_t nrange,
-                                               std::size_t channels,
-                                               stream_ref stream)
+void corner_turn::validate(std::size_t npulses, std::size_t nrange, std::size_t channels)
 {
     auto check = [](const char* param, std::size_t v) {
         if (v < 1)
@@ -18,6 +15,20 @@ std::unique_ptr<corner_turn> corner_turn::make(backend b,
     check("npulses", npulses);
     check("nrange", nrange);
     check("channels", channels);
+    check_buffer_size(
+        "corner_turn",
+        { { "npulses", npulses }, { "nrange", nrange }, { "channels", channels } },
+        sizeof(cfloat),
+        "the CPI");
+}
+
+std::unique_ptr<corner_turn> corner_turn::make(backend b,
+                                               std::size_t npulses,
+                                               std::size_t nrange,
+                                               std::size_t channels,
+                                               stream_ref stream)
+{
+    validate(npulses, nrange, channels);
     detail::require_backend(b, "corner_turn");
 #ifdef GPURADAR_HAVE_CUDA
     if (b == backend::cuda)

@@ -3,8 +3,8 @@
 #include "doppler_filter_backends.h"
 #include "factories.h"
 #include "param_check.h"
+#include <gpuradar/kernels/buffer_size.h>
 #include <cmath>
-#include <limits>
 #include <string>
 
 namespace gpuradar::kernels {
@@ -57,6 +57,39 @@ std::vector<cfloat> doppler_filter::make_weights() const
     return detail::doppler_weights(d_window, mti_output_length(), d_nfft, d_fftshift);
 }
 
+void doppler_filter::check_npulses(std::size_t npulses, mti_mode mti, const char* stage)
+{
+    const std::size_t min_pulses = mti_order(mti) + (mti == mti_mode::none ? 2 : 1);
+    if (npulses < min_pulses)
+        detail::throw_invalid(stage,
+                              "npulses",
+                              ">= " + std::to_string(min_pulses) +
+                                  (mti == mti_mode::none
+                                       ? std::string()
+                                       : std::string(" with mti ") + to_string(mti)),
+                              npulses);
+}
+
+void doppler_filter::validate(std::size_t npulses,
+                              std::size_t rows,
+                              std::size_t nfft,
+                              mti_mode mti,
+                              const window_spec& window)
+{
+    check_npulses(npulses, mti, who);
+    if (rows < 1)
+        detail::throw_invalid(who, "rows", ">= 1", rows);
+    if (nfft < npulses)
+        detail::throw_invalid(
+            who, "nfft", ">= npulses (" + std::to_string(npulses) + ")", nfft);
+    window.validate(who);
+    // Also keeps nfft within the int lengths of cuFFT and FFTW.
+    check_buffer_size(who,
+                      { { "rows", rows }, { "nfft", nfft } },
+                      sizeof(cfloat),
+                      "the Doppler bins of one run()");
+}
+
 std::unique_ptr<doppler_filter> doppler_filter::make(backend b,
                                                      std::size_t npulses,
                                                      std::size_t rows,
@@ -66,24 +99,7 @@ std::unique_ptr<doppler_filter> doppler_filter::make(backend b,
                                                      bool fftshift,
                                                      stream_ref stream)
 {
-    const std::size_t min_pulses = mti_order(mti) + (mti == mti_mode::none ? 2 : 1);
-    if (npulses < min_pulses)
-        detail::throw_invalid(who,
-                              "npulses",
-                              ">= " + std::to_string(min_pulses) +
-                                  (mti == mti_mode::none
-                                       ? std::string()
-                                       : std::string(" with mti ") + to_string(mti)),
-                              npulses);
-    if (rows < 1)
-        detail::throw_invalid(who, "rows", ">= 1", rows);
-    if (nfft < npulses)
-        detail::throw_invalid(
-            who, "nfft", ">= npulses (" + std::to_string(npulses) + ")", nfft);
-    // cuFFT and FFTW take int lengths.
-    if (nfft > std::size_t(std::numeric_limits<int>::max()))
-        detail::throw_invalid(who, "nfft", "<= 2^31 - 1", nfft);
-    window.validate(who);
+    validate(npulses, rows, nfft, mti, window);
     detail::require_backend(b, who);
 #ifdef GPURADAR_HAVE_CUDA
     if (b == backend::cuda)

@@ -3,6 +3,7 @@
 #include "factories.h"
 #include "param_check.h"
 #include "pulse_compression_backends.h"
+#include <gpuradar/kernels/buffer_size.h>
 #include <gpuradar/kernels/pulse_compression.h>
 #include <gpuradar/kernels/waveform.h>
 #include <algorithm>
@@ -171,6 +172,11 @@ pulse_compression::make_reference(const std::vector<cfloat>& waveform) const
     default:
         ref.resolved = d_requested;
     }
+    if (ref.resolved == method::fft) // the workspace of the fft method, rows x fft_length
+        check_buffer_size(who,
+                          { { "rows", d_rows }, { "fft_length", ref.fft_length } },
+                          sizeof(cfloat),
+                          "the FFT workspace (fft_length >= nrange + waveform - 1)");
     return ref;
 }
 
@@ -215,6 +221,8 @@ pulse_compression::make(backend b,
         detail::throw_invalid(who, "nrange", ">= 1", nrange);
     if (rows < 1)
         detail::throw_invalid(who, "rows", ">= 1", rows);
+    check_buffer_size(
+        who, { { "rows", rows }, { "nrange", nrange } }, sizeof(cfloat), "one run()");
     // cuFFT and FFTW take int lengths.
     if (fft_length > std::size_t(std::numeric_limits<int>::max()))
         detail::throw_invalid(who, "fft_length", "<= 2^31 - 1", fft_length);

@@ -1,5 +1,6 @@
 /* The pulse framer's state machine (see pulse_framer.h). */
 #include "param_check.h"
+#include <gpuradar/kernels/buffer_size.h>
 #include <gpuradar/kernels/pulse_framer.h>
 #include <algorithm>
 #include <cmath>
@@ -52,9 +53,23 @@ framer_config checked(const framer_config& c)
                               "threshold",
                               "> 0 and finite (|x|^2) with trigger=threshold",
                               c.threshold);
+    pulse_timing(c.pri_samples, c.gate_start, c.nrange, stage); // pri, gate, nrange
+    check_buffer_size(stage,
+                      { { "npulses", c.npulses }, { "nrange", c.nrange } },
+                      sizeof(cfloat),
+                      "the CPI");
+    // GNU Radio buffers at least two CPIs of input samples (pri <= 2^40 here).
+    check_buffer_size(
+        stage,
+        { { "npulses", c.npulses },
+          { "ceil(pri)", static_cast<std::size_t>(std::ceil(c.pri_samples)) } },
+        sizeof(cfloat),
+        "the input samples of one CPI");
     return c;
 }
 } // namespace
+
+void pulse_framer::validate(const framer_config& cfg) { checked(cfg); }
 
 pulse_framer::pulse_framer(const framer_config& cfg, std::unique_ptr<framer_copy> copy)
     : d_cfg(checked(cfg)),

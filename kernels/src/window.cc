@@ -124,14 +124,15 @@ std::vector<double> chebyshev_window(std::size_t n, double sll_db)
 
 } // namespace
 
-window_type parse_window_type(const std::string& name, const char* who)
+window_type
+parse_window_type(const std::string& name, const char* who, const std::string& prefix)
 {
     for (const auto& nw : window_names)
         if (name == nw.name)
             return nw.type;
     detail::throw_invalid(
         who,
-        "window",
+        (prefix + "window").c_str(),
         "one of rectangular, hamming, hann, blackman, taylor, kaiser, chebyshev",
         "'" + name + "'");
 }
@@ -144,26 +145,34 @@ const char* to_string(window_type t)
     return "unknown";
 }
 
-void window_spec::validate(const char* who) const
+void window_spec::validate(const char* who, const std::string& prefix) const
 {
+    const auto param = [&prefix](const char* name) { return prefix + name; };
     if (type == window_type::taylor && nbar < 1)
-        detail::throw_invalid(who, "nbar", ">= 1 for the taylor window", nbar);
+        detail::throw_invalid(
+            who, param("nbar").c_str(), ">= 1 for the taylor window", nbar);
     if ((type == window_type::taylor || type == window_type::chebyshev) &&
         !(sll_db > 0.0 && std::isfinite(sll_db)))
-        detail::throw_invalid(who, "sll_db", "> 0 (dB below the main lobe)", sll_db);
+        detail::throw_invalid(
+            who, param("sll_db").c_str(), "> 0 (dB below the main lobe)", sll_db);
     if (type == window_type::kaiser && !(beta >= 0.0 && std::isfinite(beta)))
-        detail::throw_invalid(who, "beta", ">= 0 for the kaiser window", beta);
+        detail::throw_invalid(
+            who, param("beta").c_str(), ">= 0 for the kaiser window", beta);
 }
 
-window_spec window_spec::make(
-    const std::string& name, int nbar, double sll_db, double beta, const char* who)
+window_spec window_spec::make(const std::string& name,
+                              int nbar,
+                              double sll_db,
+                              double beta,
+                              const char* who,
+                              const std::string& prefix)
 {
     window_spec w;
-    w.type = parse_window_type(name, who);
+    w.type = parse_window_type(name, who, prefix);
     w.nbar = nbar;
     w.sll_db = sll_db;
     w.beta = beta;
-    w.validate(who);
+    w.validate(who, prefix);
     return w;
 }
 

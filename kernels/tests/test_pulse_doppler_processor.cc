@@ -197,7 +197,52 @@ TEST(PulseDoppler, test_002_bad_parameters_name_the_parameter)
     p.doppler_window = window_spec::make("taylor");
     p.doppler_window.nbar = 0;
     expect_invalid([&] { pulse_doppler_processor::make(cpu, p); },
-                   "pulse_doppler_processor: nbar");
+                   "pulse_doppler_processor: doppler_nbar");
+}
+
+TEST(PulseDoppler, test_003_a_bad_window_names_which_of_the_two)
+{
+    const auto cpu = kernels::backend::cpu;
+    const auto ok = make_params(
+        4, 2, 10, 10, 4, mti_mode::none, true, envelope::mode::square_law, false, 1);
+    // The same bad setting on each window in turn: the message names that window's
+    // parameter and not the other's.
+    struct bad {
+        const char* what;
+        window_spec w;
+    };
+    window_spec taylor = window_spec::make("taylor");
+    taylor.nbar = 0;
+    window_spec chebyshev = window_spec::make("chebyshev");
+    chebyshev.sll_db = -3.0;
+    window_spec kaiser = window_spec::make("kaiser");
+    kaiser.beta = -1.0;
+    const std::vector<bad> cases = { { "nbar", taylor },
+                                     { "sll_db", chebyshev },
+                                     { "beta", kaiser } };
+    for (const auto& c : cases) {
+        for (const bool range : { true, false }) {
+            auto p = ok;
+            (range ? p.range_window : p.doppler_window) = c.w;
+            const std::string name = std::string(range ? "range_" : "doppler_") + c.what;
+            const std::string other = std::string(range ? "doppler_" : "range_") + c.what;
+            try {
+                pulse_doppler_processor::validate(p);
+                ADD_FAILURE() << "no exception for " << name;
+            } catch (const std::invalid_argument& e) {
+                const std::string m = e.what();
+                EXPECT_NE(m.find("pulse_doppler_processor: " + name), std::string::npos)
+                    << m;
+                EXPECT_EQ(m.find(other), std::string::npos) << m;
+            }
+        }
+    }
+    // A bad name, through window_spec::make with the block's prefix.
+    expect_invalid(
+        [] {
+            window_spec::make("gauss", 4, 35, 6, "pulse_doppler_processor", "doppler_");
+        },
+        "pulse_doppler_processor: doppler_window");
 }
 
 // ---- CUDA against the CPU chain ----

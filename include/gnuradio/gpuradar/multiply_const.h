@@ -28,14 +28,15 @@ public:
     typedef std::shared_ptr<multiply_const> sptr;
 
     /*!
-     * \param k       complex gain (linear)
-     * \param vlen    samples per item (>= 1)
-     * \param backend "auto", "cuda" or "cpu"
+     * \param k       complex gain (linear), finite (NaN or infinity:
+     * std::invalid_argument) \param vlen    samples per item (>= 1) \param backend
+     * "auto", "cuda" or "cpu"
      */
     static sptr
     make(gr_complex k, unsigned int vlen = 1, const std::string& backend = "auto");
 
     virtual gr_complex k() const = 0;
+    //! Throws std::invalid_argument (and keeps the old gain) for a non-finite k.
     virtual void set_k(gr_complex k) = 0;
     //! The backend actually running: "cuda" or "cpu".
     virtual std::string backend() const = 0;

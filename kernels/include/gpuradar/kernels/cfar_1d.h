@@ -51,6 +51,9 @@ public:
     //! Validates `p` ("gpuradar::cfar_1d: <param> must be ..."), then makes workspaces.
     static std::unique_ptr<cfar_1d>
     make(backend b, const params& p, stream_ref stream = stream_ref());
+    //! make()'s parameter checks, allocating nothing; the maps of one run() within
+    //! max_buffer_elements and max_buffer_bytes (buffer_size.h).
+    static void validate(const params& p);
 
     ~cfar_1d();
     cfar_1d(const cfar_1d&) = delete;

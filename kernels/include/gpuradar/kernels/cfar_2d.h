@@ -78,6 +78,9 @@ public:
      */
     static std::unique_ptr<cfar_2d>
     make(backend b, const params& p, stream_ref stream = stream_ref());
+    //! make()'s parameter checks, allocating nothing; the maps of one run() within
+    //! max_buffer_elements and max_buffer_bytes (buffer_size.h).
+    static void validate(const params& p);
 
     ~cfar_2d();
     cfar_2d(const cfar_2d&) = delete;

@@ -30,7 +30,8 @@ public:
      * \param npulses   pulses per CPI, >= 1
      * \param nrange    range bins per pulse, >= 1
      * \param channels  channels per item, >= 1
-     * Throws std::invalid_argument naming the parameter; cuda_error without a device.
+     * Throws std::invalid_argument naming the parameter (validate()); cuda_error without
+     * a device.
      */
     static std::unique_ptr<corner_turn> make(backend b,
                                              std::size_t npulses,
@@ -38,6 +39,10 @@ public:
                                              std::size_t channels = 1,
                                              stream_ref stream = stream_ref());
     virtual ~corner_turn() = default;
+
+    //! make()'s parameter checks, allocating nothing: each size >= 1, the CPI within
+    //! max_buffer_elements and max_buffer_bytes (buffer_size.h).
+    static void validate(std::size_t npulses, std::size_t nrange, std::size_t channels);
 
     //! One CPI: npulses * channels * nrange samples in and out.
     virtual void run(const cfloat* in, cfloat* out) = 0;

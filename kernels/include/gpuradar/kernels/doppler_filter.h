@@ -68,6 +68,17 @@ public:
                                                 stream_ref stream = stream_ref());
     virtual ~doppler_filter() = default;
 
+    //! make()'s parameter checks, allocating nothing: npulses (check_npulses), rows >= 1,
+    //! nfft >= npulses, the window, and the output (rows * nfft complex) within
+    //! max_buffer_elements and max_buffer_bytes (buffer_size.h).
+    static void validate(std::size_t npulses,
+                         std::size_t rows,
+                         std::size_t nfft,
+                         mti_mode mti,
+                         const window_spec& window);
+    //! npulses >= 2 without MTI, >= mti_order + 1 with it; the message names `stage`.
+    static void check_npulses(std::size_t npulses, mti_mode mti, const char* stage);
+
     //! rows*npulses samples in, rows*nfft bins out.
     virtual void run(const cfloat* in, cfloat* out) = 0;
 

@@ -79,6 +79,15 @@ public:
                                                          const fusion& f = fusion());
     virtual ~pulse_doppler_processor() = default;
 
+    /*!
+     * make()'s parameter checks, allocating nothing (nfft 0 means npulses): sizes,
+     * npulses against the MTI, nfft >= npulses, the waveform's length, both windows
+     * (named range_window, range_nbar, ... and doppler_window, doppler_nbar, ...), and
+     * the largest buffer, the Doppler map of nfft * nrange * channels complex samples,
+     * within max_buffer_elements and max_buffer_bytes (buffer_size.h).
+     */
+    static void validate(const params& p);
+
     //! One CPI: npulses * channels * nrange samples in, nrange * channels * nfft out.
     virtual void run(const cfloat* in, float* out) = 0;
 

@@ -143,6 +143,11 @@ public:
     explicit pulse_framer(const framer_config& cfg,
                           std::unique_ptr<framer_copy> copy = nullptr);
 
+    //! The constructor's checks, allocating nothing: the parameters, and the CPI
+    //! (npulses * nrange) and one CPI of input samples (npulses * ceil(pri)) within
+    //! max_buffer_elements and max_buffer_bytes (buffer_size.h).
+    static void validate(const framer_config& cfg);
+
     /*!
      * \param in       samples in[0 .. n) at absolute offsets offset .. offset + n
      * \param offset   absolute offset of in[0] (equal to the samples consumed so far)

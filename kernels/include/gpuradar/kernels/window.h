@@ -43,20 +43,25 @@ struct window_spec {
      * Parses the name (rectangular | hamming | hann | blackman | taylor | kaiser |
      * chebyshev) and validates the parameters the type uses; throws std::invalid_argument
      * "gpuradar::<who>: <param> must be ... (got ...)" naming `window`, `nbar`, `sll_db`
-     * or `beta`.
+     * or `beta`, each after `prefix` (a stage with two windows passes "range_" or
+     * "doppler_", so that the message names range_window, doppler_sll_db, ...).
      */
     static window_spec make(const std::string& name,
                             int nbar = 4,
                             double sll_db = 35.0,
                             double beta = 6.0,
-                            const char* who = "window");
+                            const char* who = "window",
+                            const std::string& prefix = "");
 
     //! Throws std::invalid_argument naming the offending parameter (see make()).
-    void validate(const char* who = "window") const;
+    void validate(const char* who = "window", const std::string& prefix = "") const;
 };
 
-//! Parses a window name; throws std::invalid_argument naming `window` and the value.
-window_type parse_window_type(const std::string& name, const char* who = "window");
+//! Parses a window name; throws std::invalid_argument naming `<prefix>window` and the
+//! value.
+window_type parse_window_type(const std::string& name,
+                              const char* who = "window",
+                              const std::string& prefix = "");
 const char* to_string(window_type t);
 
 /*!
