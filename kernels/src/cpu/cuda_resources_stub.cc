@@ -33,6 +33,7 @@ bool cuda_event::done() const { return true; }
 void cuda_event::make_stream_wait(stream_ref) const {}
 float cuda_event::elapsed_ms(const cuda_event&, const cuda_event&) { return 0; }
 device_properties current_device_properties() { no_cuda("device_properties"); }
+std::size_t device_memory_in_use() { no_cuda("device_memory_in_use"); }
 
 void copy_async(void*, const void*, std::size_t, copy_kind, stream_ref, const char* who)
 {

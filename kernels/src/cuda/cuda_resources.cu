@@ -154,6 +154,13 @@ device_properties current_device_properties()
     return out;
 }
 
+std::size_t device_memory_in_use()
+{
+    std::size_t free_bytes = 0, total_bytes = 0;
+    GPURADAR_CUDA_CHECK("device_memory_in_use", cudaMemGetInfo(&free_bytes, &total_bytes));
+    return total_bytes - free_bytes;
+}
+
 void copy_async(void* dst,
                 const void* src,
                 std::size_t bytes,
