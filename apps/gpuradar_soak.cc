@@ -27,15 +27,15 @@ constexpr const char* usage =
     "                     [--cycles K] [--cycle-cpis C] [--workload PD-B|PD-C]\n"
     "                     [--samples S] [--warmup-fraction F] [--rss-bound-mib B]\n"
     "                     [--device-bound-mib B] [--phase-timeout SECONDS]\n"
-    "                     [--copy-threads T] [--leak-kib-per-cycle L]\n"
+    "                     [--copy-threads T] [--leak-kib-per-aperture L]\n"
     "Runs N CPIs (default 100000) of the workload (PD-C) through pulse_framer ->\n"
     "pulse_doppler_processor -> cfar_2d, M SAR apertures (1000) through backprojection\n"
     "and K flowgraph start/stop cycles (100) of C CPIs each (3); 0 skips a phase.\n"
     "Samples host RSS and (cuda) device memory in use about S times a phase (50) and\n"
     "fails (exit 1) when either grows by more than its bound (32 MiB each) after the\n"
-    "first F of the phase (0.1), or an output check fails; exit 3: a phase took longer\n"
-    "than its timeout (900 s). --leak-kib-per-cycle leaks host memory on purpose (a\n"
-    "self-test of the bound).\n";
+    "first F of the phase (0.1; at least 4 CPIs, apertures or cycles), or an output\n"
+    "check fails; exit 3: a phase took longer than its timeout (900 s).\n"
+    "--leak-kib-per-aperture leaks host memory on purpose (a self-test of the bound).\n";
 
 [[noreturn]] void bad_argument(const std::string& what)
 {
@@ -109,7 +109,8 @@ soak_options parse(int argc, char** argv)
         else if (arg == "--warmup-fraction")
             opt.warmup_fraction = real_value(arg, v, 0.0, 0.9);
         else if (arg == "--rss-bound-mib")
-            opt.bounds.rss_bytes = (long long)(real_value(arg, v, 0, 1 << 20) * (1 << 20));
+            opt.bounds.rss_bytes =
+                (long long)(real_value(arg, v, 0, 1 << 20) * (1 << 20));
         else if (arg == "--device-bound-mib")
             opt.bounds.device_bytes =
                 (long long)(real_value(arg, v, 0, 1 << 20) * (1 << 20));
@@ -117,8 +118,8 @@ soak_options parse(int argc, char** argv)
             opt.phase_timeout_s = real_value(arg, v, 1, 1e6);
         else if (arg == "--copy-threads")
             opt.source.copy_threads = unsigned(count_value(arg, v, 1));
-        else if (arg == "--leak-kib-per-cycle")
-            opt.leak_kib_per_cycle = count_value(arg, v, 0);
+        else if (arg == "--leak-kib-per-aperture")
+            opt.leak_kib_per_aperture = count_value(arg, v, 0);
         else
             bad_argument("unknown option: " + arg);
     }

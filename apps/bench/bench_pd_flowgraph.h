@@ -36,7 +36,9 @@ inline std::vector<cfloat> scene_samples(const workload& w, std::size_t ncpi)
     };
     for (auto& v : x)
         v = cfloat(0.1f * next(), 0.1f * next());
-    const std::size_t delays[scene_targets] = { w.nrange / 8, w.nrange / 3, w.nrange / 2 };
+    const std::size_t delays[scene_targets] = { w.nrange / 8,
+                                                w.nrange / 3,
+                                                w.nrange / 2 };
     const double dopplers[scene_targets] = { 0.11, -0.23, 0.31 }; // cycles per pulse
     for (std::size_t p = 0; p < ncpi * w.npulses; ++p)
         for (std::size_t t = 0; t < scene_targets; ++t) {

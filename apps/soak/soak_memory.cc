@@ -1,10 +1,10 @@
-#include "soak_memory.h"
 #include "../bench/bench_registry.h"
+#include "soak_memory.h"
 #include <gpuradar/kernels/cuda_resources.h>
+#include <unistd.h>
 #include <algorithm>
 #include <fstream>
 #include <stdexcept>
-#include <unistd.h>
 
 namespace gpuradar::soak {
 
@@ -83,7 +83,8 @@ memory_growth phase_memory::growth() const
         }
         g.rss_bytes = std::max(g.rss_bytes, s.rss_bytes - base->rss_bytes);
         if (d_device)
-            g.device_bytes = std::max(g.device_bytes, s.device_bytes - base->device_bytes);
+            g.device_bytes =
+                std::max(g.device_bytes, s.device_bytes - base->device_bytes);
     }
     return g;
 }

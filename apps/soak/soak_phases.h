@@ -24,12 +24,12 @@ struct soak_options {
     std::uint64_t cpis = 100000;
     std::uint64_t apertures = 1000;
     std::uint64_t cycles = 100;
-    std::uint64_t cycle_cpis = 3;        //!< CPIs each start/stop cycle waits for
+    std::uint64_t cycle_cpis = 3;         //!< CPIs each start/stop cycle waits for
     std::uint64_t samples_per_phase = 50; //!< memory samples, about
     double warmup_fraction = 0.1;         //!< of a phase's progress before the baseline
     memory_bounds bounds{ 32ll << 20, 32ll << 20 };
-    double phase_timeout_s = 900;         //!< a phase taking longer counts as hung
-    std::uint64_t leak_kib_per_cycle = 0; //!< self-test of the bound: leak this much
+    double phase_timeout_s = 900;            //!< a phase taking longer counts as hung
+    std::uint64_t leak_kib_per_aperture = 0; //!< self-test of the bound: leak this much
     bench::source_tuning source;
 };
 

@@ -157,7 +157,8 @@ device_properties current_device_properties()
 std::size_t device_memory_in_use()
 {
     std::size_t free_bytes = 0, total_bytes = 0;
-    GPURADAR_CUDA_CHECK("device_memory_in_use", cudaMemGetInfo(&free_bytes, &total_bytes));
+    GPURADAR_CUDA_CHECK("device_memory_in_use",
+                        cudaMemGetInfo(&free_bytes, &total_bytes));
     return total_bytes - free_bytes;
 }
 
