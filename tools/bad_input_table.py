@@ -44,11 +44,21 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QA_DIR = os.path.join(ROOT, "python", "gpuradar", "qa")
 APP_TESTS = os.path.join(ROOT, "apps", "tests")
 PAGE = os.path.join(ROOT, "docs", "bad-inputs.md")
+#: Errors known not to name the parameter the caller gave, (factory, parameter): why.
+#: Listed in the page as known defects (they pass); remove an entry once its message
+#: names the parameter (the generator says when one no longer occurs).
+KNOWN_UNNAMED = {
+    ("pulse_doppler_processor", "envelope_mode"):
+        "the envelope stage's message says mode",
+    ("pulse_doppler_processor", "range_window"):
+        "the message says window, not which of range_window and doppler_window",
+}
 #: a collector taking longer than this counts as hung
 COLLECTOR_TIMEOUT_S = 900
 
-CLEAN, CRASH, HANG, NO_ERROR, OTHER = ("clean error", "crash", "hang", "no error",
-                                       "other exception")
+CLEAN, CRASH, HANG, NO_ERROR, OTHER, UNNAMED, KNOWN = (
+    "clean error", "crash", "hang", "no error", "other exception",
+    "error not naming the parameter", "known defect")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -100,6 +110,12 @@ class call_log:
         call.__wrapped__ = factory
         return call
 
+    def changed(self):
+        """(factory, the keyword parameters that differ from its last good call)."""
+        name, _, kwargs, _ = self.last
+        good_kwargs = self.good.get(name, ((), {}))[1]
+        return name, tuple(k for k, v in kwargs.items() if good_kwargs.get(k, object()) != v)
+
     def describe(self):
         name, args, kwargs, _ = self.last
         good_args, good_kwargs = self.good.get(name, ((), {}))
@@ -111,11 +127,15 @@ class call_log:
         return f"{name}({', '.join(shown)})"
 
     def parameters(self):
-        """The failing factory's parameter names (pybind11 signature in its doc)."""
+        """The failing factory's parameter names (pybind11 signatures in the docs of a
+        function, or of a block class's constructor)."""
         _, _, kwargs, factory = self.last
         names = set(kwargs)
-        for line in (getattr(factory, "__doc__", "") or "").splitlines():
-            names.update(re.findall(r"(\w+): ", line))
+        docs = [getattr(factory, "__doc__", None),
+                getattr(getattr(factory, "__init__", None), "__doc__", None)]
+        for doc in filter(None, docs):
+            names.update(re.findall(r"(\w+): ", doc))
+        names.discard("self")
         return names
 
 
@@ -126,6 +146,8 @@ def source_case(tb, test_file):
         return "?"
     frame, lineno = frames[-1]
     text = linecache.getline(test_file, lineno).strip() or "?"
+    if "lambda" in text:  # a call in a table of cases: the lambda's body
+        text = lambda_body(text)
     values = []
     for name in dict.fromkeys(re.findall(r"\b[a-z_]\w*\b", text)):
         value = frame.f_locals.get(name)
@@ -144,10 +166,12 @@ def classify_exception(exc, names, expected=(ValueError,)):
     if not isinstance(exc, (ValueError, TypeError)):
         return OTHER
     text = str(exc)
-    # A parameter may be named without its unit suffix (pri for pri_samples).
-    stems = set(names) | {re.sub(r"_(samples|s|hz|m|db|ms)$", "", n) for n in names}
-    return CLEAN if not names or any(re.search(rf"\b{re.escape(n)}\b", text)
-                                     for n in stems) else OTHER
+    # A parameter may be named without its unit (pri for pri_samples) or with it
+    # (bandwidth_hz for bandwidth), as the kernel below the block calls it.
+    unit = r"_(samples|s|hz|m|db|ms)"
+    stems = set(names) | {re.sub(unit + "$", "", n) for n in names}
+    return CLEAN if not names or any(re.search(rf"\b{re.escape(n)}({unit})?\b", text)
+                                     for n in stems) else UNNAMED
 
 
 def collect_qa(path):
@@ -174,9 +198,14 @@ def collect_qa(path):
                 rows.append(row(source, "?", "returned without an error", NO_ERROR, False))
             elif log.last is not None:
                 klass = classify_exception(exc, log.parameters(), self.expected)
-                rows.append(row(source, log.describe(),
-                                f"{type(exc).__name__}: {first_line(exc)}", klass,
-                                klass == CLEAN))
+                factory, changed = log.changed()
+                known = [KNOWN_UNNAMED[factory, k] for k in changed
+                         if (factory, k) in KNOWN_UNNAMED]
+                outcome = f"{type(exc).__name__}: {first_line(exc)}"
+                if klass == UNNAMED and len(known) == 1:
+                    klass, outcome = KNOWN, f"{outcome} (known defect: {known[0]})"
+                rows.append(row(source, log.describe(), outcome, klass,
+                                klass in (CLEAN, KNOWN)))
             else:
                 klass = classify_exception(exc, (), self.expected)
                 rows.append(row(source, source_case(tb, test_file),
@@ -257,9 +286,14 @@ def collect_hardening(group):
 def lambda_text(fn):
     """The source of a one-line lambda (the metadata edit of a case)."""
     try:
-        text = inspect.getsource(fn)
+        return lambda_body(inspect.getsource(fn), keep_head=True)
     except (OSError, TypeError):
         return "?"
+
+
+def lambda_body(text, keep_head=False):
+    """The first lambda in a line of source, up to where its expression ends; without
+    keep_head only the expression after `lambda ...:`."""
     start = text.find("lambda")
     if start < 0:
         return clip(text)
@@ -274,7 +308,8 @@ def lambda_text(fn):
         elif ch == "," and depth == 0:
             break
         out.append(ch)
-    return " ".join("".join(out).split())
+    body = " ".join("".join(out).split())
+    return body if keep_head else body.split(":", 1)[-1].strip()
 
 
 def app_row(test, cmd, edit, p):
@@ -612,6 +647,9 @@ def main(argv=None):
               file=sys.stderr)
         rows += got
     page = markdown(rows)
+    if sum(r["class"] == KNOWN for r in rows) < len(KNOWN_UNNAMED):
+        print("a KNOWN_UNNAMED entry no longer occurs (its message was fixed?): remove it "
+              "from tools/bad_input_table.py", file=sys.stderr)
     failed = [r for r in rows if not r["ok"]]
     for r in failed:
         print(f"FAILED ({r['class']}): {r['source']}: {r['input']} -> {r['outcome']}",
