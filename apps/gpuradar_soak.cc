@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -58,9 +59,12 @@ double real_value(const std::string& name, const char* text, double lo, double h
 {
     char* end = nullptr;
     const double v = std::strtod(text, &end);
-    if (end == text || *end || !(v >= lo && v <= hi))
-        bad_argument(name + " must be a number in [" + std::to_string(lo) + ", " +
-                     std::to_string(hi) + "], got '" + text + "'");
+    if (end == text || *end || !(v >= lo && v <= hi)) {
+        std::ostringstream range;
+        range << '[' << lo << ", " << hi << ']';
+        bad_argument(name + " must be a number in " + range.str() + ", got '" + text +
+                     "'");
+    }
     return v;
 }
 
@@ -109,11 +113,9 @@ soak_options parse(int argc, char** argv)
         else if (arg == "--warmup-fraction")
             opt.warmup_fraction = real_value(arg, v, 0.0, 0.9);
         else if (arg == "--rss-bound-mib")
-            opt.bounds.rss_bytes =
-                (long long)(real_value(arg, v, 0, 1 << 20) * (1 << 20));
+            opt.bounds.rss_bytes = (long long)(real_value(arg, v, 0, 1e6) * (1 << 20));
         else if (arg == "--device-bound-mib")
-            opt.bounds.device_bytes =
-                (long long)(real_value(arg, v, 0, 1 << 20) * (1 << 20));
+            opt.bounds.device_bytes = (long long)(real_value(arg, v, 0, 1e6) * (1 << 20));
         else if (arg == "--phase-timeout")
             opt.phase_timeout_s = real_value(arg, v, 1, 1e6);
         else if (arg == "--copy-threads")
