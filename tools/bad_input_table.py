@@ -7,6 +7,7 @@ with their outcomes to docs/bad-inputs.md.
 
   tools/bad_input_table.py [--build build] [--out docs/bad-inputs.md]   # regenerate
   tools/bad_input_table.py --check [--build build]                      # ctest
+  tools/bad_input_table.py --self-test                                  # ctest
 
 The cases are not restated here; they are collected by running the suites' own code:
   * block parameters, live setters and other calls: the QA tests (python/gpuradar/qa,
@@ -561,14 +562,14 @@ def collectors(build):
     return out
 
 
-def run_collector(name, argv, env):
+def run_collector(name, argv, env, timeout=COLLECTOR_TIMEOUT_S):
     with tempfile.NamedTemporaryFile("r", suffix=".json") as out:
         try:
             p = subprocess.run(argv + ["--rows", out.name], capture_output=True, text=True,
-                               timeout=COLLECTOR_TIMEOUT_S, env=env)
+                               timeout=timeout, env=env)
         except subprocess.TimeoutExpired:
-            return [row(name, "(all of its cases)", f"no result in {COLLECTOR_TIMEOUT_S} s",
-                        HANG, False)]
+            return [row(name, "(all of its cases)", f"no result in {timeout} s", HANG,
+                        False)]
         text = out.read()
     if p.returncode != 0 or not text:
         klass = CRASH if p.returncode < 0 else OTHER
@@ -624,6 +625,46 @@ def collect_child(kind, arg, build, rows_path):
         json.dump(rows, f)
 
 
+def self_test():
+    """The classification can fail: each outcome class from a made-up case."""
+    def is_error(line):
+        return "error" in line
+    checks = [
+        (program_row("t", "c", 0, "", is_error)["class"], NO_ERROR),
+        (program_row("t", "c", -11, "", is_error)["class"], CRASH),
+        (program_row("t", "c", 1, "Traceback\nx: error: y", is_error)["class"], OTHER),
+        (program_row("t", "c", 2, "x: error: y\nx: error: z", is_error)["class"], OTHER),
+        (program_row("t", "c", 2, "usage\nx: error: y", is_error)["class"], CLEAN),
+        (classify_exception(ValueError("a: nrange must be >= 1"), {"nrange"}), CLEAN),
+        (classify_exception(ValueError("a: bandwidth_hz must be > 0"), {"bandwidth"}),
+         CLEAN),
+        (classify_exception(ValueError("a: pri must be > 0"), {"pri_samples"}), CLEAN),
+        (classify_exception(ValueError("a: mode must be one of"), {"envelope_mode"}),
+         UNNAMED),
+        (classify_exception(KeyError("nrange"), {"nrange"}), OTHER),
+        (classify_exception(RuntimeError("no CUDA device"), ()), OTHER),
+        (classify_exception(RuntimeError("no CUDA device"), (), (RuntimeError,)), CLEAN),
+    ]
+    env = dict(os.environ)
+    crash = [sys.executable, "-c", "import os; os.abort()"]
+    hang = [sys.executable, "-c", "import time; time.sleep(60)"]
+    checks += [(run_collector("c", crash, env)[0]["class"], CRASH),
+               (run_collector("h", hang, env, timeout=1)[0]["class"], HANG)]
+    rows = [row("s", "in", "out", CLEAN, True), row("s", "in2", "out", CLEAN, True)]
+    reworded = [dict(rows[0], outcome="reworded"), rows[1]]
+    reclassed = [rows[0], dict(rows[1], ok=False, **{"class": OTHER})]
+    keys = table_keys(markdown(rows))
+    checks += [(len(keys), 2),
+               (table_keys(markdown(reworded)) == keys, True),   # texts are not compared
+               (table_keys(markdown(reclassed)) == keys, False)]  # classes are
+    bad = [(i, got, want) for i, (got, want) in enumerate(checks) if got != want]
+    for i, got, want in bad:
+        print(f"self-test case {i}: got {got!r}, expected {want!r}", file=sys.stderr)
+    print(f"self-test: {len(checks) - len(bad)} of {len(checks)} cases right",
+          file=sys.stderr)
+    return 1 if bad else 0
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -631,10 +672,14 @@ def main(argv=None):
     p.add_argument("--check", action="store_true",
                    help="write nothing; fail when a case fails, or when the page's rows "
                         "(input and outcome class; not the messages) differ")
+    p.add_argument("--self-test", action="store_true",
+                   help="check the outcome classification on made-up cases")
     p.add_argument("--collect", nargs=2, help=argparse.SUPPRESS)
     p.add_argument("--rows", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     build = os.path.abspath(a.build)
+    if a.self_test:
+        return self_test()
     if a.collect:
         collect_child(*a.collect, build, a.rows)
         return 0
