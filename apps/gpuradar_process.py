@@ -15,7 +15,8 @@ on the GPU (CUDA) when one is present, else on the CPU. Without --input the app 
 simulates gpuradar-sim's embedded default scenario (into a temporary directory).
 
 Writes <output>.json (parameters, backend, throughput, every detection, the truth
-comparison), <output>.csv (one detection a line) and <output>.png (the range-Doppler
+comparison, the samples with a NaN or infinite part that the framer processed as 0: per
+CPI and in total), <output>.csv (one detection a line) and <output>.png (the range-Doppler
 map of one CPI in dB, range in metres, velocity in m/s, detections and truth marked).
 Detections are the CFAR's 3x3 local maxima, neighbouring ones (within one bin in range
 and Doppler) merged into their strongest. When the recording holds the truth, a target
@@ -235,6 +236,19 @@ def process(rec, args, nfft):
     return dets, metas, (framer, pdp, cfar), elapsed
 
 
+def nonfinite_report(metas, framer):
+    """Samples with a NaN or infinite part that the framer wrote as 0: per_cpi[i] for
+    CPI i (from the detections' metadata, i.e. the cpi tags) and the total (the framer's
+    counter)."""
+    by_cpi = {int(m["cpi"]): int(m.get("nonfinite_samples", 0)) for m in metas}
+    per_cpi = [by_cpi.get(c, 0) for c in range(max(by_cpi, default=-1) + 1)]
+    total = framer.nonfinite_samples()
+    if sum(per_cpi) != total:
+        raise AppError(f"internal: the CPIs report {sum(per_cpi)} non-finite samples, "
+                       f"the framer counted {total}")
+    return {"total": total, "per_cpi": per_cpi}
+
+
 def power_map(rec, args, nfft, cpi):
     """The range-Doppler power map of one CPI, (nrange, nfft), from a second flowgraph
     over the recording's first cpi + 1 CPIs (the pulse schedule stays the recording's,
@@ -418,6 +432,7 @@ def run(args, tmpdir):
         results, false = compare(dets, rec, nfft, set(cpis)) if rec.has_truth \
             else ([], [])
         overflow = sum(1 for m in metas if m.get("overflow"))
+        nonfinite = nonfinite_report(metas, framer)
         nsamp = ncpi and rec.pulse_start(ncpi * rec.npulses)
         sps = rec.nsamples / elapsed if elapsed > 0 else float("inf")
         backend = {"pulse_doppler_processor": pdp.backend(), "cfar_2d": cfar.backend()}
@@ -437,6 +452,7 @@ def run(args, tmpdir):
             "cpis": ncpi, "samples": rec.nsamples, "samples_in_cpis": nsamp,
             "elapsed_s": elapsed, "throughput_sps": sps,
             "raw_detections": len(raw), "overflowed_cpis": overflow,
+            "nonfinite_samples": nonfinite,
             "detections": dets,
         }
         if rec.has_truth:
@@ -479,6 +495,11 @@ def run(args, tmpdir):
           f"{elapsed:.3f} s, flowgraph wall time including the file read)")
     print(f"  CFAR {args.cfar.upper()} Pfa {args.pfa:g}: {len(raw)} local maxima -> "
           f"{len(dets)} detections" + (f"; {overflow} CPIs overflowed" if overflow else ""))
+    if nonfinite["total"]:
+        bad = [(c, n) for c, n in enumerate(nonfinite["per_cpi"]) if n]
+        print(f"  non-finite samples (NaN/Inf, processed as 0): {nonfinite['total']} in "
+              f"{len(bad)} of {ncpi} CPIs ("
+              + ", ".join(f"CPI {c}: {n}" for c, n in bad) + ")")
     if rec.has_truth:
         print("  target  range (m)  velocity (m/s)  SNR (dB/sample)  expected bins  "
               "detected in")

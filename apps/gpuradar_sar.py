@@ -17,6 +17,15 @@ axes in metres, truth marked), and prints for each truth target where it focused
 level and its -3 dB widths. Outputs are written under temporary names and renamed when
 all are complete; errors are one line naming the file and field (status 2).
 
+A stripmap recording (raw echoes, gpuradar-sim stripmap) is focused with --algorithm csa
+(the default for one: gpuradar.sar_focus, chirp scaling in overlapping azimuth blocks;
+the image in zero-Doppler geometry, columns in slant range, rows along track) or
+--algorithm bp (pulse_compression then backprojection onto a ground grid around the
+targets). For each point target the app then prints a focus report: the interpolated
+peak's position error, the range and azimuth -3 dB impulse-response widths, PSLR and
+ISLR, each beside its theory for the windows used (the azimuth theory includes the
+antenna's two-way pattern over the processed Doppler band).
+
 A recording whose metadata lacks gpuradar:npulses, gpuradar:nbins or
 gpuradar:geometry_file takes them from --npulses, --nbins and --geometry. Numbers take
 engineering notation (--f0 10G).
@@ -31,13 +40,14 @@ import tempfile
 import numpy as np
 from gnuradio import blocks, gr
 from gnuradio import gpuradar
-from gnuradio.gpuradar import app_util, display_geometry, sar_sim
+from gnuradio.gpuradar import app_util, display_geometry, sar_sim, stripmap_sim
 from gnuradio.gpuradar.app_util import AppError, number
 from gnuradio.gpuradar.sigmf_io import naming_write_errors
 
 PROG = "gpuradar-sar"
 #: Most image memory (bytes) the app collects from the flowgraph (all images together).
 MAX_IMAGE_BYTES = 1 << 31
+WINDOWS = ["rectangular", "hamming", "hann", "blackman", "taylor", "kaiser", "chebyshev"]
 
 
 def parse_args(argv):
@@ -50,6 +60,15 @@ def parse_args(argv):
                    help="output prefix: <output>.npy and <output>.png; a directory: "
                         "<dir>/gpuradar_sar (default: %(default)s)")
     p.add_argument("--backend", default="auto", choices=["auto", "cuda", "cpu"])
+    p.add_argument("--algorithm", choices=["csa", "bp"],
+                   help="csa (chirp scaling; stripmap recordings only, their default) or "
+                        "bp (backprojection; the default for phase-history recordings)")
+    p.add_argument("--naz", type=number(int, minimum=0, maximum=1 << 20), default=0,
+                   help="csa: pulses per azimuth block (0: sar_focus picks)")
+    p.add_argument("--range-window", default="rectangular", choices=WINDOWS,
+                   help="stripmap: range window (csa and bp's pulse compression)")
+    p.add_argument("--azimuth-window", default="rectangular", choices=WINDOWS,
+                   help="csa: azimuth window")
     p.add_argument("--precision", default="fast", choices=["fast", "accurate"],
                    help="fast: float32 (airborne); accurate: double range and phase "
                         "(spaceborne)")
@@ -131,7 +150,8 @@ def require_matplotlib():
                        "use --no-png") from None
 
 
-def write_png(path, image, grid, targets, dynamic_range, title):
+def write_png(path, image, grid, targets, dynamic_range, title,
+              xlabel="x (east), m", ylabel="y (north), m"):
     import matplotlib.pyplot as plt  # require_matplotlib() chose the Agg backend
     mag = np.nan_to_num(np.abs(image), nan=0.0, posinf=0.0)
     top = mag.max() if mag.size and mag.max() > 0 else 1.0
@@ -140,13 +160,13 @@ def write_png(path, image, grid, targets, dynamic_range, title):
     extent = display_geometry.image_extent(grid)  # as the sar_image_sink display
     im = ax.imshow(db, origin="lower", extent=extent, cmap="gray", vmin=-dynamic_range,
                    vmax=0, interpolation="nearest", aspect="equal")
-    if targets:
-        ax.scatter([t.position[0] for t in targets], [t.position[1] for t in targets],
+    if targets:  # positions (x, y) in the image's axes
+        ax.scatter([t[0] for t in targets], [t[1] for t in targets],
                    s=80, facecolors="none", edgecolors="tab:red", linewidths=1,
                    label="truth")
         ax.legend(loc="upper right")
-    ax.set_xlabel("x (east), m")
-    ax.set_ylabel("y (north), m")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     fig.colorbar(im, ax=ax, label="|image|, dB re peak")
     fig.tight_layout()
@@ -187,6 +207,12 @@ def run(args, tmp):
     output = app_util.output_prefix(args.output, "gpuradar_sar")
     if not args.no_png:
         require_matplotlib()
+    if args.input and stripmap_sim.is_stripmap(args.input):
+        return run_stripmap(args, output)
+    if args.algorithm == "csa":
+        raise AppError("--algorithm csa: needs a stripmap recording of raw echoes "
+                       "(gpuradar-sim stripmap); this one is a range-compressed phase "
+                       "history (use --algorithm bp)")
     rec, source = recording(args, tmp)
     grid = image_grid(args, rec)
     ppi = args.pulses_per_image or rec.npulses
@@ -209,7 +235,8 @@ def run(args, tmp):
         last = images[-1]
         if tmp_png:
             with naming_write_errors(tmp_png):
-                write_png(tmp_png, last, grid, rec.targets, args.dynamic_range,
+                write_png(tmp_png, last, grid, [t.position[:2] for t in rec.targets],
+                          args.dynamic_range,
                           f"{PROG}: {os.path.basename(rec.base)} ({bp.backend()}, "
                           f"{bp.precision()})")
         out.commit()
@@ -231,7 +258,8 @@ def report(rec, source, grid, images, ppi, bp, elapsed, output, args):
     print(f"  image {grid.nx} x {grid.ny} px of {grid.dx:.4g} x {grid.dy:.4g} m, "
           f"{images.shape[0]} image(s), backend {bp.backend()}, {bp.precision()}, "
           f"{bp.mode()}: {elapsed:.3f} s flowgraph ({rate} incl. file I/O), "
-          f"{bp.skipped_pulses()} pulses skipped")
+          f"{bp.skipped_pulses()} pulses skipped, {bp.nonfinite_samples()} non-finite "
+          f"samples zeroed")
     print(f"  wrote {output}.npy" + ("" if args.no_png else f" and {output}.png"))
 
 
@@ -248,6 +276,96 @@ def focus_table(rec, grid, image):
             print(f"  {i:<6}  ({pos:<24}) {str(f.expected):<10} {str(f.peak):<10} "
                   f"{f.offset_px:4.1f} px {f.peak_db:6.1f} dB  "
                   f"{f.width_x_m:.3f} / {f.width_y_m:.3f} m  {'ok' if good else 'NOT FOCUSED'}")
+    return ok
+
+
+def run_stripmap(args, output):
+    """A stripmap recording: csa (sar_focus) or bp, the image, the focus report."""
+    rec = stripmap_sim.read(args.input)
+    sc, a = rec.scene, rec.scene.acq
+    algorithm = args.algorithm or "csa"
+    progress = lambda tb, blk, total: app_util.run_with_progress(  # noqa: E731
+        tb, lambda: blk.nitems_read(0), total, algorithm,
+        enabled=False if args.quiet else None)
+    with app_util.StagedOutputs() as out:
+        tmp_npy = out.path(output + ".npy")
+        tmp_png = None if args.no_png else out.path(output + ".png")
+        try:
+            if algorithm == "csa":
+                image = stripmap_sim.focus_csa(rec, args.backend, args.naz,
+                                               args.range_window, args.azimuth_window,
+                                               progress)
+            else:
+                grid = stripmap_sim.bp_grid(a, sc.targets, sc.npulses, sc.first_pulse_y)
+                if args.grid:
+                    x0, y0, dx, dy, nx, ny, z = args.grid
+                    grid = sar_sim.Grid(x0, y0, dx, dy, nx, ny, z or 0.0)
+                image = stripmap_sim.focus_bp(rec, grid, args.backend, args.range_window,
+                                              progress)
+        except ValueError as e:  # the blocks name the parameter: the recording's field
+            raise AppError(f"{rec.meta_path}: metadata field 'global.gpuradar:stripmap' "
+                           f"(or --naz): {e}") from None
+        except RuntimeError as e:  # e.g. --backend cuda without a GPU
+            raise AppError(f"--backend {args.backend}: {e}") from None
+        if image.data.shape[0] == 0:
+            raise AppError(f"{rec.data_path}: {sc.npulses} pulses, fewer than one azimuth "
+                           f"block ({image.detail}): nothing focused")
+        with naming_write_errors(tmp_npy), open(tmp_npy, "wb") as f:
+            np.save(f, image.data)
+        if tmp_png:
+            marks = [((t.slant_range(a) if image.x_is_slant else t.x), t.y)
+                     for t in sc.targets]
+            with naming_write_errors(tmp_png):
+                write_png(tmp_png, image.data, image.grid, marks, args.dynamic_range,
+                          f"{PROG}: {os.path.basename(rec.base)} ({algorithm}, "
+                          f"{image.backend})",
+                          "slant range, m" if image.x_is_slant else "x (east), m",
+                          "y (along track, north), m")
+        out.commit()
+    print(f"{PROG}: {rec.base}: stripmap, {sc.npulses} pulses x {a.nrange} samples; "
+          f"{image.detail}, backend {image.backend}")
+    print(f"  image {image.data.shape[1]} x {image.data.shape[0]} px of {image.dx:.4g} x "
+          f"{image.dy:.4g} m (rows from y = {image.y0:.2f} m)")
+    print(f"  wrote {output}.npy" + ("" if args.no_png else f" and {output}.png"))
+    ok = stripmap_report(image, a, sc.targets, args)
+    if args.check and not ok:
+        print(f"{PROG}: --check: a target did not focus within one resolution cell",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def stripmap_report(image, a, targets, args):
+    """Prints the focus report; True when every target lies in the image within one
+    -3 dB width of its truth on both axes. The azimuth theory is the csa's processed 3 dB
+    Doppler band; backprojection integrates the whole beam, so it has none here."""
+    rng = stripmap_sim.theory_range(a, args.range_window)
+    az = stripmap_sim.theory_azimuth(a, args.azimuth_window) if image.x_is_slant else None
+    reports = stripmap_sim.focus_report(image, a, targets)
+    az_name = args.azimuth_window if az else "none (bp integrates the whole beam)"
+    print(f"  focus report ({len(reports)} of {len(targets)} targets in the image); "
+          f"theory in []: range {args.range_window}, azimuth {az_name}")
+    print("  target  slant range  along track  error rg/az (m)   IRW rg/az (m)             "
+          "PSLR rg/az (dB)               ISLR rg/az (dB)")
+
+    def theory(v, fmt):
+        return f"[{v:{fmt}}]" if v is not None else "[" + " " * (len(f"{0:{fmt}}") - 1) + \
+            "-]"
+
+    ok = len(reports) == len(targets)
+    for r in reports:
+        t = r.target
+        az_irw = az.irw_m if az else r.azimuth.irw_m
+        good = abs(r.error_range_m) <= rng.irw_m and abs(r.error_azimuth_m) <= az_irw
+        ok = ok and good
+        print(f"  {targets.index(t):<6}  {t.slant_range(a):9.1f}  {t.y:10.1f}   "
+              f"{r.error_range_m:+6.2f} / {r.error_azimuth_m:+6.2f}   "
+              f"{r.range_.irw_m:5.2f} {theory(rng.irw_m, '5.2f')} / {r.azimuth.irw_m:5.2f} "
+              f"{theory(az and az.irw_m, '5.2f')}   {r.range_.pslr_db:6.1f} "
+              f"{theory(rng.pslr_db, '6.1f')} / {r.azimuth.pslr_db:6.1f} "
+              f"{theory(az and az.pslr_db, '6.1f')}   {r.range_.islr_db:6.1f} "
+              f"{theory(rng.islr_db, '6.1f')} / {r.azimuth.islr_db:6.1f} "
+              f"{theory(az and az.islr_db, '6.1f')}{'' if good else '  NOT FOCUSED'}")
     return ok
 
 

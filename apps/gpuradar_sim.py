@@ -19,11 +19,19 @@
       .sigmf-meta and .geometry.f64, the point targets as annotations. Image it with
       gpuradar-sar --input <output>.
 
+  gpuradar-sim stripmap [options]
+      Raw (uncompressed) stripmap SAR echoes of point targets from a straight airborne
+      pass (gpuradar.stripmap_source -> file_sink): <output>.sigmf-data (one pulse of
+      nrange cf32 samples after another) and <output>.sigmf-meta (the acquisition under
+      gpuradar:stripmap, the targets as annotations; gnuradio.gpuradar.stripmap_sim).
+      Focus it with gpuradar-sar --input <output> --algorithm csa (or bp).
+
 Files are written under temporary names and renamed when complete: an interrupted
 (Ctrl-C: status 130, SIGTERM: 143) or failed (status 2) run leaves nothing half-written,
 and a run that would not fit in the free space is refused before it starts
 (--allow-large-output to try anyway). Numbers take engineering notation (--fs 10M).
-Options of each recording: gpuradar-sim pulse-doppler --help, gpuradar-sim sar --help.
+Options of each recording: gpuradar-sim pulse-doppler --help, gpuradar-sim sar --help,
+gpuradar-sim stripmap --help.
 """
 
 import argparse
@@ -31,11 +39,11 @@ import math
 import sys
 
 from gnuradio import gpuradar  # noqa: F401  (loads the bindings: a clear error if absent)
-from gnuradio.gpuradar import app_util, pd_sim, sar_sim
+from gnuradio.gpuradar import app_util, pd_sim, sar_sim, stripmap_sim
 from gnuradio.gpuradar.app_util import AppError, number
 
 PROG = "gpuradar-sim"
-COMMANDS = ("pulse-doppler", "sar")
+COMMANDS = ("pulse-doppler", "sar", "stripmap")
 #: Scenario fields settable from the command line (--pri-samples sets pri_samples, ...).
 SCENARIO_FIELDS = ("fs", "fc", "pri_samples", "bandwidth", "pulse_width", "gate_start",
                    "nrange", "npulses", "ncpi", "noise_power", "clutter_cnr_db", "seed")
@@ -68,7 +76,7 @@ def parse_clutter(text):
 def parse_args(argv):
     p = app_util.ArgumentParser(prog=PROG, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="command", metavar="{pulse-doppler,sar}")
+    sub = p.add_subparsers(dest="command", metavar="{pulse-doppler,sar,stripmap}")
 
     pd = sub.add_parser("pulse-doppler", help="pulse-Doppler receive stream (default)",
                         description="Pulse-Doppler recording from radar_scene_source. "
@@ -119,12 +127,122 @@ def parse_args(argv):
     app_util.add_sar_scenario_args(sar, seed=True)
     sar.add_argument("--quiet", "-q", action="store_true", help="(no effect: quick)")
 
+    add_stripmap_parser(sub)
+
     argv = list(sys.argv[1:] if argv is None else argv)
     # No command (or options only): the pulse-Doppler recording.
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help",
                                                                 "--version")):
         argv.insert(0, "pulse-doppler")
     return p.parse_args(argv)
+
+
+#: Acquisition options of gpuradar-sim stripmap: (option, Acquisition field, check, help).
+STRIPMAP_OPTIONS = (
+    ("--fc", "fc", number(above=0), "carrier (Hz)"),
+    ("--bandwidth", "bandwidth", number(above=0), "chirp bandwidth (Hz)"),
+    ("--pulse-width", "pulse_width", number(above=0), "chirp length (s)"),
+    ("--fs", "fs", number(above=0), "range sampling rate (Hz)"),
+    ("--prf", "prf", number(above=0), "pulse repetition frequency (Hz)"),
+    ("--velocity", "velocity", number(above=0), "platform speed (m/s)"),
+    ("--altitude", "altitude", number(minimum=0), "platform height (m)"),
+    ("--near-range", "r0", number(above=0), "slant range of sample 0 (m)"),
+    ("--nrange", "nrange", number(int, minimum=2, maximum=1 << 24),
+     "range samples per pulse"),
+    ("--squint", "squint", number(minimum=-0.35, maximum=0.35),
+     "beam squint forward of broadside (rad)"),
+    ("--antenna-length", "antenna_length", number(above=0), "azimuth antenna length (m)"),
+)
+
+
+def parse_stripmap_target(text):
+    parts = text.split(",")
+    try:
+        if len(parts) not in (2, 3, 4):
+            raise ValueError
+        v = [app_util._parse_number(x, float) for x in parts]
+    except (ValueError, argparse.ArgumentTypeError):
+        raise argparse.ArgumentTypeError(
+            f"expected X_M,Y_M[,Z_M[,AMPLITUDE]], finite numbers (got {text!r})") from None
+    return stripmap_sim.Target(*v)
+
+
+def add_stripmap_parser(sub):
+    sm = sub.add_parser("stripmap", help="raw stripmap SAR echoes (stripmap_source)",
+                        description="Stripmap SAR recording (raw echoes, "
+                        "gnuradio.gpuradar.stripmap_sim), for gpuradar-sar --input. "
+                        "Acquisition options left out come from --preset.")
+    sm.add_argument("--output", "-o", default="gpuradar_stripmap",
+                    help="recording prefix: <output>.sigmf-data/.sigmf-meta; a directory: "
+                         "<dir>/gpuradar_stripmap (default: %(default)s)")
+    sm.add_argument("--preset", default="default", choices=sorted(stripmap_sim.presets()),
+                    help="embedded scene (tiny: for tests)")
+    sm.add_argument("--allow-large-output", action="store_true",
+                    help="write even when the recording is larger than the free space")
+    for opt, _, check, text in STRIPMAP_OPTIONS:
+        sm.add_argument(opt, type=check, help=text)
+    sm.add_argument("--down-chirp", action="store_true", help="negative chirp rate")
+    sm.add_argument("--npulses", type=number(int, minimum=1, maximum=1 << 24),
+                    help="pulses to record")
+    sm.add_argument("--noise", type=number(minimum=0),
+                    help="noise std. dev. per component (target amplitude 1)")
+    sm.add_argument("--first-pulse-y", type=number(), help="along-track y of pulse 0 (m)")
+    sm.add_argument("--target", action="append", type=parse_stripmap_target,
+                    metavar="X_M,Y_M[,Z_M[,AMPLITUDE]]",
+                    help="a point target on the ground (repeat; replaces the preset's)")
+    sm.add_argument("--seed", type=number(int, minimum=0, maximum=2**32 - 1),
+                    help="noise seed")
+    sm.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+
+def stripmap_scene(args):
+    sc = stripmap_sim.presets()[args.preset]
+    for opt, name, _, _ in STRIPMAP_OPTIONS:
+        v = getattr(args, opt[2:].replace("-", "_"))
+        if v is not None:
+            setattr(sc.acq, name, v)
+    if args.down_chirp:
+        sc.acq.up_chirp = False
+    for name, field in (("npulses", "npulses"), ("noise", "noise_sigma"), ("seed", "seed"),
+                        ("first_pulse_y", "first_pulse_y")):
+        if getattr(args, name) is not None:
+            setattr(sc, field, getattr(args, name))
+    if args.target:
+        sc.targets = list(args.target)
+    if sc.npulses * sc.acq.nrange > stripmap_sim.MAX_SAMPLES:
+        raise AppError(f"--npulses x --nrange: {sc.npulses} x {sc.acq.nrange} samples, "
+                       f"more than {stripmap_sim.MAX_SAMPLES}")
+    return sc
+
+
+def run_stripmap(args):
+    sc = stripmap_scene(args)
+    a = sc.acq
+    args.output = app_util.output_prefix(args.output, "gpuradar_stripmap")
+    if not args.allow_large_output:
+        app_util.check_free_space(args.output, sc.npulses * a.nrange * 8 + 65536)
+
+    def progress(tb, src, total):
+        return app_util.run_with_progress(tb, src.pulses, total, "simulating",
+                                          enabled=False if args.quiet else None)
+
+    with app_util.StagedOutputs() as out:
+        tmp = out.path(args.output + stripmap_sim.DATA_SUFFIX)
+        out.path(args.output + stripmap_sim.META_SUFFIX)
+        try:
+            stripmap_sim.simulate(sc, stripmap_sim.base_of(tmp), progress)
+        except ValueError as e:  # the block's checks name the parameter
+            raise AppError(f"stripmap_source: {e}") from None
+        out.commit()
+    far = a.r0 + (a.nrange - 1) * a.dr
+    print(f"{PROG}: stripmap: {sc.npulses} pulses x {a.nrange} samples, fc "
+          f"{a.fc / 1e9:g} GHz, B {a.bandwidth / 1e6:g} MHz, PRF {a.prf:g} Hz, "
+          f"{a.velocity:g} m/s, slant range {a.r0:.0f}..{far:.0f} m, "
+          f"{len(sc.targets)} point targets")
+    print(f"  wrote {args.output}{stripmap_sim.DATA_SUFFIX} and "
+          f"{args.output}{stripmap_sim.META_SUFFIX}")
+    print(f"  next: gpuradar-sar --input {args.output} --algorithm csa")
+    return 0
 
 
 def build_scenario(args):
@@ -242,9 +360,8 @@ def run_sar(args):
 
 def main(argv=None):
     args = parse_args(argv)
-    return app_util.run_app(
-        PROG, lambda: run_sar(args) if args.command == "sar" else run_pulse_doppler(args),
-        (pd_sim.RecordingError,))
+    run = {"sar": run_sar, "stripmap": run_stripmap}.get(args.command, run_pulse_doppler)
+    return app_util.run_app(PROG, lambda: run(args), (pd_sim.RecordingError,))
 
 
 if __name__ == "__main__":

@@ -24,6 +24,9 @@ static_assert(backprojection::geometry_length == kernels::backprojection::geomet
 constexpr int min_pulses_per_call = 64;
 //! Index of dr in the geometry vector [x, y, z, r0, dr, f0] (DESIGN.md).
 constexpr std::size_t geometry_dr = 4;
+//! Most image columns: one output item (nx complex, 1 GiB) must fit GNU Radio's int
+//! item size.
+constexpr unsigned int max_columns = 1u << 27;
 
 bool parse_mode(const std::string& mode)
 {
@@ -65,13 +68,18 @@ backprojection::sptr backprojection::make(unsigned int nbins,
                                           const std::string& mode,
                                           const std::string& precision,
                                           const std::vector<float>& height,
-                                          const std::string& backend)
+                                          const std::string& backend,
+                                          unsigned int nz,
+                                          double dz)
 {
-    // The port item sizes need these before the kernel (which checks the rest) is made.
-    check_positive(block_name, "nbins", nbins);
-    check_positive(block_name, "nx", nx);
-    check_positive(block_name, "ny", ny);
     check_positive(block_name, "pulses_per_image", pulses_per_image);
+    if (nx > max_columns)
+        throw std::invalid_argument(
+            std::string("gpuradar::") + block_name + ": nx must be at most " +
+            std::to_string(max_columns) +
+            " columns (one output item, a row of nx complex, at most 1 GiB; got " +
+            std::to_string(nx) + ", " + std::to_string(double(nx) * 8 / (1 << 30)) +
+            " GiB)");
     const bool accumulate = parse_mode(mode);
     const auto p = kernels::backprojection::parse_precision(precision);
     kernels::image_grid g;
@@ -83,9 +91,12 @@ backprojection::sptr backprojection::make(unsigned int nbins,
     g.ny = ny;
     g.z = z;
     g.height.assign(height.begin(), height.end());
+    g.nz = nz;
+    g.dz = dz;
+    // The whole grid and nbins, overflow-safe, before the port signatures (item sizes)
+    // and the image are made.
+    kernels::backprojection::validate(g, nbins);
     const auto b = select_backend(backend, block_name);
-    // nbins and the grid are validated by the kernel's make, before anything is
-    // allocated.
     return gnuradio::make_block_sptr<backprojection_impl>(
         nbins, g, pulses_per_image, accumulate, p, b);
 }
@@ -102,7 +113,7 @@ backprojection_impl::backprojection_impl(unsigned int nbins,
       gpu_stream_owner(backend, block_name),
       d_nbins(nbins),
       d_pulses_per_image(pulses_per_image),
-      d_npix(std::size_t(grid.nx) * std::size_t(grid.ny)),
+      d_npix(static_cast<std::size_t>(grid.voxels())),
       d_accumulate(accumulate),
       d_backend(backend),
       d_kernel(kernels::backprojection::make(backend, grid, nbins, precision, stream()))
@@ -113,9 +124,10 @@ backprojection_impl::backprojection_impl(unsigned int nbins,
         d_image_host.resize(d_npix);
     clear_image();
     synchronize_stream();
-    // One image = ny output items. The relative rate stays 1: pulses are integrated as
-    // they come, so the upstream buffer need not hold a whole aperture.
-    set_output_multiple(static_cast<int>(grid.ny));
+    // One image = nz*ny output items (validated: at most 2^30). The relative rate stays
+    // 1: pulses are integrated as they come, so the upstream buffer need not hold a
+    // whole aperture.
+    set_output_multiple(static_cast<int>(grid.ny * grid.nz));
     // Images do not map to pulses item for item: no tag propagation.
     set_tag_propagation_policy(TPP_DONT);
 }
@@ -144,6 +156,25 @@ void backprojection_impl::clear_image()
                                   "gpuradar::backprojection");
     else
         std::fill(d_image_host.begin(), d_image_host.end(), gr_complex(0, 0));
+}
+
+void backprojection_impl::tag_image(std::uint64_t item)
+{
+    // CUDA: the count is kept on the device; this waits for the image's kernels, once
+    // per image.
+    const std::uint64_t nonfinite = d_kernel->nonfinite_samples();
+    const std::uint64_t skipped = d_kernel->skipped_pulses();
+    add_item_tag(0,
+                 item,
+                 pmt::intern("nonfinite_samples"),
+                 pmt::from_uint64(nonfinite - d_nonfinite_at_emit));
+    add_item_tag(0,
+                 item,
+                 pmt::intern("skipped_pulses"),
+                 pmt::from_uint64(skipped - d_skipped_at_emit));
+    d_nonfinite_at_emit = nonfinite;
+    d_skipped_at_emit = skipped;
+    d_nonfinite = nonfinite;
 }
 
 void backprojection_impl::emit(gr_complex* out)
@@ -206,9 +237,10 @@ void backprojection_impl::note_skipped()
     d_skipped = s;
     // Logged at 1, 2, 4, 8, ... skipped pulses: visible without flooding the log.
     if (s >= d_next_log) {
-        d_logger->warn("{} pulses skipped so far (non-finite geometry or dr <= 0); they "
-                       "contribute nothing to the image",
-                       s);
+        d_logger->warn(
+            "{} pulses skipped so far (non-finite geometry, dr <= 0 or values "
+            "the precision cannot carry); they contribute nothing to the image",
+            s);
         while (d_next_log <= s)
             d_next_log *= 2;
     }
@@ -238,6 +270,7 @@ int backprojection_impl::general_work(int noutput_items,
         d_count += static_cast<unsigned int>(n);
         if (d_count == d_pulses_per_image) {
             emit(out + std::size_t(produced) * (d_npix / std::size_t(ny)));
+            tag_image(nitems_written(0) + std::uint64_t(produced));
             produced += ny;
             d_count = 0;
         }

@@ -24,6 +24,7 @@ public:
                         kernels::backend backend);
 
     std::uint64_t skipped_pulses() const override { return d_skipped; }
+    std::uint64_t nonfinite_samples() const override { return d_nonfinite; }
     std::uint64_t images() const override { return d_images; }
     std::string mode() const override { return d_accumulate ? "accumulate" : "restart"; }
     std::string precision() const override
@@ -44,6 +45,8 @@ private:
     //! Copies the image to `out` (ny items) and clears it in mode restart.
     void emit(gr_complex* out);
     void clear_image();
+    //! Tags output item `item`, an image's first, with its pulses' counts.
+    void tag_image(std::uint64_t item);
     void note_skipped();
 
     const unsigned int d_nbins, d_pulses_per_image;
@@ -62,6 +65,9 @@ private:
     std::uint64_t d_next_log = 1;      // skipped count of the next log line
     std::atomic<std::uint64_t> d_skipped{ 0 };
     std::atomic<std::uint64_t> d_images{ 0 };
+    std::atomic<std::uint64_t> d_nonfinite{ 0 };
+    // The kernel's counters when the last image was tagged.
+    std::uint64_t d_nonfinite_at_emit = 0, d_skipped_at_emit = 0;
 };
 
 } // namespace gpuradar

@@ -202,6 +202,9 @@ pmt::pmt_t pulse_doppler_processor_impl::tap_meta(const pmt::pmt_t& dict) const
     double rx_time = 0.0;
     if (cpi_rx_time_seconds(dict, &rx_time))
         add("rx_time", pmt::from_double(rx_time));
+    if (cpi_has(dict, "nonfinite_samples"))
+        add("nonfinite_samples",
+            pmt::from_uint64(cpi_field(dict, "nonfinite_samples", 0)));
     return m;
 }
 

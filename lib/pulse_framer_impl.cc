@@ -93,6 +93,7 @@ pmt::pmt_t pulse_framer_impl::cpi_dict(const kernels::framer_cpi& c) const
     d = pmt::dict_add(d, pmt::intern("r0"), pmt::from_double(d_core.r0()));
     d = pmt::dict_add(d, pmt::intern("channels"), pmt::from_uint64(1));
     d = pmt::dict_add(d, pmt::intern("pulse"), pmt::from_uint64(c.first_pulse));
+    d = pmt::dict_add(d, pmt::intern("nonfinite_samples"), pmt::from_uint64(c.nonfinite));
     if (c.has_time)
         d = pmt::dict_add(d, d_rx_time_key, uhd_time_pmt(c.rx_time));
     return d;
@@ -121,6 +122,22 @@ void pulse_framer_impl::log_events(const kernels::framer_result& r)
                            j.reason,
                            nth);
     d_rejected = d_core.rejected_time_jumps();
+}
+
+void pulse_framer_impl::log_nonfinite(const kernels::framer_result& r)
+{
+    for (const auto& c : r.cpis) {
+        if (c.nonfinite == 0 || !worth_logging(++d_nonfinite_cpis))
+            continue;
+        d_logger->warn("CPI {}: {} samples with a NaN or infinite part written as 0 ({} "
+                       "such samples in {} CPIs so far; further CPIs with them are "
+                       "logged at powers of two)",
+                       c.index,
+                       c.nonfinite,
+                       d_core.nonfinite_samples(),
+                       d_nonfinite_cpis);
+    }
+    d_nonfinite = d_core.nonfinite_samples();
 }
 
 void pulse_framer_impl::set_threshold(double threshold)
@@ -189,6 +206,7 @@ int pulse_framer_impl::general_work(int noutput_items,
     d_emitted = d_core.emitted_cpis();
     d_lost = d_core.lost_samples();
     log_events(r);
+    log_nonfinite(r);
 
     // A stream without the trigger (a file without rx_time tags, say) gives no output at
     // all: say so once, after a second of samples, instead of staying silent.

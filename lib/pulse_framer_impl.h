@@ -24,6 +24,7 @@ public:
     std::uint64_t emitted_cpis() const override { return d_emitted; }
     std::uint64_t lost_samples() const override { return d_lost; }
     std::uint64_t rejected_time_jumps() const override { return d_rejected; }
+    std::uint64_t nonfinite_samples() const override { return d_nonfinite; }
     double prf() const override { return d_core.prf(); }
     double r0() const override { return d_core.r0(); }
     std::string backend() const override { return kernels::to_string(d_backend); }
@@ -38,6 +39,7 @@ public:
 private:
     pmt::pmt_t cpi_dict(const kernels::framer_cpi& c) const;
     void log_events(const kernels::framer_result& r);
+    void log_nonfinite(const kernels::framer_result& r);
 
     const kernels::backend d_backend;
     kernels::pulse_framer d_core;
@@ -46,7 +48,8 @@ private:
     std::vector<gr::tag_t> d_tags;               // reused per call
     std::vector<kernels::framer_event> d_events; // reused per call
     std::atomic<std::uint64_t> d_dropped{ 0 }, d_emitted{ 0 }, d_lost{ 0 },
-        d_rejected{ 0 };
+        d_rejected{ 0 }, d_nonfinite{ 0 };
+    std::uint64_t d_nonfinite_cpis = 0; // CPIs with any, for the log's rate limit
     bool d_warned_no_anchor = false;
 };
 

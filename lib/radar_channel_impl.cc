@@ -17,7 +17,13 @@ radar_channel::sptr radar_channel::make(double samp_rate,
                                         double noise_power,
                                         double leakage_amplitude,
                                         unsigned int system_delay,
-                                        std::uint64_t seed)
+                                        std::uint64_t seed,
+                                        const std::vector<double>& azimuths_deg,
+                                        unsigned int nchannels,
+                                        double element_spacing_wl,
+                                        const std::vector<double>& element_positions_m,
+                                        const std::vector<double>& channel_gain_db,
+                                        const std::vector<double>& channel_phase_deg)
 {
     kernels::channel_config c;
     c.fs = samp_rate;
@@ -33,6 +39,15 @@ radar_channel::sptr radar_channel::make(double samp_rate,
     c.leakage_amplitude = leakage_amplitude;
     c.system_delay = system_delay;
     c.seed = seed;
+    const char* who = kernels::radar_channel::stage;
+    kernels::radar_scene::set_azimuths(c.targets, azimuths_deg, who);
+    c.array = kernels::array_config::make(nchannels,
+                                          element_spacing_wl,
+                                          element_positions_m,
+                                          fc,
+                                          channel_gain_db,
+                                          channel_phase_deg,
+                                          who);
     kernels::radar_channel channel(std::move(c)); // validates before the block exists
     return gnuradio::make_block_sptr<radar_channel_impl>(std::move(channel));
 }
@@ -40,7 +55,9 @@ radar_channel::sptr radar_channel::make(double samp_rate,
 radar_channel_impl::radar_channel_impl(kernels::radar_channel channel)
     : gr::sync_block("radar_channel",
                      gr::io_signature::make(1, 1, sizeof(gr_complex)),
-                     gr::io_signature::make(1, 1, sizeof(gr_complex))),
+                     gr::io_signature::make(static_cast<int>(channel.nchannels()),
+                                            static_cast<int>(channel.nchannels()),
+                                            sizeof(gr_complex))),
       d_channel(std::move(channel))
 {
     // tx_time becomes rx_time below; the burst tags belong to the transmitter.
@@ -63,12 +80,13 @@ int radar_channel_impl::work(int noutput_items,
     static const pmt::pmt_t rx_time = pmt::intern("rx_time");
     const auto n = static_cast<std::size_t>(noutput_items);
     d_channel.process(static_cast<const gr_complex*>(input_items[0]),
-                      static_cast<gr_complex*>(output_items[0]),
+                      reinterpret_cast<gr_complex* const*>(output_items.data()),
                       n);
     std::vector<gr::tag_t> tags;
     get_tags_in_window(tags, 0, 0, n, tx_time);
     for (const auto& t : tags)
-        add_item_tag(0, t.offset, rx_time, t.value);
+        for (unsigned c = 0; c < output_items.size(); ++c)
+            add_item_tag(c, t.offset, rx_time, t.value);
     return noutput_items;
 }
 

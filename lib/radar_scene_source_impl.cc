@@ -23,28 +23,36 @@ constexpr double paced_chunk_s = 0.01;
     throw std::invalid_argument(std::string("gpuradar::radar_scene_source: ") + params +
                                 ": " + e.what());
 }
+
 } // namespace
 
-radar_scene_source::sptr radar_scene_source::make(double fs,
-                                                  double fc,
-                                                  double prf,
-                                                  double bandwidth,
-                                                  double pulse_width,
-                                                  const std::vector<gr_complex>& waveform,
-                                                  const std::vector<double>& ranges,
-                                                  const std::vector<double>& velocities,
-                                                  const std::vector<double>& amplitudes,
-                                                  const std::string& amplitude_unit,
-                                                  double radar_constant_db,
-                                                  double noise_power,
-                                                  double leakage_amplitude,
-                                                  double clutter_cnr_db,
-                                                  double clutter_start_m,
-                                                  double clutter_stop_m,
-                                                  bool paced,
-                                                  unsigned int truth_every,
-                                                  double start_time,
-                                                  std::uint64_t seed)
+radar_scene_source::sptr
+radar_scene_source::make(double fs,
+                         double fc,
+                         double prf,
+                         double bandwidth,
+                         double pulse_width,
+                         const std::vector<gr_complex>& waveform,
+                         const std::vector<double>& ranges,
+                         const std::vector<double>& velocities,
+                         const std::vector<double>& amplitudes,
+                         const std::string& amplitude_unit,
+                         double radar_constant_db,
+                         double noise_power,
+                         double leakage_amplitude,
+                         double clutter_cnr_db,
+                         double clutter_start_m,
+                         double clutter_stop_m,
+                         bool paced,
+                         unsigned int truth_every,
+                         double start_time,
+                         std::uint64_t seed,
+                         const std::vector<double>& azimuths_deg,
+                         unsigned int nchannels,
+                         double element_spacing_wl,
+                         const std::vector<double>& element_positions_m,
+                         const std::vector<double>& channel_gain_db,
+                         const std::vector<double>& channel_phase_deg)
 {
     scene_live_config live;
     live.amplitude_unit = amplitude_unit;
@@ -74,6 +82,14 @@ radar_scene_source::sptr radar_scene_source::make(double fs,
     c.clutter_start_m = clutter_start_m;
     c.clutter_stop_m = clutter_stop_m;
     c.seed = seed;
+    kernels::radar_scene::set_azimuths(c.targets, azimuths_deg);
+    c.array = kernels::array_config::make(nchannels,
+                                          element_spacing_wl,
+                                          element_positions_m,
+                                          fc,
+                                          channel_gain_db,
+                                          channel_phase_deg,
+                                          kernels::radar_scene::stage);
     if (!(start_time >= 0.0) || !std::isfinite(start_time))
         throw std::invalid_argument(
             "gpuradar::radar_scene_source: start_time must be >= 0 "
@@ -89,7 +105,9 @@ radar_scene_source_impl::radar_scene_source_impl(const scene_live_config& cfg,
                                                  double start_time)
     : gr::sync_block("radar_scene_source",
                      gr::io_signature::make(0, 0, 0),
-                     gr::io_signature::make(1, 1, sizeof(gr_complex))),
+                     gr::io_signature::make(static_cast<int>(cfg.scene.array.nchannels()),
+                                            static_cast<int>(cfg.scene.array.nchannels()),
+                                            sizeof(gr_complex))),
       d_scene(cfg.scene),
       d_changes(cfg,
                 [](const scene_live_config& c) {
@@ -111,11 +129,13 @@ std::vector<gr_complex> radar_scene_source_impl::waveform() const
 
 void radar_scene_source_impl::set_targets(const std::vector<double>& ranges,
                                           const std::vector<double>& velocities,
-                                          const std::vector<double>& amplitudes)
+                                          const std::vector<double>& amplitudes,
+                                          const std::vector<double>& azimuths_deg)
 {
     d_changes.change([&](scene_live_config& c) {
         c.scene.targets = kernels::radar_scene::make_targets(
             ranges, velocities, amplitudes, c.amplitude_unit, c.radar_constant_db);
+        kernels::radar_scene::set_azimuths(c.scene.targets, azimuths_deg);
     });
 }
 
@@ -124,8 +144,9 @@ void radar_scene_source_impl::set_noise_power(double noise_power)
     d_changes.change([&](scene_live_config& c) { c.scene.noise_power = noise_power; });
 }
 
-void radar_scene_source_impl::generate(kernels::cfloat* out, std::size_t n)
+void radar_scene_source_impl::generate(const gr_vector_void_star& out, std::size_t n)
 {
+    std::vector<kernels::cfloat*> at(out.size());
     std::size_t done = 0;
     while (done < n) {
         std::size_t chunk = n - done;
@@ -145,7 +166,9 @@ void radar_scene_source_impl::generate(kernels::cfloat* out, std::size_t n)
             }
             chunk = std::min<std::size_t>(chunk, next - pos);
         }
-        d_scene.generate(out + done, chunk);
+        for (std::size_t c = 0; c < at.size(); ++c)
+            at[c] = static_cast<kernels::cfloat*>(out[c]) + done;
+        d_scene.generate(at.data(), chunk);
         done += chunk;
     }
 }
@@ -199,6 +222,7 @@ void radar_scene_source_impl::publish_truth(std::uint64_t from, std::uint64_t to
             add("delay_samples", pmt::from_double(tr.delay_samples));
             add("snr_db", pmt::from_double(tr.snr_db));
             add("amplitude", pmt::from_double(tr.amplitude));
+            add("azimuth_deg", pmt::from_double(tr.azimuth_deg));
             add("fs", pmt::from_double(cfg.fs));
             add("fc", pmt::from_double(cfg.fc));
             add("prf", pmt::from_double(cfg.prf));
@@ -213,7 +237,6 @@ int radar_scene_source_impl::work(int noutput_items,
                                   gr_vector_const_void_star&,
                                   gr_vector_void_star& output_items)
 {
-    auto* out = static_cast<kernels::cfloat*>(output_items[0]);
     const double fs = d_scene.config().fs;
     std::size_t n = static_cast<std::size_t>(noutput_items);
     if (d_paced)
@@ -221,11 +244,14 @@ int radar_scene_source_impl::work(int noutput_items,
             n, std::max<std::size_t>(1, static_cast<std::size_t>(fs * paced_chunk_s)));
     const std::uint64_t w0 = nitems_written(0);
     if (w0 == 0) {
-        add_item_tag(0, 0, pmt::intern("rx_time"), uhd_time_pmt(d_start_time));
-        add_item_tag(0, 0, pmt::intern("rx_rate"), pmt::from_double(fs));
-        add_item_tag(0, 0, pmt::intern("rx_freq"), pmt::from_double(d_scene.config().fc));
+        for (unsigned c = 0; c < output_items.size(); ++c) {
+            add_item_tag(c, 0, pmt::intern("rx_time"), uhd_time_pmt(d_start_time));
+            add_item_tag(c, 0, pmt::intern("rx_rate"), pmt::from_double(fs));
+            add_item_tag(
+                c, 0, pmt::intern("rx_freq"), pmt::from_double(d_scene.config().fc));
+        }
     }
-    generate(out, n);
+    generate(output_items, n);
     publish_truth(w0, w0 + n);
     if (d_paced) {
         const auto now = std::chrono::steady_clock::now();

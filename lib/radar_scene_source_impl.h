@@ -34,7 +34,8 @@ public:
     std::vector<gr_complex> waveform() const override;
     void set_targets(const std::vector<double>& ranges,
                      const std::vector<double>& velocities,
-                     const std::vector<double>& amplitudes) override;
+                     const std::vector<double>& amplitudes,
+                     const std::vector<double>& azimuths_deg) override;
     void set_noise_power(double noise_power) override;
     double pri_samples() const override { return d_scene.pri_samples(); }
     std::vector<double> snr_db() const override;
@@ -46,8 +47,9 @@ public:
 
 private:
     void publish_truth(std::uint64_t from, std::uint64_t to);
-    //! Writes n samples, switching to a pending scene at the first pulse start.
-    void generate(kernels::cfloat* out, std::size_t n);
+    //! Writes n samples of every channel, switching to a pending scene at the first
+    //! pulse start.
+    void generate(const gr_vector_void_star& out, std::size_t n);
 
 
     kernels::radar_scene d_scene;

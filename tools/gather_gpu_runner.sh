@@ -6,7 +6,8 @@
 #   tools/gather_gpu_runner.sh <build-dir> [<out-dir>]     (default <build-dir>/gpu-runner)
 #
 # Never copied (the GPU host has its own): glibc (libc, libm, libdl, librt, libpthread,
-# ld-linux), libstdc++, libgcc_s, the driver (libcuda, libnvidia-*), cudart, cuFFT.
+# ld-linux), libstdc++, libgcc_s, the driver (libcuda, libnvidia-*), cudart, cuFFT, cuBLAS
+# (with cuBLASLt, half a gigabyte: the CUDA 13 toolkit on the GPU host has them).
 # Then, on the GPU host:
 #   LD_LIBRARY_PATH=<out-dir>/lib:/usr/local/cuda/lib64 <out-dir>/run_gpu_tests.sh
 set -euo pipefail
@@ -17,7 +18,7 @@ list="$build/gpuradar_test_binaries.txt"
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
-system_lib='^(linux-vdso|libc\.so|libm\.so|libdl\.so|librt\.so|libpthread\.so|ld-linux|libstdc\+\+\.so|libgcc_s\.so|libcuda\.so|libnvidia-|libcudart\.so|libcufft\.so)'
+system_lib='^(linux-vdso|libc\.so|libm\.so|libdl\.so|librt\.so|libpthread\.so|ld-linux|libstdc\+\+\.so|libgcc_s\.so|libcuda\.so|libnvidia-|libcudart\.so|libcufft\.so|libcublas\.so|libcublasLt\.so)'
 
 binaries=()
 while read -r bin; do

@@ -38,6 +38,13 @@ print(framer.emitted_cpis(), framer.dropped_cpis(), framer.lost_samples(),
 pc = gpuradar.pulse_compression(512, 32, 1, "lfm", [], 1e6, 10e-6, 2e6, True, "taylor",
                                 4, 35.0, 6.0, True, "auto", "cpu")
 tb.connect(framer, pc, blocks.null_sink(gr.sizeof_gr_complex * 512))''',
+    "beamformer": '''
+# 16-channel half-wavelength ULA, 16 beams from -45 to 45 degrees, Taylor 35 dB taper,
+# on the pulse stream (before pulse compression): items of 16 x 512 in, 16 x 512 out
+bf = gpuradar.beamformer(16, 512, [], 16, -45.0, 45.0, 0.5, [], 0.0, "taylor", 4, 35.0,
+                         6.0, "cpu")
+tb.connect(framer, bf, blocks.null_sink(gr.sizeof_gr_complex * 16 * 512))
+print(bf.beam_angles_deg())''',
     "corner_turn": '''
 ct = gpuradar.corner_turn(32, 512, 1, "cpu")     # npulses, nrange, channels
 tb.connect(pc, ct, blocks.null_sink(gr.sizeof_gr_complex * 32))''',
@@ -121,6 +128,16 @@ ch = gpuradar.radar_channel(2e6, 3e9, [12000.0, 24000.0], [20.0, -35.0], [0.0, 3
                             "snr_db", 0.0, 0.25, 1.0, 10.0, 0, 1)   # tx_power 0.5^2
 framer = gpuradar.pulse_framer(1000, 100, 512, 32, 2e6, 3e9, "rx_time")
 tb.connect(tx, ch, framer, blocks.null_sink(gr.sizeof_gr_complex * 512))''',
+    "stripmap_source": '''
+acq = (9.6e9, 50e6, 1e-6, True, 60e6, 200.0, 150.0, 1000.0, 2000.0, 256, 0.0, 2.0)
+src = gpuradar.stripmap_source(*acq, [2071.0], [150.0], [], [], 0.05, 0.0, 600)
+tb.connect(src, blocks.null_sink(gr.sizeof_gr_complex * 256))''',
+    "sar_focus": '''
+acq = (9.6e9, 50e6, 1e-6, True, 60e6, 200.0, 150.0, 1000.0, 2000.0, 256, 0.0, 2.0)
+src = gpuradar.stripmap_source(*acq, [2071.0], [150.0], [], [], 0.05, 0.0, 600)
+focus = gpuradar.sar_focus(*acq, "csa", 0, "taylor", "hamming", "cpu")
+sink = blocks.vector_sink_c(256)  # one focused azimuth line per item
+tb.connect(src, focus, sink)''',
     "sar_geometry_source": '''
 # GRC only (Python: blocks.file_source(gr.sizeof_double * 6, path, False))
 # File "sar.geometry.f64" -> Backprojection input 1 (geometry)''',

@@ -8,6 +8,8 @@
  * Block: the whole GNU Radio flowgraph (host vector sources -> backprojection block ->
  * null sink), pulses through the device buffer, one image per aperture; one aperture
  * (with the flowgraph start) and the steady rate over several.
+ * Volume (BP-V): the BP-A pulses onto a volume of height slices, the voxel-pulse rate
+ * beside the flat-grid rate of the same pulses and grid.
  */
 #include "bench_registry.h"
 #include <gnuradio/blocks/head.h>
@@ -411,6 +413,98 @@ void bench_block(const std::string& name, const options& opt)
     }
 }
 
+//! Median kernel time (ms) of `reps` runs of all the workload's pulses into `img`.
+double median_kernel_ms(kernels::backprojection& bp,
+                        const workload& w,
+                        const kernels::device_memory& pulses,
+                        kernels::device_memory& img,
+                        kernels::cuda_stream& stream,
+                        int reps)
+{
+    kernels::cuda_event a, b;
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r) {
+        a.record(stream.ref());
+        bp.run(pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, img.as<cfloat>());
+        b.record(stream.ref());
+        b.synchronize();
+        t.push_back(kernels::cuda_event::elapsed_ms(a, b));
+    }
+    return median(t);
+}
+
+/*
+ * BP-V: the BP-A aperture onto nz height slices 0.5 m apart around the ground (the same
+ * per-voxel work as a pixel of the flat grid). Reports the voxel-pulse rate, the flat
+ * grid's rate measured alongside, their ratio, and the SER of the lowest slice against
+ * the fp64 reference at its height.
+ */
+void bench_volume_cuda(const options& opt)
+{
+    const std::string name = "backprojection/BP-V/cuda";
+    if (!kernels::cuda_available()) {
+        json_line(name).field("skipped", kernels::cuda_unavailable_reason()).emit();
+        return;
+    }
+    using namespace kernels;
+    const workload w = make_workload("BP-A", opt.quick);
+    const long long nz = opt.quick ? 4 : 16;
+    image_grid vol = w.grid;
+    vol.nz = nz;
+    vol.dz = 0.5;
+    vol.z = -0.5 * double(nz - 1) * vol.dz;
+    const std::size_t npix = static_cast<std::size_t>(w.grid.nx * w.grid.ny);
+    cuda_stream stream;
+    device_memory d_pulses(w.h.pulses.size() * sizeof(cfloat));
+    copy_async(d_pulses.get(),
+               w.h.pulses.data(),
+               d_pulses.size(),
+               copy_kind::host_to_device,
+               stream.ref(),
+               "bench");
+    device_memory d_flat(npix * sizeof(cfloat)), d_vol(npix * nz * sizeof(cfloat));
+    const int reps = opt.quick ? 2 : std::min(opt.repeats, 5);
+    for (prec p : { prec::fast, prec::accurate }) {
+        auto flat =
+            backprojection::make(backend::cuda, w.grid, w.h.nbins, p, stream.ref());
+        auto volume =
+            backprojection::make(backend::cuda, vol, w.h.nbins, p, stream.ref());
+        // Warm-up; the volume's first run (into zeros) gives the SER of slice 0.
+        fill_bytes_async(d_vol.get(), 0, d_vol.size(), stream.ref(), "bench");
+        volume->run(
+            d_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, d_vol.as<cfloat>());
+        flat->run(
+            d_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, d_flat.as<cfloat>());
+        std::vector<cfloat> slice0(npix);
+        copy_async(slice0.data(),
+                   d_vol.get(),
+                   npix * sizeof(cfloat),
+                   copy_kind::device_to_host,
+                   stream.ref(),
+                   "bench");
+        stream.synchronize("bench");
+        workload at_slice0 = w;
+        at_slice0.grid.z = vol.z;
+        const double flat_ms = median_kernel_ms(*flat, w, d_pulses, d_flat, stream, reps);
+        const double vol_ms = median_kernel_ms(*volume, w, d_pulses, d_vol, stream, reps);
+        const double flat_rate = double(npix) * double(w.h.npulses) / (flat_ms * 1e-3);
+        const double vol_rate =
+            double(npix) * double(nz) * double(w.h.npulses) / (vol_ms * 1e-3);
+        json_line(name + "/" + backprojection::to_string(p))
+            .field("device", current_device_properties().name)
+            .field("nx", w.grid.nx)
+            .field("nz", nz)
+            .field("pulses", static_cast<long long>(w.h.npulses))
+            .field("kernel_ms", vol_ms)
+            .field("gvps", vol_rate * 1e-9)
+            .field("flat_kernel_ms", flat_ms)
+            .field("flat_gbps", flat_rate * 1e-9)
+            .field("volume_vs_flat", vol_rate / flat_rate)
+            .field("slice0_ser_db", ser_db(at_slice0, slice0))
+            .emit();
+    }
+}
+
 GPURADAR_BENCH("backprojection/BP-A/cpu") { bench_cpu("BP-A", opt); }
 GPURADAR_BENCH("backprojection/block/BP-A") { bench_block("BP-A", opt); }
 GPURADAR_BENCH("backprojection/block/BP-B") { bench_block("BP-B", opt); }
@@ -418,6 +512,7 @@ GPURADAR_BENCH("backprojection/BP-A/cuda") { bench_cuda("BP-A", opt); }
 GPURADAR_BENCH("backprojection/BP-B/cuda") { bench_cuda("BP-B", opt); }
 GPURADAR_BENCH("backprojection/BP-C/cuda") { bench_cuda("BP-C", opt); }
 GPURADAR_BENCH("backprojection/BP-S/cuda") { bench_cuda("BP-S", opt); }
+GPURADAR_BENCH("backprojection/BP-V/cuda") { bench_volume_cuda(opt); }
 
 } // namespace
 } // namespace gpuradar::bench

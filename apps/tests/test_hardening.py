@@ -214,6 +214,36 @@ class ProcessFiles(Hardening):
             with self.subTest(args=args):
                 self.fails([PROCESS, "--backend", "cpu", "-q", *args], 2, *needles)
 
+    def test_009_nonfinite_samples_counted_and_survived(self):
+        # NaN / +-Inf in gate samples of CPI 1 and NaNs between its gates: the run
+        # succeeds, CPI 1 still detects every target (one NaN would otherwise make its
+        # whole map NaN), and the report counts exactly the gate samples, per CPI.
+        import numpy as np
+        from gnuradio.gpuradar import pd_sim
+        base = self.simulate_small()
+        rec = pd_sim.read(base)
+        self.assertEqual(rec.ncpi, 2)
+        x = np.fromfile(base + DATA, np.complex64)
+        rng = np.random.default_rng(9)
+        pulses = rec.npulses + rng.choice(rec.npulses, 5, replace=False)
+        gate = [rec.pulse_start(int(k)) + rec.gate_start + int(rng.integers(rec.nrange))
+                for k in pulses]
+        for s, v in zip(gate, (complex(np.nan, 0), complex(0, np.inf), complex(-np.inf, 1),
+                               complex(np.nan, np.nan), complex(1, -np.inf))):
+            x[s] = v
+        for k in pulses[:2]:  # after the gate, before the next pulse: in no CPI
+            x[rec.pulse_start(int(k)) + rec.gate_start + rec.nrange + 3] = np.nan
+        x.tofile(base + DATA)
+        rc, out, err = run(PROCESS, "-i", base, "--backend", "cpu", "-o", self.path("o"),
+                           "--no-png", "-q")
+        self.assertEqual(rc, 0, out + err)
+        with open(self.path("o.json")) as f:
+            report = json.load(f)
+        self.assertEqual(report["nonfinite_samples"], {"total": 5, "per_cpi": [0, 5]})
+        self.assertIn("non-finite samples (NaN/Inf, processed as 0): 5 in 1 of 2 CPIs "
+                      "(CPI 1: 5)", out)
+        self.assertEqual(report["truth"]["missed"], 0, out)
+
 
 class ProcessOverrides(Hardening):
     def foreign(self):
@@ -460,6 +490,15 @@ class SarRecording(Hardening):
                            "-q")
         self.assertEqual(rc, 0, out + err)
         self.assertIn(", 1 pulses skipped", out)
+        # Non-finite samples: used as 0, counted and reported; the image stays finite.
+        d = np.fromfile(base + DATA, "<c8")
+        d[[7, 300]] = [complex(np.nan, 0), complex(0, np.inf)]
+        d.tofile(base + DATA)
+        rc, out, err = run(SAR, "-i", base, "--backend", "cpu", "-o", self.path("nan"),
+                           "-q", "--no-png")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn(", 2 non-finite samples zeroed", out)
+        self.assertTrue(np.all(np.isfinite(np.load(self.path("nan") + ".npy"))))
         # A bin spacing that disagrees with the metadata's gpuradar:dr is an error.
         g[6 * 3 + 1] = 0.0
         g[6 * 5 + 4] *= 1.5

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -17,20 +18,55 @@ template <typename V>
     detail::throw_invalid("backprojection", param, constraint, got);
 }
 
-void validate(const image_grid& g, std::size_t nbins)
+constexpr double gib = double(1LL << 30);
+
+//! "at most <limit> <unit> (<GiB> GiB); this <what> would be <n> <unit>, <GiB> GiB".
+std::string size_limit(double limit, double n, const char* unit, double bytes_per_unit)
+{
+    std::ostringstream s;
+    s << "at most " << limit << " " << unit << " (" << limit * bytes_per_unit / gib
+      << " GiB); it would be " << n << " " << unit << ", " << n * bytes_per_unit / gib
+      << " GiB";
+    return s.str();
+}
+
+void validate_sizes(const image_grid& g, std::size_t nbins)
 {
     if (g.nx < 1)
         bad("nx", ">= 1", g.nx);
     if (g.ny < 1)
         bad("ny", ">= 1", g.ny);
-    // Pixel indices are 32-bit on the device.
-    constexpr long long max_pixels = std::numeric_limits<int>::max();
-    if (g.nx > max_pixels / g.ny)
-        bad("nx*ny", "< 2^31", static_cast<double>(g.nx) * static_cast<double>(g.ny));
+    if (g.nz < 1 || g.nz > backprojection::max_slices)
+        bad("nz (volume slices)", "1 to 65535", g.nz);
+    // Overflow-safe: each factor is checked against the limit before multiplying.
+    constexpr long long lim = backprojection::max_voxels;
+    if (g.nx > lim / g.ny || g.nx * g.ny > lim / g.nz) {
+        const double n = double(g.nx) * double(g.ny) * double(g.nz);
+        throw std::invalid_argument(
+            "gpuradar::backprojection: nx*ny*nz (image size) must be " +
+            size_limit(double(lim), n, "voxels", sizeof(cfloat)) + " of complex float");
+    }
+    if (nbins < 2)
+        bad("nbins", ">= 2", nbins);
+    if (nbins > backprojection::max_bins)
+        throw std::invalid_argument(
+            "gpuradar::backprojection: nbins must be " +
+            size_limit(
+                double(backprojection::max_bins), double(nbins), "bins", sizeof(cfloat)) +
+            " per pulse");
+}
+
+} // namespace
+
+void backprojection::validate(const image_grid& g, std::size_t nbins)
+{
+    validate_sizes(g, nbins);
     if (!(std::isfinite(g.dx) && g.dx > 0))
         bad("dx (pixel spacing)", "> 0 and finite", g.dx);
     if (!(std::isfinite(g.dy) && g.dy > 0))
         bad("dy (pixel spacing)", "> 0 and finite", g.dy);
+    if (!(std::isfinite(g.dz) && g.dz > 0))
+        bad("dz (slice spacing)", "> 0 and finite", g.dz);
     if (!std::isfinite(g.x0))
         bad("x0", "finite", g.x0);
     if (!std::isfinite(g.y0))
@@ -44,13 +80,7 @@ void validate(const image_grid& g, std::size_t nbins)
             if (!std::isfinite(g.height[i]))
                 bad("height", "finite everywhere", g.height[i]);
     }
-    if (nbins < 2)
-        bad("nbins", ">= 2", nbins);
-    if (nbins > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-        bad("nbins", "< 2^31", nbins);
 }
-
-} // namespace
 
 backprojection::precision backprojection::parse_precision(const std::string& name)
 {
@@ -89,14 +119,21 @@ bp_layout bp_make_layout(const image_grid& g)
     bp_layout l;
     l.ntx = (g.nx + bp_tile - 1) / bp_tile;
     l.nty = (g.ny + bp_tile - 1) / bp_tile;
-    l.has_height = !g.height.empty();
+    // A DEM of one height everywhere is the flat grid at that height: the flat kernels,
+    // bit for bit the same image, and faster.
+    const bool flat_dem =
+        !g.height.empty() && std::all_of(g.height.begin(), g.height.end(), [&](double h) {
+            return h == g.height[0];
+        });
+    l.has_height = !g.height.empty() && !flat_dem;
+    l.z = flat_dem ? g.height[0] : g.z;
     l.cx_min = g.x0 + bp_tile_centre * g.dx;
     l.cx_max = g.x0 + (double(bp_tile) * double(l.ntx - 1) + bp_tile_centre) * g.dx;
     l.cy_min = g.y0 + bp_tile_centre * g.dy;
     l.cy_max = g.y0 + (double(bp_tile) * double(l.nty - 1) + bp_tile_centre) * g.dy;
     double dz_half = 0;
     if (!l.has_height) {
-        l.cz_min = l.cz_max = g.z;
+        l.cz_min = l.cz_max = l.z;
     } else {
         l.tile_z.resize(static_cast<std::size_t>(l.ntx * l.nty));
         l.dz.resize(g.height.size());
@@ -123,6 +160,8 @@ bp_layout bp_make_layout(const image_grid& g)
                         l.dz[y * g.nx + x] = g.height[y * g.nx + x] - c;
             }
     }
+    // Slice iz lies iz*dz above slice 0: the box of tile centres spans all slices.
+    l.cz_max += double(g.nz - 1) * g.dz;
     const double hx = bp_tile_centre * g.dx, hy = bp_tile_centre * g.dy;
     l.hd = std::sqrt(hx * hx + hy * hy + dz_half * dz_half);
     return l;
@@ -141,6 +180,28 @@ void bp_check_pointers(const void* pulses,
         bad("geometry", "non-null", "nullptr");
     if (!image)
         bad("image", "non-null", "nullptr");
+}
+
+namespace {
+
+//! Distance (m) from point a to the farthest point of the box of tile centres, + hd.
+double farthest_range(const double* a, const bp_layout& l)
+{
+    const double ex = std::max(std::abs(l.cx_min - a[0]), std::abs(l.cx_max - a[0]));
+    const double ey = std::max(std::abs(l.cy_min - a[1]), std::abs(l.cy_max - a[1]));
+    const double ez = std::max(std::abs(l.cz_min - a[2]), std::abs(l.cz_max - a[2]));
+    return std::sqrt(ex * ex + ey * ey + ez * ez) + l.hd;
+}
+
+} // namespace
+
+bool bp_carried(const double* g, const bp_layout& l)
+{
+    const double r = farthest_range(g, l);
+    const double kt = std::abs(2.0 * g[5] / backprojection::speed_of_light);
+    const double dr = g[4];
+    return r <= bp_max_range_m && (r + std::abs(g[3])) / dr <= bp_max_range_bins &&
+           kt * (l.hd + dr) <= bp_max_tile_turns && kt * r <= bp_max_reference_turns;
 }
 
 bp_prepared bp_prepare(const double* geometry,
@@ -170,6 +231,10 @@ bp_prepared bp_prepare(const double* geometry,
         for (std::size_t k = 0; k < n6; ++k)
             finite = finite && std::isfinite(g[k]);
         if (!finite) {
+            ++out.skipped;
+            continue;
+        }
+        if (!bp_carried(g, l)) {
             ++out.skipped;
             continue;
         }
@@ -211,6 +276,25 @@ bp_prepared bp_prepare(const double* geometry,
             }
     }
     return out;
+}
+
+bp_backend::bp_backend(const image_grid& g,
+                       std::size_t nbins,
+                       backprojection::precision p)
+    : backprojection(g, nbins, p), d_layout(bp_make_layout(g))
+{
+}
+
+bool bp_backend::begin_run(const void* pulses,
+                           const double* geometry,
+                           std::size_t npulses,
+                           const void* image,
+                           bp_prepared& prep)
+{
+    bp_check_pointers(pulses, geometry, npulses, image);
+    prep = bp_prepare(geometry, npulses, d_layout, d_precision);
+    d_skipped += prep.skipped;
+    return !prep.pulses.empty();
 }
 
 } // namespace detail

@@ -52,6 +52,12 @@ constexpr double bp_series_tol_fast = 2e-8;
 //! X band, far below the 1e-5 rad rms a 100 dB SER allows.
 constexpr double bp_series_tol_accurate_m = 1e-10;
 
+//! Limits of the geometry the arithmetic carries (backprojection.h, "Bad geometry").
+constexpr double bp_max_range_m = 1e15;
+constexpr double bp_max_range_bins = 1152921504606846976.0;   // 2^60
+constexpr double bp_max_tile_turns = 524288.0;                // 2^19
+constexpr double bp_max_reference_turns = 2251799813685248.0; // 2^51
+
 std::unique_ptr<backprojection> make_backprojection_cpu(const image_grid& g,
                                                         std::size_t nbins,
                                                         backprojection::precision p);
@@ -70,7 +76,8 @@ struct bp_layout {
     double cx_min = 0, cx_max = 0, cy_min = 0, cy_max = 0, cz_min = 0, cz_max = 0;
     std::vector<double> tile_z; //!< centre height per tile (height map only), ty*ntx+tx
     std::vector<double> dz;     //!< pixel height minus its tile's centre height (ny*nx)
-    bool has_height = false;
+    bool has_height = false;    //!< a height map that is not flat (else z below)
+    double z = 0;               //!< the height of a flat grid (z, or a flat DEM's)
 };
 bp_layout bp_make_layout(const image_grid& g);
 
@@ -103,6 +110,34 @@ bp_prepared bp_prepare(const double* geometry,
                        std::size_t npulses,
                        const bp_layout& layout,
                        backprojection::precision p);
+
+/*!
+ * Whether a pulse's finite geometry g = [x, y, z, r0, dr > 0, f0] stays within what the
+ * arithmetic carries for this grid (the limits above); a pulse that does not is skipped.
+ */
+bool bp_carried(const double* g, const bp_layout& l);
+
+/*!
+ * What the CPU and CUDA backends share: the grid's layout and the start of every run.
+ */
+class bp_backend : public backprojection
+{
+protected:
+    bp_backend(const image_grid& g, std::size_t nbins, backprojection::precision p);
+
+    /*!
+     * The start of a run: null pointers refused (bp_check_pointers), the geometry
+     * prepared into `prep` (bp_prepare, which may throw before anything is touched),
+     * skipped pulses counted. Returns false when no pulse is left to backproject.
+     */
+    bool begin_run(const void* pulses,
+                   const double* geometry,
+                   std::size_t npulses,
+                   const void* image,
+                   bp_prepared& prep);
+
+    const bp_layout d_layout;
+};
 
 //! Throws std::invalid_argument when a pointer needed for npulses > 0 is null.
 void bp_check_pointers(const void* pulses,

@@ -232,6 +232,7 @@ framer_result pulse_framer::process(const cfloat* in,
         take_gate(in, offset, gs, out, r);
         pos = ge;
     }
+    collect_nonfinite(r);
     flush_gates(in); // `in` is gone after this call
     d_pos = pos;
     r.consumed = pos - offset;
@@ -353,12 +354,25 @@ void pulse_framer::finish_cpi(const cfloat* in, cfloat* out, framer_result& r)
 {
     const std::uint64_t cpi_len = d_cfg.npulses * d_cfg.nrange;
     flush_gates(in);
-    d_copy->copy(out + r.cpis.size() * cpi_len, d_copy->staging(), cpi_len);
+    const std::size_t slot = r.cpis.size();
+    d_copy->copy_finite(out + slot * cpi_len, d_copy->staging(), cpi_len, slot);
     d_current.index = d_index++;
     r.cpis.push_back(d_current);
     ++d_emitted;
     d_in_cpi = 0;
     d_batch.clear(); // gates of a discarded or finished CPI
+}
+
+void pulse_framer::collect_nonfinite(framer_result& r)
+{
+    if (r.cpis.empty())
+        return;
+    d_counts.resize(r.cpis.size());
+    d_copy->take_nonfinite(d_counts.data(), d_counts.size());
+    for (std::size_t i = 0; i < r.cpis.size(); ++i) {
+        r.cpis[i].nonfinite = d_counts[i];
+        d_nonfinite += d_counts[i];
+    }
 }
 
 } // namespace gpuradar::kernels

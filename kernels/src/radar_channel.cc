@@ -3,10 +3,15 @@
 #include <gpuradar/kernels/radar_channel.h>
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace gpuradar::kernels {
 
 namespace {
+
+//! As radar_scene's: channel c > 0 is seeded with seed + c times this odd constant.
+constexpr std::uint64_t channel_seed_stride = 0xD1B54A32D192ED03ull;
 
 channel_config checked(channel_config c)
 {
@@ -23,6 +28,13 @@ channel_config checked(channel_config c)
     if (!(c.leakage_amplitude >= 0.0) || !std::isfinite(c.leakage_amplitude))
         detail::throw_invalid(
             s, "leakage_amplitude", ">= 0 and finite (linear)", c.leakage_amplitude);
+    for (std::size_t i = 0; i < c.targets.size(); ++i)
+        if (!(std::fabs(c.targets[i].azimuth_deg) <= 90.0))
+            detail::throw_invalid(s,
+                                  ("azimuths_deg[" + std::to_string(i) + "]").c_str(),
+                                  "in [-90, 90] degrees",
+                                  c.targets[i].azimuth_deg);
+    c.array.validate(s);
     return c;
 }
 
@@ -31,6 +43,9 @@ channel_config checked(channel_config c)
 radar_channel::radar_channel(channel_config cfg)
     : d_cfg(checked(std::move(cfg))), d_noise(d_cfg.seed)
 {
+    // Channel c > 0 draws from its own generator, independent of channel 0's.
+    for (std::size_t c = 1; c < nchannels(); ++c)
+        d_channel_noise.emplace_back(d_cfg.seed + c * channel_seed_stride);
     for (const auto& t : d_cfg.targets) {
         d_geometry.push_back(echo_geometry::of(t, d_cfg.fs, d_cfg.fc));
         d_amplitude.push_back(
@@ -46,17 +61,25 @@ cfloat radar_channel::input_at(std::int64_t i) const
     return d_hist[static_cast<std::size_t>(i - static_cast<std::int64_t>(d_hist_begin))];
 }
 
-void radar_channel::add_echo(cfloat* out, std::size_t n, std::size_t target) const
+void radar_channel::add_echo(cfloat* out,
+                             std::size_t n,
+                             std::size_t target,
+                             std::size_t c) const
 {
     const auto& g = d_geometry[target];
+    const auto& array = d_cfg.array;
+    // One channel without errors: gain exactly 1 and phases exactly 0 (the
+    // single-channel output to the bit).
+    const double phase0 =
+        g.phase0 + array.phase_rad(c) +
+        array.arrival_phase_rad(c, d_cfg.fc, d_cfg.targets[target].azimuth_deg);
     const double two_pi = 2.0 * detail::pi;
     const auto n0 = static_cast<std::int64_t>(d_pos);
     const auto sys = static_cast<std::int64_t>(d_cfg.system_delay);
     // Phase at the first output sample reduced in double, then a unit-step recurrence.
     const double cyc = g.cycles_per_sample * static_cast<double>(d_pos);
-    std::complex<double> ph =
-        d_amplitude[target] *
-        std::polar(1.0, g.phase0 + two_pi * (cyc - std::floor(cyc)));
+    std::complex<double> ph = d_amplitude[target] * array.gain(c) *
+                              std::polar(1.0, phase0 + two_pi * (cyc - std::floor(cyc)));
     const std::complex<double> step =
         std::polar(1.0, two_pi * (g.cycles_per_sample - std::floor(g.cycles_per_sample)));
     for (std::size_t m = 0; m < n; ++m, ph *= step) {
@@ -89,21 +112,44 @@ void radar_channel::trim_history()
     d_hist_begin += drop;
 }
 
+void radar_channel::add_leakage(cfloat* out, std::size_t n, std::size_t c) const
+{
+    const auto first =
+        static_cast<std::int64_t>(d_pos) - static_cast<std::int64_t>(d_cfg.system_delay);
+    const auto& array = d_cfg.array;
+    auto add = [&](auto leak) {
+        for (std::size_t m = 0; m < n; ++m)
+            out[m] += leak * input_at(first + static_cast<std::int64_t>(m));
+    };
+    // Without channel errors a real gain, as for the single antenna (the same bits).
+    if (array.gain_db.empty() && array.phase_deg.empty())
+        add(static_cast<float>(d_cfg.leakage_amplitude));
+    else
+        add(cfloat(
+            std::polar(d_cfg.leakage_amplitude * array.gain(c), array.phase_rad(c))));
+}
+
 void radar_channel::process(const cfloat* in, cfloat* out, std::size_t n)
+{
+    if (nchannels() != 1)
+        throw std::logic_error("gpuradar::radar_channel: process(in, out, n) on a "
+                               "channel of " +
+                               std::to_string(nchannels()) + " outputs");
+    process(in, &out, n);
+}
+
+void radar_channel::process(const cfloat* in, cfloat* const* out, std::size_t n)
 {
     if (n == 0)
         return;
     d_hist.insert(d_hist.end(), in, in + n);
-    d_noise.fill(out, n, d_cfg.noise_power);
-    if (d_cfg.leakage_amplitude > 0.0) {
-        const auto leak = static_cast<float>(d_cfg.leakage_amplitude);
-        const auto first = static_cast<std::int64_t>(d_pos) -
-                           static_cast<std::int64_t>(d_cfg.system_delay);
-        for (std::size_t m = 0; m < n; ++m)
-            out[m] += leak * input_at(first + static_cast<std::int64_t>(m));
+    for (std::size_t c = 0; c < nchannels(); ++c) {
+        (c == 0 ? d_noise : d_channel_noise[c - 1]).fill(out[c], n, d_cfg.noise_power);
+        if (d_cfg.leakage_amplitude > 0.0)
+            add_leakage(out[c], n, c);
+        for (std::size_t i = 0; i < d_geometry.size(); ++i)
+            add_echo(out[c], n, i, c);
     }
-    for (std::size_t i = 0; i < d_geometry.size(); ++i)
-        add_echo(out, n, i);
     d_pos += n;
     trim_history();
 }

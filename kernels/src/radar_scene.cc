@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 
 namespace gpuradar::kernels {
 
@@ -14,6 +15,9 @@ constexpr double c0 = pulse_timing::speed_of_light;
 //! The clutter generator's seed is derived from the scene seed with this offset so that
 //! its draws never coincide with the noise generator's (same seed, different streams).
 constexpr std::uint64_t clutter_seed_offset = 0x9E3779B97F4A7C15ull;
+//! Channel c > 0 of an array draws its noise from seed + c times this (odd, far from the
+//! clutter offset), independent of channel 0, which keeps the single-channel stream.
+constexpr std::uint64_t channel_seed_stride = 0xD1B54A32D192ED03ull;
 
 std::string entry(const char* list, std::size_t i)
 {
@@ -76,11 +80,77 @@ scene_config checked(scene_config c)
         if (!std::isfinite(t.snr_db))
             detail::throw_invalid(
                 s, entry("amplitudes", i).c_str(), "finite (SNR, dB)", t.snr_db);
+        if (!(std::fabs(t.azimuth_deg) <= 90.0))
+            detail::throw_invalid(s,
+                                  entry("azimuths_deg", i).c_str(),
+                                  "in [-90, 90] degrees",
+                                  t.azimuth_deg);
     }
+    c.array.validate(s);
     return c;
 }
 
 } // namespace
+
+array_config array_config::make(unsigned int nchannels,
+                                double spacing_wl,
+                                const std::vector<double>& xyz,
+                                double fc,
+                                const std::vector<double>& gain_db,
+                                const std::vector<double>& phase_deg,
+                                const char* who)
+{
+    if (nchannels < 1)
+        detail::throw_invalid(who, "nchannels", ">= 1", nchannels);
+    array_config a;
+    if (!xyz.empty()) {
+        a.elements = positions_from_xyz(xyz, nchannels, who);
+    } else if (nchannels > 1) {
+        if (!(fc > 0.0) || !std::isfinite(fc))
+            detail::throw_invalid(who, "fc", "> 0 and finite (Hz)", fc);
+        a.elements = ula_positions(nchannels, spacing_wl, c0 / fc, who);
+    }
+    a.gain_db = gain_db;
+    a.phase_deg = phase_deg;
+    a.validate(who);
+    return a;
+}
+
+void array_config::validate(const char* who) const
+{
+    const std::size_t n = nchannels();
+    auto check = [&](const std::vector<double>& v, const char* name) {
+        if (!v.empty() && v.size() != n)
+            detail::throw_invalid(who,
+                                  name,
+                                  "empty or one value per channel (" + std::to_string(n) +
+                                      ")",
+                                  std::to_string(v.size()) + " values");
+        for (std::size_t c = 0; c < v.size(); ++c)
+            if (!std::isfinite(v[c]))
+                detail::throw_invalid(who, entry(name, c).c_str(), "finite", v[c]);
+    };
+    check(gain_db, "channel_gain_db");
+    check(phase_deg, "channel_phase_deg");
+}
+
+double array_config::gain(std::size_t c) const
+{
+    return gain_db.empty() ? 1.0 : std::pow(10.0, gain_db[c] / 20.0);
+}
+
+double array_config::phase_rad(std::size_t c) const
+{
+    return phase_deg.empty() ? 0.0 : phase_deg[c] * detail::pi / 180.0;
+}
+
+double array_config::arrival_phase_rad(std::size_t c, double fc, double azimuth_deg) const
+{
+    if (elements.empty())
+        return 0.0;
+    return kernels::arrival_phase_rad(
+        elements[c], c0 / fc, azimuth_deg * detail::pi / 180.0);
+}
 
 echo_geometry echo_geometry::of(const scene_target& t, double fs, double fc)
 {
@@ -156,11 +226,29 @@ radar_scene::make_targets(const std::vector<double>& ranges_m,
     return t;
 }
 
+void radar_scene::set_azimuths(std::vector<scene_target>& targets,
+                               const std::vector<double>& azimuths_deg,
+                               const char* who)
+{
+    if (azimuths_deg.empty())
+        return;
+    if (azimuths_deg.size() != targets.size())
+        detail::throw_invalid(who,
+                              "azimuths_deg",
+                              "empty or one entry per target (" +
+                                  std::to_string(targets.size()) + ")",
+                              std::to_string(azimuths_deg.size()) + " entries");
+    for (std::size_t i = 0; i < targets.size(); ++i)
+        targets[i].azimuth_deg = azimuths_deg[i];
+}
+
 radar_scene::radar_scene(scene_config cfg)
     : d_cfg(checked(std::move(cfg))),
       d_timing(d_cfg.fs / d_cfg.prf, 0, d_cfg.waveform.size(), stage),
       d_noise(d_cfg.seed)
 {
+    for (std::size_t c = 1; c < nchannels(); ++c)
+        d_channel_noise.emplace_back(d_cfg.seed + c * channel_seed_stride);
     d_ref_power = d_cfg.noise_power > 0.0 ? d_cfg.noise_power : 1.0;
     double e = 0.0;
     for (const auto& s : d_cfg.waveform)
@@ -207,6 +295,8 @@ void radar_scene::continue_from(const radar_scene& previous)
 {
     d_pos = previous.d_pos;
     d_noise = previous.d_noise; // the noise stream goes on where it was
+    if (previous.d_channel_noise.size() == d_channel_noise.size())
+        d_channel_noise = previous.d_channel_noise;
 }
 
 std::int64_t
@@ -265,39 +355,65 @@ void radar_scene::add_pulses(cfloat* out,
     }
 }
 
-void radar_scene::generate(cfloat* out, std::size_t n)
+void radar_scene::render_channel(cfloat* out,
+                                 std::size_t n,
+                                 std::size_t c,
+                                 complex_noise& noise) const
 {
-    if (n == 0)
-        return;
-    d_noise.fill(out, n, d_cfg.noise_power);
+    noise.fill(out, n, d_cfg.noise_power);
     const cfloat* s = d_cfg.waveform.data();
     const std::size_t L = d_cfg.waveform.size();
+    // With one channel and no errors the gain is exactly 1 and the phases exactly 0:
+    // the single-channel stream is unchanged to the bit.
+    const auto& array = d_cfg.array;
+    const double gain = array.gain(c), phase = array.phase_rad(c);
     if (d_cfg.leakage_amplitude > 0.0)
-        add_pulses(out, d_pos, n, s, L, d_cfg.leakage_amplitude, 0.0, 0.0, 0.0, 0.0);
+        add_pulses(
+            out, d_pos, n, s, L, d_cfg.leakage_amplitude * gain, 0.0, 0.0, 0.0, phase);
     if (!d_clutter.empty())
         add_pulses(out,
                    d_pos,
                    n,
                    d_clutter.data(),
                    d_clutter.size(),
-                   1.0,
+                   1.0 * gain,
                    static_cast<double>(d_clutter_delay),
                    0.0,
                    0.0,
-                   0.0);
+                   phase + array.arrival_phase_rad(c, d_cfg.fc, 0.0));
     for (std::size_t i = 0; i < d_cfg.targets.size(); ++i) {
-        const auto g = echo_geometry::of(d_cfg.targets[i], d_cfg.fs, d_cfg.fc);
+        const auto& t = d_cfg.targets[i];
+        const auto g = echo_geometry::of(t, d_cfg.fs, d_cfg.fc);
         add_pulses(out,
                    d_pos,
                    n,
                    s,
                    L,
-                   d_amplitude[i],
+                   d_amplitude[i] * gain,
                    g.delay_at_0,
                    g.delay_rate,
                    g.cycles_per_sample,
-                   g.phase0);
+                   g.phase0 + phase +
+                       array.arrival_phase_rad(c, d_cfg.fc, t.azimuth_deg));
     }
+}
+
+void radar_scene::generate(cfloat* out, std::size_t n)
+{
+    if (nchannels() != 1)
+        throw std::logic_error("gpuradar::radar_scene_source: generate(out, n) on a "
+                               "scene of " +
+                               std::to_string(nchannels()) + " channels");
+    generate(&out, n);
+}
+
+void radar_scene::generate(cfloat* const* out, std::size_t n)
+{
+    if (n == 0)
+        return;
+    render_channel(out[0], n, 0, d_noise);
+    for (std::size_t c = 1; c < nchannels(); ++c)
+        render_channel(out[c], n, c, d_channel_noise[c - 1]);
     d_pos += n;
 }
 
@@ -315,6 +431,7 @@ target_truth radar_scene::truth(std::size_t i, std::uint64_t k) const
     r.delay_samples = 2.0 * r.range_m * d_cfg.fs / c0;
     r.snr_db = t.snr_db;
     r.amplitude = d_amplitude[i];
+    r.azimuth_deg = t.azimuth_deg;
     return r;
 }
 

@@ -39,34 +39,37 @@ std::vector<cdouble> reference(const image_grid& g,
                                std::size_t nbins)
 {
     const std::size_t np = geom.size() / 6;
-    std::vector<cdouble> img(static_cast<std::size_t>(g.nx * g.ny));
-    for (long long iy = 0; iy < g.ny; ++iy)
-        for (long long ix = 0; ix < g.nx; ++ix) {
-            const double px = g.x0 + double(ix) * g.dx, py = g.y0 + double(iy) * g.dy;
-            const double pz = g.height.empty() ? g.z : g.height[iy * g.nx + ix];
-            cdouble acc = 0;
-            for (std::size_t i = 0; i < np; ++i) {
-                const double* q = &geom[6 * i];
-                bool finite = true;
-                for (int k = 0; k < 6; ++k)
-                    finite = finite && std::isfinite(q[k]);
-                if (!finite)
-                    continue;
-                const double R =
-                    std::sqrt((px - q[0]) * (px - q[0]) + (py - q[1]) * (py - q[1]) +
-                              (pz - q[2]) * (pz - q[2]));
-                const double b = (R - q[3]) / q[4];
-                if (!(b >= 0 && b <= double(nbins - 1)))
-                    continue;
-                const std::size_t k = std::min<std::size_t>(std::size_t(b), nbins - 2);
-                const double w = b - double(k);
-                const cdouble v = (1 - w) * cdouble(pulses[i * nbins + k]) +
-                                  w * cdouble(pulses[i * nbins + k + 1]);
-                const double turns = 2 * q[5] * R / c_light;
-                acc += v * std::polar(1.0, 2 * pi * (turns - std::round(turns)));
+    std::vector<cdouble> img(static_cast<std::size_t>(g.voxels()));
+    for (long long iz = 0; iz < g.nz; ++iz)
+        for (long long iy = 0; iy < g.ny; ++iy)
+            for (long long ix = 0; ix < g.nx; ++ix) {
+                const double px = g.x0 + double(ix) * g.dx, py = g.y0 + double(iy) * g.dy;
+                const double pz = (g.height.empty() ? g.z : g.height[iy * g.nx + ix]) +
+                                  double(iz) * g.dz;
+                cdouble acc = 0;
+                for (std::size_t i = 0; i < np; ++i) {
+                    const double* q = &geom[6 * i];
+                    bool finite = true;
+                    for (int k = 0; k < 6; ++k)
+                        finite = finite && std::isfinite(q[k]);
+                    if (!finite)
+                        continue;
+                    const double R =
+                        std::sqrt((px - q[0]) * (px - q[0]) + (py - q[1]) * (py - q[1]) +
+                                  (pz - q[2]) * (pz - q[2]));
+                    const double b = (R - q[3]) / q[4];
+                    if (!(b >= 0 && b <= double(nbins - 1)))
+                        continue;
+                    const std::size_t k =
+                        std::min<std::size_t>(std::size_t(b), nbins - 2);
+                    const double w = b - double(k);
+                    const cdouble v = (1 - w) * cdouble(pulses[i * nbins + k]) +
+                                      w * cdouble(pulses[i * nbins + k + 1]);
+                    const double turns = 2 * q[5] * R / c_light;
+                    acc += v * std::polar(1.0, 2 * pi * (turns - std::round(turns)));
+                }
+                img[(iz * g.ny + iy) * g.nx + ix] = acc;
             }
-            img[iy * g.nx + ix] = acc;
-        }
     return img;
 }
 
@@ -162,7 +165,7 @@ scenario near_field()
 
 std::vector<cfloat> run_image(backend b, const scenario& s, prec p)
 {
-    std::vector<cfloat> img(static_cast<std::size_t>(s.grid.nx * s.grid.ny));
+    std::vector<cfloat> img(static_cast<std::size_t>(s.grid.voxels()));
     auto bp = backprojection::make(b, s.grid, s.nbins, p);
     bp->run(s.pulses.data(), s.geom.data(), s.geom.size() / 6, img.data());
     return img;
@@ -208,6 +211,20 @@ struct focus_setup {
     sim::phase_history h;
 };
 
+//! X band, 600 MHz, 0.2 m bins, gate on the scene centre.
+sim::radar focus_radar(double noise_sigma)
+{
+    sim::radar r;
+    r.f0 = 9.6e9;
+    r.bandwidth = 600e6;
+    r.dr = 0.2;
+    r.nbins = 2048;
+    r.gate_centre = sim::vec3{ 0, 0, 0 };
+    r.sinc_half_width = 64;
+    r.noise_sigma = noise_sigma;
+    return r;
+}
+
 // Point targets seen from a straight or circular path, with a little noise.
 focus_setup focus_scene(bool circular)
 {
@@ -223,14 +240,7 @@ focus_setup focus_scene(bool circular)
         { { 11.3, -7.4, 0.0 }, { -0.8, 0.2 } },
         { { 6.05, 8.2, 0.0 }, { 0.5, 0.5 } },
     };
-    sim::radar r;
-    r.f0 = 9.6e9;
-    r.bandwidth = 600e6;
-    r.dr = 0.2;
-    r.nbins = 2048;
-    r.gate_centre = sim::vec3{ 0, 0, 0 };
-    r.sinc_half_width = 64;
-    r.noise_sigma = 0.05;
+    const sim::radar r = focus_radar(0.05);
     const auto path =
         circular ? sim::circular_path({ 0, 0, 800 }, 1500, -2.0, 0.6, 400)
                  : sim::straight_path({ -150, -1200, 800 }, { 150, -1200, 800 }, 400);
@@ -493,6 +503,227 @@ TEST(BackprojectionCpuModes, test_007_non_finite_geometry_is_skipped_and_counted
     EXPECT_LT(rel_l2(img, clean), 1e-6);
 }
 
+// ---------------------------------------------------------------- bad samples, bad
+// geometry the arithmetic cannot carry
+
+//! Puts non-finite values into a few samples each backprojected pixel can reach, and
+//! into a pulse whose geometry is made non-finite (skipped: its samples are not
+//! counted). Returns the count of the backprojected ones; `clean` gets them as 0.
+std::size_t poison_samples(scenario& s, std::vector<cfloat>& clean)
+{
+    const std::size_t nb = s.nbins, mid = nb / 2;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    const std::vector<std::pair<std::size_t, cfloat>> bad = {
+        { 3 * nb + mid, { nan, 0.5f } },
+        { 10 * nb + mid + 3, { 0.5f, inf } },
+        { 50 * nb + mid - 7, { -inf, -inf } },
+        { 50 * nb + mid - 6, { nan, nan } },
+        { 99 * nb, { inf, 1.0f } }, // bin 0: outside the scene's window, still counted
+    };
+    clean = s.pulses;
+    for (const auto& [i, v] : bad) {
+        s.pulses[i] = v;
+        clean[i] = cfloat(0, 0);
+    }
+    s.geom[6 * 20 + 2] = NAN; // pulse 20 skipped: its bad samples are not looked at
+    s.pulses[20 * nb + mid] = cfloat(nan, nan);
+    clean[20 * nb + mid] = cfloat(0, 0);
+    return bad.size();
+}
+
+void expect_all_finite(const std::vector<cfloat>& img, const char* what)
+{
+    std::size_t bad = 0;
+    for (const auto& v : img)
+        bad += !(std::isfinite(v.real()) && std::isfinite(v.imag()));
+    EXPECT_EQ(bad, 0u) << what;
+}
+
+TEST(BackprojectionCpuModes, test_012_nonfinite_samples_zeroed_and_counted)
+{
+    for (prec p : { prec::fast, prec::accurate }) {
+        scenario s = airborne_near();
+        std::vector<cfloat> clean;
+        const std::size_t nbad = poison_samples(s, clean);
+        scenario c = s;
+        c.pulses = clean;
+        const auto want = run_image(backend::cpu, c, p);
+        // Two calls into one image (accumulate): the second adds to a finite image.
+        std::vector<cfloat> img(want.size());
+        auto bp = backprojection::make(backend::cpu, s.grid, s.nbins, p);
+        const std::size_t np = s.geom.size() / 6;
+        bp->run(s.pulses.data(), s.geom.data(), np, img.data());
+        EXPECT_EQ(bp->nonfinite_samples(), nbad);
+        EXPECT_EQ(bp->skipped_pulses(), 1u);
+        EXPECT_EQ(img, want) << "the bad samples are used as exactly 0";
+        bp->run(s.pulses.data(), s.geom.data(), np, img.data());
+        EXPECT_EQ(bp->nonfinite_samples(), 2 * nbad);
+        expect_all_finite(img, "accumulated");
+        std::vector<cfloat> twice = want;
+        for (std::size_t i = 0; i < twice.size(); ++i)
+            twice[i] += want[i];
+        EXPECT_LT(rel_l2(img, twice), 1e-6);
+    }
+}
+
+//! Appends copies of pulse 0 whose geometry the arithmetic cannot carry.
+std::size_t add_uncarried_pulses(scenario& s)
+{
+    const std::vector<std::pair<int, double>> bad = {
+        { 5, 1e300 },  // f0: the phase over a tile does not fit any precision
+        { 5, -1e30 },  // f0 negative and huge
+        { 3, 1e300 },  // r0: range in bins beyond 2^60
+        { 0, 1e200 },  // antenna x: farther than 1e15 m
+        { 4, 1e-300 }, // dr: range in bins beyond 2^60
+    };
+    for (const auto& [k, v] : bad) {
+        s.geom.insert(s.geom.end(), s.geom.begin(), s.geom.begin() + 6);
+        s.geom[s.geom.size() - 6 + std::size_t(k)] = v;
+        s.pulses.insert(s.pulses.end(), s.pulses.begin(), s.pulses.begin() + s.nbins);
+    }
+    return bad.size();
+}
+
+TEST(BackprojectionCpuModes, test_013_geometry_the_precision_cannot_carry_is_skipped)
+{
+    for (prec p : { prec::fast, prec::accurate }) {
+        const scenario s = airborne_near();
+        scenario t = s;
+        const std::size_t nbad = add_uncarried_pulses(t);
+        std::vector<cfloat> img(static_cast<std::size_t>(s.grid.voxels()));
+        auto bp = backprojection::make(backend::cpu, t.grid, t.nbins, p);
+        bp->run(t.pulses.data(), t.geom.data(), t.geom.size() / 6, img.data());
+        EXPECT_EQ(bp->skipped_pulses(), nbad) << backprojection::to_string(p);
+        EXPECT_EQ(img, run_image(backend::cpu, s, p)) << backprojection::to_string(p);
+    }
+}
+
+// ---------------------------------------------------------------- volumes
+
+//! The airborne scenario as a volume of nz slices dz apart, from z0.
+scenario volume(scenario s, long long nz, double dz, double z0)
+{
+    s.grid.nz = nz;
+    s.grid.dz = dz;
+    s.grid.z = z0;
+    return s;
+}
+
+TEST(BackprojectionCpuVolume, test_014_volume_matches_fp64_reference)
+{
+    for (prec p : { prec::fast, prec::accurate }) {
+        for (bool dem : { false, true }) {
+            scenario base = p == prec::fast ? airborne_near() : spaceborne();
+            if (dem)
+                base = terrain(base);
+            const scenario v = volume(base, 3, 2.5, -4.0);
+            const double ser = ser_db(run_image(backend::cpu, v, p),
+                                      reference(v.grid, v.pulses, v.geom, v.nbins));
+            EXPECT_GE(ser, p == prec::fast ? 60 : 100)
+                << backprojection::to_string(p) << (dem ? " DEM" : " flat");
+        }
+    }
+}
+
+//! The image of a scenario on backend b (host pulses and image on the CPU; device
+//! buffers on CUDA, defined with the CUDA tests).
+std::vector<cfloat> image_on(backend b, const scenario& s, prec p);
+
+//! Every slice of a volume equals, bit for bit, the image of the same grid at the
+//! slice's height; a flat DEM equals the constant-height grid.
+void check_slices_and_flat_dem(backend b, const char* what)
+{
+    for (prec p : { prec::fast, prec::accurate }) {
+        const scenario flat = volume(airborne_near(), 1, 1.0, 7.25);
+        const auto flat_img = image_on(b, flat, p);
+        scenario dem = flat;
+        dem.grid.height.assign(static_cast<std::size_t>(flat.grid.nx * flat.grid.ny),
+                               7.25);
+        dem.grid.z = -100; // unused with a height map
+        EXPECT_EQ(image_on(b, dem, p), flat_img)
+            << what << " flat DEM " << backprojection::to_string(p);
+        const scenario vol = volume(airborne_near(), 3, 1.5, 4.25);
+        const auto v = image_on(b, vol, p);
+        const std::size_t npix = flat_img.size();
+        for (long long iz = 0; iz < 3; ++iz) {
+            const auto slice =
+                image_on(b, volume(airborne_near(), 1, 1.0, 4.25 + 1.5 * double(iz)), p);
+            EXPECT_TRUE(std::equal(slice.begin(), slice.end(), v.begin() + iz * npix))
+                << what << " slice " << iz << " " << backprojection::to_string(p);
+        }
+    }
+}
+
+TEST(BackprojectionCpuVolume, test_015_slices_and_flat_dem_equal_flat_images_exactly)
+{
+    check_slices_and_flat_dem(backend::cpu, "cpu");
+}
+
+/*
+ * Point targets at 0, 3 and 6 m up, seen along a circular path (a wrong height
+ * defocuses them into arcs): in a volume of slices 1.5 m apart each one's brightest
+ * voxel near its true column is at its true slice.
+ */
+focus_setup height_targets()
+{
+    focus_setup f;
+    f.grid.nx = 96;
+    f.grid.ny = 80;
+    f.grid.dx = f.grid.dy = 0.25;
+    f.grid.x0 = -12;
+    f.grid.y0 = -10;
+    f.grid.z = -3.0;
+    f.grid.dz = 1.5;
+    f.grid.nz = 9; // -3 to 9 m: targets at slices 2, 4 and 6
+    const std::vector<sim::point_target> t = {
+        { { 0.0, 0.0, 0.0 }, { 1.0, 0.0 } },
+        { { -7.0, 5.0, 3.0 }, { 0.0, 0.8 } },
+        { { 8.0, -6.0, 6.0 }, { -0.7, 0.3 } },
+    };
+    f.h = sim::simulate(
+        sim::circular_path({ 0, 0, 800 }, 1500, -2.0, 1.2, 400), t, focus_radar(0.02));
+    return f;
+}
+
+void expect_peaks_in_their_voxels(const std::vector<cfloat>& v,
+                                  const focus_setup& f,
+                                  const char* what)
+{
+    const auto& g = f.grid;
+    for (const auto& t : f.h.targets) {
+        const auto want = sim::nearest_pixel(g, t.position);
+        const long long want_z = std::llround((t.position.z - g.z) / g.dz);
+        long long bx = -1, by = -1, bz = -1;
+        float best = -1;
+        for (long long z = 0; z < g.nz; ++z)
+            for (long long y = want.iy - 3; y <= want.iy + 3; ++y)
+                for (long long x = want.ix - 3; x <= want.ix + 3; ++x) {
+                    const float m = std::abs(v[(z * g.ny + y) * g.nx + x]);
+                    if (m > best) {
+                        best = m;
+                        bx = x;
+                        by = y;
+                        bz = z;
+                    }
+                }
+        EXPECT_EQ(bz, want_z) << what << " target at z " << t.position.z;
+        EXPECT_LE(std::abs(bx - want.ix), 1) << what << " target at z " << t.position.z;
+        EXPECT_LE(std::abs(by - want.iy), 1) << what << " target at z " << t.position.z;
+    }
+}
+
+TEST(BackprojectionCpuVolume, test_016_targets_at_different_heights_peak_in_their_voxel)
+{
+    const auto f = height_targets();
+    for (prec p : { prec::fast, prec::accurate }) {
+        std::vector<cfloat> v(static_cast<std::size_t>(f.grid.voxels()));
+        backprojection::make(backend::cpu, f.grid, f.h.nbins, p)
+            ->run(f.h.pulses.data(), f.h.geometry.data(), f.h.npulses, v.data());
+        expect_peaks_in_their_voxels(v, f, backprojection::to_string(p));
+    }
+}
+
 // ---------------------------------------------------------------- bad input
 
 TEST(BackprojectionApi, test_008_bad_parameters_name_the_parameter)
@@ -512,11 +743,32 @@ TEST(BackprojectionApi, test_008_bad_parameters_name_the_parameter)
     g.ny = 0;
     expect_invalid_here([&] { make(g, 8); }, "ny");
     g = ok;
-    g.nx = std::numeric_limits<int>::max(); // nx*ny = 2^31 - 1 passes
+    g.nx = 1LL << 30; // nx*ny*nz = max_voxels passes (nothing is allocated for it)
     EXPECT_NO_THROW(make(g, 8));
-    g.nx = 65536;
-    g.ny = 32768; // 2^31
-    expect_invalid_here([&] { make(g, 8); }, "nx*ny");
+    g.nx = 1LL << 15;
+    g.ny = 1LL << 14;
+    g.nz = 4; // 2^31 voxels: refused, with the memory it would take
+    expect_invalid_here([&] { make(g, 8); }, "nx*ny*nz");
+    expect_invalid_here([&] { make(g, 8); }, "16 GiB");
+    g.nx = g.ny = 1LL << 40; // the product would overflow 64 bits
+    g.nz = 1;
+    expect_invalid_here([&] { make(g, 8); }, "GiB");
+    EXPECT_NO_THROW(make(ok, backprojection::max_bins));
+    expect_invalid_here([&] { make(ok, backprojection::max_bins + 1); }, "nbins");
+    expect_invalid_here([&] { make(ok, backprojection::max_bins + 1); }, "GiB");
+    expect_invalid_here([&] { make(ok, std::size_t(-1)); }, "nbins");
+    g = ok;
+    g.nz = backprojection::max_slices;
+    EXPECT_NO_THROW(make(g, 8));
+    for (long long nz : { 0LL, -1LL, backprojection::max_slices + 1 }) {
+        g.nz = nz;
+        expect_invalid_here([&] { make(g, 8); }, "nz");
+    }
+    for (double dz : { 0.0, -1.0, double(NAN), double(INFINITY) }) {
+        g = ok;
+        g.dz = dz;
+        expect_invalid_here([&] { make(g, 8); }, "dz");
+    }
     for (double bad : { 0.0, -1.0, double(NAN), double(INFINITY) }) {
         g = ok;
         g.dx = bad;
@@ -613,7 +865,7 @@ struct device_run {
     std::vector<cfloat>
     image(const scenario& s, prec p, int calls = 1, bool host_pulses = false)
     {
-        const std::size_t npix = static_cast<std::size_t>(s.grid.nx * s.grid.ny);
+        const std::size_t npix = static_cast<std::size_t>(s.grid.voxels());
         auto d_pulses = to_device(s.pulses, stream);
         kernels::device_memory d_img(npix * sizeof(cfloat));
         kernels::fill_bytes_async(d_img.get(), 0, d_img.size(), stream.ref(), "test");
@@ -639,6 +891,14 @@ struct device_run {
     }
     std::size_t skipped = 0;
 };
+
+std::vector<cfloat> image_on(backend b, const scenario& s, prec p)
+{
+    if (b == backend::cpu)
+        return run_image(b, s, p);
+    device_run d;
+    return d.image(s, p);
+}
 
 TEST_P(BackprojectionCuda, test_020_matches_fp64_reference)
 {
@@ -700,6 +960,129 @@ TEST(BackprojectionCudaModes, test_021_focus_accumulate_swath_height_skip)
     std::fill(
         s.pulses.begin() + 7 * s.nbins, s.pulses.begin() + 8 * s.nbins, cfloat(0, 0));
     EXPECT_LT(rel_l2(skipped, run_image(backend::cpu, s, prec::fast)), 1e-3);
+}
+
+/*
+ * A device image of `voxels` complex values prefilled with random values (never
+ * zeros: a voxel the kernel skips, or writes instead of adding to, shows), followed by
+ * a guard of NaNs that must survive (no write past the image).
+ */
+struct poisoned_image {
+    static constexpr std::size_t guard = 4096;
+    std::vector<cfloat> prefill;
+    kernels::device_memory mem;
+    poisoned_image(std::size_t voxels, kernels::cuda_stream& st, std::uint32_t seed)
+        : prefill(random_complex(voxels, seed)), mem((voxels + guard) * sizeof(cfloat))
+    {
+        std::vector<cfloat> h = prefill;
+        h.resize(voxels + guard,
+                 cfloat(std::numeric_limits<float>::quiet_NaN(),
+                        std::numeric_limits<float>::quiet_NaN()));
+        kernels::copy_async(mem.get(),
+                            h.data(),
+                            mem.size(),
+                            kernels::copy_kind::host_to_device,
+                            st.ref(),
+                            "test");
+        st.synchronize("test");
+    }
+    //! The image minus the prefill; checks the guard.
+    std::vector<cfloat> added(kernels::cuda_stream& st)
+    {
+        auto all = to_host<cfloat>(mem, prefill.size() + guard, st);
+        for (std::size_t i = prefill.size(); i < all.size(); ++i)
+            EXPECT_TRUE(std::isnan(all[i].real())) << "write past the image at " << i;
+        all.resize(prefill.size());
+        for (std::size_t i = 0; i < all.size(); ++i)
+            all[i] -= prefill[i];
+        return all;
+    }
+};
+
+//! CUDA run into a poisoned image; returns what was added, the counters alongside.
+struct cuda_result {
+    std::vector<cfloat> added;
+    std::size_t skipped = 0, nonfinite = 0;
+};
+cuda_result
+run_cuda_poisoned(const scenario& s, prec p, bool host_pulses, std::uint32_t seed)
+{
+    kernels::cuda_stream st;
+    poisoned_image img(static_cast<std::size_t>(s.grid.voxels()), st, seed);
+    auto d_pulses = to_device(s.pulses, st);
+    auto bp = backprojection::make(backend::cuda, s.grid, s.nbins, p, st.ref());
+    const std::size_t np = s.geom.size() / 6;
+    if (host_pulses)
+        bp->run_host_pulses(s.pulses.data(), s.geom.data(), np, img.mem.as<cfloat>());
+    else
+        bp->run(d_pulses.as<cfloat>(), s.geom.data(), np, img.mem.as<cfloat>());
+    cuda_result r;
+    r.nonfinite = bp->nonfinite_samples();
+    r.skipped = bp->skipped_pulses();
+    r.added = img.added(st);
+    return r;
+}
+
+TEST(BackprojectionCudaVolume, test_022_volume_and_dem_match_cpu_and_fp64)
+{
+    GPURADAR_REQUIRE_CUDA();
+    std::uint32_t seed = 100;
+    for (prec p : { prec::fast, prec::accurate }) {
+        for (bool dem : { false, true }) {
+            scenario base = p == prec::fast ? airborne_near() : spaceborne();
+            base.pulses = random_complex(base.pulses.size(), ++seed); // fresh data
+            if (dem)
+                base = terrain(base);
+            const scenario v = volume(base, 3, 2.5, -4.0);
+            const auto gpu = run_cuda_poisoned(v, p, false, ++seed);
+            const auto cpu = run_image(backend::cpu, v, p);
+            const char* what = dem ? "DEM volume" : "flat volume";
+            // The prefill is ~1 per voxel; the image ~sqrt(npulses): float rounding of
+            // the prefill's subtraction stays far below the tolerance.
+            EXPECT_LT(rel_l2(gpu.added, cpu), p == prec::fast ? 1e-3 : 1e-5) << what;
+            EXPECT_GE(ser_db(gpu.added, reference(v.grid, v.pulses, v.geom, v.nbins)),
+                      p == prec::fast ? 60 : 95)
+                << what << " " << backprojection::to_string(p);
+        }
+    }
+    const auto f = height_targets();
+    for (prec p : { prec::fast, prec::accurate }) {
+        scenario s{ "heights", f.grid, f.h.nbins, f.h.pulses, f.h.geometry };
+        expect_peaks_in_their_voxels(
+            run_cuda_poisoned(s, p, false, ++seed).added, f, "cuda");
+    }
+}
+
+TEST(BackprojectionCudaVolume, test_023_slices_and_flat_dem_equal_flat_images_exactly)
+{
+    GPURADAR_REQUIRE_CUDA();
+    check_slices_and_flat_dem(backend::cuda, "cuda");
+}
+
+TEST(BackprojectionCudaModes, test_024_nonfinite_samples_and_uncarried_geometry_as_cpu)
+{
+    GPURADAR_REQUIRE_CUDA();
+    std::uint32_t seed = 200;
+    for (prec p : { prec::fast, prec::accurate }) {
+        for (bool host_pulses : { false, true }) {
+            scenario s = airborne_near();
+            s.pulses = random_complex(s.pulses.size(), ++seed);
+            std::vector<cfloat> clean;
+            const std::size_t nbad = poison_samples(s, clean);
+            const std::size_t nskip = 1 + add_uncarried_pulses(s);
+            auto cpu_bp = backprojection::make(backend::cpu, s.grid, s.nbins, p);
+            std::vector<cfloat> cpu(static_cast<std::size_t>(s.grid.voxels()));
+            cpu_bp->run(s.pulses.data(), s.geom.data(), s.geom.size() / 6, cpu.data());
+            const auto gpu = run_cuda_poisoned(s, p, host_pulses, ++seed);
+            EXPECT_EQ(gpu.nonfinite, nbad);
+            EXPECT_EQ(gpu.nonfinite, cpu_bp->nonfinite_samples());
+            EXPECT_EQ(gpu.skipped, nskip);
+            EXPECT_EQ(gpu.skipped, cpu_bp->skipped_pulses());
+            expect_all_finite(gpu.added, "cuda");
+            EXPECT_LT(rel_l2(gpu.added, cpu), p == prec::fast ? 1e-3 : 1e-5)
+                << backprojection::to_string(p) << (host_pulses ? " host" : " device");
+        }
+    }
 }
 
 } // namespace

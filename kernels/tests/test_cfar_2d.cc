@@ -1065,6 +1065,59 @@ TEST(Cfar2dCudaShapes, test_022_overflow_threshold_null_and_reuse)
 }
 
 /*!
+ * os without a threshold map: the rank test decides, and only detections select their
+ * order statistic. Windows of N = 24, 54 and 90 training cells, every edge, local maxima
+ * on and off, pfa 1e-2 (detections on noise too): the mask, the counts and every
+ * detection's power, threshold and noise are bitwise the CPU twin's; the same run with a
+ * threshold map gives the same mask and list.
+ */
+TEST(Cfar2dCudaShapes, test_026_os_without_threshold_map_is_the_cpu_twin_bitwise)
+{
+    GPURADAR_REQUIRE_CUDA();
+    struct window {
+        int gr, tr, gd, td;
+    };
+    std::uint64_t seed = 7100;
+    for (const window w :
+         { window{ 1, 2, 1, 1 }, window{ 1, 3, 1, 2 }, window{ 2, 4, 1, 3 } })
+        for (const auto& c : all_cases()) {
+            if (c.variant != cfar_variant::os)
+                continue;
+            auto p = small_params(c);
+            p.nrange = 301;
+            p.ndoppler = 130;
+            p.guard_range = w.gr;
+            p.train_range = w.tr;
+            p.guard_doppler = w.gd;
+            p.train_doppler = w.td;
+            const int n = (2 * (w.gr + w.tr) + 1) * (2 * (w.gd + w.td) + 1) -
+                          (2 * w.gr + 1) * (2 * w.gd + 1);
+            p.os_k = kernels::cfar_default_os_k(n);
+            SCOPED_TRACE("N " + std::to_string(n) + " " + case_name({ c, 0 }));
+            const auto power = test_power(p, 2, seed++);
+            const auto cpu = run_cpu(p, power, 2);
+            const auto rank = run_cuda(p, power, 2, false);
+            const auto full = run_cuda(p, power, 2, true);
+            ASSERT_GT(cpu.report.found, 0u);
+            ASSERT_FALSE(cpu.report.overflow());
+            EXPECT_EQ(rank.mask, cpu.mask);
+            EXPECT_EQ(full.mask, cpu.mask);
+            EXPECT_EQ(rank.report.found, cpu.report.found);
+            EXPECT_EQ(rank.report.nonfinite, cpu.report.nonfinite);
+            ASSERT_EQ(rank.report.detections.size(), cpu.report.detections.size());
+            for (std::size_t i = 0; i < cpu.report.detections.size(); ++i) {
+                const auto& g = rank.report.detections[i];
+                const auto& e = cpu.report.detections[i];
+                EXPECT_EQ(std::tie(g.map, g.range_bin, g.doppler_bin),
+                          std::tie(e.map, e.range_bin, e.doppler_bin));
+                EXPECT_EQ(std::memcmp(&g.power, &e.power, 4), 0);
+                EXPECT_EQ(std::memcmp(&g.threshold, &e.threshold, 4), 0) << i;
+                EXPECT_EQ(std::memcmp(&g.noise, &e.noise, 4), 0) << i;
+            }
+        }
+}
+
+/*!
  * Every run starts from zeroed counters and reports only its own detections: one object
  * runs several times, with different CPI counts, twice without a collect in between,
  * with lists longer than the head copied back with the counters (the rest is a second

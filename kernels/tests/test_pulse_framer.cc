@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <set>
 
 namespace gpuradar::test {
 namespace {
@@ -614,6 +615,54 @@ TEST(PulseFramer, test_015_implausible_rx_time_jumps_are_rejected)
                                     { 6000, { 42, std::nan("") } } };
     gap_schedule_case(250.5, { { 9050, 1000.37 } }, bad, 4);
     gap_schedule_case(200.0, { { 9050, 1000.37 } }, bad, 5);
+}
+
+TEST(PulseFramer, test_016_nonfinite_samples_zeroed_and_counted_per_cpi)
+{
+    // NaN / +-Inf in either part at random samples, inside and outside the gates: every
+    // one inside a gate of an emitted CPI comes out as 0 and is counted in that CPI only;
+    // all other samples are untouched (they still decode to their index).
+    const float bad[] = { std::nanf(""), INFINITY, -INFINITY };
+    std::mt19937_64 rng(16);
+    for (double pri : { 300.0, 1000.0 / 3.0 }) {
+        const std::uint64_t gs = 7, nr = 200, np = 5, anchor = 123;
+        stream s;
+        const std::size_t total = anchor + static_cast<std::size_t>(pri * np * 9);
+        for (std::size_t i = 0; i < total; ++i)
+            s.x.push_back(encode(i));
+        std::set<std::uint64_t> poisoned;
+        while (poisoned.size() < 60) {
+            const std::uint64_t i = rng() % total;
+            poisoned.insert(i);
+            const float v = bad[rng() % 3];
+            s.x[i] = rng() % 2 ? cfloat(v, s.x[i].imag()) : cfloat(s.x[i].real(), v);
+        }
+        s.events.push_back({ anchor, framer_event::kind::rx_time, { 1, 0.0 } });
+        pulse_framer f(config(pri, gs, nr, np));
+        const auto c = feed(f, s, 160);
+        ASSERT_GE(c.cpis.size(), 6u);
+        const std::size_t cpi_len = np * nr;
+        std::uint64_t total_bad = 0;
+        for (std::size_t i = 0; i < c.cpis.size(); ++i) {
+            std::uint64_t expected = 0;
+            for (std::uint64_t p = 0; p < np; ++p)
+                for (std::uint64_t j = 0; j < nr; ++j) {
+                    const std::uint64_t at =
+                        anchor + f.timing().gate_begin(c.cpis[i].first_pulse + p) + j;
+                    const cfloat y = c.data[i * cpi_len + p * nr + j];
+                    if (poisoned.count(at)) {
+                        ++expected;
+                        ASSERT_EQ(y, cfloat(0, 0)) << "cpi " << i << " sample " << at;
+                    } else {
+                        ASSERT_EQ(decode(y), at) << "cpi " << i << " sample " << at;
+                    }
+                }
+            EXPECT_EQ(c.cpis[i].nonfinite, expected) << "cpi " << i;
+            total_bad += expected;
+        }
+        EXPECT_GT(total_bad, 0u) << "the random positions must hit some gates";
+        EXPECT_EQ(f.nonfinite_samples(), total_bad);
+    }
 }
 
 TEST(PulseFramer, test_020_bad_parameters)

@@ -1,4 +1,5 @@
-/* Stream tags the block tests feed in: a `cpi` tag of a given shape and UHD's rx_time. */
+/* Stream tags the block tests feed in: a `cpi` tag of a given shape, a `stripmap` tag
+ * and UHD's rx_time. */
 #ifndef INCLUDED_GPURADAR_TEST_STREAM_TAGS_H
 #define INCLUDED_GPURADAR_TEST_STREAM_TAGS_H
 
@@ -23,6 +24,21 @@ inline gr::tag_t cpi_tag(std::uint64_t offset,
     gr::tag_t t;
     t.offset = offset;
     t.key = pmt::intern("cpi");
+    t.value = d;
+    return t;
+}
+
+//! A `stripmap` tag at `offset` with an acquisition field (fc), the strip's y0 and pulse.
+inline gr::tag_t
+strip_tag(std::uint64_t offset, double fc, double y0, std::uint64_t pulse)
+{
+    pmt::pmt_t d = pmt::make_dict();
+    d = pmt::dict_add(d, pmt::intern("fc"), pmt::from_double(fc));
+    d = pmt::dict_add(d, pmt::intern("y0"), pmt::from_double(y0));
+    d = pmt::dict_add(d, pmt::intern("pulse"), pmt::from_uint64(pulse));
+    gr::tag_t t;
+    t.offset = offset;
+    t.key = pmt::intern("stripmap");
     t.value = d;
     return t;
 }

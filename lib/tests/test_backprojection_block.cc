@@ -74,11 +74,15 @@ struct params {
     std::string precision = "fast";
     std::string backend = "cpu";
     unsigned ppi = 0;
+    std::vector<float> height;
+    unsigned nz = 1;
+    double dz = 1.0;
 };
 
 struct result {
-    std::vector<gr_complex> images; // nimages x ny x nx
-    std::uint64_t skipped = 0, emitted = 0;
+    std::vector<gr_complex> images; // nimages x nz x ny x nx
+    std::uint64_t skipped = 0, emitted = 0, nonfinite = 0;
+    std::vector<gr::tag_t> tags;
 };
 
 std::vector<std::uint8_t> geometry_bytes(const std::vector<double>& g)
@@ -106,14 +110,20 @@ result run(const scene& s, const std::vector<double>& geometry, const params& p)
                                         p.ppi,
                                         p.mode,
                                         p.precision,
-                                        {},
-                                        p.backend);
+                                        p.height,
+                                        p.backend,
+                                        p.nz,
+                                        p.dz);
     auto snk = gr::blocks::vector_sink_c::make(unsigned(s.grid.nx));
     tb->connect(src, 0, bp, 0);
     tb->connect(geo, 0, bp, 1);
     tb->connect(bp, 0, snk, 0);
     tb->run();
-    return { snk->data(), bp->skipped_pulses(), bp->images() };
+    return { snk->data(),
+             bp->skipped_pulses(),
+             bp->images(),
+             bp->nonfinite_samples(),
+             snk->tags() };
 }
 
 //! The kernel (CPU) directly: pulses [first, first + n) into a fresh image.
@@ -125,7 +135,7 @@ reference(const scene& s,
           kernels::backprojection::precision p = kernels::backprojection::precision::fast)
 {
     auto k = kernels::backprojection::make(kernels::backend::cpu, s.grid, s.h.nbins, p);
-    std::vector<cfloat> img(std::size_t(s.grid.nx * s.grid.ny));
+    std::vector<cfloat> img(std::size_t(s.grid.voxels()));
     k->run(s.h.pulses.data() + first * s.h.nbins,
            geometry.data() + first * n6,
            n,
@@ -135,7 +145,7 @@ reference(const scene& s,
 
 std::vector<cfloat> image_at(const result& r, const scene& s, std::size_t i)
 {
-    const std::size_t npix = std::size_t(s.grid.nx * s.grid.ny);
+    const std::size_t npix = std::size_t(s.grid.voxels());
     return std::vector<cfloat>(r.images.begin() + i * npix,
                                r.images.begin() + (i + 1) * npix);
 }
@@ -382,6 +392,133 @@ TEST(BackprojectionBlockCpu, test_006_height_map_changes_the_focus_height)
     EXPECT_LE(peak_near(flat, s, s.h.targets[0].position).first.iy, want.iy - 2);
 }
 
+//! The value of the uint64 tag `key` on item `offset`; -1 when there is none.
+long long
+tag_value(const std::vector<gr::tag_t>& tags, const char* key, std::uint64_t offset)
+{
+    for (const auto& t : tags)
+        if (t.offset == offset && pmt::symbol_to_string(t.key) == key)
+            return static_cast<long long>(pmt::to_uint64(t.value));
+    return -1;
+}
+
+/*
+ * accumulate: NaN/Inf samples in the first image's pulses and a bad geometry in the
+ * second's: both images finite, equal to the kernel's images of the clean pulses, each
+ * image's first item tagged with its own counts.
+ */
+void check_nonfinite_samples(const char* backend, double tol)
+{
+    const std::size_t ppi = 64;
+    scene s = make_scene(2 * ppi);
+    scene clean = s;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    const std::size_t nb = s.h.nbins;
+    const std::vector<std::pair<std::size_t, cfloat>> bad = {
+        { 5 * nb + nb / 2, { nan, 0.0f } },
+        { 9 * nb + nb / 2 + 1, { 1.0f, inf } },
+        { 40 * nb + 3, { -inf, nan } },
+    };
+    for (const auto& [i, v] : bad) {
+        s.h.pulses[i] = v;
+        clean.h.pulses[i] = cfloat(0, 0);
+    }
+    auto g = s.h.geometry;
+    g[(ppi + 7) * n6 + 5] = 1e300; // f0 the precision cannot carry: skipped
+    params p;
+    p.backend = backend;
+    p.ppi = unsigned(ppi);
+    p.mode = "accumulate";
+    const auto r = run(clean, g, p); // the same without the bad samples
+    const auto rb = run(s, g, p);
+    ASSERT_EQ(rb.emitted, 2u);
+    for (const auto& v : rb.images)
+        ASSERT_TRUE(std::isfinite(v.real()) && std::isfinite(v.imag()));
+    EXPECT_EQ(rb.nonfinite, bad.size());
+    EXPECT_EQ(rb.skipped, 1u);
+    EXPECT_EQ(r.nonfinite, 0u);
+    const std::uint64_t rows = std::uint64_t(s.grid.ny);
+    EXPECT_EQ(tag_value(rb.tags, "nonfinite_samples", 0), 3);
+    EXPECT_EQ(tag_value(rb.tags, "skipped_pulses", 0), 0);
+    EXPECT_EQ(tag_value(rb.tags, "nonfinite_samples", rows), 0);
+    EXPECT_EQ(tag_value(rb.tags, "skipped_pulses", rows), 1);
+    EXPECT_LE(rel_l2(rb.images, r.images), tol);
+    auto g_ref = g;
+    g_ref[(ppi + 7) * n6 + 5] = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_LE(rel_l2(image_at(rb, s, 1), reference(clean, g_ref, 0, 2 * ppi)), tol);
+}
+
+TEST(BackprojectionBlockCpu, test_007_nonfinite_samples_zeroed_counted_and_tagged)
+{
+    check_nonfinite_samples("cpu", 1e-6);
+}
+
+TEST(BackprojectionBlockCpu, test_008_sizes_refused_before_allocation_with_memory)
+{
+    using bp = grr::backprojection;
+    auto make = [](unsigned nbins, unsigned nx, unsigned ny, unsigned nz, double dz) {
+        return bp::make(
+            nbins, nx, ny, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, "cpu", nz, dz);
+    };
+    // nbins * 8 bytes would overflow the port's int item size: refused first.
+    expect_invalid_here([&] { make(1u << 31, 4, 4, 1, 1); }, "nbins");
+    expect_invalid_here([&] { make(1u << 31, 4, 4, 1, 1); }, "GiB");
+    expect_invalid_here([&] { make((1u << 24) + 1, 4, 4, 1, 1); }, "GiB");
+    // 2^32 voxels (32 GiB): refused, not allocated.
+    expect_invalid_here([&] { make(8, 1u << 16, 1u << 16, 1, 1); }, "nx*ny*nz");
+    expect_invalid_here([&] { make(8, 1u << 12, 1u << 12, 256, 1); }, "32 GiB");
+    expect_invalid_here([&] { make(8, (1u << 27) + 1, 1, 1, 1); }, "nx");
+    expect_invalid_here([&] { make(8, (1u << 27) + 1, 1, 1, 1); }, "GiB");
+    expect_invalid_here([&] { make(8, 4, 4, 0, 1); }, "nz");
+    expect_invalid_here([&] { make(8, 4, 4, 65536, 1); }, "nz");
+    expect_invalid_here([&] { make(8, 4, 4, 2, 0.0); }, "dz");
+    expect_invalid_here([&] { make(8, 4, 4, 2, std::nan("")); }, "dz");
+    EXPECT_NO_THROW(make(8, 4, 4, 2, 0.5));
+}
+
+//! A volume of 3 slices 1.5 m apart, over the flat grid and over a DEM.
+void check_volume(const char* backend, double tol)
+{
+    scene s = make_scene(96);
+    for (bool dem : { false, true }) {
+        params p;
+        p.backend = backend;
+        p.ppi = 96;
+        p.nz = 3;
+        p.dz = 1.5;
+        scene v = s;
+        v.grid.nz = 3;
+        v.grid.dz = 1.5;
+        if (dem) {
+            const std::size_t n = std::size_t(s.grid.nx * s.grid.ny);
+            for (std::size_t i = 0; i < n; ++i)
+                p.height.push_back(float(0.01 * double(i % 97)));
+            v.grid.height.assign(p.height.begin(), p.height.end());
+        }
+        for (const char* prec : { "fast", "accurate" }) {
+            p.precision = prec;
+            const auto r = run(s, s.h.geometry, p);
+            ASSERT_EQ(r.emitted, 1u);
+            ASSERT_EQ(r.images.size(), std::size_t(v.grid.voxels()))
+                << "nz*ny items of nx";
+            EXPECT_LE(rel_l2(r.images,
+                             reference(v,
+                                       s.h.geometry,
+                                       0,
+                                       96,
+                                       kernels::backprojection::parse_precision(prec))),
+                      tol)
+                << prec << (dem ? " DEM" : " flat");
+        }
+    }
+}
+
+TEST(BackprojectionBlockCpu, test_009_volume_and_dem_output_layout)
+{
+    check_volume("cpu", 1e-6);
+}
+
 // ---- CUDA (ctest label gpu; skipped without a device) ----
 
 TEST(BackprojectionBlockCuda, test_010_cuda_matches_cpu_through_device_buffers)
@@ -461,6 +598,13 @@ TEST(BackprojectionBlockCuda, test_013_image_stays_on_the_device_into_the_envelo
     EXPECT_LE(rel_l2(a, b), 4e-3);
     // Only the power map comes back to the host: the complex image never does.
     EXPECT_EQ(stats.d2h_bytes, pw.size() * sizeof(float));
+}
+
+TEST(BackprojectionBlockCuda, test_014_nonfinite_samples_and_volume)
+{
+    GPURADAR_REQUIRE_CUDA();
+    check_nonfinite_samples("cuda", 2e-3);
+    check_volume("cuda", 2e-3);
 }
 
 } // namespace

@@ -10,6 +10,8 @@
 #include <gnuradio/top_block.h>
 #include <pmt/pmt.h>
 #include <algorithm>
+#include <cmath>
+#include <random>
 
 namespace gpuradar::test {
 namespace {
@@ -21,6 +23,7 @@ struct framed {
     std::vector<gr::tag_t> tags;
     std::uint64_t dropped, emitted;
     std::string backend;
+    std::uint64_t nonfinite;
 };
 
 framed run(double pri,
@@ -41,7 +44,9 @@ framed run(double pri,
     tb->run();
     auto t = snk->tags();
     std::sort(t.begin(), t.end(), gr::tag_t::offset_compare);
-    return { snk->data(), t, f->dropped_cpis(), f->emitted_cpis(), f->backend() };
+    framed r{ snk->data(), t, f->dropped_cpis(), f->emitted_cpis(), f->backend(), 0 };
+    r.nonfinite = f->nonfinite_samples();
+    return r;
 }
 
 // A stream of `n` samples starting at 10 s, with an overflow of `lost` samples after
@@ -59,6 +64,7 @@ void expect_same(const framed& cpu, const framed& gpu)
     EXPECT_EQ(gpu.backend, "cuda");
     EXPECT_EQ(gpu.emitted, cpu.emitted);
     EXPECT_EQ(gpu.dropped, cpu.dropped);
+    EXPECT_EQ(gpu.nonfinite, cpu.nonfinite);
     ASSERT_EQ(gpu.data.size(), cpu.data.size());
     EXPECT_TRUE(gpu.data == cpu.data) << "copies are exact";
     ASSERT_EQ(gpu.tags.size(), cpu.tags.size());
@@ -105,6 +111,47 @@ TEST(PulseFramerCuda, test_011_fractional_pri_matches_cpu)
     const auto cpu = run(1000.0 / 3.0, 5, 300, 32, x, tags, "cpu");
     const auto gpu = run(1000.0 / 3.0, 5, 300, 32, x, tags, "cuda");
     expect_same(cpu, gpu);
+}
+
+// NaN, +Inf, -Inf in real and imaginary parts at random samples; returns how many.
+std::size_t
+add_nonfinite(std::vector<gr_complex>& x, std::size_t count, std::uint32_t seed)
+{
+    const float bad[] = { std::nanf(""), INFINITY, -INFINITY };
+    std::mt19937 rng(seed);
+    for (std::size_t i = 0; i < count; ++i) {
+        auto& v = x[rng() % x.size()];
+        const float b = bad[rng() % 3];
+        v = rng() % 2 ? gr_complex(b, v.imag()) : gr_complex(v.real(), b);
+    }
+    return count;
+}
+
+// The sum of the cpi tags' nonfinite_samples.
+std::uint64_t tagged_nonfinite(const framed& f)
+{
+    std::uint64_t n = 0;
+    for (const auto& t : f.tags)
+        n += pmt::to_uint64(
+            pmt::dict_ref(t.value, pmt::intern("nonfinite_samples"), pmt::PMT_NIL));
+    return n;
+}
+
+TEST(PulseFramerCuda, test_012_nonfinite_samples_zeroed_and_counted_like_cpu)
+{
+    GPURADAR_REQUIRE_CUDA();
+    for (double pri : { 1000.0, 1000.0 / 3.0 }) {
+        auto x = random_complex(1'200'000, 43);
+        add_nonfinite(x, 500, 44);
+        const auto tags = stream_tags(300'000, 123);
+        const auto cpu = run(pri, 5, 300, 16, x, tags, "cpu");
+        const auto gpu = run(pri, 5, 300, 16, x, tags, "cuda");
+        EXPECT_GT(cpu.nonfinite, 50u) << "many of the samples lie in gates";
+        EXPECT_EQ(tagged_nonfinite(cpu), cpu.nonfinite);
+        for (const auto& v : gpu.data)
+            ASSERT_TRUE(std::isfinite(v.real()) && std::isfinite(v.imag()));
+        expect_same(cpu, gpu);
+    }
 }
 
 } // namespace

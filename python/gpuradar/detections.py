@@ -61,7 +61,9 @@ def pdu_to_dicts(msg):
 
 
 def pdu_metadata(msg):
-    """The metadata dict of one PDU (the cpi tag's fields, cpi, found, nonfinite, ...)."""
+    """The metadata dict of one PDU (the cpi tag's fields, e.g. nonfinite_samples, the
+    NaN/Inf input samples the framer wrote as 0; cpi, found, nonfinite (NaN/Inf cells),
+    ...)."""
     return pdu_to_python(msg)[0]
 
 

@@ -13,15 +13,21 @@ namespace gr {
 namespace gpuradar {
 
 /*!
- * \brief SAR time-domain backprojection: range-compressed pulses to a complex image.
+ * \brief SAR time-domain backprojection: range-compressed pulses to a complex image, an
+ * image on a height map (DEM) or a voxel volume.
  * \ingroup gpuradar
  *
  * Input 0: range-compressed pulses, one item = nbins gr_complex (device buffer on CUDA).
  * Input 1: the geometry of each pulse, one item = 6 doubles [x, y, z, r0, dr, f0]
  * (antenna phase centre in local Cartesian metres, range of bin 0 (m), bin spacing (m),
  * reference frequency (Hz); DESIGN.md), item for item with input 0 (host memory).
- * Output: the complex image, ny items of nx gr_complex (row iy = y0 + iy*dy, column
- * ix = x0 + ix*dx), emitted every pulses_per_image pulses (device buffer on CUDA).
+ * Output: the complex image, nz*ny items of nx gr_complex, emitted every
+ * pulses_per_image pulses (device buffer on CUDA): slice iz (height h + iz*dz, lowest
+ * first), row iy (y0 + iy*dy), column ix (x0 + ix*dx) is item iz*ny + iy, element ix;
+ * h is z, or height[iy*nx + ix] with a height map. nz = 1: one flat (or DEM) image of ny
+ * items. The first item of every image carries two uint64 tags counting that image's
+ * pulses: "nonfinite_samples" (samples with a NaN or Inf part, used as 0) and
+ * "skipped_pulses" (bad geometry).
  * Per pixel and pulse (gpuradar::kernels::backprojection): R = |pixel - antenna|, linear
  * interpolation at bin (R - r0)/dr, times exp(+j 4 pi f0 R / c), summed over pulses.
  * The image is integrated in the backend's memory (on the GPU for CUDA) and only copied
@@ -31,10 +37,12 @@ namespace gpuradar {
  * one. Mode `accumulate`: the image is never cleared; each emitted image holds every
  * pulse since the start of the stream.
  *
- * A pulse whose geometry has a non-finite value, or a bin spacing dr <= 0, is skipped
+ * A pulse whose geometry has a non-finite value, a bin spacing dr <= 0, or values the
+ * precision cannot carry (e.g. f0 = 1e300; kernels/backprojection.h) is skipped
  * (contributes nothing, still counts towards pulses_per_image), counted
- * (skipped_pulses()) and logged; the image never becomes NaN. A partial image at the
- * end of a finite stream is not emitted.
+ * (skipped_pulses()) and logged. A non-finite pulse sample is used as 0 and counted
+ * (nonfinite_samples()). The image never becomes NaN, in `accumulate` mode neither. A
+ * partial image at the end of a finite stream is not emitted.
  */
 class GPURADAR_API backprojection : virtual public gr::block
 {
@@ -45,20 +53,26 @@ public:
     static constexpr unsigned int geometry_length = 6;
 
     /*!
-     * \param nbins             range bins per pulse (>= 2)
-     * \param nx                image columns (>= 1; nx*ny < 2^31)
-     * \param ny                image rows (>= 1)
+     * \param nbins             range bins per pulse (2 to 2^24)
+     * \param nx                image columns (>= 1, at most 2^27: one output item, 1 GiB)
+     * \param ny                image rows (>= 1; nx*ny*nz at most 2^30 voxels, 8 GiB)
      * \param x0                x of column 0 (m, finite)
      * \param y0                y of row 0 (m, finite)
      * \param dx                column spacing (m, > 0)
      * \param dy                row spacing (m, > 0)
-     * \param z                 constant pixel height (m, finite), used when `height` is
-     * empty \param pulses_per_image  pulses per emitted image (>= 1) \param mode
-     * "restart" | "accumulate" \param precision         "fast" (float32, airborne ranges)
-     * | "accurate" (double range and phase, e.g. spaceborne slant ranges) \param height
-     * optional height map (m): empty, or ny*nx finite values, row-major; replaces z
+     * \param z                 height of the flat image or of slice 0 (m, finite), used
+     *                          when `height` is empty
+     * \param pulses_per_image  pulses per emitted image (>= 1)
+     * \param mode              "restart" | "accumulate"
+     * \param precision         "fast" (float32, airborne ranges) | "accurate" (double
+     *                          range and phase, e.g. spaceborne slant ranges)
+     * \param height            optional height map, a DEM (m): empty, or ny*nx finite
+     *                          values, row-major; replaces z
      * \param backend           "auto", "cuda" or "cpu"
-     * Throws std::invalid_argument naming the parameter on bad input.
+     * \param nz                height slices of a volume (1 to 65535; 1: one image)
+     * \param dz                slice spacing (m, > 0 and finite)
+     * Throws std::invalid_argument naming the parameter on bad input, before anything
+     * is allocated (sizes with the memory they would take).
      */
     static sptr make(unsigned int nbins,
                      unsigned int nx,
@@ -72,10 +86,14 @@ public:
                      const std::string& mode = "restart",
                      const std::string& precision = "fast",
                      const std::vector<float>& height = std::vector<float>(),
-                     const std::string& backend = "auto");
+                     const std::string& backend = "auto",
+                     unsigned int nz = 1,
+                     double dz = 1.0);
 
-    //! Pulses skipped since construction (non-finite geometry or dr <= 0).
+    //! Pulses skipped since construction (non-finite geometry, dr <= 0, not carried).
     virtual std::uint64_t skipped_pulses() const = 0;
+    //! Non-finite samples (used as 0) in the pulses of the images emitted so far.
+    virtual std::uint64_t nonfinite_samples() const = 0;
     //! Images emitted since construction.
     virtual std::uint64_t images() const = 0;
     virtual std::string mode() const = 0;

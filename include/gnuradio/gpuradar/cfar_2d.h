@@ -26,9 +26,11 @@ namespace gpuradar {
  * unconnected.
  *
  * Message port `detections`: one PDU per CPI, pmt pair (metadata dict, vector of dicts).
- * Metadata: every field of the CPI's `cpi` tag, plus `cpi` (index), `channels`,
- * `ndetections` (listed), `found` (including those over max_detections), `overflow`
- * (bool), `nonfinite` (NaN/Inf cells in the CPI), `alpha` (full window), `variant`.
+ * Metadata: every field of the CPI's `cpi` tag (after a pulse_framer among them
+ * `nonfinite_samples`, the NaN/Inf input samples it wrote as 0), plus `cpi` (index),
+ * `channels`, `ndetections` (listed), `found` (including those over max_detections),
+ * `overflow` (bool), `nonfinite` (NaN/Inf cells in the CPI's map), `alpha` (full window),
+ * `variant`.
  * Each detection: `range_bin`, `doppler_bin`, `channel`, `cpi` (u64), `power`,
  * `threshold`, `noise` (T / alpha), `snr_db` = 10 log10(power / noise) (doubles), and
  * - `range_m` = r0 + range_bin * c / (2 fs) when the tag has `fs` (`r0` absent: 0);

@@ -42,10 +42,16 @@ namespace gpuradar {
  * is a dict: cpi (u64, the CPI index), nrange, ndoppler, channels (u64), fs, prf, fc
  * (Hz, doubles; fs falls back to samp_rate, prf and fc are 0 when the cpi tag lacks
  * them), fftshift, db (bools), envelope ("square_law" or "linear"), r0_m (range of bin
- * 0 in m, 0 when unknown) and rx_time (seconds, double; only when the tag has it). On
+ * 0 in m, 0 when unknown), rx_time (seconds, double; only when the tag has it) and
+ * nonfinite_samples (u64, the pulse_framer's count; only when the tag has it). On
  * the CUDA backend the map is copied to pinned host memory asynchronously on the block's
  * stream (counted in device_buffer::transfer_stats().d2h_bytes) and published once the
  * copy is complete; the stream output stays on the device.
+ *
+ * Non-finite input: samples with a NaN or infinite part are neither zeroed nor counted
+ * here; the pulse_framer, where samples enter a pulse-Doppler chain, does both (the cpi
+ * tag's nonfinite_samples). Fed directly, one such sample makes the whole CPI's map NaN
+ * (the FFTs spread it), which cfar_2d counts as NaN/Inf cells and never detects.
  */
 class GPURADAR_API pulse_doppler_processor : virtual public gr::block
 {

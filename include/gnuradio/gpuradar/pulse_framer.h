@@ -20,9 +20,17 @@ namespace gpuradar {
  * nrange). The schedule is exact for fractional PRIs (no accumulation, no drift;
  * kernels/pulse_timing.h). Whole CPIs of npulses items only; the first item of each
  * carries the `cpi` tag {index, npulses, nrange, fs, prf = fs / pri, fc, r0 = gate_start
- * c / (2 fs), channels = 1, pulse (pulse number since the anchor), rx_time (UHD tuple
- * (uint64 secs, double frac) of that pulse's start, when an rx_time tag was seen)}
- * (DESIGN.md, docs/CONVENTIONS.md).
+ * c / (2 fs), channels = 1, pulse (pulse number since the anchor), nonfinite_samples
+ * (see below), rx_time (UHD tuple (uint64 secs, double frac) of that pulse's start, when
+ * an rx_time tag was seen)} (DESIGN.md, docs/CONVENTIONS.md).
+ *
+ * Non-finite input: a gate sample with a NaN or infinite real or imaginary part is
+ * written as 0, so that one bad sample cannot turn the whole range-Doppler map of its CPI
+ * into NaN; the CPI is emitted as usual. The cpi tag's `nonfinite_samples` (u64, always
+ * present, 0 when clean) counts them per CPI, nonfinite_samples() in total, and a
+ * warning is logged (the first eight CPIs with any, then the 2^n-th). Samples outside the
+ * gates are not looked at. The framer is where samples enter a pulse-Doppler chain: the
+ * blocks downstream neither zero nor count them.
  *
  * Anchor (pulse 0), by `trigger`:
  * - "rx_time":   the first `rx_time` tag (UHD stamps the first sample it delivers);
@@ -109,6 +117,9 @@ public:
     //! rx_time tags ignored as implausible: time going backwards, or a jump of more than
     //! kernels::pulse_framer::max_gap_seconds (3600 s), or a non-finite time.
     virtual std::uint64_t rejected_time_jumps() const = 0;
+    //! Samples of emitted CPIs written as 0 because a part was NaN or infinite (the sum
+    //! of the cpi tags' nonfinite_samples).
+    virtual std::uint64_t nonfinite_samples() const = 0;
     //! fs / pri_samples (Hz).
     virtual double prf() const = 0;
     //! Range of gate sample 0, gate_start c / (2 fs) (m).

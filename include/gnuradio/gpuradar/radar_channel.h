@@ -30,6 +30,10 @@ namespace gpuradar {
  * Tags: each `tx_time` tag becomes an `rx_time` tag on the same sample (a receiver
  * sharing the transmitter's clock stamps that time there), so pulse_framer with
  * trigger = rx_time anchors on the first burst; other tags are not passed on.
+ *
+ * Receive array (nchannels > 1): one output per channel, with the array phase of each
+ * target's azimuth, per-channel gain/phase errors and independent noise, exactly as in
+ * radar_scene_source (kernels/radar_channel.h); rx_time goes on every output.
  */
 class GPURADAR_API radar_channel : virtual public gr::sync_block
 {
@@ -50,6 +54,14 @@ public:
      * \param leakage_amplitude  gain of the direct transmit -> receive path (>= 0)
      * \param system_delay       fixed receive-path delay (samples) of leakage and echoes
      * \param seed               noise seed
+     * \param azimuths_deg       target angles of arrival (deg in [-90, 90]), one per
+     *                           target; empty: all at boresight
+     * \param nchannels          receive channels = outputs (>= 1)
+     * \param element_spacing_wl ULA spacing (wavelengths, > 0) when element_positions_m
+     *                           is empty
+     * \param element_positions_m x, y, z per channel (m), 3 * nchannels numbers
+     * \param channel_gain_db    per-channel gain error (dB), one per channel or empty
+     * \param channel_phase_deg  per-channel phase error (deg), one per channel or empty
      * Throws std::invalid_argument naming the parameter or the target entry
      * ("ranges[2]", "velocities": one entry per target).
      */
@@ -64,7 +76,13 @@ public:
                      double noise_power = 1.0,
                      double leakage_amplitude = 0.0,
                      unsigned int system_delay = 0,
-                     std::uint64_t seed = 1);
+                     std::uint64_t seed = 1,
+                     const std::vector<double>& azimuths_deg = {},
+                     unsigned int nchannels = 1,
+                     double element_spacing_wl = 0.5,
+                     const std::vector<double>& element_positions_m = {},
+                     const std::vector<double>& channel_gain_db = {},
+                     const std::vector<double>& channel_phase_deg = {});
 
     //! Linear echo amplitude a_i of each target.
     virtual std::vector<double> echo_amplitudes() const = 0;

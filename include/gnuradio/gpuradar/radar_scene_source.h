@@ -40,6 +40,15 @@ namespace gpuradar {
  *
  * paced = false: as fast as the flowgraph takes samples; true: at fs in real time, like a
  * hardware source (output in chunks of at most 10 ms).
+ *
+ * Receive array (nchannels > 1): one output per channel, like a multi-channel SDR. The
+ * elements are a ULA of element_spacing_wl wavelengths on the x axis, or
+ * element_positions_m; target i's echo reaches channel c with the extra phase
+ * 2 pi p_c . u(azimuths_deg[i]) / lambda (kernels/array_geometry.h: u = (sin az, cos az,
+ * 0), boresight +y), every signal of channel c is scaled by 10^(channel_gain_db[c]/20)
+ * and rotated by channel_phase_deg[c], and each channel has its own noise. Clutter
+ * arrives from boresight. The truth messages carry azimuth_deg. With the defaults (one
+ * channel, no errors) the stream is that of a single antenna.
  */
 class GPURADAR_API radar_scene_source : virtual public gr::sync_block
 {
@@ -65,8 +74,18 @@ public:
      * clutter extent end (m); no clutter when <= clutter_start_m \param paced true: real
      * time at fs; false: free-running \param truth_every        truth messages every this
      * many pulses (0: pulse 0 only) \param start_time         rx_time of sample 0 (s, >=
-     * 0) \param seed               noise and clutter seed Throws std::invalid_argument
-     * naming the parameter, or the malformed target entry (e.g. "ranges[2]").
+     * 0) \param seed               noise and clutter seed
+     * \param azimuths_deg       target angles of arrival (degrees in [-90, 90]), one per
+     *                           target; empty: all at boresight
+     * \param nchannels          receive channels = outputs (>= 1)
+     * \param element_spacing_wl ULA spacing in wavelengths (> 0), when
+     *                           element_positions_m is empty
+     * \param element_positions_m x, y, z per channel (m): 3 * nchannels numbers; empty:
+     *                           the ULA
+     * \param channel_gain_db    per-channel gain error (dB), one per channel or empty
+     * \param channel_phase_deg  per-channel phase error (deg), one per channel or empty
+     * Throws std::invalid_argument naming the parameter, or the malformed target entry
+     * (e.g. "ranges[2]").
      */
     static sptr make(double fs,
                      double fc,
@@ -87,7 +106,13 @@ public:
                      bool paced = false,
                      unsigned int truth_every = 0,
                      double start_time = 0.0,
-                     std::uint64_t seed = 1);
+                     std::uint64_t seed = 1,
+                     const std::vector<double>& azimuths_deg = {},
+                     unsigned int nchannels = 1,
+                     double element_spacing_wl = 0.5,
+                     const std::vector<double>& element_positions_m = {},
+                     const std::vector<double>& channel_gain_db = {},
+                     const std::vector<double>& channel_phase_deg = {});
 
     /*!
      * Live control (GRC callbacks). Each setter checks its values as make() does
@@ -97,10 +122,12 @@ public:
      * The stream, its noise generator and the clutter continue; SNRs and the
      * clutter-to-noise ratio keep referring to the (new) noise power.
      */
-    //! New target lists, as in make() (amplitude_unit and radar_constant_db as made).
+    //! New target lists, as in make() (amplitude_unit and radar_constant_db as made;
+    //! azimuths_deg empty: every target at boresight).
     virtual void set_targets(const std::vector<double>& ranges,
                              const std::vector<double>& velocities,
-                             const std::vector<double>& amplitudes) = 0;
+                             const std::vector<double>& amplitudes,
+                             const std::vector<double>& azimuths_deg = {}) = 0;
     //! Thermal noise power per complex sample (>= 0).
     virtual void set_noise_power(double noise_power) = 0;
 

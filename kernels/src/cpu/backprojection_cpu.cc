@@ -70,7 +70,7 @@ struct tile_args {
  */
 template <typename T, int N, bool H>
 [[gnu::always_inline]] inline void
-tile_body(const tile_args& a, long long tx, long long ty)
+tile_body(const tile_args& a, long long tx, long long ty, long long iz)
 {
     const image_grid& g = *a.grid;
     const bp_layout& l = *a.layout;
@@ -79,7 +79,7 @@ tile_body(const tile_args& a, long long tx, long long ty)
     const int nrows = static_cast<int>(std::min<long long>(S, g.ny - ys));
     const double cx = g.x0 + (double(xs) + bp_tile_centre) * g.dx;
     const double cy = g.y0 + (double(ys) + bp_tile_centre) * g.dy;
-    const double cz = H ? l.tile_z[ty * l.ntx + tx] : g.z;
+    const double cz = (H ? l.tile_z[ty * l.ntx + tx] : l.z) + double(iz) * g.dz;
 
     alignas(64) T dxv[S], dx2[S], dyv[S], dy2[S];
     alignas(64) T dzv[H ? S : 1][S], dz2[H ? S : 1][S];
@@ -153,33 +153,33 @@ tile_body(const tile_args& a, long long tx, long long ty)
         }
     }
     for (int y = 0; y < nrows; ++y) {
-        cfloat* out = a.image + (ys + y) * g.nx + xs;
+        cfloat* out = a.image + ((iz * g.ny + ys + y) * g.nx + xs);
         for (int x = 0; x < ncols; ++x)
             out[x] += cfloat(accr[y][x], acci[y][x]);
     }
 }
 
-using tile_fn = void (*)(const tile_args&, long long, long long);
+using tile_fn = void (*)(const tile_args&, long long, long long, long long);
 
 template <typename T, int N, bool H>
-void tile_baseline(const tile_args& a, long long tx, long long ty)
+void tile_baseline(const tile_args& a, long long tx, long long ty, long long iz)
 {
-    tile_body<T, N, H>(a, tx, ty);
+    tile_body<T, N, H>(a, tx, ty, iz);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GPURADAR_BP_X86_CLONES 1
 template <typename T, int N, bool H>
 [[gnu::target("avx2,fma,bmi2")]] void
-tile_avx2(const tile_args& a, long long tx, long long ty)
+tile_avx2(const tile_args& a, long long tx, long long ty, long long iz)
 {
-    tile_body<T, N, H>(a, tx, ty);
+    tile_body<T, N, H>(a, tx, ty, iz);
 }
 template <typename T, int N, bool H>
 [[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi2")]] void
-tile_avx512(const tile_args& a, long long tx, long long ty)
+tile_avx512(const tile_args& a, long long tx, long long ty, long long iz)
 {
-    tile_body<T, N, H>(a, tx, ty);
+    tile_body<T, N, H>(a, tx, ty, iz);
 }
 #endif
 
@@ -224,12 +224,40 @@ tile_fn pick_terms(int terms, isa i)
     }
 }
 
-class backprojection_cpu final : public backprojection
+/*!
+ * Counts the non-finite samples of the pulses in `prep`; when there are any, copies the
+ * pulses into `scratch` with those samples zeroed and returns the copy, else `pulses`.
+ */
+const cfloat* zero_nonfinite(const cfloat* pulses,
+                             std::size_t npulses,
+                             std::size_t nbins,
+                             const bp_prepared& prep,
+                             std::vector<cfloat>& scratch,
+                             std::size_t& count)
+{
+    auto finite = [](cfloat v) {
+        return std::isfinite(v.real()) && std::isfinite(v.imag());
+    };
+    std::size_t n = 0;
+    for (const bp_pulse& p : prep.pulses) {
+        const cfloat* q = pulses + std::size_t(p.index) * nbins;
+        for (std::size_t k = 0; k < nbins; ++k)
+            n += !finite(q[k]);
+    }
+    count += n;
+    if (n == 0)
+        return pulses;
+    scratch.assign(pulses, pulses + npulses * nbins);
+    for (cfloat& v : scratch)
+        v = finite(v) ? v : cfloat(0, 0);
+    return scratch.data();
+}
+
+class backprojection_cpu final : public bp_backend
 {
 public:
     backprojection_cpu(const image_grid& g, std::size_t nbins, precision p)
-        : backprojection(g, nbins, p),
-          d_layout(bp_make_layout(g)),
+        : bp_backend(g, nbins, p),
           d_isa(best_isa()),
           d_threads(std::max(1u, std::thread::hardware_concurrency()))
     {
@@ -240,11 +268,10 @@ public:
              std::size_t npulses,
              cfloat* image) override
     {
-        bp_check_pointers(pulses, geometry, npulses, image);
-        const bp_prepared prep = bp_prepare(geometry, npulses, d_layout, d_precision);
-        d_skipped += prep.skipped;
-        if (prep.pulses.empty())
+        bp_prepared prep;
+        if (!begin_run(pulses, geometry, npulses, image, prep))
             return;
+        pulses = zero_nonfinite(pulses, npulses, d_nbins, prep, d_scratch, d_nonfinite);
         const bool h = d_layout.has_height;
         const tile_fn fn =
             d_precision == precision::fast
@@ -259,11 +286,12 @@ public:
                               pulses,
                               static_cast<int>(d_nbins),
                               image };
-        const long long ntiles = d_layout.ntx * d_layout.nty;
+        const long long nplane = d_layout.ntx * d_layout.nty;
+        const long long ntiles = nplane * d_grid.nz;
         std::atomic<long long> next{ 0 };
         auto worker = [&] {
             for (long long k = next++; k < ntiles; k = next++)
-                fn(args, k % d_layout.ntx, k / d_layout.ntx);
+                fn(args, k % d_layout.ntx, (k % nplane) / d_layout.ntx, k / nplane);
         };
         const unsigned nthreads =
             static_cast<unsigned>(std::min<long long>(d_threads, ntiles));
@@ -285,9 +313,9 @@ public:
     }
 
 private:
-    const bp_layout d_layout;
     const isa d_isa;
     const unsigned d_threads;
+    std::vector<cfloat> d_scratch; // the pulses with non-finite samples zeroed
 };
 
 } // namespace

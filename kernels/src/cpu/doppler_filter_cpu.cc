@@ -1,7 +1,8 @@
 /* CPU twin of doppler_filter: per row, cancel + weight into the output row, FFTW in
- * place. */
+ * place; rows shared out over the CPU pool (cpu_threads.h). */
 #include "../doppler_filter_backends.h"
 #include "fftw_plan.h"
+#include "row_pool.h"
 #include <algorithm>
 
 namespace gpuradar::kernels::detail {
@@ -25,31 +26,37 @@ public:
 
     void run(const cfloat* in, cfloat* out) override
     {
-        const std::size_t m = d_weights.size();
-        for (std::size_t r = 0; r < d_rows; ++r) {
-            const cfloat* x = in + r * d_npulses;
-            cfloat* y = out + r * d_nfft;
-            for (std::size_t n = 0; n < m; ++n) {
-                cfloat v;
-                switch (d_mti) {
-                case mti_mode::none:
-                    v = x[n];
-                    break;
-                case mti_mode::two_pulse:
-                    v = x[n + 1] - x[n];
-                    break;
-                case mti_mode::three_pulse:
-                    v = x[n + 2] - 2.0f * x[n + 1] + x[n];
-                    break;
-                }
-                y[n] = v * d_weights[n];
-            }
-            std::fill(y + m, y + d_nfft, cfloat(0.0f, 0.0f));
-            d_plan.execute(y, y);
-        }
+        // A Doppler row is short (one CPI's pulses): chunks of 16 keep the pool's
+        // hand-over small next to the work.
+        parallel_rows(d_rows, 16, ~0u, [&](std::size_t r0, std::size_t r1, unsigned) {
+            for (std::size_t r = r0; r < r1; ++r)
+                filter_row(in + r * d_npulses, out + r * d_nfft);
+        });
     }
 
 private:
+    void filter_row(const cfloat* x, cfloat* y) const
+    {
+        const std::size_t m = d_weights.size();
+        for (std::size_t n = 0; n < m; ++n) {
+            cfloat v;
+            switch (d_mti) {
+            case mti_mode::none:
+                v = x[n];
+                break;
+            case mti_mode::two_pulse:
+                v = x[n + 1] - x[n];
+                break;
+            case mti_mode::three_pulse:
+                v = x[n + 2] - 2.0f * x[n + 1] + x[n];
+                break;
+            }
+            y[n] = v * d_weights[n];
+        }
+        std::fill(y + m, y + d_nfft, cfloat(0.0f, 0.0f));
+        d_plan.execute(y, y);
+    }
+
     const std::vector<cfloat> d_weights;
     fftwf_plan_1d d_plan;
 };

@@ -44,8 +44,15 @@ inline fftwf_complex_array fftwf_alloc(std::size_t n)
 class fftwf_plan_1d
 {
 public:
-    fftwf_plan_1d(
-        int n, int batch, int stride, int dist, int sign, bool in_place, const char* who)
+    //! nthreads > 1 plans for FFTW's threads (when the build links them, else ignored).
+    fftwf_plan_1d(int n,
+                  int batch,
+                  int stride,
+                  int dist,
+                  int sign,
+                  bool in_place,
+                  const char* who,
+                  int nthreads = 1)
     {
         const std::size_t total = static_cast<std::size_t>(dist) * (batch - 1) +
                                   static_cast<std::size_t>(stride) * (n - 1) + 1;
@@ -54,6 +61,7 @@ public:
         auto* in = reinterpret_cast<fftwf_complex*>(a.get());
         auto* out = in_place ? in : reinterpret_cast<fftwf_complex*>(b.get());
         std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+        set_planner_threads(nthreads);
         d_plan = fftwf_plan_many_dft(1,
                                      &n,
                                      batch,
@@ -67,6 +75,7 @@ public:
                                      dist,
                                      sign,
                                      FFTW_ESTIMATE | FFTW_UNALIGNED);
+        set_planner_threads(1);
         if (!d_plan)
             throw std::runtime_error(
                 std::string(who) +
@@ -91,6 +100,19 @@ public:
     }
 
 private:
+    //! With FFTW's threads library: the threads the next plan uses (under the lock;
+    //! GNU Radio's planner sets it the same way, so it is reset after each plan).
+    static void set_planner_threads(int nthreads)
+    {
+#ifdef GPURADAR_HAVE_FFTW_THREADS
+        static const bool ready = fftwf_init_threads() != 0;
+        if (ready)
+            fftwf_plan_with_nthreads(nthreads);
+#else
+        (void)nthreads;
+#endif
+    }
+
     fftwf_plan d_plan = nullptr;
 };
 

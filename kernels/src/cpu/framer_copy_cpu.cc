@@ -1,4 +1,6 @@
 #include "../framer_copy_backends.h"
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace gpuradar::kernels::detail {
@@ -17,13 +19,30 @@ public:
         for (std::size_t i = 0; i < offsets.size(); ++i)
             std::memcpy(dst + i * nrange, src + offsets[i], nrange * sizeof(cfloat));
     }
-    void copy(cfloat* dst, const cfloat* src, std::size_t n) override
+    void
+    copy_finite(cfloat* dst, const cfloat* src, std::size_t n, std::size_t slot) override
     {
-        std::memcpy(dst, src, n * sizeof(cfloat));
+        std::uint64_t bad = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const bool finite =
+                std::isfinite(src[i].real()) && std::isfinite(src[i].imag());
+            dst[i] = finite ? src[i] : cfloat(0.0f, 0.0f);
+            bad += finite ? 0 : 1;
+        }
+        if (slot >= d_counts.size())
+            d_counts.resize(slot + 1, 0);
+        d_counts[slot] += bad;
+    }
+    void take_nonfinite(std::uint64_t* counts, std::size_t n) override
+    {
+        for (std::size_t i = 0; i < n; ++i)
+            counts[i] = i < d_counts.size() ? d_counts[i] : 0;
+        std::fill(d_counts.begin(), d_counts.end(), 0);
     }
 
 private:
     std::vector<cfloat> d_staging;
+    std::vector<std::uint64_t> d_counts; // per slot since the last take_nonfinite()
 };
 
 } // namespace

@@ -1,10 +1,13 @@
 /*
  * CPU twin of pulse_compression. fft: per row pad, FFTW forward, VOLK multiply by H,
  * FFTW inverse, keep nrange bins (one row's nfft-sample buffer stays in cache). fir: per
- * output bin a VOLK dot product over a zero-padded copy of the row.
+ * output bin a VOLK dot product over a zero-padded copy of the row. Rows are shared out
+ * over the CPU pool (cpu_threads.h), each participant with its own row buffer.
  */
 #include "../pulse_compression_backends.h"
 #include "fftw_plan.h"
+#include "row_pool.h"
+#include <gpuradar/kernels/cpu_threads.h>
 #include <volk/volk.h>
 #include <algorithm>
 
@@ -49,7 +52,7 @@ private:
         const std::size_t nfft = ref.fft_length;
         if (ref.resolved == method::fft) {
             auto spectrum = make_spectrum(ref);
-            auto buffer = fftwf_alloc(nfft);
+            auto buffers = make_buffers(nfft);
             std::unique_ptr<fftwf_plan_1d> fwd, inv;
             if (!d_forward || d_forward_length != nfft) {
                 fwd = std::make_unique<fftwf_plan_1d>(
@@ -58,7 +61,7 @@ private:
                     int(nfft), 1, 1, int(nfft), FFTW_BACKWARD, true, who);
             }
             d_spectrum = std::move(spectrum);
-            d_buffer = std::move(buffer);
+            d_buffers = std::move(buffers);
             if (fwd) {
                 d_forward = std::move(fwd);
                 d_inverse = std::move(inv);
@@ -66,53 +69,67 @@ private:
             }
             d_taps.clear();
         } else {
-            auto buffer = fftwf_alloc(d_nrange + ref.taps.size() - 1);
-            d_buffer = std::move(buffer);
+            d_buffers = make_buffers(d_nrange + ref.taps.size() - 1);
             d_taps = ref.taps;
             d_spectrum.clear();
         }
         adopt(ref);
     }
 
+    //! One row buffer per pool participant (the pool's size when the buffers are made).
+    static std::vector<fftwf_complex_array> make_buffers(std::size_t n)
+    {
+        std::vector<fftwf_complex_array> b;
+        for (int i = 0; i < cpu_threads(); ++i)
+            b.push_back(fftwf_alloc(n));
+        return b;
+    }
+
     void run_fft(const cfloat* in, cfloat* out)
     {
         const std::size_t nfft = d_spectrum.size();
-        cfloat* buf = d_buffer.get();
-        for (std::size_t r = 0; r < d_rows; ++r) {
-            const cfloat* x = in + r * d_nrange;
-            std::copy(x, x + d_nrange, buf);
-            std::fill(buf + d_nrange, buf + nfft, cfloat(0.0f, 0.0f));
-            d_forward->execute(buf, buf);
-            volk_32fc_x2_multiply_32fc(
-                reinterpret_cast<lv_32fc_t*>(buf),
-                reinterpret_cast<const lv_32fc_t*>(buf),
-                reinterpret_cast<const lv_32fc_t*>(d_spectrum.data()),
-                static_cast<unsigned int>(nfft));
-            d_inverse->execute(buf, buf);
-            std::copy(buf, buf + d_nrange, out + r * d_nrange);
-        }
+        parallel_rows(
+            d_rows, 1, unsigned(d_buffers.size()), [&](auto r0, auto r1, auto slot) {
+                cfloat* buf = d_buffers[slot].get();
+                for (std::size_t r = r0; r < r1; ++r) {
+                    const cfloat* x = in + r * d_nrange;
+                    std::copy(x, x + d_nrange, buf);
+                    std::fill(buf + d_nrange, buf + nfft, cfloat(0.0f, 0.0f));
+                    d_forward->execute(buf, buf);
+                    volk_32fc_x2_multiply_32fc(
+                        reinterpret_cast<lv_32fc_t*>(buf),
+                        reinterpret_cast<const lv_32fc_t*>(buf),
+                        reinterpret_cast<const lv_32fc_t*>(d_spectrum.data()),
+                        static_cast<unsigned int>(nfft));
+                    d_inverse->execute(buf, buf);
+                    std::copy(buf, buf + d_nrange, out + r * d_nrange);
+                }
+            });
     }
 
     void run_fir(const cfloat* in, cfloat* out)
     {
         const std::size_t ntaps = d_taps.size();
-        cfloat* buf = d_buffer.get();
-        std::fill(buf + d_nrange, buf + d_nrange + ntaps - 1, cfloat(0.0f, 0.0f));
-        for (std::size_t r = 0; r < d_rows; ++r) {
-            std::copy(in + r * d_nrange, in + (r + 1) * d_nrange, buf);
-            cfloat* y = out + r * d_nrange;
-            for (std::size_t d = 0; d < d_nrange; ++d)
-                volk_32fc_x2_dot_prod_32fc(
-                    reinterpret_cast<lv_32fc_t*>(y + d),
-                    reinterpret_cast<const lv_32fc_t*>(buf + d),
-                    reinterpret_cast<const lv_32fc_t*>(d_taps.data()),
-                    static_cast<unsigned int>(ntaps));
-        }
+        parallel_rows(
+            d_rows, 1, unsigned(d_buffers.size()), [&](auto r0, auto r1, auto slot) {
+                cfloat* buf = d_buffers[slot].get();
+                std::fill(buf + d_nrange, buf + d_nrange + ntaps - 1, cfloat(0.0f, 0.0f));
+                for (std::size_t r = r0; r < r1; ++r) {
+                    std::copy(in + r * d_nrange, in + (r + 1) * d_nrange, buf);
+                    cfloat* y = out + r * d_nrange;
+                    for (std::size_t d = 0; d < d_nrange; ++d)
+                        volk_32fc_x2_dot_prod_32fc(
+                            reinterpret_cast<lv_32fc_t*>(y + d),
+                            reinterpret_cast<const lv_32fc_t*>(buf + d),
+                            reinterpret_cast<const lv_32fc_t*>(d_taps.data()),
+                            static_cast<unsigned int>(ntaps));
+                }
+            });
     }
 
-    std::vector<cfloat> d_spectrum; // fft: H, nfft values
-    std::vector<cfloat> d_taps;     // fir: c[k]
-    fftwf_complex_array d_buffer;   // one padded row
+    std::vector<cfloat> d_spectrum;             // fft: H, nfft values
+    std::vector<cfloat> d_taps;                 // fir: c[k]
+    std::vector<fftwf_complex_array> d_buffers; // one padded row per pool participant
     std::unique_ptr<fftwf_plan_1d> d_forward, d_inverse;
     std::size_t d_forward_length = 0;
 };

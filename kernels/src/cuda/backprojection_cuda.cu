@@ -62,6 +62,8 @@ constexpr double two_pi = 2 * pi;
 
 struct grid_params {
     double x0, y0, dx, dy, z;
+    double slice_dz;          // height step from one volume slice to the next
+    std::size_t slice_pixels; // nx * ny: image offset from one slice to the next
     int nx, ny, ntx;
     const double* tile_z; // tile centre heights (height map) or null
     const float* dz_f;    // pixel height - tile centre height (fast)
@@ -96,6 +98,57 @@ __device__ __forceinline__ float4 lds128(unsigned addr)
         : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
         : "r"(addr));
     return v;
+}
+
+__device__ __forceinline__ float2 finite_or_zero(float2 v)
+{
+    return (isfinite(v.x) && isfinite(v.y)) ? v : make_float2(0.0f, 0.0f);
+}
+
+//! The staged entry of bins (a, b): their midpoint and difference.
+__device__ __forceinline__ float4 staged_entry(float2 a, float2 b)
+{
+    return make_float4(0.5f * (a.x + b.x), 0.5f * (a.y + b.y), b.x - a.x, b.y - a.y);
+}
+
+//! The volume slice of this block (gridDim.z), read where it is used: volatile, so that
+//! it is not hoisted into a register held through the pixel loop, where they are short.
+__device__ __forceinline__ unsigned volume_slice()
+{
+    unsigned z;
+    asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(z));
+    return z;
+}
+
+/*
+ * The pre-pass of every launch: block b counts the non-finite samples of the pulse of
+ * record b and adds the count to the run's device counter (the staging zeroes them). It
+ * reads each used pulse once: small next to the backprojection, which reads each staged
+ * bin for every tile.
+ */
+__global__ void __launch_bounds__(256)
+    count_nonfinite(const float2* __restrict__ pulses,
+                    int nbins,
+                    const bp_pulse* __restrict__ records,
+                    int index_base,
+                    unsigned long long* counter)
+{
+    __shared__ int total;
+    if (threadIdx.x == 0)
+        total = 0;
+    __syncthreads();
+    const float2* src =
+        pulses + std::size_t(records[blockIdx.x].index - index_base) * std::size_t(nbins);
+    int n = 0;
+    for (int k = threadIdx.x; k < nbins; k += blockDim.x) {
+        const float2 v = __ldg(src + k);
+        n += !(isfinite(v.x) && isfinite(v.y));
+    }
+    if (n != 0) // rare: no reduction needed
+        atomicAdd(&total, n);
+    __syncthreads();
+    if (threadIdx.x == 0 && total != 0)
+        atomicAdd(counter, static_cast<unsigned long long>(total));
 }
 
 __device__ void make_consts(fast_consts& c,
@@ -205,7 +258,9 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
         __syncthreads(); // the previous step's constants and entries are no longer read
         if (int(threadIdx.x) < np) {
             const bp_pulse p = records[pb + threadIdx.x];
-            const bp_tile_ref t = bp_reference(p, cx, cy, cz);
+            // Volume slice z: the same tile, z * dz higher.
+            const bp_tile_ref t =
+                bp_reference(p, cx, cy, fma(double(volume_slice()), gp.slice_dz, cz));
             make_consts(sc[threadIdx.x],
                         t,
                         p,
@@ -223,9 +278,12 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
                 const int n = nlo + j;
                 float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
                 if (n >= 0 && n <= nbins - 2) {
-                    const float2 a = __ldg(src + n), b = __ldg(src + n + 1);
-                    v = make_float4(
-                        0.5f * (a.x + b.x), 0.5f * (a.y + b.y), b.x - a.x, b.y - a.y);
+                    v = staged_entry(__ldg(src + n), __ldg(src + n + 1));
+                    // A non-finite sample makes the sum non-finite (as may, harmlessly,
+                    // huge finite ones): rare, so one test here and the zeroing apart.
+                    if (!isfinite(v.x + v.y + v.z + v.w))
+                        v = staged_entry(finite_or_zero(__ldg(src + n)),
+                                         finite_or_zero(__ldg(src + n + 1)));
                 }
                 dst[j] = v;
             }
@@ -278,7 +336,9 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
     for (int k = 0; k < PX; ++k) {
         const int iy = tile_y * bp_tile + ty + rows * k;
         if (ix < gp.nx && iy < gp.ny) {
-            float2* o = image + std::size_t(iy) * gp.nx + ix;
+            // Slice z is one image further on.
+            float2* o = image + std::size_t(volume_slice()) * gp.slice_pixels +
+                        std::size_t(iy) * gp.nx + ix;
             float2 v = *o;
             v.x += accr[k];
             v.y += acci[k];
@@ -287,12 +347,18 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
     }
 }
 
-class backprojection_cuda final : public backprojection
+//! Tile rows a launch can take (gridDim.y).
+constexpr long long max_tile_rows = 65535;
+
+class backprojection_cuda final : public bp_backend
 {
 public:
     backprojection_cuda(const image_grid& g, std::size_t nbins, precision p, stream_ref s)
-        : backprojection(g, nbins, p), d_layout(bp_make_layout(g)), d_stream(native(s))
+        : bp_backend(g, nbins, p), d_stream(native(s))
     {
+        d_counter = device_memory(sizeof(unsigned long long));
+        fill_bytes_async(d_counter.get(), 0, d_counter.size(), s, who);
+        d_counter_host = pinned_memory(sizeof(unsigned long long));
         int dev = 0;
         GPURADAR_CUDA_CHECK(who, cudaGetDevice(&dev));
         GPURADAR_CUDA_CHECK(
@@ -335,13 +401,23 @@ public:
              std::size_t npulses,
              cfloat* image) override
     {
-        bp_check_pointers(pulses, geometry, npulses, image);
-        const bp_prepared prep = bp_prepare(geometry, npulses, d_layout, d_precision);
-        d_skipped += prep.skipped;
-        if (prep.pulses.empty())
+        bp_prepared prep;
+        if (!begin_run(pulses, geometry, npulses, image, prep))
             return;
         upload_records(prep.pulses);
-        launch(pulses, d_records.as<bp_pulse>(), int(prep.pulses.size()), 0, prep, image);
+        launch(pulses, 0, int(prep.pulses.size()), 0, prep, image);
+    }
+
+    std::size_t nonfinite_samples() const override
+    {
+        GPURADAR_CUDA_CHECK(who,
+                            cudaMemcpyAsync(d_counter_host.get(),
+                                            d_counter.get(),
+                                            sizeof(unsigned long long),
+                                            cudaMemcpyDeviceToHost,
+                                            d_stream));
+        GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
+        return std::size_t(*d_counter_host.as<unsigned long long>());
     }
 
     void run_host_pulses(const cfloat* host_pulses,
@@ -349,10 +425,8 @@ public:
                          std::size_t npulses,
                          cfloat* image) override
     {
-        bp_check_pointers(host_pulses, geometry, npulses, image);
-        const bp_prepared prep = bp_prepare(geometry, npulses, d_layout, d_precision);
-        d_skipped += prep.skipped;
-        if (prep.pulses.empty())
+        bp_prepared prep;
+        if (!begin_run(host_pulses, geometry, npulses, image, prep))
             return;
         upload_records(prep.pulses);
         const std::size_t pulse_bytes = d_nbins * sizeof(cfloat);
@@ -406,7 +480,7 @@ public:
             d_copied[slot]->make_stream_wait(stream_ref(d_stream));
             if (end > rec)
                 launch(d_stage[slot].as<cfloat>(),
-                       d_records.as<bp_pulse>() + rec,
+                       rec,
                        int(end - rec),
                        int(first),
                        prep,
@@ -442,75 +516,74 @@ private:
         d_records_pending = true;
     }
 
+    //! One launch of the backprojection kernel.
+    struct launch_args {
+        const cfloat* pulses;
+        const bp_pulse* recs;
+        int nrec, index_base, step, width;
+        std::size_t smem;
+        cfloat* image;
+    };
+
     template <bool Accurate, int N, bool H>
-    void launch_one(const cfloat* pulses,
-                    const bp_pulse* recs,
-                    int nrec,
-                    int index_base,
-                    int step,
-                    int width,
-                    std::size_t smem,
-                    cfloat* image)
+    void launch_one(const launch_args& a)
     {
         constexpr int px = px_per_thread;
         auto kernel = backproject<Accurate, N, H, px>;
-        if (smem > 48 * 1024)
+        if (a.smem > 48 * 1024)
             GPURADAR_CUDA_CHECK(
                 who,
                 cudaFuncSetAttribute(
-                    kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+                    kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(a.smem)));
         grid_params gp;
         gp.x0 = d_grid.x0;
         gp.y0 = d_grid.y0;
         gp.dx = d_grid.dx;
         gp.dy = d_grid.dy;
-        gp.z = d_grid.z;
+        gp.z = d_layout.z;
+        gp.slice_dz = d_grid.dz;
+        gp.slice_pixels = std::size_t(d_grid.nx) * std::size_t(d_grid.ny);
         gp.nx = int(d_grid.nx);
         gp.ny = int(d_grid.ny);
         gp.ntx = int(d_layout.ntx);
         gp.tile_z = d_tile_z.as<double>();
         gp.dz_f = Accurate ? nullptr : d_dz.as<float>();
         gp.dz_d = Accurate ? d_dz.as<double>() : nullptr;
-        const dim3 grid(unsigned(d_layout.ntx), unsigned(d_layout.nty));
-        kernel<<<grid, bp_tile * bp_tile / px, smem, d_stream>>>(
-            reinterpret_cast<const float2*>(pulses),
+        const dim3 grid(
+            unsigned(d_layout.ntx), unsigned(d_layout.nty), unsigned(d_grid.nz));
+        kernel<<<grid, bp_tile * bp_tile / px, a.smem, d_stream>>>(
+            reinterpret_cast<const float2*>(a.pulses),
             int(d_nbins),
-            recs,
-            nrec,
-            index_base,
-            step,
-            width,
+            a.recs,
+            a.nrec,
+            a.index_base,
+            a.step,
+            a.width,
             gp,
-            reinterpret_cast<float2*>(image));
+            reinterpret_cast<float2*>(a.image));
         GPURADAR_CUDA_CHECK_LAUNCH(who, "backproject");
     }
 
     template <bool Accurate, bool H>
-    void launch_terms(int terms,
-                      const cfloat* pulses,
-                      const bp_pulse* recs,
-                      int nrec,
-                      int index_base,
-                      int step,
-                      int width,
-                      std::size_t smem,
-                      cfloat* image)
+    void launch_terms(int terms, const launch_args& a)
     {
         switch (terms) {
         case 2:
-            return launch_one<Accurate, 2, H>(
-                pulses, recs, nrec, index_base, step, width, smem, image);
+            return launch_one<Accurate, 2, H>(a);
         case 4:
-            return launch_one<Accurate, 4, H>(
-                pulses, recs, nrec, index_base, step, width, smem, image);
+            return launch_one<Accurate, 4, H>(a);
         default:
-            return launch_one<Accurate, 0, H>(
-                pulses, recs, nrec, index_base, step, width, smem, image);
+            return launch_one<Accurate, 0, H>(a);
         }
     }
 
+    /*!
+     * Backprojects records [first_rec, first_rec + nrec) of the uploaded records, whose
+     * pulses start at pulse index_base of `pulses`: the non-finite pre-pass, then the
+     * kernel.
+     */
     void launch(const cfloat* pulses,
-                const bp_pulse* recs,
+                std::size_t first_rec,
                 int nrec,
                 int index_base,
                 const bp_prepared& prep,
@@ -533,38 +606,39 @@ private:
             smem_target_bytes / per_pulse,
             1,
             std::min<long long>(max_pulses_per_step, d_smem_optin / per_pulse)));
-        const std::size_t smem = std::size_t(step) * std::size_t(per_pulse);
+        launch_args a;
+        a.pulses = pulses;
+        a.recs = d_records.as<bp_pulse>() + first_rec;
+        a.nrec = nrec;
+        a.index_base = index_base;
+        a.step = step;
+        a.width = int(width);
+        a.smem = std::size_t(step) * std::size_t(per_pulse);
+        a.image = image;
+        count_nonfinite<<<unsigned(nrec), 256, 0, d_stream>>>(
+            reinterpret_cast<const float2*>(pulses),
+            int(d_nbins),
+            a.recs,
+            index_base,
+            d_counter.as<unsigned long long>());
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "count_nonfinite");
         // The launch_terms instance for (accurate, has height).
-        using launcher = void (backprojection_cuda::*)(int,
-                                                       const cfloat*,
-                                                       const bp_pulse*,
-                                                       int,
-                                                       int,
-                                                       int,
-                                                       int,
-                                                       std::size_t,
-                                                       cfloat*);
+        using launcher = void (backprojection_cuda::*)(int, const launch_args&);
         static constexpr launcher launchers[2][2] = {
             { &backprojection_cuda::launch_terms<false, false>,
               &backprojection_cuda::launch_terms<false, true> },
             { &backprojection_cuda::launch_terms<true, false>,
               &backprojection_cuda::launch_terms<true, true> }
         };
-        (this->*launchers[acc][d_layout.has_height])(prep.series_terms,
-                                                     pulses,
-                                                     recs,
-                                                     nrec,
-                                                     index_base,
-                                                     step,
-                                                     int(width),
-                                                     smem,
-                                                     image);
+        (this->*launchers[acc][d_layout.has_height])(prep.series_terms, a);
     }
 
-    const bp_layout d_layout;
     const cudaStream_t d_stream;
     int d_smem_optin = 48 * 1024;
     device_memory d_tile_z, d_dz;
+    // Non-finite samples counted on the device since construction; its host copy.
+    device_memory d_counter;
+    mutable pinned_memory d_counter_host;
     pinned_memory d_records_host;
     device_memory d_records;
     cuda_event d_records_copied;
@@ -584,6 +658,10 @@ std::unique_ptr<backprojection> make_backprojection_cuda(const image_grid& g,
                                                          backprojection::precision p,
                                                          stream_ref s)
 {
+    // Before anything is made: tile rows are a grid dimension.
+    if ((g.ny + bp_tile - 1) / bp_tile > max_tile_rows)
+        throw_invalid(
+            "backprojection", "ny", "at most 65535 x 32 = 2097120 rows on CUDA", g.ny);
     return std::make_unique<backprojection_cuda>(g, nbins, p, s);
 }
 

@@ -130,7 +130,8 @@ public:
             const bool stream = g.nmaps * g.nrows * g.ncols * sizeof(float) <= d_l2_bytes;
             launch_tiles(a, d_vec_kernel[stream], nmaps, vec_tile_rows, vec_tile_cols, 0);
         } else {
-            launch_tiles(a, d_kernel, nmaps, d_tile_rows, tile_cols, d_smem_bytes);
+            const kernel_fn k = thr && d_kernel_thr ? d_kernel_thr : d_kernel;
+            launch_tiles(a, k, nmaps, d_tile_rows, tile_cols, d_smem_bytes);
         }
         publish(results, g.nmaps);
     }
@@ -345,16 +346,22 @@ private:
                                 &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
         choose_estimator(std::size_t(optin));
         d_smem_bytes = smem_bytes(d_estimator, d_tile_rows);
-        d_kernel = d_plan.variant == cfar_variant::os
-                       ? ordered_statistic_kernel(d_plan.n_full)
+        const bool os = d_plan.variant == cfar_variant::os;
+        const bool design = is_design_window(
+            d_plan.guard_rows, d_plan.train_rows, d_plan.guard_cols, d_plan.train_cols);
+        d_kernel = os ? ordered_statistic_kernel(d_plan.n_full, false, design)
                    : d_estimator == cfar_estimator::summed_area
                        ? summed_area_kernel(d_plan.variant)
                        : segmented_kernel(d_plan.variant, d_plan.wr(), d_plan.wc());
-        GPURADAR_CUDA_CHECK(
-            who,
-            cudaFuncSetAttribute(d_kernel,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 int(d_smem_bytes)));
+        d_kernel_thr =
+            os ? ordered_statistic_kernel(d_plan.n_full, true, design) : nullptr;
+        for (const kernel_fn k : { d_kernel, d_kernel_thr })
+            if (k)
+                GPURADAR_CUDA_CHECK(
+                    who,
+                    cudaFuncSetAttribute(k,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         int(d_smem_bytes)));
         if (d_estimator == cfar_estimator::segmented &&
             d_plan.variant != cfar_variant::os)
             choose_row_vector_kernels();
@@ -429,6 +436,8 @@ private:
     pinned_memory d_results_host; // its copy: counters and the list's head after each run
     const bool d_dependent = dependent_launch_supported(d_plan.stage); // sm_90+
     kernel_fn d_kernel = nullptr; //!< the estimator's kernel (any layout)
+    //! os only: the kernel for runs with a threshold map (every cell selects), else null.
+    kernel_fn d_kernel_thr = nullptr;
     //! The row-vector kernel (segmented, DESIGN.md's window), or nullptr: [1] with
     //! evict-first loads, for runs whose maps fit in L2 (d_l2_bytes, see fits_in_l2).
     kernel_fn d_vec_kernel[2] = { nullptr, nullptr };

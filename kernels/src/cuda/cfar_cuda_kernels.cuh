@@ -261,12 +261,22 @@ __host__ __device__ __forceinline__ int sat_pitch(int tch) { return (tch + 1) | 
 
 using kernel_fn = void (*)(kernel_args);
 
+//! DESIGN.md's CFAR window (guard/train range 1/5, Doppler 1/1): the one the PD chain
+//! runs, compiled exactly so that its loops unroll into constant offsets.
+constexpr int design_gr = 1, design_tr = 5, design_gc = 1, design_tc = 1;
+constexpr bool is_design_window(int gr, int tr, int gc, int tc)
+{
+    return gr == design_gr && tr == design_tr && gc == design_gc && tc == design_tc;
+}
+
 //! The segmented kernel of variant v (ca, go, so) for a window of reach (wr, wc).
 kernel_fn segmented_kernel(cfar_variant v, int wr, int wc);
 //! The summed-area kernel of variant v (ca, go, so).
 kernel_fn summed_area_kernel(cfar_variant v);
-//! The os kernel for windows of n training cells.
-kernel_fn ordered_statistic_kernel(int n);
+//! The os kernel for windows of n training cells, for runs with or without a threshold
+//! map (without one, only detections select their order statistic); design_window:
+//! is_design_window of the plan's window.
+kernel_fn ordered_statistic_kernel(int n, bool threshold_map, bool design_window);
 //! The row-vector kernel of variant v for this window, or nullptr where none is compiled
 //! (windows other than DESIGN.md's, os). stream: evict-first loads (fits_in_l2).
 kernel_fn row_vector_kernel(cfar_variant v, int gr, int tr, int gc, int tc, bool stream);

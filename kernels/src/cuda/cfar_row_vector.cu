@@ -331,10 +331,6 @@ __global__ void __launch_bounds__(block_threads, vec_blocks_per_sm)
     }
 }
 
-//! DESIGN.md's CFAR window (guard/train range 1/5, Doppler 1/1): the one the PD chain
-//! runs, compiled exactly so that its sums unroll without predicates.
-constexpr int design_gr = 1, design_tr = 5, design_gc = 1, design_tc = 1;
-
 //! The row-vector kernel of variant V for DESIGN.md's window; stream: evict-first loads.
 template <cfar_variant V>
 kernel_fn vec_kernel_of(bool stream)
@@ -348,7 +344,7 @@ kernel_fn vec_kernel_of(bool stream)
 
 kernel_fn row_vector_kernel(cfar_variant v, int gr, int tr, int gc, int tc, bool stream)
 {
-    if (gr != design_gr || tr != design_tr || gc != design_gc || tc != design_tc)
+    if (!is_design_window(gr, tr, gc, tc))
         return nullptr;
     switch (v) {
     case cfar_variant::ca:

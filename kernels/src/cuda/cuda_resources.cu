@@ -156,10 +156,9 @@ device_properties current_device_properties()
 
 std::size_t device_memory_in_use()
 {
-    std::size_t free_bytes = 0, total_bytes = 0;
-    GPURADAR_CUDA_CHECK("device_memory_in_use",
-                        cudaMemGetInfo(&free_bytes, &total_bytes));
-    return total_bytes - free_bytes;
+    std::size_t free = 0, total = 0;
+    GPURADAR_CUDA_CHECK("device_memory_in_use", cudaMemGetInfo(&free, &total));
+    return total - free;
 }
 
 void copy_async(void* dst,

@@ -59,30 +59,40 @@ public:
     cufft_plan_1d(
         int n, int batch, int stride, int dist, cudaStream_t stream, const char* who)
     {
-        int dims[1] = { n };
-        GPURADAR_CUFFT_CHECK(who,
-                             cufftPlanMany(&d_plan,
-                                           1,
-                                           dims,
-                                           dims,
-                                           stride,
-                                           dist,
-                                           dims,
-                                           stride,
-                                           dist,
-                                           CUFFT_C2C,
-                                           batch));
-        GPURADAR_CUFFT_CHECK(who, cufftSetStream(d_plan, stream));
+        make(n, batch, stride, dist, stream, who, true);
+    }
+    //! Tag for a plan without its own work area: the owner gives it one with
+    //! set_work_area() (at least work_size() bytes), so plans can share one.
+    struct shared_workspace_t {
+    };
+    cufft_plan_1d(int n,
+                  int batch,
+                  int stride,
+                  int dist,
+                  cudaStream_t stream,
+                  const char* who,
+                  shared_workspace_t)
+    {
+        make(n, batch, stride, dist, stream, who, false);
+    }
+    std::size_t work_size() const { return d_work_size; }
+    void set_work_area(void* area, const char* who)
+    {
+        GPURADAR_CUFFT_CHECK(who, cufftSetWorkArea(d_plan, area));
     }
     ~cufft_plan_1d()
     {
         if (d_plan)
             cufftDestroy(d_plan); // destructors do not throw
     }
-    cufft_plan_1d(cufft_plan_1d&& o) noexcept : d_plan(std::exchange(o.d_plan, 0)) {}
+    cufft_plan_1d(cufft_plan_1d&& o) noexcept
+        : d_plan(std::exchange(o.d_plan, 0)), d_work_size(o.d_work_size)
+    {
+    }
     cufft_plan_1d& operator=(cufft_plan_1d&& o) noexcept
     {
         std::swap(d_plan, o.d_plan);
+        std::swap(d_work_size, o.d_work_size);
         return *this;
     }
     cufft_plan_1d(const cufft_plan_1d&) = delete;
@@ -91,7 +101,44 @@ public:
     cufftHandle get() const { return d_plan; }
 
 private:
+    //! cufftCreate + cufftMakePlanMany (what cufftPlanMany does), optionally without
+    //! the automatic work area; the handle is released if a later step fails.
+    void make(int n,
+              int batch,
+              int stride,
+              int dist,
+              cudaStream_t stream,
+              const char* who,
+              bool own_workspace)
+    {
+        int dims[1] = { n };
+        GPURADAR_CUFFT_CHECK(who, cufftCreate(&d_plan));
+        try {
+            if (!own_workspace)
+                GPURADAR_CUFFT_CHECK(who, cufftSetAutoAllocation(d_plan, 0));
+            GPURADAR_CUFFT_CHECK(who,
+                                 cufftMakePlanMany(d_plan,
+                                                   1,
+                                                   dims,
+                                                   dims,
+                                                   stride,
+                                                   dist,
+                                                   dims,
+                                                   stride,
+                                                   dist,
+                                                   CUFFT_C2C,
+                                                   batch,
+                                                   &d_work_size));
+            GPURADAR_CUFFT_CHECK(who, cufftSetStream(d_plan, stream));
+        } catch (...) {
+            cufftDestroy(d_plan);
+            d_plan = 0;
+            throw;
+        }
+    }
+
     cufftHandle d_plan = 0;
+    std::size_t d_work_size = 0;
 };
 
 } // namespace gpuradar::kernels::detail

@@ -15,8 +15,9 @@ void bind_backprojection(py::module& m)
         m,
         "backprojection",
         "SAR backprojection: range-compressed pulses (input 0, nbins complex) and their "
-        "geometry (input 1, 6 doubles [x, y, z, r0, dr, f0]) to a complex image of ny "
-        "items of nx complex every pulses_per_image pulses (see C++ docs).")
+        "geometry (input 1, 6 doubles [x, y, z, r0, dr, f0]) to a complex image (nz*ny "
+        "items of nx complex: nz height slices dz apart over the flat grid at z or the "
+        "height map) every pulses_per_image pulses (see C++ docs).")
         .def(py::init(&backprojection::make),
              py::arg("nbins"),
              py::arg("nx"),
@@ -30,8 +31,11 @@ void bind_backprojection(py::module& m)
              py::arg("mode") = "restart",
              py::arg("precision") = "fast",
              py::arg("height") = std::vector<float>(),
-             py::arg("backend") = "auto")
+             py::arg("backend") = "auto",
+             py::arg("nz") = 1,
+             py::arg("dz") = 1.0)
         .def("skipped_pulses", &backprojection::skipped_pulses)
+        .def("nonfinite_samples", &backprojection::nonfinite_samples)
         .def("images", &backprojection::images)
         .def("mode", &backprojection::mode)
         .def("precision", &backprojection::precision)

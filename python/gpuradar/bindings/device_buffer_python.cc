@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <gnuradio/gpuradar/device_buffer.h>
 #include <gpuradar/kernels/backend.h>
+#include <gpuradar/kernels/cpu_threads.h>
 #include <pybind11/pybind11.h>
 
 namespace py = pybind11;
@@ -29,4 +30,13 @@ void bind_device_buffer(py::module& m)
     m.def("cuda_unavailable_reason",
           &gpuradar::kernels::cuda_unavailable_reason,
           "Why cuda_available() is False ('' when it is True).");
+    m.def("set_cpu_threads",
+          &gpuradar::kernels::set_cpu_threads,
+          py::arg("n"),
+          "Threads (1..256, the caller included) that the CPU backend's stages share "
+          "each CPI's rows over; one pool per process. Default: the hardware threads. "
+          "Set it before a flowgraph starts. ValueError naming cpu_threads otherwise.");
+    m.def("cpu_threads",
+          &gpuradar::kernels::cpu_threads,
+          "The CPU backend's thread count (set_cpu_threads, or the hardware threads).");
 }

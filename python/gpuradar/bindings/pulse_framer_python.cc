@@ -29,6 +29,7 @@ void bind_pulse_framer(py::module& m)
         .def("emitted_cpis", &pulse_framer::emitted_cpis)
         .def("lost_samples", &pulse_framer::lost_samples)
         .def("rejected_time_jumps", &pulse_framer::rejected_time_jumps)
+        .def("nonfinite_samples", &pulse_framer::nonfinite_samples)
         .def("prf", &pulse_framer::prf)
         .def("r0", &pulse_framer::r0)
         .def("backend", &pulse_framer::backend);

@@ -30,6 +30,12 @@ void bind_radar_channel(py::module& m)
              py::arg("noise_power") = 1.0,
              py::arg("leakage_amplitude") = 0.0,
              py::arg("system_delay") = 0,
-             py::arg("seed") = 1)
+             py::arg("seed") = 1,
+             py::arg("azimuths_deg") = std::vector<double>(),
+             py::arg("nchannels") = 1,
+             py::arg("element_spacing_wl") = 0.5,
+             py::arg("element_positions_m") = std::vector<double>(),
+             py::arg("channel_gain_db") = std::vector<double>(),
+             py::arg("channel_phase_deg") = std::vector<double>())
         .def("echo_amplitudes", &radar_channel::echo_amplitudes);
 }

@@ -9,11 +9,13 @@ pixels; the image against an fp64 numpy backprojection; restart vs accumulate;
 non-finite geometry; bad parameters.
 """
 
+import dataclasses
 import math
 import os
 import tempfile
 
 import numpy as np
+import pmt
 from gnuradio import blocks, gr, gr_unittest
 from gnuradio import gpuradar
 from gnuradio.gpuradar import sar_sim
@@ -54,21 +56,24 @@ class qa_backprojection(gr_unittest.TestCase):
         self.tb = None
         self.tmp.cleanup()
 
-    def form(self, rec, pulses_per_image=None, mode="restart", precision="fast"):
-        """Recording -> file sources -> backprojection (CPU) -> images (n, ny, nx)."""
+    def form(self, rec, pulses_per_image=None, mode="restart", precision="fast", nz=1,
+             dz=1.0):
+        """Recording -> file sources -> backprojection (CPU) -> images (n, nz*ny, nx);
+        the sink's tags in self.tags."""
         g = rec.grid
         tb = gr.top_block()
         src = blocks.file_source(gr.sizeof_gr_complex * rec.nbins, rec.data_path)
         geo = blocks.file_source(gr.sizeof_double * 6, rec.geometry_path)
         bp = gpuradar.backprojection(rec.nbins, g.nx, g.ny, g.x0, g.y0, g.dx, g.dy, g.z,
                                      pulses_per_image or rec.npulses, mode, precision,
-                                     [], "cpu")
+                                     [], "cpu", nz, dz)
         snk = blocks.vector_sink_c(g.nx)
         tb.connect(src, (bp, 0))
         tb.connect(geo, (bp, 1))
         tb.connect(bp, snk)
         tb.run()
-        return np.array(snk.data(), np.complex64).reshape(-1, g.ny, g.nx), bp
+        self.tags = snk.tags()
+        return np.array(snk.data(), np.complex64).reshape(-1, nz * g.ny, g.nx), bp
 
     def record(self, history, name="rec"):
         return sar_sim.read(sar_sim.write(os.path.join(self.tmp.name, name), history))
@@ -171,6 +176,10 @@ class qa_backprojection(gr_unittest.TestCase):
                              (dict(mode="restarted"), "mode"),
                              (dict(precision="double"), "precision"),
                              (dict(height=[0.0] * 15), "height"),
+                             (dict(nz=0), "nz"), (dict(nz=65536), "nz"),
+                             (dict(dz=0.0), "dz"), (dict(dz=float("nan")), "dz"),
+                             (dict(nx=1 << 16, ny=1 << 15), "GiB"),
+                             (dict(nbins=(1 << 24) + 1), "nbins"),
                              (dict(backend="gpu"), "backend")):
             with self.assertRaisesRegex(ValueError, name):
                 gpuradar.backprojection(**dict(good, **change))
@@ -180,6 +189,48 @@ class qa_backprojection(gr_unittest.TestCase):
         src = blocks.vector_source_f([0.0] * 10, False, 10)  # 40-byte items, not 48
         with self.assertRaises(Exception):
             self.tb.connect(src, (bp, 1))
+
+    def tag_values(self, key):
+        """{item offset: value} of the uint64 tags named key."""
+        return {t.offset: pmt.to_uint64(t.value) for t in self.tags
+                if pmt.symbol_to_string(t.key) == key}
+
+    def test_011_nonfinite_samples_zeroed_counted_and_tagged(self):
+        h = sar_sim.scenario("spotlight", npulses=2 * 40, nbins=256, image_size=8)
+        clean = self.record(h, "clean")
+        h.pulses[3, 128] = complex(np.nan, 0)
+        h.pulses[12, 100] = complex(0, np.inf)
+        h.pulses[60, 5] = complex(-np.inf, np.nan)
+        h.geometry[70, 5] = 1e300  # f0 no precision can carry: skipped
+        rec = self.record(h)
+        images, bp = self.form(rec, pulses_per_image=40, mode="accumulate")
+        self.assertTrue(np.all(np.isfinite(images)))
+        self.assertEqual(bp.nonfinite_samples(), 3)
+        self.assertEqual(bp.skipped_pulses(), 1)
+        ny = rec.grid.ny
+        self.assertEqual(self.tag_values("nonfinite_samples"), {0: 2, ny: 1})
+        self.assertEqual(self.tag_values("skipped_pulses"), {0: 0, ny: 1})
+        # The bad samples count as 0: the image of the clean pulses with them zeroed.
+        zeroed = clean.pulses.copy()
+        zeroed[3, 128] = zeroed[12, 100] = zeroed[60, 5] = 0
+        geometry = clean.geometry.copy()
+        geometry[70, 5] = np.nan
+        ref = reference_image(zeroed, geometry, rec.grid)
+        self.assertGreaterEqual(ser_db(images[1], ref), 60)
+
+    def test_012_volume_slices_lowest_first(self):
+        h = sar_sim.scenario("spotlight", npulses=48, nbins=256, image_size=6, pixel=0.2,
+                             noise_sigma=0.05)
+        rec = self.record(h)
+        nz, dz = 3, 2.5
+        images, _ = self.form(rec, nz=nz, dz=dz)
+        g = rec.grid
+        self.assertEqual(images.shape, (1, nz * g.ny, g.nx))
+        for k in range(nz):
+            at = dataclasses.replace(g, z=g.z + k * dz)
+            ref = reference_image(rec.pulses, rec.geometry, at)
+            self.assertGreaterEqual(ser_db(images[0, k * g.ny:(k + 1) * g.ny], ref), 60,
+                                    f"slice {k}")
 
     def test_009_simulator_bad_input(self):
         with self.assertRaisesRegex(ValueError, "kind"):

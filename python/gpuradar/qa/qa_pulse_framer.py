@@ -4,7 +4,7 @@
 #
 """QA for gpuradar.pulse_framer: gates against a numpy reference of the schedule
 floor(k pri + 1/2) (exact integer arithmetic here), cpi tags, an injected overflow,
-bad parameters."""
+non-finite samples zeroed and counted, bad parameters."""
 
 import numpy as np
 import pmt
@@ -117,6 +117,40 @@ class qa_pulse_framer(gr_unittest.TestCase):
         np.testing.assert_array_equal(first[after],
                                       np.round(pulse[after] * pri - gap))
         self.assertGreater(pulse[after][0], g0 / pri)  # numbering continued
+
+    def test_005_nonfinite_samples_zeroed_and_counted_per_cpi(self):
+        # NaN / +-Inf in either part at random samples: inside a gate they come out as 0
+        # and are counted in their CPI's tag (key nonfinite_samples, 0 when clean) and in
+        # nonfinite_samples(); between the gates they are not part of a CPI.
+        pri, gs, nrange, npulses, fs = 250, 20, 200, 4, 1e6
+        rng = np.random.default_rng(5)
+        n = 20 * pri * npulses
+        clean = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+        x = clean.copy()
+        at = rng.choice(n // 2, 80, replace=False)  # the later CPIs stay clean
+        bad = np.array([np.nan, np.inf, -np.inf], np.float32)
+        re, im = x.real.copy(), x.imag.copy()
+        for i, where in enumerate(at):
+            (re if i % 2 else im)[where] = bad[i % 3]
+        x = (re + 1j * im).astype(np.complex64)
+        backends = ["cpu"] + (["cuda"] if gpuradar.cuda_available() else [])
+        for backend in backends:
+            with self.subTest(backend=backend):
+                self.tb = gr.top_block()
+                fr = gpuradar.pulse_framer(pri, gs, nrange, npulses, fs, 1e9, "free",
+                                           backend=backend)
+                y, tags = self.run_framer(x, [], fr, nrange)
+                starts = pri * np.arange(y.shape[0]) + gs
+                idx = starts[:, None] + np.arange(nrange)[None, :]
+                hit = np.isin(idx, at)
+                np.testing.assert_array_equal(y[hit], 0)
+                np.testing.assert_array_equal(y[~hit], clean[idx][~hit])
+                per_cpi = hit.reshape(-1, npulses * nrange).sum(axis=1)
+                self.assertGreater(per_cpi.sum(), 20)
+                self.assertGreater((per_cpi == 0).sum(), 0)  # clean CPIs say 0
+                self.assertEqual([t.value["nonfinite_samples"] for t in tags],
+                                 per_cpi.tolist())
+                self.assertEqual(fr.nonfinite_samples(), per_cpi.sum())
 
     def test_003_bad_parameters_raise_naming_them(self):
         good = dict(pri_samples=100.0, gate_start=0, nrange=10, npulses=4, fs=1e6, fc=1e9)

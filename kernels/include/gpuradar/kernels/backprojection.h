@@ -14,10 +14,14 @@ namespace gpuradar::kernels {
 
 /*!
  * \brief Image grid of the backprojection (local Cartesian metres: x east, y north, z
- * up).
+ * up): a flat image, an image on a height map (DEM), or a volume of nz slices.
  *
- * Pixel (ix, iy) sits at (x0 + ix*dx, y0 + iy*dy, z) or, with a height map,
- * (x0 + ix*dx, y0 + iy*dy, height[iy*nx + ix]). Images are row-major, ny rows of nx.
+ * Voxel (ix, iy, iz) sits at (x0 + ix*dx, y0 + iy*dy, h + iz*dz) where h = z, or with a
+ * height map h = height[iy*nx + ix]. Slice iz is a row-major image of ny rows of nx;
+ * the slices follow each other, lowest first: the image is nz x ny x nx, voxel
+ * (ix, iy, iz) at index (iz*ny + iy)*nx + ix. nz = 1 (the default) is the flat image.
+ * A height map of one value everywhere is the flat grid at that height (the same
+ * arithmetic, bit for bit the same image).
  */
 struct image_grid {
     double x0 = 0.0;  //!< x of pixel column 0 (m)
@@ -28,6 +32,11 @@ struct image_grid {
     long long ny = 0; //!< rows, >= 1
     double z = 0.0;   //!< constant pixel height (m), used when `height` is empty
     std::vector<double> height; //!< optional height map (m), ny*nx row-major, finite
+    long long nz = 1;           //!< height slices of a volume, 1 to 65535
+    double dz = 1.0;            //!< slice spacing (m), > 0 and finite; unused for nz = 1
+
+    //! Voxels (nx*ny*nz); only meaningful for a validated grid.
+    long long voxels() const { return nx * ny * nz; }
 };
 
 /*!
@@ -56,9 +65,23 @@ struct image_grid {
  *    bin and interpolation in float: SER >= 100 dB, e.g. spaceborne X band at 800 km.
  * SER = 10 log10(sum |ref|^2 / sum |img - ref|^2).
  *
- * Bad geometry. A pulse whose geometry has a non-finite value is skipped (contributes
- * nothing) and counted in skipped_pulses(); a finite dr <= 0 throws std::invalid_argument
- * before anything is added.
+ * Volumes. Each slice of an nz-slice grid is backprojected exactly as the flat (or
+ * height-map) image at its height: the same per-pixel arithmetic, one more loop (CPU) or
+ * grid dimension (CUDA) over the slices.
+ *
+ * Bad geometry. A pulse whose geometry has a non-finite value, or a value the
+ * arithmetic cannot carry, is skipped (contributes nothing) and counted in
+ * skipped_pulses(). Not carried, in either precision: a phase range over one 32 x 32
+ * tile |2 f0 / c| (hd + dr) above 2^19 turns (hd: the tile's half-diagonal; the phase is
+ * reduced in 32-bit fixed point over that range), e.g. f0 = 1e300; a reference phase
+ * |2 f0 / c| r above 2^51 turns (a double would no longer hold the fraction of a turn);
+ * a distance r from the antenna to the scene above 1e15 m, or a range in bins
+ * (r + |r0|) / dr above 2^60. A finite dr <= 0 throws std::invalid_argument before
+ * anything is added.
+ *
+ * Bad samples. A pulse sample with a non-finite part (NaN or +-Inf) is used as 0 and
+ * counted in nonfinite_samples(): one bad sample never spreads into the image. Only the
+ * samples of the pulses that are backprojected (not skipped) are looked at.
  */
 class backprojection
 {
@@ -69,16 +92,31 @@ public:
     static constexpr std::size_t geometry_length = 6;
     //! Speed of light (m/s, constants.h).
     static constexpr double speed_of_light = kernels::speed_of_light;
+    //! Most voxels (nx*ny*nz) of an image: 2^30, 8 GiB of complex float.
+    static constexpr long long max_voxels = 1LL << 30;
+    //! Most range bins per pulse: 2^24, 128 MiB per pulse.
+    static constexpr std::size_t max_bins = std::size_t(1) << 24;
+    //! Most slices of a volume (a CUDA grid dimension).
+    static constexpr long long max_slices = 65535;
 
     //! Parses "fast" | "accurate"; throws std::invalid_argument naming `precision`.
     static precision parse_precision(const std::string& name);
     static const char* to_string(precision p);
 
     /*!
+     * Checks a grid and a pulse length without allocating anything: nx, ny >= 1,
+     * nx*ny*nz <= max_voxels (the message gives the memory the image would take), dx, dy
+     * > 0 and finite, x0, y0, z finite, height empty or nx*ny finite values, 1 <= nz <=
+     * max_slices, dz > 0 and finite, 2 <= nbins <= max_bins. Sizes are computed without
+     * overflow. Throws std::invalid_argument "gpuradar::backprojection: <param> must be
+     * ..." naming the parameter.
+     */
+    static void validate(const image_grid& grid, std::size_t nbins);
+
+    /*!
      * \param b       backend; CUDA queues its work on `stream` and does not wait.
-     * \param grid    image grid (validated: nx, ny >= 1, nx*ny < 2^31, dx, dy > 0 and
-     *                finite, x0, y0, z finite, height empty or nx*ny finite values)
-     * \param nbins   range bins per pulse, >= 2
+     * \param grid    image grid, checked by validate() before anything is allocated
+     * \param nbins   range bins per pulse, 2 to max_bins
      * \param p       precision (fast | accurate)
      * Throws std::invalid_argument "gpuradar::backprojection: <param> must be ..." .
      */
@@ -91,11 +129,12 @@ public:
     virtual ~backprojection() = default;
 
     /*!
-     * Backproject `npulses` pulses and add them into `image` (ny*nx complex, row-major).
+     * Backproject `npulses` pulses and add them into `image` (grid.voxels() complex,
+     * nz x ny x nx).
      * \param pulses    npulses x nbins complex, pulse-major. Device pointer on CUDA.
      * \param geometry  npulses x 6 doubles (geometry_length). Always a HOST pointer (the
      *                  per-pulse set-up is done on the host, in double).
-     * \param image     ny*nx complex, read and written. Device pointer on CUDA.
+     * \param image     nz*ny*nx complex, read and written. Device pointer on CUDA.
      * CUDA: returns once the work is queued on the stream (geometry is copied first, so
      * the caller may reuse its geometry buffer at once).
      */
@@ -116,8 +155,14 @@ public:
                                  std::size_t npulses,
                                  cfloat* image) = 0;
 
-    //! Pulses skipped since construction because their geometry had a non-finite value.
+    //! Pulses skipped since construction: geometry non-finite or not carried (above).
     std::size_t skipped_pulses() const { return d_skipped; }
+    /*!
+     * Non-finite samples (NaN or Inf in either part) of backprojected pulses since
+     * construction, each used as 0. CUDA counts on the device: this waits for the work
+     * queued on the stream.
+     */
+    virtual std::size_t nonfinite_samples() const { return d_nonfinite; }
 
     const image_grid& grid() const { return d_grid; }
     std::size_t nbins() const { return d_nbins; }
@@ -132,6 +177,7 @@ protected:
     const std::size_t d_nbins;
     const precision d_precision;
     std::size_t d_skipped = 0;
+    std::size_t d_nonfinite = 0;
 };
 
 } // namespace gpuradar::kernels

@@ -33,6 +33,26 @@ namespace gpuradar::kernels {
  * The first and last aperture_pulses(range)/2 rows of a block are only partly focused
  * (the synthetic aperture runs off the block): a stream is focused in blocks that
  * overlap by at least one aperture (the sar_focus block does this).
+ *
+ * Scale: the transforms are normalised, so a point target of amplitude a peaks at about
+ * |a| times (chirp samples T fs) times (pulses in the processed Doppler band) times the
+ * windows' coherent gains and the antenna gain; the peak's phase is arg(a).
+ *
+ * Squint (f_dc = doppler_centroid_hz() != 0): the range-Doppler data put a target at
+ * R0 / D_ref with D_ref = sqrt(1 - (lambda f_dc / 2 V)^2) (about cos(squint)); each row
+ * is resampled (32-tap windowed sinc, in the range-Doppler domain where the range
+ * spectrum is at baseband) onto the zero-Doppler grid above. Consequences a caller must
+ * know: (1) the window's echoes come from closest-approach ranges near D_ref .. far
+ * D_ref, so the columns beyond far D_ref are empty and targets closer than near are
+ * not imaged; (2) a target's zero-Doppler row (y - y_0) PRF / v lies R0 tan(squint)
+ * PRF / v rows after the pulses that saw it, so it can fall outside [0, naz): the
+ * azimuth FFT wraps it to that row modulo naz (an overlapping caller keeps the rows
+ * whose aperture lay inside the block); (3) the main lobe is skewed (range-azimuth
+ * coupling): its sidelobes run off the range and azimuth axes.
+ *
+ * Memory: CPU, none beyond the image (plus one row per thread with squint). CUDA: one
+ * cuFFT work area shared by the plans, per-row tables (O(naz + nrange)), and with squint
+ * one naz x nrange scratch (the resampler cannot run in place).
  */
 class csa
 {
@@ -40,9 +60,11 @@ public:
     struct options {
         window_spec range_window;   //!< default rectangular
         window_spec azimuth_window; //!< default rectangular
-        //! Reference range of the chirp scaling (m); 0: the centre of the range window.
+        //! Reference (closest-approach) range of the chirp scaling (m), >= 0; 0: D_ref
+        //! times the centre of the range window (D_ref = 1 at broadside).
         double reference_range_m = 0.0;
-        //! Effective velocity (m/s); 0: the platform's velocity (flat-earth, airborne).
+        //! Effective velocity (m/s), >= 0; 0: the platform's velocity (flat-earth,
+        //! airborne). Used in the range-Doppler migration D(f) only.
         double effective_velocity_mps = 0.0;
     };
 

@@ -151,9 +151,8 @@ struct device_properties {
 };
 device_properties current_device_properties();
 
-//! Device memory in use on the current device, in bytes (cudaMemGetInfo: total minus
-//! free), checked. It counts every context on the device, other processes' included:
-//! leak checks compare it with itself over time.
+//! Device memory in use on the current device (total minus free, cudaMemGetInfo): all
+//! allocations of the process and the context, for benchmarks' memory figures.
 std::size_t device_memory_in_use();
 
 enum class copy_kind { host_to_device, device_to_host, device_to_device };

@@ -19,6 +19,13 @@ namespace gpuradar::kernels {
  * The CPU backend uses memcpy. The CUDA backend takes device pointers, queues its copies
  * on `stream` without waiting, and turns a batch of equally spaced gates (any integer
  * PRI) into one 2-D copy; unequal spacing (a fractional PRI) is one copy per gate.
+ *
+ * Non-finite samples: a finished CPI leaves through copy_finite(), which writes every
+ * sample with a NaN or infinite real or imaginary part as 0 and counts those samples,
+ * one count per CPI (slot). One such sample would otherwise turn every cell of the CPI's
+ * range-Doppler map into NaN (the FFTs spread it). The CUDA backend counts with one
+ * atomic per warp that saw any (none on clean data) into a device counter per slot;
+ * take_nonfinite() reads all slots back with one copy and one wait.
  */
 class framer_copy
 {
@@ -42,8 +49,19 @@ public:
                         const std::vector<std::uint64_t>& offsets,
                         std::size_t nrange) = 0;
 
-    //! n samples from src to dst (no overlap).
-    virtual void copy(cfloat* dst, const cfloat* src, std::size_t n) = 0;
+    /*!
+     * n samples from src to dst (no overlap); a sample with a NaN or infinite part is
+     * written as 0 and counted in count slot `slot` (slots 0, 1, ... in the order of
+     * the CPIs since the last take_nonfinite()).
+     */
+    virtual void
+    copy_finite(cfloat* dst, const cfloat* src, std::size_t n, std::size_t slot) = 0;
+
+    /*!
+     * The counts of slots [0, n) into counts[0, n), then every slot back to 0. CUDA:
+     * waits until the counts queued so far have reached the host (not for later work).
+     */
+    virtual void take_nonfinite(std::uint64_t* counts, std::size_t n) = 0;
 };
 
 } // namespace gpuradar::kernels

@@ -59,6 +59,7 @@ struct framer_cpi {
     std::int64_t pulse_offset = 0; //!< absolute input sample where that pulse starts
     bool has_time = false;         //!< an rx_time reference exists
     time_spec rx_time;             //!< time of that pulse start (when has_time)
+    std::uint64_t nonfinite = 0;   //!< samples with a NaN or infinite part, written as 0
 };
 
 //! A partial CPI discarded because of a gap in the stream (or input skipped).
@@ -104,6 +105,12 @@ struct framer_result {
  *   the gap;
  * - tag and threshold modes wait for the next trigger (tag, or rising edge).
  * Trigger tags and threshold edges after the anchor are ignored until then.
+ *
+ * Non-finite samples: a sample of a CPI with a NaN or infinite real or imaginary part is
+ * written as 0 (framer_copy::copy_finite) and counted in the CPI's framer_cpi::nonfinite
+ * and in nonfinite_samples(); the CPI is emitted as usual. Samples outside the gates are
+ * never looked at. With a CUDA framer_copy, process() waits for the counts of the CPIs
+ * it emitted (queued behind their copies) before it returns.
  *
  * Feeding: call process() with consecutive chunks (offset = consumed so far) and the
  * events inside each chunk, sorted by offset. It consumes up to the last sample it no
@@ -160,6 +167,8 @@ public:
     std::uint64_t lost_samples() const { return d_lost; }
     //! rx_time tags rejected as implausible jumps (backwards, or > max_gap_seconds).
     std::uint64_t rejected_time_jumps() const { return d_rejected; }
+    //! Samples of emitted CPIs written as 0 because a part was NaN or infinite.
+    std::uint64_t nonfinite_samples() const { return d_nonfinite; }
     const pulse_timing& timing() const { return d_timing; }
     const framer_config& config() const { return d_cfg; }
     double prf() const { return d_cfg.fs / d_cfg.pri_samples; }
@@ -208,6 +217,8 @@ private:
                    framer_result& r);
     void begin_cpi(std::uint64_t gs);
     void finish_cpi(const cfloat* in, cfloat* out, framer_result& r);
+    // The non-finite counts of the CPIs in r (waits for them on CUDA).
+    void collect_nonfinite(framer_result& r);
 
     framer_config d_cfg;
     pulse_timing d_timing;
@@ -228,6 +239,8 @@ private:
     time_spec d_time;
     int d_prev_level = -1; // threshold mode: last sample above (1), at/below (0), unknown
     std::uint64_t d_dropped = 0, d_emitted = 0, d_lost = 0, d_rejected = 0;
+    std::uint64_t d_nonfinite = 0;
+    std::vector<std::uint64_t> d_counts; // collect_nonfinite()'s, reused
 };
 
 } // namespace gpuradar::kernels

@@ -29,6 +29,9 @@ struct channel_config {
     //! receive latency that a real system calibrates with the leakage (0: none).
     std::uint64_t system_delay = 0;
     std::uint64_t seed = 1; //!< noise generator seed
+    //! Receive channels (radar_scene.h's array_config; default: one, no array phase).
+    //! Targets' azimuth_deg set their echoes' array phase.
+    array_config array;
 };
 
 /*!
@@ -41,6 +44,10 @@ struct channel_config {
  * noise_power, tx_power). Samples before the stream start count as zeros. State
  * (history of x, noise generator, sample count) carries across process() calls, so the
  * output does not depend on how the stream is cut into calls.
+ *
+ * With an array, channel c's output is y with echo i rotated by the array phase of its
+ * azimuth, the leakage and echoes scaled by the channel's gain and phase error, and the
+ * channel's own noise (channel 0's is the single-channel output's generator).
  */
 class radar_channel
 {
@@ -50,8 +57,12 @@ public:
     //! Validates (std::invalid_argument "gpuradar::radar_channel: <param> ...").
     explicit radar_channel(channel_config cfg);
 
-    //! Writes n output samples for the next n input samples (in and out may not overlap).
+    //! Writes n output samples for the next n input samples (in and out may not overlap;
+    //! one channel only: std::logic_error otherwise).
     void process(const cfloat* in, cfloat* out, std::size_t n);
+    //! The same for every channel: out[c] for c < nchannels().
+    void process(const cfloat* in, cfloat* const* out, std::size_t n);
+    std::size_t nchannels() const { return d_cfg.array.nchannels(); }
 
     std::uint64_t position() const { return d_pos; }
     const channel_config& config() const { return d_cfg; }
@@ -61,13 +72,15 @@ public:
 private:
     //! Input sample at absolute index i (zero before the stream start).
     cfloat input_at(std::int64_t i) const;
-    void add_echo(cfloat* out, std::size_t n, std::size_t target) const;
+    void add_echo(cfloat* out, std::size_t n, std::size_t target, std::size_t c) const;
+    void add_leakage(cfloat* out, std::size_t n, std::size_t c) const;
     void trim_history();
 
     channel_config d_cfg;
     std::vector<echo_geometry> d_geometry;
     std::vector<double> d_amplitude;
     complex_noise d_noise;
+    std::vector<complex_noise> d_channel_noise; //!< channels 1 .. nchannels - 1
     std::vector<cfloat> d_hist; //!< input samples [d_hist_begin, d_pos + pending)
     std::uint64_t d_hist_begin = 0;
     std::uint64_t d_pos = 0;

@@ -4,6 +4,7 @@
 #ifndef INCLUDED_GPURADAR_KERNELS_RADAR_SCENE_H
 #define INCLUDED_GPURADAR_KERNELS_RADAR_SCENE_H
 
+#include <gpuradar/kernels/array_geometry.h>
 #include <gpuradar/kernels/backend.h>
 #include <gpuradar/kernels/complex_noise.h>
 #include <gpuradar/kernels/pulse_timing.h>
@@ -21,6 +22,51 @@ struct scene_target {
     double range_m = 0;      //!< range at t = 0 (m, > 0)
     double velocity_mps = 0; //!< radial velocity, closing positive (m/s)
     double snr_db = 0;       //!< per-sample SNR of the echo before compression (dB)
+    //! Angle of arrival at an array (array_geometry.h's azimuth, degrees in [-90, 90]);
+    //! no effect on a single element at the origin.
+    double azimuth_deg = 0;
+};
+
+/*!
+ * \brief The receive array of a simulator: one channel per element. Narrowband: a
+ * target's echo reaches element c with the extra phase arrival_phase_rad(p_c, c0/fc,
+ * azimuth) and the same envelope delay. Each channel multiplies everything it receives
+ * (echoes, clutter, leakage) by its gain and phase error; its thermal noise is its own,
+ * independent of the other channels', and not scaled. Clutter arrives from boresight
+ * (azimuth 0); leakage is the direct path, the same in every channel but for the
+ * channel's error.
+ */
+struct array_config {
+    //! Element positions (m), one per channel; empty: one channel at the origin.
+    std::vector<position_m> elements;
+    std::vector<double> gain_db;   //!< per-channel gain error (dB); empty: 0 dB
+    std::vector<double> phase_deg; //!< per-channel phase error (deg); empty: 0
+
+    /*!
+     * From block parameters: nchannels (>= 1) elements at the flat x, y, z list `xyz`
+     * (m; 3 * nchannels numbers) or, when it is empty and nchannels > 1, a ULA of
+     * spacing_wl wavelengths at the carrier fc; one channel without positions is the
+     * single antenna (no elements). std::invalid_argument naming `nchannels`,
+     * `element_positions_m`, `element_spacing_wl`, `fc`, `channel_gain_db` or
+     * `channel_phase_deg`, prefixed by `who`.
+     */
+    static array_config make(unsigned int nchannels,
+                             double spacing_wl,
+                             const std::vector<double>& xyz,
+                             double fc,
+                             const std::vector<double>& gain_db,
+                             const std::vector<double>& phase_deg,
+                             const char* who);
+
+    std::size_t nchannels() const { return elements.empty() ? 1 : elements.size(); }
+    //! std::invalid_argument naming `channel_gain_db` / `channel_phase_deg` (size not
+    //! 0 or nchannels, or not finite), prefixed by `who`.
+    void validate(const char* who) const;
+    //! Channel c's linear gain and phase error (rad).
+    double gain(std::size_t c) const;
+    double phase_rad(std::size_t c) const;
+    //! The echo phase at channel c of a wave from azimuth_deg (0 without elements).
+    double arrival_phase_rad(std::size_t c, double fc, double azimuth_deg) const;
 };
 
 /*!
@@ -58,6 +104,7 @@ struct scene_config {
     double clutter_start_m = 0.0;
     double clutter_stop_m = 0.0;
     std::uint64_t seed = 1; //!< noise and clutter generator seed
+    array_config array;     //!< receive channels (default: one element at the origin)
 };
 
 //! The truth of one target at one pulse.
@@ -72,7 +119,8 @@ struct target_truth {
     double delay_samples = 0; //!< 2 R fs / c (the echo starts round(delay) samples
                               //!< after the pulse start)
     double snr_db = 0;
-    double amplitude = 0; //!< echo amplitude (linear)
+    double amplitude = 0;   //!< echo amplitude (linear)
+    double azimuth_deg = 0; //!< angle of arrival (array_geometry.h)
 };
 
 /*!
@@ -93,6 +141,11 @@ struct target_truth {
  * d_c), and w complex white Gaussian noise of power noise_power. Echoes later than one
  * PRI (range-ambiguous) land in later pulses, as they would. P is noise_power, or 1 when
  * that is 0.
+ *
+ * With an array (config().array, more than one channel) every channel c is this stream
+ * with the echo of target i rotated by the array phase of its azimuth and everything but
+ * the noise scaled by the channel's gain and phase error (array_config); channel c's
+ * noise comes from its own generator (channel 0's is the single-channel stream's).
  */
 class radar_scene
 {
@@ -108,8 +161,12 @@ public:
      * between two pulses, without restarting the stream).
      */
     void continue_from(const radar_scene& previous);
-    //! Writes the next n samples of the stream.
+    //! Writes the next n samples of the stream (one channel only: std::logic_error
+    //! otherwise).
     void generate(cfloat* out, std::size_t n);
+    //! Writes the next n samples of every channel: out[c] for c < nchannels().
+    void generate(cfloat* const* out, std::size_t n);
+    std::size_t nchannels() const { return d_cfg.array.nchannels(); }
 
     //! Samples generated so far (the stream offset of the next sample).
     std::uint64_t position() const { return d_pos; }
@@ -152,6 +209,15 @@ public:
 
     static double snr_from_rcs(double rcs_m2, double range_m, double radar_constant_db);
 
+    /*!
+     * Sets each target's azimuth_deg from a parallel list: empty leaves every target at
+     * boresight (0); otherwise one entry per target, else std::invalid_argument naming
+     * `azimuths_deg` (the range of each is checked with the scene).
+     */
+    static void set_azimuths(std::vector<scene_target>& targets,
+                             const std::vector<double>& azimuths_deg,
+                             const char* who = stage);
+
 private:
     void add_pulses(cfloat* out,
                     std::uint64_t n0,
@@ -164,6 +230,9 @@ private:
                     double cycles_per_sample,
                     double phase0) const;
     std::int64_t delay_of(double delay_at_0, double delay_rate, std::uint64_t k) const;
+    //! Channel c's next n samples (its noise from `noise`), without advancing.
+    void
+    render_channel(cfloat* out, std::size_t n, std::size_t c, complex_noise& noise) const;
 
     scene_config d_cfg;
     pulse_timing d_timing;
@@ -174,6 +243,7 @@ private:
     std::uint64_t d_clutter_delay = 0;
     std::uint64_t d_pos = 0;
     complex_noise d_noise;
+    std::vector<complex_noise> d_channel_noise; //!< channels 1 .. nchannels - 1
 };
 
 } // namespace gpuradar::kernels

@@ -24,7 +24,10 @@ namespace gpuradar::kernels {
  *
  * The beam points `squint` radians forward of broadside (positive: towards +y); its
  * azimuth one-way amplitude pattern is sinc(L sin(theta - squint) / lambda) (uniform
- * aperture of length L), so the two-way 3 dB beamwidth is about 0.886 lambda / L.
+ * aperture of length L), so the one-way half-power (3 dB) beamwidth, where the two-way
+ * amplitude falls to 1/2, is about 0.886 lambda / L: the beamwidth behind
+ * doppler_bandwidth_hz() and aperture_pulses(). The antenna gain uses
+ * sin(theta) = (y_target - y_i) / R.
  */
 struct stripmap_params {
     double fc_hz = 9.6e9;          //!< carrier (Hz), > 0
@@ -51,7 +54,8 @@ struct stripmap_params {
     double range_spacing_m() const;      //!< c / (2 fs)
     double doppler_centroid_hz() const;  //!< 2 v sin(squint) / lambda
     double doppler_bandwidth_hz() const; //!< two-way 3 dB beam: 0.886 * 2 v / L
-    //! Pulses a point target at slant range `range_m` stays in the 3 dB beam.
+    //! Pulses a point target at closest-approach slant range `range_m` stays in the 3 dB
+    //! beam: range_m (tan(squint + beam/2) - tan(squint - beam/2)) PRF / v.
     double aperture_pulses(double range_m) const;
     //! Slant range of the centre of the range window.
     double centre_range_m() const;
@@ -75,7 +79,10 @@ struct point_target {
  * `targets`, npulses x p.nrange, pulse-major, with the antenna at y_i = first_pulse_y +
  * i v / PRF. Complex white Gaussian noise of standard deviation `noise_sigma` per
  * component is added; the noise of pulse i depends only on (seed, i), so a stream made in
- * chunks equals one made at once. Phases in double with exact reduction.
+ * chunks equals one made at once (pulse i is always the antenna at first_pulse_y + i v /
+ * PRF, whatever first_pulse). Phases in double with exact reduction. Throws
+ * std::invalid_argument for invalid parameters, a negative noise_sigma or a non-finite
+ * target position.
  */
 std::vector<cfloat> simulate(const stripmap_params& p,
                              const std::vector<point_target>& targets,

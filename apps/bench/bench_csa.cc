@@ -1,0 +1,117 @@
+/*
+ * csa: chirp-scaling focusing of one block, raw echoes in device memory to the image in
+ * device memory (CUDA), and the CPU twin on the host.
+ *
+ * Byte-count floor: CSA transforms along both axes twice (azimuth, range, range back,
+ * azimuth back); each of those four 1-D FFT stages must read and write the whole matrix
+ * at least once when it does not fit in cache, and the phase multiplies could ride along
+ * with them. So floor = 4 x (read + write of the matrix) at the device-to-device copy
+ * bandwidth measured in the same run. The CUDA pipeline makes 7 such passes when every
+ * FFT is one pass (4 FFTs + 3 phase kernels); cuFFT may split long FFTs into more.
+ */
+#include "bench_pd_common.h"
+#include <gpuradar/kernels/csa.h>
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <thread>
+
+namespace gpuradar::bench {
+namespace {
+
+constexpr int floor_passes = 4;
+constexpr int pipeline_passes = 7;
+
+//! An X-band airborne stripmap geometry whose far-range aperture (~170 pulses) fits
+//! every block size measured.
+kernels::stripmap_params bench_params(std::size_t nrange)
+{
+    kernels::stripmap_params p;
+    p.fc_hz = 9.6e9;
+    p.bandwidth_hz = 100e6;
+    p.pulse_width_s = 2e-6;
+    p.fs_hz = 120e6;
+    p.prf_hz = 200;
+    p.velocity_mps = 150;
+    p.altitude_m = 3000;
+    p.near_range_m = 8000;
+    p.nrange = nrange;
+    p.antenna_length_m = 2.0;
+    return p;
+}
+
+struct shape {
+    std::size_t nrange, naz;
+};
+
+} // namespace
+
+GPURADAR_BENCH("csa/cuda")
+{
+    if (!pd::have_cuda("csa/cuda"))
+        return;
+    const auto props = kernels::current_device_properties();
+    kernels::cuda_stream s;
+    const std::vector<shape> shapes =
+        opt.quick
+            ? std::vector<shape>{ { 512, 1024 } }
+            : std::vector<shape>{ { 2048, 4096 }, { 4096, 4096 }, { 16384, 16384 } };
+    for (const auto& sh : shapes) {
+        const std::size_t n = sh.nrange * sh.naz, bytes = n * sizeof(kernels::cfloat);
+        const double copy = pd::copy_gb_per_s(bytes, s, opt.repeats);
+        const std::size_t before = kernels::device_memory_in_use();
+        auto raw = pd::random_device(n, s);
+        kernels::device_memory image(bytes);
+        auto f = kernels::csa::make(
+            kernels::backend::cuda, bench_params(sh.nrange), sh.naz, {}, s.ref());
+        const double ms = pd::time_ms(s, opt.repeats, [&] {
+            f->run(raw.as<kernels::cfloat>(), image.as<kernels::cfloat>());
+        });
+        const std::size_t used = kernels::device_memory_in_use() - before;
+        const double floor_ms = floor_passes * 2.0 * double(bytes) / (copy * 1e6);
+        json_line("csa/cuda")
+            .field("device", props.name)
+            .field("nrange", static_cast<long long>(sh.nrange))
+            .field("naz", static_cast<long long>(sh.naz))
+            .field("bytes", static_cast<long long>(bytes))
+            .field("ms", ms)
+            .field("copy_gb_per_s", copy)
+            .field("floor_passes", static_cast<long long>(floor_passes))
+            .field("pipeline_passes", static_cast<long long>(pipeline_passes))
+            .field("floor_ms", floor_ms)
+            .field("fraction_of_floor", floor_ms / ms)
+            .field("device_bytes_with_raw_and_image", static_cast<long long>(used))
+            .field("device_bytes_over_raw", double(used) / double(bytes))
+            .emit();
+    }
+}
+
+GPURADAR_BENCH("csa/cpu")
+{
+    const std::size_t nrange = opt.quick ? 512 : 4096, naz = opt.quick ? 1024 : 4096;
+    const std::size_t n = nrange * naz;
+    std::vector<kernels::cfloat> raw(n), image(n);
+    std::mt19937 rng(1);
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    for (auto& v : raw)
+        v = kernels::cfloat(g(rng), g(rng));
+    auto f = kernels::csa::make(kernels::backend::cpu, bench_params(nrange), naz, {});
+    const int repeats = std::max(1, std::min(opt.repeats, 5));
+    f->run(raw.data(), image.data()); // first touch of the image pages
+    std::vector<double> t;
+    for (int i = 0; i < repeats; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f->run(raw.data(), image.data());
+        t.push_back(std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - t0)
+                        .count());
+    }
+    json_line("csa/cpu")
+        .field("nrange", static_cast<long long>(nrange))
+        .field("naz", static_cast<long long>(naz))
+        .field("threads", static_cast<long long>(std::thread::hardware_concurrency()))
+        .field("ms", median(t))
+        .emit();
+}
+
+} // namespace gpuradar::bench

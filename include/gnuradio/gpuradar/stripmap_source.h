@@ -1,0 +1,92 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef INCLUDED_GPURADAR_STRIPMAP_SOURCE_H
+#define INCLUDED_GPURADAR_STRIPMAP_SOURCE_H
+
+#include <gnuradio/gpuradar/api.h>
+#include <gnuradio/sync_block.h>
+#include <cstdint>
+#include <vector>
+
+namespace gr {
+namespace gpuradar {
+
+/*!
+ * \brief Simulated raw (uncompressed) stripmap SAR echoes, one pulse per item.
+ * \ingroup gpuradar
+ *
+ * Out: one item = nrange gr_complex, pulse i of a straight, level, side-looking pass
+ * (kernels/stripmap.h): antenna at (0, first_pulse_y + i velocity / prf, altitude)
+ * flying north, looking east; range sample k at slant range near_range + k c / (2 fs).
+ * Each echo is the LFM pulse at its delay times exp(-j 4 pi fc R / c) (stop-and-hop),
+ * weighted by the azimuth antenna pattern, plus complex white Gaussian noise of
+ * standard deviation noise_sigma per component; the noise of pulse i depends only on
+ * (seed, i). Pulses are computed by kernels::stripmap_sim::simulate on the host.
+ *
+ * Tag `stripmap` on item 0 (docs/CONVENTIONS.md, "stripmap tag"): a dict with the
+ * acquisition parameters the focusing (sar_focus) needs, so a recording or a consumer
+ * can check them.
+ *
+ * max_pulses > 0: the stream ends after that many pulses (work returns WORK_DONE).
+ */
+class GPURADAR_API stripmap_source : virtual public gr::sync_block
+{
+public:
+    typedef std::shared_ptr<stripmap_source> sptr;
+
+    /*!
+     * \param fc             carrier (Hz, > 0)
+     * \param bandwidth      chirp bandwidth (Hz, 0 < B <= fs)
+     * \param pulse_width    chirp length (s, > 0, shorter than the range window)
+     * \param up_chirp       chirp rate sign: true +B/T, false -B/T
+     * \param fs             complex range sampling rate (Hz, > 0)
+     * \param prf            pulse repetition frequency (Hz, above the Doppler bandwidth)
+     * \param velocity       platform speed along +y (m/s, > 0)
+     * \param altitude       platform height (m, >= 0)
+     * \param near_range     slant range of range sample 0 (m, > altitude)
+     * \param nrange         range samples per pulse (>= 2)
+     * \param squint         beam squint forward of broadside (rad, |squint| <= 0.35)
+     * \param antenna_length azimuth antenna length (m, > 0)
+     * \param target_x       target positions east (m, finite), one per target
+     * \param target_y       target positions north (m, finite), one per target
+     * \param target_z       target heights (m, finite): empty (all 0) or one per target
+     * \param target_amplitude  target amplitudes (finite): empty (all 1) or one per
+     *                       target
+     * \param noise_sigma    noise standard deviation per component (>= 0)
+     * \param first_pulse_y  along-track position of pulse 0 (m, finite)
+     * \param max_pulses     pulses before the stream ends (0: endless)
+     * \param seed           noise seed
+     * Throws std::invalid_argument naming the parameter (or the target entry, e.g.
+     * "target_y[2]") before anything is allocated.
+     */
+    static sptr make(double fc,
+                     double bandwidth,
+                     double pulse_width,
+                     bool up_chirp,
+                     double fs,
+                     double prf,
+                     double velocity,
+                     double altitude,
+                     double near_range,
+                     unsigned int nrange,
+                     double squint,
+                     double antenna_length,
+                     const std::vector<double>& target_x,
+                     const std::vector<double>& target_y,
+                     const std::vector<double>& target_z = std::vector<double>(),
+                     const std::vector<double>& target_amplitude = std::vector<double>(),
+                     double noise_sigma = 0.0,
+                     double first_pulse_y = 0.0,
+                     std::uint64_t max_pulses = 0,
+                     std::uint32_t seed = 1);
+
+    //! Pulses in the synthetic aperture (3 dB beam) at the far edge of the range window.
+    virtual double far_aperture_pulses() const = 0;
+    //! Pulses emitted so far.
+    virtual std::uint64_t pulses() const = 0;
+};
+
+} // namespace gpuradar
+} // namespace gr
+
+#endif

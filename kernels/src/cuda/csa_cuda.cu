@@ -1,0 +1,230 @@
+/*
+ * CUDA chirp-scaling focusing (csa_backends.h has the maths).
+ *
+ * Device memory: the image buffer is the work array (azimuth FFT raw -> image, then in
+ * place), one cuFFT work area shared by the two plans, the per-row phase coefficients
+ * and the windows; squinted geometry adds one naz x nrange scratch for the range
+ * resampler (which reads neighbouring samples, so it cannot run in place).
+ *
+ * Passes over the matrix: 4 batched FFTs (azimuth as strided columns: no transposes)
+ * and 3 elementwise kernels, each of which computes its phase from the row's three
+ * coefficients (double, x^2 included), so no phase matrix is ever stored.
+ */
+#include "../csa_backends.h"
+#include "cuda_check.h"
+#include "cufft_plan.h"
+#include "launch.h"
+#include <cuda_runtime.h>
+#include <algorithm>
+
+namespace gpuradar::kernels::detail {
+namespace {
+
+constexpr const char* who = "csa";
+
+//! exp(j 2 pi (a + b x + c x^2)): the polynomial in double, the reduced turn in float.
+__device__ __forceinline__ float2 phasor(const csa_quadratic& q, double x)
+{
+    const double t = fma(fma(q.c, x, q.b), x, q.a);
+    const float f = static_cast<float>(t - rint(t));
+    float s, c;
+    sincospif(2.0f * f, &s, &c);
+    return make_float2(c, s);
+}
+
+__device__ __forceinline__ float2 cmul(float2 a, float2 b)
+{
+    return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+__device__ __forceinline__ float2 scale(float2 a, float w)
+{
+    return make_float2(a.x * w, a.y * w);
+}
+
+//! Rows are blockIdx.y (grid-stride), columns threads (grid-stride in x).
+#define CSA_FOR_EACH_ELEMENT(na, nr)                                             \
+    for (std::size_t m = blockIdx.y; m < (na); m += gridDim.y)                   \
+        for (std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; \
+             k < (nr);                                                           \
+             k += std::size_t(gridDim.x) * blockDim.x)
+
+//! Chirp scaling; rows outside the processed Doppler band are zeroed.
+__global__ void csa_phase1(float2* __restrict__ d,
+                           const csa_quadratic* __restrict__ q,
+                           const float* __restrict__ wa,
+                           std::size_t na,
+                           std::size_t nr)
+{
+    CSA_FOR_EACH_ELEMENT(na, nr)
+    {
+        float2& v = d[m * nr + k];
+        v = wa[m] == 0.0f ? make_float2(0.0f, 0.0f)
+                          : cmul(v, phasor(q[m], static_cast<double>(k)));
+    }
+}
+
+//! Range compression, SRC, bulk RCMC and the range window (2-D frequency domain).
+__global__ void csa_phase2(float2* __restrict__ d,
+                           const csa_quadratic* __restrict__ q,
+                           const float* __restrict__ wr,
+                           const float* __restrict__ wa,
+                           std::size_t na,
+                           std::size_t nr)
+{
+    const long long pos = static_cast<long long>(nr - nr / 2);
+    CSA_FOR_EACH_ELEMENT(na, nr)
+    {
+        if (wa[m] == 0.0f)
+            continue;
+        const long long n = static_cast<long long>(k);
+        const double x =
+            static_cast<double>(n < pos ? n : n - static_cast<long long>(nr));
+        float2& v = d[m * nr + k];
+        v = scale(cmul(v, phasor(q[m], x)), wr[k]);
+    }
+}
+
+//! Residual phase, azimuth compression, azimuth window and FFT scale, in place.
+__global__ void csa_phase3(float2* __restrict__ d,
+                           const csa_quadratic* __restrict__ q,
+                           const float* __restrict__ wa,
+                           std::size_t na,
+                           std::size_t nr)
+{
+    CSA_FOR_EACH_ELEMENT(na, nr)
+    {
+        float2& v = d[m * nr + k];
+        v = scale(cmul(v, phasor(q[m], static_cast<double>(k))), wa[m]);
+    }
+}
+
+//! As csa_phase3, reading the row resampled onto the zero-Doppler grid from `in`.
+__global__ void csa_phase3_resampled(const float2* __restrict__ in,
+                                     float2* __restrict__ out,
+                                     const csa_quadratic* __restrict__ q,
+                                     const float* __restrict__ wa,
+                                     const int* __restrict__ first,
+                                     const float* __restrict__ taps,
+                                     std::size_t na,
+                                     std::size_t nr)
+{
+    CSA_FOR_EACH_ELEMENT(na, nr)
+    {
+        float2 acc = make_float2(0.0f, 0.0f);
+        if (wa[m] != 0.0f) {
+            const float2* src = in + m * nr + first[k];
+            const float* h = taps + k * csa_resample_taps;
+#pragma unroll
+            for (int t = 0; t < csa_resample_taps; ++t) {
+                acc.x = fmaf(h[t], src[t].x, acc.x);
+                acc.y = fmaf(h[t], src[t].y, acc.y);
+            }
+            acc = scale(cmul(acc, phasor(q[m], static_cast<double>(k))), wa[m]);
+        }
+        out[m * nr + k] = acc;
+    }
+}
+
+template <typename T>
+device_memory upload(const std::vector<T>& v, cudaStream_t s)
+{
+    device_memory d(v.size() * sizeof(T));
+    if (!v.empty())
+        GPURADAR_CUDA_CHECK(
+            who, cudaMemcpyAsync(d.get(), v.data(), d.size(), cudaMemcpyHostToDevice, s));
+    return d;
+}
+
+class csa_cuda final : public csa
+{
+public:
+    csa_cuda(const stripmap_params& p, std::size_t naz, const options& o, stream_ref s)
+        : csa(p, naz, o),
+          d_stream(native(s)),
+          d_t(csa_make_tables(p, naz, o)),
+          d_az(n(naz), n(p.nrange), n(p.nrange), 1, d_stream, who, shared),
+          d_rg(n(p.nrange), n(naz), 1, n(p.nrange), d_stream, who, shared),
+          d_work(std::max(d_az.work_size(), d_rg.work_size())),
+          d_phase1(upload(d_t.phase1, d_stream)),
+          d_phase2(upload(d_t.phase2, d_stream)),
+          d_phase3(upload(d_t.phase3, d_stream)),
+          d_range_weight(upload(d_t.range_weight, d_stream)),
+          d_azimuth_weight(upload(d_t.azimuth_weight, d_stream)),
+          d_first(upload(d_t.resample_first, d_stream)),
+          d_taps(upload(d_t.resample_taps, d_stream)),
+          d_scratch(d_t.resample ? naz * p.nrange * sizeof(cfloat) : 0)
+    {
+        d_az.set_work_area(d_work.get(), who);
+        d_rg.set_work_area(d_work.get(), who);
+        // The uploads read host tables this object owns: done before run() can race.
+        GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
+    }
+
+    void run(const cfloat* raw, cfloat* image) override
+    {
+        const std::size_t na = d_naz, nr = d_t.nrange;
+        auto* in = reinterpret_cast<cufftComplex*>(const_cast<cfloat*>(raw));
+        auto* img = reinterpret_cast<cufftComplex*>(image);
+        auto* dev = reinterpret_cast<float2*>(image);
+        const dim3 block(elementwise_threads);
+        const dim3 grid(
+            static_cast<unsigned>((nr + elementwise_threads - 1) / elementwise_threads),
+            static_cast<unsigned>(std::min<std::size_t>(na, 65535)));
+        GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_az.get(), in, img, CUFFT_FORWARD));
+        csa_phase1<<<grid, block, 0, d_stream>>>(
+            dev, d_phase1.as<csa_quadratic>(), d_azimuth_weight.as<float>(), na, nr);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "csa_phase1");
+        GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_rg.get(), img, img, CUFFT_FORWARD));
+        csa_phase2<<<grid, block, 0, d_stream>>>(dev,
+                                                 d_phase2.as<csa_quadratic>(),
+                                                 d_range_weight.as<float>(),
+                                                 d_azimuth_weight.as<float>(),
+                                                 na,
+                                                 nr);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "csa_phase2");
+        if (d_t.resample) {
+            auto* tmp = d_scratch.as<cufftComplex>();
+            GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_rg.get(), img, tmp, CUFFT_INVERSE));
+            csa_phase3_resampled<<<grid, block, 0, d_stream>>>(
+                reinterpret_cast<const float2*>(tmp),
+                dev,
+                d_phase3.as<csa_quadratic>(),
+                d_azimuth_weight.as<float>(),
+                d_first.as<int>(),
+                d_taps.as<float>(),
+                na,
+                nr);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "csa_phase3_resampled");
+        } else {
+            GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_rg.get(), img, img, CUFFT_INVERSE));
+            csa_phase3<<<grid, block, 0, d_stream>>>(
+                dev, d_phase3.as<csa_quadratic>(), d_azimuth_weight.as<float>(), na, nr);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "csa_phase3");
+        }
+        GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_az.get(), img, img, CUFFT_INVERSE));
+    }
+
+private:
+    static int n(std::size_t v) { return static_cast<int>(v); }
+    static constexpr cufft_plan_1d::shared_workspace_t shared{};
+
+    cudaStream_t d_stream;
+    const csa_tables d_t;
+    cufft_plan_1d d_az, d_rg;
+    device_memory d_work;
+    device_memory d_phase1, d_phase2, d_phase3, d_range_weight, d_azimuth_weight;
+    device_memory d_first, d_taps, d_scratch;
+};
+
+} // namespace
+
+std::unique_ptr<csa> make_csa_cuda(const stripmap_params& p,
+                                   std::size_t naz,
+                                   const csa::options& o,
+                                   stream_ref s)
+{
+    return std::make_unique<csa_cuda>(p, naz, o, s);
+}
+
+} // namespace gpuradar::kernels::detail

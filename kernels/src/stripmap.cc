@@ -1,0 +1,202 @@
+/* stripmap_params (validation, derived quantities) and the raw-echo simulator. */
+#include "param_check.h"
+#include <gpuradar/kernels/complex_noise.h>
+#include <gpuradar/kernels/constants.h>
+#include <gpuradar/kernels/stripmap.h>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace gpuradar::kernels {
+
+namespace {
+using detail::pi;
+using detail::throw_invalid;
+
+//! The 3 dB beamwidth of a uniform aperture (rad), the one-way half-power width.
+double beamwidth_rad(const stripmap_params& p)
+{
+    return 0.886 * p.wavelength_m() / p.antenna_length_m;
+}
+
+void require_positive(const char* stage, const char* param, double v)
+{
+    if (!(std::isfinite(v) && v > 0))
+        throw_invalid(stage, param, "> 0 and finite", v);
+}
+} // namespace
+
+void stripmap_params::validate(const char* stage) const
+{
+    require_positive(stage, "fc_hz", fc_hz);
+    require_positive(stage, "bandwidth_hz", bandwidth_hz);
+    require_positive(stage, "pulse_width_s", pulse_width_s);
+    require_positive(stage, "fs_hz", fs_hz);
+    require_positive(stage, "prf_hz", prf_hz);
+    require_positive(stage, "velocity_mps", velocity_mps);
+    require_positive(stage, "antenna_length_m", antenna_length_m);
+    if (!(bandwidth_hz <= fs_hz))
+        throw_invalid(stage,
+                      "bandwidth_hz",
+                      "<= fs_hz (" + std::to_string(fs_hz) + " Hz)",
+                      bandwidth_hz);
+    if (!(std::isfinite(altitude_m) && altitude_m >= 0))
+        throw_invalid(stage, "altitude_m", ">= 0 and finite", altitude_m);
+    if (!(std::isfinite(near_range_m) && near_range_m > altitude_m))
+        throw_invalid(stage,
+                      "near_range_m",
+                      "finite and > altitude_m (" + std::to_string(altitude_m) + " m)",
+                      near_range_m);
+    if (nrange < 2 || nrange > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+        throw_invalid(stage, "nrange", "in [2, 2^31)", nrange);
+    const double window_s = static_cast<double>(nrange) / fs_hz;
+    if (!(pulse_width_s < window_s))
+        throw_invalid(stage,
+                      "pulse_width_s",
+                      "shorter than the range window nrange/fs_hz = " +
+                          std::to_string(window_s) + " s",
+                      pulse_width_s);
+    if (!(std::isfinite(squint_rad) && std::abs(squint_rad) <= max_squint_rad))
+        throw_invalid(stage,
+                      "squint_rad",
+                      "in [-" + std::to_string(max_squint_rad) + ", " +
+                          std::to_string(max_squint_rad) + "]",
+                      squint_rad);
+    const double bd = doppler_bandwidth_hz();
+    if (!(prf_hz >= bd))
+        throw_invalid(
+            stage,
+            "prf_hz",
+            ">= the Doppler bandwidth 0.886*2*velocity_mps/antenna_length_m = " +
+                std::to_string(bd) + " Hz (else azimuth aliasing)",
+            prf_hz);
+}
+
+double stripmap_params::wavelength_m() const { return speed_of_light / fc_hz; }
+
+double stripmap_params::chirp_rate_hz_per_s() const
+{
+    return (up_chirp ? 1.0 : -1.0) * bandwidth_hz / pulse_width_s;
+}
+
+double stripmap_params::range_spacing_m() const { return speed_of_light / (2.0 * fs_hz); }
+
+double stripmap_params::doppler_centroid_hz() const
+{
+    return 2.0 * velocity_mps * std::sin(squint_rad) / wavelength_m();
+}
+
+double stripmap_params::doppler_bandwidth_hz() const
+{
+    return 0.886 * 2.0 * velocity_mps / antenna_length_m;
+}
+
+double stripmap_params::aperture_pulses(double range_m) const
+{
+    // Along-track span over which the target lies inside the 3 dB beam, squint included:
+    // R0 (tan(squint + beam/2) - tan(squint - beam/2)).
+    const double half = 0.5 * beamwidth_rad(*this);
+    const double span =
+        range_m * (std::tan(squint_rad + half) - std::tan(squint_rad - half));
+    return span * prf_hz / velocity_mps;
+}
+
+double stripmap_params::centre_range_m() const
+{
+    return near_range_m + 0.5 * static_cast<double>(nrange - 1) * range_spacing_m();
+}
+
+namespace stripmap_sim {
+
+namespace {
+
+double sinc(double x)
+{
+    if (std::abs(x) < 1e-12)
+        return 1.0;
+    return std::sin(pi * x) / (pi * x);
+}
+
+//! The noise generator's seed for one pulse: (seed, pulse index) mixed so that
+//! neighbouring pulses and seeds give unrelated streams (complex_noise expands it).
+std::uint64_t pulse_seed(std::uint32_t seed, std::size_t pulse)
+{
+    return (static_cast<std::uint64_t>(seed) << 32) ^
+           (static_cast<std::uint64_t>(pulse) * 0x9E3779B97F4A7C15ull);
+}
+
+//! Adds one target's echo to one pulse (antenna at along-track y_a).
+void add_echo(const stripmap_params& p,
+              const point_target& t,
+              double y_a,
+              std::complex<double>* acc)
+{
+    const double dx = t.x_m, dy = t.y_m - y_a, dz = t.z_m - p.altitude_m;
+    const double R = std::sqrt(dx * dx + dy * dy + dz * dz);
+    const double lambda = p.wavelength_m();
+    const double theta = std::asin(dy / R); // forward of broadside
+    const double g = sinc(p.antenna_length_m * std::sin(theta - p.squint_rad) / lambda);
+    const double gain = g * g; // two-way amplitude
+    const double turns = 2.0 * R / lambda;
+    const std::complex<double> carrier =
+        t.amplitude * gain * std::polar(1.0, -2.0 * pi * (turns - std::round(turns)));
+    // Fast time of sample k relative to the echo's centre: k/fs - 2(R - near)/c.
+    const double centre = 2.0 * (R - p.near_range_m) / speed_of_light * p.fs_hz;
+    const double half = 0.5 * p.pulse_width_s * p.fs_hz;
+    const long long k0 = std::max(0LL, static_cast<long long>(std::ceil(centre - half)));
+    const long long k1 = std::min(static_cast<long long>(p.nrange) - 1,
+                                  static_cast<long long>(std::floor(centre + half)));
+    const double K = p.chirp_rate_hz_per_s();
+    for (long long k = k0; k <= k1; ++k) {
+        const double dt = (static_cast<double>(k) - centre) / p.fs_hz;
+        acc[k] += carrier * std::polar(1.0, pi * K * dt * dt);
+    }
+}
+
+} // namespace
+
+std::vector<cfloat> simulate(const stripmap_params& p,
+                             const std::vector<point_target>& targets,
+                             std::size_t first_pulse,
+                             std::size_t npulses,
+                             double first_pulse_y,
+                             double noise_sigma,
+                             std::uint32_t seed)
+{
+    p.validate("stripmap_sim");
+    if (!(std::isfinite(noise_sigma) && noise_sigma >= 0))
+        throw_invalid("stripmap_sim", "noise_sigma", ">= 0 and finite", noise_sigma);
+    if (!std::isfinite(first_pulse_y))
+        throw_invalid("stripmap_sim", "first_pulse_y", "finite", first_pulse_y);
+    for (const auto& t : targets)
+        if (!(std::isfinite(t.x_m) && std::isfinite(t.y_m) && std::isfinite(t.z_m)))
+            throw_invalid("stripmap_sim", "targets (position)", "finite", t.x_m);
+    const std::size_t nr = p.nrange;
+    std::vector<cfloat> out(npulses * nr);
+    std::vector<std::complex<double>> acc(nr);
+    std::vector<cfloat> noise(nr);
+    for (std::size_t j = 0; j < npulses; ++j) {
+        const std::size_t i = first_pulse + j;
+        const double y_a =
+            first_pulse_y + static_cast<double>(i) * p.velocity_mps / p.prf_hz;
+        std::fill(acc.begin(), acc.end(), 0.0);
+        for (const auto& t : targets)
+            add_echo(p, t, y_a, acc.data());
+        complex_noise(pulse_seed(seed, i))
+            .fill(noise.data(), nr, 2.0 * noise_sigma * noise_sigma);
+        cfloat* row = &out[j * nr];
+        for (std::size_t k = 0; k < nr; ++k)
+            row[k] = cfloat(acc[k]) + noise[k];
+    }
+    return out;
+}
+
+zero_doppler closest_approach(const stripmap_params& p, const point_target& t)
+{
+    const double dz = t.z_m - p.altitude_m;
+    return { std::sqrt(t.x_m * t.x_m + dz * dz), t.y_m };
+}
+
+} // namespace stripmap_sim
+} // namespace gpuradar::kernels

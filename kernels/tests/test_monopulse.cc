@@ -1,0 +1,145 @@
+/*
+ * monopulse: exact angles without noise, and at 20 dB per-channel SNR on a ULA an RMS
+ * error within 1.5x of the Cramer-Rao bound of the whole array (derived here from the
+ * geometry), with a reported standard deviation that matches the observed spread.
+ */
+#include "invalid_argument_check.h"
+#include "test_support.h"
+#include <gpuradar/kernels/monopulse.h>
+
+namespace gpuradar::test {
+namespace {
+
+using kernels::monopulse;
+using kernels::window_spec;
+using cdouble = std::complex<double>;
+
+constexpr double pi = 3.14159265358979323846;
+constexpr std::size_t nch = 16;
+constexpr double spacing_wl = 0.5;
+
+//! The centred ULA's element x positions in wavelengths, written from its definition.
+double element_x_wl(std::size_t n) { return (double(n) - 0.5 * (nch - 1)) * spacing_wl; }
+
+/*
+ * Cramer-Rao bound (radians) of theta for one snapshot x_n = A exp(j k x_n sin theta) +
+ * noise of power sigma2, A unknown: 1 / J with J = 2 |A|^2 / sigma2 (||da||^2 -
+ * |a^H da|^2 / N), da_n = j k x_n cos theta a_n; a^H da = 0 for the centred array.
+ */
+double crb_std_rad(double theta, double snr_per_channel)
+{
+    double sum_kx2 = 0;
+    for (std::size_t n = 0; n < nch; ++n)
+        sum_kx2 += std::pow(2 * pi * element_x_wl(n), 2);
+    const double j = 2 * snr_per_channel * sum_kx2 * std::pow(std::cos(theta), 2);
+    return 1 / std::sqrt(j);
+}
+
+struct array_setup {
+    std::vector<double> angles = kernels::beam_fan_deg(16, -45, 45);
+    std::vector<cfloat> weights;
+    std::unique_ptr<monopulse> mp;
+    std::unique_ptr<kernels::beamformer> bf;
+    explicit array_setup(const window_spec& taper)
+    {
+        const auto el = kernels::ula_positions(nch, spacing_wl, 1.0);
+        weights = kernels::beamformer_weights(el, 1.0, angles, taper);
+        mp = std::make_unique<monopulse>(el, 1.0, weights, angles);
+        bf = kernels::beamformer::make(
+            kernels::backend::cpu, nch, angles.size(), 1, weights);
+    }
+};
+
+//! ntrials snapshots of a wave from theta_deg with amplitude `amp` (random phase) plus
+//! unit-power channel noise (none when noisy is false), one item each.
+std::vector<cfloat> snapshots(
+    double theta_deg, double amp, std::size_t ntrials, bool noisy, std::uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> phase(0, 2 * pi);
+    std::normal_distribution<double> g(0, std::sqrt(0.5));
+    std::vector<cfloat> x(ntrials * nch);
+    const double u = std::sin(theta_deg * pi / 180);
+    for (std::size_t t = 0; t < ntrials; ++t) {
+        const double phi = phase(rng);
+        for (std::size_t n = 0; n < nch; ++n) {
+            cdouble v = std::polar(amp, phi + 2 * pi * element_x_wl(n) * u);
+            if (noisy)
+                v += cdouble(g(rng), g(rng));
+            x[t * nch + n] = cfloat(v);
+        }
+    }
+    return x;
+}
+
+TEST(MonopulseCpu, test_001_noise_free_angles_are_exact)
+{
+    for (const auto& taper :
+         { window_spec::make("rectangular"), window_spec::make("taylor", 4, 30.0) }) {
+        array_setup s(taper);
+        for (double theta : { -44.0, -20.3, -3.0, 0.0, 7.7, 11.9, 38.5 }) {
+            const auto x = snapshots(theta, 1.0, 1, false, 1);
+            std::vector<cfloat> y(s.angles.size());
+            s.bf->run(x.data(), y.data(), 1);
+            const auto e = s.mp->estimate(y.data(), 1e-6);
+            EXPECT_NEAR(e.azimuth_deg, theta, 1e-4) << kernels::to_string(taper.type);
+            // The group of three beams around the target was used (fan spacing 6 deg).
+            EXPECT_LE(s.angles[e.beam] - 3.0, theta);
+            EXPECT_GE(s.angles[e.beam + 2] + 3.0, theta);
+        }
+    }
+}
+
+TEST(MonopulseCpu, test_002_rms_error_within_1p5_crb_at_20db)
+{
+    const double snr = 100.0; // 20 dB per channel, unit noise power
+    const std::size_t ntrials = 1500;
+    std::uint32_t seed = 10;
+    for (const auto& taper :
+         { window_spec::make("rectangular"), window_spec::make("taylor", 4, 30.0) }) {
+        array_setup s(taper);
+        for (double theta : { 10.0, -21.0, 31.0 }) {
+            const auto x = snapshots(theta, std::sqrt(snr), ntrials, true, seed++);
+            std::vector<cfloat> y(ntrials * s.angles.size());
+            s.bf->run(x.data(), y.data(), ntrials);
+            double se = 0, reported = 0;
+            for (std::size_t t = 0; t < ntrials; ++t) {
+                const auto e = s.mp->estimate(y.data() + t * s.angles.size(), 1.0);
+                se += std::pow(e.azimuth_deg - theta, 2);
+                reported += e.std_deg;
+            }
+            const double rms = std::sqrt(se / ntrials);
+            const double crb = crb_std_rad(theta * pi / 180, snr) * 180 / pi;
+            const auto what = std::string(kernels::to_string(taper.type)) + " at " +
+                              std::to_string(theta) + " deg";
+            EXPECT_LE(rms, 1.5 * crb) << what << ": rms " << rms << " crb " << crb;
+            // No estimator beats the bound by more than the sampling error of the RMS.
+            EXPECT_GE(rms, 0.9 * crb) << what;
+            // The reported std describes the observed spread.
+            EXPECT_NEAR(reported / ntrials / rms, 1.0, 0.15) << what;
+        }
+    }
+}
+
+TEST(MonopulseCpu, test_003_bad_parameters_name_themselves)
+{
+    const auto el = kernels::ula_positions(4, 0.5, 1.0);
+    const auto w2 = kernels::beamformer_weights(el, 1.0, { -10.0, 10.0 }, {});
+    expect_invalid(
+        [&] {
+            monopulse(el, 1.0, { w2.begin(), w2.begin() + 4 }, { 0.0 });
+        },
+        "beam_angles_deg");
+    expect_invalid([&] { monopulse(el, 1.0, w2, { 10.0, -10.0 }); }, "beam_angles_deg");
+    expect_invalid(
+        [&] {
+            monopulse(el, 1.0, { w2.begin(), w2.begin() + 6 }, { -10.0, 10.0 });
+        },
+        "weights");
+    const monopulse mp(el, 1.0, w2, { -10.0, 10.0 });
+    const std::vector<cfloat> y = { cfloat(1, 0), cfloat(0.5f, 0) };
+    expect_invalid([&] { mp.estimate(y.data(), 0.0); }, "noise_power");
+}
+
+} // namespace
+} // namespace gpuradar::test

@@ -1,0 +1,190 @@
+/*
+ * stripmap_params and the stripmap raw-echo simulator: echoes against the hand formula
+ * in double, chunked streams equal one made at once, derived quantities, bad input.
+ */
+#include "invalid_argument_check.h"
+#include "test_support.h"
+#include <gpuradar/kernels/constants.h>
+#include <gpuradar/kernels/stripmap.h>
+#include <cmath>
+
+namespace gpuradar::test {
+namespace {
+
+using kernels::speed_of_light;
+using kernels::stripmap_params;
+namespace sim = kernels::stripmap_sim;
+constexpr double pi = 3.14159265358979323846;
+
+stripmap_params small_params()
+{
+    stripmap_params p;
+    p.nrange = 512;
+    p.pulse_width_s = 1e-6;
+    return p;
+}
+
+//! The echo of one target, sample k of the pulse with antenna at y_a, written out.
+std::complex<double>
+hand_echo(const stripmap_params& p, const sim::point_target& t, double y_a, int k)
+{
+    const double R = std::sqrt(t.x_m * t.x_m + (t.y_m - y_a) * (t.y_m - y_a) +
+                               (t.z_m - p.altitude_m) * (t.z_m - p.altitude_m));
+    const double tau = 2 * R / speed_of_light;
+    const double t_k = 2 * p.near_range_m / speed_of_light + k / p.fs_hz;
+    if (std::abs(t_k - tau) > p.pulse_width_s / 2)
+        return 0.0;
+    const double lambda = speed_of_light / p.fc_hz;
+    const double theta = std::asin((t.y_m - y_a) / R);
+    const double u = p.antenna_length_m * std::sin(theta - p.squint_rad) / lambda;
+    const double g = u == 0 ? 1.0 : std::sin(pi * u) / (pi * u);
+    const double K = (p.up_chirp ? 1 : -1) * p.bandwidth_hz / p.pulse_width_s;
+    // Carrier phase reduced in long double: 4 pi fc R / c is ~1e6 rad here.
+    const long double turns = 2.0L * R * p.fc_hz / speed_of_light;
+    const double frac = static_cast<double>(turns - std::floor(turns));
+    return t.amplitude * g * g *
+           std::polar(1.0, pi * K * (t_k - tau) * (t_k - tau) - 2 * pi * frac);
+}
+
+TEST(Stripmap, EchoDelayAndPhaseMatchTheHandFormula)
+{
+    for (bool up : { true, false }) {
+        auto p = small_params();
+        p.up_chirp = up;
+        p.squint_rad = 0.1;
+        const sim::point_target t{
+            7535.0, 810.0, 5.0, { 0.8, -0.3 }
+        }; // in the squinted beam
+        const std::size_t first = 10, n = 5;
+        const double y0 = -3.0;
+        const auto raw = sim::simulate(p, { t }, first, n, y0);
+        ASSERT_EQ(raw.size(), n * p.nrange);
+        double worst = 0, energy = 0;
+        for (std::size_t j = 0; j < n; ++j) {
+            const double y_a = y0 + double(first + j) * p.velocity_mps / p.prf_hz;
+            for (int k = 0; k < int(p.nrange); ++k) {
+                const auto ref = hand_echo(p, t, y_a, k);
+                worst = std::max(
+                    worst, std::abs(std::complex<double>(raw[j * p.nrange + k]) - ref));
+                energy += std::norm(ref);
+            }
+        }
+        EXPECT_GT(energy, 100.0); // the echo lies inside the window
+        EXPECT_LT(worst, 2e-6) << "up_chirp=" << up;
+    }
+}
+
+TEST(Stripmap, EchoPeaksWhereTheDelaySaysAfterMatchedFilter)
+{
+    // The correlation of the raw pulse with the chirp peaks at the sample of 2R/c.
+    auto p = small_params();
+    const sim::point_target t{ 7739.0, 0.0, 0.0, { 1.0, 0.0 } };
+    const auto raw = sim::simulate(p, { t }, 0, 1);
+    const double R = std::hypot(t.x_m, p.altitude_m);
+    const double expected = (R - p.near_range_m) / p.range_spacing_m();
+    const double K = p.chirp_rate_hz_per_s();
+    const int half = int(p.pulse_width_s * p.fs_hz / 2);
+    double best = -1;
+    int best_k = -1;
+    for (int k = 0; k < int(p.nrange); ++k) {
+        std::complex<double> acc = 0;
+        for (int m = -half; m <= half; ++m) {
+            const int s = k + m;
+            if (s < 0 || s >= int(p.nrange))
+                continue;
+            const double dt = m / p.fs_hz;
+            acc += std::complex<double>(raw[s]) * std::polar(1.0, -pi * K * dt * dt);
+        }
+        if (std::abs(acc) > best) {
+            best = std::abs(acc);
+            best_k = k;
+        }
+    }
+    EXPECT_LE(std::abs(best_k - expected), 0.5);
+}
+
+TEST(Stripmap, ChunkedStreamEqualsWhole)
+{
+    auto p = small_params();
+    const std::vector<sim::point_target> targets{ { 7200.0, 1.0, 0.0, { 1.0, 0.5 } },
+                                                  { 7600.0, 3.0, 0.0, { 0.2, 0.0 } } };
+    const auto whole = sim::simulate(p, targets, 100, 12, 2.0, 0.3, 7);
+    auto a = sim::simulate(p, targets, 100, 5, 2.0, 0.3, 7);
+    const auto b = sim::simulate(p, targets, 105, 7, 2.0, 0.3, 7);
+    a.insert(a.end(), b.begin(), b.end());
+    ASSERT_EQ(a.size(), whole.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+        ASSERT_EQ(a[i], whole[i]) << i;
+    // A different seed changes the noise; noise power is 2 sigma^2.
+    const auto other = sim::simulate(p, {}, 100, 12, 2.0, 0.3, 8);
+    const auto noise = sim::simulate(p, {}, 100, 12, 2.0, 0.3, 7);
+    double pw = 0;
+    std::size_t same = 0;
+    for (std::size_t i = 0; i < noise.size(); ++i) {
+        pw += std::norm(std::complex<double>(noise[i]));
+        same += noise[i] == other[i];
+    }
+    EXPECT_EQ(same, 0u);
+    EXPECT_NEAR(pw / double(noise.size()), 2 * 0.3 * 0.3, 0.02);
+}
+
+TEST(Stripmap, DerivedQuantities)
+{
+    auto p = small_params();
+    p.squint_rad = 0.2;
+    const double lambda = speed_of_light / p.fc_hz;
+    EXPECT_DOUBLE_EQ(p.wavelength_m(), lambda);
+    EXPECT_DOUBLE_EQ(p.chirp_rate_hz_per_s(), p.bandwidth_hz / p.pulse_width_s);
+    p.up_chirp = false;
+    EXPECT_DOUBLE_EQ(p.chirp_rate_hz_per_s(), -p.bandwidth_hz / p.pulse_width_s);
+    EXPECT_DOUBLE_EQ(p.range_spacing_m(), speed_of_light / (2 * p.fs_hz));
+    EXPECT_NEAR(
+        p.doppler_centroid_hz(), 2 * p.velocity_mps * std::sin(0.2) / lambda, 1e-9);
+    EXPECT_NEAR(
+        p.doppler_bandwidth_hz(), 0.886 * 2 * p.velocity_mps / p.antenna_length_m, 1e-9);
+    // Small beam: aperture ~ R beam / cos^2(squint) metres.
+    const double R = 9000, beam = 0.886 * lambda / p.antenna_length_m;
+    EXPECT_NEAR(p.aperture_pulses(R),
+                R * beam / std::pow(std::cos(0.2), 2) * p.prf_hz / p.velocity_mps,
+                1e-3 * p.aperture_pulses(R));
+    EXPECT_DOUBLE_EQ(p.centre_range_m(),
+                     p.near_range_m + 0.5 * double(p.nrange - 1) * p.range_spacing_m());
+    const auto za = sim::closest_approach(p, { 3000.0, 12.0, 100.0, { 1, 0 } });
+    EXPECT_DOUBLE_EQ(za.range_m, std::hypot(3000.0, 100.0 - p.altitude_m));
+    EXPECT_DOUBLE_EQ(za.y_m, 12.0);
+}
+
+TEST(Stripmap, BadParametersAreNamed)
+{
+    const auto check = [](auto change, const char* name) {
+        auto p = small_params();
+        change(p);
+        expect_invalid([&] { p.validate("stripmap"); }, name, "gpuradar::stripmap");
+        expect_invalid([&] { sim::simulate(p, {}, 0, 1); }, name);
+    };
+    check([](stripmap_params& p) { p.prf_hz = 0; }, "prf_hz");
+    check([](stripmap_params& p) { p.prf_hz = -5; }, "prf_hz");
+    check([](stripmap_params& p) { p.velocity_mps = 0; }, "velocity_mps");
+    check([](stripmap_params& p) { p.bandwidth_hz = -1; }, "bandwidth_hz");
+    check([](stripmap_params& p) { p.bandwidth_hz = 2 * p.fs_hz; }, "bandwidth_hz");
+    check([](stripmap_params& p) { p.pulse_width_s = 0; }, "pulse_width_s");
+    check([](stripmap_params& p) { p.fs_hz = NAN; }, "fs_hz");
+    check([](stripmap_params& p) { p.fc_hz = 0; }, "fc_hz");
+    check([](stripmap_params& p) { p.antenna_length_m = 0; }, "antenna_length_m");
+    check([](stripmap_params& p) { p.pulse_width_s = 1e-5; }, "range window");
+    check([](stripmap_params& p) { p.squint_rad = 0.36; }, "squint_rad");
+    check([](stripmap_params& p) { p.squint_rad = -0.4; }, "squint_rad");
+    check([](stripmap_params& p) { p.prf_hz = 200; }, "Doppler bandwidth");
+    check([](stripmap_params& p) { p.nrange = 1; }, "nrange");
+    check([](stripmap_params& p) { p.near_range_m = 100; }, "near_range_m");
+    check([](stripmap_params& p) { p.altitude_m = -1; }, "altitude_m");
+    // The limits themselves are allowed.
+    auto p = small_params();
+    p.squint_rad = kernels::max_squint_rad;
+    p.prf_hz = p.doppler_bandwidth_hz();
+    EXPECT_NO_THROW(p.validate());
+    expect_invalid([&] { sim::simulate(p, {}, 0, 1, 0.0, -1.0); }, "noise_sigma");
+}
+
+} // namespace
+} // namespace gpuradar::test

@@ -1,0 +1,126 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "backend_select.h"
+#include "beamformer_impl.h"
+#include "cpi_tag.h"
+#include <gnuradio/io_signature.h>
+#include <gpuradar/kernels/constants.h>
+#include <cmath>
+#include <stdexcept>
+
+namespace gr {
+namespace gpuradar {
+namespace {
+
+std::vector<kernels::position_m> array_elements(unsigned int nchannels,
+                                                double spacing_wl,
+                                                const std::vector<double>& xyz,
+                                                double fc,
+                                                double* wavelength_m)
+{
+    if (xyz.empty()) {
+        *wavelength_m = 1.0; // the ULA is laid out in wavelengths
+        return kernels::ula_positions(nchannels, spacing_wl, *wavelength_m);
+    }
+    if (!(fc > 0.0) || !std::isfinite(fc))
+        throw std::invalid_argument(
+            "gpuradar::beamformer: fc must be > 0 Hz with element_positions_m (got " +
+            std::to_string(fc) + ")");
+    *wavelength_m = kernels::speed_of_light / fc;
+    return kernels::positions_from_xyz(xyz, nchannels);
+}
+
+} // namespace
+
+beamformer::sptr beamformer::make(unsigned int nchannels,
+                                  unsigned int nsamples,
+                                  const std::vector<double>& beam_angles_deg,
+                                  unsigned int nbeams,
+                                  double fan_first_deg,
+                                  double fan_last_deg,
+                                  double element_spacing_wl,
+                                  const std::vector<double>& element_positions_m,
+                                  double fc,
+                                  const std::string& window,
+                                  int nbar,
+                                  double sll_db,
+                                  double beta,
+                                  const std::string& backend)
+{
+    // Every parameter is checked (by the kernels' functions) before anything is
+    // allocated.
+    check_positive("beamformer", "nchannels", nchannels);
+    check_positive("beamformer", "nsamples", nsamples);
+    double wavelength_m = 0.0;
+    const auto elements = array_elements(
+        nchannels, element_spacing_wl, element_positions_m, fc, &wavelength_m);
+    beamformer_config config{ nchannels, nsamples, beam_angles_deg, {} };
+    if (config.angles_deg.empty())
+        config.angles_deg = kernels::beam_fan_deg(nbeams, fan_first_deg, fan_last_deg);
+    const auto taper =
+        kernels::window_spec::make(window, nbar, sll_db, beta, "beamformer");
+    config.weights =
+        kernels::beamformer_weights(elements, wavelength_m, config.angles_deg, taper);
+    const auto b = select_backend(backend, "beamformer");
+    return gnuradio::make_block_sptr<beamformer_impl>(config, b);
+}
+
+beamformer_impl::beamformer_impl(const beamformer_config& config,
+                                 kernels::backend backend)
+    : gr::sync_block("beamformer",
+                     stream_signature(backend,
+                                      std::size_t(config.nchannels) * config.nsamples *
+                                          sizeof(gr_complex)),
+                     stream_signature(backend,
+                                      config.angles_deg.size() * config.nsamples *
+                                          sizeof(gr_complex))),
+      gpu_stream_owner(backend, "beamformer"),
+      d_angles_deg(config.angles_deg),
+      d_backend(backend),
+      d_angles_pmt(pmt::init_f64vector(d_angles_deg.size(), d_angles_deg)),
+      d_kernel(kernels::beamformer::make(backend,
+                                         config.nchannels,
+                                         config.angles_deg.size(),
+                                         config.nsamples,
+                                         config.weights,
+                                         stream()))
+{
+    if (backend == kernels::backend::cuda)
+        size_output_buffer(
+            *this, config.angles_deg.size() * config.nsamples * sizeof(gr_complex));
+    // The cpi tag changes shape (channels become beams): tags are re-emitted by hand.
+    set_tag_propagation_policy(TPP_DONT);
+}
+
+void beamformer_impl::forward_tags(int nitems)
+{
+    std::vector<gr::tag_t> tags;
+    get_tags_in_range(tags, 0, nitems_read(0), nitems_read(0) + nitems);
+    for (const auto& tag : tags) {
+        pmt::pmt_t value = tag.value;
+        if (pmt::eqv(tag.key, cpi_tag_key()) && pmt::is_dict(value)) {
+            const auto nbeams = pmt::from_uint64(d_angles_deg.size());
+            value = pmt::dict_add(value, pmt::mp("channels"), nbeams);
+            value = pmt::dict_add(value, pmt::mp("beams"), nbeams);
+            value = pmt::dict_add(value, pmt::mp("beam_angles_deg"), d_angles_pmt);
+        }
+        // One item out per item in: the same absolute offset.
+        add_item_tag(0, tag.offset, tag.key, value, tag.srcid);
+    }
+}
+
+int beamformer_impl::work(int noutput_items,
+                          gr_vector_const_void_star& input_items,
+                          gr_vector_void_star& output_items)
+{
+    begin_work(); // before any kernel touches the buffers
+    d_kernel->run(static_cast<const gr_complex*>(input_items[0]),
+                  static_cast<gr_complex*>(output_items[0]),
+                  std::size_t(noutput_items));
+    forward_tags(noutput_items);
+    finish_work(noutput_items);
+    return noutput_items;
+}
+
+} // namespace gpuradar
+} // namespace gr

@@ -1,0 +1,46 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef INCLUDED_GPURADAR_BEAMFORMER_IMPL_H
+#define INCLUDED_GPURADAR_BEAMFORMER_IMPL_H
+
+#include "gpu_stream_owner.h"
+#include <gnuradio/gpuradar/beamformer.h>
+#include <gpuradar/kernels/beamformer.h>
+#include <memory>
+
+namespace gr {
+namespace gpuradar {
+
+//! The checked configuration make() hands to the block.
+struct beamformer_config {
+    unsigned int nchannels, nsamples;
+    std::vector<double> angles_deg;
+    std::vector<kernels::cfloat> weights;
+};
+
+class beamformer_impl : public beamformer, public gpu_stream_owner
+{
+public:
+    beamformer_impl(const beamformer_config& config, kernels::backend backend);
+
+    std::vector<double> beam_angles_deg() const override { return d_angles_deg; }
+    std::string backend() const override { return kernels::to_string(d_backend); }
+
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override;
+
+private:
+    //! Tags of the items this call consumes, re-emitted on the same items (cpi updated).
+    void forward_tags(int nitems);
+
+    const std::vector<double> d_angles_deg;
+    const kernels::backend d_backend;
+    const pmt::pmt_t d_angles_pmt;
+    std::unique_ptr<kernels::beamformer> d_kernel;
+};
+
+} // namespace gpuradar
+} // namespace gr
+
+#endif

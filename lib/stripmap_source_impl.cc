@@ -1,0 +1,166 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "stripmap_source_impl.h"
+#include "stripmap_tag.h"
+#include <gnuradio/io_signature.h>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace gr {
+namespace gpuradar {
+
+namespace {
+
+constexpr const char* block_name = "stripmap_source";
+//! Pulses simulated per work() call: keeps a call short (the simulator's cost grows
+//! with pulses x targets x nrange) so that the stream flows in small steps.
+constexpr int max_pulses_per_call = 64;
+
+[[noreturn]] void bad(const std::string& what)
+{
+    throw std::invalid_argument(std::string("gpuradar::") + block_name + ": " + what);
+}
+
+void check_finite_list(const char* name, const std::vector<double>& v)
+{
+    for (std::size_t i = 0; i < v.size(); ++i)
+        if (!std::isfinite(v[i]))
+            bad(std::string(name) + "[" + std::to_string(i) + "] must be finite (got " +
+                std::to_string(v[i]) + ")");
+}
+
+//! An optional per-target list: empty, or one value per target.
+void check_optional_list(const char* name, const std::vector<double>& v, std::size_t n)
+{
+    if (!v.empty() && v.size() != n)
+        bad(std::string(name) + " must be empty or have one entry per target (" +
+            std::to_string(n) + ") (got " + std::to_string(v.size()) + ")");
+    check_finite_list(name, v);
+}
+
+std::vector<kernels::stripmap_sim::point_target>
+make_targets(const std::vector<double>& x,
+             const std::vector<double>& y,
+             const std::vector<double>& z,
+             const std::vector<double>& amplitude)
+{
+    if (x.size() != y.size())
+        bad("target_y must have one entry per target_x (" + std::to_string(x.size()) +
+            ") (got " + std::to_string(y.size()) + ")");
+    check_finite_list("target_x", x);
+    check_finite_list("target_y", y);
+    check_optional_list("target_z", z, x.size());
+    check_optional_list("target_amplitude", amplitude, x.size());
+    std::vector<kernels::stripmap_sim::point_target> t(x.size());
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        t[i].x_m = x[i];
+        t[i].y_m = y[i];
+        t[i].z_m = z.empty() ? 0.0 : z[i];
+        t[i].amplitude = { amplitude.empty() ? 1.0 : amplitude[i], 0.0 };
+    }
+    return t;
+}
+
+} // namespace
+
+stripmap_source::sptr stripmap_source::make(double fc,
+                                            double bandwidth,
+                                            double pulse_width,
+                                            bool up_chirp,
+                                            double fs,
+                                            double prf,
+                                            double velocity,
+                                            double altitude,
+                                            double near_range,
+                                            unsigned int nrange,
+                                            double squint,
+                                            double antenna_length,
+                                            const std::vector<double>& target_x,
+                                            const std::vector<double>& target_y,
+                                            const std::vector<double>& target_z,
+                                            const std::vector<double>& target_amplitude,
+                                            double noise_sigma,
+                                            double first_pulse_y,
+                                            std::uint64_t max_pulses,
+                                            std::uint32_t seed)
+{
+    const auto p = make_stripmap_params(block_name,
+                                        fc,
+                                        bandwidth,
+                                        pulse_width,
+                                        up_chirp,
+                                        fs,
+                                        prf,
+                                        velocity,
+                                        altitude,
+                                        near_range,
+                                        nrange,
+                                        squint,
+                                        antenna_length);
+    auto targets = make_targets(target_x, target_y, target_z, target_amplitude);
+    if (!(noise_sigma >= 0.0) || !std::isfinite(noise_sigma))
+        bad("noise_sigma must be >= 0 and finite (got " + std::to_string(noise_sigma) +
+            ")");
+    if (!std::isfinite(first_pulse_y))
+        bad("first_pulse_y must be finite (m) (got " + std::to_string(first_pulse_y) +
+            ")");
+    return gnuradio::make_block_sptr<stripmap_source_impl>(
+        p, std::move(targets), noise_sigma, first_pulse_y, max_pulses, seed);
+}
+
+stripmap_source_impl::stripmap_source_impl(
+    const kernels::stripmap_params& p,
+    std::vector<kernels::stripmap_sim::point_target> targets,
+    double noise_sigma,
+    double first_pulse_y,
+    std::uint64_t max_pulses,
+    std::uint32_t seed)
+    : gr::sync_block("stripmap_source",
+                     gr::io_signature::make(0, 0, 0),
+                     gr::io_signature::make(1, 1, p.nrange * sizeof(gr_complex))),
+      d_params(p),
+      d_targets(std::move(targets)),
+      d_noise_sigma(noise_sigma),
+      d_first_pulse_y(first_pulse_y),
+      d_max_pulses(max_pulses),
+      d_seed(seed)
+{
+}
+
+double stripmap_source_impl::far_aperture_pulses() const
+{
+    return d_params.aperture_pulses(
+        d_params.near_range_m + double(d_params.nrange - 1) * d_params.range_spacing_m());
+}
+
+int stripmap_source_impl::work(int noutput_items,
+                               gr_vector_const_void_star&,
+                               gr_vector_void_star& output_items)
+{
+    const std::uint64_t first = nitems_written(0);
+    std::uint64_t n = std::uint64_t(std::min(noutput_items, max_pulses_per_call));
+    if (d_max_pulses) {
+        if (first >= d_max_pulses)
+            return WORK_DONE;
+        n = std::min(n, d_max_pulses - first);
+    }
+    if (first == 0)
+        add_item_tag(
+            0, 0, stripmap_tag_key(), stripmap_dict(d_params, d_first_pulse_y, 0));
+    const auto pulses = kernels::stripmap_sim::simulate(d_params,
+                                                        d_targets,
+                                                        std::size_t(first),
+                                                        std::size_t(n),
+                                                        d_first_pulse_y,
+                                                        d_noise_sigma,
+                                                        d_seed);
+    std::memcpy(output_items[0], pulses.data(), pulses.size() * sizeof(gr_complex));
+    d_pulses = first + n;
+    return int(n);
+}
+
+} // namespace gpuradar
+} // namespace gr

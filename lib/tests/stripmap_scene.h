@@ -1,0 +1,113 @@
+/* A small airborne stripmap acquisition for the block tests: short apertures (tens of
+ * pulses) and a 256-sample range window, so that streams of a few blocks run in
+ * milliseconds. */
+#ifndef INCLUDED_GPURADAR_TEST_STRIPMAP_SCENE_H
+#define INCLUDED_GPURADAR_TEST_STRIPMAP_SCENE_H
+
+#include <gnuradio/gpuradar/sar_focus.h>
+#include <gnuradio/gpuradar/stripmap_source.h>
+#include <gpuradar/kernels/stripmap.h>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace gpuradar::test {
+
+//! X band, 50 MHz chirp of 1 us sampled at 60 MHz (2.5 m bins), 2 m antenna, 150 m/s at
+//! 200 Hz PRF (0.75 m per pulse), 1 km altitude, slant ranges 2000 m to 2637.5 m:
+//! about 40 to 50 pulses of synthetic aperture.
+inline kernels::stripmap_params small_stripmap()
+{
+    kernels::stripmap_params p;
+    p.fc_hz = 9.6e9;
+    p.bandwidth_hz = 50e6;
+    p.pulse_width_s = 1e-6;
+    p.up_chirp = true;
+    p.fs_hz = 60e6;
+    p.prf_hz = 200.0;
+    p.velocity_mps = 150.0;
+    p.altitude_m = 1000.0;
+    p.near_range_m = 2000.0;
+    p.nrange = 256;
+    p.squint_rad = 0.0;
+    p.antenna_length_m = 2.0;
+    return p;
+}
+
+inline gr::gpuradar::stripmap_source::sptr
+make_source(const kernels::stripmap_params& p,
+            const std::vector<kernels::stripmap_sim::point_target>& targets,
+            double noise_sigma,
+            std::uint64_t max_pulses,
+            double first_pulse_y = 0.0)
+{
+    std::vector<double> x, y, z, a;
+    for (const auto& t : targets) {
+        x.push_back(t.x_m);
+        y.push_back(t.y_m);
+        z.push_back(t.z_m);
+        a.push_back(t.amplitude.real());
+    }
+    return gr::gpuradar::stripmap_source::make(p.fc_hz,
+                                               p.bandwidth_hz,
+                                               p.pulse_width_s,
+                                               p.up_chirp,
+                                               p.fs_hz,
+                                               p.prf_hz,
+                                               p.velocity_mps,
+                                               p.altitude_m,
+                                               p.near_range_m,
+                                               unsigned(p.nrange),
+                                               p.squint_rad,
+                                               p.antenna_length_m,
+                                               x,
+                                               y,
+                                               z,
+                                               a,
+                                               noise_sigma,
+                                               first_pulse_y,
+                                               max_pulses,
+                                               7);
+}
+
+inline gr::gpuradar::sar_focus::sptr
+make_focus(const kernels::stripmap_params& p,
+           unsigned int naz = 0,
+           const std::string& backend = "cpu",
+           const std::string& algorithm = "csa",
+           const std::string& range_window = "rectangular",
+           const std::string& azimuth_window = "rectangular")
+{
+    return gr::gpuradar::sar_focus::make(p.fc_hz,
+                                         p.bandwidth_hz,
+                                         p.pulse_width_s,
+                                         p.up_chirp,
+                                         p.fs_hz,
+                                         p.prf_hz,
+                                         p.velocity_mps,
+                                         p.altitude_m,
+                                         p.near_range_m,
+                                         unsigned(p.nrange),
+                                         p.squint_rad,
+                                         p.antenna_length_m,
+                                         algorithm,
+                                         naz,
+                                         range_window,
+                                         azimuth_window,
+                                         backend);
+}
+
+//! A target on the ground whose closest approach is at slant range r0 and along-track y.
+inline kernels::stripmap_sim::point_target
+target_at(const kernels::stripmap_params& p, double r0, double y, double amplitude = 1.0)
+{
+    kernels::stripmap_sim::point_target t;
+    t.x_m = std::sqrt(r0 * r0 - p.altitude_m * p.altitude_m);
+    t.y_m = y;
+    t.amplitude = { amplitude, 0.0 };
+    return t;
+}
+
+} // namespace gpuradar::test
+
+#endif

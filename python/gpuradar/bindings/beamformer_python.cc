@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <gnuradio/gpuradar/beamformer.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+
+void bind_beamformer(py::module& m)
+{
+    using gr::gpuradar::beamformer;
+    py::class_<beamformer,
+               gr::sync_block,
+               gr::block,
+               gr::basic_block,
+               std::shared_ptr<beamformer>>(
+        m,
+        "beamformer",
+        "Digital beamformer: channel-major array items in, beam-major items out (see C++ "
+        "docs).")
+        .def(py::init(&beamformer::make),
+             py::arg("nchannels"),
+             py::arg("nsamples"),
+             py::arg("beam_angles_deg") = std::vector<double>(),
+             py::arg("nbeams") = 0,
+             py::arg("fan_first_deg") = -45.0,
+             py::arg("fan_last_deg") = 45.0,
+             py::arg("element_spacing_wl") = 0.5,
+             py::arg("element_positions_m") = std::vector<double>(),
+             py::arg("fc") = 0.0,
+             py::arg("window") = "taylor",
+             py::arg("nbar") = 4,
+             py::arg("sll_db") = 35.0,
+             py::arg("beta") = 6.0,
+             py::arg("backend") = "auto")
+        .def("beam_angles_deg", &beamformer::beam_angles_deg)
+        .def("backend", &beamformer::backend);
+}

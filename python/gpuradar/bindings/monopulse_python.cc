@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <gpuradar/kernels/monopulse.h>
+#include <pybind11/complex.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+
+namespace {
+
+namespace k = gpuradar::kernels;
+
+//! Element positions from a flat x, y, z list (metres).
+std::vector<k::position_m> elements_of(const std::vector<double>& xyz)
+{
+    if (xyz.size() % 3 != 0)
+        throw std::invalid_argument("gpuradar::monopulse: element_positions_m must hold "
+                                    "x, y, z per element (got " +
+                                    std::to_string(xyz.size()) + " numbers)");
+    return k::positions_from_xyz(xyz, xyz.size() / 3, "monopulse");
+}
+
+} // namespace
+
+void bind_monopulse(py::module& m)
+{
+    m.def(
+        "beamformer_weights",
+        [](const std::vector<double>& xyz,
+           double wavelength_m,
+           const std::vector<double>& angles_deg,
+           const std::string& window,
+           int nbar,
+           double sll_db,
+           double beta) {
+            return k::beamformer_weights(
+                elements_of(xyz),
+                wavelength_m,
+                angles_deg,
+                k::window_spec::make(window, nbar, sll_db, beta, "beamformer"));
+        },
+        py::arg("element_positions_m"),
+        py::arg("wavelength_m"),
+        py::arg("beam_angles_deg"),
+        py::arg("window") = "taylor",
+        py::arg("nbar") = 4,
+        py::arg("sll_db") = 35.0,
+        py::arg("beta") = 6.0,
+        "The beamformer block's weights, row-major nbeams x nchannels (kernels/"
+        "beamformer.h): W[b][c] = t_c conj(a_c(theta_b)) / sum t.");
+    py::class_<k::monopulse>(
+        m,
+        "monopulse",
+        "Azimuth of a detection from the complex outputs of the strongest beam and its "
+        "neighbours, with its standard deviation (kernels/monopulse.h).")
+        .def(py::init([](const std::vector<double>& xyz,
+                         double wavelength_m,
+                         const std::vector<k::cfloat>& weights,
+                         const std::vector<double>& angles_deg) {
+                 return k::monopulse(elements_of(xyz), wavelength_m, weights, angles_deg);
+             }),
+             py::arg("element_positions_m"),
+             py::arg("wavelength_m"),
+             py::arg("weights"),
+             py::arg("beam_angles_deg"))
+        .def(
+            "estimate",
+            [](const k::monopulse& mp,
+               const std::vector<k::cfloat>& beams,
+               double noise_power) {
+                if (beams.size() != mp.nbeams())
+                    throw std::invalid_argument(
+                        "gpuradar::monopulse: beams must hold one value per beam (" +
+                        std::to_string(mp.nbeams()) + ", got " +
+                        std::to_string(beams.size()) + ")");
+                const auto e = mp.estimate(beams.data(), noise_power);
+                py::dict d;
+                d["azimuth_deg"] = e.azimuth_deg;
+                d["std_deg"] = e.std_deg;
+                d["beam"] = e.beam;
+                return d;
+            },
+            py::arg("beams"),
+            py::arg("noise_power"),
+            "dict(azimuth_deg, std_deg, beam): beams are the nbeams complex outputs at "
+            "the detection's cell, noise_power the per-channel noise power.");
+}
