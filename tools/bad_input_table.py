@@ -130,14 +130,16 @@ class call_log:
     def parameters(self):
         """The failing factory's parameter names (pybind11 signatures in the docs of a
         function, or of a block class's constructor)."""
-        _, _, kwargs, factory = self.last
-        names = set(kwargs)
+        name, _, kwargs, factory = self.last
+        # A setter function may name what it sets (set_cpu_threads: cpu_threads).
+        names = set(kwargs) | ({name[len("set_"):]} if name.startswith("set_") else set())
         docs = [getattr(factory, "__doc__", None),
                 getattr(getattr(factory, "__init__", None), "__doc__", None)]
         for doc in filter(None, docs):
             names.update(re.findall(r"(\w+): ", doc))
         names.discard("self")
-        return names
+        # Bindings without argument names (arg0, ...) leave nothing to look for.
+        return {n for n in names if not re.fullmatch(r"arg\d+", n)}
 
 
 def source_case(tb, test_file):
@@ -169,7 +171,7 @@ def classify_exception(exc, names, expected=(ValueError,)):
     text = str(exc)
     # A parameter may be named without its unit (pri for pri_samples) or with it
     # (bandwidth_hz for bandwidth), as the kernel below the block calls it.
-    unit = r"_(samples|s|hz|m|db|ms)"
+    unit = r"_(samples|s|hz|m|db|ms|rad|deg)"
     stems = set(names) | {re.sub(unit + "$", "", n) for n in names}
     return CLEAN if not names or any(re.search(rf"\b{re.escape(n)}({unit})?\b", text)
                                      for n in stems) else UNNAMED
@@ -641,6 +643,7 @@ def self_test():
         (classify_exception(ValueError("a: bandwidth_hz must be > 0"), {"bandwidth"}),
          CLEAN),
         (classify_exception(ValueError("a: pri must be > 0"), {"pri_samples"}), CLEAN),
+        (classify_exception(ValueError("a: squint_rad must be small"), {"squint"}), CLEAN),
         (classify_exception(ValueError("a: mode must be one of"), {"envelope_mode"}),
          UNNAMED),
         (classify_exception(KeyError("nrange"), {"nrange"}), OTHER),
