@@ -25,6 +25,7 @@ while read -r bin; do
     [ -n "$bin" ] && binaries+=("$bin")
 done <"$list"
 [ -x "$build/apps/gpuradar_bench" ] && binaries+=("$build/apps/gpuradar_bench")
+[ -x "$build/apps/gpuradar_soak" ] && binaries+=("$build/apps/gpuradar_soak")
 
 for bin in "${binaries[@]}"; do
     if [ ! -x "$bin" ]; then

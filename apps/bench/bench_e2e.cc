@@ -19,63 +19,17 @@
  * samples (every sample of the stream is processed). Data: uniform noise plus LFM echoes
  * of three targets, never zeros.
  */
-#include "bench_gr_blocks.h"
+#include "bench_pd_flowgraph.h"
 #include <gnuradio/blocks/null_sink.h>
-#include <gnuradio/gpuradar/cfar_2d.h>
-#include <gnuradio/gpuradar/pulse_doppler_processor.h>
-#include <gnuradio/gpuradar/pulse_framer.h>
-#include <gnuradio/top_block.h>
-#include <gpuradar/kernels/pulse_compression.h>
 #include <algorithm>
 
 namespace gpuradar::bench::pd {
 namespace {
 
-constexpr double fs = 100e6, bandwidth = 50e6, fc = 10e9;
 //! Paced pieces per CPI in the SDR-like latency run: 16 pieces of a 4 M-sample CPI are
 //! 256 k samples (2 MiB), still far larger than an SDR's packets, so each piece is one
 //! work call and one host -> device copy, not thousands.
 constexpr std::uint64_t sdr_pieces_per_cpi = 16;
-
-std::vector<cfloat> scene_samples(const workload& w, std::size_t ncpi)
-{
-    const auto s = kernels::lfm_chirp(bandwidth, double(w.waveform) / fs, fs);
-    std::vector<cfloat> x(ncpi * w.npulses * w.nrange);
-    std::uint32_t state = 88172645u;
-    auto next = [&] {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        return float(state) * (2.0f / 4294967296.0f) - 1.0f;
-    };
-    for (auto& v : x)
-        v = cfloat(0.1f * next(), 0.1f * next());
-    const std::size_t delays[] = { w.nrange / 8, w.nrange / 3, w.nrange / 2 };
-    const double dopplers[] = { 0.11, -0.23, 0.31 }; // cycles per pulse
-    for (std::size_t p = 0; p < ncpi * w.npulses; ++p)
-        for (int t = 0; t < 3; ++t) {
-            const auto rot =
-                std::polar(1.0f, float(2 * 3.14159265358979 * dopplers[t] * p));
-            for (std::size_t k = 0; k < s.size() && delays[t] + k < w.nrange; ++k)
-                x[p * w.nrange + delays[t] + k] += rot * s[k];
-        }
-    return x;
-}
-
-//! PRI = gate = nrange samples from the first sample: every sample becomes a range bin.
-grr::pulse_framer::sptr make_framer(const workload& w, const std::string& backend)
-{
-    return grr::pulse_framer::make(double(w.nrange),
-                                   0,
-                                   w.nrange,
-                                   w.npulses,
-                                   fs,
-                                   fc,
-                                   "free",
-                                   "trigger",
-                                   0.0,
-                                   backend);
-}
 
 struct run_result {
     double seconds;
@@ -99,51 +53,9 @@ run_result run_chain(const workload& w,
     auto tb = gr::make_top_block("e2e");
     auto src = gnuradio::make_block_sptr<host_replay_source>(
         samples, ncpi * cpi_samples, cpi_samples, tuning, rate, pieces_per_cpi);
-    auto framer = make_framer(w, backend);
-    auto pd = grr::pulse_doppler_processor::make(w.nrange,
-                                                 w.npulses,
-                                                 nfft,
-                                                 1,
-                                                 "lfm",
-                                                 {},
-                                                 bandwidth,
-                                                 double(w.waveform) / fs,
-                                                 fs,
-                                                 true,
-                                                 "taylor",
-                                                 4,
-                                                 35,
-                                                 6,
-                                                 true,
-                                                 "auto",
-                                                 "none",
-                                                 "hann",
-                                                 4,
-                                                 35,
-                                                 6,
-                                                 true,
-                                                 "square_law",
-                                                 false,
-                                                 backend);
-    auto cfar = grr::cfar_2d::make(w.nrange,
-                                   nfft,
-                                   1,
-                                   1,
-                                   5,
-                                   1,
-                                   1,
-                                   1e-6,
-                                   "ca",
-                                   0,
-                                   "clip",
-                                   "wrap",
-                                   true,
-                                   4096,
-                                   backend);
+    const pd_chain chain(w, backend);
     auto timer = gnuradio::make_block_sptr<detections_timer>();
-    tb->connect(src, 0, framer, 0);
-    tb->connect(framer, 0, pd, 0);
-    tb->connect(pd, 0, cfar, 0);
+    const auto cfar = chain.connect(tb, src);
     if (backend == "cuda")
         tb->connect(cfar, 0, gnuradio::make_block_sptr<device_sink>(nfft), 0);
     else
@@ -170,7 +82,7 @@ run_result run_chain(const workload& w,
                                   .count() /
                               double(arrivals.back().cpi - arrivals[2].cpi);
     r.detections_per_cpi = arrivals.empty() ? 0.0 : double(dets) / arrivals.size();
-    r.dropped = framer->dropped_cpis() + pd->dropped_cpis() + cfar->dropped_cpis();
+    r.dropped = chain.dropped_cpis();
     return r;
 }
 

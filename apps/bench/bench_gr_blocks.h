@@ -265,13 +265,15 @@ public:
           d_rate(rate),
           d_piece(std::max<std::uint64_t>(
               1, cpi_samples / std::max<std::uint64_t>(1, pieces_per_cpi))),
+          d_record_cpi_ends(tuning.record_cpi_ends),
           d_copy(copy_pool::threads_for(tuning.copy_threads))
     {
         // Large work calls: a memcpy per call, not per default 32 kB buffer
         // (tuning.buffer_cpis CPIs); a device_buffer behind it (the CUDA framer's input)
         // doubles that (device_buffer::host_to_device_depth).
         set_min_output_buffer(static_cast<long>(tuning.buffer_cpis * cpi_samples));
-        d_cpi_end.reserve(total / cpi_samples + 1);
+        if (d_record_cpi_ends)
+            d_cpi_end.reserve(total / cpi_samples + 1);
     }
     int
     work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override
@@ -302,7 +304,7 @@ public:
         }
         const auto now = clock_type::now();
         for (std::uint64_t end = (done / d_cpi_samples + 1) * d_cpi_samples;
-             end <= done + n;
+             d_record_cpi_ends && end <= done + n;
              end += d_cpi_samples)
             d_cpi_end.push_back(now);
         return static_cast<int>(n);
@@ -315,6 +317,7 @@ private:
     const std::uint64_t d_total, d_cpi_samples;
     const double d_rate;
     const std::uint64_t d_piece; //!< samples per paced call, at most
+    const bool d_record_cpi_ends;
     copy_pool d_copy;
     clock_type::time_point d_start;
     std::vector<clock_type::time_point> d_cpi_end;

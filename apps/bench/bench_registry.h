@@ -18,6 +18,9 @@ namespace gpuradar::bench {
 struct source_tuning {
     unsigned copy_threads = 0; //!< memcpy threads; 0: half the cores, at most 8
     unsigned buffer_cpis = 2;  //!< CPIs its output buffer holds
+    //! Note when each CPI left (latency figures); off for runs of unbounded length,
+    //! whose list would grow with every CPI (the soak).
+    bool record_cpi_ends = true;
 };
 
 //! The command line of gpuradar_bench (see its --help).

@@ -99,7 +99,8 @@ class Installed(unittest.TestCase):
         libs = []
         for root, _, files in os.walk(PREFIX):
             libs += [os.path.join(root, f) for f in files
-                     if f.endswith(".so") or ".so." in f or f == "gpuradar_bench"]
+                     if f.endswith(".so") or ".so." in f
+                     or f in ("gpuradar_bench", "gpuradar_soak")]
         self.assertTrue(any("gpuradar_python" in f for f in libs), libs)
         self.assertTrue(any("libgnuradio-gpuradar" in f for f in libs), libs)
         for lib in libs:

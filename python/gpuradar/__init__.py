@@ -10,6 +10,8 @@ from ._version import __version__  # noqa: F401  (the CMake project version)
 from .gpuradar_python import *  # noqa: F401,F403
 # Pure-Python helpers: detections PDUs as dicts, simulator truth as JSON.
 from . import detections, scene_truth  # noqa: F401,E402
+# Same-host ZMQ endpoints in a private directory (the live-path examples use it).
+from .ipc_paths import ipc_endpoint, private_ipc_dir  # noqa: F401,E402
 
 # QT GUI display blocks (PyQt5 + pyqtgraph), imported on first use so that the rest of
 # the module works without a display stack.

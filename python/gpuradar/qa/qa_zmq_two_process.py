@@ -2,12 +2,13 @@
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-"""The live path over gr-zeromq, as two processes on loopback (issue 6 item 3).
+"""The live path over gr-zeromq, as two processes on one host (issue 6 item 3).
 
 Process 1 (this file run with ``--tx``): radar_scene_source paced to real time ->
-head (exactly NCPI CPIs of samples) -> zeromq PUSH sink (binds tcp://127.0.0.1:<port>,
-tags passed, so rx_time reaches the framer).
-Process 2 (the test itself): zeromq PULL source -> pulse_framer (rx_time trigger) ->
+head (exactly NCPI CPIs of samples) -> zeromq PUSH sink (binds an ipc:// socket in a
+private directory, gpuradar.ipc_endpoint, as the examples do by default; tags passed, so
+rx_time reaches the framer).
+Process 2 (the test itself): gpuradar zmq_source (PULL) -> pulse_framer (rx_time trigger) ->
 pulse_doppler_processor -> cfar_2d -> head (NCPI CPIs of mask items) -> null sink; the
 detections PDUs go to a recorder that notes their arrival time.
 
@@ -29,9 +30,10 @@ its own); the tx is terminated only if it outlives the rx by more than TX_GRACE_
 
 import argparse
 import os
-import socket
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -73,12 +75,6 @@ RX_TIMEOUT_S = 40.0    # the whole test stays under 60 s
 TX_GRACE_S = 5.0
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class tx_flowgraph(gr.top_block):
     """radar_scene_source (paced) -> head (ncpi CPIs) -> zeromq PUSH sink (binds)."""
 
@@ -109,11 +105,12 @@ class pdu_recorder(gr.basic_block):
 
 
 class rx_flowgraph(gr.top_block):
-    """zeromq PULL source -> framer -> pulse-Doppler -> CFAR -> head(ncpi) -> null."""
+    """zmq_source (PULL) -> framer -> pulse-Doppler -> CFAR -> head(ncpi) -> null."""
 
     def __init__(self, address, ncpi=NCPI, backend="cpu"):
         gr.top_block.__init__(self, "zmq_processing_rx")
-        self.source = zeromq.pull_source(gr.sizeof_gr_complex, 1, address, 100, True, -1)
+        self.source = gpuradar.zmq_source(gr.sizeof_gr_complex, 1, address, "pull", False,
+                                          True, 100, 64 * 1024 * 1024, -1, "", "", "")
         self.framer = gpuradar.pulse_framer(PRI, GATE_START, NRANGE, NPULSES, FS, FC,
                                             "rx_time")
         self.processor = gpuradar.pulse_doppler_processor(
@@ -148,8 +145,21 @@ def run_tx(address, ncpi):
 
 
 class qa_zmq_two_process(gr_unittest.TestCase):
+    def setUp(self):
+        # The examples' default endpoint, in a scratch runtime directory of this test.
+        self.runtime = tempfile.mkdtemp(prefix="gpuradar-two-process-")
+        self.saved_runtime = os.environ.get("XDG_RUNTIME_DIR")
+        os.environ["XDG_RUNTIME_DIR"] = self.runtime
+
+    def tearDown(self):
+        if self.saved_runtime is None:
+            del os.environ["XDG_RUNTIME_DIR"]
+        else:
+            os.environ["XDG_RUNTIME_DIR"] = self.saved_runtime
+        shutil.rmtree(self.runtime)
+
     def test_001_two_processes_real_time_no_loss(self):
-        address = f"tcp://127.0.0.1:{free_port()}"
+        address = gpuradar.ipc_endpoint("scene")
         rx = rx_flowgraph(address)
         env = dict(os.environ)
         t_launch = time.monotonic()
@@ -189,6 +199,8 @@ class qa_zmq_two_process(gr_unittest.TestCase):
         # Counters: nothing lost, every CPI sent was processed.
         self.assertIn(f"= {NCPI} CPIs", tx_out)
         self.assertEqual(rx.framer.dropped_cpis(), 0)
+        self.assertEqual(rx.source.dropped_messages(), 0)
+        self.assertGreater(rx.source.received_messages(), 0)
         self.assertEqual(rx.framer.lost_samples(), 0)
         self.assertEqual(rx.framer.emitted_cpis(), NCPI)
         self.assertEqual(len(rx.recorder.pdus), NCPI)
