@@ -10,6 +10,20 @@
 namespace gr {
 namespace gpuradar {
 
+namespace {
+
+//! The envelope stage names its own parameter `mode`; this block's is envelope_mode.
+kernels::envelope::mode parse_envelope_mode(const std::string& mode, const char* block)
+{
+    if (mode == "square_law" || mode == "linear")
+        return kernels::envelope::parse_mode(mode);
+    throw std::invalid_argument(
+        std::string("gpuradar::") + block +
+        ": envelope_mode must be one of square_law, linear (got '" + mode + "')");
+}
+
+} // namespace
+
 pulse_doppler_processor::sptr
 pulse_doppler_processor::make(unsigned int nrange,
                               unsigned int npulses,
@@ -58,7 +72,7 @@ pulse_doppler_processor::make(unsigned int nrange,
     p.doppler_window = kernels::window_spec::make(
         doppler_window, doppler_nbar, doppler_sll_db, doppler_beta, name, "doppler_");
     p.fftshift = fftshift;
-    p.env_mode = kernels::envelope::parse_mode(envelope_mode);
+    p.env_mode = parse_envelope_mode(envelope_mode, name);
     p.db = db;
     // The kernel's checks (npulses >= 2 or 3, nfft >= npulses, waveform length, the
     // Doppler map's size) and the items', before the io_signatures are made.

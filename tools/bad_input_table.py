@@ -48,12 +48,7 @@ PAGE = os.path.join(ROOT, "docs", "bad-inputs.md")
 #: Errors known not to name the parameter the caller gave, (factory, parameter): why.
 #: Listed in the page as known defects (they pass); remove an entry once its message
 #: names the parameter (the generator says when one no longer occurs).
-KNOWN_UNNAMED = {
-    ("pulse_doppler_processor", "envelope_mode"):
-        "the envelope stage's message says mode",
-    ("pulse_doppler_processor", "range_window"):
-        "the message says window, not which of range_window and doppler_window",
-}
+KNOWN_UNNAMED = {}
 #: a collector taking longer than this counts as hung
 COLLECTOR_TIMEOUT_S = 900
 

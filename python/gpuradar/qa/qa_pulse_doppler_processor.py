@@ -87,8 +87,10 @@ class qa_pulse_doppler_processor(gr_unittest.TestCase):
 
     def test_003_bad_parameters_raise_naming_them(self):
         for kw, name in ((dict(nfft=8), "nfft"), (dict(mti="x"), "mti"),
-                         (dict(envelope_mode="log"), "mode"),
-                         (dict(range_window="x"), "window"), (dict(backend="gpu"), "backend")):
+                         (dict(envelope_mode="log"), "envelope_mode must be"),
+                         (dict(range_window="x"), "range_window must be"),
+                         (dict(doppler_window="x"), "doppler_window must be"),
+                         (dict(backend="gpu"), "backend")):
             args = dict(nrange=64, npulses=16, nfft=16, pulse_width=1e-6, backend="cpu")
             args.update(kw)
             with self.assertRaisesRegex(ValueError, name):
