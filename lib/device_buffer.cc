@@ -36,6 +36,8 @@ constexpr const char* who = "gpuradar::device_buffer";
 } // namespace
 
 struct device_buffer::impl {
+    std::weak_ptr<gr::block>
+        owner; //!< the block that owns this buffer (see the constructor)
     kernels::device_memory device;
     std::size_t bytes = 0;
     // Pinned host side: only edges that meet a host block need it, so it is made on first
@@ -133,14 +135,19 @@ device_buffer::device_buffer(int nitems,
                              std::uint32_t downstream_max_out_mult,
                              gr::block_sptr link,
                              gr::block_sptr buf_owner)
+    // GNU Radio's buffer_single_mapped keeps its owner by a strong pointer while the
+    // owner's block_detail keeps this buffer: a cycle that nothing breaks when the
+    // flowgraph goes, so every block on such an edge (and its device memory) would
+    // outlive it. The owner is kept here by a weak pointer instead.
     : gr::buffer_single_mapped(nitems,
                                sizeof_item,
                                downstream_lcm_nitems,
                                downstream_max_out_mult,
                                link,
-                               buf_owner),
+                               gr::block_sptr()),
       d_impl(std::make_unique<impl>())
 {
+    d_impl->owner = buf_owner;
     gr::configure_default_loggers(d_logger, d_debug_logger, "device_buffer");
     if (!allocate_buffer(nitems))
         throw std::bad_alloc();
@@ -171,8 +178,9 @@ void* device_buffer::transfer_stream(bool* ordered)
 {
     // H2D edges belong to the reading GPU block (GNU Radio replaced the host block's
     // buffer with ours); D2H and D2D edges to the writing GPU block.
-    gr::block_sptr block =
-        d_transfer_type == gr::transfer_type::HOST_TO_DEVICE ? d_buf_owner : link();
+    gr::block_sptr block = d_transfer_type == gr::transfer_type::HOST_TO_DEVICE
+                               ? d_impl->owner.lock()
+                               : link();
     if (auto* p = dynamic_cast<device_stream_provider*>(block.get())) {
         *ordered = true;
         return p->device_stream();

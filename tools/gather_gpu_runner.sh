@@ -52,7 +52,7 @@ export GPURADAR_REQUIRE_GPU=1
 status=0
 for t in "$here"/bin/*; do
     name=$(basename "$t")
-    [ "$name" = gpuradar_bench ] && continue
+    case "$name" in gpuradar_bench | gpuradar_soak) continue ;; esac # not test binaries
     echo "=== $name"
     "$t" --gtest_brief=1 "$@" || { echo "FAILED: $name"; status=1; }
 done
