@@ -111,8 +111,11 @@ class qa_message_properties(gr_unittest.TestCase):
                         vector_of([]))
         for m in msgs + [good]:
             trk.to_basic_block()._post(pmt.intern("detections"), m)
+        # The tracks message reaches message_debug on its own thread after scans() has
+        # counted it: wait for both.
         end = time.monotonic() + 10
-        while trk.scans() + trk.bad_messages() < len(msgs) + 1 and time.monotonic() < end:
+        while ((trk.scans() + trk.bad_messages() < len(msgs) + 1
+                or out.num_messages() < trk.scans()) and time.monotonic() < end):
             time.sleep(0.005)
         tb.stop()
         tb.wait()
