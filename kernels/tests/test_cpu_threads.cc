@@ -3,6 +3,7 @@
  * on one thread, for thread counts that do and do not divide the rows, with two stages
  * running concurrently from two threads as GNU Radio's blocks do; bad counts are refused.
  */
+#include "cpu_threads_support.h"
 #include "invalid_argument_check.h"
 #include "test_support.h"
 #include <gpuradar/kernels/corner_turn.h>
@@ -13,7 +14,6 @@
 #include <gpuradar/kernels/pulse_doppler_processor.h>
 #include <gpuradar/kernels/waveform.h>
 #include <cmath>
-#include <cstring>
 #include <functional>
 #include <thread>
 
@@ -22,19 +22,6 @@ namespace {
 
 using kernels::backend;
 using kernels::cfloat;
-
-//! Restores the default count when a test ends.
-struct thread_count_guard {
-    const int saved = kernels::cpu_threads();
-    ~thread_count_guard() { kernels::set_cpu_threads(saved); }
-};
-
-template <typename T>
-bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b)
-{
-    return a.size() == b.size() &&
-           std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
 
 //! The output of `run` (writing into a NaN-poisoned vector of n) at each thread count.
 template <typename T>
@@ -53,7 +40,7 @@ std::vector<std::vector<T>> outputs_at(const std::vector<int>& counts,
     return out;
 }
 
-const std::vector<int> counts = { 1, 2, 3, 4, 7 };
+const std::vector<int>& counts = pool_test_counts();
 
 template <typename T>
 void expect_all_equal(const std::vector<std::vector<T>>& outs)
