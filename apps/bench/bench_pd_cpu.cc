@@ -6,6 +6,7 @@
 #include "bench_pd_common.h"
 #include <gpuradar/kernels/cfar_2d.h>
 #include <gpuradar/kernels/corner_turn.h>
+#include <gpuradar/kernels/cpu_threads.h>
 #include <gpuradar/kernels/doppler_filter.h>
 #include <gpuradar/kernels/envelope.h>
 #include <gpuradar/kernels/pulse_compression.h>
@@ -38,6 +39,7 @@ void time_stage(const workload& w,
     json_line("pd_cpu/PD")
         .field("workload", w.name)
         .field("stage", stage)
+        .field("cpu_threads", static_cast<long long>(kernels::cpu_threads()))
         .field("first_ms", first)
         .field("median_ms", t[t.size() / 2])
         .field("msps", double(w.npulses * w.nrange) / (t[t.size() / 2] * 1e3))
@@ -49,7 +51,7 @@ GPURADAR_BENCH("pd_cpu/PD")
     const auto cpu = kernels::backend::cpu;
     const int repeats = opt.quick ? 2 : 5;
     for (const auto& w : workloads()) {
-        if (w.channels != 1)
+        if (w.channels != 1 || (!opt.workload.empty() && w.name != opt.workload))
             continue;
         const std::size_t n = w.npulses * w.nrange, nfft = w.npulses;
         std::vector<cfloat> x(n), y(n), z(n), d(n);
