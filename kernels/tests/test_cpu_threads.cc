@@ -14,9 +14,14 @@
 #include <gpuradar/kernels/pulse_compression.h>
 #include <gpuradar/kernels/pulse_doppler_processor.h>
 #include <gpuradar/kernels/waveform.h>
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string>
 #include <thread>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 namespace gpuradar::test {
 namespace {
@@ -56,12 +61,68 @@ void expect_all_equal(const std::vector<std::vector<T>>& outs)
 TEST(CpuThreads, test_001_bad_counts_refused)
 {
     thread_count_guard guard;
-    for (const int bad : { 0, -1, kernels::max_cpu_threads + 1 })
+    // Every test restores the count: this is the default.
+    EXPECT_EQ(guard.saved, std::min(kernels::cpu_cores(), kernels::max_cpu_threads));
+    kernels::set_cpu_threads(2);
+    for (const int bad : { 0, -1, kernels::max_cpu_threads + 1, 1 << 30 })
         expect_invalid([&] { kernels::set_cpu_threads(bad); },
                        "cpu_threads must be in [1, 256]");
-    kernels::set_cpu_threads(3);
-    EXPECT_EQ(kernels::cpu_threads(), 3);
+    EXPECT_EQ(kernels::cpu_threads(), 2) << "a refused count changed the pool";
+    kernels::set_cpu_threads(kernels::max_cpu_threads);
+    EXPECT_EQ(kernels::cpu_threads(), kernels::max_cpu_threads);
 }
+
+#if defined(__linux__)
+//! Runs with the calling thread on its first allowed CPU only; the mask back at the end.
+class one_core_pin
+{
+public:
+    one_core_pin()
+    {
+        EXPECT_EQ(sched_getaffinity(0, sizeof d_saved, &d_saved), 0);
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &d_saved)) {
+                CPU_SET(c, &one);
+                break;
+            }
+        EXPECT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    }
+    ~one_core_pin() { sched_setaffinity(0, sizeof d_saved, &d_saved); }
+
+private:
+    cpu_set_t d_saved;
+};
+
+TEST(CpuThreads, test_006_pool_on_one_core)
+{
+    // The guard first: it resizes the pool after the pin is gone, so that the workers it
+    // makes may run on every core again.
+    thread_count_guard guard;
+    const auto in = random_complex(std::size_t(1) << 17, 19);
+    std::vector<float> one_thread(in.size()), pool(in.size(), NAN);
+    const auto env =
+        kernels::envelope::make(backend::cpu, kernels::envelope::mode::square_law, true);
+    kernels::set_cpu_threads(1);
+    env->run(in.data(), one_thread.data(), in.size());
+    one_core_pin pin;
+    ASSERT_EQ(kernels::cpu_cores(), 1);
+    // A pool asked for on one core: kept as asked, one line on stderr, the same output.
+    testing::internal::CaptureStderr();
+    kernels::set_cpu_threads(3);
+    const std::string said = testing::internal::GetCapturedStderr();
+    EXPECT_NE(said.find("cpu_threads 3 is more than the 1 core(s)"), std::string::npos)
+        << said;
+    EXPECT_EQ(kernels::cpu_threads(), 3);
+    env->run(in.data(), pool.data(), in.size());
+    EXPECT_TRUE(bitwise_equal(one_thread, pool));
+    // Within the cores: nothing said.
+    testing::internal::CaptureStderr();
+    kernels::set_cpu_threads(1);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+#endif
 
 TEST(CpuThreads, test_002_pulse_compression_fft_and_fir)
 {
