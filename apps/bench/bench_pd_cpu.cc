@@ -1,7 +1,8 @@
 /*
  * pd_cpu/PD: the CPU backend's pulse-Doppler stages one by one on the PD workloads (one
  * channel), wall time per CPI on this machine: first call and median of the next ones.
- * Where the CPU end-to-end rate (e2e/PD, backend cpu) goes.
+ * Where the CPU end-to-end rate (e2e/PD, backend cpu) goes; the CFAR both as CA (the
+ * chain's) and as OS (the costliest variant on the CPU).
  */
 #include "bench_pd_common.h"
 #include <gpuradar/kernels/cfar_2d.h>
@@ -86,6 +87,12 @@ GPURADAR_BENCH("pd_cpu/PD")
         time_stage(w, "envelope", repeats, [&] { env->run(d.data(), p.data(), n); });
         time_stage(
             w, "cfar_2d", repeats, [&] { cfar->run(p.data(), mask.data(), nullptr, 1); });
+        cp.variant = kernels::cfar_variant::os;
+        cp.os_k = kernels::cfar_default_os_k(cfar->training_cells());
+        auto os = kernels::cfar_2d::make(cpu, cp);
+        time_stage(w, "cfar_2d_os", repeats, [&] {
+            os->run(p.data(), mask.data(), nullptr, 1);
+        });
     }
 }
 
