@@ -121,6 +121,75 @@ TEST(MonopulseCpu, test_002_rms_error_within_1p5_crb_at_20db)
     }
 }
 
+//! |y|^2 of each beam output: what a square-law range-Doppler map holds.
+std::vector<float> powers_of(const std::vector<cfloat>& y)
+{
+    std::vector<float> p(y.size());
+    for (std::size_t i = 0; i < y.size(); ++i)
+        p[i] = std::norm(y[i]);
+    return p;
+}
+
+TEST(MonopulseCpu, test_004_powers_alone_give_exact_noise_free_angles)
+{
+    for (const auto& taper :
+         { window_spec::make("rectangular"), window_spec::make("taylor", 4, 30.0) }) {
+        array_setup s(taper);
+        for (double theta : { -44.0, -20.3, -3.0, 0.0, 7.7, 11.9, 38.5 }) {
+            const auto x = snapshots(theta, 1.0, 1, false, 2);
+            std::vector<cfloat> y(s.angles.size());
+            s.bf->run(x.data(), y.data(), 1);
+            const auto p = powers_of(y);
+            // A noise power far below the signal: the noise correction is negligible.
+            const auto e = s.mp->estimate_from_powers(p.data(), 0, 1e-9);
+            EXPECT_NEAR(e.azimuth_deg, theta, 1e-3) << kernels::to_string(taper.type);
+            EXPECT_LE(s.angles[e.beam] - 3.0, theta);
+            EXPECT_GE(s.angles[e.beam + 2] + 3.0, theta);
+        }
+    }
+}
+
+TEST(MonopulseCpu, test_005_powers_rms_error_within_1p5_crb_at_20db)
+{
+    // The centred ULA with a symmetric taper: the beams' patterns are real, so the
+    // powers keep all the angle information at high SNR (monopulse.h) and the RMS error
+    // from powers stays within the bound the complex estimator meets.
+    const double snr = 100.0; // 20 dB per channel, unit noise power
+    const std::size_t ntrials = 1500;
+    std::uint32_t seed = 40;
+    for (const auto& taper :
+         { window_spec::make("rectangular"), window_spec::make("taylor", 4, 30.0) }) {
+        array_setup s(taper);
+        const std::size_t nb = s.angles.size();
+        for (double theta : { 10.0, -21.0, 31.0 }) {
+            const auto x = snapshots(theta, std::sqrt(snr), ntrials, true, seed++);
+            std::vector<cfloat> y(ntrials * nb);
+            s.bf->run(x.data(), y.data(), ntrials);
+            const auto p = powers_of(y);
+            double se = 0, reported = 0, complex_std = 0;
+            for (std::size_t t = 0; t < ntrials; ++t) {
+                // The beam noise power of beam 0: unit channel noise times its gain.
+                double gain = 0;
+                for (std::size_t n = 0; n < nch; ++n)
+                    gain += std::norm(s.weights[n]);
+                const auto e = s.mp->estimate_from_powers(p.data() + t * nb, 0, gain);
+                se += std::pow(e.azimuth_deg - theta, 2);
+                reported += e.std_deg;
+                complex_std += s.mp->estimate(y.data() + t * nb, 1.0).std_deg;
+            }
+            const double rms = std::sqrt(se / ntrials);
+            const double crb = crb_std_rad(theta * pi / 180, snr) * 180 / pi;
+            const auto what = std::string(kernels::to_string(taper.type)) + " at " +
+                              std::to_string(theta) + " deg";
+            EXPECT_LE(rms, 1.5 * crb) << what << ": rms " << rms << " crb " << crb;
+            EXPECT_GE(rms, 0.9 * crb) << what;
+            EXPECT_NEAR(reported / ntrials / rms, 1.0, 0.15) << what;
+            // Real patterns: the amplitudes' information equals the complex values'.
+            EXPECT_NEAR(reported / complex_std, 1.0, 0.02) << what;
+        }
+    }
+}
+
 TEST(MonopulseCpu, test_003_bad_parameters_name_themselves)
 {
     const auto el = kernels::ula_positions(4, 0.5, 1.0);
@@ -139,6 +208,10 @@ TEST(MonopulseCpu, test_003_bad_parameters_name_themselves)
     const monopulse mp(el, 1.0, w2, { -10.0, 10.0 });
     const std::vector<cfloat> y = { cfloat(1, 0), cfloat(0.5f, 0) };
     expect_invalid([&] { mp.estimate(y.data(), 0.0); }, "noise_power");
+    const std::vector<float> p = { 1.0f, 0.25f };
+    expect_invalid([&] { mp.estimate_from_powers(p.data(), 0, -1.0); },
+                   "beam_noise_power");
+    expect_invalid([&] { mp.estimate_from_powers(p.data(), 2, 1.0); }, "noise_beam");
 }
 
 } // namespace
