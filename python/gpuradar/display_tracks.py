@@ -165,6 +165,12 @@ class _TrackWidget(QtWidgets.QWidget):
         self.timer.setInterval(max(1, int(round(1000.0 / update_rate))))
         self.timer.start()
 
+    @property
+    def markers(self):
+        """The range-velocity plane's markers by status (what tools/check_grc_display.py
+        reads)."""
+        return self.velocity_plane.markers
+
     def _tick(self):
         frame = self.block._frames.take()
         if frame is None:
