@@ -218,6 +218,22 @@ class qa_angle_estimation(gr_unittest.TestCase):
         self.assertFalse(any("azimuth_deg" in d for msg in pdus
                              for d in detections.pdu_to_dicts(msg)))
 
+    def test_007_monopulse_from_powers_in_python(self):
+        # The kernel's power estimate from Python: a noise-free wave from 12.5 deg
+        # through the fan's weights, its powers, the azimuth back; a wrong length is an
+        # error naming the argument.
+        lam = C / self.fc
+        xyz = [v for c in range(self.nch)
+               for v in ((c - (self.nch - 1) / 2) * 0.5 * lam, 0.0, 0.0)]
+        w = self.weights("rectangular")
+        mp = gpuradar.monopulse(xyz, lam, w.ravel().tolist(), self.beams.tolist())
+        p = (1e3 * abs(self.pattern("rectangular", 12.5))) ** 2
+        e = mp.estimate_from_powers(p.tolist(), 0, 1e-3 * np.sum(abs(w[0]) ** 2))
+        self.assertAlmostEqual(e["azimuth_deg"], 12.5, places=3)
+        self.assertGreater(e["std_deg"], 0)
+        with self.assertRaisesRegex(ValueError, "powers"):
+            mp.estimate_from_powers([1.0, 2.0], 0, 1.0)
+
     def test_004_bad_parameters_name_themselves(self):
         with self.assertRaisesRegex(ValueError, "angles"):
             gpuradar.cfar_2d(64, 16, 1, angles=True)
