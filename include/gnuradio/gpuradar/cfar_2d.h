@@ -60,8 +60,9 @@ namespace gpuradar {
  * the strongest beam at the cell and its two neighbours, from the map's powers there
  * (read on the GPU when the map is there) and the detection's interference estimate
  * (kernels/monopulse.h, estimate_from_powers). The metadata adds `angles` (true). A CPI
- * whose tag lacks the beams' geometry (or holds one that does not fit) is reported
- * without azimuths and the reason logged. NaN / Inf beam powers or a zero interference
+ * whose tag lacks the beams' geometry (or holds one that does not fit) is reported as
+ * without angles (every beam's detections, no azimuths, no `angles` in the metadata)
+ * and the reason logged. NaN / Inf beam powers or a zero interference
  * estimate at a cell: that detection has no azimuth.
  *
  * CPI framing: a `cpi` tag starts a CPI at its item; without tags the block counts
