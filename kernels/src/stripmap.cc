@@ -126,17 +126,22 @@ std::uint64_t pulse_seed(std::uint32_t seed, std::size_t pulse)
            (static_cast<std::uint64_t>(pulse) * 0x9E3779B97F4A7C15ull);
 }
 
-//! Adds one target's echo to one pulse (antenna at along-track y_a).
+//! Adds one target's echo to one pulse (antenna at along-track y_a); main_lobe_only:
+//! nothing outside the first nulls of the antenna pattern.
 void add_echo(const stripmap_params& p,
               const point_target& t,
               double y_a,
+              bool main_lobe_only,
               std::complex<double>* acc)
 {
     const double dx = t.x_m, dy = t.y_m - y_a, dz = t.z_m - p.altitude_m;
     const double R = std::sqrt(dx * dx + dy * dy + dz * dz);
     const double lambda = p.wavelength_m();
     const double theta = std::asin(dy / R); // forward of broadside
-    const double g = sinc(p.antenna_length_m * std::sin(theta - p.squint_rad) / lambda);
+    const double u = p.antenna_length_m * std::sin(theta - p.squint_rad) / lambda;
+    if (main_lobe_only && std::abs(u) >= 1.0)
+        return;
+    const double g = sinc(u);
     const double gain = g * g; // two-way amplitude
     const double turns = 2.0 * R / lambda;
     const std::complex<double> carrier =
@@ -154,10 +159,68 @@ void add_echo(const stripmap_params& p,
     }
 }
 
+//! The scene's cells as point targets (z = 0).
+std::vector<point_target> scene_cells(const reflectivity_grid& g)
+{
+    std::vector<point_target> cells(g.reflectivity.size());
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+        const double i = static_cast<double>(c % g.nx), j = static_cast<double>(c / g.nx);
+        cells[c] = { g.x0_m + i * g.spacing_m,
+                     g.y0_m + j * g.spacing_m,
+                     0.0,
+                     std::complex<double>(g.reflectivity[c]) };
+    }
+    return cells;
+}
+
 } // namespace
+
+void reflectivity_grid::validate(const char* stage) const
+{
+    if (empty())
+        return;
+    if (nx == 0 || reflectivity.size() % nx != 0)
+        throw_invalid(stage,
+                      "scene_nx",
+                      "> 0 and a divisor of the cell count " +
+                          std::to_string(reflectivity.size()),
+                      nx);
+    if (!(std::isfinite(spacing_m) && spacing_m > 0))
+        throw_invalid(stage, "scene_spacing", "> 0 and finite", spacing_m);
+    if (!std::isfinite(x0_m))
+        throw_invalid(stage, "scene_x0", "finite", x0_m);
+    if (!std::isfinite(y0_m))
+        throw_invalid(stage, "scene_y0", "finite", y0_m);
+    for (std::size_t c = 0; c < reflectivity.size(); ++c)
+        if (!(std::isfinite(reflectivity[c].real()) &&
+              std::isfinite(reflectivity[c].imag())))
+            throw_invalid(stage,
+                          ("scene_reflectivity[" + std::to_string(c) + "]").c_str(),
+                          "finite",
+                          std::abs(reflectivity[c]));
+}
 
 std::vector<cfloat> simulate(const stripmap_params& p,
                              const std::vector<point_target>& targets,
+                             std::size_t first_pulse,
+                             std::size_t npulses,
+                             double first_pulse_y,
+                             double noise_sigma,
+                             std::uint32_t seed)
+{
+    return simulate(p,
+                    targets,
+                    reflectivity_grid{},
+                    first_pulse,
+                    npulses,
+                    first_pulse_y,
+                    noise_sigma,
+                    seed);
+}
+
+std::vector<cfloat> simulate(const stripmap_params& p,
+                             const std::vector<point_target>& targets,
+                             const reflectivity_grid& scene,
                              std::size_t first_pulse,
                              std::size_t npulses,
                              double first_pulse_y,
@@ -172,6 +235,8 @@ std::vector<cfloat> simulate(const stripmap_params& p,
     for (const auto& t : targets)
         if (!(std::isfinite(t.x_m) && std::isfinite(t.y_m) && std::isfinite(t.z_m)))
             throw_invalid("stripmap_sim", "targets (position)", "finite", t.x_m);
+    scene.validate("stripmap_sim");
+    const auto cells = scene_cells(scene);
     const std::size_t nr = p.nrange;
     std::vector<cfloat> out(npulses * nr);
     std::vector<std::complex<double>> acc(nr);
@@ -182,7 +247,9 @@ std::vector<cfloat> simulate(const stripmap_params& p,
             first_pulse_y + static_cast<double>(i) * p.velocity_mps / p.prf_hz;
         std::fill(acc.begin(), acc.end(), 0.0);
         for (const auto& t : targets)
-            add_echo(p, t, y_a, acc.data());
+            add_echo(p, t, y_a, false, acc.data());
+        for (const auto& c : cells)
+            add_echo(p, c, y_a, true, acc.data());
         complex_noise(pulse_seed(seed, i))
             .fill(noise.data(), nr, 2.0 * noise_sigma * noise_sigma);
         cfloat* row = &out[j * nr];

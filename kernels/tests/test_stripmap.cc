@@ -128,6 +128,91 @@ TEST(Stripmap, ChunkedStreamEqualsWhole)
     EXPECT_NEAR(pw / double(noise.size()), 2 * 0.3 * 0.3, 0.02);
 }
 
+//! Two-way main lobe test of the hand formula: |L sin(theta - squint) / lambda| < 1.
+bool in_main_lobe(const stripmap_params& p, const sim::point_target& t, double y_a)
+{
+    const double R = std::sqrt(t.x_m * t.x_m + (t.y_m - y_a) * (t.y_m - y_a) +
+                               (t.z_m - p.altitude_m) * (t.z_m - p.altitude_m));
+    const double lambda = speed_of_light / p.fc_hz;
+    const double theta = std::asin((t.y_m - y_a) / R);
+    return std::abs(p.antenna_length_m * std::sin(theta - p.squint_rad) / lambda) < 1.0;
+}
+
+TEST(Stripmap, SceneCellsAreMainLobeScatterersAtTheirCentres)
+{
+    auto p = small_params();
+    // Rows at y 10, 135, 260 m: the main lobe's edge (first null) lies near 254-257 m
+    // from the antenna, so the last row does not echo.
+    sim::reflectivity_grid g;
+    g.nx = 2;
+    g.x0_m = 7535.0;
+    g.y0_m = 10.0;
+    g.spacing_m = 125.0;
+    g.reflectivity = { { 1.0f, 0.5f },  { -0.3f, 0.2f }, { 0.7f, 0.0f },
+                       { 0.0f, -0.9f }, { 0.4f, 0.4f },  { -1.0f, 0.1f } };
+    const sim::point_target extra{ 7600.0, 20.0, 0.0, { 0.5, 0.0 } };
+    const std::size_t first = 3, n = 4;
+    const auto raw = sim::simulate(p, { extra }, g, first, n, 0.0);
+    ASSERT_EQ(raw.size(), n * p.nrange);
+    std::size_t inside = 0, outside = 0;
+    double worst = 0, energy = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+        const double y_a = double(first + j) * p.velocity_mps / p.prf_hz;
+        for (int k = 0; k < int(p.nrange); ++k) {
+            std::complex<double> ref = hand_echo(p, extra, y_a, k);
+            for (std::size_t c = 0; c < g.reflectivity.size(); ++c) {
+                const sim::point_target cell{ g.x0_m + double(c % g.nx) * g.spacing_m,
+                                              g.y0_m + double(c / g.nx) * g.spacing_m,
+                                              0.0,
+                                              std::complex<double>(g.reflectivity[c]) };
+                const bool in = in_main_lobe(p, cell, y_a);
+                if (k == 0)
+                    (in ? inside : outside) += 1;
+                if (in)
+                    ref += hand_echo(p, cell, y_a, k);
+            }
+            worst = std::max(worst,
+                             std::abs(std::complex<double>(raw[j * p.nrange + k]) - ref));
+            energy += std::norm(ref);
+        }
+    }
+    EXPECT_GT(inside, 0u);
+    EXPECT_GT(outside, 0u);
+    EXPECT_GT(energy, 10.0);
+    EXPECT_LT(worst, 1e-5);
+    // The scene is not ignored: without it only the extra target remains.
+    const auto without = sim::simulate(p, { extra }, first, n, 0.0);
+    double diff = 0;
+    for (std::size_t i = 0; i < raw.size(); ++i)
+        diff += std::norm(std::complex<double>(raw[i] - without[i]));
+    EXPECT_GT(diff, 1.0);
+}
+
+TEST(Stripmap, BadSceneIsNamed)
+{
+    const auto p = small_params();
+    const auto check = [&](auto change, const char* name) {
+        sim::reflectivity_grid g;
+        g.nx = 2;
+        g.reflectivity.assign(6, { 1.0f, 0.0f });
+        change(g);
+        expect_invalid([&] { g.validate("stripmap_sim"); }, name);
+        expect_invalid([&] { sim::simulate(p, {}, g, 0, 1); }, name);
+    };
+    check([](sim::reflectivity_grid& g) { g.nx = 0; }, "scene_nx");
+    check([](sim::reflectivity_grid& g) { g.nx = 4; }, "scene_nx");
+    check([](sim::reflectivity_grid& g) { g.spacing_m = 0; }, "scene_spacing");
+    check([](sim::reflectivity_grid& g) { g.spacing_m = NAN; }, "scene_spacing");
+    check([](sim::reflectivity_grid& g) { g.x0_m = INFINITY; }, "scene_x0");
+    check([](sim::reflectivity_grid& g) { g.y0_m = NAN; }, "scene_y0");
+    check(
+        [](sim::reflectivity_grid& g) {
+            g.reflectivity[4] = { 0.0f, NAN };
+        },
+        "scene_reflectivity[4]");
+    EXPECT_NO_THROW(sim::reflectivity_grid{}.validate("stripmap_sim")); // no scene
+}
+
 TEST(Stripmap, DerivedQuantities)
 {
     auto p = small_params();
