@@ -33,6 +33,10 @@ constexpr int lanes = 4;
 //! Range columns per azimuth-FFT block: 16 complex floats are two cache lines per
 //! row, and the block buffer (naz x 16) stays within a core's L2 for naz <= 4096.
 constexpr std::size_t column_block = 16;
+//! Padding between the columns of a block buffer (complex samples): with naz a power of
+//! two, unpadded columns lie a multiple of 4 KiB apart and every column's sample m
+//! would fall into the same L1 set during the transposes.
+constexpr std::size_t column_pad = 8;
 
 cdouble turns_to_phasor(double turns)
 {
@@ -103,27 +107,40 @@ public:
     csa_cpu(const stripmap_params& p, std::size_t naz, const options& o)
         : csa(p, naz, o),
           d_t(csa_make_tables(p, naz, o)),
-          d_az_fwd(n(naz), n(column_block), 1, n(naz), FFTW_FORWARD, true, "csa"),
-          d_az_inv(n(naz), n(column_block), 1, n(naz), FFTW_BACKWARD, true, "csa"),
-          d_rg_fwd(n(p.nrange), 1, 1, n(p.nrange), FFTW_FORWARD, true, "csa"),
-          d_rg_inv(n(p.nrange), 1, 1, n(p.nrange), FFTW_BACKWARD, true, "csa")
+          d_col(naz + column_pad),
+          d_az_fwd(plan(naz, column_block, 1, d_col, FFTW_FORWARD)),
+          d_az_inv(plan(naz, column_block, 1, d_col, FFTW_BACKWARD)),
+          d_rg_fwd(plan(p.nrange, 1, 1, p.nrange, FFTW_FORWARD)),
+          d_rg_inv(plan(p.nrange, 1, 1, p.nrange, FFTW_BACKWARD))
     {
         // One scratch set per pool participant: a column block and (squint) a row.
         for (int i = 0; i < cpu_threads(); ++i) {
-            d_blocks.push_back(fftwf_alloc(naz * column_block));
+            d_blocks.push_back(fftwf_alloc(d_col * column_block));
             d_rows.emplace_back(d_t.resample ? p.nrange : 0);
         }
     }
 
     void run(const cfloat* raw, cfloat* image) override
     {
-        azimuth_fft(raw, image, d_az_fwd);
+        azimuth_fft(raw, image, *d_az_fwd);
         range_rows(image);
-        azimuth_fft(image, image, d_az_inv);
+        azimuth_fft(image, image, *d_az_inv);
     }
 
 private:
     static int n(std::size_t v) { return static_cast<int>(v); }
+
+    //! An in-place plan, measured: a block is large and the plans serve every block of
+    //! the stream, so the planning time pays back within a block.
+    static std::unique_ptr<fftwf_plan_1d> plan(std::size_t len,
+                                               std::size_t batch,
+                                               std::size_t stride,
+                                               std::size_t dist,
+                                               int sign)
+    {
+        return std::make_unique<fftwf_plan_1d>(
+            n(len), n(batch), n(stride), n(dist), sign, true, "csa", 1, FFTW_MEASURE);
+    }
     unsigned slots() const { return static_cast<unsigned>(d_blocks.size()); }
 
     //! dst <- the azimuth FFT of src's columns (dst may be src).
@@ -136,17 +153,17 @@ private:
                 const std::size_t c0 = b * column_block;
                 const std::size_t w = std::min(column_block, nr - c0);
                 if (w < column_block) // the last block: unused columns transform zeros
-                    std::fill(buf, buf + d_naz * column_block, cfloat(0.0f, 0.0f));
+                    std::fill(buf, buf + d_col * column_block, cfloat(0.0f, 0.0f));
                 for (std::size_t m = 0; m < d_naz; ++m) {
                     const cfloat* s = src + m * nr + c0;
                     for (std::size_t c = 0; c < w; ++c)
-                        buf[c * d_naz + m] = s[c];
+                        buf[c * d_col + m] = s[c];
                 }
                 plan.execute(buf, buf);
                 for (std::size_t m = 0; m < d_naz; ++m) {
                     cfloat* t = dst + m * nr + c0;
                     for (std::size_t c = 0; c < w; ++c)
-                        t[c] = buf[c * d_naz + m];
+                        t[c] = buf[c * d_col + m];
                 }
             }
         });
@@ -162,7 +179,7 @@ private:
             return;
         }
         apply_quadratic(row, nr, 0, d_t.phase1[m], nullptr, 1.0f);
-        d_rg_fwd.execute(row, row);
+        d_rg_fwd->execute(row, row);
         const std::size_t pos = nr - nr / 2; // bins [0, pos): x = n; the rest x = n - nr
         const float* w = d_t.range_weight.data();
         apply_quadratic(row, pos, 0, d_t.phase2[m], w, 1.0f);
@@ -172,7 +189,7 @@ private:
                         d_t.phase2[m],
                         w + pos,
                         1.0f);
-        d_rg_inv.execute(row, row);
+        d_rg_inv->execute(row, row);
         if (d_t.resample)
             resample_row(row, tmp);
         apply_quadratic(row, nr, 0, d_t.phase3[m], nullptr, wa);
@@ -207,7 +224,8 @@ private:
     }
 
     const csa_tables d_t;
-    fftwf_plan_1d d_az_fwd, d_az_inv, d_rg_fwd, d_rg_inv;
+    const std::size_t d_col; //!< distance of a block buffer's columns
+    const std::unique_ptr<fftwf_plan_1d> d_az_fwd, d_az_inv, d_rg_fwd, d_rg_inv;
     std::vector<fftwf_complex_array> d_blocks;
     std::vector<std::vector<cfloat>> d_rows;
 };
