@@ -3,17 +3,20 @@
  *
  *   gpuradar_bench [--list] [--quick] [--repeats N] [--workload PD-x] [--backend
  * cuda|cpu]
- *                  [--copy-threads N] [--source-cpis N] [name-substring ...]
+ *                  [--copy-threads N] [--source-cpis N] [--cpu-threads N]
+ *                  [name-substring ...]
  *
  * Without names every registered benchmark runs. Figures go to docs/PERFORMANCE.md with
  * the device and the command.
  */
 #include "bench/bench_registry.h"
 #include <gpuradar/kernels/backend.h>
+#include <gpuradar/kernels/cpu_threads.h>
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 
 namespace gpuradar::bench {
@@ -37,13 +40,15 @@ namespace {
 constexpr const char* usage =
     "usage: gpuradar_bench [--list] [--quick] [--repeats N] [--workload PD-x]\n"
     "                      [--backend cuda|cpu] [--copy-threads N] [--source-cpis N]\n"
-    "                      [name ...]\n"
+    "                      [--cpu-threads N] [name ...]\n"
     "Prints one JSON line per measurement; names select benchmarks by substring.\n"
-    "  --workload     pd_chain/default: only this PD workload\n"
+    "  --workload     pd_chain/default, e2e/PD, pd_cpu/PD: only this PD workload\n"
     "  --backend      e2e/PD: only this backend\n"
     "  --copy-threads GNU Radio benchmarks: memcpy threads of the replay source\n"
     "                 (default: half the cores, at most 8)\n"
-    "  --source-cpis  GNU Radio benchmarks: CPIs the replay source's buffer holds (2)\n";
+    "  --source-cpis  GNU Radio benchmarks: CPIs the replay source's buffer holds (2)\n"
+    "  --cpu-threads  the CPU backend's pool (set_cpu_threads, 1..256; default: the\n"
+    "                 cores the process may run on)\n";
 
 //! A positive integer option value, or exit with the usage.
 unsigned positive(const char* name, const char* value)
@@ -82,7 +87,15 @@ int main(int argc, char** argv)
             opt.source.copy_threads = positive("--copy-threads", argv[++i]);
         else if (arg == "--source-cpis" && has_value)
             opt.source.buffer_cpis = positive("--source-cpis", argv[++i]);
-        else if (arg == "--help" || arg == "-h") {
+        else if (arg == "--cpu-threads" && has_value) {
+            try {
+                gpuradar::kernels::set_cpu_threads(
+                    int(positive("--cpu-threads", argv[++i])));
+            } catch (const std::invalid_argument& e) {
+                std::cerr << "gpuradar_bench: " << e.what() << "\n" << usage;
+                return 2;
+            }
+        } else if (arg == "--help" || arg == "-h") {
             std::cout << usage;
             return 0;
         } else if (arg.rfind("--", 0) == 0) {

@@ -19,6 +19,7 @@
 #include <gnuradio/gpuradar/device_buffer.h>
 #include <gnuradio/top_block.h>
 #include <gpuradar/kernels/backprojection.h>
+#include <gpuradar/kernels/cpu_threads.h>
 #include <gpuradar/kernels/cuda_resources.h>
 #include <gpuradar/kernels/sar_sim.h>
 #include <chrono>
@@ -179,32 +180,44 @@ double seconds_since(std::chrono::steady_clock::time_point t0)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/*!
+ * The CPU twin at one thread and at the pool's count (cpu_threads, --cpu-threads), so
+ * that one run gives the scaling on the machine.
+ */
 void bench_cpu(const std::string& name, const options& opt)
 {
     const workload w = make_workload(name, opt.quick);
     const double bps = double(w.grid.nx * w.grid.ny) * double(w.h.npulses);
-    for (prec p : { prec::fast, prec::accurate }) {
-        auto bp = backprojection::make(kernels::backend::cpu, w.grid, w.h.nbins, p);
-        std::vector<cfloat> img(static_cast<std::size_t>(w.grid.nx * w.grid.ny));
-        const int reps = opt.quick ? 1 : std::min(opt.repeats, 3);
-        std::vector<double> t;
-        for (int r = 0; r < reps; ++r) {
-            std::fill(img.begin(), img.end(), cfloat(0, 0));
-            const auto t0 = std::chrono::steady_clock::now();
-            bp->run(w.h.pulses.data(), w.h.geometry.data(), w.h.npulses, img.data());
-            t.push_back(seconds_since(t0));
+    const int pool = kernels::cpu_threads();
+    std::vector<int> thread_counts = { 1 };
+    if (pool > 1)
+        thread_counts.push_back(pool);
+    for (const int threads : thread_counts) {
+        kernels::set_cpu_threads(threads);
+        for (prec p : { prec::fast, prec::accurate }) {
+            auto bp = backprojection::make(kernels::backend::cpu, w.grid, w.h.nbins, p);
+            std::vector<cfloat> img(static_cast<std::size_t>(w.grid.nx * w.grid.ny));
+            const int reps = opt.quick ? 1 : std::min(opt.repeats, 3);
+            std::vector<double> t;
+            for (int r = 0; r < reps; ++r) {
+                std::fill(img.begin(), img.end(), cfloat(0, 0));
+                const auto t0 = std::chrono::steady_clock::now();
+                bp->run(w.h.pulses.data(), w.h.geometry.data(), w.h.npulses, img.data());
+                t.push_back(seconds_since(t0));
+            }
+            const double s = median(t);
+            json_line("backprojection/" + name + "/cpu/" + backprojection::to_string(p))
+                .field("nx", w.grid.nx)
+                .field("pulses", static_cast<long long>(w.h.npulses))
+                .field("nbins", static_cast<long long>(w.h.nbins))
+                .field("threads", static_cast<long long>(threads))
+                .field("time_ms", 1e3 * s)
+                .field("gbps", bps / s * 1e-9)
+                .field("ser_db", ser_db(w, img))
+                .emit();
         }
-        const double s = median(t);
-        json_line("backprojection/" + name + "/cpu/" + backprojection::to_string(p))
-            .field("nx", w.grid.nx)
-            .field("pulses", static_cast<long long>(w.h.npulses))
-            .field("nbins", static_cast<long long>(w.h.nbins))
-            .field("threads", static_cast<long long>(std::thread::hardware_concurrency()))
-            .field("time_ms", 1e3 * s)
-            .field("gbps", bps / s * 1e-9)
-            .field("ser_db", ser_db(w, img))
-            .emit();
     }
+    kernels::set_cpu_threads(pool);
 }
 
 void bench_cuda(const std::string& name, const options& opt)

@@ -12,6 +12,7 @@
 #include "bench_pd_common.h"
 #include <gpuradar/kernels/cfar_1d.h>
 #include <gpuradar/kernels/cfar_2d.h>
+#include <gpuradar/kernels/cpu_threads.h>
 #include <chrono>
 #include <cmath>
 
@@ -124,7 +125,7 @@ GPURADAR_BENCH("cfar_2d/PD")
                 .field("detections", static_cast<long long>(report.found))
                 .emit();
         }
-        // The CPU twin on the same map, CA, for scale (single thread, host timing).
+        // The CPU twin on the same map, CA, for scale (the CPU pool, host timing).
         if (!opt.quick) {
             std::vector<float> host(cells);
             kernels::copy_async(host.data(),
@@ -146,7 +147,8 @@ GPURADAR_BENCH("cfar_2d/PD")
             }
             const double ms = median(t);
             json_line("cfar_2d/PD")
-                .field("device", "cpu (one thread)")
+                .field("device", "cpu")
+                .field("threads", static_cast<long long>(kernels::cpu_threads()))
                 .field("workload", w.name)
                 .field("variant", "ca")
                 .field("cells", static_cast<long long>(cells))

@@ -21,6 +21,7 @@
  */
 #include "bench_pd_flowgraph.h"
 #include <gnuradio/blocks/null_sink.h>
+#include <gpuradar/kernels/cpu_threads.h>
 #include <algorithm>
 
 namespace gpuradar::bench::pd {
@@ -108,7 +109,7 @@ GPURADAR_BENCH("e2e/PD")
             backends.end());
     for (const auto& backend : backends)
         for (const auto& w : workloads()) {
-            if (w.channels != 1)
+            if (w.channels != 1 || (!opt.workload.empty() && w.name != opt.workload))
                 continue;
             const bool gpu = backend == "cuda";
             // CPU: a few CPIs (each takes a fraction of a second on 2 cores).
@@ -153,6 +154,7 @@ GPURADAR_BENCH("e2e/PD")
                 .field("workload", w.name)
                 .field("backend", backend)
                 .field("cpis", double(n))
+                .field("cpu_threads", static_cast<long long>(kernels::cpu_threads()))
                 .field("samples_per_s", sps)
                 .field("ms_per_cpi", r.steady_ms_per_cpi)
                 .field("first_cpi_ms", r.first_cpi_ms)

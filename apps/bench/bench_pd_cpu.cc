@@ -1,11 +1,13 @@
 /*
  * pd_cpu/PD: the CPU backend's pulse-Doppler stages one by one on the PD workloads (one
  * channel), wall time per CPI on this machine: first call and median of the next ones.
- * Where the CPU end-to-end rate (e2e/PD, backend cpu) goes.
+ * Where the CPU end-to-end rate (e2e/PD, backend cpu) goes; the CFAR both as CA (the
+ * chain's) and as OS (the costliest variant on the CPU).
  */
 #include "bench_pd_common.h"
 #include <gpuradar/kernels/cfar_2d.h>
 #include <gpuradar/kernels/corner_turn.h>
+#include <gpuradar/kernels/cpu_threads.h>
 #include <gpuradar/kernels/doppler_filter.h>
 #include <gpuradar/kernels/envelope.h>
 #include <gpuradar/kernels/pulse_compression.h>
@@ -38,6 +40,7 @@ void time_stage(const workload& w,
     json_line("pd_cpu/PD")
         .field("workload", w.name)
         .field("stage", stage)
+        .field("cpu_threads", static_cast<long long>(kernels::cpu_threads()))
         .field("first_ms", first)
         .field("median_ms", t[t.size() / 2])
         .field("msps", double(w.npulses * w.nrange) / (t[t.size() / 2] * 1e3))
@@ -49,7 +52,7 @@ GPURADAR_BENCH("pd_cpu/PD")
     const auto cpu = kernels::backend::cpu;
     const int repeats = opt.quick ? 2 : 5;
     for (const auto& w : workloads()) {
-        if (w.channels != 1)
+        if (w.channels != 1 || (!opt.workload.empty() && w.name != opt.workload))
             continue;
         const std::size_t n = w.npulses * w.nrange, nfft = w.npulses;
         std::vector<cfloat> x(n), y(n), z(n), d(n);
@@ -84,6 +87,12 @@ GPURADAR_BENCH("pd_cpu/PD")
         time_stage(w, "envelope", repeats, [&] { env->run(d.data(), p.data(), n); });
         time_stage(
             w, "cfar_2d", repeats, [&] { cfar->run(p.data(), mask.data(), nullptr, 1); });
+        cp.variant = kernels::cfar_variant::os;
+        cp.os_k = kernels::cfar_default_os_k(cfar->training_cells());
+        auto os = kernels::cfar_2d::make(cpu, cp);
+        time_stage(w, "cfar_2d_os", repeats, [&] {
+            os->run(p.data(), mask.data(), nullptr, 1);
+        });
     }
 }
 

@@ -4,8 +4,10 @@
  * two stages running concurrently from two threads as GNU Radio's blocks do; bad counts
  * are refused.
  */
+#include "cpu_threads_support.h"
 #include "invalid_argument_check.h"
 #include "test_support.h"
+#include <gpuradar/kernels/backprojection.h>
 #include <gpuradar/kernels/corner_turn.h>
 #include <gpuradar/kernels/cpu_threads.h>
 #include <gpuradar/kernels/csa.h>
@@ -14,29 +16,20 @@
 #include <gpuradar/kernels/pulse_compression.h>
 #include <gpuradar/kernels/pulse_doppler_processor.h>
 #include <gpuradar/kernels/waveform.h>
+#include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <functional>
+#include <string>
 #include <thread>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 namespace gpuradar::test {
 namespace {
 
 using kernels::backend;
 using kernels::cfloat;
-
-//! Restores the default count when a test ends.
-struct thread_count_guard {
-    const int saved = kernels::cpu_threads();
-    ~thread_count_guard() { kernels::set_cpu_threads(saved); }
-};
-
-template <typename T>
-bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b)
-{
-    return a.size() == b.size() &&
-           std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
 
 //! The output of `run` (writing into a NaN-poisoned vector of n) at each thread count.
 template <typename T>
@@ -55,7 +48,7 @@ std::vector<std::vector<T>> outputs_at(const std::vector<int>& counts,
     return out;
 }
 
-const std::vector<int> counts = { 1, 2, 3, 4, 7 };
+const std::vector<int>& counts = pool_test_counts();
 
 template <typename T>
 void expect_all_equal(const std::vector<std::vector<T>>& outs)
@@ -70,12 +63,68 @@ void expect_all_equal(const std::vector<std::vector<T>>& outs)
 TEST(CpuThreads, test_001_bad_counts_refused)
 {
     thread_count_guard guard;
-    for (const int bad : { 0, -1, kernels::max_cpu_threads + 1 })
+    // Every test restores the count: this is the default.
+    EXPECT_EQ(guard.saved, std::min(kernels::cpu_cores(), kernels::max_cpu_threads));
+    kernels::set_cpu_threads(2);
+    for (const int bad : { 0, -1, kernels::max_cpu_threads + 1, 1 << 30 })
         expect_invalid([&] { kernels::set_cpu_threads(bad); },
                        "cpu_threads must be in [1, 256]");
-    kernels::set_cpu_threads(3);
-    EXPECT_EQ(kernels::cpu_threads(), 3);
+    EXPECT_EQ(kernels::cpu_threads(), 2) << "a refused count changed the pool";
+    kernels::set_cpu_threads(kernels::max_cpu_threads);
+    EXPECT_EQ(kernels::cpu_threads(), kernels::max_cpu_threads);
 }
+
+#if defined(__linux__)
+//! Runs with the calling thread on its first allowed CPU only; the mask back at the end.
+class one_core_pin
+{
+public:
+    one_core_pin()
+    {
+        EXPECT_EQ(sched_getaffinity(0, sizeof d_saved, &d_saved), 0);
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &d_saved)) {
+                CPU_SET(c, &one);
+                break;
+            }
+        EXPECT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    }
+    ~one_core_pin() { sched_setaffinity(0, sizeof d_saved, &d_saved); }
+
+private:
+    cpu_set_t d_saved;
+};
+
+TEST(CpuThreads, test_006_pool_on_one_core)
+{
+    // The guard first: it resizes the pool after the pin is gone, so that the workers it
+    // makes may run on every core again.
+    thread_count_guard guard;
+    const auto in = random_complex(std::size_t(1) << 17, 19);
+    std::vector<float> one_thread(in.size()), pool(in.size(), NAN);
+    const auto env =
+        kernels::envelope::make(backend::cpu, kernels::envelope::mode::square_law, true);
+    kernels::set_cpu_threads(1);
+    env->run(in.data(), one_thread.data(), in.size());
+    one_core_pin pin;
+    ASSERT_EQ(kernels::cpu_cores(), 1);
+    // A pool asked for on one core: kept as asked, one line on stderr, the same output.
+    testing::internal::CaptureStderr();
+    kernels::set_cpu_threads(3);
+    const std::string said = testing::internal::GetCapturedStderr();
+    EXPECT_NE(said.find("cpu_threads 3 is more than the 1 core(s)"), std::string::npos)
+        << said;
+    EXPECT_EQ(kernels::cpu_threads(), 3);
+    env->run(in.data(), pool.data(), in.size());
+    EXPECT_TRUE(bitwise_equal(one_thread, pool));
+    // Within the cores: nothing said.
+    testing::internal::CaptureStderr();
+    kernels::set_cpu_threads(1);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+#endif
 
 TEST(CpuThreads, test_002_pulse_compression_fft_and_fir)
 {
@@ -115,7 +164,53 @@ TEST(CpuThreads, test_003_doppler_filter_corner_turn_envelope)
         }));
 }
 
-TEST(CpuThreads, test_005_csa)
+TEST(CpuThreads, test_005_backprojection_tiles)
+{
+    // A grid of 3 x 2 tiles and ragged edges, two height slices, with and without a
+    // height map, both precisions: each tile is one thread's, so the image is the same
+    // bits at any count. The image starts random (run adds into it).
+    using prec = kernels::backprojection::precision;
+    kernels::image_grid g;
+    g.nx = 70;
+    g.ny = 45;
+    g.nz = 2;
+    g.dx = g.dy = 0.25;
+    g.dz = 2.0;
+    g.x0 = -0.5 * double(g.nx - 1) * g.dx;
+    g.y0 = -0.5 * double(g.ny - 1) * g.dy;
+    const std::size_t npulses = 97, nbins = 512;
+    const double dr = 0.2, y_track = -1000, z_track = 500, aperture = 100;
+    const auto pulses = random_complex(npulses * nbins, 17);
+    std::vector<double> geom;
+    for (std::size_t i = 0; i < npulses; ++i) {
+        const double x = -0.5 * aperture + aperture * double(i) / double(npulses - 1);
+        const double r = std::sqrt(x * x + y_track * y_track + z_track * z_track);
+        geom.insert(geom.end(),
+                    { x, y_track, z_track, r - 0.5 * double(nbins) * dr, dr, 9.6e9 });
+    }
+    const auto start = random_complex(std::size_t(g.voxels()), 18);
+    for (const bool height : { false, true }) {
+        g.height.clear();
+        if (height)
+            for (long long i = 0; i < g.nx * g.ny; ++i)
+                g.height.push_back(0.01 * double(i % 37));
+        for (const prec p : { prec::fast, prec::accurate }) {
+            thread_count_guard guard;
+            std::vector<std::vector<cfloat>> outs;
+            for (const int c : counts) {
+                kernels::set_cpu_threads(c);
+                std::vector<cfloat> img = start;
+                kernels::backprojection::make(backend::cpu, g, nbins, p)
+                    ->run(pulses.data(), geom.data(), npulses, img.data());
+                outs.push_back(std::move(img));
+            }
+            ASSERT_FALSE(bitwise_equal(outs[0], start)) << "nothing backprojected";
+            expect_all_equal(outs);
+        }
+    }
+}
+
+TEST(CpuThreads, test_007_csa)
 {
     // Squinted (the per-thread resampling scratch) and 250 range columns: the last
     // azimuth column block is partial and no count divides the blocks or rows evenly.

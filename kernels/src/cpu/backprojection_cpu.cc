@@ -1,16 +1,17 @@
 /*
  * CPU twin of the backprojection stage.
  *
- * Threads (std::thread, one per hardware thread) take 32 x 32-pixel tiles from a shared
- * counter. A tile keeps its accumulators (8 KiB) in L1 for all pulses; per pulse the tile
- * reads only the few range bins its pixels reach (the pulse's window around r_ref), and
- * pulses whose window misses the swath are skipped whole. The range of each pixel is
- * taken relative to the tile's reference range (backprojection_backends.h): `fast` in
- * float, `accurate` in double (range difference and phase), both without a square root
- * in the common case. The inner loop runs over one 32-pixel tile row and is written to
- * vectorise (gathers for the two range bins, a polynomial sincos); it is compiled for
- * AVX-512, AVX2+FMA and baseline x86-64 and the best one the CPU has is picked at
- * construction.
+ * The CPU pool's threads (cpu_threads.h) take runs of 32 x 32-pixel tiles. Every tile is
+ * computed whole by one thread into pixels no other tile touches, so the image is bit for
+ * bit the same at any thread count. A tile keeps its accumulators (8 KiB) in L1 for all
+ * pulses; per pulse the tile reads only the few range bins its pixels reach (the pulse's
+ * window around r_ref), and pulses whose window misses the swath are skipped whole. The
+ * range of each pixel is taken relative to the tile's reference range
+ * (backprojection_backends.h): `fast` in float, `accurate` in double (range difference
+ * and phase), both without a square root in the common case. The inner loop runs over one
+ * 32-pixel tile row and is written to vectorise (gathers for the two range bins, a
+ * polynomial sincos); it is compiled for AVX-512, AVX2+FMA and baseline x86-64 and the
+ * best one the CPU has is picked at construction.
  */
 // The inner loop's selects (bin validity, sincos quadrant, clamps) compare floats; GCC
 // if-converts (and so vectorises) them only when FP comparisons may not trap. No code
@@ -21,10 +22,9 @@
 #endif
 
 #include "../backprojection_backends.h"
+#include "row_pool.h"
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <thread>
 #include <vector>
 
 namespace gpuradar::kernels::detail {
@@ -257,9 +257,7 @@ class backprojection_cpu final : public bp_backend
 {
 public:
     backprojection_cpu(const image_grid& g, std::size_t nbins, precision p)
-        : bp_backend(g, nbins, p),
-          d_isa(best_isa()),
-          d_threads(std::max(1u, std::thread::hardware_concurrency()))
+        : bp_backend(g, nbins, p), d_isa(best_isa())
     {
     }
 
@@ -288,20 +286,12 @@ public:
                               image };
         const long long nplane = d_layout.ntx * d_layout.nty;
         const long long ntiles = nplane * d_grid.nz;
-        std::atomic<long long> next{ 0 };
-        auto worker = [&] {
-            for (long long k = next++; k < ntiles; k = next++)
-                fn(args, k % d_layout.ntx, (k % nplane) / d_layout.ntx, k / nplane);
-        };
-        const unsigned nthreads =
-            static_cast<unsigned>(std::min<long long>(d_threads, ntiles));
-        std::vector<std::thread> pool;
-        pool.reserve(nthreads - 1);
-        for (unsigned i = 1; i < nthreads; ++i)
-            pool.emplace_back(worker);
-        worker();
-        for (auto& th : pool)
-            th.join();
+        parallel_rows(
+            std::size_t(ntiles), 1, ~0u, [&](std::size_t k0, std::size_t k1, unsigned) {
+                for (auto k = static_cast<long long>(k0); k < static_cast<long long>(k1);
+                     ++k)
+                    fn(args, k % d_layout.ntx, (k % nplane) / d_layout.ntx, k / nplane);
+            });
     }
 
     void run_host_pulses(const cfloat* host_pulses,
@@ -314,7 +304,6 @@ public:
 
 private:
     const isa d_isa;
-    const unsigned d_threads;
     std::vector<cfloat> d_scratch; // the pulses with non-finite samples zeroed
 };
 

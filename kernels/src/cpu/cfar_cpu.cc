@@ -1,5 +1,13 @@
 /*
- * CPU twin of the CFAR stages (one thread).
+ * CPU twin of the CFAR stages.
+ *
+ * Threads: the rows of every map of a run (range bins for cfar_2d, whole lines for
+ * cfar_1d) are shared out over the CPU pool (cpu_threads.h) in bands of consecutive rows;
+ * each participant has its own workspace and its own detection list. A row's threshold
+ * does not depend on which band it is in (a band re-forms the rows its first window
+ * reaches), so mask and thresholds are bit for bit those of one thread. The participants'
+ * lists, each in memory order, are merged in memory order and cut at max_detections:
+ * the same list, counts and overflow as one thread.
  *
  *  - ca, go, so: separable sums streamed row by row. Each map row (range bin) is copied
  *    once into a padded row (sanitised; wrapped columns copied round, clipped ones zero),
@@ -10,15 +18,18 @@
  *    picked at run time). Rows beyond a clipped range edge are a shared zero row. Every
  *    cell adds the same floats in the same order as cfar_math.h, so the thresholds are
  *    bit for bit the previous per-cell code's and the CUDA segmented estimator's. Cost
- *    per cell: 2 Wd + 1 + 2 Wr + 1 adds, in vector lanes; no per-call allocation.
- *  - os: per cell, the k-th smallest training cell of a padded plane (absent cells
- *    +Inf): a pruned comparator network over 8 adjacent cells at a time for windows of
- *    up to 1024 training cells, nth_element per cell beyond that, at clipped Doppler
- *    edges and at row tails. Exact selection either way (the same threshold); still
- *    far slower than the sums at the PD window (`gpuradar_bench cfar`).
+ *    per cell: 2 Wd + 1 + 2 Wr + 1 adds, in vector lanes, plus 2 Wr rows of row sums
+ *    per band; no per-call allocation once the workspaces exist.
+ *  - os: per cell, the k-th smallest training cell of a padded band of rows (absent
+ *    cells +Inf): a pruned comparator network over 8 adjacent cells at a time for
+ *    windows of up to 1024 training cells, nth_element per cell beyond that, at clipped
+ *    Doppler edges and at row tails. Exact selection either way (the same threshold);
+ *    still far slower than the sums at the PD window (`gpuradar_bench cfar`).
  */
 #include "../cfar_plan.h"
 #include "cfar_cpu_rows.h"
+#include "row_pool.h"
+#include <gpuradar/kernels/cpu_threads.h>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -36,7 +47,16 @@ long resolve(long i, long n, bool wrap)
     return ((i % n) + n) % n;
 }
 
-//! What both engines share: shape check, the report, the detection list.
+//! What one pool participant found in the rows it did during one run.
+struct rows_found {
+    //! In memory order (a participant takes its bands in increasing order); at most
+    //! max_detections, which holds every one of them that can make the merged list.
+    std::vector<cfar_detection> detections;
+    std::vector<std::uint64_t> nonfinite; //!< per map of the run
+    std::uint64_t found = 0;
+};
+
+//! What both engines share: shape check, the bands over the pool, the merged report.
 class cfar_cpu_base : public cfar_engine
 {
 public:
@@ -52,14 +72,39 @@ public:
         if (g.nrows != d_nrows || g.ncols != d_ncols)
             throw std::logic_error(
                 "gpuradar::cfar: CPU engine made for another map shape");
-        // Reused, not reallocated: capacity stays from call to call.
-        d_report.detections.clear();
-        d_report.nonfinite.assign(g.nmaps, 0);
-        d_report.found = 0;
-        for (std::size_t b = 0; b < g.nmaps; ++b) {
-            const std::size_t off = g.map_offset(b);
-            run_map(g, b, in + off, mask + off, thr ? thr + off : nullptr);
+        const std::size_t participants = std::size_t(cpu_threads());
+        make_workspaces(participants);
+        if (d_found.size() < participants)
+            d_found.resize(participants);
+        for (std::size_t i = 0; i < participants; ++i) {
+            // Reused, not reallocated: capacity stays from call to call.
+            d_found[i].detections.clear();
+            d_found[i].nonfinite.assign(g.nmaps, 0);
+            d_found[i].found = 0;
         }
+        // The rows of all maps, map after map: a band may end in one map and go on in
+        // the next (cfar_1d's maps are one row each).
+        parallel_rows(g.nmaps * d_nrows,
+                      band_rows(),
+                      unsigned(participants),
+                      [&](std::size_t first, std::size_t last, unsigned slot) {
+                          while (first < last) {
+                              const std::size_t b = first / d_nrows;
+                              const std::size_t r0 = first % d_nrows;
+                              const std::size_t r1 = std::min(d_nrows, r0 + last - first);
+                              const std::size_t off = g.map_offset(b);
+                              run_rows(g,
+                                       b,
+                                       in + off,
+                                       mask + off,
+                                       thr ? thr + off : nullptr,
+                                       r0,
+                                       r1,
+                                       slot);
+                              first += r1 - r0;
+                          }
+                      });
+        merge(g.nmaps, participants);
     }
 
     cfar_report collect() override { return d_report; }
@@ -67,15 +112,67 @@ public:
     cfar_estimator estimator() const override { return cfar_estimator::segmented; }
 
 protected:
-    virtual void run_map(const cfar_geometry& g,
-                         std::size_t b,
-                         const float* in,
-                         std::uint8_t* mask,
-                         float* thr) = 0;
+    //! Workspaces for participants 0 .. n - 1 (made once, kept).
+    virtual void make_workspaces(std::size_t n) = 0;
+
+    //! Least rows per band: a band's fixed cost (the rows its first window reaches)
+    //! stays small beside its own rows, and a band is worth a hand-over to a thread.
+    virtual std::size_t min_band_rows() const = 0;
+
+    //! Rows [r0, r1) of map b, on participant `slot`'s workspace and list.
+    virtual void run_rows(const cfar_geometry& g,
+                          std::size_t b,
+                          const float* in,
+                          std::uint8_t* mask,
+                          float* thr,
+                          std::size_t r0,
+                          std::size_t r1,
+                          unsigned slot) = 0;
+
+    /*!
+     * Row r's test against its thresholds t, the non-finite count, and the detections
+     * of the row in memory order into participant `slot`'s list; entry_of(c) is column
+     * c's class entry.
+     */
+    template <typename EntryOf>
+    void finish_row(const cfar_geometry& g,
+                    std::size_t b,
+                    const float* in,
+                    std::uint8_t* mask,
+                    int r,
+                    const float* t,
+                    const EntryOf& entry_of,
+                    unsigned slot)
+    {
+        const std::size_t row_off = std::size_t(r) * g.row_stride;
+        const float* x = in + row_off;
+        std::uint8_t* mrow = mask + row_off;
+        const cfar_rows::test_counts n = cfar_rows::test(x, t, d_ncols, mrow);
+        rows_found& f = d_found[slot];
+        f.nonfinite[b] += n.nonfinite;
+        if (n.detections == 0)
+            return;
+        for (std::size_t c = 0; c < d_ncols; ++c)
+            if (mrow[c])
+                detected(g, b, in, r, int(c), x[c], t[c], entry_of(int(c)), mrow[c], f);
+    }
+
+    const cfar_plan d_plan;
+    const std::size_t d_nrows, d_ncols;
+
+private:
+    std::size_t band_rows() const
+    {
+        // A band of at least this many cells: smaller ones cost more to hand over than
+        // to compute.
+        constexpr std::size_t min_band_cells = 8192;
+        return std::max(min_band_rows(), (min_band_cells + d_ncols - 1) / d_ncols);
+    }
 
     /*!
      * A cell found above its threshold: the local-maximum test (may clear the mask
-     * cell), then the detection list. Called in memory order, so the list is sorted.
+     * cell), then the participant's detection list. Called in memory order, so the list
+     * is sorted.
      */
     void detected(const cfar_geometry& g,
                   std::size_t b,
@@ -85,7 +182,8 @@ protected:
                   float x,
                   float t,
                   const cfar_class_entry& e,
-                  std::uint8_t& mask_cell)
+                  std::uint8_t& mask_cell,
+                  rows_found& f) const
     {
         const auto fetch = [&](int rr, int cc) { return in[rr * g.row_stride + cc]; };
         if (d_plan.local_max) {
@@ -102,7 +200,7 @@ protected:
                 return;
             }
         }
-        if (d_report.detections.size() < d_plan.max_detections) {
+        if (f.detections.size() < d_plan.max_detections) {
             cfar_detection d{ static_cast<std::uint32_t>(b),
                               static_cast<std::uint32_t>(r),
                               static_cast<std::uint32_t>(c),
@@ -120,38 +218,35 @@ protected:
                                   fetch,
                                   nb);
             set_neighbours(d, nb);
-            d_report.detections.push_back(d);
+            f.detections.push_back(d);
         }
-        ++d_report.found;
+        ++f.found;
     }
 
-    /*!
-     * Row r's test against its thresholds t, the non-finite count, and the detections
-     * of the row in memory order; entry_of(c) is column c's class entry.
-     */
-    template <typename EntryOf>
-    void finish_row(const cfar_geometry& g,
-                    std::size_t b,
-                    const float* in,
-                    std::uint8_t* mask,
-                    int r,
-                    const float* t,
-                    const EntryOf& entry_of)
+    //! The participants' lists and counts into the report, as one thread makes it.
+    void merge(std::size_t nmaps, std::size_t participants)
     {
-        const std::size_t row_off = std::size_t(r) * g.row_stride;
-        const float* x = in + row_off;
-        std::uint8_t* mrow = mask + row_off;
-        const cfar_rows::test_counts n = cfar_rows::test(x, t, d_ncols, mrow);
-        d_report.nonfinite[b] += n.nonfinite;
-        if (n.detections == 0)
-            return;
-        for (std::size_t c = 0; c < d_ncols; ++c)
-            if (mrow[c])
-                detected(g, b, in, r, int(c), x[c], t[c], entry_of(int(c)), mrow[c]);
+        d_report.detections.clear();
+        d_report.nonfinite.assign(nmaps, 0);
+        d_report.found = 0;
+        std::size_t lists = 0;
+        for (std::size_t i = 0; i < participants; ++i) {
+            const rows_found& f = d_found[i];
+            d_report.detections.insert(
+                d_report.detections.end(), f.detections.begin(), f.detections.end());
+            for (std::size_t b = 0; b < nmaps; ++b)
+                d_report.nonfinite[b] += f.nonfinite[b];
+            d_report.found += f.found;
+            lists += !f.detections.empty();
+        }
+        // Each list is sorted; bands of several participants interleave.
+        if (lists > 1)
+            cfar_sort_detections(d_report.detections);
+        if (d_report.detections.size() > d_plan.max_detections)
+            d_report.detections.resize(d_plan.max_detections);
     }
 
-    const cfar_plan d_plan;
-    const std::size_t d_nrows, d_ncols;
+    std::vector<rows_found> d_found; //!< one per participant
     cfar_report d_report;
 };
 
@@ -162,15 +257,7 @@ public:
     cfar_cpu_sums(const cfar_plan& plan, std::size_t nrows, std::size_t ncols)
         : cfar_cpu_base(plan, nrows, ncols),
           d_ring_rows(2 * plan.wr() + 1),
-          d_ring(std::size_t(d_ring_rows) * row_arrays * ncols),
-          d_slots(d_ring_rows),
-          d_zero(ncols, 0.f),
-          d_padded(ncols + 2 * plan.wc()),
-          d_lead(ncols),
-          d_lag(ncols),
-          d_thr(ncols),
-          d_lead_src(plan.wr() + 1),
-          d_lag_src(plan.wr() + 1)
+          d_zero(ncols, 0.f)
     {
     }
 
@@ -184,18 +271,48 @@ private:
         const float* hi;
     };
 
+    //! One participant's ring of row sums and row buffers.
+    struct workspace {
+        workspace(const cfar_plan& plan, long ring_rows, std::size_t ncols)
+            : ring(std::size_t(ring_rows) * row_arrays * ncols),
+              slots(std::size_t(ring_rows)),
+              padded(ncols + 2 * std::size_t(plan.wc())),
+              lead(ncols),
+              lag(ncols),
+              thr(ncols),
+              lead_src(std::size_t(plan.wr()) + 1),
+              lag_src(std::size_t(plan.wr()) + 1)
+        {
+        }
+        std::vector<float> ring;
+        std::vector<slot> slots;
+        std::vector<float> padded;
+        std::vector<float> lead, lag, thr;
+        std::vector<const float*> lead_src, lag_src;
+    };
+
+    void make_workspaces(std::size_t n) override
+    {
+        while (d_ws.size() < n)
+            d_ws.emplace_back(d_plan, d_ring_rows, d_ncols);
+    }
+
+    //! A band re-forms the 2 Wr rows before its first window is full: at least four
+    //! times that many rows of its own.
+    std::size_t min_band_rows() const override { return std::size_t(8 * d_plan.wr()); }
+
     // Padded row pr (map row pr - wr) into its ring slot.
-    void load_row(const cfar_geometry& g, const float* in, long pr)
+    void load_row(workspace& w, const cfar_geometry& g, const float* in, long pr) const
     {
         const long r = resolve(pr - d_plan.wr(), long(d_nrows), d_plan.row_wrap());
-        slot& s = d_slots[std::size_t(pr % d_ring_rows)];
+        slot& s = w.slots[std::size_t(pr % d_ring_rows)];
         if (r < 0) { // beyond a clipped edge: no cells, all sums zero
             s = { d_zero.data(), d_zero.data(), d_zero.data(), d_zero.data() };
             return;
         }
         const std::size_t wc = std::size_t(d_plan.wc());
         const float* row = in + std::size_t(r) * g.row_stride;
-        float* xp = d_padded.data();
+        float* xp = w.padded.data();
         cfar_rows::sanitize(row, d_ncols, xp + wc);
         if (d_plan.col_wrap()) { // 2 wc + 1 <= ncols (checked): one turn suffices
             std::copy(xp + d_ncols, xp + d_ncols + wc, xp);
@@ -205,7 +322,7 @@ private:
             std::fill(xp + wc + d_ncols, xp + 2 * wc + d_ncols, 0.f);
         }
         float* base =
-            d_ring.data() + std::size_t(pr % d_ring_rows) * row_arrays * d_ncols;
+            w.ring.data() + std::size_t(pr % d_ring_rows) * row_arrays * d_ncols;
         float* full = base;
         float* side = base + d_ncols;
         float* lo = base + 2 * d_ncols;
@@ -216,37 +333,39 @@ private:
     }
 
     // Row r of the map, its window's rows in the ring.
-    void emit_row(const cfar_geometry& g,
+    void emit_row(workspace& w,
+                  const cfar_geometry& g,
                   std::size_t b,
                   const float* in,
                   std::uint8_t* mask,
                   float* thr,
-                  int r)
+                  int r,
+                  unsigned participant)
     {
         const int wr = d_plan.wr(), gr = d_plan.guard_rows;
         const auto at = [&](int dr) -> const slot& {
-            return d_slots[std::size_t((r + wr + dr) % d_ring_rows)];
+            return w.slots[std::size_t((r + wr + dr) % d_ring_rows)];
         };
         // cfar_halves' order: lead = 0 + full(-wr..-gr-1) + side(-gr..-1) + lo(0);
         // lag = hi(0) + side(1..gr) + full(gr+1..wr).
         int na = 0, nb = 0;
         for (int dr = -wr; dr < -gr; ++dr)
-            d_lead_src[na++] = at(dr).full;
+            w.lead_src[na++] = at(dr).full;
         for (int dr = -gr; dr < 0; ++dr)
-            d_lead_src[na++] = at(dr).side;
-        d_lead_src[na++] = at(0).lo;
-        d_lag_src[nb++] = at(0).hi;
+            w.lead_src[na++] = at(dr).side;
+        w.lead_src[na++] = at(0).lo;
+        w.lag_src[nb++] = at(0).hi;
         for (int dr = 1; dr <= gr; ++dr)
-            d_lag_src[nb++] = at(dr).side;
+            w.lag_src[nb++] = at(dr).side;
         for (int dr = gr + 1; dr <= wr; ++dr)
-            d_lag_src[nb++] = at(dr).full;
+            w.lag_src[nb++] = at(dr).full;
         cfar_rows::column_sums(d_ncols,
-                               d_lead_src.data(),
+                               w.lead_src.data(),
                                na,
-                               d_lag_src.data(),
+                               w.lag_src.data(),
                                nb,
-                               d_lead.data(),
-                               d_lag.data());
+                               w.lead.data(),
+                               w.lag.data());
 
         const int rows = int(d_nrows), cols = int(d_ncols), wc = d_plan.wc();
         const int row_class = cfar_clip_class(r, rows, wr, d_plan.row_wrap());
@@ -255,81 +374,75 @@ private:
                                 cfar_clip_class(c, cols, wc, d_plan.col_wrap()));
         };
         const std::size_t row_off = std::size_t(r) * g.row_stride;
-        float* t = thr ? thr + row_off : d_thr.data();
+        float* t = thr ? thr + row_off : w.thr.data();
         // Interior columns share one class; with clipped Doppler the wc columns at
         // either end have their own (2 wc + 1 <= ncols, checked).
         const std::size_t c0 = d_plan.col_wrap() ? 0 : std::size_t(wc);
         const std::size_t c1 = d_ncols - c0;
         cfar_rows::thresholds(
-            d_plan.variant, d_lead.data(), d_lag.data(), c0, c1, entry_of(wc), t);
+            d_plan.variant, w.lead.data(), w.lag.data(), c0, c1, entry_of(wc), t);
         for (std::size_t c = 0; c < c0; ++c) {
             cfar_rows::thresholds(d_plan.variant,
-                                  d_lead.data(),
-                                  d_lag.data(),
+                                  w.lead.data(),
+                                  w.lag.data(),
                                   c,
                                   c + 1,
                                   entry_of(int(c)),
                                   t);
             const std::size_t m = d_ncols - 1 - c;
             cfar_rows::thresholds(d_plan.variant,
-                                  d_lead.data(),
-                                  d_lag.data(),
+                                  w.lead.data(),
+                                  w.lag.data(),
                                   m,
                                   m + 1,
                                   entry_of(int(m)),
                                   t);
         }
 
-        finish_row(g, b, in, mask, r, t, entry_of);
+        finish_row(g, b, in, mask, r, t, entry_of, participant);
     }
 
-    void run_map(const cfar_geometry& g,
-                 std::size_t b,
-                 const float* in,
-                 std::uint8_t* mask,
-                 float* thr) override
+    void run_rows(const cfar_geometry& g,
+                  std::size_t b,
+                  const float* in,
+                  std::uint8_t* mask,
+                  float* thr,
+                  std::size_t r0,
+                  std::size_t r1,
+                  unsigned participant) override
     {
+        // Row r's window is padded rows r .. r + 2 wr.
+        workspace& w = d_ws[participant];
         const long wr = d_plan.wr();
-        const long prows = long(d_nrows) + 2 * wr;
-        for (long pr = 0; pr < prows; ++pr) {
-            load_row(g, in, pr);
-            if (pr >= 2 * wr)
-                emit_row(g, b, in, mask, thr, int(pr - 2 * wr));
+        for (long pr = long(r0); pr < long(r1) + 2 * wr; ++pr) {
+            load_row(w, g, in, pr);
+            if (pr >= long(r0) + 2 * wr)
+                emit_row(w, g, b, in, mask, thr, int(pr - 2 * wr), participant);
         }
     }
 
     const long d_ring_rows;
-    std::vector<float> d_ring;
-    std::vector<slot> d_slots;
-    std::vector<float> d_zero;
-    std::vector<float> d_padded;
-    std::vector<float> d_lead, d_lag, d_thr;
-    std::vector<const float*> d_lead_src, d_lag_src;
+    const std::vector<float> d_zero;
+    std::vector<workspace> d_ws; //!< one per participant
 };
 
 /*!
- * os: per cell, the k-th smallest of the training cells of a padded plane. Windows of at
- * most os_network_max_cells training cells: a pruned selection network (cfar_cpu_rows.h)
- * over a vector of adjacent cells at a time; larger ones, the edge columns of a clipped
- * Doppler dimension and the row's tail: nth_element per cell. Both select exactly, so
- * the threshold is the same float either way.
+ * os: per cell, the k-th smallest of the training cells of a padded band of rows.
+ * Windows of at most os_network_max_cells training cells: a pruned selection network
+ * (cfar_cpu_rows.h) over a vector of adjacent cells at a time; larger ones, the edge
+ * columns of a clipped Doppler dimension and the row's tail: nth_element per cell. Both
+ * select exactly, so the threshold is the same float either way.
  */
 class cfar_cpu_os final : public cfar_cpu_base
 {
 public:
     cfar_cpu_os(const cfar_plan& plan, std::size_t nrows, std::size_t ncols)
-        : cfar_cpu_base(plan, nrows, ncols),
-          d_prows(nrows + 2 * plan.wr()),
-          d_pcols(ncols + 2 * plan.wc()),
-          d_padded(d_prows * d_pcols),
-          d_thr(ncols)
+        : cfar_cpu_base(plan, nrows, ncols), d_pcols(ncols + 2 * plan.wc())
     {
         for (const auto& [dr, dc] : plan.training_offsets())
             d_offsets.push_back(static_cast<std::ptrdiff_t>(dr) * d_pcols + dc);
-        d_gather.resize(d_offsets.size());
         const int n = int(d_offsets.size());
         if (n <= os_network_max_cells) {
-            d_work.resize(d_offsets.size() * cfar_rows::os_lanes);
             // Only the interior columns' classes use the network (one per row class).
             for (int rc = 0; rc <= 2 * plan.wr(); ++rc) {
                 const int k = plan.entry(rc, plan.wc()).k;
@@ -350,14 +463,44 @@ private:
      */
     static constexpr int os_network_max_cells = 1024;
 
-    // Beyond a clipped edge: +Inf, ranked above every present cell; the class's k never
-    // exceeds its present count, so the k-th smallest is a present cell's value.
-    void pad(const cfar_geometry& g, const float* in)
+    //! One participant's padded band and selection buffers.
+    struct workspace {
+        std::vector<float> padded; //!< grows to the largest band, then stays
+        std::vector<float> thr;
+        std::vector<float> gather;
+        std::vector<float> work;
+    };
+
+    void make_workspaces(std::size_t n) override
+    {
+        while (d_ws.size() < n) {
+            workspace w;
+            w.thr.resize(d_ncols);
+            w.gather.resize(d_offsets.size());
+            if (!d_networks.empty())
+                w.work.resize(d_offsets.size() * cfar_rows::os_lanes);
+            d_ws.push_back(std::move(w));
+        }
+    }
+
+    //! A band pads the 2 Wr rows around it, cheap beside the selection: no minimum.
+    std::size_t min_band_rows() const override { return 1; }
+
+    // Padded rows [pr0, pr1) (map rows pr - wr) into the band. Beyond a clipped edge:
+    // +Inf, ranked above every present cell; the class's k never exceeds its present
+    // count, so the k-th smallest is a present cell's value.
+    void pad(std::vector<float>& band,
+             const cfar_geometry& g,
+             const float* in,
+             std::size_t pr0,
+             std::size_t pr1) const
     {
         const long wr = d_plan.wr(), wc = d_plan.wc();
-        for (std::size_t pr = 0; pr < d_prows; ++pr) {
+        if (band.size() < (pr1 - pr0) * d_pcols)
+            band.resize((pr1 - pr0) * d_pcols);
+        for (std::size_t pr = pr0; pr < pr1; ++pr) {
             const long r = resolve(long(pr) - wr, long(d_nrows), d_plan.row_wrap());
-            float* out = d_padded.data() + pr * d_pcols;
+            float* out = band.data() + (pr - pr0) * d_pcols;
             for (std::size_t pc = 0; pc < d_pcols; ++pc) {
                 const long c = resolve(long(pc) - wc, long(d_ncols), d_plan.col_wrap());
                 out[pc] =
@@ -366,35 +509,42 @@ private:
         }
     }
 
-    float threshold(std::size_t r, std::size_t c, const cfar_class_entry& e)
+    //! ctr: the cell's place in the padded band.
+    float threshold(workspace& w, const float* ctr, const cfar_class_entry& e) const
     {
-        const float* ctr =
-            d_padded.data() + (r + d_plan.wr()) * d_pcols + c + d_plan.wc();
         std::size_t n = 0;
         for (const std::ptrdiff_t o : d_offsets)
-            d_gather[n++] = ctr[o];
-        const auto kth = d_gather.begin() + (e.k - 1);
-        std::nth_element(d_gather.begin(), kth, d_gather.begin() + n);
+            w.gather[n++] = ctr[o];
+        const auto kth = w.gather.begin() + (e.k - 1);
+        std::nth_element(w.gather.begin(), kth, w.gather.begin() + n);
         return e.scale_lead * *kth;
     }
 
-    void run_map(const cfar_geometry& g,
-                 std::size_t b,
-                 const float* in,
-                 std::uint8_t* mask,
-                 float* thr) override
+    void run_rows(const cfar_geometry& g,
+                  std::size_t b,
+                  const float* in,
+                  std::uint8_t* mask,
+                  float* thr,
+                  std::size_t r0,
+                  std::size_t r1,
+                  unsigned participant) override
     {
-        pad(g, in);
+        // Row r's window is padded rows r .. r + 2 wr.
+        workspace& w = d_ws[participant];
+        const std::size_t wr = std::size_t(d_plan.wr());
+        pad(w.padded, g, in, r0, r1 + 2 * wr);
         const int rows = static_cast<int>(d_nrows), cols = static_cast<int>(d_ncols);
         const int wc = d_plan.wc();
-        for (int r = 0; r < rows; ++r) {
+        for (std::size_t r = r0; r < r1; ++r) {
             const int row_class =
-                cfar_clip_class(r, rows, d_plan.wr(), d_plan.row_wrap());
+                cfar_clip_class(int(r), rows, d_plan.wr(), d_plan.row_wrap());
             const auto entry_of = [&](int c) -> const cfar_class_entry& {
                 return d_plan.entry(row_class,
                                     cfar_clip_class(c, cols, wc, d_plan.col_wrap()));
             };
-            float* t = thr ? thr + std::size_t(r) * g.row_stride : d_thr.data();
+            float* t = thr ? thr + r * g.row_stride : w.thr.data();
+            // Cell c of row r is ctr[c] in the band.
+            const float* ctr = w.padded.data() + (r - r0 + wr) * d_pcols + wc;
             // Interior columns share one class (and one k).
             const std::size_t c0 = d_plan.col_wrap() ? 0 : std::size_t(wc);
             const std::size_t c1 = d_ncols - c0;
@@ -402,33 +552,29 @@ private:
             const cfar_class_entry& e = entry_of(wc);
             const auto net = d_networks.find(e.k);
             if (net != d_networks.end())
-                done += cfar_rows::os_thresholds(
-                    d_padded.data() + (r + d_plan.wr()) * d_pcols + c0 + wc,
-                    d_offsets.data(),
-                    int(d_offsets.size()),
-                    net->second.data(),
-                    net->second.size(),
-                    e.k,
-                    e.scale_lead,
-                    c1 - c0,
-                    d_work.data(),
-                    t + c0);
+                done += cfar_rows::os_thresholds(ctr + c0,
+                                                 d_offsets.data(),
+                                                 int(d_offsets.size()),
+                                                 net->second.data(),
+                                                 net->second.size(),
+                                                 e.k,
+                                                 e.scale_lead,
+                                                 c1 - c0,
+                                                 w.work.data(),
+                                                 t + c0);
             for (std::size_t c = 0; c < c0; ++c)
-                t[c] = threshold(r, c, entry_of(int(c)));
+                t[c] = threshold(w, ctr + c, entry_of(int(c)));
             for (std::size_t c = done; c < d_ncols; ++c)
-                t[c] = threshold(r, c, entry_of(int(c)));
-            finish_row(g, b, in, mask, r, t, entry_of);
+                t[c] = threshold(w, ctr + c, entry_of(int(c)));
+            finish_row(g, b, in, mask, int(r), t, entry_of, participant);
         }
     }
 
-    const std::size_t d_prows, d_pcols;
-    std::vector<float> d_padded;
-    std::vector<float> d_thr;
+    const std::size_t d_pcols;
     std::vector<std::ptrdiff_t> d_offsets;
-    std::vector<float> d_gather;
-    std::vector<float> d_work;
     //! Selection network per distinct k of the plan's classes.
     std::map<int, std::vector<std::pair<std::uint16_t, std::uint16_t>>> d_networks;
+    std::vector<workspace> d_ws; //!< one per participant
 };
 
 } // namespace

@@ -7,12 +7,16 @@
 #include <gpuradar/kernels/cpu_threads.h>
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 namespace gpuradar::kernels {
 namespace detail {
@@ -105,11 +109,7 @@ public:
 private:
     row_pool() { resize(default_threads()); }
 
-    static int default_threads()
-    {
-        const unsigned hw = std::thread::hardware_concurrency();
-        return int(std::clamp<unsigned>(hw, 1u, unsigned(max_cpu_threads)));
-    }
+    static int default_threads() { return std::min(cpu_cores(), max_cpu_threads); }
 
     void work()
     {
@@ -167,7 +167,24 @@ void set_cpu_threads(int n)
                               "cpu_threads",
                               "in [1, " + std::to_string(max_cpu_threads) + "]",
                               n);
+    const int cores = cpu_cores();
+    if (n > cores) // kept as asked (tests, a mask widened later); said once per call
+        std::fprintf(stderr,
+                     "gpuradar: cpu_threads %d is more than the %d core(s) this process "
+                     "may run on: the pool's threads will take turns on them\n",
+                     n,
+                     cores);
     detail::row_pool::instance().resize(n);
+}
+
+int cpu_cores()
+{
+#if defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+#endif
+    return int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 int cpu_threads() { return detail::row_pool::instance().size(); }

@@ -34,9 +34,15 @@ void bind_device_buffer(py::module& m)
           &gpuradar::kernels::set_cpu_threads,
           py::arg("n"),
           "Threads (1..256, the caller included) that the CPU backend's stages share "
-          "each CPI's rows over; one pool per process. Default: the hardware threads. "
-          "Set it before a flowgraph starts. ValueError naming cpu_threads otherwise.");
+          "each CPI's rows over; one pool per process, the output the same at any count. "
+          "Default: cpu_cores() (1 on a one-core machine: every stage on its caller's "
+          "thread). n < 1 or n > 256: ValueError naming cpu_threads, nothing changed. "
+          "n > cpu_cores(): kept as asked, one line on stderr (the threads take turns "
+          "on the cores). Set it before a flowgraph starts.");
     m.def("cpu_threads",
           &gpuradar::kernels::cpu_threads,
-          "The CPU backend's thread count (set_cpu_threads, or the hardware threads).");
+          "The CPU backend's thread count (set_cpu_threads, or cpu_cores()).");
+    m.def("cpu_cores",
+          &gpuradar::kernels::cpu_cores,
+          "The cores this process may run on (its CPU affinity mask), at least 1.");
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The CPU pool setting from Python: bad counts refused naming the setting, and a
-pulse-Doppler flowgraph on the CPU backend gives the same map at 1 and 3 threads."""
+"""The CPU pool setting from Python: bad counts refused naming the setting, the default
+from the cores the process may run on, and a pulse-Doppler flowgraph on the CPU backend
+gives the same map at 1 and 3 threads."""
+
+import os
 
 import numpy as np
 from gnuradio import blocks, gr, gr_unittest
@@ -33,6 +36,12 @@ class qa_cpu_threads(gr_unittest.TestCase):
                 gpuradar.set_cpu_threads(bad)
         gpuradar.set_cpu_threads(3)
         self.assertEqual(gpuradar.cpu_threads(), 3)
+
+    def test_003_default_is_the_cores_this_process_may_use(self):
+        # setUp read the count before any test changed it in this process: the default.
+        cores = len(os.sched_getaffinity(0))
+        self.assertEqual(gpuradar.cpu_cores(), cores)
+        self.assertEqual(self.saved, min(cores, 256))
 
     def test_002_same_map_at_any_count(self):
         npulses, nrange = 16, 300

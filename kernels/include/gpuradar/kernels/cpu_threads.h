@@ -13,20 +13,30 @@ constexpr int max_cpu_threads = 256;
  * One pool serves every CPU stage of the process: a stage splits one call's rows (pulses,
  * range rows, Doppler rows) into chunks that the caller and the pool's workers take in
  * turn, so one CPI uses up to cpu_threads() cores. Each row is computed exactly as on
- * one thread, so the output does not depend on the count. Default: the hardware threads
- * the process may use (std::thread::hardware_concurrency, at least 1). GNU Radio runs
- * each block in its own thread; with several CPU blocks busy at once they share the pool,
- * so the busy threads stay near cpu_threads() plus the blocks' own threads.
+ * one thread, so the output does not depend on the count. Default: cpu_cores() when the
+ * pool is first used (at most max_cpu_threads), so a process pinned to two cores
+ * (taskset, a container's cpuset) gets two; on a one-core machine, 1: no worker threads,
+ * every stage runs on its caller's thread. GNU Radio runs each block in its own thread;
+ * with several CPU blocks busy at once they share the pool, so the busy threads stay near
+ * cpu_threads() plus the blocks' own threads.
  *
  * \param n  1 .. max_cpu_threads; 1 runs every stage on its caller's thread. Throws
- *           std::invalid_argument naming cpu_threads otherwise. Takes effect for stages
- *           made afterwards and for the next call of existing ones; set it before a
- *           flowgraph starts.
+ *           std::invalid_argument naming cpu_threads otherwise, before anything changes.
+ *           A count above cpu_cores() is kept as asked (the threads then take turns on
+ *           the cores: no faster, the same output) and one line on stderr says so. Takes
+ *           effect for stages made afterwards and for the next call of existing ones; set
+ *           it before a flowgraph starts.
  */
 void set_cpu_threads(int n);
 
 //! The current thread count (set_cpu_threads, or the default).
 int cpu_threads();
+
+/*!
+ * The cores this process may run on: its CPU affinity mask (Linux), else
+ * std::thread::hardware_concurrency; at least 1. Read afresh at each call.
+ */
+int cpu_cores();
 
 } // namespace gpuradar::kernels
 
