@@ -75,6 +75,11 @@ beamformer::sptr beamformer::make(unsigned int nchannels,
         kernels::window_spec::make(window, nbar, sll_db, beta, "beamformer");
     config.weights =
         kernels::beamformer_weights(elements, wavelength_m, config.angles_deg, taper);
+    for (auto p : elements) {
+        for (auto& v : p)
+            v /= wavelength_m;
+        config.elements_wl.push_back(p);
+    }
     const auto b = select_backend(backend, "beamformer");
     return gnuradio::make_block_sptr<beamformer_impl>(config, b);
 }
@@ -91,7 +96,7 @@ beamformer_impl::beamformer_impl(const beamformer_config& config,
       gpu_stream_owner(backend, "beamformer"),
       d_angles_deg(config.angles_deg),
       d_backend(backend),
-      d_angles_pmt(pmt::init_f64vector(d_angles_deg.size(), d_angles_deg)),
+      d_geometry{ config.elements_wl, config.angles_deg, config.weights },
       d_kernel(kernels::beamformer::make(backend,
                                          config.nchannels,
                                          config.angles_deg.size(),
@@ -116,7 +121,7 @@ void beamformer_impl::forward_tags(int nitems)
             const auto nbeams = pmt::from_uint64(d_angles_deg.size());
             value = pmt::dict_add(value, pmt::mp("channels"), nbeams);
             value = pmt::dict_add(value, pmt::mp("beams"), nbeams);
-            value = pmt::dict_add(value, pmt::mp("beam_angles_deg"), d_angles_pmt);
+            value = add_beam_geometry(value, d_geometry);
         }
         // One item out per item in: the same absolute offset.
         add_item_tag(0, tag.offset, tag.key, value, tag.srcid);

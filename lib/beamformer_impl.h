@@ -3,6 +3,7 @@
 #ifndef INCLUDED_GPURADAR_BEAMFORMER_IMPL_H
 #define INCLUDED_GPURADAR_BEAMFORMER_IMPL_H
 
+#include "beam_geometry_tag.h"
 #include "gpu_stream_owner.h"
 #include <gnuradio/gpuradar/beamformer.h>
 #include <gpuradar/kernels/beamformer.h>
@@ -16,6 +17,7 @@ struct beamformer_config {
     unsigned int nchannels, nsamples;
     std::vector<double> angles_deg;
     std::vector<kernels::cfloat> weights;
+    std::vector<kernels::position_m> elements_wl; //!< element positions, wavelengths
 };
 
 class beamformer_impl : public beamformer, public gpu_stream_owner
@@ -36,7 +38,8 @@ private:
 
     const std::vector<double> d_angles_deg;
     const kernels::backend d_backend;
-    const pmt::pmt_t d_angles_pmt;
+    //! What the cpi tag gains besides the channel count (beam_geometry_tag.h).
+    const beam_geometry d_geometry;
     std::unique_ptr<kernels::beamformer> d_kernel;
 };
 

@@ -2,6 +2,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cfar_block.h"
 #include <limits>
+#include <memory>
+#include <stdexcept>
 
 namespace gr {
 namespace gpuradar {
@@ -29,11 +31,15 @@ using config = cfar_config<kernels::cfar_2d_params>;
 class cfar_2d_impl : public cfar_block<cfar_2d, kernels::cfar_2d, kernels::cfar_2d_params>
 {
 public:
-    cfar_2d_impl(const cfar_layout& layout, const config& c, kernels::backend backend)
+    cfar_2d_impl(const cfar_layout& layout,
+                 const config& c,
+                 kernels::backend backend,
+                 bool angles)
         : gr::block(block_name,
                     stream_signature(backend, layout.cells_per_item() * sizeof(float)),
                     cfar_output_signature(backend, layout.cells_per_item())),
-          cfar_block(block_name, layout, c, resolve_os_k, backend)
+          cfar_block(block_name, layout, c, resolve_os_k, backend),
+          d_angles(angles ? std::make_unique<beam_angles>(layout.channels) : nullptr)
     {
     }
 
@@ -53,6 +59,16 @@ public:
     {
         reconfigure([&](config& c) { c.params.train_doppler = train_doppler; });
     }
+
+protected:
+    const kernels::monopulse* beam_monopulse(const pmt::pmt_t& cpi_dict) override
+    {
+        return d_angles ? d_angles->for_cpi(cpi_dict, d_logger) : nullptr;
+    }
+
+private:
+    //! angles: the monopulse of the beams in the cpi tags; null without angles.
+    const std::unique_ptr<beam_angles> d_angles;
 };
 } // namespace
 
@@ -71,9 +87,15 @@ cfar_2d::sptr cfar_2d::make(unsigned int nrange,
                             bool local_max_only,
                             unsigned int max_detections,
                             const std::string& backend,
-                            bool cluster)
+                            bool cluster,
+                            bool angles)
 {
     check_positive(block_name, "ndoppler", ndoppler);
+    if (angles && channels < 2)
+        throw std::invalid_argument(
+            "gpuradar::cfar_2d: angles needs channels >= 2 (the beams of a beam-major "
+            "map; got channels = " +
+            std::to_string(channels) + ")");
     config c;
     c.params = cfar_common_params<kernels::cfar_2d_params>(
         block_name, nrange, channels, max_detections, pfa, variant, os_k, local_max_only);
@@ -106,7 +128,7 @@ cfar_2d::sptr cfar_2d::make(unsigned int nrange,
     layout.cluster = cluster;
     layout.range_wrap = p.range_edge == kernels::cfar_edge::wrap;
     layout.doppler_wrap = p.doppler_edge == kernels::cfar_edge::wrap;
-    return gnuradio::make_block_sptr<cfar_2d_impl>(layout, c, b);
+    return gnuradio::make_block_sptr<cfar_2d_impl>(layout, c, b, angles);
 }
 
 } // namespace gpuradar

@@ -12,6 +12,7 @@
 #include <gnuradio/gpuradar/cfar_2d.h>
 #include <gpuradar/kernels/cfar_1d.h>
 #include <gpuradar/kernels/cfar_2d.h>
+#include <type_traits>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -146,13 +147,15 @@ public:
                           thr ? thr + out_off : nullptr,
                           d_layout.runs_per_group());
             // collect() waits for this group on the CUDA backend.
+            const kernels::cfar_report report = d_kernel->collect();
             this->message_port_pub(detections_port(),
-                                   cfar_report_pdu(d_kernel->collect(),
+                                   cfar_report_pdu(report,
                                                    f,
                                                    d_layout,
                                                    d_kernel->alpha(),
                                                    this->d_logger,
-                                                   d_counters));
+                                                   d_counters,
+                                                   angles_of(f.dict, in + in_off)));
 
             const std::uint64_t out_start = written0 + produced;
             for (unsigned port = 0; port < output_items.size(); ++port) {
@@ -175,6 +178,15 @@ public:
     }
 
 protected:
+    /*!
+     * The monopulse of the beams that formed a CPI's map (cfar_2d with angles), or
+     * nullptr: no azimuths (the default).
+     */
+    virtual const kernels::monopulse* beam_monopulse(const pmt::pmt_t& /*cpi_dict*/)
+    {
+        return nullptr;
+    }
+
     //! Fills os_k from the requested rank (0: the default for the window).
     using os_k_resolver = void (*)(Params&, int os_k_requested);
 
@@ -222,6 +234,21 @@ protected:
     }
 
 private:
+    //! The angle source of a group whose map is at `map` (cfar_2d only).
+    angle_source angles_of(const pmt::pmt_t& cpi_dict, const float* map)
+    {
+        angle_source a;
+        if constexpr (std::is_same_v<Kernel, kernels::cfar_2d>) {
+            a.monopulse = beam_monopulse(cpi_dict);
+            if (a.monopulse)
+                a.beam_powers = [this,
+                                 map](const std::vector<kernels::cfar_detection>& d) {
+                    return d_kernel->channel_powers(map, d);
+                };
+        }
+        return a;
+    }
+
     void apply_pending_change()
     {
         std::unique_ptr<Kernel> next;

@@ -250,7 +250,8 @@ pmt::pmt_t cfar_report_pdu(const kernels::cfar_report& report,
                            const cfar_layout& l,
                            double alpha,
                            const gr::logger_ptr& logger,
-                           cfar_counters& counters)
+                           cfar_counters& counters,
+                           const angle_source& angles)
 {
     const std::uint64_t nonfinite = std::accumulate(
         report.nonfinite.begin(), report.nonfinite.end(), std::uint64_t(0));
@@ -276,26 +277,36 @@ pmt::pmt_t cfar_report_pdu(const kernels::cfar_report& report,
         return g.first_item >= 0 ? static_cast<long>(g.first_item + map / l.channels)
                                  : -1;
     };
+    // The listed detections (a target's peak when clustering) and their dicts.
+    std::vector<kernels::cfar_detection> peaks;
     std::vector<pmt::pmt_t> dets;
     if (l.cluster) {
         const kernels::detection_clustering clustering(
             { l.nrange, l.lines() ? 1 : l.ndoppler, l.range_wrap, l.doppler_wrap });
-        for (const auto& c : clustering.cluster(report.detections))
+        for (const auto& c : clustering.cluster(report.detections)) {
+            peaks.push_back(c.peak);
             dets.push_back(clustered_detection_dict(
                 c, axes, c.peak.map % l.channels, item_of(c.peak.map)));
+        }
     } else {
+        peaks = report.detections;
         dets.reserve(report.detections.size());
         for (const auto& d : report.detections)
             dets.push_back(detection_dict(d, axes, d.map % l.channels, item_of(d.map)));
     }
+    if (angles)
+        dets = with_azimuths(
+            peaks, dets, { l.channels, l.ndoppler, l.doppler_wrap }, angles);
     pmt::pmt_t meta =
         detections_meta(g.dict, g.index, l.channels, report, nonfinite, alpha, l.variant);
     if (l.cluster) {
         meta = pmt::dict_add(meta, key("clustered"), pmt::PMT_T);
         meta =
             pmt::dict_add(meta, key("cells"), pmt::from_uint64(report.detections.size()));
-        meta = pmt::dict_add(meta, key("ndetections"), pmt::from_uint64(dets.size()));
     }
+    if (angles)
+        meta = pmt::dict_add(meta, key("angles"), pmt::PMT_T);
+    meta = pmt::dict_add(meta, key("ndetections"), pmt::from_uint64(dets.size()));
     if (g.first_item >= 0) {
         meta = pmt::dict_add(meta, key("first_item"), pmt::from_uint64(g.first_item));
         meta = pmt::dict_add(meta, key("items"), pmt::from_uint64(l.group));

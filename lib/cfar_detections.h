@@ -2,6 +2,7 @@
 #ifndef INCLUDED_GPURADAR_CFAR_DETECTIONS_H
 #define INCLUDED_GPURADAR_CFAR_DETECTIONS_H
 
+#include "cfar_angles.h"
 #include "cpi_tag.h"
 #include <gnuradio/io_signature.h>
 #include <gnuradio/logger.h>
@@ -164,14 +165,17 @@ struct cfar_counters {
  * detection list overflow; for cfar_1d the detections carry `item` and the metadata
  * first_item and items. With layout.cluster the list holds one merged detection per
  * target (clustered_detection_dict) and the metadata says clustered = true and cells
- * (the CFAR's listed cells).
+ * (the CFAR's listed cells). With `angles` (cfar_2d on a beam-major map) the listed
+ * detections gain azimuths and a target seen in several beams at one cell is listed once
+ * (with_azimuths); the metadata says angles = true.
  */
 pmt::pmt_t cfar_report_pdu(const kernels::cfar_report& report,
                            const cfar_framer::decision& group,
                            const cfar_layout& layout,
                            double alpha,
                            const gr::logger_ptr& logger,
-                           cfar_counters& counters);
+                           cfar_counters& counters,
+                           const angle_source& angles = {});
 
 } // namespace gpuradar
 } // namespace gr

@@ -53,6 +53,12 @@ pmt::pmt_t track_dict(const kernels::track& t)
     d = pmt::dict_add(d, key("hits"), pmt::from_uint64(t.hits));
     d = pmt::dict_add(d, key("misses"), pmt::from_uint64(t.misses));
     d = pmt::dict_add(d, key("scans"), pmt::from_uint64(t.scans));
+    if (t.has_azimuth) {
+        d = pmt::dict_add(d, key("azimuth_deg"), pmt::from_double(t.a[0]));
+        d = pmt::dict_add(d, key("azimuth_rate_dps"), pmt::from_double(t.a[1]));
+        d = pmt::dict_add(
+            d, key("azimuth_std_deg"), pmt::from_double(std::sqrt(t.pa[0])));
+    }
     return d;
 }
 } // namespace
@@ -85,6 +91,14 @@ read_tracker_scan(const pmt::pmt_t& msg, double scan_period_s, tracker_scan& sca
             return "detection " + std::to_string(i) + " has no range_m";
         if (!number_field(d, "velocity_mps", z.velocity_mps))
             return "detection " + std::to_string(i) + " has no velocity_mps";
+        // The azimuth is optional (cfar_2d with angles), but comes with its std.
+        const bool az = number_field(d, "azimuth_deg", z.azimuth_deg);
+        const bool az_std = number_field(d, "azimuth_std_deg", z.azimuth_std_deg);
+        if (az != az_std)
+            return "detection " + std::to_string(i) +
+                   " has one of azimuth_deg and azimuth_std_deg without the other";
+        if (az && std::isnan(z.azimuth_deg))
+            return "detection " + std::to_string(i) + " has a NaN azimuth_deg";
         scan.detections.push_back(z);
     }
     return {};
@@ -124,7 +138,8 @@ tracker::sptr tracker::make(double gate,
                             double velocity_sigma_mps,
                             double acceleration_sigma,
                             double scan_period_s,
-                            unsigned int max_tracks)
+                            unsigned int max_tracks,
+                            double azimuth_rate_sigma_dps)
 {
     if (!(scan_period_s >= 0) || !std::isfinite(scan_period_s))
         throw std::invalid_argument(
@@ -139,6 +154,7 @@ tracker::sptr tracker::make(double gate,
     p.velocity_sigma_mps = velocity_sigma_mps;
     p.acceleration_sigma = acceleration_sigma;
     p.max_tracks = max_tracks;
+    p.azimuth_rate_sigma_dps = azimuth_rate_sigma_dps;
     kernels::tracker checked(p); // std::invalid_argument naming the parameter
     return gnuradio::make_block_sptr<tracker_impl>(std::move(checked), scan_period_s);
 }

@@ -521,6 +521,8 @@ def program_cases():
         ("gpuradar_bench", ["--repeats", "-3"]),
         ("gpuradar_bench", ["--copy-threads", "x"]),
         ("gpuradar_bench", ["--frobnicate"]),
+        ("gpuradar_bench", ["--cpu-threads", "0"]),
+        ("gpuradar_bench", ["--cpu-threads", "300"]),
     ]
 
 

@@ -111,4 +111,22 @@ void cfar_2d::run(const float* power,
 
 cfar_report cfar_2d::collect() { return d_engine->collect(); }
 
+std::vector<float> cfar_2d::channel_powers(const float* power,
+                                           const std::vector<cfar_detection>& detections)
+{
+    const std::size_t nc = d_params.channels, nd = d_params.ndoppler;
+    std::vector<std::size_t> starts;
+    starts.reserve(detections.size());
+    for (const auto& d : detections) {
+        // Element (cpi, r, channel 0, d); the channels follow ndoppler apart.
+        const std::size_t cpi = d.map / nc;
+        starts.push_back(((cpi * d_params.nrange + d.range_bin) * nc) * nd +
+                         d.doppler_bin);
+    }
+    std::vector<float> out(starts.size() * nc);
+    if (!starts.empty())
+        d_engine->gather(power, starts, nc, nd, out.data());
+    return out;
+}
+
 } // namespace gpuradar::kernels

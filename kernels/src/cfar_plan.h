@@ -141,6 +141,16 @@ public:
                      std::uint8_t* mask,
                      float* threshold) = 0;
     virtual cfar_report collect() = 0;
+    /*!
+     * For each offset in `starts`, `count` values `stride` apart of `in` (an input of
+     * run(): device memory on CUDA, still valid) into host `out`, count per start in
+     * order. Waits for the copies.
+     */
+    virtual void gather(const float* in,
+                        const std::vector<std::size_t>& starts,
+                        std::size_t count,
+                        std::size_t stride,
+                        float* out) = 0;
     //! The estimator that runs: the plan's choice, unless the CUDA backend had to take
     //! the other one because the chosen one's tile does not fit in shared memory.
     virtual cfar_estimator estimator() const = 0;

@@ -72,6 +72,52 @@ std::vector<cd> inverse(std::vector<cd> a, std::size_t k)
     return inv;
 }
 
+/*!
+ * The maximum of f over [lo, hi]: the best of grid_points evenly spaced samples, then a
+ * golden-section search inside the grid cells beside it.
+ */
+template <class F>
+double argmax(double lo, double hi, const F& f)
+{
+    const double step = (hi - lo) / (grid_points - 1);
+    int best = 0;
+    double best_l = -INFINITY;
+    for (int i = 0; i < grid_points; ++i) {
+        const double l = f(lo + i * step);
+        if (l > best_l) {
+            best_l = l;
+            best = i;
+        }
+    }
+    const double r = 0.5 * (std::sqrt(5.0) - 1.0);
+    double a = std::max(lo, lo + (best - 1) * step),
+           z = std::min(hi, lo + (best + 1) * step);
+    double x1 = z - r * (z - a), x2 = a + r * (z - a);
+    double l1 = f(x1), l2 = f(x2);
+    for (int k = 0; k < golden_steps; ++k) {
+        if (l1 > l2) {
+            z = x2;
+            x2 = x1;
+            l2 = l1;
+            x1 = z - r * (z - a);
+            l1 = f(x1);
+        } else {
+            a = x1;
+            x1 = x2;
+            l1 = l2;
+            x2 = a + r * (z - a);
+            l2 = f(x2);
+        }
+    }
+    return 0.5 * (a + z);
+}
+
+//! The standard deviation (degrees) for Fisher information `info` (per radian^2).
+double std_from_information(double info)
+{
+    return info > 0 ? 1.0 / std::sqrt(info) / deg : INFINITY;
+}
+
 } // namespace
 
 monopulse::monopulse(const std::vector<position_m>& elements,
@@ -107,6 +153,13 @@ monopulse::monopulse(const std::vector<position_m>& elements,
                     c[i * d_group + j] += d_weights[(b + i) * nc + n] *
                                           std::conj(d_weights[(b + j) * nc + n]);
         d_cinv.push_back(inverse(c, d_group));
+        d_c.push_back(std::move(c));
+    }
+    for (std::size_t b = 0; b < nb; ++b) {
+        double gain = 0.0;
+        for (std::size_t n = 0; n < nc; ++n)
+            gain += std::norm(d_weights[b * nc + n]);
+        d_noise_gain.push_back(gain);
     }
 }
 
@@ -137,7 +190,8 @@ double monopulse::likelihood(std::size_t b, double theta, const cvec& y) const
     return std::norm(form(g, d_cinv[b], y)) / form(g, d_cinv[b], g).real();
 }
 
-std::size_t monopulse::group_of(const cfloat* beams) const
+template <class T>
+std::size_t monopulse::group_of(const T* beams) const
 {
     const std::size_t nb = nbeams();
     std::size_t s = 0;
@@ -148,52 +202,24 @@ std::size_t monopulse::group_of(const cfloat* beams) const
     return std::min(s > 0 ? s - 1 : 0, nb - d_group);
 }
 
+std::pair<double, double> monopulse::search_interval(std::size_t b) const
+{
+    const std::size_t last = b + d_group - 1;
+    const double lo =
+        std::max(-90.0, d_angles_deg[b] - 0.5 * (d_angles_deg[b + 1] - d_angles_deg[b]));
+    const double hi = std::min(
+        90.0, d_angles_deg[last] + 0.5 * (d_angles_deg[last] - d_angles_deg[last - 1]));
+    return { lo * deg, hi * deg };
+}
+
 angle_estimate monopulse::estimate(const cfloat* beams, double noise_power) const
 {
     if (!(noise_power > 0.0) || !std::isfinite(noise_power))
         detail::throw_invalid(stage, "noise_power", "> 0", noise_power);
     const std::size_t b = group_of(beams);
-    const std::size_t last = b + d_group - 1;
     const cvec y(beams + b, beams + b + d_group);
-    const double lo =
-        std::max(-90.0, d_angles_deg[b] - 0.5 * (d_angles_deg[b + 1] - d_angles_deg[b])) *
-        deg;
-    const double hi = std::min(90.0,
-                               d_angles_deg[last] +
-                                   0.5 * (d_angles_deg[last] - d_angles_deg[last - 1])) *
-                      deg;
-    const double step = (hi - lo) / (grid_points - 1);
-    int best = 0;
-    double best_l = -1.0;
-    for (int i = 0; i < grid_points; ++i) {
-        const double l = likelihood(b, lo + i * step, y);
-        if (l > best_l) {
-            best_l = l;
-            best = i;
-        }
-    }
-    // Golden-section search for the maximum inside the grid cells around the best point.
-    const double r = 0.5 * (std::sqrt(5.0) - 1.0);
-    double a = std::max(lo, lo + (best - 1) * step),
-           z = std::min(hi, lo + (best + 1) * step);
-    double x1 = z - r * (z - a), x2 = a + r * (z - a);
-    double l1 = likelihood(b, x1, y), l2 = likelihood(b, x2, y);
-    for (int k = 0; k < golden_steps; ++k) {
-        if (l1 > l2) {
-            z = x2;
-            x2 = x1;
-            l2 = l1;
-            x1 = z - r * (z - a);
-            l1 = likelihood(b, x1, y);
-        } else {
-            a = x1;
-            x1 = x2;
-            l1 = l2;
-            x2 = a + r * (z - a);
-            l2 = likelihood(b, x2, y);
-        }
-    }
-    const double theta = 0.5 * (a + z);
+    const auto [lo, hi] = search_interval(b);
+    const double theta = argmax(lo, hi, [&](double t) { return likelihood(b, t, y); });
     cvec g, dg;
     group_pattern(b, theta, g, &dg);
     const auto& ci = d_cinv[b];
@@ -203,7 +229,74 @@ angle_estimate monopulse::estimate(const cfloat* beams, double noise_power) cons
                         (form(dg, ci, dg).real() - std::norm(form(g, ci, dg)) / ggg);
     angle_estimate e;
     e.azimuth_deg = theta / deg;
-    e.std_deg = info > 0 ? 1.0 / std::sqrt(info) / deg : INFINITY;
+    e.std_deg = std_from_information(info);
+    e.beam = b;
+    return e;
+}
+
+void monopulse::amplitude_model(
+    std::size_t b, double theta, cvec& h, cvec* dh, cvec& cainv) const
+{
+    cvec g, dg;
+    group_pattern(b, theta, g, dh ? &dg : nullptr);
+    h.assign(d_group, 0.0);
+    if (dh)
+        dh->assign(d_group, 0.0);
+    std::vector<cd> phase(d_group);
+    for (std::size_t i = 0; i < d_group; ++i) {
+        const double mag = std::abs(g[i]);
+        h[i] = mag;
+        phase[i] = mag > 0 ? g[i] / mag : cd(1.0);
+        // d|g|/dtheta = Re(conj(g) g') / |g|
+        if (dh)
+            (*dh)[i] = mag > 0 ? (std::conj(g[i]) * dg[i]).real() / mag : 0.0;
+    }
+    // The in-phase noise of beams i and j: Re(n_i conj(phase_i)) and Re(n_j
+    // conj(phase_j)) have covariance (sigma^2 / 2) Re(C_ij conj(phase_i) phase_j).
+    const auto& c = d_c[b];
+    std::vector<cd> ca(d_group * d_group);
+    for (std::size_t i = 0; i < d_group; ++i)
+        for (std::size_t j = 0; j < d_group; ++j)
+            ca[i * d_group + j] =
+                (c[i * d_group + j] * std::conj(phase[i]) * phase[j]).real();
+    cainv = inverse(ca, d_group);
+}
+
+double monopulse::amplitude_fit(std::size_t b, double theta, const cvec& m) const
+{
+    cvec h, cainv;
+    amplitude_model(b, theta, h, nullptr, cainv);
+    const double hh = form(h, cainv, h).real();
+    const double hm = form(h, cainv, m).real();
+    return -(form(m, cainv, m).real() - hm * hm / hh);
+}
+
+angle_estimate monopulse::estimate_from_powers(const float* powers,
+                                               std::size_t noise_beam,
+                                               double beam_noise_power) const
+{
+    if (!(beam_noise_power > 0.0) || !std::isfinite(beam_noise_power))
+        detail::throw_invalid(stage, "beam_noise_power", "> 0", beam_noise_power);
+    if (noise_beam >= nbeams())
+        detail::throw_invalid(stage, "noise_beam", "< nbeams", noise_beam);
+    const double sigma2 = beam_noise_power / d_noise_gain[noise_beam];
+    const std::size_t b = group_of(powers);
+    cvec m(d_group);
+    for (std::size_t i = 0; i < d_group; ++i)
+        m[i] = std::sqrt(
+            std::max(double(powers[b + i]) - sigma2 * d_noise_gain[b + i], 0.0));
+    const auto [lo, hi] = search_interval(b);
+    const double theta = argmax(lo, hi, [&](double t) { return amplitude_fit(b, t, m); });
+    cvec h, dh, cainv;
+    amplitude_model(b, theta, h, &dh, cainv);
+    const double hh = form(h, cainv, h).real();
+    const double amplitude = form(h, cainv, m).real() / hh;
+    const double hdh = form(h, cainv, dh).real();
+    const double info = 2.0 * amplitude * amplitude / sigma2 *
+                        (form(dh, cainv, dh).real() - hdh * hdh / hh);
+    angle_estimate e;
+    e.azimuth_deg = theta / deg;
+    e.std_deg = std_from_information(info);
     e.beam = b;
     return e;
 }

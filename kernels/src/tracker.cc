@@ -35,6 +35,75 @@ void check_params(const tracker_params& p)
             stage, "acceleration_sigma", ">= 0 and finite (m/s^2)", p.acceleration_sigma);
     if (p.max_tracks < 1)
         throw_invalid(stage, "max_tracks", ">= 1", p.max_tracks);
+    if (!(p.azimuth_rate_sigma_dps > 0) || !std::isfinite(p.azimuth_rate_sigma_dps))
+        throw_invalid(stage,
+                      "azimuth_rate_sigma_dps",
+                      "> 0 and finite (deg/s)",
+                      p.azimuth_rate_sigma_dps);
+}
+
+constexpr double deg_per_rad = 180.0 / 3.14159265358979323846;
+
+//! Constant-velocity prediction of (x, P) over dt with white-acceleration density q.
+void cv_predict(std::array<double, 2>& x, std::array<double, 4>& p, double dt, double q)
+{
+    const double q00 = q * dt * dt * dt / 3, q01 = q * dt * dt / 2, q11 = q * dt;
+    x[0] += dt * x[1];
+    // F P F' + Q, F = [1 dt; 0 1]
+    const double p00 = p[0] + 2 * dt * p[1] + dt * dt * p[3];
+    const double p01 = p[1] + dt * p[3];
+    p = { p00 + q00, p01 + q01, p01 + q01, p[3] + q11 };
+}
+
+//! Squared azimuth distance of a detection from a track (both with azimuths).
+double azimuth_distance2(const track& t, const track_measurement& z)
+{
+    const double y = z.azimuth_deg - t.a[0];
+    return y * y / (t.pa[0] + z.azimuth_std_deg * z.azimuth_std_deg);
+}
+
+//! Scalar Kalman update of the azimuth filter (H = [1 0]), Joseph form.
+void azimuth_update(track& t, const track_measurement& z)
+{
+    const double r = z.azimuth_std_deg * z.azimuth_std_deg;
+    const double s = t.pa[0] + r;
+    const double k0 = t.pa[0] / s, k1 = t.pa[2] / s;
+    const double y = z.azimuth_deg - t.a[0];
+    t.a[0] += k0 * y;
+    t.a[1] += k1 * y;
+    // P = (I - K H) P (I - K H)' + K r K'
+    const double a00 = 1 - k0, a10 = -k1;
+    const double p00 = t.pa[0], p01 = t.pa[1], p11 = t.pa[3];
+    const double n00 = a00 * a00 * p00 + k0 * k0 * r;
+    const double n01 = a00 * (a10 * p00 + p01) + k0 * k1 * r;
+    const double n11 = a10 * a10 * p00 + 2 * a10 * p01 + p11 + k1 * k1 * r;
+    t.pa = { n00, n01, n01, n11 };
+}
+
+//! A track's azimuth filter from its first detection with an azimuth.
+void azimuth_start(track& t, const track_measurement& z, double rate_sigma)
+{
+    t.has_azimuth = true;
+    t.a = { z.azimuth_deg, 0.0 };
+    t.pa = { z.azimuth_std_deg * z.azimuth_std_deg, 0, 0, rate_sigma * rate_sigma };
+}
+
+//! The detection's azimuth into the track: update, or start the filter.
+void azimuth_measure(track& t, const track_measurement& z, double rate_sigma)
+{
+    if (!z.has_azimuth())
+        return;
+    if (t.has_azimuth)
+        azimuth_update(t, z);
+    else
+        azimuth_start(t, z, rate_sigma);
+}
+
+bool bad_azimuth(const track_measurement& z)
+{
+    return z.has_azimuth() &&
+           (!(std::abs(z.azimuth_deg) <= 90.0) || !(z.azimuth_std_deg > 0) ||
+            !std::isfinite(z.azimuth_std_deg));
 }
 
 //! Innovation y = z - x and its covariance S = P + R of a track (H = I).
@@ -123,21 +192,35 @@ const char* to_string(track_status s)
     return "?";
 }
 
+double chi2_1dof_matching_2dof(double gate2)
+{
+    const double prob = -std::expm1(-0.5 * gate2);
+    double lo = 0, hi = gate2 + 1;
+    for (int i = 0; i < 200; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (std::erf(std::sqrt(0.5 * mid)) < prob ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
 tracker::tracker(const params& p)
-    : d_params((check_params(p), p)), d_time(std::numeric_limits<double>::quiet_NaN())
+    : d_params((check_params(p), p)),
+      d_time(std::numeric_limits<double>::quiet_NaN()),
+      d_azimuth_gate(chi2_1dof_matching_2dof(p.gate))
 {
 }
 
 void tracker::predict(double dt)
 {
     const double q = d_params.acceleration_sigma * d_params.acceleration_sigma;
-    const double q00 = q * dt * dt * dt / 3, q01 = q * dt * dt / 2, q11 = q * dt;
     for (auto& t : d_tracks) {
-        t.x[0] += dt * t.x[1];
-        // F P F' + Q, F = [1 dt; 0 1]
-        const double p00 = t.p[0] + 2 * dt * t.p[1] + dt * dt * t.p[3];
-        const double p01 = t.p[1] + dt * t.p[3];
-        t.p = { p00 + q00, p01 + q01, p01 + q01, t.p[3] + q11 };
+        // The same acceleration across the line of sight, as an angular one (deg/s^2);
+        // the range floored at 1 m against a track through the origin.
+        const double cross =
+            d_params.acceleration_sigma / std::max(std::abs(t.x[0]), 1.0) * deg_per_rad;
+        if (t.has_azimuth)
+            cv_predict(t.a, t.pa, dt, cross * cross);
+        cv_predict(t.x, t.p, dt, q);
     }
 }
 
@@ -160,6 +243,15 @@ tracker_scan_report tracker::update(double time_s,
                                       std::to_string(j) + ")",
                                   std::to_string(z[j].range_m) + ", " +
                                       std::to_string(z[j].velocity_mps));
+    for (std::size_t j = 0; j < z.size(); ++j)
+        if (bad_azimuth(z[j]))
+            detail::throw_invalid(stage,
+                                  "detections",
+                                  "an azimuth in [-90, 90] deg with a standard "
+                                  "deviation > 0 (detection " +
+                                      std::to_string(j) + ")",
+                                  std::to_string(z[j].azimuth_deg) + ", " +
+                                      std::to_string(z[j].azimuth_std_deg));
     if (!std::isnan(d_time))
         predict(time_s - d_time);
     d_time = time_s;
@@ -178,11 +270,18 @@ tracker_scan_report tracker::update(double time_s,
         for (std::size_t j = 0; j < nd; ++j) {
             if (std::abs(z[j].range_m - d_tracks[i].x[0]) > reach)
                 continue;
-            const double d2 = innovation_of(d_tracks[i], z[j], r0, r1).distance2();
-            if (d2 <= d_params.gate) {
-                pairs.push_back({ i, j, d2 });
-                groups.join(i, nt + j);
+            double d2 = innovation_of(d_tracks[i], z[j], r0, r1).distance2();
+            if (d2 > d_params.gate)
+                continue;
+            // Both with an azimuth: its own gate, and the cost of both distances.
+            if (d_tracks[i].has_azimuth && z[j].has_azimuth()) {
+                const double d2a = azimuth_distance2(d_tracks[i], z[j]);
+                if (d2a > d_azimuth_gate)
+                    continue;
+                d2 += d2a;
             }
+            pairs.push_back({ i, j, d2 });
+            groups.join(i, nt + j);
         }
     }
 
@@ -222,12 +321,11 @@ tracker_scan_report tracker::update(double time_s,
     }
 
     for (std::size_t i = 0; i < nt; ++i)
-        if (det_of_track[i] >= 0)
-            kalman_update(
-                d_tracks[i],
-                innovation_of(d_tracks[i], z[std::size_t(det_of_track[i])], r0, r1),
-                r0,
-                r1);
+        if (det_of_track[i] >= 0) {
+            const auto& zi = z[std::size_t(det_of_track[i])];
+            kalman_update(d_tracks[i], innovation_of(d_tracks[i], zi, r0, r1), r0, r1);
+            azimuth_measure(d_tracks[i], zi, d_params.azimuth_rate_sigma_dps);
+        }
     return manage(det_of_track, z);
 }
 
@@ -286,6 +384,7 @@ tracker_scan_report tracker::manage(const std::vector<long>& det_of_track,
         t.id = d_next_id++;
         t.x = { z[j].range_m, -z[j].velocity_mps };
         t.p = { r0, 0, 0, r1 };
+        azimuth_measure(t, z[j], p.azimuth_rate_sigma_dps);
         t.time_s = d_time;
         t.hits = 1;
         t.scans = 1;

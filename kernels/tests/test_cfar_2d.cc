@@ -1244,5 +1244,55 @@ TEST(Cfar2dCudaShapes, test_024_repeated_runs_report_their_own_detections)
     }
 }
 
+/*!
+ * channel_powers: for every detection of a two-CPI, three-channel run, the value of each
+ * channel at the detection's cell, read from the map by its layout (cfar_2d.h).
+ */
+TEST(Cfar2dApi, test_015_channel_powers_are_the_cell_in_every_channel)
+{
+    auto p = small_params({ cfar_variant::ca, cfar_edge::clip, cfar_edge::wrap, false });
+    p.channels = 3;
+    p.pfa = 1e-2; // detections on noise too, in every map
+    const auto power = test_power(p, 2, 7001);
+    auto cfar = cfar_2d::make(backend::cpu, p);
+    std::vector<std::uint8_t> mask(power.size());
+    cfar->run(power.data(), mask.data(), nullptr, 2);
+    const auto r = cfar->collect();
+    ASSERT_GT(r.detections.size(), 10u);
+    const auto got = cfar->channel_powers(power.data(), r.detections);
+    ASSERT_EQ(got.size(), r.detections.size() * p.channels);
+    for (std::size_t i = 0; i < r.detections.size(); ++i) {
+        const auto& d = r.detections[i];
+        for (std::size_t c = 0; c < p.channels; ++c)
+            EXPECT_EQ(
+                got[i * p.channels + c],
+                power[index_of(p, d.map / p.channels, d.range_bin, c, d.doppler_bin)]);
+        EXPECT_EQ(got[i * p.channels + d.map % p.channels], d.power);
+    }
+    EXPECT_TRUE(cfar->channel_powers(power.data(), {}).empty());
+}
+
+//! The CUDA gather of channel_powers from device memory equals the CPU twin's.
+TEST(Cfar2dCudaShapes, test_027_channel_powers_match_cpu_twin)
+{
+    GPURADAR_REQUIRE_CUDA();
+    auto p = small_params({ cfar_variant::ca, cfar_edge::clip, cfar_edge::wrap, false });
+    p.channels = 3;
+    p.pfa = 1e-2;
+    const auto power = test_power(p, 2, 7002);
+    const auto cpu = run_cpu(p, power, 2);
+    auto cpu_cfar = cfar_2d::make(backend::cpu, p);
+    kernels::cuda_stream stream;
+    auto cfar = cfar_2d::make(backend::cuda, p, stream.ref());
+    auto d_power = to_device(power, stream);
+    kernels::device_memory d_mask(power.size());
+    poison(d_mask, stream);
+    cfar->run(d_power.as<float>(), d_mask.as<std::uint8_t>(), nullptr, 2);
+    const auto r = cfar->collect();
+    ASSERT_GT(r.detections.size(), 10u);
+    EXPECT_EQ(cfar->channel_powers(d_power.as<float>(), r.detections),
+              cpu_cfar->channel_powers(power.data(), r.detections));
+}
+
 } // namespace
 } // namespace gpuradar::test

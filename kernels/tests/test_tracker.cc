@@ -453,5 +453,136 @@ TEST(TrackerScenario, test_012_missed_detections_and_false_alarms)
     EXPECT_LE(r.false_confirmed, 2u);
 }
 
+TEST(TrackerAzimuth, test_013_gate_quantile_and_filter_match_fp64_reference)
+{
+    // The 99 % quantiles: 9.2103 at two degrees of freedom, 6.6349 at one.
+    EXPECT_NEAR(kernels::chi2_1dof_matching_2dof(9.2103), 6.6349, 1e-3);
+    EXPECT_NEAR(kernels::chi2_1dof_matching_2dof(5.9915), 3.8415, 1e-3); // 95 %
+    // One track with azimuths every 0.1 s: its azimuth filter against a textbook
+    // Kalman filter in long double (q from the acceleration across the line of sight).
+    auto p = base_params();
+    p.azimuth_rate_sigma_dps = 2.0;
+    tracker trk(p);
+    using ld = long double;
+    const ld deg = 180.0L / 3.14159265358979323846L;
+    ld a0 = 0, a1 = 0, p00 = 0, p01 = 0, p11 = 0;
+    std::mt19937 rng(19);
+    std::normal_distribution<double> g;
+    for (int k = 0; k < 30; ++k) {
+        const double t = 0.1 * k;
+        track_measurement z{ 1000 - 30 * t + 4 * g(rng), 30 + 0.4 * g(rng) };
+        z.azimuth_std_deg = 0.3 + 0.1 * (k % 3); // each detection its own accuracy
+        z.azimuth_deg = 10 + 0.5 * t + z.azimuth_std_deg * g(rng);
+        // The track's range at the previous scan sets the angular process noise.
+        const ld range = trk.tracks().empty() ? 0 : trk.tracks()[0].x[0];
+        trk.update(t, { z });
+        const ld r = ld(z.azimuth_std_deg) * z.azimuth_std_deg;
+        if (k == 0) {
+            a0 = z.azimuth_deg;
+            a1 = 0;
+            p00 = r;
+            p01 = 0;
+            p11 = ld(p.azimuth_rate_sigma_dps) * p.azimuth_rate_sigma_dps;
+        } else {
+            const ld dt = 0.1;
+            const ld cross = ld(p.acceleration_sigma) / range * deg;
+            const ld q = cross * cross;
+            a0 += dt * a1;
+            const ld b00 = p00 + 2 * dt * p01 + dt * dt * p11 + q * dt * dt * dt / 3;
+            const ld b01 = p01 + dt * p11 + q * dt * dt / 2;
+            const ld b11 = p11 + q * dt;
+            const ld s = b00 + r, k0 = b00 / s, k1 = b01 / s;
+            const ld y = z.azimuth_deg - a0;
+            a0 += k0 * y;
+            a1 += k1 * y;
+            p00 = (1 - k0) * b00;
+            p01 = (1 - k0) * b01;
+            p11 = b11 - k1 * b01;
+        }
+        ASSERT_EQ(trk.tracks().size(), 1u) << "scan " << k;
+        const track& tr = trk.tracks()[0];
+        ASSERT_TRUE(tr.has_azimuth);
+        EXPECT_NEAR(tr.a[0], double(a0), 1e-9);
+        EXPECT_NEAR(tr.a[1], double(a1), 1e-9);
+        EXPECT_NEAR(tr.pa[0], double(p00), 1e-9 * double(p00));
+        EXPECT_NEAR(tr.pa[1], double(p01), 1e-9 * std::abs(double(p01)) + 1e-15);
+        EXPECT_EQ(tr.pa[1], tr.pa[2]);
+        EXPECT_NEAR(tr.pa[3], double(p11), 1e-9 * double(p11));
+    }
+}
+
+/*!
+ * Two targets at one range and velocity, 8 degrees apart: range and velocity alone
+ * cannot tell their detections apart (GNN pairs them arbitrarily), the azimuth does.
+ * Each track keeps its target for 40 scans, its azimuth near the truth; a detection at
+ * the right range and velocity but far off in azimuth does not update either track.
+ */
+TEST(TrackerAzimuth, test_014_azimuth_keeps_targets_at_one_range_apart)
+{
+    auto p = base_params();
+    tracker trk(p);
+    std::mt19937 rng(23);
+    std::normal_distribution<double> g;
+    const double az[2] = { -4.0, 4.0 }, sigma = 0.5;
+    std::map<std::uint64_t, int> target_of;
+    for (int k = 0; k < 40; ++k) {
+        const double t = 0.1 * k;
+        std::vector<track_measurement> zs;
+        for (int i : { 1, 0 }) { // order varies nothing: one list per scan
+            track_measurement z{ 2000 - 20 * t + g(rng), 20 + 0.5 * g(rng) };
+            z.azimuth_deg = az[i] + sigma * g(rng);
+            z.azimuth_std_deg = sigma;
+            zs.push_back(z);
+        }
+        if (k % 2)
+            std::swap(zs[0], zs[1]);
+        const auto rep = trk.update(t, zs);
+        if (k == 0)
+            continue;
+        EXPECT_EQ(rep.born, 0u) << "scan " << k;
+        ASSERT_EQ(trk.tracks().size(), 2u);
+        for (const auto& tr : trk.tracks()) {
+            const int nearest = tr.azimuth_deg() > 0 ? 1 : 0;
+            EXPECT_LT(std::abs(tr.azimuth_deg() - az[nearest]), 4 * sigma);
+            const auto [it, fresh] = target_of.emplace(tr.id, nearest);
+            EXPECT_EQ(it->second, nearest) << "track " << tr.id << " swapped";
+        }
+    }
+    // Right range and velocity, 30 degrees off: gated out in azimuth, a new track.
+    track_measurement far{ 2000 - 20 * 4.0, 20 };
+    far.azimuth_deg = 30;
+    far.azimuth_std_deg = sigma;
+    const auto rep = trk.update(4.0, { far });
+    EXPECT_EQ(rep.assigned, 0u);
+    EXPECT_EQ(rep.born, 1u);
+    // Without an azimuth the same detection is gated by range and velocity alone.
+    tracker plain(p);
+    for (int k = 0; k < 3; ++k)
+        plain.update(0.1 * k, { track_measurement{ 2000 - 2.0 * k, 20 } });
+    track_measurement off{ 2000 - 6.0, 20 };
+    EXPECT_EQ(plain.update(0.3, { off }).assigned, 1u);
+}
+
+TEST(TrackerAzimuth, test_015_bad_azimuths_name_the_parameter)
+{
+    const char* pre = "gpuradar::tracker";
+    auto p = base_params();
+    p.azimuth_rate_sigma_dps = 0;
+    expect_invalid([&] { tracker t(p); }, "azimuth_rate_sigma_dps", pre);
+    p.azimuth_rate_sigma_dps = NAN;
+    expect_invalid([&] { tracker t(p); }, "azimuth_rate_sigma_dps", pre);
+    tracker trk(base_params());
+    for (auto [az, std] : { std::pair{ 95.0, 1.0 },
+                            std::pair{ 10.0, 0.0 },
+                            std::pair{ 10.0, double(NAN) },
+                            std::pair{ double(INFINITY), 1.0 } }) {
+        track_measurement z{ 1000, 10 };
+        z.azimuth_deg = az;
+        z.azimuth_std_deg = std;
+        expect_invalid([&] { trk.update(1.0, { z }); }, "detections", pre);
+    }
+    EXPECT_TRUE(trk.tracks().empty());
+}
+
 } // namespace
 } // namespace gpuradar::test

@@ -7,7 +7,9 @@ Input: the `tracks` message of gpuradar.tracker. Each track of the newest messag
 marker at (velocity m/s, range km): confirmed tracks a filled green disc, coasting ones
 (missed in the last scan) a hollow orange circle, tentative ones (show_tentative) a small
 grey square; each confirmed or coasting track carries its id and a line through its last
-trail_length positions. The handler only keeps the newest message; a Qt timer draws at
+trail_length positions. When tracks carry azimuths (a CFAR with angles upstream of the
+tracker) a B-scope appears beside it: the same markers and trails at (azimuth deg,
+range km), azimuth from -90 to 90 degrees (boresight 0, positive towards +x). The handler only keeps the newest message; a Qt timer draws at
 update_rate, so a slow display never holds up the tracker (frames it skips are counted).
 """
 
@@ -56,7 +58,9 @@ class track_sink(gr.basic_block, _display.DisplayBlock):
         try:
             meta, tracks = detections.pdu_to_python(msg)
             points = [(t["id"], t["status"], float(t["velocity_mps"]),
-                       float(t["range_m"]) / 1e3) for t in tracks]
+                       float(t["range_m"]) / 1e3,
+                       float(t["azimuth_deg"]) if "azimuth_deg" in t else np.nan)
+                      for t in tracks]
         except (ValueError, KeyError, TypeError):
             self.bad_messages += 1
             return
@@ -65,9 +69,9 @@ class track_sink(gr.basic_block, _display.DisplayBlock):
             live = {p[0] for p in points}
             for gone in [i for i in self._trails if i not in live]:
                 del self._trails[gone]
-            for i, status, v, r in points:
+            for i, status, v, r, az in points:
                 trail = self._trails[i]
-                trail.append((v, r))
+                trail.append((v, r, az))
                 while len(trail) > max(1, self.trail_length):
                     trail.popleft()
             trails = {i: list(t) for i, t in self._trails.items()}
@@ -83,25 +87,18 @@ class track_sink(gr.basic_block, _display.DisplayBlock):
         self.show_tentative = bool(show)
 
 
-class _TrackWidget(QtWidgets.QWidget):
-    def __init__(self, block, title, range_max_m, velocity_max_mps, update_rate):
-        super().__init__()
-        self.block = block
-        layout = QtWidgets.QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        self.title = QtWidgets.QLabel(f"<b>{title}</b>" if title else "")
-        self.status = QtWidgets.QLabel("waiting for tracks")
-        layout.addWidget(self.title)
-        layout.addWidget(self.status)
-        self.plot = pg.PlotWidget(background="w")
-        self.plot.setMinimumSize(320, 240)
-        item = self.plot.getPlotItem()
-        item.setLabel("bottom", "radial velocity (m/s, closing positive)")
+class _TrackPlot:
+    """One plane of the tracks: markers by status, trails and id labels at (x, y)."""
+
+    def __init__(self, x_label, x_range, y_range_km):
+        self.widget = pg.PlotWidget(background="w")
+        self.widget.setMinimumSize(320, 240)
+        item = self.widget.getPlotItem()
+        item.setLabel("bottom", x_label)
         item.setLabel("left", "range (km)")
         item.setMenuEnabled(False)
         item.showGrid(x=True, y=True, alpha=0.3)
-        item.getViewBox().setRange(xRange=(-velocity_max_mps, velocity_max_mps),
-                                   yRange=(0, range_max_m / 1e3), padding=0)
+        item.getViewBox().setRange(xRange=x_range, yRange=(0, y_range_km), padding=0)
         self.trails = pg.PlotDataItem(pen=pg.mkPen((60, 60, 200), width=2), connect="finite")
         self.markers = {
             "confirmed": pg.ScatterPlotItem(pen=None, brush=pg.mkBrush(COLORS["confirmed"]),
@@ -114,46 +111,91 @@ class _TrackWidget(QtWidgets.QWidget):
         for m in self.markers.values():
             item.addItem(m)
         self.labels = []
-        layout.addWidget(self.plot, 1)
-        self.timer = QtCore.QTimer(self)
-        self.timer.timeout.connect(self._tick)
-        self.timer.setInterval(max(1, int(round(1000.0 / update_rate))))
-        self.timer.start()
 
-    def _tick(self):
-        frame = self.block._frames.take()
-        if frame is None:
-            return
-        meta, points, trails = frame
+    def draw(self, points, trails, show_tentative):
+        """points: (id, status, x, y); trails: id -> [(x, y)]. NaN points are skipped."""
+        points = [p for p in points if np.isfinite(p[2])]
         for status, m in self.markers.items():
             shown = [p for p in points if p[1] == status]
-            if status == "tentative" and not self.block.show_tentative:
+            if status == "tentative" and not show_tentative:
                 shown = []
             m.setData([p[2] for p in shown], [p[3] for p in shown])
-        item = self.plot.getPlotItem()
+        item = self.widget.getPlotItem()
         for label in self.labels:
             item.removeItem(label)
         self.labels = []
         xs, ys = [], []
-        for i, status, v, r in points:
+        for i, status, x, y in points:
             if status == "tentative":
                 continue
             trail = trails.get(i, [])
             xs += [p[0] for p in trail] + [np.nan]
             ys += [p[1] for p in trail] + [np.nan]
             label = pg.TextItem(str(i), color=(0, 0, 0), anchor=(-0.3, 1.2))
-            label.setPos(v, r)
+            label.setPos(x, y)
             item.addItem(label)
             self.labels.append(label)
         self.trails.setData(np.array(xs, float), np.array(ys, float))
+
+
+class _TrackWidget(QtWidgets.QWidget):
+    def __init__(self, block, title, range_max_m, velocity_max_mps, update_rate):
+        super().__init__()
+        self.block = block
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        self.title = QtWidgets.QLabel(f"<b>{title}</b>" if title else "")
+        self.status = QtWidgets.QLabel("waiting for tracks")
+        layout.addWidget(self.title)
+        layout.addWidget(self.status)
+        self.velocity_plane = _TrackPlot("radial velocity (m/s, closing positive)",
+                                         (-velocity_max_mps, velocity_max_mps),
+                                         range_max_m / 1e3)
+        self.plot = self.velocity_plane.widget
+        # The B-scope: shown once a track has an azimuth.
+        self.azimuth_plane = _TrackPlot("azimuth (deg, boresight 0)", (-90.0, 90.0),
+                                        range_max_m / 1e3)
+        self.azimuth_plane.widget.hide()
+        planes = QtWidgets.QHBoxLayout()
+        planes.addWidget(self.plot, 1)
+        planes.addWidget(self.azimuth_plane.widget, 1)
+        layout.addLayout(planes, 1)
+        self.timer = QtCore.QTimer(self)
+        self.timer.timeout.connect(self._tick)
+        self.timer.setInterval(max(1, int(round(1000.0 / update_rate))))
+        self.timer.start()
+
+    @property
+    def markers(self):
+        """The range-velocity plane's markers by status (what tools/check_grc_display.py
+        reads)."""
+        return self.velocity_plane.markers
+
+    def _tick(self):
+        frame = self.block._frames.take()
+        if frame is None:
+            return
+        meta, points, trails = frame
+        show = self.block.show_tentative
+        self.velocity_plane.draw([p[:4] for p in points],
+                                 {i: [(v, r) for v, r, _ in t] for i, t in trails.items()},
+                                 show)
+        with_azimuth = any(np.isfinite(p[4]) for p in points)
+        if with_azimuth:
+            self.azimuth_plane.widget.show()
+        self.azimuth_plane.draw([(i, st, az, r) for i, st, _, r, az in points],
+                                {i: [(az, r) for _, r, az in t] for i, t in trails.items()},
+                                show)
         n = collections.Counter(p[1] for p in points)
         self.status.setText(f"CPI {meta.get('cpi')}, t = {meta.get('time_s', 0):.3f} s: "
                             f"{n['confirmed']} confirmed, {n['coasting']} coasting, "
                             f"{n['tentative']} tentative")
 
-    def widget_point(self, x, y):
-        """Pixel (column, row) in this widget's grab() of data coordinates (x, y)."""
-        view = self.plot.getPlotItem().getViewBox()
+    def widget_point(self, x, y, plane=None):
+        """Pixel (column, row) in this widget's grab() of data coordinates (x, y) of a
+        plane (default: range-velocity; azimuth_plane for the B-scope)."""
+        plot = (plane or self.velocity_plane).widget
+        view = plot.getPlotItem().getViewBox()
         scene = view.mapViewToScene(QtCore.QPointF(x, y))
-        p = self.plot.mapTo(self, self.plot.mapFromScene(scene))
+        p = plot.mapTo(self, plot.mapFromScene(scene))
         return round(p.x()), round(p.y())

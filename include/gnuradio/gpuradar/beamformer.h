@@ -29,7 +29,10 @@ namespace gpuradar {
  * Downstream blocks take the beams as their `channels`.
  *
  * Tags pass through on the same item; the `cpi` dict gets `channels` = nbeams, `beams`
- * (u64, nbeams) and `beam_angles_deg` (f64vector, the steering angles in beam order).
+ * (u64, nbeams), `beam_angles_deg` (f64vector, the steering angles in beam order),
+ * `element_positions_wl` (f64vector, x, y, z of each channel's element in wavelengths)
+ * and `beam_weights` (c32vector, the weights W, nbeams x nchannels row-major): what a
+ * cfar_2d with `angles` needs to estimate azimuths from the beams.
  */
 class GPURADAR_API beamformer : virtual public gr::sync_block
 {

@@ -51,6 +51,20 @@ namespace gpuradar {
  * `ndetections` counts the merged detections. With max_detections too small for the
  * cells, a target's cells beyond the list are not merged (overflow is reported).
  *
+ * Angles (angles = true): the channels are beams of one array (a beamformer upstream,
+ * whose `cpi` tag carries beam_angles_deg, element_positions_wl and beam_weights). A
+ * target detected at one cell (CPI, range bin, Doppler bin) in several beams is listed
+ * once, from the beam with the most power there, and every listed detection gains
+ * `azimuth_deg` (beamformer.h's convention), `azimuth_std_deg` (its standard deviation)
+ * and `azimuth_beam` (first beam of the three used): amplitude-comparison monopulse on
+ * the strongest beam at the cell and its two neighbours, from the map's powers there
+ * (read on the GPU when the map is there) and the detection's interference estimate
+ * (kernels/monopulse.h, estimate_from_powers). The metadata adds `angles` (true). A CPI
+ * whose tag lacks the beams' geometry (or holds one that does not fit) is reported as
+ * without angles (every beam's detections, no azimuths, no `angles` in the metadata)
+ * and the reason logged. NaN / Inf beam powers or a zero interference
+ * estimate at a cell: that detection has no azimuth.
+ *
  * CPI framing: a `cpi` tag starts a CPI at its item; without tags the block counts
  * nrange items from the start of the stream. A tag inside a CPI discards the partial CPI
  * (counted, dropped_cpis()) and realigns on it. A tag whose shape differs (nrange, its
@@ -88,6 +102,9 @@ public:
      * \param backend        "auto", "cuda" or "cpu"
      * \param cluster        merge the touching detected cells of a target into one
      *                       detection at its interpolated peak (see below)
+     * \param angles         the map is beam-major (a beamformer's beams as channels):
+     *                       give each detection an azimuth (see below); needs
+     *                       channels >= 2
      */
     static sptr make(unsigned int nrange,
                      unsigned int ndoppler,
@@ -104,7 +121,8 @@ public:
                      bool local_max_only = false,
                      unsigned int max_detections = 4096,
                      const std::string& backend = "auto",
-                     bool cluster = false);
+                     bool cluster = false,
+                     bool angles = false);
 
     /*!
      * Live control (GRC callbacks). Each setter checks its value as make() does

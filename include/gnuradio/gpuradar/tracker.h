@@ -25,7 +25,13 @@ namespace gpuradar {
  * deleted, deleted_ids (u64 vector), bad_messages (so far). Each track: id (u64), status
  * ("tentative", "confirmed", "coasting"), time_s, range_m, range_rate_mps,
  * velocity_mps (closing positive = -range_rate), state (f64 vector: range, range rate),
- * covariance (f64 vector, 2 x 2 row-major), hits, misses (consecutive), scans.
+ * covariance (f64 vector, 2 x 2 row-major), hits, misses (consecutive), scans, and
+ * once it has had a detection with an azimuth: azimuth_deg, azimuth_rate_dps,
+ * azimuth_std_deg.
+ *
+ * Azimuth: detections may carry `azimuth_deg` with `azimuth_std_deg` (cfar_2d with
+ * angles = true); a track then filters its azimuth too and gates on it (kernels/
+ * tracker.h). A detection with one of the two fields but not the other is a bad message.
  *
  * Tracking (kernels::tracker): constant-velocity Kalman filter in range and range rate,
  * chi-square gate on the Mahalanobis distance, global-nearest-neighbour assignment
@@ -53,6 +59,8 @@ public:
      * \param scan_period_s      time between CPIs (s, >= 0) used when the detections
      *                           carry no rx_time; 0: rx_time required
      * \param max_tracks         most live tracks (>= 1); detections beyond start none
+     * \param azimuth_rate_sigma_dps standard deviation of a new track's azimuth rate
+     *                           (deg/s, > 0), used with detections that carry azimuths
      * Throws std::invalid_argument naming the parameter.
      */
     static sptr make(double gate = 9.21,
@@ -63,7 +71,8 @@ public:
                      double velocity_sigma_mps = 0.5,
                      double acceleration_sigma = 5.0,
                      double scan_period_s = 0.0,
-                     unsigned int max_tracks = 10000);
+                     unsigned int max_tracks = 10000,
+                     double azimuth_rate_sigma_dps = 1.0);
 
     //! Messages skipped (malformed or out of time order).
     virtual std::uint64_t bad_messages() const = 0;

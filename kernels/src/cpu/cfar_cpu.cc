@@ -108,6 +108,17 @@ public:
     }
 
     cfar_report collect() override { return d_report; }
+
+    void gather(const float* in,
+                const std::vector<std::size_t>& starts,
+                std::size_t count,
+                std::size_t stride,
+                float* out) override
+    {
+        for (const std::size_t start : starts)
+            for (std::size_t k = 0; k < count; ++k)
+                *out++ = in[start + k * stride];
+    }
     //! The CPU always forms separable sums.
     cfar_estimator estimator() const override { return cfar_estimator::segmented; }
 

@@ -171,6 +171,27 @@ public:
         return r;
     }
 
+    void gather(const float* in,
+                const std::vector<std::size_t>& starts,
+                std::size_t count,
+                std::size_t stride,
+                float* out) override
+    {
+        // One strided copy per start: detections are few, and no kernel is needed.
+        const char* who = d_plan.stage;
+        for (std::size_t i = 0; i < starts.size(); ++i)
+            GPURADAR_CUDA_CHECK(who,
+                                cudaMemcpy2DAsync(out + i * count,
+                                                  sizeof(float),
+                                                  in + starts[i],
+                                                  stride * sizeof(float),
+                                                  sizeof(float),
+                                                  count,
+                                                  cudaMemcpyDeviceToHost,
+                                                  d_stream));
+        GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
+    }
+
     cfar_estimator estimator() const override { return d_estimator; }
 
 private:

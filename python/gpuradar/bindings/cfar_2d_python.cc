@@ -29,7 +29,8 @@ void bind_cfar_2d(py::module& m)
              py::arg("local_max_only") = false,
              py::arg("max_detections") = 4096,
              py::arg("backend") = "auto",
-             py::arg("cluster") = false)
+             py::arg("cluster") = false,
+             py::arg("angles") = false)
         .def("set_pfa", &cfar_2d::set_pfa, py::arg("pfa"))
         .def("set_variant", &cfar_2d::set_variant, py::arg("variant"))
         .def("set_guard_range", &cfar_2d::set_guard_range, py::arg("guard_range"))

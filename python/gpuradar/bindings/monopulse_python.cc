@@ -20,6 +20,16 @@ std::vector<k::position_m> elements_of(const std::vector<double>& xyz)
     return k::positions_from_xyz(xyz, xyz.size() / 3, "monopulse");
 }
 
+//! An estimate as the dict the Python methods return.
+py::dict as_dict(const k::angle_estimate& e)
+{
+    py::dict d;
+    d["azimuth_deg"] = e.azimuth_deg;
+    d["std_deg"] = e.std_deg;
+    d["beam"] = e.beam;
+    return d;
+}
+
 } // namespace
 
 void bind_monopulse(py::module& m)
@@ -74,14 +84,31 @@ void bind_monopulse(py::module& m)
                         std::to_string(mp.nbeams()) + ", got " +
                         std::to_string(beams.size()) + ")");
                 const auto e = mp.estimate(beams.data(), noise_power);
-                py::dict d;
-                d["azimuth_deg"] = e.azimuth_deg;
-                d["std_deg"] = e.std_deg;
-                d["beam"] = e.beam;
-                return d;
+                return as_dict(e);
             },
             py::arg("beams"),
             py::arg("noise_power"),
             "dict(azimuth_deg, std_deg, beam): beams are the nbeams complex outputs at "
-            "the detection's cell, noise_power the per-channel noise power.");
+            "the detection's cell, noise_power the per-channel noise power.")
+        .def(
+            "estimate_from_powers",
+            [](const k::monopulse& mp,
+               const std::vector<float>& powers,
+               std::size_t noise_beam,
+               double beam_noise_power) {
+                if (powers.size() != mp.nbeams())
+                    throw std::invalid_argument(
+                        "gpuradar::monopulse: powers must hold one value per beam (" +
+                        std::to_string(mp.nbeams()) + ", got " +
+                        std::to_string(powers.size()) + ")");
+                const auto e =
+                    mp.estimate_from_powers(powers.data(), noise_beam, beam_noise_power);
+                return as_dict(e);
+            },
+            py::arg("powers"),
+            py::arg("noise_beam"),
+            py::arg("beam_noise_power"),
+            "dict(azimuth_deg, std_deg, beam) from the nbeams powers |y|^2 at the "
+            "detection's cell (a square-law map) and the noise power of beam noise_beam "
+            "in the same units (kernels/monopulse.h).");
 }

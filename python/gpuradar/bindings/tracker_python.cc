@@ -22,7 +22,8 @@ void bind_tracker(py::module& m)
              py::arg("velocity_sigma_mps") = 0.5,
              py::arg("acceleration_sigma") = 5.0,
              py::arg("scan_period_s") = 0.0,
-             py::arg("max_tracks") = 10000)
+             py::arg("max_tracks") = 10000,
+             py::arg("azimuth_rate_sigma_dps") = 1.0)
         .def("bad_messages", &tracker::bad_messages)
         .def("scans", &tracker::scans)
         .def("live_tracks", &tracker::live_tracks);

@@ -40,18 +40,25 @@ def position(target, t):
     return target[0] - target[1] * t, target[1]
 
 
-def detections_pdu(k, targets):
+#: azimuths (deg) of A, B and C in the runs with angles
+AZIMUTH = {A: 30.0, B: -45.0, C: 60.0}
+
+
+def detections_pdu(k, targets, azimuths=False):
     meta = pmt.dict_add(pmt.make_dict(), pmt.intern("cpi"), pmt.from_uint64(k))
     v = pmt.make_vector(len(targets), pmt.PMT_NIL)
     for i, tg in enumerate(targets):
         r, vel = position(tg, k * PERIOD)
         d = pmt.dict_add(pmt.make_dict(), pmt.intern("range_m"), pmt.from_double(r))
         d = pmt.dict_add(d, pmt.intern("velocity_mps"), pmt.from_double(vel))
+        if azimuths:
+            d = pmt.dict_add(d, pmt.intern("azimuth_deg"), pmt.from_double(AZIMUTH[tg]))
+            d = pmt.dict_add(d, pmt.intern("azimuth_std_deg"), pmt.from_double(0.5))
         pmt.vector_set(v, i, d)
     return pmt.cons(meta, v)
 
 
-def tracker_messages():
+def tracker_messages(azimuths=False):
     """The tracks PDUs of a tracker fed A every scan, B all but the last, C the last."""
     trk = gpuradar.tracker(9.21, 2, 3, 3, 5.0, 0.5, 5.0, PERIOD)
     tb = gr.top_block()
@@ -60,7 +67,8 @@ def tracker_messages():
     tb.start()
     for k in range(SCANS):
         targets = [A] + ([B] if k < SCANS - 1 else []) + ([C] if k == SCANS - 1 else [])
-        trk.to_basic_block()._post(pmt.intern("detections"), detections_pdu(k, targets))
+        trk.to_basic_block()._post(pmt.intern("detections"),
+                                   detections_pdu(k, targets, azimuths))
     end = time.monotonic() + 10
     while dbg.num_messages() < SCANS and time.monotonic() < end:
         time.sleep(0.01)
@@ -69,9 +77,10 @@ def tracker_messages():
     return [dbg.get_message(i) for i in range(dbg.num_messages())]
 
 
-def colour_near(widget, image, x, y, rgb, radius, tol=60):
-    """True when a pixel within `radius` px of data point (x, y) has colour rgb."""
-    col, row = widget.widget_point(x, y)
+def colour_near(widget, image, x, y, rgb, radius, tol=60, plane=None):
+    """True when a pixel within `radius` px of data point (x, y) of a plane (default
+    range-velocity) has colour rgb."""
+    col, row = widget.widget_point(x, y, plane)
     for dc in range(-radius, radius + 1):
         for dr in range(-radius, radius + 1):
             c = image.pixelColor(col + dc, row + dr)
@@ -86,13 +95,13 @@ class qa_track_sink(gr_unittest.TestCase):
         cls.msgs = tracker_messages()
         assert len(cls.msgs) == SCANS
 
-    def render(self, **kwargs):
+    def render(self, msgs=None, **kwargs):
         sink = gpuradar.track_sink(30e3, 150.0, 20, update_rate=50.0, **kwargs)
         w = sink.qwidget()
-        w.resize(700, 600)
+        w.resize(1000, 600)
         w.show()
         pump(0.3)
-        for m in self.msgs:
+        for m in msgs or self.msgs:
             sink._on_tracks(m)
         pump(2.0, lambda: sink.counts()["drawn"] >= 1)
         pump(0.2)
@@ -121,11 +130,40 @@ class qa_track_sink(gr_unittest.TestCase):
         self.assertTrue(colour_near(w, image, va, r3 / 1e3, (60, 60, 200), 2))
         self.assertIn("1 confirmed, 1 coasting, 1 tentative", w.status.text())
         self.assertEqual(sink.counts()["bad_messages"], 0)
+        # No azimuths: no B-scope.
+        self.assertFalse(w.azimuth_plane.widget.isVisible())
 
     def test_002_show_tentative(self):
         sink, w, image = self.render(show_tentative=True)
         rc, vc = position(C, (SCANS - 1) * PERIOD)
         self.assertTrue(colour_near(w, image, vc, rc / 1e3, COLORS["tentative"], 3))
+
+    def test_004_b_scope_with_azimuths(self):
+        # Tracks with azimuths: the B-scope shows each at (azimuth, range) in its
+        # status's colour, beside the range-velocity plane, which still shows them.
+        msgs = tracker_messages(azimuths=True)
+        meta, tracks = detections.pdu_to_python(msgs[-1])
+        self.assertTrue(all("azimuth_deg" in t for t in tracks))
+        sink, w, image = self.render(msgs)
+        self.assertTrue(w.azimuth_plane.widget.isVisible())
+        bscope = w.azimuth_plane
+        t = (SCANS - 1) * PERIOD
+        ra, va = position(A, t)
+        rb, _ = position(B, t)
+        self.assertTrue(colour_near(w, image, AZIMUTH[A], ra / 1e3, COLORS["confirmed"], 2,
+                        plane=bscope))
+        # Not mirrored: nothing green at minus A's azimuth.
+        self.assertFalse(colour_near(w, image, -AZIMUTH[A], ra / 1e3, COLORS["confirmed"],
+                         5, plane=bscope))
+        self.assertTrue(colour_near(w, image, AZIMUTH[B], rb / 1e3, COLORS["coasting"], 8,
+                        plane=bscope))
+        self.assertFalse(colour_near(w, image, AZIMUTH[B], rb / 1e3, COLORS["coasting"], 1,
+                         plane=bscope))
+        # A's trail on the B-scope: its range three scans ago at its azimuth.
+        r3, _ = position(A, t - 3 * PERIOD)
+        self.assertTrue(colour_near(w, image, AZIMUTH[A], r3 / 1e3, (60, 60, 200), 2,
+                        plane=bscope))
+        self.assertTrue(colour_near(w, image, va, ra / 1e3, COLORS["confirmed"], 2))
 
     def test_003_bad_messages_counted_and_parameters_checked(self):
         sink = gpuradar.track_sink()

@@ -16,8 +16,9 @@ from gnuradio.gpuradar import detections
 
 
 def detections_pdu(cpi, dets, rx_time=None, drop=None):
-    """A cfar_2d-like PDU: dets is a list of (range_m, velocity_mps); `drop` names a
-    field to leave out of every detection."""
+    """A cfar_2d-like PDU: dets is a list of (range_m, velocity_mps) or (range_m,
+    velocity_mps, azimuth_deg, azimuth_std_deg); `drop` names a field to leave out of
+    every detection."""
     meta = pmt.make_dict()
     meta = pmt.dict_add(meta, pmt.intern("cpi"), pmt.from_uint64(cpi))
     if rx_time is not None:
@@ -26,9 +27,12 @@ def detections_pdu(cpi, dets, rx_time=None, drop=None):
                             pmt.make_tuple(pmt.from_uint64(secs),
                                            pmt.from_double(rx_time - secs)))
     v = pmt.make_vector(len(dets), pmt.PMT_NIL)
-    for i, (r, vel) in enumerate(dets):
+    for i, det in enumerate(dets):
         d = pmt.make_dict()
-        for k, x in (("range_m", r), ("velocity_mps", vel), ("snr_db", 20.0)):
+        fields = [("range_m", det[0]), ("velocity_mps", det[1]), ("snr_db", 20.0)]
+        if len(det) == 4:
+            fields += [("azimuth_deg", det[2]), ("azimuth_std_deg", det[3])]
+        for k, x in fields:
             if k != drop:
                 d = pmt.dict_add(d, pmt.intern(k), pmt.from_double(x))
         pmt.vector_set(v, i, d)
@@ -179,9 +183,43 @@ class qa_tracker(gr_unittest.TestCase):
                              ({"velocity_sigma_mps": -1.0}, "velocity_sigma_mps"),
                              ({"acceleration_sigma": -1.0}, "acceleration_sigma"),
                              ({"scan_period_s": -1.0}, "scan_period_s"),
-                             ({"max_tracks": 0}, "max_tracks")):
+                             ({"max_tracks": 0}, "max_tracks"),
+                             ({"azimuth_rate_sigma_dps": 0.0}, "azimuth_rate_sigma_dps")):
             with self.assertRaisesRegex(ValueError, name):
                 gpuradar.tracker(**kwargs)
+
+    def test_005_azimuths_filtered_gated_and_reported(self):
+        # Two targets at one range and velocity, 10 degrees apart, for 6 scans: with
+        # azimuths the tracker keeps one track per target, each with its azimuth; the
+        # same detections without azimuths cannot be told apart. A detection with an
+        # azimuth but no standard deviation, or one outside [-90, 90], is a bad message.
+        rng = np.random.default_rng(5)
+        msgs = []
+        for k in range(6):
+            dets = [(3000.0 - 2 * k + rng.normal(), 20.0, az + 0.3 * rng.normal(), 0.3)
+                    for az in (-5.0, 5.0)]
+            msgs.append(detections_pdu(k, dets, rx_time=1.0 + 0.1 * k))
+        bad_std = detections_pdu(6, [(3000.0, 20.0)], rx_time=2.0)
+        bad_std = pmt.cons(pmt.car(bad_std), pmt.make_vector(1, pmt.dict_add(
+            pmt.vector_ref(pmt.cdr(bad_std), 0), pmt.intern("azimuth_deg"),
+            pmt.from_double(3.0))))
+        msgs += [bad_std, detections_pdu(7, [(3000.0, 20.0, 95.0, 0.3)], rx_time=2.1)]
+        trk = gpuradar.tracker(confirm_m=3, confirm_n=5, azimuth_rate_sigma_dps=0.5)
+        out = self.run_tracker(trk, msgs, 6)
+        self.assertEqual(trk.bad_messages(), 2)
+        tracks = out[-1][1]
+        self.assertEqual(len(tracks), 2)
+        self.assertEqual({t["status"] for t in tracks}, {"confirmed"})
+        for t in tracks:
+            want = 5.0 if t["azimuth_deg"] > 0 else -5.0
+            self.assertLess(abs(t["azimuth_deg"] - want), 4 * t["azimuth_std_deg"])
+            self.assertLess(t["azimuth_std_deg"], 0.3)  # filtered: below one detection's
+            self.assertIn("azimuth_rate_dps", t)
+        # Without azimuths: no azimuth fields.
+        plain = [detections_pdu(k, [(3000.0, 20.0)], rx_time=1.0 + 0.1 * k)
+                 for k in range(3)]
+        out = self.run_tracker(gpuradar.tracker(), plain, 3)
+        self.assertNotIn("azimuth_deg", out[-1][1][0])
 
 
 if __name__ == "__main__":

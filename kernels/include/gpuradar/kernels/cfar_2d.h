@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace gpuradar::kernels {
 
@@ -102,6 +103,16 @@ public:
      * only the listed detections). Host memory in, host memory out.
      */
     cfar_report collect();
+
+    /*!
+     * The power of every channel at each detection's cell (its CPI, range bin and
+     * Doppler bin), `channels` values per detection in detection order, read from
+     * `power`, the input of the last run() (device memory on CUDA, still unchanged).
+     * What angle estimation across beams needs: a target's cell in all the beams of a
+     * beam-major map. Host memory out; waits for the copies on CUDA.
+     */
+    std::vector<float> channel_powers(const float* power,
+                                      const std::vector<cfar_detection>& detections);
 
     const params& get_params() const { return d_params; }
     backend get_backend() const { return d_backend; }

@@ -4,6 +4,7 @@
 #define INCLUDED_GPURADAR_KERNELS_TRACKER_H
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -25,6 +26,9 @@ struct tracker_params {
     double velocity_sigma_mps = 0.5; //!< measurement noise of velocity (m/s), > 0
     double acceleration_sigma = 1.0; //!< white-acceleration process noise (m/s^2), >= 0
     std::size_t max_tracks = 10000;  //!< live tracks at most (new ones dropped), >= 1
+    //! Standard deviation of a new track's azimuth rate (deg/s), > 0: how fast a target
+    //! may cross the beams before its second detection with an azimuth.
+    double azimuth_rate_sigma_dps = 1.0;
 };
 
 //! One detection as the tracker sees it: range and radial velocity (closing positive,
@@ -32,6 +36,11 @@ struct tracker_params {
 struct track_measurement {
     double range_m = 0;
     double velocity_mps = 0;
+    //! Azimuth (degrees, in [-90, 90]) and its standard deviation (> 0), NaN when the
+    //! detection has none (cfar_2d without angles).
+    double azimuth_deg = NAN;
+    double azimuth_std_deg = NAN;
+    bool has_azimuth() const { return !std::isnan(azimuth_deg); }
 };
 
 /*!
@@ -57,6 +66,12 @@ struct track {
     std::uint32_t scans = 0;   //!< scans since birth, the birth scan included
     std::uint32_t history = 0; //!< bit i: a hit i scans ago (newest in bit 0)
     double velocity_mps() const { return -x[1]; }
+    //! Azimuth state (degrees, deg/s) and its covariance, from the first detection with
+    //! an azimuth on; has_azimuth false before it.
+    bool has_azimuth = false;
+    std::array<double, 2> a{};
+    std::array<double, 4> pa{};
+    double azimuth_deg() const { return a[0]; }
 };
 
 //! What one scan did (counts).
@@ -88,6 +103,18 @@ struct tracker_scan_report {
  *    consecutive misses is deleted;
  * 6. every unassigned detection starts a tentative track at its measurement (P = R).
  *
+ * Azimuth (detections with azimuth_deg, e.g. cfar_2d with angles): a track gains a
+ * second, independent constant-velocity filter in (azimuth, azimuth rate) from its first
+ * such detection (azimuth rate 0 with standard deviation azimuth_rate_sigma_dps, the
+ * azimuth with the detection's own standard deviation). Its process noise is the same
+ * white acceleration seen across the line of sight, q = (acceleration_sigma / range)^2
+ * in (rad/s^2)^2 (converted to degrees; the range of the previous scan, at least 1 m).
+ * When both a track and a detection have an azimuth the pair must also pass the azimuth
+ * gate, y^2 / S <= the chi-square quantile of one degree of freedom with `gate`'s
+ * probability at two (99 % for 9.21: 6.63), and its assignment cost is the sum of both
+ * squared distances; the update is a scalar Kalman update with the detection's
+ * azimuth_std_deg. Detections without an azimuth update range and velocity only.
+ *
  * Cost per scan: O(T D) for the gates of T tracks and D detections, plus the
  * assignments of the linked groups (cubic in a group's size; groups are small unless
  * targets crowd within their gates).
@@ -102,7 +129,8 @@ public:
 
     /*!
      * One scan. Throws std::invalid_argument naming `time_s` when it is not finite or
-     * not after the previous scan's, and `detections` when one is not finite; the
+     * not after the previous scan's, and `detections` when one is not finite (an
+     * azimuth: outside [-90, 90] or without a finite standard deviation > 0); the
      * tracks are left as they were.
      */
     tracker_scan_report update(double time_s,
@@ -115,6 +143,8 @@ public:
 
 private:
     void predict(double dt);
+    //! The azimuth gate (chi-square, one degree of freedom) matching `gate`.
+    double azimuth_gate() const { return d_azimuth_gate; }
     tracker_scan_report manage(const std::vector<long>& assigned_det_of_track,
                                const std::vector<track_measurement>& z);
 
@@ -122,7 +152,14 @@ private:
     std::vector<track> d_tracks;
     double d_time;
     std::uint64_t d_next_id = 1;
+    double d_azimuth_gate = 0;
 };
+
+/*!
+ * The chi-square quantile of one degree of freedom with the probability that `gate2`
+ * has at two: g with erf(sqrt(g / 2)) = 1 - exp(-gate2 / 2).
+ */
+double chi2_1dof_matching_2dof(double gate2);
 
 /*!
  * Minimum-cost assignment of rows to columns (Hungarian algorithm with potentials,
