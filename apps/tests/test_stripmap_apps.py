@@ -119,10 +119,11 @@ class EndToEnd(AppTest):
     def test_004_csa_needs_a_stripmap_recording(self):
         rc, so, se = run(SIM, "sar", "--preset", "tiny", "-o", self.path("ph"))
         self.assertEqual(rc, 0, so + se)
-        rc, so, se = run(SAR, "--input", self.path("ph"), "--algorithm", "csa", "-o",
-                         self.path("x"), "--backend", "cpu")
-        self.assertEqual(rc, 2, so + se)
-        self.assertIn("--algorithm csa: needs a stripmap recording", se)
+        for algorithm in ("csa", "both"):
+            rc, so, se = run(SAR, "--input", self.path("ph"), "--algorithm", algorithm,
+                             "-o", self.path("x"), "--backend", "cpu")
+            self.assertEqual(rc, 2, so + se)
+            self.assertIn(f"--algorithm {algorithm}: needs a stripmap recording", se)
 
 
     def test_006_both_side_by_side(self):
