@@ -11,7 +11,6 @@
  */
 #include "../backprojection_backends.h"
 #include "cuda_check.h"
-#include "device_guard.h"
 #include <gpuradar/kernels/device_split.h>
 #include <algorithm>
 #include <memory>
@@ -52,7 +51,7 @@ public:
             share sh;
             sh.device = devices[k];
             sh.rows = rows[k];
-            device_guard on(sh.device, who);
+            device_scope on(sh.device);
             sh.stream = std::make_unique<cuda_stream>();
             sh.bp = make_backprojection_cuda(
                 sub_grid(g, rows[k]), nbins, p, sh.stream->ref());
@@ -73,7 +72,7 @@ public:
         synchronize(d_caller, who);
         const std::size_t bytes = npulses * d_nbins * sizeof(cfloat);
         for (share& sh : d_shares) {
-            device_guard on(sh.device, who);
+            device_scope on(sh.device);
             const cfloat* src = pulses;
             if (sh.device != d_caller_device) {
                 if (sh.pulses.size() < bytes)
@@ -98,7 +97,7 @@ public:
             return;
         synchronize(d_caller, who);
         for (share& sh : d_shares) {
-            device_guard on(sh.device, who);
+            device_scope on(sh.device);
             copy_rows(sh, image, true);
             sh.bp->run_host_pulses(host_pulses, geometry, npulses, sh.image.as<cfloat>());
             copy_rows(sh, image, false);
@@ -112,7 +111,7 @@ public:
     {
         std::size_t n = 0;
         for (const share& sh : d_shares) {
-            device_guard on(sh.device, who);
+            device_scope on(sh.device);
             n = std::max(n, sh.bp->nonfinite_samples());
         }
         return n;
@@ -164,7 +163,7 @@ private:
     {
         std::size_t skipped = 0;
         for (share& sh : d_shares) {
-            device_guard on(sh.device, who);
+            device_scope on(sh.device);
             sh.stream->synchronize(who);
             skipped = std::max(skipped, sh.bp->skipped_pulses());
         }
@@ -190,7 +189,7 @@ make_backprojection_on_devices(const image_grid& g,
         check_device_index("backprojection", d, count);
     if (devices.size() > 1)
         return std::make_unique<backprojection_devices>(g, nbins, p, s, devices);
-    device_guard on(devices.at(0), who);
+    device_scope on(devices.at(0));
     return make_backprojection_cuda(g, nbins, p, s);
 }
 

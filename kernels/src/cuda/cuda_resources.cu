@@ -191,6 +191,22 @@ void fill_bytes_async(
                             cudaMemsetAsync(dst, value, bytes, detail::native(stream)));
 }
 
+device_scope::device_scope(int device)
+{
+    constexpr const char* who = "gpuradar::device_scope";
+    GPURADAR_CUDA_CHECK(who, cudaGetDevice(&d_previous));
+    if (device != d_previous) {
+        GPURADAR_CUDA_CHECK(who, cudaSetDevice(device));
+        d_changed = true;
+    }
+}
+
+device_scope::~device_scope()
+{
+    if (d_changed)
+        cudaSetDevice(d_previous);
+}
+
 int cuda_device_count()
 {
     int count = 0;
