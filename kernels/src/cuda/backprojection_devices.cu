@@ -69,10 +69,8 @@ public:
         bp_check_pointers(pulses, geometry, npulses, image);
         if (npulses == 0)
             return;
-        synchronize(d_caller, who);
         const std::size_t bytes = npulses * d_nbins * sizeof(cfloat);
-        for (share& sh : d_shares) {
-            device_scope on(sh.device);
+        for_each_share(image, [&](share& sh) {
             const cfloat* src = pulses;
             if (sh.device != d_caller_device) {
                 if (sh.pulses.size() < bytes)
@@ -80,11 +78,8 @@ public:
                 peer_copy(sh.pulses.get(), sh.device, pulses, d_caller_device, bytes, sh);
                 src = sh.pulses.as<cfloat>();
             }
-            copy_rows(sh, image, true);
             sh.bp->run(src, geometry, npulses, sh.image.as<cfloat>());
-            copy_rows(sh, image, false);
-        }
-        finish();
+        });
     }
 
     void run_host_pulses(const cfloat* host_pulses,
@@ -95,14 +90,9 @@ public:
         bp_check_pointers(host_pulses, geometry, npulses, image);
         if (npulses == 0)
             return;
-        synchronize(d_caller, who);
-        for (share& sh : d_shares) {
-            device_scope on(sh.device);
-            copy_rows(sh, image, true);
+        for_each_share(image, [&](share& sh) {
             sh.bp->run_host_pulses(host_pulses, geometry, npulses, sh.image.as<cfloat>());
-            copy_rows(sh, image, false);
-        }
-        finish();
+        });
     }
 
     //! Every share sees the same pulses: the largest count (they differ only if a pulse
@@ -156,6 +146,24 @@ private:
             else
                 peer_copy(full, d_caller_device, part, sh.device, bytes, sh);
         }
+    }
+
+    /*!
+     * After the caller's stream: for every share, with its device current, its rows
+     * copied in, `backproject(share)` queued on its stream, its rows copied back; then
+     * waits for every share (finish()).
+     */
+    template <typename F>
+    void for_each_share(cfloat* image, F&& backproject)
+    {
+        synchronize(d_caller, who);
+        for (share& sh : d_shares) {
+            device_scope on(sh.device);
+            copy_rows(sh, image, true);
+            backproject(sh);
+            copy_rows(sh, image, false);
+        }
+        finish();
     }
 
     //! Waits for every share; the skipped count as nonfinite_samples() takes it.
