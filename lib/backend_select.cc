@@ -2,8 +2,10 @@
 #include <gnuradio/gpuradar/device_buffer.h>
 #include <gnuradio/logger.h>
 #include <gpuradar/kernels/cuda_resources.h>
+#include <gpuradar/kernels/device_split.h>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 
 namespace gr {
 namespace gpuradar {
@@ -37,6 +39,20 @@ kernels::backend select_backend(const std::string& requested, const char* block_
     throw std::invalid_argument(std::string("gpuradar::") + block_name +
                                 ": backend must be one of auto, cuda, cpu (got '" +
                                 requested + "')");
+}
+
+int select_device(int device, kernels::backend b, const char* block_name)
+{
+    if (device < 0)
+        throw std::invalid_argument(std::string("gpuradar::") + block_name +
+                                    ": device must be >= 0 (got " +
+                                    std::to_string(device) + ")");
+    if (b == kernels::backend::cuda)
+        kernels::check_device_index(block_name, device, kernels::cuda_device_count());
+    else if (device != 0)
+        gr::logger(block_name)
+            .info("device {} ignored: the CPU backend runs on the host", device);
+    return device;
 }
 
 gr::io_signature::sptr stream_signature(kernels::backend b, std::size_t itemsize)

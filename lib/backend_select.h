@@ -24,6 +24,15 @@ namespace kernels = ::gpuradar::kernels;
 kernels::backend select_backend(const std::string& requested, const char* block_name);
 
 /*!
+ * Resolves the `device` parameter (CUDA device index) of block `block_name`, before
+ * anything is allocated. Negative: std::invalid_argument naming `device` on every
+ * backend. CUDA: must be 0 to (visible devices - 1), std::invalid_argument naming
+ * `device` and that range otherwise. CPU: the index is not used; a non-zero one is
+ * logged. Returns the device.
+ */
+int select_device(int device, kernels::backend b, const char* block_name);
+
+/*!
  * Port signature for one stream of `itemsize` bytes: device_buffer ports on the CUDA
  * backend, GNU Radio's default host buffers on the CPU backend.
  */

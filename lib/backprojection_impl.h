@@ -8,6 +8,7 @@
 #include <gpuradar/kernels/backprojection.h>
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace gr {
@@ -21,7 +22,8 @@ public:
                         unsigned int pulses_per_image,
                         bool accumulate,
                         kernels::backprojection::precision precision,
-                        kernels::backend backend);
+                        kernels::backend backend,
+                        int device);
 
     std::uint64_t skipped_pulses() const override { return d_skipped; }
     std::uint64_t nonfinite_samples() const override { return d_nonfinite; }
@@ -32,6 +34,7 @@ public:
         return kernels::backprojection::to_string(d_kernel->get_precision());
     }
     std::string backend() const override { return kernels::to_string(d_backend); }
+    int device() const override { return d_device; }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
@@ -48,11 +51,14 @@ private:
     //! Tags output item `item`, an image's first, with its pulses' counts.
     void tag_image(std::uint64_t item);
     void note_skipped();
+    //! Makes the block's device current in `on` (CUDA backend; until `on` is destroyed).
+    void enter_device(std::optional<kernels::device_scope>& on) const;
 
     const unsigned int d_nbins, d_pulses_per_image;
     const std::size_t d_npix;
     const bool d_accumulate;
     const kernels::backend d_backend;
+    const int d_device; // CUDA device of the stream, image and kernel (before d_kernel)
     std::unique_ptr<kernels::backprojection> d_kernel;
     // The image being integrated: device memory on CUDA, host memory on the CPU.
     kernels::device_memory d_image_dev;

@@ -36,11 +36,15 @@ public:
      */
     gpu_stream_owner(kernels::backend b,
                      const char* block_name,
-                     kernels::stream_priority priority = kernels::stream_priority::normal)
+                     kernels::stream_priority priority = kernels::stream_priority::normal,
+                     int device = 0)
         : d_block_name(std::string("gpuradar::") + block_name)
     {
-        if (b == kernels::backend::cuda)
+        if (b == kernels::backend::cuda) {
+            // The stream belongs to the device that is current when it is made.
+            kernels::device_scope on(device);
             d_stream = std::make_unique<kernels::cuda_stream>(priority);
+        }
     }
 
     void* device_stream() const override

@@ -98,16 +98,23 @@ const char* backprojection::to_string(precision p)
     return p == precision::fast ? "fast" : "accurate";
 }
 
-std::unique_ptr<backprojection> backprojection::make(
-    backend b, const image_grid& grid, std::size_t nbins, precision p, stream_ref stream)
+std::unique_ptr<backprojection> backprojection::make(backend b,
+                                                     const image_grid& grid,
+                                                     std::size_t nbins,
+                                                     precision p,
+                                                     stream_ref stream,
+                                                     const std::vector<int>& devices)
 {
     validate(grid, nbins);
     detail::require_backend(b, "backprojection");
 #ifdef GPURADAR_HAVE_CUDA
+    if (b == backend::cuda && !devices.empty())
+        return detail::make_backprojection_on_devices(grid, nbins, p, stream, devices);
     if (b == backend::cuda)
         return detail::make_backprojection_cuda(grid, nbins, p, stream);
 #else
     (void)stream;
+    (void)devices;
 #endif
     return detail::make_backprojection_cpu(grid, nbins, p);
 }

@@ -66,6 +66,17 @@ std::unique_ptr<backprojection> make_backprojection_cuda(const image_grid& g,
                                                          std::size_t nbins,
                                                          backprojection::precision p,
                                                          stream_ref s);
+/*!
+ * The CUDA backend on a list of devices (backprojection::make): each index checked
+ * against the visible devices; one entry: make_backprojection_cuda made with that device
+ * current; several: one share of the image rows per device.
+ */
+std::unique_ptr<backprojection>
+make_backprojection_on_devices(const image_grid& g,
+                               std::size_t nbins,
+                               backprojection::precision p,
+                               stream_ref s,
+                               const std::vector<int>& devices);
 #endif
 
 //! Tiles of a grid and the bounds that size every run (built once per grid).

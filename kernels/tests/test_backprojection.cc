@@ -5,6 +5,7 @@
 #include "invalid_argument_check.h"
 #include "test_support.h"
 #include <gpuradar/kernels/backprojection.h>
+#include <gpuradar/kernels/device_split.h>
 #include <gpuradar/kernels/sar_sim.h>
 #include <algorithm>
 #include <cmath>
@@ -832,6 +833,18 @@ TEST(BackprojectionApi, test_010_cuda_without_device_is_a_clear_error)
     }
 }
 
+TEST(BackprojectionApi, test_017_cpu_backend_ignores_the_device_list)
+{
+    const scenario s = airborne_near();
+    const auto plain = run_image(backend::cpu, s, prec::fast);
+    // Entries no CUDA device could have: the CPU backend never looks at them.
+    auto bp = backprojection::make(
+        backend::cpu, s.grid, s.nbins, prec::fast, kernels::stream_ref(), { 0, 7, -1 });
+    std::vector<cfloat> img(static_cast<std::size_t>(s.grid.voxels()));
+    bp->run(s.pulses.data(), s.geom.data(), s.geom.size() / 6, img.data());
+    EXPECT_EQ(img, plain);
+}
+
 TEST(SarSim, test_011_simulated_sample_has_sinc_amplitude_and_range_phase)
 {
     sim::radar r;
@@ -1083,6 +1096,66 @@ TEST(BackprojectionCudaModes, test_024_nonfinite_samples_and_uncarried_geometry_
                 << backprojection::to_string(p) << (host_pulses ? " host" : " device");
         }
     }
+}
+
+/*
+ * Several shares on one GPU ({0, 0}: 64 + 6 rows of airborne_near's 70; {0, 0, 0, 0}:
+ * three tile rows, one share empty) against the single-device image. Both start from
+ * the same random image (run adds into it), so a share whose rows are not copied in,
+ * not backprojected or gathered to the wrong place differs by far more than the bound,
+ * the one the CUDA backend meets against its CPU twin.
+ */
+TEST(BackprojectionCudaDevices, test_025_shares_on_one_gpu_equal_the_single_device_image)
+{
+    GPURADAR_REQUIRE_CUDA();
+    std::uint32_t seed = 300;
+    for (prec p : { prec::fast, prec::accurate })
+        for (bool host_pulses : { false, true })
+            for (const std::vector<int>& devices :
+                 { std::vector<int>{ 0, 0 }, std::vector<int>{ 0, 0, 0, 0 } }) {
+                const scenario s = airborne_near();
+                const auto start = random_complex(std::size_t(s.grid.voxels()), ++seed);
+                kernels::cuda_stream stream;
+                auto d_pulses = to_device(s.pulses, stream);
+                auto image_with = [&](const std::vector<int>& list) {
+                    auto d_img = to_device(start, stream);
+                    auto bp = backprojection::make(
+                        backend::cuda, s.grid, s.nbins, p, stream.ref(), list);
+                    const std::size_t np = s.geom.size() / 6;
+                    if (host_pulses)
+                        bp->run_host_pulses(
+                            s.pulses.data(), s.geom.data(), np, d_img.as<cfloat>());
+                    else
+                        bp->run(
+                            d_pulses.as<cfloat>(), s.geom.data(), np, d_img.as<cfloat>());
+                    return to_host<cfloat>(d_img, start.size(), stream);
+                };
+                const auto single = image_with({});
+                const auto shared = image_with(devices);
+                EXPECT_GT(rel_l2(single, start), 0.1); // the run added something
+                EXPECT_LT(rel_l2(shared, single), p == prec::fast ? 1e-3 : 1e-5)
+                    << backprojection::to_string(p) << (host_pulses ? " host " : " ")
+                    << devices.size() << " shares";
+            }
+}
+
+TEST(BackprojectionCudaDevices, test_026_device_index_out_of_range_is_refused)
+{
+    GPURADAR_REQUIRE_CUDA();
+    const scenario s = airborne_near();
+    const int count = kernels::cuda_device_count();
+    for (const std::vector<int>& devices :
+         { std::vector<int>{ count }, std::vector<int>{ 0, -1 } })
+        expect_invalid_here(
+            [&] {
+                backprojection::make(backend::cuda,
+                                     s.grid,
+                                     s.nbins,
+                                     prec::fast,
+                                     kernels::stream_ref(),
+                                     devices);
+            },
+            "device must be 0 to " + std::to_string(count - 1));
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include <gnuradio/gpuradar/envelope.h>
 #include <gnuradio/top_block.h>
 #include <gpuradar/kernels/backprojection.h>
+#include <gpuradar/kernels/device_split.h>
 #include <gpuradar/kernels/sar_sim.h>
 #include <cmath>
 #include <cstring>
@@ -77,6 +78,7 @@ struct params {
     std::vector<float> height;
     unsigned nz = 1;
     double dz = 1.0;
+    int device = 0;
 };
 
 struct result {
@@ -113,7 +115,9 @@ result run(const scene& s, const std::vector<double>& geometry, const params& p)
                                         p.height,
                                         p.backend,
                                         p.nz,
-                                        p.dz);
+                                        p.dz,
+                                        p.device);
+    EXPECT_EQ(bp->device(), p.device);
     auto snk = gr::blocks::vector_sink_c::make(unsigned(s.grid.nx));
     tb->connect(src, 0, bp, 0);
     tb->connect(geo, 0, bp, 1);
@@ -519,6 +523,31 @@ TEST(BackprojectionBlockCpu, test_009_volume_and_dem_output_layout)
     check_volume("cpu", 1e-6);
 }
 
+//! The block with only `backend` and `device` chosen (the smallest valid grid).
+grr::backprojection::sptr make_on(const char* backend, int device)
+{
+    return grr::backprojection::make(
+        8, 4, 4, 0, 0, 1, 1, 0, 1, "restart", "fast", {}, backend, 1, 1.0, device);
+}
+
+TEST(BackprojectionBlockCpu, test_016_device_negative_refused_other_values_ignored)
+{
+    expect_invalid_here([] { make_on("cpu", -1); }, "device must be >= 0 (got -1)");
+    // The CPU backend runs on the host whatever the index: the kernel's image, as
+    // without it (the block's batches of pulses vary with scheduling, so the float
+    // sums may differ in rounding only).
+    const scene s = make_scene(160);
+    const auto ref = reference(s, s.h.geometry, 0, 160);
+    params p;
+    p.ppi = 160;
+    for (int device : { 0, 3 }) {
+        p.device = device;
+        const auto r = run(s, s.h.geometry, p);
+        ASSERT_EQ(r.emitted, 1u) << device;
+        EXPECT_LE(rel_l2(r.images, ref), 1e-6) << device;
+    }
+}
+
 // ---- CUDA (ctest label gpu; skipped without a device) ----
 
 TEST(BackprojectionBlockCuda, test_010_cuda_matches_cpu_through_device_buffers)
@@ -605,6 +634,26 @@ TEST(BackprojectionBlockCuda, test_014_nonfinite_samples_and_volume)
     GPURADAR_REQUIRE_CUDA();
     check_nonfinite_samples("cuda", 2e-3);
     check_volume("cuda", 2e-3);
+}
+
+TEST(BackprojectionBlockCuda, test_017_device_zero_named_explicitly_and_out_of_range)
+{
+    GPURADAR_REQUIRE_CUDA();
+    const int count = kernels::cuda_device_count();
+    expect_invalid_here([&] { make_on("cuda", count); },
+                        "device must be 0 to " + std::to_string(count - 1));
+    expect_invalid_here([] { make_on("cuda", -1); }, "device must be >= 0");
+    // Device 0 named: the CPU's image within the bound of test_010, and focused.
+    const scene s = make_scene(300);
+    params p;
+    p.ppi = 300;
+    const auto cpu = run(s, s.h.geometry, p);
+    p.backend = "cuda";
+    p.device = 0;
+    const auto named = run(s, s.h.geometry, p);
+    ASSERT_EQ(named.images.size(), cpu.images.size());
+    EXPECT_LE(rel_l2(named.images, cpu.images), 2e-3);
+    expect_focused(named.images, s);
 }
 
 } // namespace

@@ -71,6 +71,12 @@ public:
      * \param backend           "auto", "cuda" or "cpu"
      * \param nz                height slices of a volume (1 to 65535; 1: one image)
      * \param dz                slice spacing (m, > 0 and finite)
+     * \param device            CUDA device index (0 to devices - 1) the block's stream,
+     *                          image and kernel live on; negative is refused on every
+     *                          backend, the CPU backend logs and ignores other values.
+     *                          The device_buffer edges are not yet placed per device:
+     *                          a device other than 0 is untested (docs/DESIGN.md,
+     *                          "Several GPUs").
      * Throws std::invalid_argument naming the parameter on bad input, before anything
      * is allocated (sizes with the memory they would take).
      */
@@ -88,7 +94,8 @@ public:
                      const std::vector<float>& height = std::vector<float>(),
                      const std::string& backend = "auto",
                      unsigned int nz = 1,
-                     double dz = 1.0);
+                     double dz = 1.0,
+                     int device = 0);
 
     //! Pulses skipped since construction (non-finite geometry, dr <= 0, not carried).
     virtual std::uint64_t skipped_pulses() const = 0;
@@ -99,6 +106,8 @@ public:
     virtual std::string mode() const = 0;
     virtual std::string precision() const = 0;
     virtual std::string backend() const = 0;
+    //! The `device` parameter.
+    virtual int device() const = 0;
 };
 
 } // namespace gpuradar

@@ -1,5 +1,6 @@
 /* CPU-only builds: the CUDA resource types exist but cannot be made. */
 #include <gpuradar/kernels/cuda_resources.h>
+#include <gpuradar/kernels/device_split.h>
 
 namespace gpuradar::kernels {
 namespace {
@@ -34,6 +35,13 @@ void cuda_event::make_stream_wait(stream_ref) const {}
 float cuda_event::elapsed_ms(const cuda_event&, const cuda_event&) { return 0; }
 device_properties current_device_properties() { no_cuda("device_properties"); }
 std::size_t device_memory_in_use() { no_cuda("device_memory_in_use"); }
+int cuda_device_count() { return 0; }
+device_scope::device_scope(int device)
+{
+    if (device != 0)
+        no_cuda("device_scope");
+}
+device_scope::~device_scope() = default;
 
 void copy_async(void*, const void*, std::size_t, copy_kind, stream_ref, const char* who)
 {

@@ -1,6 +1,7 @@
 /* The only place that creates and destroys CUDA handles (see cuda_resources.h). */
 #include "../factories.h"
 #include "cuda_check.h"
+#include <gpuradar/kernels/device_split.h>
 #include <cstdio>
 #include <utility>
 
@@ -188,6 +189,28 @@ void fill_bytes_async(
     if (bytes)
         GPURADAR_CUDA_CHECK(who,
                             cudaMemsetAsync(dst, value, bytes, detail::native(stream)));
+}
+
+device_scope::device_scope(int device)
+{
+    constexpr const char* who = "gpuradar::device_scope";
+    GPURADAR_CUDA_CHECK(who, cudaGetDevice(&d_previous));
+    if (device != d_previous) {
+        GPURADAR_CUDA_CHECK(who, cudaSetDevice(device));
+        d_changed = true;
+    }
+}
+
+device_scope::~device_scope()
+{
+    if (d_changed)
+        cudaSetDevice(d_previous);
+}
+
+int cuda_device_count()
+{
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
 namespace detail {

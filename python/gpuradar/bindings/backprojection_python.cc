@@ -33,13 +33,15 @@ void bind_backprojection(py::module& m)
              py::arg("height") = std::vector<float>(),
              py::arg("backend") = "auto",
              py::arg("nz") = 1,
-             py::arg("dz") = 1.0)
+             py::arg("dz") = 1.0,
+             py::arg("device") = 0)
         .def("skipped_pulses", &backprojection::skipped_pulses)
         .def("nonfinite_samples", &backprojection::nonfinite_samples)
         .def("images", &backprojection::images)
         .def("mode", &backprojection::mode)
         .def("precision", &backprojection::precision)
         .def("backend", &backprojection::backend)
+        .def("device", &backprojection::device)
         .def_property_readonly_static("geometry_length", [](py::object) {
             return backprojection::geometry_length;
         });

@@ -180,9 +180,12 @@ class qa_backprojection(gr_unittest.TestCase):
                              (dict(dz=0.0), "dz"), (dict(dz=float("nan")), "dz"),
                              (dict(nx=1 << 16, ny=1 << 15), "GiB"),
                              (dict(nbins=(1 << 24) + 1), "nbins"),
-                             (dict(backend="gpu"), "backend")):
+                             (dict(backend="gpu"), "backend"),
+                             (dict(device=-1), "device must be >= 0")):
             with self.assertRaisesRegex(ValueError, name):
                 gpuradar.backprojection(**dict(good, **change))
+        # The CPU backend keeps the index it was given and does not use it.
+        self.assertEqual(gpuradar.backprojection(**dict(good, device=2)).device(), 2)
 
     def test_008_geometry_of_the_wrong_length_cannot_be_connected(self):
         bp = gpuradar.backprojection(16, 4, 4, 0.0, 0.0, 1.0, 1.0, 0.0, 1, backend="cpu")

@@ -118,13 +118,28 @@ public:
      * \param grid    image grid, checked by validate() before anything is allocated
      * \param nbins   range bins per pulse, 2 to max_bins
      * \param p       precision (fast | accurate)
+     * \param devices CUDA devices to share the image between. Empty (the default): the
+     *                current device, as without the list. One entry: that device is
+     *                made current while the object is built (`stream` must belong to
+     *                it). Several: the image rows are split into one share per entry in
+     *                whole 32-row tile rows (split_image_rows; entries beyond the tile
+     *                rows get none), each share backprojected on its device with its own
+     *                stream and buffers; the pulses go to every device and each share's
+     *                rows are gathered into `image`. Pulses and image then live on the
+     *                device current at make(); run() and run_host_pulses() wait for
+     *                `stream` first and return when every share is done, and
+     *                skipped_pulses() / nonfinite_samples() are the largest count of any
+     *                share. An entry may repeat (several shares on one device). Each
+     *                entry must be 0 to (number of devices - 1): std::invalid_argument
+     *                naming `device` otherwise. The CPU backend ignores the list.
      * Throws std::invalid_argument "gpuradar::backprojection: <param> must be ..." .
      */
     static std::unique_ptr<backprojection> make(backend b,
                                                 const image_grid& grid,
                                                 std::size_t nbins,
                                                 precision p,
-                                                stream_ref stream = stream_ref());
+                                                stream_ref stream = stream_ref(),
+                                                const std::vector<int>& devices = {});
 
     virtual ~backprojection() = default;
 

@@ -39,6 +39,24 @@ enum class stream_priority {
     high //!< the device's greatest: its blocks are dispatched before pending normal ones
 };
 
+/*!
+ * Makes `device` the calling thread's current CUDA device (what streams, memory and
+ * kernels use) until destroyed, then restores the device that was current before.
+ * Without CUDA in the build: a no-op for device 0, a cuda_error for any other.
+ */
+class device_scope
+{
+public:
+    explicit device_scope(int device);
+    ~device_scope();
+    device_scope(const device_scope&) = delete;
+    device_scope& operator=(const device_scope&) = delete;
+
+private:
+    int d_previous = 0;
+    bool d_changed = false;
+};
+
 //! Owns one non-blocking CUDA stream on the current device.
 class cuda_stream
 {
