@@ -21,7 +21,9 @@ A stripmap recording (raw echoes, gpuradar-sim stripmap) is focused with --algor
 (the default for one: gpuradar.sar_focus, chirp scaling in overlapping azimuth blocks;
 the image in zero-Doppler geometry, columns in slant range, rows along track) or
 --algorithm bp (pulse_compression then backprojection onto a ground grid around the
-targets). For each point target the app then prints a focus report: the interpolated
+targets and the distributed scene) or --algorithm both (the two images side by side in
+one PNG, <output>-csa.npy and <output>-bp.npy). For each point target the app then prints
+a focus report: the interpolated
 peak's position error, the range and azimuth -3 dB impulse-response widths, PSLR and
 ISLR, each beside its theory for the windows used (the azimuth theory includes the
 antenna's two-way pattern over the processed Doppler band).
@@ -60,9 +62,10 @@ def parse_args(argv):
                    help="output prefix: <output>.npy and <output>.png; a directory: "
                         "<dir>/gpuradar_sar (default: %(default)s)")
     p.add_argument("--backend", default="auto", choices=["auto", "cuda", "cpu"])
-    p.add_argument("--algorithm", choices=["csa", "bp"],
-                   help="csa (chirp scaling; stripmap recordings only, their default) or "
-                        "bp (backprojection; the default for phase-history recordings)")
+    p.add_argument("--algorithm", choices=["csa", "bp", "both"],
+                   help="csa (chirp scaling; stripmap recordings only, their default), "
+                        "bp (backprojection; the default for phase-history recordings) or "
+                        "both (stripmap: csa and bp of the same recording side by side)")
     p.add_argument("--naz", type=number(int, minimum=0, maximum=1 << 20), default=0,
                    help="csa: pulses per azimuth block (0: sar_focus picks)")
     p.add_argument("--range-window", default="rectangular", choices=WINDOWS,
@@ -152,11 +155,26 @@ def require_matplotlib():
 
 def write_png(path, image, grid, targets, dynamic_range, title,
               xlabel="x (east), m", ylabel="y (north), m"):
+    """One image: |image| in dB re its peak, truth (x, y) marked."""
+    write_png_panels(path, [(image, grid, targets, title, xlabel, ylabel)], dynamic_range)
+
+
+def write_png_panels(path, panels, dynamic_range):
+    """Images side by side, each (image, grid, targets, title, xlabel, ylabel) in dB re
+    its own peak."""
     import matplotlib.pyplot as plt  # require_matplotlib() chose the Agg backend
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 6), squeeze=False)
+    for ax, panel in zip(axes[0], panels):
+        draw_panel(fig, ax, *panel, dynamic_range)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, format="png")
+    plt.close(fig)
+
+
+def draw_panel(fig, ax, image, grid, targets, title, xlabel, ylabel, dynamic_range):
     mag = np.nan_to_num(np.abs(image), nan=0.0, posinf=0.0)
     top = mag.max() if mag.size and mag.max() > 0 else 1.0
     db = 20 * np.log10(np.maximum(mag / top, 10 ** (-dynamic_range / 20)))
-    fig, ax = plt.subplots(figsize=(7, 6))
     extent = display_geometry.image_extent(grid)  # as the sar_image_sink display
     im = ax.imshow(db, origin="lower", extent=extent, cmap="gray", vmin=-dynamic_range,
                    vmax=0, interpolation="nearest", aspect="equal")
@@ -169,9 +187,6 @@ def write_png(path, image, grid, targets, dynamic_range, title,
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     fig.colorbar(im, ax=ax, label="|image|, dB re peak")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110, format="png")
-    plt.close(fig)
 
 
 def recording(args, tmp):
@@ -209,10 +224,10 @@ def run(args, tmp):
         require_matplotlib()
     if args.input and stripmap_sim.is_stripmap(args.input):
         return run_stripmap(args, output)
-    if args.algorithm == "csa":
-        raise AppError("--algorithm csa: needs a stripmap recording of raw echoes "
-                       "(gpuradar-sim stripmap); this one is a range-compressed phase "
-                       "history (use --algorithm bp)")
+    if args.algorithm in ("csa", "both"):
+        raise AppError(f"--algorithm {args.algorithm}: needs a stripmap recording of raw "
+                       "echoes (gpuradar-sim stripmap); this one is a range-compressed "
+                       "phase history (use --algorithm bp)")
     rec, source = recording(args, tmp)
     grid = image_grid(args, rec)
     ppi = args.pulses_per_image or rec.npulses
@@ -280,59 +295,79 @@ def focus_table(rec, grid, image):
 
 
 def run_stripmap(args, output):
-    """A stripmap recording: csa (sar_focus) or bp, the image, the focus report."""
+    """A stripmap recording: csa (sar_focus), bp, or both side by side; the images, the
+    focus report of each."""
     rec = stripmap_sim.read(args.input)
     sc, a = rec.scene, rec.scene.acq
-    algorithm = args.algorithm or "csa"
-    progress = lambda tb, blk, total: app_util.run_with_progress(  # noqa: E731
-        tb, lambda: blk.nitems_read(0), total, algorithm,
-        enabled=False if args.quiet else None)
+    algorithms = ["csa", "bp"] if args.algorithm == "both" else [args.algorithm or "csa"]
     with app_util.StagedOutputs() as out:
-        tmp_npy = out.path(output + ".npy")
+        npys = {alg: out.path(output + (f"-{alg}" if len(algorithms) > 1 else "") + ".npy")
+                for alg in algorithms}
         tmp_png = None if args.no_png else out.path(output + ".png")
-        try:
-            if algorithm == "csa":
-                image = stripmap_sim.focus_csa(rec, args.backend, args.naz,
-                                               args.range_window, args.azimuth_window,
-                                               progress)
-            else:
-                grid = stripmap_sim.bp_grid(a, sc.targets, sc.npulses, sc.first_pulse_y)
-                if args.grid:
-                    x0, y0, dx, dy, nx, ny, z = args.grid
-                    grid = sar_sim.Grid(x0, y0, dx, dy, nx, ny, z or 0.0)
-                image = stripmap_sim.focus_bp(rec, grid, args.backend, args.range_window,
-                                              progress)
-        except ValueError as e:  # the blocks name the parameter: the recording's field
-            raise AppError(f"{rec.meta_path}: metadata field 'global.gpuradar:stripmap' "
-                           f"(or --naz): {e}") from None
-        except RuntimeError as e:  # e.g. --backend cuda without a GPU
-            raise AppError(f"--backend {args.backend}: {e}") from None
-        if image.data.shape[0] == 0:
-            raise AppError(f"{rec.data_path}: {sc.npulses} pulses, fewer than one azimuth "
-                           f"block ({image.detail}): nothing focused")
-        with naming_write_errors(tmp_npy), open(tmp_npy, "wb") as f:
-            np.save(f, image.data)
+        images = {alg: stripmap_image(rec, alg, args) for alg in algorithms}
+        for alg, image in images.items():
+            with naming_write_errors(npys[alg]), open(npys[alg], "wb") as f:
+                np.save(f, image.data)
         if tmp_png:
-            marks = [((t.slant_range(a) if image.x_is_slant else t.x), t.y)
-                     for t in sc.targets]
             with naming_write_errors(tmp_png):
-                write_png(tmp_png, image.data, image.grid, marks, args.dynamic_range,
-                          f"{PROG}: {os.path.basename(rec.base)} ({algorithm}, "
-                          f"{image.backend})",
-                          "slant range, m" if image.x_is_slant else "x (east), m",
-                          "y (along track, north), m")
+                write_png_panels(tmp_png, [stripmap_panel(rec, alg, image)
+                                           for alg, image in images.items()],
+                                 args.dynamic_range)
         out.commit()
-    print(f"{PROG}: {rec.base}: stripmap, {sc.npulses} pulses x {a.nrange} samples; "
-          f"{image.detail}, backend {image.backend}")
-    print(f"  image {image.data.shape[1]} x {image.data.shape[0]} px of {image.dx:.4g} x "
-          f"{image.dy:.4g} m (rows from y = {image.y0:.2f} m)")
-    print(f"  wrote {output}.npy" + ("" if args.no_png else f" and {output}.png"))
-    ok = stripmap_report(image, a, sc.targets, args)
+    ok = True
+    for alg, image in images.items():
+        print(f"{PROG}: {rec.base}: stripmap, {sc.npulses} pulses x {a.nrange} samples; "
+              f"{image.detail}, backend {image.backend}")
+        print(f"  image {image.data.shape[1]} x {image.data.shape[0]} px of {image.dx:.4g} x "
+              f"{image.dy:.4g} m (rows from y = {image.y0:.2f} m)")
+        name = output + (f"-{alg}" if len(algorithms) > 1 else "")
+        print(f"  wrote {name}.npy" + ("" if args.no_png else f" and {output}.png"))
+        ok = stripmap_report(image, a, sc.targets, args) and ok
     if args.check and not ok:
         print(f"{PROG}: --check: a target did not focus within one resolution cell",
               file=sys.stderr)
         return 1
     return 0
+
+
+def stripmap_image(rec, algorithm, args):
+    """The Image of one algorithm (AppError naming the field or option on bad input)."""
+    sc, a = rec.scene, rec.scene.acq
+    progress = lambda tb, blk, total: app_util.run_with_progress(  # noqa: E731
+        tb, lambda: blk.nitems_read(0), total, algorithm,
+        enabled=False if args.quiet else None)
+    try:
+        if algorithm == "csa":
+            image = stripmap_sim.focus_csa(rec, args.backend, args.naz, args.range_window,
+                                           args.azimuth_window, progress)
+        else:
+            grid = stripmap_sim.bp_grid(a, sc.targets, sc.npulses, sc.first_pulse_y,
+                                        reflectivity=sc.reflectivity)
+            if args.grid:
+                x0, y0, dx, dy, nx, ny, z = args.grid
+                grid = sar_sim.Grid(x0, y0, dx, dy, nx, ny, z or 0.0)
+            image = stripmap_sim.focus_bp(rec, grid, args.backend, args.range_window,
+                                          progress)
+    except ValueError as e:  # the blocks name the parameter: the recording's field
+        raise AppError(f"{rec.meta_path}: metadata field 'global.gpuradar:stripmap' "
+                       f"(or --naz): {e}") from None
+    except RuntimeError as e:  # e.g. --backend cuda without a GPU
+        raise AppError(f"--backend {args.backend}: {e}") from None
+    if image.data.shape[0] == 0:
+        raise AppError(f"{rec.data_path}: {sc.npulses} pulses, fewer than one azimuth "
+                       f"block ({image.detail}): nothing focused")
+    return image
+
+
+def stripmap_panel(rec, algorithm, image):
+    """write_png_panels' entry of one image: truth in the image's axes."""
+    a = rec.scene.acq
+    marks = [((t.slant_range(a) if image.x_is_slant else t.x), t.y)
+             for t in rec.scene.targets]
+    return (image.data, image.grid, marks,
+            f"{PROG}: {os.path.basename(rec.base)} ({algorithm}, {image.backend})",
+            "slant range, m" if image.x_is_slant else "x (east), m",
+            "y (along track, north), m")
 
 
 def stripmap_report(image, a, targets, args):

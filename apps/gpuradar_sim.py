@@ -20,10 +20,12 @@
       gpuradar-sar --input <output>.
 
   gpuradar-sim stripmap [options]
-      Raw (uncompressed) stripmap SAR echoes of point targets from a straight airborne
-      pass (gpuradar.stripmap_source -> file_sink): <output>.sigmf-data (one pulse of
-      nrange cf32 samples after another) and <output>.sigmf-meta (the acquisition under
-      gpuradar:stripmap, the targets as annotations; gnuradio.gpuradar.stripmap_sim).
+      Raw (uncompressed) stripmap SAR echoes of point targets and, with --scene, a
+      distributed scene (a reflectivity image, one scatterer per cell) from a straight
+      airborne pass (gpuradar.stripmap_source -> file_sink): <output>.sigmf-data (one
+      pulse of nrange cf32 samples after another) and <output>.sigmf-meta (the
+      acquisition under gpuradar:stripmap, the scene under gpuradar:scene, the targets as
+      annotations; gnuradio.gpuradar.stripmap_sim).
       Focus it with gpuradar-sar --input <output> --algorithm csa (or bp).
 
 Files are written under temporary names and renamed when complete: an interrupted
@@ -167,6 +169,17 @@ def parse_stripmap_target(text):
     return stripmap_sim.Target(*v)
 
 
+def parse_xy(text):
+    parts = text.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        return tuple(app_util._parse_number(x, float) for x in parts)
+    except (ValueError, argparse.ArgumentTypeError):
+        raise argparse.ArgumentTypeError(
+            f"expected X_M,Y_M, finite numbers (got {text!r})") from None
+
+
 def add_stripmap_parser(sub):
     sm = sub.add_parser("stripmap", help="raw stripmap SAR echoes (stripmap_source)",
                         description="Stripmap SAR recording (raw echoes, "
@@ -190,6 +203,18 @@ def add_stripmap_parser(sub):
     sm.add_argument("--target", action="append", type=parse_stripmap_target,
                     metavar="X_M,Y_M[,Z_M[,AMPLITUDE]]",
                     help="a point target on the ground (repeat; replaces the preset's)")
+    sm.add_argument("--no-targets", action="store_true",
+                    help="no point targets (e.g. a distributed scene alone)")
+    sm.add_argument("--scene", metavar="FILE.npy|patch",
+                    help="a distributed scene: a 2-D .npy reflectivity image (rows along "
+                         "track, columns across; real: amplitudes given random phases from "
+                         "--seed, i.e. speckle; complex: as is), or 'patch', the built-in "
+                         "64 x 64 four-level patch; each cell one scatterer")
+    sm.add_argument("--scene-spacing", type=number(above=0), default=1.0,
+                    help="scene cell spacing, both axes (m; default: %(default)s)")
+    sm.add_argument("--scene-centre", type=parse_xy, metavar="X_M,Y_M",
+                    help="ground position of the scene's centre (default: the swath's "
+                         "centre at the middle of the strip)")
     sm.add_argument("--seed", type=number(int, minimum=0, maximum=2**32 - 1),
                     help="noise seed")
     sm.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
@@ -209,10 +234,30 @@ def stripmap_scene(args):
             setattr(sc, field, getattr(args, name))
     if args.target:
         sc.targets = list(args.target)
+    if args.no_targets:
+        sc.targets = []
+    if args.scene:
+        image = stripmap_sim.textured_patch() if args.scene == "patch" else None
+        try:
+            if image is None:
+                image = stripmap_sim.load_reflectivity_image(args.scene)
+            sc.reflectivity = stripmap_sim.reflectivity_from_image(
+                image, sc.acq, sc.npulses, sc.first_pulse_y, args.scene_spacing,
+                args.scene, args.scene_centre, sc.seed)
+        except ValueError as e:
+            raise AppError(f"--scene: {e}") from None
     if sc.npulses * sc.acq.nrange > stripmap_sim.MAX_SAMPLES:
         raise AppError(f"--npulses x --nrange: {sc.npulses} x {sc.acq.nrange} samples, "
                        f"more than {stripmap_sim.MAX_SAMPLES}")
     return sc
+
+
+def scene_summary(r):
+    if r is None:
+        return ""
+    x0, x1, y0, y1 = r.extent()
+    return (f", scene {r.source} of {r.nx} x {r.ny} cells of {r.spacing:g} m over x "
+            f"{x0:.0f}..{x1:.0f} m, y {y0:.0f}..{y1:.0f} m")
 
 
 def run_stripmap(args):
@@ -238,7 +283,7 @@ def run_stripmap(args):
     print(f"{PROG}: stripmap: {sc.npulses} pulses x {a.nrange} samples, fc "
           f"{a.fc / 1e9:g} GHz, B {a.bandwidth / 1e6:g} MHz, PRF {a.prf:g} Hz, "
           f"{a.velocity:g} m/s, slant range {a.r0:.0f}..{far:.0f} m, "
-          f"{len(sc.targets)} point targets")
+          f"{len(sc.targets)} point targets" + scene_summary(sc.reflectivity))
     print(f"  wrote {args.output}{stripmap_sim.DATA_SUFFIX} and "
           f"{args.output}{stripmap_sim.META_SUFFIX}")
     print(f"  next: gpuradar-sar --input {args.output} --algorithm csa")

@@ -1,7 +1,6 @@
 #include "cfar_angles.h"
+#include <gpuradar/kernels/detection_clustering.h>
 #include <cmath>
-#include <map>
-#include <tuple>
 
 namespace gr {
 namespace gpuradar {
@@ -50,38 +49,10 @@ std::vector<pmt::pmt_t> with_azimuths(const std::vector<kernels::cfar_detection>
 {
     const std::size_t channels = shape.channels;
     const std::vector<float> powers = angles.beam_powers(peaks);
-    // The listed detections by cell (CPI, range bin, Doppler bin).
-    using cell = std::tuple<std::uint32_t, long, long>;
-    std::multimap<cell, std::size_t> by_cell;
-    for (std::size_t i = 0; i < peaks.size(); ++i)
-        by_cell.emplace(cell{ std::uint32_t(peaks[i].map / channels),
-                              peaks[i].range_bin,
-                              peaks[i].doppler_bin },
-                        i);
-    // A detection beside (or at) a stronger one of another beam is that target's.
-    const auto outshone = [&](std::size_t i) {
-        const auto& d = peaks[i];
-        for (long dr = -1; dr <= 1; ++dr)
-            for (long dd = -1; dd <= 1; ++dd) {
-                long r = long(d.range_bin) + dr, m = long(d.doppler_bin) + dd;
-                if (shape.doppler_wrap)
-                    m = (m + long(shape.ndoppler)) % long(shape.ndoppler);
-                const auto [lo, hi] =
-                    by_cell.equal_range(cell{ std::uint32_t(d.map / channels), r, m });
-                for (auto it = lo; it != hi; ++it) {
-                    const auto& o = peaks[it->second];
-                    if (o.map != d.map &&
-                        (o.power > d.power || (o.power == d.power && o.map < d.map)))
-                        return true;
-                }
-            }
-        return false;
-    };
     std::vector<pmt::pmt_t> out;
-    for (std::size_t i = 0; i < peaks.size(); ++i) {
+    for (const std::size_t i : kernels::strongest_across_beams(
+             peaks, channels, shape.ndoppler, shape.doppler_wrap)) {
         const auto& d = peaks[i];
-        if (outshone(i))
-            continue;
         pmt::pmt_t r = dicts[i];
         const float* p = powers.data() + i * channels;
         if (all_finite(p, channels) && d.noise > 0.0f && std::isfinite(d.noise)) {

@@ -57,10 +57,8 @@ struct map_shape {
 
 /*!
  * One group's listed detections (`peaks`, one per dict in `dicts`, same order) with
- * azimuths. A target is detected in several beams, at its cell or (noise, a straddled
- * peak) one bin beside it: a detection with a stronger one of another beam of its CPI
- * within one range bin and one Doppler bin (across a wrapping Doppler edge; equal
- * powers: the lower beam wins) is that target's and dropped. Each kept dict gains
+ * azimuths. Only each target's strongest listing across the beams is kept
+ * (kernels::strongest_across_beams). Each kept dict gains
  * azimuth_deg, azimuth_std_deg (kernels::monopulse::estimate_from_powers over the cell's
  * beam powers, the noise from the detection's CFAR interference estimate) and
  * azimuth_beam (first beam of the group used). A detection whose cell holds a NaN/Inf

@@ -66,26 +66,32 @@ make_targets(const std::vector<double>& x,
 
 } // namespace
 
-stripmap_source::sptr stripmap_source::make(double fc,
-                                            double bandwidth,
-                                            double pulse_width,
-                                            bool up_chirp,
-                                            double fs,
-                                            double prf,
-                                            double velocity,
-                                            double altitude,
-                                            double near_range,
-                                            unsigned int nrange,
-                                            double squint,
-                                            double antenna_length,
-                                            const std::vector<double>& target_x,
-                                            const std::vector<double>& target_y,
-                                            const std::vector<double>& target_z,
-                                            const std::vector<double>& target_amplitude,
-                                            double noise_sigma,
-                                            double first_pulse_y,
-                                            std::uint64_t max_pulses,
-                                            std::uint32_t seed)
+stripmap_source::sptr
+stripmap_source::make(double fc,
+                      double bandwidth,
+                      double pulse_width,
+                      bool up_chirp,
+                      double fs,
+                      double prf,
+                      double velocity,
+                      double altitude,
+                      double near_range,
+                      unsigned int nrange,
+                      double squint,
+                      double antenna_length,
+                      const std::vector<double>& target_x,
+                      const std::vector<double>& target_y,
+                      const std::vector<double>& target_z,
+                      const std::vector<double>& target_amplitude,
+                      double noise_sigma,
+                      double first_pulse_y,
+                      std::uint64_t max_pulses,
+                      std::uint32_t seed,
+                      const std::vector<gr_complex>& scene_reflectivity,
+                      unsigned int scene_nx,
+                      double scene_x0,
+                      double scene_y0,
+                      double scene_spacing)
 {
     const auto p = make_stripmap_params(block_name,
                                         fc,
@@ -107,13 +113,23 @@ stripmap_source::sptr stripmap_source::make(double fc,
     if (!std::isfinite(first_pulse_y))
         bad("first_pulse_y must be finite (m) (got " + std::to_string(first_pulse_y) +
             ")");
-    return gnuradio::make_block_sptr<stripmap_source_impl>(
-        p, std::move(targets), noise_sigma, first_pulse_y, max_pulses, seed);
+    kernels::stripmap_sim::reflectivity_grid scene{
+        scene_reflectivity, scene_nx, scene_x0, scene_y0, scene_spacing
+    };
+    scene.validate(block_name);
+    return gnuradio::make_block_sptr<stripmap_source_impl>(p,
+                                                           std::move(targets),
+                                                           std::move(scene),
+                                                           noise_sigma,
+                                                           first_pulse_y,
+                                                           max_pulses,
+                                                           seed);
 }
 
 stripmap_source_impl::stripmap_source_impl(
     const kernels::stripmap_params& p,
     std::vector<kernels::stripmap_sim::point_target> targets,
+    kernels::stripmap_sim::reflectivity_grid scene,
     double noise_sigma,
     double first_pulse_y,
     std::uint64_t max_pulses,
@@ -123,6 +139,7 @@ stripmap_source_impl::stripmap_source_impl(
                      gr::io_signature::make(1, 1, p.nrange * sizeof(gr_complex))),
       d_params(p),
       d_targets(std::move(targets)),
+      d_scene(std::move(scene)),
       d_noise_sigma(noise_sigma),
       d_first_pulse_y(first_pulse_y),
       d_max_pulses(max_pulses),
@@ -152,6 +169,7 @@ int stripmap_source_impl::work(int noutput_items,
             0, 0, stripmap_tag_key(), stripmap_dict(d_params, d_first_pulse_y, 0));
     const auto pulses = kernels::stripmap_sim::simulate(d_params,
                                                         d_targets,
+                                                        d_scene,
                                                         std::size_t(first),
                                                         std::size_t(n),
                                                         d_first_pulse_y,

@@ -18,6 +18,7 @@ class stripmap_source_impl : public stripmap_source
 public:
     stripmap_source_impl(const kernels::stripmap_params& p,
                          std::vector<kernels::stripmap_sim::point_target> targets,
+                         kernels::stripmap_sim::reflectivity_grid scene,
                          double noise_sigma,
                          double first_pulse_y,
                          std::uint64_t max_pulses,
@@ -33,6 +34,7 @@ public:
 private:
     const kernels::stripmap_params d_params;
     const std::vector<kernels::stripmap_sim::point_target> d_targets;
+    const kernels::stripmap_sim::reflectivity_grid d_scene;
     const double d_noise_sigma, d_first_pulse_y;
     const std::uint64_t d_max_pulses;
     const std::uint32_t d_seed;

@@ -2,6 +2,7 @@
 #include <gpuradar/kernels/detection_clustering.h>
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <tuple>
 
@@ -147,6 +148,47 @@ detection_clustering::cluster(const std::vector<cfar_detection>& detections) con
                   return key_of(a.peak) < key_of(b.peak);
               });
     return out;
+}
+
+std::vector<std::size_t>
+strongest_across_beams(const std::vector<cfar_detection>& detections,
+                       std::size_t beams,
+                       std::size_t ndoppler,
+                       bool doppler_wrap)
+{
+    if (beams == 0)
+        detail::throw_invalid("strongest_across_beams", "beams", ">= 1", beams);
+    if (ndoppler == 0)
+        detail::throw_invalid("strongest_across_beams", "ndoppler", ">= 1", ndoppler);
+    // The detections by cell (CPI, range bin, Doppler bin).
+    using cell = std::tuple<std::uint64_t, long, long>;
+    std::multimap<cell, std::size_t> by_cell;
+    for (std::size_t i = 0; i < detections.size(); ++i) {
+        const auto& d = detections[i];
+        by_cell.emplace(cell{ d.map / beams, long(d.range_bin), long(d.doppler_bin) }, i);
+    }
+    const auto outshone = [&](const cfar_detection& d) {
+        for (long dr = -1; dr <= 1; ++dr)
+            for (long dd = -1; dd <= 1; ++dd) {
+                const long r = long(d.range_bin) + dr;
+                long m = long(d.doppler_bin) + dd;
+                if (doppler_wrap)
+                    m = (m + long(ndoppler)) % long(ndoppler);
+                const auto [lo, hi] = by_cell.equal_range(cell{ d.map / beams, r, m });
+                for (auto it = lo; it != hi; ++it) {
+                    const auto& o = detections[it->second];
+                    if (o.map != d.map &&
+                        (o.power > d.power || (o.power == d.power && o.map < d.map)))
+                        return true;
+                }
+            }
+        return false;
+    };
+    std::vector<std::size_t> kept;
+    for (std::size_t i = 0; i < detections.size(); ++i)
+        if (!outshone(detections[i]))
+            kept.push_back(i);
+    return kept;
 }
 
 } // namespace gpuradar::kernels

@@ -126,17 +126,22 @@ std::uint64_t pulse_seed(std::uint32_t seed, std::size_t pulse)
            (static_cast<std::uint64_t>(pulse) * 0x9E3779B97F4A7C15ull);
 }
 
-//! Adds one target's echo to one pulse (antenna at along-track y_a).
+//! Adds one target's echo to one pulse (antenna at along-track y_a); main_lobe_only:
+//! nothing outside the first nulls of the antenna pattern.
 void add_echo(const stripmap_params& p,
               const point_target& t,
               double y_a,
+              bool main_lobe_only,
               std::complex<double>* acc)
 {
     const double dx = t.x_m, dy = t.y_m - y_a, dz = t.z_m - p.altitude_m;
     const double R = std::sqrt(dx * dx + dy * dy + dz * dz);
     const double lambda = p.wavelength_m();
     const double theta = std::asin(dy / R); // forward of broadside
-    const double g = sinc(p.antenna_length_m * std::sin(theta - p.squint_rad) / lambda);
+    const double u = p.antenna_length_m * std::sin(theta - p.squint_rad) / lambda;
+    if (main_lobe_only && std::abs(u) >= 1.0)
+        return;
+    const double g = sinc(u);
     const double gain = g * g; // two-way amplitude
     const double turns = 2.0 * R / lambda;
     const std::complex<double> carrier =
@@ -154,10 +159,111 @@ void add_echo(const stripmap_params& p,
     }
 }
 
+//! Rows [first, last) of a scene grid.
+struct row_span {
+    std::size_t first, last;
+};
+
+/*!
+ * The scene rows that can lie in the antenna's main lobe for the antenna at y_a: a cell
+ * at closest-approach range rho and along-track offset dy is seen at theta with
+ * tan(theta) = dy / rho, inside the main lobe when |sin(theta - squint)| < lambda / L,
+ * so dy lies between rho tan(theta_lo) and rho tan(theta_hi) for the scene's extreme
+ * rho. All rows when the main lobe reaches the horizon (lambda / L near 1).
+ */
+row_span main_lobe_rows(const stripmap_params& p, const reflectivity_grid& g, double y_a)
+{
+    const std::size_t ny = g.ny();
+    const double s = p.wavelength_m() / p.antenna_length_m;
+    const double edge = s < 1.0 ? std::asin(s) : pi;
+    const double lo = p.squint_rad - edge, hi = p.squint_rad + edge;
+    constexpr double horizon = 1.5; // rad: tan() grows without bound beyond
+    if (!(lo > -horizon && hi < horizon))
+        return { 0, ny };
+    const double x1 = g.x0_m + static_cast<double>(g.nx - 1) * g.spacing_m;
+    const double near_x =
+        (g.x0_m <= 0.0 && x1 >= 0.0) ? 0.0 : std::min(std::abs(g.x0_m), std::abs(x1));
+    const double far_x = std::max(std::abs(g.x0_m), std::abs(x1));
+    const double rho_min = std::hypot(near_x, p.altitude_m);
+    const double rho_max = std::hypot(far_x, p.altitude_m);
+    const double dy_lo = std::min(rho_min * std::tan(lo), rho_max * std::tan(lo));
+    const double dy_hi = std::max(rho_min * std::tan(hi), rho_max * std::tan(hi));
+    // One row of margin each side: the per-cell test decides at the edges.
+    const double j_lo = std::floor((y_a + dy_lo - g.y0_m) / g.spacing_m) - 1.0;
+    const double j_hi = std::ceil((y_a + dy_hi - g.y0_m) / g.spacing_m) + 2.0;
+    const double n = static_cast<double>(ny);
+    return { static_cast<std::size_t>(std::clamp(j_lo, 0.0, n)),
+             static_cast<std::size_t>(std::clamp(j_hi, 0.0, n)) };
+}
+
+//! Adds the echoes of the scene cells in the main lobe to one pulse.
+void add_scene_echoes(const stripmap_params& p,
+                      const reflectivity_grid& g,
+                      double y_a,
+                      std::complex<double>* acc)
+{
+    const row_span rows = main_lobe_rows(p, g, y_a);
+    for (std::size_t j = rows.first; j < rows.last; ++j)
+        for (std::size_t i = 0; i < g.nx; ++i) {
+            const std::complex<float> a = g.reflectivity[j * g.nx + i];
+            if (a == std::complex<float>(0.0f, 0.0f))
+                continue;
+            const point_target cell{ g.x0_m + static_cast<double>(i) * g.spacing_m,
+                                     g.y0_m + static_cast<double>(j) * g.spacing_m,
+                                     0.0,
+                                     std::complex<double>(a) };
+            add_echo(p, cell, y_a, true, acc);
+        }
+}
+
 } // namespace
+
+void reflectivity_grid::validate(const char* stage) const
+{
+    if (empty())
+        return;
+    if (nx == 0 || reflectivity.size() % nx != 0)
+        throw_invalid(stage,
+                      "scene_nx",
+                      "> 0 and a divisor of the cell count " +
+                          std::to_string(reflectivity.size()),
+                      nx);
+    if (!(std::isfinite(spacing_m) && spacing_m > 0))
+        throw_invalid(stage, "scene_spacing", "> 0 and finite", spacing_m);
+    if (!std::isfinite(x0_m))
+        throw_invalid(stage, "scene_x0", "finite", x0_m);
+    if (!std::isfinite(y0_m))
+        throw_invalid(stage, "scene_y0", "finite", y0_m);
+    for (std::size_t c = 0; c < reflectivity.size(); ++c)
+        if (!(std::isfinite(reflectivity[c].real()) &&
+              std::isfinite(reflectivity[c].imag())))
+            throw_invalid(stage,
+                          ("scene_reflectivity[" + std::to_string(c) + "]").c_str(),
+                          "finite",
+                          std::abs(reflectivity[c]));
+}
 
 std::vector<cfloat> simulate(const stripmap_params& p,
                              const std::vector<point_target>& targets,
+                             std::size_t first_pulse,
+                             std::size_t npulses,
+                             double first_pulse_y,
+                             double noise_sigma,
+                             std::uint32_t seed)
+{
+    return simulate(p,
+                    targets,
+                    reflectivity_grid{},
+                    first_pulse,
+                    npulses,
+                    first_pulse_y,
+                    noise_sigma,
+                    seed);
+}
+
+std::vector<cfloat> simulate(const stripmap_params& p,
+                             const std::vector<point_target>& targets,
+                             const reflectivity_grid& scene,
                              std::size_t first_pulse,
                              std::size_t npulses,
                              double first_pulse_y,
@@ -172,6 +278,7 @@ std::vector<cfloat> simulate(const stripmap_params& p,
     for (const auto& t : targets)
         if (!(std::isfinite(t.x_m) && std::isfinite(t.y_m) && std::isfinite(t.z_m)))
             throw_invalid("stripmap_sim", "targets (position)", "finite", t.x_m);
+    scene.validate("stripmap_sim");
     const std::size_t nr = p.nrange;
     std::vector<cfloat> out(npulses * nr);
     std::vector<std::complex<double>> acc(nr);
@@ -182,7 +289,9 @@ std::vector<cfloat> simulate(const stripmap_params& p,
             first_pulse_y + static_cast<double>(i) * p.velocity_mps / p.prf_hz;
         std::fill(acc.begin(), acc.end(), 0.0);
         for (const auto& t : targets)
-            add_echo(p, t, y_a, acc.data());
+            add_echo(p, t, y_a, false, acc.data());
+        if (!scene.empty())
+            add_scene_echoes(p, scene, y_a, acc.data());
         complex_noise(pulse_seed(seed, i))
             .fill(noise.data(), nr, 2.0 * noise_sigma * noise_sigma);
         cfloat* row = &out[j * nr];

@@ -1,7 +1,8 @@
 /*
- * The CPU pool (cpu_threads.h): every pooled CPU stage gives, bit for bit, what it gives
- * on one thread, for thread counts that do and do not divide the rows, with two stages
- * running concurrently from two threads as GNU Radio's blocks do; bad counts are refused.
+ * The CPU pool (cpu_threads.h): every pooled CPU stage (csa included) gives, bit for bit,
+ * what it gives on one thread, for thread counts that do and do not divide the rows, with
+ * two stages running concurrently from two threads as GNU Radio's blocks do; bad counts
+ * are refused.
  */
 #include "cpu_threads_support.h"
 #include "invalid_argument_check.h"
@@ -9,6 +10,7 @@
 #include <gpuradar/kernels/backprojection.h>
 #include <gpuradar/kernels/corner_turn.h>
 #include <gpuradar/kernels/cpu_threads.h>
+#include <gpuradar/kernels/csa.h>
 #include <gpuradar/kernels/doppler_filter.h>
 #include <gpuradar/kernels/envelope.h>
 #include <gpuradar/kernels/pulse_compression.h>
@@ -206,6 +208,27 @@ TEST(CpuThreads, test_005_backprojection_tiles)
             expect_all_equal(outs);
         }
     }
+}
+
+TEST(CpuThreads, test_007_csa)
+{
+    // Squinted (the per-thread resampling scratch) and 250 range columns: the last
+    // azimuth column block is partial and no count divides the blocks or rows evenly.
+    kernels::stripmap_params p;
+    p.bandwidth_hz = 50e6;
+    p.pulse_width_s = 2e-6;
+    p.fs_hz = 60e6;
+    p.prf_hz = 200;
+    p.velocity_mps = 150;
+    p.near_range_m = 8000;
+    p.nrange = 250;
+    p.antenna_length_m = 2.0;
+    p.squint_rad = 0.1;
+    const std::size_t naz = 512;
+    const auto raw = random_complex(naz * p.nrange, 17);
+    expect_all_equal(outputs_at<cfloat>(counts, raw.size(), [&](cfloat* y) {
+        kernels::csa::make(backend::cpu, p, naz, {})->run(raw.data(), y);
+    }));
 }
 
 TEST(CpuThreads, test_004_processors_run_concurrently)

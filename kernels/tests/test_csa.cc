@@ -364,6 +364,15 @@ TEST(CsaCpu, DownChirpAndReferenceRangeFocusToo)
     expect_focused(p, 512, three_targets(p), o);
 }
 
+TEST(CsaCpu, RangeLengthOffTheColumnBlockFocusesToo)
+{
+    // The CPU twin transforms azimuth in blocks of range columns; an odd range length
+    // leaves a partial last block (and an odd FFT, unequal positive and negative bins).
+    auto p = small_scene(0.12);
+    p.nrange = 501;
+    expect_focused(p, 512, three_targets(p), {});
+}
+
 /*
  * fp64 reference: the time-domain matched filter of the raw data for the pixel
  * (row i, column j) itself: over the pulses whose Doppler for that pixel lies in the

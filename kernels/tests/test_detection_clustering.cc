@@ -15,6 +15,7 @@
 #include <gpuradar/kernels/window.h>
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 namespace gpuradar::test {
 namespace {
@@ -170,6 +171,61 @@ TEST(DetectionClustering, test_006_bad_parameters_name_the_parameter)
         "gpuradar::detection_clustering");
     detection_clustering ok({ 4, 4, false, true });
     EXPECT_TRUE(ok.cluster({}).empty());
+}
+
+//! strongest_across_beams by its definition, pair by pair.
+std::vector<std::size_t> strongest_reference(const std::vector<cfar_detection>& dets,
+                                             std::uint32_t beams,
+                                             long ndoppler)
+{
+    std::vector<std::size_t> kept;
+    for (std::size_t i = 0; i < dets.size(); ++i) {
+        const auto& d = dets[i];
+        bool outshone = false;
+        for (const auto& o : dets) {
+            const long dr = std::labs(long(o.range_bin) - long(d.range_bin));
+            long dd = std::labs(long(o.doppler_bin) - long(d.doppler_bin));
+            dd = std::min(dd, ndoppler - dd); // the Doppler edge wraps
+            outshone |= o.map / beams == d.map / beams && o.map != d.map && dr <= 1 &&
+                        dd <= 1 &&
+                        (o.power > d.power || (o.power == d.power && o.map < d.map));
+        }
+        if (!outshone)
+            kept.push_back(i);
+    }
+    return kept;
+}
+
+TEST(DetectionClustering, test_007_strongest_across_beams_matches_its_definition)
+{
+    constexpr std::uint32_t beams = 5, ndoppler = 8;
+    const std::uint32_t seed = std::random_device{}();
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<std::uint32_t> map(0, 2 * beams - 1), bin(0, 7);
+    std::uniform_int_distribution<int> level(1, 4); // few levels: ties happen
+    for (int trial = 0; trial < 200; ++trial) {
+        std::vector<cfar_detection> dets;
+        for (int k = 0; k < 30; ++k)
+            dets.push_back(det(map(rng), bin(rng), bin(rng), float(level(rng))));
+        const auto kept = kernels::strongest_across_beams(dets, beams, ndoppler, true);
+        ASSERT_EQ(kept, strongest_reference(dets, beams, ndoppler))
+            << "seed " << seed << ", trial " << trial;
+    }
+    // Two beams of one CPI see one target; the same cell in the next CPI is another.
+    const std::vector<cfar_detection> two = { det(0, 3, 7, 2.f),
+                                              det(1, 3, 0, 5.f),
+                                              det(beams, 3, 7, 1.f) };
+    EXPECT_EQ(kernels::strongest_across_beams(two, beams, ndoppler, true),
+              (std::vector<std::size_t>{ 1, 2 }));
+    // Without the wrap, Doppler bins 7 and 0 are far apart.
+    EXPECT_EQ(kernels::strongest_across_beams(two, beams, ndoppler, false),
+              (std::vector<std::size_t>{ 0, 1, 2 }));
+    expect_invalid([] { kernels::strongest_across_beams({}, 0, 8, true); },
+                   "beams",
+                   "gpuradar::strongest_across_beams");
+    expect_invalid([] { kernels::strongest_across_beams({}, 4, 0, true); },
+                   "ndoppler",
+                   "gpuradar::strongest_across_beams");
 }
 
 /*!

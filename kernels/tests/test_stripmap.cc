@@ -128,6 +128,141 @@ TEST(Stripmap, ChunkedStreamEqualsWhole)
     EXPECT_NEAR(pw / double(noise.size()), 2 * 0.3 * 0.3, 0.02);
 }
 
+//! Two-way main lobe test of the hand formula: |L sin(theta - squint) / lambda| < 1.
+bool in_main_lobe(const stripmap_params& p, const sim::point_target& t, double y_a)
+{
+    const double R = std::sqrt(t.x_m * t.x_m + (t.y_m - y_a) * (t.y_m - y_a) +
+                               (t.z_m - p.altitude_m) * (t.z_m - p.altitude_m));
+    const double lambda = speed_of_light / p.fc_hz;
+    const double theta = std::asin((t.y_m - y_a) / R);
+    return std::abs(p.antenna_length_m * std::sin(theta - p.squint_rad) / lambda) < 1.0;
+}
+
+//! Cells inside / outside the main lobe over the pulses of one comparison.
+struct lobe_counts {
+    std::size_t inside = 0, outside = 0;
+};
+
+/*!
+ * simulate(p, {extra}, g, first, n) against the hand formula summed over `extra` (whole
+ * pattern) and every cell of g inside the main lobe, sample by sample.
+ */
+lobe_counts expect_scene_matches_hand(const stripmap_params& p,
+                                      const sim::reflectivity_grid& g,
+                                      const sim::point_target& extra,
+                                      std::size_t first,
+                                      std::size_t n)
+{
+    const auto raw = sim::simulate(p, { extra }, g, first, n, 0.0);
+    EXPECT_EQ(raw.size(), n * p.nrange);
+    lobe_counts counts;
+    double worst = 0, energy = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+        const double y_a = double(first + j) * p.velocity_mps / p.prf_hz;
+        std::vector<std::complex<double>> ref(p.nrange);
+        for (int k = 0; k < int(p.nrange); ++k)
+            ref[k] = hand_echo(p, extra, y_a, k);
+        for (std::size_t c = 0; c < g.reflectivity.size(); ++c) {
+            const sim::point_target cell{ g.x0_m + double(c % g.nx) * g.spacing_m,
+                                          g.y0_m + double(c / g.nx) * g.spacing_m,
+                                          0.0,
+                                          std::complex<double>(g.reflectivity[c]) };
+            const bool in = in_main_lobe(p, cell, y_a);
+            (in ? counts.inside : counts.outside) += 1;
+            if (in)
+                for (int k = 0; k < int(p.nrange); ++k)
+                    ref[k] += hand_echo(p, cell, y_a, k);
+        }
+        for (int k = 0; k < int(p.nrange); ++k) {
+            worst = std::max(
+                worst, std::abs(std::complex<double>(raw[j * p.nrange + k]) - ref[k]));
+            energy += std::norm(ref[k]);
+        }
+    }
+    EXPECT_GT(energy, 10.0);
+    EXPECT_LT(worst, 1e-5);
+    return counts;
+}
+
+TEST(Stripmap, SceneCellsAreMainLobeScatterersAtTheirCentres)
+{
+    auto p = small_params();
+    // Rows at y 10, 135, 260 m: the main lobe's edge (first null) lies near 254-257 m
+    // from the antenna, so the last row does not echo.
+    sim::reflectivity_grid g;
+    g.nx = 2;
+    g.x0_m = 7535.0;
+    g.y0_m = 10.0;
+    g.spacing_m = 125.0;
+    g.reflectivity = { { 1.0f, 0.5f },  { -0.3f, 0.2f }, { 0.7f, 0.0f },
+                       { 0.0f, -0.9f }, { 0.4f, 0.4f },  { -1.0f, 0.1f } };
+    const sim::point_target extra{ 7600.0, 20.0, 0.0, { 0.5, 0.0 } };
+    const auto counts = expect_scene_matches_hand(p, g, extra, 3, 4);
+    EXPECT_GT(counts.inside, 0u);
+    EXPECT_GT(counts.outside, 0u);
+    // The scene is not ignored: without it only the extra target remains.
+    const auto with = sim::simulate(p, { extra }, g, 3, 4, 0.0);
+    const auto without = sim::simulate(p, { extra }, 3, 4, 0.0);
+    double diff = 0;
+    for (std::size_t i = 0; i < with.size(); ++i)
+        diff += std::norm(std::complex<double>(with[i] - without[i]));
+    EXPECT_GT(diff, 1.0);
+}
+
+TEST(Stripmap, SceneRowsOutsideTheMainLobeAreSkippedExactly)
+{
+    // Squinted beam, a grid reaching far along track (201 rows every 10 m), pulses
+    // (antenna at 0 m and 750 m) whose main lobe covers a few rows: the rows
+    // the simulator skips without testing each cell must be exactly those with no cell
+    // inside the main lobe, at either edge, for both signs of squint.
+    for (double squint : { 0.2, -0.3 }) {
+        auto p = small_params();
+        p.squint_rad = squint;
+        sim::reflectivity_grid g;
+        g.nx = 3;
+        g.x0_m = 7300.0;
+        // The beam centre lies rho tan(squint) along track from the antenna (rho about
+        // 7.9 km here); the grid runs from 600 m behind it to 1400 m ahead.
+        g.y0_m = std::hypot(7300.0, p.altitude_m) * std::tan(squint) - 600.0;
+        g.spacing_m = 10.0;
+        for (int c = 0; c < 3 * 201; ++c)
+            g.reflectivity.emplace_back(0.2f + 0.01f * float(c % 7), 0.1f * float(c % 3));
+        const sim::point_target extra{ 7400.0, g.y0_m + 700.0, 0.0, { 0.5, 0.0 } };
+        for (std::size_t first : { std::size_t(0), std::size_t(5000) }) {
+            SCOPED_TRACE("squint " + std::to_string(squint) + ", first pulse " +
+                         std::to_string(first));
+            const auto counts = expect_scene_matches_hand(p, g, extra, first, 3);
+            EXPECT_GT(counts.inside, 3u);
+            EXPECT_GT(counts.outside, counts.inside);
+        }
+    }
+}
+
+TEST(Stripmap, BadSceneIsNamed)
+{
+    const auto p = small_params();
+    const auto check = [&](auto change, const char* name) {
+        sim::reflectivity_grid g;
+        g.nx = 2;
+        g.reflectivity.assign(6, { 1.0f, 0.0f });
+        change(g);
+        expect_invalid([&] { g.validate("stripmap_sim"); }, name);
+        expect_invalid([&] { sim::simulate(p, {}, g, 0, 1); }, name);
+    };
+    check([](sim::reflectivity_grid& g) { g.nx = 0; }, "scene_nx");
+    check([](sim::reflectivity_grid& g) { g.nx = 4; }, "scene_nx");
+    check([](sim::reflectivity_grid& g) { g.spacing_m = 0; }, "scene_spacing");
+    check([](sim::reflectivity_grid& g) { g.spacing_m = NAN; }, "scene_spacing");
+    check([](sim::reflectivity_grid& g) { g.x0_m = INFINITY; }, "scene_x0");
+    check([](sim::reflectivity_grid& g) { g.y0_m = NAN; }, "scene_y0");
+    check(
+        [](sim::reflectivity_grid& g) {
+            g.reflectivity[4] = { 0.0f, NAN };
+        },
+        "scene_reflectivity[4]");
+    EXPECT_NO_THROW(sim::reflectivity_grid{}.validate("stripmap_sim")); // no scene
+}
+
 TEST(Stripmap, DerivedQuantities)
 {
     auto p = small_params();

@@ -39,7 +39,8 @@ make_source(const kernels::stripmap_params& p,
             const std::vector<kernels::stripmap_sim::point_target>& targets,
             double noise_sigma,
             std::uint64_t max_pulses,
-            double first_pulse_y = 0.0)
+            double first_pulse_y = 0.0,
+            const kernels::stripmap_sim::reflectivity_grid& scene = {})
 {
     std::vector<double> x, y, z, a;
     for (const auto& t : targets) {
@@ -67,7 +68,12 @@ make_source(const kernels::stripmap_params& p,
                                                noise_sigma,
                                                first_pulse_y,
                                                max_pulses,
-                                               7);
+                                               7,
+                                               scene.reflectivity,
+                                               unsigned(scene.nx),
+                                               scene.x0_m,
+                                               scene.y0_m,
+                                               scene.spacing_m);
 }
 
 inline gr::gpuradar::sar_focus::sptr

@@ -68,6 +68,51 @@ TEST(StripmapSource, StreamEqualsTheSimulatorAndEndsAfterMaxPulses)
                 1e-9);
 }
 
+TEST(StripmapSource, SceneReachesTheSimulatorUnswapped)
+{
+    const auto p = small_stripmap();
+    // nx != ny and x0 != y0: a swapped or ignored scene parameter changes the stream.
+    sim::reflectivity_grid g;
+    g.nx = 3;
+    g.x0_m = target_at(p, 2300, 0.0).x_m;
+    g.y0_m = 40.0;
+    g.spacing_m = 1.5;
+    for (int c = 0; c < 12; ++c)
+        g.reflectivity.emplace_back(float(c % 5) * 0.25f, float(c % 3) * -0.5f);
+    const std::size_t n = 150;
+    auto src = make_source(p, {}, 0.0, n, 0.0, g);
+    auto snk = gr::blocks::vector_sink_c::make(unsigned(p.nrange));
+    auto tb = gr::make_top_block("stripmap_source");
+    tb->connect(src, 0, snk, 0);
+    tb->run();
+    const auto ref = sim::simulate(p, {}, g, 0, n, 0.0, 0.0, 7);
+    const auto got = snk->data();
+    ASSERT_EQ(got.size(), ref.size());
+    double energy = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+        ASSERT_EQ(got[i], ref[i]) << "sample " << i;
+        energy += std::norm(ref[i]);
+    }
+    EXPECT_GT(energy, 100.0); // the scene lies in the beam during these pulses
+}
+
+TEST(StripmapSource, BadSceneNamesItsParameter)
+{
+    const auto p = small_stripmap();
+    auto make = [&](std::size_t nx, double spacing, float last) {
+        sim::reflectivity_grid g;
+        g.nx = nx;
+        g.spacing_m = spacing;
+        g.reflectivity.assign(6, { 1.0f, 0.0f });
+        g.reflectivity.back() = { last, 0.0f };
+        make_source(p, {}, 0.0, 1, 0.0, g);
+    };
+    expect_invalid_here([&] { make(4, 1.0, 1.0f); }, "scene_nx");
+    expect_invalid_here([&] { make(0, 1.0, 1.0f); }, "scene_nx");
+    expect_invalid_here([&] { make(2, -1.0, 1.0f); }, "scene_spacing");
+    expect_invalid_here([&] { make(2, 1.0, NAN); }, "scene_reflectivity[5]");
+}
+
 TEST(StripmapSource, EndlessWhenMaxPulsesIsZero)
 {
     const auto p = small_stripmap();

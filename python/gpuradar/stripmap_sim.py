@@ -23,6 +23,10 @@ Recording format (``<base>`` is any path prefix)
     ``gpuradar:stripmap``: the acquisition, an object with the fields of the ``stripmap``
     stream tag (docs/CONVENTIONS.md): fc, bandwidth, pulse_width, up_chirp, fs, prf,
     velocity, altitude, r0 (slant range of sample 0), nrange, squint, antenna_length.
+    With a distributed scene, ``gpuradar:scene`` describes it: ``source`` (the .npy file
+    or ``patch``), ``nx``, ``ny``, ``x0``, ``y0`` (m, cell (0, 0)), ``spacing`` (m),
+    ``phase_seed`` (the random phases given to a real image) and ``mean_intensity``
+    (mean |reflectivity|^2).
     The truth is one annotation per target with ``gpuradar:position`` [x, y, z] (m),
     ``gpuradar:amplitude`` [re, im] and, for convenience, ``gpuradar:slant_range_m``
     and ``gpuradar:azimuth_m`` (its closest approach).
@@ -30,7 +34,7 @@ Recording format (``<base>`` is any path prefix)
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 import numpy as np
 
@@ -96,6 +100,37 @@ class Target:
         return math.hypot(self.x, self.z - acq.altitude)
 
 
+#: Most cells of a distributed scene (each costs about an aperture of echoes).
+MAX_SCENE_CELLS = 1 << 20
+
+
+@dataclass
+class Reflectivity:
+    """A distributed scene (kernels::stripmap_sim::reflectivity_grid): data[j, i] is the
+    complex amplitude of a scatterer at (x0 + i spacing, y0 + j spacing, 0), rows along
+    track. data is None for a scene read back from a recording's metadata."""
+    data: Optional[np.ndarray]
+    x0: float
+    y0: float
+    spacing: float
+    source: str
+    phase_seed: int = 0
+    shape: Optional[tuple] = None  #: (ny, nx) when data is None
+
+    @property
+    def ny(self):
+        return (self.data.shape if self.data is not None else self.shape)[0]
+
+    @property
+    def nx(self):
+        return (self.data.shape if self.data is not None else self.shape)[1]
+
+    def extent(self):
+        """(x_min, x_max, y_min, y_max) of the cell centres (m)."""
+        return (self.x0, self.x0 + (self.nx - 1) * self.spacing,
+                self.y0, self.y0 + (self.ny - 1) * self.spacing)
+
+
 @dataclass
 class Scene:
     acq: Acquisition
@@ -104,6 +139,61 @@ class Scene:
     noise_sigma: float = 0.05
     seed: int = 1
     first_pulse_y: float = 0.0
+    reflectivity: Optional[Reflectivity] = None
+
+
+def textured_patch(n=64):
+    """The built-in distributed scene: n x n amplitudes in four quadrants, 1 and 1/2
+    (near and far range) on the southern half, 1/4 and 0 on the northern half; intensities
+    1, 1/4, 1/16 and 0."""
+    h = n // 2
+    amp = np.zeros((n, n))
+    amp[:h, :h], amp[:h, h:], amp[h:, :h] = 1.0, 0.5, 0.25
+    return amp
+
+
+def reflectivity_from_image(image, acq: Acquisition, npulses, first_pulse_y, spacing,
+                            source, centre=None, phase_seed=1):
+    """A Reflectivity of `image` (2-D, real: amplitudes given uniform random phases from
+    phase_seed, i.e. speckle; complex: used as is) with square cells of `spacing` m,
+    centred on `centre` (x, y) or on the swath's centre at the middle of the strip.
+    ValueError naming `source` for an image that is not 2-D, empty, too large, or not
+    finite numbers."""
+    a = np.asarray(image)
+    if a.ndim != 2 or a.size == 0:
+        raise ValueError(f"{source}: the scene must be a non-empty 2-D array (rows along "
+                         f"track, columns across), got shape {a.shape}")
+    if a.size > MAX_SCENE_CELLS:
+        raise ValueError(f"{source}: {a.size} scene cells, more than {MAX_SCENE_CELLS}")
+    if a.dtype.kind not in "iufc":
+        raise ValueError(f"{source}: the scene must hold real or complex numbers (dtype "
+                         f"{a.dtype})")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{source}: the scene holds non-finite values")
+    if not (math.isfinite(spacing) and spacing > 0):
+        raise ValueError(f"scene spacing: must be > 0 and finite (got {spacing})")
+    if np.iscomplexobj(a):
+        data = a.astype(np.complex64)
+    else:
+        rng = np.random.default_rng(phase_seed)
+        data = (a * np.exp(2j * np.pi * rng.random(a.shape))).astype(np.complex64)
+    if centre is None:
+        far = acq.r0 + (acq.nrange - 1) * acq.dr
+        mid = 0.5 * (acq.r0 + far)
+        centre = (math.sqrt(max(mid ** 2 - acq.altitude ** 2, 0.0)),
+                  first_pulse_y + 0.5 * npulses * acq.dy)
+    ny, nx = data.shape
+    return Reflectivity(data, centre[0] - 0.5 * (nx - 1) * spacing,
+                        centre[1] - 0.5 * (ny - 1) * spacing, spacing, source,
+                        phase_seed if not np.iscomplexobj(a) else 0)
+
+
+def load_reflectivity_image(path):
+    """The array of a .npy file; ValueError naming the file when it cannot be read."""
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as e:
+        raise ValueError(f"{path}: not a readable .npy array ({e})") from None
 
 
 def presets():
@@ -134,7 +224,8 @@ def simulate(scene: Scene, base, progress=None):
     src = gpr.stripmap_source(*a.block_args(), [t.x for t in scene.targets],
                               [t.y for t in scene.targets], [t.z for t in scene.targets],
                               [t.amplitude for t in scene.targets], scene.noise_sigma,
-                              scene.first_pulse_y, scene.npulses, scene.seed)
+                              scene.first_pulse_y, scene.npulses, scene.seed,
+                              *_scene_args(scene.reflectivity))
     tb = gr.top_block()
     snk = blocks.file_sink(gr.sizeof_gr_complex * a.nrange, str(base) + DATA_SUFFIX)
     snk.set_unbuffered(False)
@@ -148,6 +239,13 @@ def simulate(scene: Scene, base, progress=None):
     return base
 
 
+def _scene_args(r: Optional[Reflectivity]):
+    """stripmap_source's scene_* arguments."""
+    if r is None:
+        return [[], 0, 0.0, 0.0, 1.0]
+    return [r.data.ravel().tolist(), r.nx, r.x0, r.y0, r.spacing]
+
+
 def write_meta(base, scene: Scene, description="gpuradar stripmap SAR simulation"):
     ns = NAMESPACE + ":"
     a = scene.acq
@@ -155,6 +253,11 @@ def write_meta(base, scene: Scene, description="gpuradar stripmap SAR simulation
     g.update({ns + "mode": MODE, ns + "npulses": scene.npulses,
               ns + "noise_sigma": scene.noise_sigma, ns + "seed": scene.seed,
               ns + "first_pulse_y": scene.first_pulse_y, ns + "stripmap": asdict(a)})
+    r = scene.reflectivity
+    if r is not None:
+        g[ns + "scene"] = {"source": r.source, "nx": r.nx, "ny": r.ny, "x0": r.x0,
+                           "y0": r.y0, "spacing": r.spacing, "phase_seed": r.phase_seed,
+                           "mean_intensity": float(np.mean(np.abs(r.data) ** 2))}
     n = scene.npulses * a.nrange
     annotations = [
         {"core:sample_start": 0, "core:sample_count": n, "core:label": f"target {i}",
@@ -232,8 +335,23 @@ def read(path) -> Recording:
         targets.append(Target(x, y, z, amp[0]))
     scene = Scene(a, targets, npulses, g.number(ns + "noise_sigma", minimum=0, default=0.0),
                   g.number(ns + "seed", int, minimum=0, default=1),
-                  g.number(ns + "first_pulse_y", default=0.0))
+                  g.number(ns + "first_pulse_y", default=0.0),
+                  _read_scene(g.object(ns + "scene", default=None)))
     return Recording(base, scene)
+
+
+def _read_scene(f):
+    """The Reflectivity (without data) of the metadata's gpuradar:scene, or None."""
+    if f is None:
+        return None
+    shape = (f.number("ny", int, minimum=1, maximum=MAX_SCENE_CELLS),
+             f.number("nx", int, minimum=1, maximum=MAX_SCENE_CELLS))
+    if shape[0] * shape[1] > MAX_SCENE_CELLS:
+        raise f.error("nx", f"x ny must be at most {MAX_SCENE_CELLS} cells (got "
+                            f"{shape[1]} x {shape[0]})")
+    return Reflectivity(None, f.number("x0"), f.number("y0"), f.number("spacing", above=0),
+                        f.string("source"), f.number("phase_seed", int, minimum=0,
+                                                     default=0), shape)
 
 
 # --- focus quality -------------------------------------------------------------------
@@ -441,15 +559,21 @@ def focus_bp(rec: Recording, grid, backend="auto", range_window="rectangular", r
                  f"backprojection of {n} pulses")
 
 
-def bp_grid(acq: Acquisition, targets, npulses, first_pulse_y, margin=40.0):
-    """A ground grid around the targets (or the whole swath), pixels a third of the
-    resolutions (c/(2B) in ground range at the near edge, L/2 along track)."""
+def bp_grid(acq: Acquisition, targets, npulses, first_pulse_y, margin=40.0,
+            reflectivity: Optional[Reflectivity] = None):
+    """A ground grid around the targets and the distributed scene (or the whole swath),
+    pixels a third of the resolutions (c/(2B) in ground range at the near edge, L/2 along
+    track)."""
     from .sar_sim import Grid
     dx = acq.dr / 3
     dy = acq.antenna_length / 2 / 3
     ground = lambda r: math.sqrt(max(r * r - acq.altitude ** 2, 0.0))
-    if targets:
-        xs, ys = [t.x for t in targets], [t.y for t in targets]
+    xs, ys = [t.x for t in targets], [t.y for t in targets]
+    if reflectivity is not None:
+        ex = reflectivity.extent()
+        xs += ex[:2]
+        ys += ex[2:]
+    if xs:
         x0, x1 = min(xs) - margin, max(xs) + margin
         y0, y1 = min(ys) - margin, max(ys) + margin
     else:

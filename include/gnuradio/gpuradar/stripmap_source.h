@@ -4,6 +4,7 @@
 #define INCLUDED_GPURADAR_STRIPMAP_SOURCE_H
 
 #include <gnuradio/gpuradar/api.h>
+#include <gnuradio/gr_complex.h>
 #include <gnuradio/sync_block.h>
 #include <cstdint>
 #include <vector>
@@ -26,6 +27,12 @@ namespace gpuradar {
  * Tag `stripmap` on item 0 (docs/CONVENTIONS.md, "stripmap tag"): a dict with the
  * acquisition parameters the focusing (sar_focus) needs, so a recording or a consumer
  * can check them.
+ *
+ * A distributed scene (optional): scene_reflectivity, scene_nx cells per row, is a
+ * ground reflectivity image whose cell (i, j) is a scatterer at (scene_x0 + i
+ * scene_spacing, scene_y0 + j scene_spacing, 0) of amplitude scene_reflectivity[j
+ * scene_nx + i]; cells are simulated inside the antenna's main lobe only
+ * (kernels::reflectivity_grid).
  *
  * max_pulses > 0: the stream ends after that many pulses (work returns WORK_DONE).
  */
@@ -56,29 +63,42 @@ public:
      * \param first_pulse_y  along-track position of pulse 0 (m, finite)
      * \param max_pulses     pulses before the stream ends (0: endless)
      * \param seed           noise seed
+     * \param scene_reflectivity  distributed scene: ny x scene_nx complex amplitudes,
+     *                       rows along y (finite); empty: none
+     * \param scene_nx       scene cells per row (> 0 and a divisor of the cell count
+     *                       when there is a scene)
+     * \param scene_x0       x of scene cell (0, 0) (m, finite)
+     * \param scene_y0       y of scene cell (0, 0) (m, finite)
+     * \param scene_spacing  scene cell spacing on both axes (m, > 0)
      * Throws std::invalid_argument naming the parameter (or the target entry, e.g.
      * "target_y[2]") before anything is allocated.
      */
-    static sptr make(double fc,
-                     double bandwidth,
-                     double pulse_width,
-                     bool up_chirp,
-                     double fs,
-                     double prf,
-                     double velocity,
-                     double altitude,
-                     double near_range,
-                     unsigned int nrange,
-                     double squint,
-                     double antenna_length,
-                     const std::vector<double>& target_x,
-                     const std::vector<double>& target_y,
-                     const std::vector<double>& target_z = std::vector<double>(),
-                     const std::vector<double>& target_amplitude = std::vector<double>(),
-                     double noise_sigma = 0.0,
-                     double first_pulse_y = 0.0,
-                     std::uint64_t max_pulses = 0,
-                     std::uint32_t seed = 1);
+    static sptr
+    make(double fc,
+         double bandwidth,
+         double pulse_width,
+         bool up_chirp,
+         double fs,
+         double prf,
+         double velocity,
+         double altitude,
+         double near_range,
+         unsigned int nrange,
+         double squint,
+         double antenna_length,
+         const std::vector<double>& target_x,
+         const std::vector<double>& target_y,
+         const std::vector<double>& target_z = std::vector<double>(),
+         const std::vector<double>& target_amplitude = std::vector<double>(),
+         double noise_sigma = 0.0,
+         double first_pulse_y = 0.0,
+         std::uint64_t max_pulses = 0,
+         std::uint32_t seed = 1,
+         const std::vector<gr_complex>& scene_reflectivity = std::vector<gr_complex>(),
+         unsigned int scene_nx = 0,
+         double scene_x0 = 0.0,
+         double scene_y0 = 0.0,
+         double scene_spacing = 1.0);
 
     //! Pulses in the synthetic aperture (3 dB beam) at the far edge of the range window.
     virtual double far_aperture_pulses() const = 0;

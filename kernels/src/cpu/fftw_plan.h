@@ -37,9 +37,10 @@ inline fftwf_complex_array fftwf_alloc(std::size_t n)
 /*!
  * A batched 1-D complex FFT plan: `batch` transforms of length n, element stride
  * `stride`, transform distance `dist` (FFTW's advanced interface). sign is FFTW_FORWARD
- * or FFTW_BACKWARD (unnormalised). Planned with FFTW_ESTIMATE on scratch arrays so that
- * construction never touches caller data; run with execute(in, out) on arrays of the
- * same alignment class (fftwf_malloc'd, or any with FFTW_UNALIGNED).
+ * or FFTW_BACKWARD (unnormalised). Planned with `rigour` (FFTW_ESTIMATE by default;
+ * FFTW_MEASURE times candidate plans, once per problem and process thanks to FFTW's
+ * wisdom) on scratch arrays so that construction never touches caller data; run with
+ * execute(in, out) on arrays of any alignment (FFTW_UNALIGNED).
  */
 class fftwf_plan_1d
 {
@@ -52,7 +53,8 @@ public:
                   int sign,
                   bool in_place,
                   const char* who,
-                  int nthreads = 1)
+                  int nthreads = 1,
+                  unsigned rigour = FFTW_ESTIMATE)
     {
         const std::size_t total = static_cast<std::size_t>(dist) * (batch - 1) +
                                   static_cast<std::size_t>(stride) * (n - 1) + 1;
@@ -74,7 +76,7 @@ public:
                                      stride,
                                      dist,
                                      sign,
-                                     FFTW_ESTIMATE | FFTW_UNALIGNED);
+                                     rigour | FFTW_UNALIGNED);
         set_planner_threads(1);
         if (!d_plan)
             throw std::runtime_error(

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <gnuradio/gpuradar/stripmap_source.h>
+#include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -16,7 +17,8 @@ void bind_stripmap_source(py::module& m)
         m,
         "stripmap_source",
         "Simulated raw stripmap SAR echoes, one pulse (nrange complex) per item, point "
-        "targets plus noise; a `stripmap` tag on item 0 holds the acquisition (see C++ "
+        "targets, an optional distributed scene, plus noise; a `stripmap` tag on item 0 "
+        "holds the acquisition (see C++ "
         "docs).")
         .def(py::init(&stripmap_source::make),
              py::arg("fc"),
@@ -38,7 +40,12 @@ void bind_stripmap_source(py::module& m)
              py::arg("noise_sigma") = 0.0,
              py::arg("first_pulse_y") = 0.0,
              py::arg("max_pulses") = 0,
-             py::arg("seed") = 1)
+             py::arg("seed") = 1,
+             py::arg("scene_reflectivity") = std::vector<gr_complex>(),
+             py::arg("scene_nx") = 0,
+             py::arg("scene_x0") = 0.0,
+             py::arg("scene_y0") = 0.0,
+             py::arg("scene_spacing") = 1.0)
         .def("far_aperture_pulses", &stripmap_source::far_aperture_pulses)
         .def("pulses", &stripmap_source::pulses);
 }

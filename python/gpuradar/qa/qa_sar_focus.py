@@ -136,6 +136,43 @@ class qa_sar_focus(gr_unittest.TestCase):
             gpuradar.stripmap_source(**ACQ, target_x=[1.0, 2.0], target_y=[1.0])
         with self.assertRaisesRegex(ValueError, "noise_sigma"):
             gpuradar.stripmap_source(**ACQ, target_x=[1.0], target_y=[1.0], noise_sigma=-1)
+        with self.assertRaisesRegex(ValueError, "scene_nx"):
+            gpuradar.stripmap_source(**ACQ, target_x=[], target_y=[],
+                                     scene_reflectivity=[1.0] * 6, scene_nx=4)
+        with self.assertRaisesRegex(ValueError, "scene_spacing"):
+            gpuradar.stripmap_source(**ACQ, target_x=[], target_y=[],
+                                     scene_reflectivity=[1.0] * 6, scene_nx=3,
+                                     scene_spacing=0.0)
+        with self.assertRaisesRegex(ValueError, r"scene_reflectivity\[2\]"):
+            gpuradar.stripmap_source(**ACQ, target_x=[], target_y=[],
+                                     scene_reflectivity=[1.0, 1.0, complex(0, math.nan)],
+                                     scene_nx=3)
+
+    def test_005_scene_focuses_where_its_cells_are(self):
+        """A distributed scene of one bright cell among dim ones: the focused image's
+        brightest pixel is the bright cell's closest approach (row and range sample); a
+        swapped scene_x0 / scene_y0 or an ignored scene would put it elsewhere or
+        nowhere."""
+        refl = np.full((5, 7), 0.05, np.complex64)
+        refl[3, 1] = 1.0  # row j = 3 (y), column i = 1 (x)
+        x0, y0, spacing = ground_x(2300.0), 180.0, 2.0
+        src = gpuradar.stripmap_source(
+            **ACQ, target_x=[], target_y=[], noise_sigma=0.0, max_pulses=700,
+            scene_reflectivity=refl.ravel().tolist(), scene_nx=7, scene_x0=x0,
+            scene_y0=y0, scene_spacing=spacing)
+        focus = gpuradar.sar_focus(**ACQ, backend="cpu")
+        snk = blocks.vector_sink_c(ACQ["nrange"])
+        tb = gr.top_block()
+        tb.connect(src, focus, snk)
+        tb.run()
+        img = np.abs(np.array(snk.data()).reshape(-1, ACQ["nrange"]))
+        self.assertGreater(img.size, 0)
+        row, col = np.unravel_index(int(np.argmax(img)), img.shape)
+        x, y = x0 + 1 * spacing, y0 + 3 * spacing
+        want_col = (math.hypot(x, ACQ["altitude"]) - ACQ["near_range"]) / DR
+        want_row = y / DY - focus.lead()
+        self.assertLessEqual(abs(col - want_col), 1.0)
+        self.assertLessEqual(abs(row - want_row), 1.0)
 
 
 if __name__ == "__main__":

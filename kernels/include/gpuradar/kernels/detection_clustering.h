@@ -77,6 +77,22 @@ private:
     const params d_params;
 };
 
+/*!
+ * \brief The detections of beam-major maps that are each target's strongest listing.
+ *
+ * A target is detected in several beams of its CPI, at its cell or (noise, a straddled
+ * peak) one bin beside it. Maps are numbered cpi * beams + beam. A detection is dropped
+ * when a stronger detection of another beam of the same CPI lies within one range bin
+ * and one Doppler bin (across the Doppler edge when `doppler_wrap`); of equal powers the
+ * lower beam is kept. Returns the indices into `detections` of the kept ones, in order.
+ * Throws std::invalid_argument naming `beams` or `ndoppler` when either is 0.
+ */
+std::vector<std::size_t>
+strongest_across_beams(const std::vector<cfar_detection>& detections,
+                       std::size_t beams,
+                       std::size_t ndoppler,
+                       bool doppler_wrap);
+
 } // namespace gpuradar::kernels
 
 #endif

@@ -75,6 +75,30 @@ struct point_target {
 };
 
 /*!
+ * \brief A distributed scene: a ground reflectivity image on a regular grid.
+ *
+ * Cell (i, j), i < nx across track, j < ny along track, is one point scatterer at
+ * (x0_m + i spacing_m, y0_m + j spacing_m, 0) of complex amplitude
+ * reflectivity[j nx + i] (row-major, rows along y). Empty reflectivity: no scene. A
+ * dense grid (spacing below the resolution) with random phases gives speckle whose mean
+ * intensity follows |reflectivity|^2.
+ */
+struct reflectivity_grid {
+    std::vector<std::complex<float>> reflectivity; //!< ny x nx, finite
+    std::size_t nx = 0;                            //!< cells per row (> 0 when non-empty)
+    double x0_m = 0.0;                             //!< x of cell (0, 0) (m)
+    double y0_m = 0.0;                             //!< y of cell (0, 0) (m)
+    double spacing_m = 1.0;                        //!< cell spacing on both axes (m), > 0
+
+    bool empty() const { return reflectivity.empty(); }
+    std::size_t ny() const { return nx ? reflectivity.size() / nx : 0; }
+    //! Throws std::invalid_argument "gpuradar::<stage>: scene_<field> ..." for nx not
+    //! dividing the cell count, a non-positive or non-finite spacing, a non-finite
+    //! origin or reflectivity.
+    void validate(const char* stage) const;
+};
+
+/*!
  * Pulses [first_pulse, first_pulse + npulses) of the raw (uncompressed) echoes of
  * `targets`, npulses x p.nrange, pulse-major, with the antenna at y_i = first_pulse_y +
  * i v / PRF. Complex white Gaussian noise of standard deviation `noise_sigma` per
@@ -97,6 +121,21 @@ struct zero_doppler {
     double range_m;
     double y_m;
 };
+/*!
+ * As above, plus the echoes of `scene`'s cells. Each cell contributes only while it lies
+ * inside the antenna's main lobe (between the first nulls of the two-way pattern): the
+ * sidelobes, at most -26 dB two-way, are left out so that the cost grows with cells x
+ * aperture, not cells x pulses x window. Point targets keep the whole pattern.
+ */
+std::vector<cfloat> simulate(const stripmap_params& p,
+                             const std::vector<point_target>& targets,
+                             const reflectivity_grid& scene,
+                             std::size_t first_pulse,
+                             std::size_t npulses,
+                             double first_pulse_y = 0.0,
+                             double noise_sigma = 0.0,
+                             std::uint32_t seed = 1);
+
 zero_doppler closest_approach(const stripmap_params& p, const point_target& t);
 
 } // namespace stripmap_sim
