@@ -101,6 +101,8 @@ def tracks_errors(sink, truth, range_bin_m, azimuths=None):
               for _, r, _ in truth if not any(abs(y - r) < 3 * range_bin_m for _, y in drawn)]
     if azimuths is None:
         return errors
+    if len(azimuths) != len(truth):
+        return errors + [f"{len(azimuths)} azimuths for {len(truth)} targets"]
     drawn = drawn_tracks(w.azimuth_plane.markers)
     return errors + [
         f"no B-scope track within 3 range bins and {AZIMUTH_TOLERANCE_DEG} deg of the "

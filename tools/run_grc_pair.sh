@@ -25,7 +25,8 @@ mkdir -p "$out/tx"
 tx_name=$(sed -n 's/^    id: //p' "$tx_grc" | head -1)
 sock_dir=$(mktemp -d)  # mode 0700: only this user reaches the socket
 address="ipc://$sock_dir/pair"
-(cd "$out/tx" && PYTHONPATH="$modules" exec /usr/bin/python3 "$tx_name.py" \
+# -X faulthandler: a transmitter that does not stop is aborted with its threads' stacks.
+(cd "$out/tx" && PYTHONPATH="$modules" exec /usr/bin/python3 -X faulthandler "$tx_name.py" \
     --address "$address" --ncpi 0) &
 tx_pid=$!
 cleanup() { kill "$tx_pid" 2>/dev/null || true; rm -rf "$sock_dir"; }
@@ -41,6 +42,8 @@ if kill -TERM "$tx_pid" 2>/dev/null; then
     done
     if kill -0 "$tx_pid" 2>/dev/null; then
         echo "run_grc_pair.sh: $tx_name did not stop within ${TX_GRACE_S} s of SIGTERM" >&2
+        kill -ABRT "$tx_pid" 2>/dev/null || true
+        wait "$tx_pid" || true
         tx_rc=1
     else
         wait "$tx_pid" || tx_rc=$?
