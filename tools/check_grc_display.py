@@ -13,7 +13,8 @@ Every range_doppler_sink in the flowgraph must show each target of its own scene
 (variables ranges, velocities, snr_db) or else of DIR/pulse_doppler.sigmf-meta (its
 truth) where its axes put it, within a
 few dB of the peak, over a darker background, every detection_table list it and every
-track_sink draw a confirmed (or coasting) track at it; every sar_image_sink must show the
+track_sink draw a confirmed (or coasting) track at it (and, when the flowgraph has a
+variable azimuths, at its azimuth on the B-scope); every sar_image_sink must show the
 targets of DIR/sar.sigmf-meta. Exit status 0 only when
 every display drew at least one frame and passed (gnuradio.gpuradar.display_check).
 Run under an X server (tools/run_grc_example.sh --check-display does).
@@ -32,6 +33,10 @@ from PyQt5 import QtCore, QtWidgets
 DRAW_GRACE_S = 3.0
 #: window size (px) for the check and the screenshot
 WINDOW_SIZE = (900, 900)
+#: a B-scope track is at its target's azimuth (variable azimuths) within this many degrees:
+#: a quarter of the 15-degree beam spacing of the array examples, so an azimuth taken as
+#: the nearest beam's centre fails for a target between two beams
+AZIMUTH_TOLERANCE_DEG = 3.0
 
 
 def parse_args(argv):
@@ -77,16 +82,34 @@ def table_errors(table, truth, range_bin_m):
             for _, r, _ in truth if not any(abs(x - r) < 1.5 * range_bin_m for x in ranges)]
 
 
-def tracks_errors(sink, truth, range_bin_m):
-    """The track display draws a confirmed or coasting track within 3 range bins of each
-    target (its markers as drawn: x velocity m/s, y range km)."""
-    w = sink.qwidget()
+def drawn_tracks(markers):
+    """[(x, range m)] of the confirmed and coasting markers of one plane, as drawn."""
     drawn = []
     for status in ("confirmed", "coasting"):
-        xs, ys = w.markers[status].getData()
+        xs, ys = markers[status].getData()
         drawn += [(float(x), float(y) * 1e3) for x, y in zip(xs, ys)]
-    return [f"no track within 3 range bins of the target at {r:.0f} m (drawn: {drawn})"
-            for _, r, _ in truth if not any(abs(y - r) < 3 * range_bin_m for _, y in drawn)]
+    return drawn
+
+
+def tracks_errors(sink, truth, range_bin_m, azimuths=None):
+    """The track display draws a confirmed or coasting track within 3 range bins of each
+    target (its markers as drawn: x velocity m/s, y range km); with the targets'
+    azimuths (deg), its B-scope draws one there too, within AZIMUTH_TOLERANCE_DEG."""
+    w = sink.qwidget()
+    drawn = drawn_tracks(w.markers)
+    errors = [f"no track within 3 range bins of the target at {r:.0f} m (drawn: {drawn})"
+              for _, r, _ in truth if not any(abs(y - r) < 3 * range_bin_m for _, y in drawn)]
+    if azimuths is None:
+        return errors
+    if len(azimuths) != len(truth):
+        return errors + [f"{len(azimuths)} azimuths for {len(truth)} targets"]
+    drawn = drawn_tracks(w.azimuth_plane.markers)
+    return errors + [
+        f"no B-scope track within 3 range bins and {AZIMUTH_TOLERANCE_DEG} deg of the "
+        f"target at {r:.0f} m, {az:.1f} deg (drawn: {drawn})"
+        for (_, r, _), az in zip(truth, azimuths)
+        if not any(abs(y - r) < 3 * range_bin_m and abs(x - az) < AZIMUTH_TOLERANCE_DEG
+                   for x, y in drawn)]
 
 
 def map_truth(tb, recordings):
@@ -117,8 +140,8 @@ def check(tb, recordings):
     from gnuradio.gpuradar import display_check
     found = displays(tb)
     errors = []
-    if not (found["map"] or found["sar"]):
-        return ["no range_doppler_sink or sar_image_sink in the flowgraph"]
+    if not (found["map"] or found["sar"] or found["tracks"]):
+        return ["no range_doppler_sink, sar_image_sink or track_sink in the flowgraph"]
     for kind, group in found.items():
         for name, block in group:
             if block.counts()["drawn"] < 1:
@@ -133,7 +156,8 @@ def check(tb, recordings):
                            table_errors(block, *map_truth(tb, recordings))]
             elif kind == "tracks":
                 errors += [f"{name}: {e}" for e in
-                           tracks_errors(block, *map_truth(tb, recordings))]
+                           tracks_errors(block, *map_truth(tb, recordings),
+                                         getattr(tb, "azimuths", None))]
             else:
                 targets, keep_out = sar_truth(recordings)
                 errors += [f"{name}: {e}" for e in
