@@ -13,9 +13,9 @@
  * the unnormalised inverse transform comes out conjugated in natural order, ready for
  * phase 3 (or the resampler) on the way back to global memory.
  */
+#include "complex_math.cuh"
 #include "csa_phase.cuh"
 #include "csa_range_rows.h"
-#include "complex_math.cuh"
 #include "cuda_check.h"
 #include "smem_fft.cuh"
 #include <algorithm>
@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         __syncthreads();
         for (unsigned log2L = 8; log2L <= log2L0; log2L += 4)
             smem_fft_pass<16, true>(sm, F, log2L, a.twiddle, log2F);
-        // Last inverse pass radix RS: sample i = n1 + j sA of the row (conjugated).
+            // Last inverse pass radix RS: sample i = n1 + j sA of the row (conjugated).
 #pragma unroll
         for (int it = 0; it < ITERS; ++it) {
             const unsigned n1 = threadIdx.x + it * T;
@@ -187,7 +187,10 @@ using kernel_t = void (*)(csa_range_rows_args);
 
 //! Resident blocks per SM the register budget is sized for: 768 threads (24 warps) to
 //! hide the row loads' latency, as far as shared memory allows (F <= 4096).
-constexpr int min_blocks(unsigned threads) { return threads >= 512 ? 1 : int(768 / threads); }
+constexpr int min_blocks(unsigned threads)
+{
+    return threads >= 512 ? 1 : int(768 / threads);
+}
 
 //! The instance for F = 2^LOG2F: threads T = min(F / 16, max_threads), each running
 //! ITERS = (F / RS) / T butterflies of the radix-RS passes.
@@ -240,10 +243,10 @@ void csa_range_rows(const csa_range_rows_args& a, cudaStream_t s)
     const unsigned log2F = log2_of(a.nrange);
     const kernel_t k = kernel_for(log2F);
     const std::size_t bytes = shared_bytes(a.nrange);
-    GPURADAR_CUDA_CHECK(
-        who,
-        cudaFuncSetAttribute(
-            k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+    GPURADAR_CUDA_CHECK(who,
+                        cudaFuncSetAttribute(k,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(bytes)));
     const unsigned threads = std::min(a.nrange / 16, max_threads);
     const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(a.naz, 1u << 30));
     k<<<blocks, threads, bytes, s>>>(a);

@@ -20,15 +20,15 @@
 namespace gpuradar::kernels::detail {
 
 struct csa_range_rows_args {
-    float2* rows;               //!< naz x nrange, transformed in place
-    const csa_quadratic* q1;    //!< per row: phase 1 over range sample k
-    const csa_quadratic* q2;    //!< per row: phase 2 over signed range bin
-    const csa_quadratic* q3;    //!< per row: phase 3 over output column j
-    const float* range_weight;  //!< per range bin
+    float2* rows;                //!< naz x nrange, transformed in place
+    const csa_quadratic* q1;     //!< per row: phase 1 over range sample k
+    const csa_quadratic* q2;     //!< per row: phase 2 over signed range bin
+    const csa_quadratic* q3;     //!< per row: phase 3 over output column j
+    const float* range_weight;   //!< per range bin
     const float* azimuth_weight; //!< per row (0: the row is outside the Doppler band)
-    const int* resample_first;  //!< squint only (else null): per output column
-    const float* resample_taps; //!< squint only: csa_resample_taps per output column
-    const float2* twiddle;      //!< nrange values exp(-2 pi i t / nrange)
+    const int* resample_first;   //!< squint only (else null): per output column
+    const float* resample_taps;  //!< squint only: csa_resample_taps per output column
+    const float2* twiddle;       //!< nrange values exp(-2 pi i t / nrange)
     std::size_t naz;
     unsigned nrange;
 };
