@@ -83,29 +83,62 @@ gr::gpuradar::sar_focus::sptr make_block(const kernels::stripmap_params& p,
                                          c.backend);
 }
 
+//! Where the flowgraph's pulses come from.
+enum class pulse_source {
+    host,  //!< host_replay_source: on CUDA they cross PCIe through the device buffer
+    device //!< device_replay_source (CUDA): already in device memory, no PCIe
+};
+
 struct flowgraph_run {
     double ms_per_block = -1;
     std::uint64_t pulses = 0, blocks = 0, failed_blocks = 0;
     gr::gpuradar::device_buffer::stats bytes;
 };
 
-//! One steady run: enough pulses for skip + 1 + measured blocks.
+/*!
+ * One steady run of skip + 1 + measured blocks. The device source replays the scene's
+ * first stride pulses over and over (whole repeats only, so it may send pulses the last
+ * block does not need).
+ */
 flowgraph_run run_flowgraph(const kernels::stripmap_params& p,
                             const focus_case& c,
                             const std::vector<cfloat>& pulses,
+                            pulse_source from,
                             const source_tuning& tuning)
 {
     const bool cuda = std::string(c.backend) == "cuda";
     auto focus = make_block(p, c);
     const std::uint64_t stride = focus->stride();
     const std::uint64_t nblocks = c.skip_blocks + 1 + c.measured_blocks;
+    const std::size_t row_bytes = p.nrange * sizeof(cfloat);
     flowgraph_run r;
     r.pulses = (nblocks - 1) * stride + focus->naz();
-    const std::size_t row_bytes = p.nrange * sizeof(cfloat);
     auto tb = gr::make_top_block("sar_focus_block");
-    auto src = gnuradio::make_block_sptr<pd::host_replay_source>(
-        pulses, r.pulses, stride, tuning, 0.0, 1, p.nrange);
-    tb->connect(src, 0, focus, 0);
+    kernels::device_memory stride_pulses;
+    if (from == pulse_source::device) {
+        stride_pulses = kernels::device_memory(stride * row_bytes);
+        kernels::cuda_stream s;
+        kernels::copy_async(stride_pulses.get(),
+                            pulses.data(),
+                            stride_pulses.size(),
+                            kernels::copy_kind::host_to_device,
+                            s.ref(),
+                            "bench");
+        s.synchronize("bench");
+        const std::uint64_t repeats = (r.pulses + stride - 1) / stride;
+        r.pulses = repeats * stride;
+        tb->connect(gnuradio::make_block_sptr<pd::device_replay_source>(
+                        stride_pulses, row_bytes, int(stride), repeats),
+                    0,
+                    focus,
+                    0);
+    } else {
+        tb->connect(gnuradio::make_block_sptr<pd::host_replay_source>(
+                        pulses, r.pulses, stride, tuning, 0.0, 1, p.nrange),
+                    0,
+                    focus,
+                    0);
+    }
     std::function<double()> steady;
     if (cuda) {
         auto sink = gnuradio::make_block_sptr<pd::device_sink>(row_bytes, stride);
@@ -189,114 +222,194 @@ double kernel_ms_per_block(const kernels::stripmap_params& p,
 }
 
 /*!
- * What holds the block back when it misses the target: the source's memcpy when it
- * alone takes longer than the block's work on the GPU stream (it runs beside it), else
- * the copies on the block's stream when they exceed the target's allowance over the
- * kernel, else the flowgraph's own overhead.
+ * What holds the block back when it misses the target: the host source's memcpy when it
+ * alone takes longer than the block's work on its stream (it runs beside it), else the
+ * copies queued on the block's stream with its kernels (`copies`) when they exceed the
+ * target's allowance over the kernel, else the flowgraph's own overhead.
  */
-std::string
-limited_by(double ratio, double kernel_ms, double source_ms, double stream_copies_ms)
+std::string limited_by(double ratio,
+                       double kernel_ms,
+                       double source_ms,
+                       double copies_ms,
+                       const char* copies)
 {
     if (ratio <= target_ratio)
         return "none";
-    if (source_ms >= kernel_ms + stream_copies_ms)
+    if (source_ms >= kernel_ms + copies_ms)
         return "source_host_memcpy";
-    if (stream_copies_ms > (target_ratio - 1.0) * kernel_ms)
-        return "host_to_device_copy";
+    if (copies_ms > (target_ratio - 1.0) * kernel_ms)
+        return copies;
     return "flowgraph_overhead";
 }
 
-void bench_sar_focus_block(const char* name, bool cuda, const options& opt)
-{
-    if (cuda && !pd::have_cuda(name))
-        return;
-    const focus_case c = pick_case(cuda, opt);
-    const auto p = sar::bench_params(c.nrange);
-    const std::size_t stride = make_block(p, c)->stride(), overlap = c.naz - stride;
-    const std::size_t row_bytes = p.nrange * sizeof(cfloat);
-    const std::size_t new_bytes = stride * row_bytes;
-    const auto pulses = sar::raw_scene(p, 2 * c.naz, scene_targets);
-    const int repeats = opt.quick ? 3 : std::max(3, std::min(opt.repeats, cuda ? 50 : 5));
+//! What one benchmark measured besides the flowgraph runs.
+struct focus_context {
+    focus_case c;
+    std::size_t stride;
+    double kernel_ms;
+    double source_ms; //!< host source memcpy per block (0: no host source)
+};
 
-    const double kernel_ms = kernel_ms_per_block(p, c, pulses, repeats);
-    const double source_ms = source_memcpy_ms(pulses, new_bytes, opt.source, repeats);
-    std::vector<double> block_ms;
-    flowgraph_run last;
+//! Steady time per block, median of the runs.
+double median_ms_per_block(const std::vector<flowgraph_run>& runs)
+{
+    std::vector<double> t;
+    for (const auto& r : runs)
+        t.push_back(r.ms_per_block);
+    return median(t);
+}
+
+//! The runs' figures against the kernel's; the caller adds the copies and emits.
+json_line focus_line(const char* name,
+                     const focus_context& k,
+                     const std::vector<flowgraph_run>& runs)
+{
     std::uint64_t failed = 0;
-    for (int r = 0; r < c.runs; ++r) {
-        last = run_flowgraph(p, c, pulses, opt.source);
-        block_ms.push_back(last.ms_per_block);
-        failed += last.failed_blocks;
+    double lo = runs.front().ms_per_block, hi = lo;
+    for (const auto& r : runs) {
+        failed += r.failed_blocks;
+        lo = std::min(lo, r.ms_per_block);
+        hi = std::max(hi, r.ms_per_block);
     }
-    const double ms = median(block_ms);
-    const double ratio = ms / kernel_ms;
+    const double ms = median_ms_per_block(runs), ratio = ms / k.kernel_ms;
+    const auto naz = double(k.c.naz), stride = double(k.stride);
     json_line line(name);
-    line.field("nrange", static_cast<long long>(c.nrange))
-        .field("naz", static_cast<long long>(c.naz))
-        .field("new_pulses_per_block", static_cast<long long>(stride))
-        .field("overlap_pulses", static_cast<long long>(overlap))
+    line.field("nrange", static_cast<long long>(k.c.nrange))
+        .field("naz", static_cast<long long>(k.c.naz))
+        .field("new_pulses_per_block", static_cast<long long>(k.stride))
+        .field("overlap_pulses", static_cast<long long>(k.c.naz - k.stride))
         .field("scene_targets", static_cast<long long>(scene_targets))
-        .field("runs", static_cast<long long>(c.runs))
-        .field("blocks_timed_per_run", static_cast<long long>(c.measured_blocks))
-        .field("blocks_focused_last_run", static_cast<long long>(last.blocks))
+        .field("runs", static_cast<long long>(runs.size()))
+        .field("blocks_timed_per_run", static_cast<long long>(k.c.measured_blocks))
+        .field("blocks_focused_last_run", static_cast<long long>(runs.back().blocks))
         .field("failed_blocks", static_cast<long long>(failed))
-        .field("kernel_ms_per_block", kernel_ms)
+        .field("kernel_ms_per_block", k.kernel_ms)
         .field("block_ms_per_block", ms)
-        .field("block_ms_min", *std::min_element(block_ms.begin(), block_ms.end()))
-        .field("block_ms_max", *std::max_element(block_ms.begin(), block_ms.end()))
+        .field("block_ms_min", lo)
+        .field("block_ms_max", hi)
         .field("ratio_to_kernel", ratio)
-        .field("ratio_per_new_pulse", ratio * double(c.naz) / double(stride))
+        .field("ratio_per_new_pulse", ratio * naz / stride)
         .field("target_ratio", target_ratio)
         .field("target_applies_to",
                "ratio_to_kernel: one focused azimuth block of naz pulses, block vs "
                "kernel on the same block")
         .field("meets_target", ratio <= target_ratio)
-        .field("pulses_per_s", double(stride) / (ms * 1e-3))
-        .field("kernel_pulses_per_s", double(c.naz) / (kernel_ms * 1e-3))
-        .field("kernel_new_pulses_per_s", double(stride) / (kernel_ms * 1e-3))
-        .field("source_memcpy_ms_per_block", source_ms)
-        .field("source_memcpy_gb_per_s", double(new_bytes) / (source_ms * 1e6));
-    double stream_copies_ms = 0;
-    if (cuda) {
-        kernels::cuda_stream s;
-        const double pinned = pinned_h2d_gb_per_s(new_bytes, s, repeats);
-        const double d2d = pd::copy_gb_per_s(new_bytes, s, repeats);
-        const double h2d_ms = double(new_bytes) / (pinned * 1e6);
-        const double out_ms = 2.0 * double(new_bytes) / (d2d * 1e6);
-        stream_copies_ms = h2d_ms + out_ms;
-        const double h2d_per_pulse = double(last.bytes.h2d_bytes) / double(last.pulses);
-        line.field("device", kernels::current_device_properties().name)
-            .field("h2d_bytes_per_pulse", h2d_per_pulse)
-            .field("pulse_bytes", static_cast<long long>(row_bytes))
-            .field("d2d_bytes_last_run", static_cast<long long>(last.bytes.d2d_bytes))
-            .field("d2h_bytes_last_run", static_cast<long long>(last.bytes.d2h_bytes))
-            .field("pinned_h2d_gb_per_s", pinned)
-            .field("block_h2d_gb_per_s", h2d_per_pulse * double(stride) / (ms * 1e6))
-            .field("h2d_ms_per_block_at_pinned", h2d_ms)
-            .field("output_copy_ms_per_block", out_ms)
-            .field("stream_serial_ms_per_block", kernel_ms + stream_copies_ms)
-            .field("h2d_share_of_block", h2d_ms / ms)
-            .field("h2d_alone_exceeds_target", h2d_ms > (target_ratio - 1.0) * kernel_ms);
-    } else {
-        line.field("device", "cpu")
-            .field("threads", static_cast<long long>(kernels::cpu_threads()));
-    }
-    const std::string bound = limited_by(ratio, kernel_ms, source_ms, stream_copies_ms);
+        .field("pulses_per_s", stride / (ms * 1e-3))
+        .field("kernel_pulses_per_s", naz / (k.kernel_ms * 1e-3))
+        .field("kernel_new_pulses_per_s", stride / (k.kernel_ms * 1e-3));
+    return line;
+}
+
+std::vector<flowgraph_run> run_flowgraphs(const kernels::stripmap_params& p,
+                                          const focus_case& c,
+                                          const std::vector<cfloat>& pulses,
+                                          pulse_source from,
+                                          const source_tuning& tuning)
+{
+    std::vector<flowgraph_run> runs;
+    for (int r = 0; r < c.runs; ++r)
+        runs.push_back(run_flowgraph(p, c, pulses, from, tuning));
+    return runs;
+}
+
+//! The limit and whether host copies are it, then emits.
+void emit_with_limit(json_line& line,
+                     const focus_context& k,
+                     double block_ms,
+                     double copies_ms,
+                     const char* copies)
+{
+    const std::string bound =
+        limited_by(block_ms / k.kernel_ms, k.kernel_ms, k.source_ms, copies_ms, copies);
     line.field("limited_by", bound)
         .field("host_copy_bound",
                bound == "source_host_memcpy" || bound == "host_to_device_copy")
         .emit();
 }
 
+void bench_cpu(const options& opt)
+{
+    const focus_case c = pick_case(false, opt);
+    const auto p = sar::bench_params(c.nrange);
+    const std::size_t stride = make_block(p, c)->stride();
+    const auto pulses = sar::raw_scene(p, 2 * c.naz, scene_targets);
+    const int repeats = opt.quick ? 3 : std::max(3, std::min(opt.repeats, 5));
+    const std::size_t new_bytes = stride * p.nrange * sizeof(cfloat);
+    const focus_context k{ c,
+                           stride,
+                           kernel_ms_per_block(p, c, pulses, repeats),
+                           source_memcpy_ms(pulses, new_bytes, opt.source, repeats) };
+    const auto runs = run_flowgraphs(p, c, pulses, pulse_source::host, opt.source);
+    auto line = focus_line("sar_focus/block/cpu", k, runs);
+    line.field("device", "cpu")
+        .field("threads", static_cast<long long>(kernels::cpu_threads()))
+        .field("pulses_from", "host")
+        .field("source_memcpy_ms_per_block", k.source_ms);
+    emit_with_limit(line, k, median_ms_per_block(runs), 0.0, "none");
+}
+
+/*!
+ * Two lines: pulses from the host (the device buffer copies each new pulse to the
+ * device, on the block's stream before its kernels) and pulses already on the device
+ * (the block's own overhead: its output copy and the flowgraph).
+ */
+void bench_cuda(const options& opt)
+{
+    const char* name = "sar_focus/block/cuda";
+    if (!pd::have_cuda(name))
+        return;
+    const focus_case c = pick_case(true, opt);
+    const auto p = sar::bench_params(c.nrange);
+    const std::size_t stride = make_block(p, c)->stride();
+    const auto pulses = sar::raw_scene(p, 2 * c.naz, scene_targets);
+    const int repeats = opt.quick ? 3 : std::max(3, std::min(opt.repeats, 50));
+    const std::size_t row_bytes = p.nrange * sizeof(cfloat),
+                      new_bytes = stride * row_bytes;
+    const double kernel_ms = kernel_ms_per_block(p, c, pulses, repeats);
+    kernels::cuda_stream s;
+    const double pinned = pinned_h2d_gb_per_s(new_bytes, s, repeats);
+    const double d2d = pd::copy_gb_per_s(new_bytes, s, repeats);
+    const double h2d_ms = double(new_bytes) / (pinned * 1e6);
+    const double out_ms = 2.0 * double(new_bytes) / (d2d * 1e6); // read + write
+    const std::string device = kernels::current_device_properties().name;
+    for (const auto from : { pulse_source::host, pulse_source::device }) {
+        const bool host = from == pulse_source::host;
+        const focus_context k{
+            c,
+            stride,
+            kernel_ms,
+            host ? source_memcpy_ms(pulses, new_bytes, opt.source, repeats) : 0.0
+        };
+        const auto runs = run_flowgraphs(p, c, pulses, from, opt.source);
+        const double ms = median_ms_per_block(runs);
+        const auto& last = runs.back();
+        const double h2d_per_pulse = double(last.bytes.h2d_bytes) / double(last.pulses);
+        const double copies_ms = (host ? h2d_ms : 0.0) + out_ms;
+        auto line = focus_line(name, k, runs);
+        line.field("device", device)
+            .field("pulses_from", host ? "host" : "device")
+            .field("pulse_bytes", static_cast<long long>(row_bytes))
+            .field("h2d_bytes_per_pulse", h2d_per_pulse)
+            .field("d2d_bytes_last_run", static_cast<long long>(last.bytes.d2d_bytes))
+            .field("d2h_bytes_last_run", static_cast<long long>(last.bytes.d2h_bytes))
+            .field("pinned_h2d_gb_per_s", pinned)
+            .field("d2d_copy_gb_per_s", d2d)
+            .field("block_h2d_gb_per_s", h2d_per_pulse * double(stride) / (ms * 1e6))
+            .field("h2d_ms_per_block_at_pinned", h2d_ms)
+            .field("output_copy_ms_per_block", out_ms)
+            .field("stream_serial_ms_per_block", kernel_ms + copies_ms);
+        if (host)
+            line.field("source_memcpy_ms_per_block", k.source_ms)
+                .field("h2d_alone_exceeds_target",
+                       h2d_ms > (target_ratio - 1.0) * kernel_ms);
+        emit_with_limit(
+            line, k, ms, copies_ms, host ? "host_to_device_copy" : "device_copies");
+    }
+}
+
 } // namespace
 
-GPURADAR_BENCH("sar_focus/block/cuda")
-{
-    bench_sar_focus_block("sar_focus/block/cuda", true, opt);
-}
-GPURADAR_BENCH("sar_focus/block/cpu")
-{
-    bench_sar_focus_block("sar_focus/block/cpu", false, opt);
-}
+GPURADAR_BENCH("sar_focus/block/cuda") { bench_cuda(opt); }
+GPURADAR_BENCH("sar_focus/block/cpu") { bench_cpu(opt); }
 
 } // namespace gpuradar::bench

@@ -228,12 +228,18 @@ GPURADAR_BENCH("detection_clustering/cuda")
             cfar->run(map.as<float>(), mask.as<std::uint8_t>(), nullptr, 1);
         };
         const double kernel_ms = pd::time_ms(s, repeats, run);
+        // The CPU twin on the same map: its count beside the GPU's, a sanity check.
+        std::vector<std::uint8_t> host_mask(cells);
+        auto twin = kernels::cfar_2d::make(kernels::backend::cpu, c.cp);
+        twin->run(host_map.data(), host_mask.data(), nullptr, 1);
+        const auto twin_detections = twin->collect().detections.size();
         const auto t = time_cfar_and_clustering(c.cp, repeats, [&] {
             run();
             return cfar->collect();
         });
         clustering_line("detection_clustering/cuda", device, c.name, c.cp, t)
             .field("cfar_run_only_ms", kernel_ms)
+            .field("cpu_twin_detections", static_cast<long long>(twin_detections))
             .field("neighbour_fetch",
                    "always on: the CFAR reads range_prev/next and doppler_prev/next for "
                    "every detection (no option); included in cfar_ms")
