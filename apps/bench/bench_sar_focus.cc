@@ -116,15 +116,8 @@ flowgraph_run run_flowgraph(const kernels::stripmap_params& p,
     auto tb = gr::make_top_block("sar_focus_block");
     kernels::device_memory stride_pulses;
     if (from == pulse_source::device) {
-        stride_pulses = kernels::device_memory(stride * row_bytes);
-        kernels::cuda_stream s;
-        kernels::copy_async(stride_pulses.get(),
-                            pulses.data(),
-                            stride_pulses.size(),
-                            kernels::copy_kind::host_to_device,
-                            s.ref(),
-                            "bench");
-        s.synchronize("bench");
+        stride_pulses =
+            pd::to_device(pulses.data(), stride * p.nrange, kernels::cuda_stream());
         const std::uint64_t repeats = (r.pulses + stride - 1) / stride;
         r.pulses = repeats * stride;
         tb->connect(gnuradio::make_block_sptr<pd::device_replay_source>(
@@ -210,13 +203,8 @@ double kernel_ms_per_block(const kernels::stripmap_params& p,
         return host_ms(repeats, [&] { f->run(pulses.data(), image.data()); });
     }
     kernels::cuda_stream s;
-    kernels::device_memory raw(n * sizeof(cfloat)), image(n * sizeof(cfloat));
-    kernels::copy_async(raw.get(),
-                        pulses.data(),
-                        raw.size(),
-                        kernels::copy_kind::host_to_device,
-                        s.ref(),
-                        "bench");
+    const auto raw = pd::to_device(pulses.data(), n, s);
+    kernels::device_memory image(n * sizeof(cfloat));
     auto f = kernels::csa::make(kernels::backend::cuda, p, c.naz, {}, s.ref());
     return pd::time_ms(s, repeats, [&] { f->run(raw.as<cfloat>(), image.as<cfloat>()); });
 }

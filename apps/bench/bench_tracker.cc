@@ -215,13 +215,8 @@ GPURADAR_BENCH("detection_clustering/cuda")
         const auto host_map =
             clustered_map(c.cp.nrange, c.cp.ndoppler, clustering_targets);
         const std::size_t cells = host_map.size();
-        kernels::device_memory map(cells * sizeof(float)), mask(cells);
-        kernels::copy_async(map.get(),
-                            host_map.data(),
-                            map.size(),
-                            kernels::copy_kind::host_to_device,
-                            s.ref(),
-                            "bench");
+        const auto map = pd::to_device(host_map.data(), cells, s);
+        kernels::device_memory mask(cells);
         auto cfar = kernels::cfar_2d::make(kernels::backend::cuda, c.cp, s.ref());
         const int repeats = opt.quick ? 5 : std::max(20, opt.repeats);
         auto run = [&] {
