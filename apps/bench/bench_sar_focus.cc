@@ -58,7 +58,7 @@ focus_case pick_case(bool cuda, const options& opt)
         return opt.quick ? focus_case{ "cuda", 512, 1024, 2, 8, 1 }
                          : focus_case{ "cuda", 2048, 4096, 3, 40, 5 };
     return opt.quick ? focus_case{ "cpu", 512, 1024, 1, 3, 1 }
-                     : focus_case{ "cpu", 1024, 1024, 2, 6, 3 };
+                     : focus_case{ "cpu", 1024, 1024, 2, 12, 5 };
 }
 
 gr::gpuradar::sar_focus::sptr make_block(const kernels::stripmap_params& p,
