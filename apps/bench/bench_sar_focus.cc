@@ -4,17 +4,21 @@
  * for the same scene).
  *
  *   host_replay_source (raw stripmap pulses, one pulse per item) -> sar_focus -> sink
+ *   device_replay_source (CUDA only: the pulses already in device memory) -> ... (the
+ *   same), a second line with pulses_from "device": the block's own overhead without
+ *   PCIe, as behind a GPU upstream block.
  *
  * The pulses are simulated once, outside the timing (point targets plus noise), and
- * replayed in a loop. The block focuses azimuth blocks of naz pulses that overlap by
- * lead + trail pulses, so each block brings stride = naz - lead - trail new pulses and
- * emits stride rows: the sink notes when each block's rows arrived, and the steady time
- * per block is the spacing of those arrivals after the first few (start-up excluded).
- * In the same run: the kernel alone (kernels::csa on the same parameters and naz;
- * device-resident on CUDA, event-timed), so that ratio_to_kernel compares one focused
- * azimuth block with the kernel's focusing of one block of the same size: that is the
- * ratio the 1.2x target applies to. ratio_per_new_pulse charges the overlap too (the
- * block's time per new pulse over the kernel's time per pulse of a block).
+ * replayed in a loop (the device source repeats the first stride pulses). The block
+ * focuses azimuth blocks of naz pulses that overlap by lead + trail pulses, so each block
+ * brings stride = naz - lead - trail new pulses and emits stride rows: the sink notes
+ * when each block's rows arrived, and the steady time per block is the spacing of those
+ * arrivals after the first few (start-up excluded). In the same run: the kernel alone
+ * (kernels::csa on the same parameters and naz; device-resident on CUDA, event-timed), so
+ * that ratio_to_kernel compares one focused azimuth block with the kernel's focusing of
+ * one block of the same size: that is the ratio the 1.2x target applies to.
+ * ratio_per_new_pulse charges the overlap too (the block's time per new pulse over the
+ * kernel's time per pulse of a block).
  *
  * Where a block's time goes besides the kernel, measured in the same run: on CUDA the
  * new pulses cross PCIe (the device buffer's host-to-device copy, on the block's stream,
