@@ -3,11 +3,12 @@
  * device memory (CUDA), and the CPU twin on the host.
  *
  * Byte-count floor: CSA transforms along both axes twice (azimuth, range, range back,
- * azimuth back); each of those four 1-D FFT stages must read and write the whole matrix
- * at least once when it does not fit in cache, and the phase multiplies could ride along
- * with them. So floor = 4 x (read + write of the matrix) at the device-to-device copy
- * bandwidth measured in the same run. The CUDA pipeline makes 7 such passes when every
- * FFT is one pass (4 FFTs + 3 phase kernels); cuFFT may split long FFTs into more.
+ * azimuth back). The two azimuth FFT stages must each read and write the whole matrix at
+ * least once when it does not fit in cache; the range stage (phase 1, FFT, phase 2,
+ * inverse FFT, phase 3) works on one row at a time and can be one pass. So floor =
+ * 3 x (read + write of the matrix) at the device-to-device copy bandwidth measured in
+ * the same run. `pipeline_passes` is csa::passes(): what the backend makes when every
+ * FFT is one pass (cuFFT may split long ones into more).
  */
 #include "bench_pd_common.h"
 #include "bench_stripmap.h"
@@ -22,8 +23,7 @@
 namespace gpuradar::bench {
 namespace {
 
-constexpr int floor_passes = 4;
-constexpr int pipeline_passes = 7;
+constexpr int floor_passes = 3;
 
 using sar::bench_params;
 
@@ -64,7 +64,7 @@ GPURADAR_BENCH("csa/cuda")
             .field("ms", ms)
             .field("copy_gb_per_s", copy)
             .field("floor_passes", static_cast<long long>(floor_passes))
-            .field("pipeline_passes", static_cast<long long>(pipeline_passes))
+            .field("pipeline_passes", static_cast<long long>(f->passes()))
             .field("floor_ms", floor_ms)
             .field("fraction_of_floor", floor_ms / ms)
             .field("device_bytes_with_raw_and_image", static_cast<long long>(used))
