@@ -11,6 +11,7 @@
  * FFT is one pass (cuFFT may split long ones into more).
  */
 #include "bench_pd_common.h"
+#include "bench_stripmap.h"
 #include <gpuradar/kernels/cpu_threads.h>
 #include <gpuradar/kernels/csa.h>
 #include <algorithm>
@@ -24,23 +25,7 @@ namespace {
 
 constexpr int floor_passes = 3;
 
-//! An X-band airborne stripmap geometry whose far-range aperture (~170 pulses) fits
-//! every block size measured.
-kernels::stripmap_params bench_params(std::size_t nrange)
-{
-    kernels::stripmap_params p;
-    p.fc_hz = 9.6e9;
-    p.bandwidth_hz = 100e6;
-    p.pulse_width_s = 2e-6;
-    p.fs_hz = 120e6;
-    p.prf_hz = 200;
-    p.velocity_mps = 150;
-    p.altitude_m = 3000;
-    p.near_range_m = 8000;
-    p.nrange = nrange;
-    p.antenna_length_m = 2.0;
-    return p;
-}
+using sar::bench_params;
 
 struct shape {
     std::size_t nrange, naz;
