@@ -49,17 +49,6 @@ __device__ __forceinline__ unsigned bin_at(unsigned pos, unsigned log2F, unsigne
     return (pos >> low_bits) | (digits << log2RS);
 }
 
-//! v[r] *= W_F^(r * n1) for r < R (n1 != 0), powers from the table.
-template <int R>
-__device__ __forceinline__ void twiddle_row(float2 (&v)[R], const float2* tw, unsigned n1)
-{
-    float2 w[R];
-    smem_fft_powers<R>(w, tw, n1);
-#pragma unroll
-    for (int r = 1; r < R; ++r)
-        v[r] = cmul(v[r], w[r]);
-}
-
 //! Queues cp.async copies of row m (if any) into buf in the padded layout.
 __device__ __forceinline__ void
 prefetch_row(const csa_range_rows_args& a, std::size_t m, float2* buf)
@@ -134,7 +123,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             const unsigned n1 = threadIdx.x + it * T;
             smem_fft_reg_dft<RS>(v[it]);
             if (n1 != 0)
-                twiddle_row<RS>(v[it], a.twiddle, n1);
+                smem_fft_twiddle<RS>(v[it], a.twiddle, n1);
 #pragma unroll
             for (int r = 0; r < RS; ++r)
                 sm[smem_fft_pad(n1 + r * sA)] = v[it][r];
@@ -175,7 +164,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             for (int r = 0; r < RS; ++r)
                 v[it][r] = sm[smem_fft_pad(n1 + r * sA)];
             if (n1 != 0)
-                twiddle_row<RS>(v[it], a.twiddle, n1);
+                smem_fft_twiddle<RS>(v[it], a.twiddle, n1);
             smem_fft_reg_dft<RS>(v[it]);
         }
         const csa_quadratic q3 = a.q3[m];

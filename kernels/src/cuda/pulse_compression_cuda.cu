@@ -191,18 +191,6 @@ struct os_args {
     unsigned nrange, F, log2F, M, segs;
 };
 
-//! v[r] *= W_F^(r * n1) for r < R (n1 != 0), powers from the table as smem_fft_powers.
-template <int R>
-__device__ __forceinline__ void
-os_twiddle(float2 (&v)[R], const float2* __restrict__ twiddle, unsigned n1)
-{
-    float2 w[R];
-    smem_fft_powers<R>(w, twiddle, n1);
-#pragma unroll
-    for (int r = 1; r < R; ++r)
-        v[r] = cmul(v[r], w[r]);
-}
-
 /*
  * One (row, segment) per block iteration: F = RS * 16 * 16 points, three DIF passes
  * (radix RS, 16, 16: bins end up digit-reversed), the product with the spectrum stored
@@ -254,7 +242,7 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
             const unsigned n1 = threadIdx.x + it * T;
             smem_fft_reg_dft<RS>(v[it]);
             if (n1 != 0)
-                os_twiddle<RS>(v[it], a.twiddle, n1);
+                smem_fft_twiddle<RS>(v[it], a.twiddle, n1);
 #pragma unroll
             for (int r = 0; r < RS; ++r)
                 sm[smem_fft_pad(n1 + r * sA)] = v[it][r];
@@ -291,7 +279,7 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
             for (int r = 0; r < RS; ++r)
                 v[r] = sm[smem_fft_pad(n1 + r * sA)];
             if (n1 != 0)
-                os_twiddle<RS>(v, a.twiddle, n1);
+                smem_fft_twiddle<RS>(v, a.twiddle, n1);
             smem_fft_reg_dft<RS>(v);
 #pragma unroll
             for (int j = 0; j < RS; ++j) {

@@ -261,6 +261,19 @@ smem_fft_powers(float2 (&w)[R], const float2* __restrict__ twiddle, unsigned ste
     }
 }
 
+//! v[r] *= W^(r * step) for r < R (step != 0), the powers from the table as
+//! smem_fft_powers: a pass's twiddles.
+template <int R>
+__device__ __forceinline__ void
+smem_fft_twiddle(float2 (&v)[R], const float2* __restrict__ twiddle, unsigned step)
+{
+    float2 w[R];
+    smem_fft_powers<R>(w, twiddle, step);
+#pragma unroll
+    for (int r = 1; r < R; ++r)
+        v[r] = cmul(v[r], w[r]);
+}
+
 //! One pass (see above): DIF = DFT then twiddles, DIT = twiddles then DFT, on the
 //! samples a thread loads and stores back at the same places.
 template <int R, bool DIT>
@@ -282,13 +295,8 @@ __device__ __forceinline__ void smem_fft_pass(float2* sm,
             v[j] = sm[smem_fft_pad(base + j * s)];
         if constexpr (!DIT)
             smem_fft_reg_dft<R>(v);
-        if (n1 != 0) {
-            float2 w[R];
-            smem_fft_powers<R>(w, twiddle, n1 << (log2n - log2L));
-#pragma unroll
-            for (int r = 1; r < R; ++r)
-                v[r] = cmul(v[r], w[r]);
-        }
+        if (n1 != 0)
+            smem_fft_twiddle<R>(v, twiddle, n1 << (log2n - log2L));
         if constexpr (DIT)
             smem_fft_reg_dft<R>(v);
 #pragma unroll
