@@ -118,8 +118,7 @@ backprojection_impl::backprojection_impl(unsigned int nbins,
       d_npix(static_cast<std::size_t>(grid.voxels())),
       d_accumulate(accumulate),
       d_backend(backend),
-      d_kernel(kernels::backprojection::make(
-          backend, grid, nbins, precision, stream()))
+      d_kernel(kernels::backprojection::make(backend, grid, nbins, precision, stream()))
 {
     if (backend == kernels::backend::cuda)
         d_image_dev = kernels::device_memory(d_npix * sizeof(gr_complex));

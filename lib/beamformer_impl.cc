@@ -45,7 +45,8 @@ beamformer::sptr beamformer::make(unsigned int nchannels,
                                   int nbar,
                                   double sll_db,
                                   double beta,
-                                  const std::string& backend, int device)
+                                  const std::string& backend,
+                                  int device)
 {
     // Every parameter is checked (by the kernels' functions) before anything is
     // allocated.
@@ -81,11 +82,13 @@ beamformer::sptr beamformer::make(unsigned int nchannels,
         config.elements_wl.push_back(p);
     }
     const auto b = select_backend(backend, "beamformer");
-    return make_block_on_device<beamformer_impl>(b, device, "beamformer", config, b, device);
+    return make_block_on_device<beamformer_impl>(
+        b, device, "beamformer", config, b, device);
 }
 
 beamformer_impl::beamformer_impl(const beamformer_config& config,
-                                 kernels::backend backend, int device)
+                                 kernels::backend backend,
+                                 int device)
     : gr::sync_block("beamformer",
                      stream_signature(backend,
                                       std::size_t(config.nchannels) * config.nsamples *

@@ -23,7 +23,9 @@ struct beamformer_config {
 class beamformer_impl : public beamformer, public gpu_stream_owner
 {
 public:
-    beamformer_impl(const beamformer_config& config, kernels::backend backend, int device);
+    beamformer_impl(const beamformer_config& config,
+                    kernels::backend backend,
+                    int device);
 
     std::vector<double> beam_angles_deg() const override { return d_angles_deg; }
     int device() const override { return cuda_device(); }

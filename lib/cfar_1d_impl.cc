@@ -54,7 +54,8 @@ cfar_1d::sptr cfar_1d::make(unsigned int nrange,
                             bool local_max_only,
                             unsigned int items_per_cpi,
                             unsigned int max_detections,
-                            const std::string& backend, int device)
+                            const std::string& backend,
+                            int device)
 {
     check_positive(block_name, "items_per_cpi", items_per_cpi);
     config c;
@@ -81,7 +82,8 @@ cfar_1d::sptr cfar_1d::make(unsigned int nrange,
     const cfar_layout layout{ nrange,
                               0, // range lines: cfar_1d
                               channels, items_per_cpi, max_detections, c.params.variant };
-    return make_block_on_device<cfar_1d_impl>(b, device, block_name, layout, c, b, device);
+    return make_block_on_device<cfar_1d_impl>(
+        b, device, block_name, layout, c, b, device);
 }
 
 } // namespace gpuradar

@@ -89,7 +89,8 @@ cfar_2d::sptr cfar_2d::make(unsigned int nrange,
                             unsigned int max_detections,
                             const std::string& backend,
                             bool cluster,
-                            bool angles, int device)
+                            bool angles,
+                            int device)
 {
     check_positive(block_name, "ndoppler", ndoppler);
     if (angles && channels < 2)

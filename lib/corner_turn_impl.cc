@@ -12,7 +12,8 @@ namespace gpuradar {
 corner_turn::sptr corner_turn::make(unsigned int npulses,
                                     unsigned int nrange,
                                     unsigned int channels,
-                                    const std::string& backend, int device)
+                                    const std::string& backend,
+                                    int device)
 {
     check_positive("corner_turn", "npulses", npulses);
     check_positive("corner_turn", "nrange", nrange);
@@ -32,7 +33,8 @@ corner_turn::sptr corner_turn::make(unsigned int npulses,
 corner_turn_impl::corner_turn_impl(unsigned int npulses,
                                    unsigned int nrange,
                                    unsigned int channels,
-                                   kernels::backend backend, int device)
+                                   kernels::backend backend,
+                                   int device)
     : gr::block(
           "corner_turn",
           stream_signature(backend, std::size_t(channels) * nrange * sizeof(gr_complex)),

@@ -96,8 +96,7 @@ protected:
               kernels::backend backend,
               int device,
               const cpi_framing& framing)
-        : gpu_stream_owner(
-              backend, block_name, kernels::stream_priority::normal, device),
+        : gpu_stream_owner(backend, block_name, kernels::stream_priority::normal, device),
           d_backend(backend),
           d_framing(framing),
           d_sequencer(framing.in_per_cpi, framing.npulses, framing.nrange)

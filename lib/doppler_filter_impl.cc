@@ -19,7 +19,8 @@ doppler_filter::sptr doppler_filter::make(unsigned int npulses,
                                           double sll_db,
                                           double beta,
                                           bool fftshift,
-                                          const std::string& backend, int device)
+                                          const std::string& backend,
+                                          int device)
 {
     constexpr const char* name = "doppler_filter";
     check_positive(name, "nrange", nrange);
@@ -49,7 +50,8 @@ doppler_filter_impl::doppler_filter_impl(unsigned int npulses,
                                          kernels::doppler_filter::mti_mode mti,
                                          const kernels::window_spec& window,
                                          bool fftshift,
-                                         kernels::backend backend, int device)
+                                         kernels::backend backend,
+                                         int device)
     : gr::block(
           "doppler_filter",
           stream_signature(backend, std::size_t(channels) * npulses * sizeof(gr_complex)),

@@ -10,19 +10,22 @@ namespace gpuradar {
 envelope::sptr envelope::make(unsigned int vlen,
                               const std::string& mode,
                               bool db,
-                              const std::string& backend, int device)
+                              const std::string& backend,
+                              int device)
 {
     // Validate every parameter before anything is allocated.
     check_vlen("envelope", vlen, sizeof(gr_complex));
     const auto m = kernels::envelope::parse_mode(mode);
     const auto b = select_backend(backend, "envelope");
-    return make_block_on_device<envelope_impl>(b, device, "envelope", vlen, m, db, b, device);
+    return make_block_on_device<envelope_impl>(
+        b, device, "envelope", vlen, m, db, b, device);
 }
 
 envelope_impl::envelope_impl(unsigned int vlen,
                              kernels::envelope::mode mode,
                              bool db,
-                             kernels::backend backend, int device)
+                             kernels::backend backend,
+                             int device)
     : gr::sync_block("envelope",
                      stream_signature(backend, vlen * sizeof(gr_complex)),
                      stream_signature(backend, vlen * sizeof(float))),

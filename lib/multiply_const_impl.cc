@@ -24,11 +24,10 @@ gr_complex checked_k(gr_complex k)
 }
 } // namespace
 
-multiply_const::sptr
-multiply_const::make(gr_complex k,
-                                            unsigned int vlen,
-                                            const std::string& backend,
-                                            int device)
+multiply_const::sptr multiply_const::make(gr_complex k,
+                                          unsigned int vlen,
+                                          const std::string& backend,
+                                          int device)
 {
     checked_k(k);
     check_vlen("multiply_const", vlen, sizeof(gr_complex));
@@ -39,11 +38,13 @@ multiply_const::make(gr_complex k,
 
 multiply_const_impl::multiply_const_impl(gr_complex k,
                                          unsigned int vlen,
-                                         kernels::backend backend, int device)
+                                         kernels::backend backend,
+                                         int device)
     : gr::sync_block("multiply_const",
                      stream_signature(backend, vlen * sizeof(gr_complex)),
                      stream_signature(backend, vlen * sizeof(gr_complex))),
-      gpu_stream_owner(backend, "multiply_const", kernels::stream_priority::normal, device),
+      gpu_stream_owner(
+          backend, "multiply_const", kernels::stream_priority::normal, device),
       d_vlen(vlen),
       d_backend(backend),
       d_k(k),

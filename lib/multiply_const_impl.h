@@ -15,7 +15,10 @@ namespace gpuradar {
 class multiply_const_impl : public multiply_const, public gpu_stream_owner
 {
 public:
-    multiply_const_impl(gr_complex k, unsigned int vlen, kernels::backend backend, int device);
+    multiply_const_impl(gr_complex k,
+                        unsigned int vlen,
+                        kernels::backend backend,
+                        int device);
 
     gr_complex k() const override;
     void set_k(gr_complex k) override;

@@ -27,7 +27,8 @@ pulse_compression::make(unsigned int nrange,
                         double beta,
                         bool normalize,
                         const std::string& method,
-                        const std::string& backend, int device)
+                        const std::string& backend,
+                        int device)
 {
     constexpr const char* name = "pulse_compression";
     check_positive(name, "nrange", nrange);
@@ -45,8 +46,19 @@ pulse_compression::make(unsigned int nrange,
     check_item_size(
         name, { { "channels", channels }, { "nrange", nrange } }, sizeof(gr_complex));
     const auto b = select_backend(backend, name);
-    return make_block_on_device<pulse_compression_impl>(
-        b, device, name, nrange, npulses, channels, s, samp_rate, w, normalize, m, b, device);
+    return make_block_on_device<pulse_compression_impl>(b,
+                                                        device,
+                                                        name,
+                                                        nrange,
+                                                        npulses,
+                                                        channels,
+                                                        s,
+                                                        samp_rate,
+                                                        w,
+                                                        normalize,
+                                                        m,
+                                                        b,
+                                                        device);
 }
 
 pulse_compression_impl::pulse_compression_impl(unsigned int nrange,
@@ -57,7 +69,8 @@ pulse_compression_impl::pulse_compression_impl(unsigned int nrange,
                                                const kernels::window_spec& window,
                                                bool normalize,
                                                kernels::pulse_compression::method method,
-                                               kernels::backend backend, int device)
+                                               kernels::backend backend,
+                                               int device)
     : gr::block(
           "pulse_compression",
           stream_signature(backend, std::size_t(channels) * nrange * sizeof(gr_complex)),

@@ -50,7 +50,8 @@ pulse_doppler_processor::make(unsigned int nrange,
                               const std::string& envelope_mode,
                               bool db,
                               const std::string& backend,
-                              unsigned int tap_every, int device)
+                              unsigned int tap_every,
+                              int device)
 {
     constexpr const char* name = "pulse_doppler_processor";
     check_positive(name, "nrange", nrange);
@@ -89,7 +90,8 @@ pulse_doppler_processor_impl::pulse_doppler_processor_impl(
     const kernels::pulse_doppler_processor_params& p,
     double samp_rate,
     kernels::backend backend,
-    unsigned tap_every, int device)
+    unsigned tap_every,
+    int device)
     : gr::block("pulse_doppler_processor",
                 stream_signature(backend, p.channels * p.nrange * sizeof(gr_complex)),
                 stream_signature(backend, p.channels * p.nfft * sizeof(float))),

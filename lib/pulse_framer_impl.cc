@@ -21,7 +21,8 @@ pulse_framer::sptr pulse_framer::make(double pri_samples,
                                       const std::string& trigger,
                                       const std::string& trigger_tag,
                                       double threshold,
-                                      const std::string& backend, int device)
+                                      const std::string& backend,
+                                      int device)
 {
     kernels::framer_config c;
     c.pri_samples = pri_samples;
@@ -53,7 +54,8 @@ pulse_framer::sptr pulse_framer::make(double pri_samples,
 
 pulse_framer_impl::pulse_framer_impl(const kernels::framer_config& cfg,
                                      const std::string& trigger_tag,
-                                     kernels::backend backend, int device)
+                                     kernels::backend backend,
+                                     int device)
     : gr::block("pulse_framer",
                 stream_signature(backend, sizeof(gr_complex)),
                 stream_signature(backend, sizeof(gr_complex) * cfg.nrange)),

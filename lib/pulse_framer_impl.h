@@ -18,7 +18,8 @@ class pulse_framer_impl : public pulse_framer, public gpu_stream_owner
 public:
     pulse_framer_impl(const kernels::framer_config& cfg,
                       const std::string& trigger_tag,
-                      kernels::backend backend, int device);
+                      kernels::backend backend,
+                      int device);
 
     std::uint64_t dropped_cpis() const override { return d_dropped; }
     std::uint64_t emitted_cpis() const override { return d_emitted; }

@@ -60,7 +60,8 @@ sar_focus::sptr sar_focus::make(double fc,
                                 unsigned int naz,
                                 const std::string& range_window,
                                 const std::string& azimuth_window,
-                                const std::string& backend, int device)
+                                const std::string& backend,
+                                int device)
 {
     check_algorithm(algorithm);
     const auto p = make_stripmap_params(block_name,
@@ -81,13 +82,15 @@ sar_focus::sptr sar_focus::make(double fc,
     o.range_window = parse_window(range_window, "range_window");
     o.azimuth_window = parse_window(azimuth_window, "azimuth_window");
     const auto b = select_backend(backend, block_name);
-    return make_block_on_device<sar_focus_impl>(b, device, block_name, p, plan, o, b, device);
+    return make_block_on_device<sar_focus_impl>(
+        b, device, block_name, p, plan, o, b, device);
 }
 
 sar_focus_impl::sar_focus_impl(const kernels::stripmap_params& p,
                                const azimuth_blocks& plan,
                                const kernels::csa::options& o,
-                               kernels::backend backend, int device)
+                               kernels::backend backend,
+                               int device)
     : gr::block("sar_focus",
                 stream_signature(backend, p.nrange * sizeof(gr_complex)),
                 stream_signature(backend, p.nrange * sizeof(gr_complex))),

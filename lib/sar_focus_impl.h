@@ -20,7 +20,8 @@ public:
     sar_focus_impl(const kernels::stripmap_params& p,
                    const azimuth_blocks& plan,
                    const kernels::csa::options& o,
-                   kernels::backend backend, int device);
+                   kernels::backend backend,
+                   int device);
 
     unsigned int naz() const override { return unsigned(d_plan.naz); }
     unsigned int lead() const override { return unsigned(d_plan.lead); }

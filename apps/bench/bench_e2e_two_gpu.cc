@@ -30,7 +30,8 @@ struct pair_result {
 };
 
 //! Steady samples/s of one chain from its detections' arrivals (-1: too few CPIs).
-double steady_sps(const std::vector<detections_timer::arrival>& a, std::uint64_t cpi_samples)
+double steady_sps(const std::vector<detections_timer::arrival>& a,
+                  std::uint64_t cpi_samples)
 {
     if (a.size() <= 3)
         return -1;
@@ -55,11 +56,11 @@ pair_result run_pair(const workload& w,
             samples, ncpi * cpi_samples, cpi_samples, tuning, 0.0);
         chains.emplace_back(w, "cuda", devices[k]);
         const auto cfar = chains.back().connect(tb, src);
-        tb->connect(cfar,
-                    0,
-                    gnuradio::make_block_sptr<device_sink>(
-                        unsigned(w.npulses), 0, devices[k]),
-                    0);
+        tb->connect(
+            cfar,
+            0,
+            gnuradio::make_block_sptr<device_sink>(unsigned(w.npulses), 0, devices[k]),
+            0);
         timers.push_back(gnuradio::make_block_sptr<detections_timer>());
         tb->msg_connect(cfar, "detections", timers.back(), "in");
     }
@@ -103,8 +104,7 @@ GPURADAR_BENCH("e2e/PD/two_gpu")
     if (!kernels::cuda_available() || count < nchains) {
         json_line(bench_name)
             .field("skipped", true)
-            .field("reason",
-                   "needs 2 CUDA devices, found " + std::to_string(count))
+            .field("reason", "needs 2 CUDA devices, found " + std::to_string(count))
             .emit();
         return;
     }

@@ -16,7 +16,8 @@ namespace {
 
 //! Copies n samples of fresh random data from device `from` to offset `at` of a
 //! poisoned buffer on device `to` by `route`; checks the copy and the untouched rest.
-void check_copy(int from, int to, kernels::peer_route route, std::size_t n, std::size_t at)
+void check_copy(
+    int from, int to, kernels::peer_route route, std::size_t n, std::size_t at)
 {
     const auto x = random_complex(n, 91 + unsigned(route));
     kernels::device_memory src, dst;

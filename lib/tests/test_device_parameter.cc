@@ -99,21 +99,43 @@ std::vector<gpu_block> every_gpu_block()
           } },
         { "pulse_doppler_processor",
           [](const char* b, int d) {
-              return device_of(grr::pulse_doppler_processor::make(
-                  64,   4,     8,     1,    "lfm",         {},   1e6,   4e-6,
-                  4e6,  true,  "rectangular", 4, 35.0, 6.0,  false, "auto",
-                  "none", "rectangular", 4, 35.0, 6.0, true, "square_law", false,
-                  b,    0,     d));
+              return device_of(grr::pulse_doppler_processor::make(64,
+                                                                  4,
+                                                                  8,
+                                                                  1,
+                                                                  "lfm",
+                                                                  {},
+                                                                  1e6,
+                                                                  4e-6,
+                                                                  4e6,
+                                                                  true,
+                                                                  "rectangular",
+                                                                  4,
+                                                                  35.0,
+                                                                  6.0,
+                                                                  false,
+                                                                  "auto",
+                                                                  "none",
+                                                                  "rectangular",
+                                                                  4,
+                                                                  35.0,
+                                                                  6.0,
+                                                                  true,
+                                                                  "square_law",
+                                                                  false,
+                                                                  b,
+                                                                  0,
+                                                                  d));
           } },
         { "pulse_framer",
           [](const char* b, int d) {
-              return device_of(
-                  grr::pulse_framer::make(100, 0, 64, 4, 1e6, 1e9, "free", "trigger", 0, b, d));
+              return device_of(grr::pulse_framer::make(
+                  100, 0, 64, 4, 1e6, 1e9, "free", "trigger", 0, b, d));
           } },
         { "cfar_1d",
           [](const char* b, int d) {
-              return device_of(
-                  grr::cfar_1d::make(64, 1, 1, 8, 1e-6, "ca", 0, "clip", false, 1, 64, b, d));
+              return device_of(grr::cfar_1d::make(
+                  64, 1, 1, 8, 1e-6, "ca", 0, "clip", false, 1, 64, b, d));
           } },
         { "cfar_2d",
           [](const char* b, int d) {
@@ -305,7 +327,8 @@ TEST(DeviceParameterCuda, test_012_peer_edges_on_one_device_count_exact_bytes)
     const unsigned vlen = 64;
     const std::size_t nitems = 1000;
     const std::uint64_t item_bytes = vlen * sizeof(gr_complex);
-    const auto s = counted_chain(vlen, nitems, { 0, 0, 0 }); // output checked in run_chain
+    const auto s =
+        counted_chain(vlen, nitems, { 0, 0, 0 }); // output checked in run_chain
     // m1 -> m2 and m2 -> envelope are copied, every item once; the ends as before.
     EXPECT_EQ(s.peer_bytes, 2 * nitems * item_bytes);
     EXPECT_EQ(s.h2d_bytes, nitems * item_bytes);

@@ -58,12 +58,11 @@ public:
      * \param sll_db              Taylor / Chebyshev: sidelobe level, dB below the peak
      * \param beta                Kaiser shape (>= 0)
      * \param backend             "auto", "cuda" or "cpu"
-     * \param device              CUDA device (0 to number of GPUs - 1) the block's stream, plans and
-     *                            memory live on; checked before anything is allocated (std::invalid_argument
-     *                            naming `device` and the range). The CPU backend refuses a negative index
-     *                            and logs and ignores any other.
-     * Every parameter is checked before anything is allocated: std::invalid_argument
-     * (Python ValueError) naming it.
+     * \param device              CUDA device (0 to number of GPUs - 1) the block's
+     *                            stream, plans and memory live on; checked before
+     *                            anything is allocated (std::invalid_argument naming
+     *                            `device` and the range). The CPU backend refuses a
+     *                            negative index and logs and ignores any other.
      */
     static sptr make(unsigned int nchannels,
                      unsigned int nsamples,

@@ -54,10 +54,11 @@ public:
      * \param items_per_cpi  items per detections PDU (>= 1)
      * \param max_detections most detections listed per PDU (>= 1)
      * \param backend        "auto", "cuda" or "cpu"
-     * \param device         CUDA device (0 to number of GPUs - 1) the block's stream, plans and
-     *                       memory live on; checked before anything is allocated (std::invalid_argument
-     *                       naming `device` and the range). The CPU backend refuses a negative index
-     *                       and logs and ignores any other.
+     * \param device         CUDA device (0 to number of GPUs - 1) the block's stream,
+     *                       plans and memory live on; checked before anything is
+     *                       allocated (std::invalid_argument naming `device` and the
+     *                       range). The CPU backend refuses a negative index and logs and
+     *                       ignores any other.
      */
     static sptr make(unsigned int nrange,
                      unsigned int channels = 1,

@@ -105,10 +105,11 @@ public:
      * \param angles         the map is beam-major (a beamformer's beams as channels):
      *                       give each detection an azimuth (see below); needs
      *                       channels >= 2
-     * \param device         CUDA device (0 to number of GPUs - 1) the block's stream, plans and
-     *                       memory live on; checked before anything is allocated (std::invalid_argument
-     *                       naming `device` and the range). The CPU backend refuses a negative index
-     *                       and logs and ignores any other.
+     * \param device         CUDA device (0 to number of GPUs - 1) the block's stream,
+     *                       plans and memory live on; checked before anything is
+     *                       allocated (std::invalid_argument naming `device` and the
+     *                       range). The CPU backend refuses a negative index and logs and
+     *                       ignores any other.
      */
     static sptr make(unsigned int nrange,
                      unsigned int ndoppler,

@@ -83,9 +83,9 @@ public:
     static gr::buffer_type type;
 
     struct stats {
-        std::uint64_t h2d_bytes = 0; //!< host to device (post_work copies)
-        std::uint64_t d2h_bytes = 0; //!< device to host (post_work copies, map taps)
-        std::uint64_t d2d_bytes = 0; //!< device to device (wrap-around realignment)
+        std::uint64_t h2d_bytes = 0;  //!< host to device (post_work copies)
+        std::uint64_t d2h_bytes = 0;  //!< device to host (post_work copies, map taps)
+        std::uint64_t d2d_bytes = 0;  //!< device to device (wrap-around realignment)
         std::uint64_t peer_bytes = 0; //!< between two devices (edges across devices)
     };
     //! Process-wide byte counters of every device_buffer since the last reset.

@@ -37,9 +37,9 @@ public:
      * \param db      output in decibels
      * \param backend "auto", "cuda" or "cpu"
      * \param device  CUDA device (0 to number of GPUs - 1) the block's stream, plans and
-     *                memory live on; checked before anything is allocated (std::invalid_argument
-     *                naming `device` and the range). The CPU backend refuses a negative index
-     *                and logs and ignores any other.
+     *                memory live on; checked before anything is allocated
+     *                (std::invalid_argument naming `device` and the range). The CPU
+     *                backend refuses a negative index and logs and ignores any other.
      */
     static sptr make(unsigned int vlen,
                      const std::string& mode = "square_law",

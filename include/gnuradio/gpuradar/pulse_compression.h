@@ -66,10 +66,11 @@ public:
      * \param normalize       keep white-noise power unchanged
      * \param method          "auto", "fft", "overlap_save" or "fir"
      * \param backend         "auto", "cuda" or "cpu"
-     * \param device          CUDA device (0 to number of GPUs - 1) the block's stream, plans and
-     *                        memory live on; checked before anything is allocated (std::invalid_argument
-     *                        naming `device` and the range). The CPU backend refuses a negative index
-     *                        and logs and ignores any other.
+     * \param device          CUDA device (0 to number of GPUs - 1) the block's stream,
+     *                        plans and memory live on; checked before anything is
+     *                        allocated (std::invalid_argument naming `device` and the
+     *                        range). The CPU backend refuses a negative index and logs
+     *                        and ignores any other.
      */
     static sptr make(unsigned int nrange,
                      unsigned int npulses,

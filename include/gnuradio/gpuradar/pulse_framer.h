@@ -87,11 +87,11 @@ public:
      * input buffer (CUDA) holds about four CPIs, twice GNU Radio's size
      *                     (device_buffer::host_to_device_depth), so the upstream block
      *                     writes one CPI while the last one is copied to the GPU.
-     * \param device       CUDA device (0 to number of GPUs - 1) the block's stream, plans and
-     *                     memory live on; checked before anything is allocated (std::invalid_argument
-     *                     naming `device` and the range). The CPU backend refuses a negative index
-     *                     and logs and ignores any other.
-     * Throws std::invalid_argument naming the parameter.
+     * \param device       CUDA device (0 to number of GPUs - 1) the block's stream, plans
+     *                     and memory live on; checked before anything is allocated
+     *                     (std::invalid_argument naming `device` and the range). The CPU
+     *                     backend refuses a negative index and logs and ignores any
+     *                     other.
      */
     static sptr make(double pri_samples,
                      unsigned int gate_start,

@@ -56,11 +56,11 @@ public:
      * \param range_window    window over the chirp band (window.h names)
      * \param azimuth_window  window over the 3 dB Doppler band
      * \param backend         "auto", "cuda" or "cpu"
-     * \param device          CUDA device (0 to number of GPUs - 1) the block's stream, plans and
-     *                        memory live on; checked before anything is allocated (std::invalid_argument
-     *                        naming `device` and the range). The CPU backend refuses a negative index
-     *                        and logs and ignores any other.
-     * Throws std::invalid_argument naming the parameter before anything is allocated.
+     * \param device          CUDA device (0 to number of GPUs - 1) the block's stream,
+     *                        plans and memory live on; checked before anything is
+     *                        allocated (std::invalid_argument naming `device` and the
+     *                        range). The CPU backend refuses a negative index and logs
+     *                        and ignores any other.
      */
     static sptr make(double fc,
                      double bandwidth,

@@ -3,8 +3,8 @@
  * listed device (split_image_rows, in whole 32-row tile rows), each share is an ordinary
  * CUDA backprojection of its sub-grid on its device with its own stream, the pulses are
  * copied to every device (copy_peer_async, direct: cudaMemcpyPeerAsync, which stages
- * through host memory itself when peer access is off) and each share's rows are copied from the caller's image and
- * back after the run (the run adds into the image).
+ * through host memory itself when peer access is off) and each share's rows are copied
+ * from the caller's image and back after the run (the run adds into the image).
  *
  * Kept deliberately simple: a run first waits for the caller's stream (pulses and image
  * are ready) and returns when every share is done, so no cross-device event is needed.

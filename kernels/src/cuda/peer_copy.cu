@@ -8,8 +8,9 @@
 namespace gpuradar::kernels {
 
 namespace {
-//! Lets dst_device's copies reach src_device's memory directly (cudaDeviceEnablePeerAccess
-//! once per pair: a second call fails with "already enabled").
+//! Lets dst_device's copies reach src_device's memory directly
+//! (cudaDeviceEnablePeerAccess once per pair: a second call fails with "already
+//! enabled").
 void enable_peer_access(int src_device, int dst_device)
 {
     static std::mutex mutex;
@@ -60,10 +61,10 @@ void copy_peer_async(void* dst,
     }
     // Unified addressing: each pointer names its device, so plain copies through the
     // pinned host memory reach both.
-    GPURADAR_CUDA_CHECK(
-        who, cudaMemcpyAsync(staging, src, bytes, cudaMemcpyDeviceToHost, s));
-    GPURADAR_CUDA_CHECK(
-        who, cudaMemcpyAsync(dst, staging, bytes, cudaMemcpyHostToDevice, s));
+    GPURADAR_CUDA_CHECK(who,
+                        cudaMemcpyAsync(staging, src, bytes, cudaMemcpyDeviceToHost, s));
+    GPURADAR_CUDA_CHECK(who,
+                        cudaMemcpyAsync(dst, staging, bytes, cudaMemcpyHostToDevice, s));
 }
 
 } // namespace gpuradar::kernels
