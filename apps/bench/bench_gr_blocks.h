@@ -84,6 +84,45 @@ private:
     kernels::cuda_stream d_stream;
 };
 
+//! When each CPI's last item reached a sink (items_per_cpi items a CPI; 0: not noted),
+//! and the steady spacing of those arrivals.
+class cpi_arrivals
+{
+public:
+    explicit cpi_arrivals(std::uint64_t items_per_cpi)
+        : d_items_per_cpi(items_per_cpi), d_next_end(items_per_cpi)
+    {
+    }
+    //! The sink has now consumed `done` items in all.
+    void consumed(std::uint64_t done)
+    {
+        if (d_items_per_cpi == 0)
+            return;
+        const auto now = clock_type::now();
+        for (; d_next_end <= done; d_next_end += d_items_per_cpi)
+            d_cpi_end.push_back(now);
+    }
+    /*!
+     * Steady milliseconds per CPI: the spacing of the CPI arrivals after the first
+     * `skip` (pipeline fill), averaged; -1 with too few CPIs.
+     */
+    double steady_ms_per_cpi(std::size_t skip) const
+    {
+        if (d_cpi_end.size() < skip + 2)
+            return -1;
+        return std::chrono::duration<double, std::milli>(d_cpi_end.back() -
+                                                         d_cpi_end[skip])
+                   .count() /
+               double(d_cpi_end.size() - 1 - skip);
+    }
+    std::size_t cpis() const { return d_cpi_end.size(); }
+
+private:
+    const std::uint64_t d_items_per_cpi;
+    std::uint64_t d_next_end;
+    std::vector<clock_type::time_point> d_cpi_end;
+};
+
 //! A stream made on `device`.
 inline kernels::cuda_stream stream_on(int device)
 {
@@ -103,8 +142,7 @@ public:
         : gr::sync_block("device_sink",
                          gr::io_signature::make(1, 1, itemsize, grr::device_buffer::type),
                          gr::io_signature::make(0, 0, 0)),
-          d_items_per_cpi(items_per_cpi),
-          d_next_end(items_per_cpi),
+          d_arrivals(items_per_cpi),
           d_device(device),
           d_stream(stream_on(device))
     {
@@ -120,34 +158,41 @@ public:
         if (buf && buf->event_ordered())
             buf->wait_for_write(device_stream());
         d_stream.synchronize("device_sink");
-        if (d_items_per_cpi > 0) {
-            const auto now = clock_type::now();
-            for (const std::uint64_t done = nitems_read(0) + n; d_next_end <= done;
-                 d_next_end += d_items_per_cpi)
-                d_cpi_end.push_back(now);
-        }
+        d_arrivals.consumed(nitems_read(0) + n);
         return n;
     }
-    /*!
-     * Steady milliseconds per CPI: the spacing of the CPI arrivals after the first
-     * `skip` (pipeline fill), averaged; -1 with too few CPIs.
-     */
+    const cpi_arrivals& arrivals() const { return d_arrivals; }
     double steady_ms_per_cpi(std::size_t skip) const
     {
-        if (d_cpi_end.size() < skip + 2)
-            return -1;
-        return std::chrono::duration<double, std::milli>(d_cpi_end.back() -
-                                                         d_cpi_end[skip])
-                   .count() /
-               double(d_cpi_end.size() - 1 - skip);
+        return d_arrivals.steady_ms_per_cpi(skip);
     }
 
 private:
-    const std::uint64_t d_items_per_cpi;
-    std::uint64_t d_next_end;
-    std::vector<clock_type::time_point> d_cpi_end;
+    cpi_arrivals d_arrivals;
     const int d_device;
     kernels::cuda_stream d_stream;
+};
+
+//! The host twin of device_sink: consumes host items and notes each CPI's arrival.
+class host_sink : public gr::sync_block
+{
+public:
+    host_sink(std::size_t itemsize, std::uint64_t items_per_cpi)
+        : gr::sync_block("host_sink",
+                         gr::io_signature::make(1, 1, itemsize),
+                         gr::io_signature::make(0, 0, 0)),
+          d_arrivals(items_per_cpi)
+    {
+    }
+    int work(int n, gr_vector_const_void_star&, gr_vector_void_star&) override
+    {
+        d_arrivals.consumed(nitems_read(0) + n);
+        return n;
+    }
+    const cpi_arrivals& arrivals() const { return d_arrivals; }
+
+private:
+    cpi_arrivals d_arrivals;
 };
 
 /*!
@@ -253,11 +298,15 @@ private:
 
 //! Replays a host vector of samples (looping) as fast as the flowgraph takes them and
 //! records when each CPI's last sample was handed downstream.
+//! Items are `vlen` samples each (1: a sample stream; nrange: one pulse per item);
+//! total, cpi_samples and rate then count items, and samples.size() is a whole number
+//! of items.
 class host_replay_source : public gr::sync_block
 {
 public:
     /*!
-     * rate: samples per second to pace to (a hardware source's clock), 0 = unpaced.
+     * rate: samples (items) per second to pace to (a hardware source's clock), 0 =
+     * unpaced.
      * pieces_per_cpi (paced only): a paced call hands out at most cpi_samples /
      * pieces_per_cpi samples, each not before its last sample's time. 1: a CPI at once,
      * at its last sample's time (the worst case for latency: its whole host -> device
@@ -269,11 +318,13 @@ public:
                        std::uint64_t cpi_samples,
                        const source_tuning& tuning,
                        double rate = 0.0,
-                       std::uint64_t pieces_per_cpi = 1)
+                       std::uint64_t pieces_per_cpi = 1,
+                       std::size_t vlen = 1)
         : gr::sync_block("host_replay_source",
                          gr::io_signature::make(0, 0, 0),
-                         gr::io_signature::make(1, 1, sizeof(cfloat))),
+                         gr::io_signature::make(1, 1, vlen * sizeof(cfloat))),
           d_samples(samples),
+          d_vlen(vlen),
           d_total(total),
           d_cpi_samples(cpi_samples),
           d_rate(rate),
@@ -309,10 +360,11 @@ public:
                               std::chrono::duration<double>(double(done + n) / d_rate)));
         }
         auto* dst = static_cast<cfloat*>(out[0]);
+        const std::size_t first = done * d_vlen, count = n * d_vlen;
         std::size_t copied = 0;
-        while (copied < n) {
-            const std::size_t at = (done + copied) % d_samples.size();
-            const std::size_t len = std::min(n - copied, d_samples.size() - at);
+        while (copied < count) {
+            const std::size_t at = (first + copied) % d_samples.size();
+            const std::size_t len = std::min(count - copied, d_samples.size() - at);
             d_copy.copy(dst + copied, d_samples.data() + at, len * sizeof(cfloat));
             copied += len;
         }
@@ -328,6 +380,7 @@ public:
 
 private:
     const std::vector<cfloat>& d_samples;
+    const std::size_t d_vlen;
     const std::uint64_t d_total, d_cpi_samples;
     const double d_rate;
     const std::uint64_t d_piece; //!< samples per paced call, at most
