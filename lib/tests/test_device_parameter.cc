@@ -347,6 +347,64 @@ TEST(DeviceParameterCuda, test_013_peer_edges_through_buffer_wraps)
     EXPECT_EQ(s.peer_bytes, 2 * nitems * vlen * sizeof(gr_complex));
 }
 
+// pulses -> pulse_compression -> corner_turn -> doppler_filter -> envelope -> host, all
+// on `backend` (device 0): CPI blocks, whose edges are event-ordered on one device.
+constexpr unsigned cpi_np = 16, cpi_nr = 128, cpi_nfft = 32, cpi_count = 5;
+
+std::vector<float> run_cpi_chain(const char* backend)
+{
+    const auto x = random_complex(std::size_t(cpi_count) * cpi_np * cpi_nr, 78);
+    auto tb = gr::make_top_block("cpi_chain");
+    auto src = vector_source_c::make(x, false, cpi_nr);
+    auto pc = grr::pulse_compression::make(cpi_nr,
+                                           cpi_np,
+                                           1,
+                                           "lfm",
+                                           {},
+                                           1e6,
+                                           4e-6,
+                                           4e6,
+                                           true,
+                                           "hann",
+                                           4,
+                                           35,
+                                           6,
+                                           false,
+                                           "auto",
+                                           backend,
+                                           0);
+    auto ct = grr::corner_turn::make(cpi_np, cpi_nr, 1, backend, 0);
+    auto df = grr::doppler_filter::make(
+        cpi_np, cpi_nr, cpi_nfft, 1, "none", "hann", 4, 35, 6, true, backend, 0);
+    auto env = grr::envelope::make(cpi_nfft, "square_law", false, backend, 0);
+    auto snk = vector_sink_f::make(cpi_nfft);
+    tb->connect(src, 0, pc, 0);
+    tb->connect(pc, 0, ct, 0);
+    tb->connect(ct, 0, df, 0);
+    tb->connect(df, 0, env, 0);
+    tb->connect(env, 0, snk, 0);
+    tb->run();
+    return snk->data();
+}
+
+TEST(DeviceParameterCuda, test_015_cpi_chain_over_peer_edges_matches_the_cpu)
+{
+    GPURADAR_REQUIRE_CUDA();
+    const auto cpu = run_cpi_chain("cpu");
+    ASSERT_EQ(cpu.size(), std::size_t(cpi_count) * cpi_nr * cpi_nfft);
+    const peer_copy_on_one_device on;
+    grr::device_buffer::reset_transfer_stats();
+    const auto gpu = run_cpi_chain("cuda");
+    const auto s = grr::device_buffer::transfer_stats();
+    ASSERT_EQ(gpu.size(), cpu.size());
+    EXPECT_LE(rel_l2(gpu, cpu), 1e-5);
+    // Per CPI: compressed pulses, range-major CPI, Doppler spectra, each copied once.
+    const std::uint64_t per_cpi =
+        (2 * std::uint64_t(cpi_np) * cpi_nr + std::uint64_t(cpi_nr) * cpi_nfft) *
+        sizeof(gr_complex);
+    EXPECT_EQ(s.peer_bytes, cpi_count * per_cpi);
+}
+
 TEST(DeviceParameterCuda, test_014_edges_between_two_devices)
 {
     GPURADAR_REQUIRE_CUDA();

@@ -28,6 +28,10 @@ BLOCKS = {
     "beamformer": lambda **kw: gpuradar.beamformer(4, 64, [0.0], **kw),
     "backprojection": lambda **kw: gpuradar.backprojection(
         8, 4, 4, 0, 0, 1, 1, 0, 1, **kw),
+    "sar_focus": lambda **kw: gpuradar.sar_focus(
+        fc=9.6e9, bandwidth=50e6, pulse_width=1e-6, up_chirp=True, fs=60e6, prf=200.0,
+        velocity=150.0, altitude=1000.0, near_range=2000.0, nrange=256, squint=0.0,
+        antenna_length=2.0, **kw),
 }
 
 
