@@ -214,6 +214,8 @@ char* device_buffer::device_base() const { return d_impl->device.as<char>(); }
 char* device_buffer::host_base()
 {
     std::call_once(d_impl->host_once, [this] {
+        // Pinned by the context of the edge's device, which its copies run on.
+        kernels::device_scope on(d_impl->device_index);
         d_impl->host = kernels::pinned_memory(d_impl->bytes);
         d_base = d_impl->host.as<char>();
     });
