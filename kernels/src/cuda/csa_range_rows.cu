@@ -18,6 +18,7 @@
 #include "csa_range_rows.h"
 #include "cuda_check.h"
 #include "smem_fft.cuh"
+#include <cuda_pipeline.h>
 #include <algorithm>
 
 namespace gpuradar::kernels::detail {
@@ -31,7 +32,8 @@ constexpr unsigned min_log2F = 9, max_log2F = 14; // kernel_for's instances
 //! log2 of the first pass's radix: F = 2^log2F = RS * 16^P with 1 <= log2(RS) <= 4.
 constexpr unsigned first_log2_radix(unsigned log2F) { return (log2F - 1) % 4 + 1; }
 
-std::size_t shared_bytes(unsigned F) { return (F + F / 16) * sizeof(float2); }
+//! The most dynamic shared memory a block may have on sm_90.
+constexpr std::size_t max_shared_bytes = 227 * 1024;
 
 //! The range bin whose value the forward passes leave at shared position pos: the top
 //! log2(RS) bits are its lowest digit (radix RS), the nibbles below its radix-16 digits
@@ -58,38 +60,67 @@ __device__ __forceinline__ void twiddle_row(float2 (&v)[R], const float2* tw, un
         v[r] = cmul(v[r], w[r]);
 }
 
+//! Queues cp.async copies of row m (if any) into buf in the padded layout.
+__device__ __forceinline__ void
+prefetch_row(const csa_range_rows_args& a, std::size_t m, float2* buf)
+{
+    if (m < a.naz) {
+        const float2* row = a.rows + m * a.nrange;
+        for (unsigned i = threadIdx.x; i < a.nrange; i += blockDim.x)
+            __pipeline_memcpy_async(buf + smem_fft_pad(i), row + i, sizeof(float2));
+    }
+    __pipeline_commit();
+}
+
 __device__ __forceinline__ float2 conj_scaled(float2 v, float w)
 {
     return make_float2(v.x * w, -v.y * w);
 }
 
-template <int RS, int ITERS, int THREADS, int MIN_BLOCKS>
+/*
+ * PREFETCH (when two rows' shared memory fit the block's budget): the grid is
+ * persistent and each block copies its next row into the second buffer with cp.async
+ * while it transforms the current one, so the row loads no longer stall the block.
+ */
+template <int RS, int ITERS, int THREADS, int MIN_BLOCKS, bool PREFETCH>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     csa_range_rows_kernel(csa_range_rows_args a)
 {
-    extern __shared__ float2 sm[];
+    extern __shared__ float2 smem[];
     constexpr unsigned log2RS = smem_fft_log2_radix(RS);
     const unsigned F = a.nrange, T = blockDim.x;
     const unsigned log2F = 31 - __clz(F);
     const unsigned sA = F / RS; // stride of the radix-RS passes (= ITERS * T)
     const unsigned log2L0 = log2F - log2RS;
-    for (std::size_t m = blockIdx.x; m < a.naz; m += gridDim.x) {
+    const unsigned padded = F + F / 16;
+    if constexpr (PREFETCH)
+        prefetch_row(a, blockIdx.x, smem);
+    unsigned n = 0; // rows this block has done: the buffer is n & 1
+    for (std::size_t m = blockIdx.x; m < a.naz; m += gridDim.x, ++n) {
         float2* row = a.rows + m * F;
+        float2* sm = smem + (PREFETCH ? (n & 1u) * padded : 0u);
+        if constexpr (PREFETCH) {
+            __pipeline_wait_prior(0);
+            __syncthreads(); // row m is in sm; the other buffer's last reads are done
+            prefetch_row(a, m + gridDim.x, smem + ((n + 1) & 1u) * padded);
+        }
         const float wa = a.azimuth_weight[m];
         if (wa == 0.0f) { // outside the processed Doppler band (uniform per block)
             for (unsigned i = threadIdx.x; i < F; i += T)
                 row[i] = make_float2(0.0f, 0.0f);
             continue;
         }
-        // Forward pass radix RS from global memory, phase 1 on the loaded samples; all
-        // loads issued before the barrier.
+        // Forward pass radix RS (from the prefetched row, else from global memory with
+        // all loads issued before the barrier), phase 1 on the loaded samples.
         const csa_quadratic q1 = a.q1[m];
         float2 v[ITERS][RS];
 #pragma unroll
         for (int it = 0; it < ITERS; ++it)
 #pragma unroll
-            for (int j = 0; j < RS; ++j)
-                v[it][j] = row[threadIdx.x + it * T + j * sA];
+            for (int j = 0; j < RS; ++j) {
+                const unsigned i = threadIdx.x + it * T + j * sA;
+                v[it][j] = PREFETCH ? sm[smem_fft_pad(i)] : row[i];
+            }
 #pragma unroll
         for (int it = 0; it < ITERS; ++it)
 #pragma unroll
@@ -97,7 +128,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                 v[it][j] = cmul(
                     v[it][j],
                     csa_phasor(q1, static_cast<double>(threadIdx.x + it * T + j * sA)));
-        __syncthreads(); // the previous row's reads of shared memory are done
+        __syncthreads(); // every read of sm before this row's writes is done
 #pragma unroll
         for (int it = 0; it < ITERS; ++it) {
             const unsigned n1 = threadIdx.x + it * T;
@@ -120,9 +151,11 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             for (int j = 0; j < 16; ++j)
                 u[j] = sm[smem_fft_pad(t * 16 + j)];
             smem_fft_reg_dft<16>(u);
+            // Position t * 16 + r holds bin k0 + r F / 16 (r is its top radix-16 digit).
+            const unsigned k0 = bin_at(t * 16, log2F, log2RS);
 #pragma unroll
             for (int r = 0; r < 16; ++r) {
-                const unsigned k = bin_at(t * 16 + r, log2F, log2RS);
+                const unsigned k = k0 + r * (F / 16);
                 u[r] = conj_scaled(cmul(u[r], csa_phasor(q2, csa_signed_bin(k, F))),
                                    __ldg(a.range_weight + k));
             }
@@ -185,12 +218,22 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 
 using kernel_t = void (*)(csa_range_rows_args);
 
-//! Resident blocks per SM the register budget is sized for: 768 threads (24 warps) to
-//! hide the row loads' latency, as far as shared memory allows (F <= 4096).
+//! Resident blocks per SM the register budget is sized for: 512 threads (16 warps), so
+//! that a thread's 16 to 32 samples, the phases and the twiddles fit 128 registers
+//! without spilling. The prefetch hides the row loads that more warps would otherwise
+//! have to (24 warps and 80 registers spilled and ran slower: gpuradar_bench csa/cuda).
 constexpr int min_blocks(unsigned threads)
 {
-    return threads >= 512 ? 1 : int(768 / threads);
+    return threads >= 512 ? 1 : int(512 / threads);
 }
+
+//! The instance for F = 2^LOG2F: threads T = min(F / 16, max_threads), each running
+//! ITERS = (F / RS) / T butterflies of the radix-RS passes.
+//! Shared memory of one row (the padded layout).
+constexpr std::size_t row_bytes(unsigned F) { return (F + F / 16) * sizeof(float2); }
+
+//! Whether the instance for F double-buffers: two rows within the per-block budget.
+constexpr bool prefetches(unsigned F) { return 2 * row_bytes(F) <= max_shared_bytes; }
 
 //! The instance for F = 2^LOG2F: threads T = min(F / 16, max_threads), each running
 //! ITERS = (F / RS) / T butterflies of the radix-RS passes.
@@ -201,7 +244,11 @@ kernel_t instance()
     constexpr unsigned T = std::min(F / 16, max_threads);
     constexpr int ITERS = int((F >> log2RS) / T);
     static_assert(ITERS * T == (F >> log2RS));
-    return csa_range_rows_kernel<int(1u << log2RS), ITERS, int(T), min_blocks(T)>;
+    return csa_range_rows_kernel<int(1u << log2RS),
+                                 ITERS,
+                                 int(T),
+                                 min_blocks(T),
+                                 prefetches(F)>;
 }
 
 kernel_t kernel_for(unsigned log2F)
@@ -242,13 +289,26 @@ void csa_range_rows(const csa_range_rows_args& a, cudaStream_t s)
 {
     const unsigned log2F = log2_of(a.nrange);
     const kernel_t k = kernel_for(log2F);
-    const std::size_t bytes = shared_bytes(a.nrange);
+    const bool prefetch = prefetches(a.nrange);
+    const std::size_t bytes = (prefetch ? 2 : 1) * row_bytes(a.nrange);
     GPURADAR_CUDA_CHECK(who,
                         cudaFuncSetAttribute(k,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(bytes)));
     const unsigned threads = std::min(a.nrange / 16, max_threads);
-    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(a.naz, 1u << 30));
+    // Prefetching needs rows to prefetch: a persistent grid of the resident blocks.
+    std::size_t resident = std::size_t(1) << 30;
+    if (prefetch) {
+        int device = 0, sms = 0, per_sm = 0;
+        GPURADAR_CUDA_CHECK(who, cudaGetDevice(&device));
+        GPURADAR_CUDA_CHECK(
+            who, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        GPURADAR_CUDA_CHECK(who,
+                            cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                &per_sm, k, static_cast<int>(threads), bytes));
+        resident = std::size_t(std::max(1, sms * per_sm));
+    }
+    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(a.naz, resident));
     k<<<blocks, threads, bytes, s>>>(a);
     GPURADAR_CUDA_CHECK_LAUNCH(who, "csa_range_rows");
 }
