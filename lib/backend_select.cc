@@ -43,13 +43,12 @@ kernels::backend select_backend(const std::string& requested, const char* block_
 
 int select_device(int device, kernels::backend b, const char* block_name)
 {
-    if (device < 0)
-        throw std::invalid_argument(std::string("gpuradar::") + block_name +
-                                    ": device must be >= 0 (got " +
-                                    std::to_string(device) + ")");
-    if (b == kernels::backend::cuda)
-        kernels::check_device_index(block_name, device, kernels::cuda_device_count());
-    else if (device != 0)
+    const bool cuda = b == kernels::backend::cuda;
+    kernels::check_device_index(block_name,
+                                device,
+                                cuda ? kernels::cuda_device_count()
+                                     : kernels::any_device_count);
+    if (!cuda && device != 0)
         gr::logger(block_name)
             .info("device {} ignored: the CPU backend runs on the host", device);
     return device;

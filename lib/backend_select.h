@@ -25,10 +25,10 @@ kernels::backend select_backend(const std::string& requested, const char* block_
 
 /*!
  * Resolves the `device` parameter (CUDA device index) of block `block_name`, before
- * anything is allocated. Negative: std::invalid_argument naming `device` on every
- * backend. CUDA: must be 0 to (visible devices - 1), std::invalid_argument naming
- * `device` and that range otherwise. CPU: the index is not used; a non-zero one is
- * logged. Returns the device.
+ * anything is allocated (kernels::check_device_index). CUDA: must be 0 to (visible
+ * devices - 1), std::invalid_argument naming `device` and that range otherwise. CPU:
+ * a negative index is refused the same way, any other is not used (a non-zero one is
+ * logged). Returns the device.
  */
 int select_device(int device, kernels::backend b, const char* block_name);
 

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <optional>
 #include <stdexcept>
 
 namespace gr {
@@ -55,19 +54,7 @@ gr::io_signature::sptr pulse_geometry_signature(kernels::backend b, unsigned int
     return gr::io_signature::make2(2, 2, pulse_bytes, int(geometry_bytes));
 }
 
-//! The kernel's device list: the block's device on CUDA (the CPU backend takes none).
-std::vector<int> kernel_devices(kernels::backend b, int device)
-{
-    return b == kernels::backend::cuda ? std::vector<int>{ device } : std::vector<int>{};
-}
-
 } // namespace
-
-void backprojection_impl::enter_device(std::optional<kernels::device_scope>& on) const
-{
-    if (d_backend == kernels::backend::cuda)
-        on.emplace(d_device);
-}
 
 backprojection::sptr backprojection::make(unsigned int nbins,
                                           unsigned int nx,
@@ -111,9 +98,8 @@ backprojection::sptr backprojection::make(unsigned int nbins,
     // and the image are made.
     kernels::backprojection::validate(g, nbins);
     const auto b = select_backend(backend, block_name);
-    select_device(device, b, block_name);
-    return gnuradio::make_block_sptr<backprojection_impl>(
-        nbins, g, pulses_per_image, accumulate, p, b, device);
+    return make_block_on_device<backprojection_impl>(
+        b, device, block_name, nbins, g, pulses_per_image, accumulate, p, b, device);
 }
 
 backprojection_impl::backprojection_impl(unsigned int nbins,
@@ -132,12 +118,8 @@ backprojection_impl::backprojection_impl(unsigned int nbins,
       d_npix(static_cast<std::size_t>(grid.voxels())),
       d_accumulate(accumulate),
       d_backend(backend),
-      d_device(device),
-      d_kernel(kernels::backprojection::make(
-          backend, grid, nbins, precision, stream(), kernel_devices(backend, device)))
+      d_kernel(kernels::backprojection::make(backend, grid, nbins, precision, stream()))
 {
-    std::optional<kernels::device_scope> on;
-    enter_device(on);
     if (backend == kernels::backend::cuda)
         d_image_dev = kernels::device_memory(d_npix * sizeof(gr_complex));
     else
@@ -271,8 +253,6 @@ int backprojection_impl::general_work(int noutput_items,
                                       gr_vector_const_void_star& input_items,
                                       gr_vector_void_star& output_items)
 {
-    std::optional<kernels::device_scope> on;
-    enter_device(on);
     begin_work(); // before any kernel touches the buffers
     const auto* pulses = static_cast<const gr_complex*>(input_items[0]);
     const auto* geometry = static_cast<const double*>(input_items[1]);

@@ -8,7 +8,6 @@
 #include <gpuradar/kernels/backprojection.h>
 #include <atomic>
 #include <memory>
-#include <optional>
 #include <vector>
 
 namespace gr {
@@ -34,7 +33,7 @@ public:
         return kernels::backprojection::to_string(d_kernel->get_precision());
     }
     std::string backend() const override { return kernels::to_string(d_backend); }
-    int device() const override { return d_device; }
+    int device() const override { return cuda_device(); }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
@@ -51,14 +50,11 @@ private:
     //! Tags output item `item`, an image's first, with its pulses' counts.
     void tag_image(std::uint64_t item);
     void note_skipped();
-    //! Makes the block's device current in `on` (CUDA backend; until `on` is destroyed).
-    void enter_device(std::optional<kernels::device_scope>& on) const;
 
     const unsigned int d_nbins, d_pulses_per_image;
     const std::size_t d_npix;
     const bool d_accumulate;
     const kernels::backend d_backend;
-    const int d_device; // CUDA device of the stream, image and kernel (before d_kernel)
     std::unique_ptr<kernels::backprojection> d_kernel;
     // The image being integrated: device memory on CUDA, host memory on the CPU.
     kernels::device_memory d_image_dev;

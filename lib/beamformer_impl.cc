@@ -45,7 +45,8 @@ beamformer::sptr beamformer::make(unsigned int nchannels,
                                   int nbar,
                                   double sll_db,
                                   double beta,
-                                  const std::string& backend)
+                                  const std::string& backend,
+                                  int device)
 {
     // Every parameter is checked (by the kernels' functions) before anything is
     // allocated.
@@ -81,11 +82,13 @@ beamformer::sptr beamformer::make(unsigned int nchannels,
         config.elements_wl.push_back(p);
     }
     const auto b = select_backend(backend, "beamformer");
-    return gnuradio::make_block_sptr<beamformer_impl>(config, b);
+    return make_block_on_device<beamformer_impl>(
+        b, device, "beamformer", config, b, device);
 }
 
 beamformer_impl::beamformer_impl(const beamformer_config& config,
-                                 kernels::backend backend)
+                                 kernels::backend backend,
+                                 int device)
     : gr::sync_block("beamformer",
                      stream_signature(backend,
                                       std::size_t(config.nchannels) * config.nsamples *
@@ -93,7 +96,7 @@ beamformer_impl::beamformer_impl(const beamformer_config& config,
                      stream_signature(backend,
                                       config.angles_deg.size() * config.nsamples *
                                           sizeof(gr_complex))),
-      gpu_stream_owner(backend, "beamformer"),
+      gpu_stream_owner(backend, "beamformer", kernels::stream_priority::normal, device),
       d_angles_deg(config.angles_deg),
       d_backend(backend),
       d_geometry{ config.elements_wl, config.angles_deg, config.weights },

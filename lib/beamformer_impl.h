@@ -23,9 +23,12 @@ struct beamformer_config {
 class beamformer_impl : public beamformer, public gpu_stream_owner
 {
 public:
-    beamformer_impl(const beamformer_config& config, kernels::backend backend);
+    beamformer_impl(const beamformer_config& config,
+                    kernels::backend backend,
+                    int device);
 
     std::vector<double> beam_angles_deg() const override { return d_angles_deg; }
+    int device() const override { return cuda_device(); }
     std::string backend() const override { return kernels::to_string(d_backend); }
 
     int work(int noutput_items,

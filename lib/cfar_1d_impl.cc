@@ -21,11 +21,14 @@ using config = cfar_config<kernels::cfar_1d_params>;
 class cfar_1d_impl : public cfar_block<cfar_1d, kernels::cfar_1d, kernels::cfar_1d_params>
 {
 public:
-    cfar_1d_impl(const cfar_layout& layout, const config& c, kernels::backend backend)
+    cfar_1d_impl(const cfar_layout& layout,
+                 const config& c,
+                 kernels::backend backend,
+                 int device)
         : gr::block(block_name,
                     stream_signature(backend, layout.cells_per_item() * sizeof(float)),
                     cfar_output_signature(backend, layout.cells_per_item())),
-          cfar_block(block_name, layout, c, resolve_os_k, backend)
+          cfar_block(block_name, layout, c, resolve_os_k, backend, device)
     {
     }
 
@@ -51,7 +54,8 @@ cfar_1d::sptr cfar_1d::make(unsigned int nrange,
                             bool local_max_only,
                             unsigned int items_per_cpi,
                             unsigned int max_detections,
-                            const std::string& backend)
+                            const std::string& backend,
+                            int device)
 {
     check_positive(block_name, "items_per_cpi", items_per_cpi);
     config c;
@@ -78,7 +82,8 @@ cfar_1d::sptr cfar_1d::make(unsigned int nrange,
     const cfar_layout layout{ nrange,
                               0, // range lines: cfar_1d
                               channels, items_per_cpi, max_detections, c.params.variant };
-    return gnuradio::make_block_sptr<cfar_1d_impl>(layout, c, b);
+    return make_block_on_device<cfar_1d_impl>(
+        b, device, block_name, layout, c, b, device);
 }
 
 } // namespace gpuradar

@@ -34,11 +34,12 @@ public:
     cfar_2d_impl(const cfar_layout& layout,
                  const config& c,
                  kernels::backend backend,
-                 bool angles)
+                 bool angles,
+                 int device)
         : gr::block(block_name,
                     stream_signature(backend, layout.cells_per_item() * sizeof(float)),
                     cfar_output_signature(backend, layout.cells_per_item())),
-          cfar_block(block_name, layout, c, resolve_os_k, backend),
+          cfar_block(block_name, layout, c, resolve_os_k, backend, device),
           d_angles(angles ? std::make_unique<beam_angles>(layout.channels) : nullptr)
     {
     }
@@ -88,7 +89,8 @@ cfar_2d::sptr cfar_2d::make(unsigned int nrange,
                             unsigned int max_detections,
                             const std::string& backend,
                             bool cluster,
-                            bool angles)
+                            bool angles,
+                            int device)
 {
     check_positive(block_name, "ndoppler", ndoppler);
     if (angles && channels < 2)
@@ -128,7 +130,8 @@ cfar_2d::sptr cfar_2d::make(unsigned int nrange,
     layout.cluster = cluster;
     layout.range_wrap = p.range_edge == kernels::cfar_edge::wrap;
     layout.doppler_wrap = p.doppler_edge == kernels::cfar_edge::wrap;
-    return gnuradio::make_block_sptr<cfar_2d_impl>(layout, c, b, angles);
+    return make_block_on_device<cfar_2d_impl>(
+        b, device, block_name, layout, c, b, angles, device);
 }
 
 } // namespace gpuradar

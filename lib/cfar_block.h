@@ -80,6 +80,7 @@ public:
         return d_kernel->os_k();
     }
     std::string backend() const override { return kernels::to_string(d_backend); }
+    int device() const override { return cuda_device(); }
 
     void set_pfa(double pfa) override
     {
@@ -199,20 +200,22 @@ protected:
                const cfar_layout& layout,
                const cfar_config<Params>& config,
                os_k_resolver resolve_os_k,
-               kernels::backend backend)
+               kernels::backend backend,
+               int device)
         : gr::block(block_name,
                     stream_signature(backend, layout.cells_per_item() * sizeof(float)),
                     cfar_output_signature(backend, layout.cells_per_item())),
           // High priority: collect() waits for every CPI's detections on the host, and
           // with the default priority its kernel would queue behind the next CPI's
           // upstream work.
-          gpu_stream_owner(backend, block_name, kernels::stream_priority::high),
+          gpu_stream_owner(backend, block_name, kernels::stream_priority::high, device),
           d_layout(layout),
           d_backend(backend),
           d_kernel(Kernel::make(backend, config.params, stream())),
           d_framer(layout),
           d_resolve_os_k(resolve_os_k),
           d_changes(config, [this](const cfar_config<Params>& c) {
+              const device_guard on(*this); // a setter's thread
               return Kernel::make(d_backend, c.params, stream());
           })
     {

@@ -12,7 +12,8 @@ namespace gpuradar {
 corner_turn::sptr corner_turn::make(unsigned int npulses,
                                     unsigned int nrange,
                                     unsigned int channels,
-                                    const std::string& backend)
+                                    const std::string& backend,
+                                    int device)
 {
     check_positive("corner_turn", "npulses", npulses);
     check_positive("corner_turn", "nrange", nrange);
@@ -25,13 +26,15 @@ corner_turn::sptr corner_turn::make(unsigned int npulses,
                     { { "channels", channels }, { "npulses", npulses } },
                     sizeof(gr_complex));
     const auto b = select_backend(backend, "corner_turn");
-    return gnuradio::make_block_sptr<corner_turn_impl>(npulses, nrange, channels, b);
+    return make_block_on_device<corner_turn_impl>(
+        b, device, "corner_turn", npulses, nrange, channels, b, device);
 }
 
 corner_turn_impl::corner_turn_impl(unsigned int npulses,
                                    unsigned int nrange,
                                    unsigned int channels,
-                                   kernels::backend backend)
+                                   kernels::backend backend,
+                                   int device)
     : gr::block(
           "corner_turn",
           stream_signature(backend, std::size_t(channels) * nrange * sizeof(gr_complex)),
@@ -39,6 +42,7 @@ corner_turn_impl::corner_turn_impl(unsigned int npulses,
                            std::size_t(channels) * npulses * sizeof(gr_complex))),
       cpi_block("corner_turn",
                 backend,
+                device,
                 cpi_framing{ npulses,
                              nrange,
                              std::size_t(channels) * nrange,

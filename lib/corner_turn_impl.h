@@ -17,7 +17,8 @@ public:
     corner_turn_impl(unsigned int npulses,
                      unsigned int nrange,
                      unsigned int channels,
-                     kernels::backend backend);
+                     kernels::backend backend,
+                     int device);
 
 private:
     void process_cpi(const cpi_io& io) override;

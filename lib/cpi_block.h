@@ -42,6 +42,7 @@ class cpi_block : public Api, public gpu_stream_owner
 public:
     std::uint64_t dropped_cpis() const override { return d_sequencer.dropped(); }
     std::string backend() const override { return kernels::to_string(d_backend); }
+    int device() const override { return cuda_device(); }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
     {
@@ -93,8 +94,9 @@ public:
 protected:
     cpi_block(const char* block_name,
               kernels::backend backend,
+              int device,
               const cpi_framing& framing)
-        : gpu_stream_owner(backend, block_name),
+        : gpu_stream_owner(backend, block_name, kernels::stream_priority::normal, device),
           d_backend(backend),
           d_framing(framing),
           d_sequencer(framing.in_per_cpi, framing.npulses, framing.nrange)

@@ -5,11 +5,13 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "peer_edges.h"
 #include "transfer_counters.h"
 #include <gnuradio/block.h>
 #include <gnuradio/buffer_reader.h>
 #include <gnuradio/gpuradar/device_buffer.h>
 #include <gpuradar/kernels/cuda_resources.h>
+#include <gpuradar/kernels/peer_copy.h>
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -17,6 +19,7 @@
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
@@ -32,13 +35,37 @@ namespace {
 std::atomic<std::uint64_t> g_h2d_bytes{ 0 };
 std::atomic<std::uint64_t> g_d2h_bytes{ 0 };
 std::atomic<std::uint64_t> g_d2d_bytes{ 0 };
+std::atomic<std::uint64_t> g_peer_bytes{ 0 };
+std::atomic<bool> g_peer_copy_on_one_device{ false };
 constexpr const char* who = "gpuradar::device_buffer";
+
+const device_stream_provider* stream_provider(const gr::block_sptr& b)
+{
+    return dynamic_cast<const device_stream_provider*>(b.get());
+}
+
+//! `bytes` of device memory on `device`.
+kernels::device_memory memory_on(int device, std::size_t bytes)
+{
+    kernels::device_scope on(device);
+    return kernels::device_memory(bytes);
+}
 } // namespace
+
+void set_peer_copy_on_one_device(bool on) { g_peer_copy_on_one_device = on; }
+
+//! The readers' copy of an edge across devices.
+struct device_buffer::peer_side {
+    int device = 0; //!< the readers'
+    kernels::peer_route route = kernels::peer_route::direct;
+    kernels::device_memory memory; //!< as large as the edge's own, same item offsets
+};
 
 struct device_buffer::impl {
     std::weak_ptr<gr::block>
         owner; //!< the block that owns this buffer (see the constructor)
     kernels::device_memory device;
+    int device_index = 0; //!< where `device` lives (see memory_device())
     std::size_t bytes = 0;
     // Pinned host side: only edges that meet a host block need it, so it is made on first
     // use (the transfer type is set after allocation).
@@ -63,6 +90,10 @@ struct device_buffer::impl {
     std::uint64_t marks_recorded = 0;
     std::vector<std::pair<const device_stream_provider*, kernels::cuda_event>>
         read_events;
+    // Edges across devices: decided once, when the edge first runs with its readers.
+    std::mutex peer_mutex;
+    bool peer_decided = false;
+    std::unique_ptr<peer_side> peer;
 };
 
 namespace {
@@ -82,6 +113,7 @@ device_buffer::stats device_buffer::transfer_stats()
     s.h2d_bytes = g_h2d_bytes.load();
     s.d2h_bytes = g_d2h_bytes.load();
     s.d2d_bytes = g_d2d_bytes.load();
+    s.peer_bytes = g_peer_bytes.load();
     return s;
 }
 
@@ -92,6 +124,7 @@ void device_buffer::reset_transfer_stats()
     g_h2d_bytes = 0;
     g_d2h_bytes = 0;
     g_d2d_bytes = 0;
+    g_peer_bytes = 0;
 }
 
 gr::buffer_sptr device_buffer::make_buffer(int nitems,
@@ -108,8 +141,7 @@ gr::buffer_sptr device_buffer::make_buffer(int nitems,
     // half's async copy to the device runs. At GNU Radio's size (two CPIs in front of the
     // pulse framer) the host block waited for each CPI's whole copy before writing the
     // next (`gpuradar_bench e2e/PD`: higher end-to-end throughput with the deeper edge).
-    const bool host_writer =
-        link && dynamic_cast<const device_stream_provider*>(link.get()) == nullptr;
+    const bool host_writer = link && stream_provider(link) == nullptr;
     const std::size_t want = std::max<std::size_t>(nitems, min_items) *
                              (host_writer ? host_to_device_depth : 1);
     nitems = static_cast<int>(std::min<std::size_t>(want, INT_MAX / 2));
@@ -155,10 +187,24 @@ device_buffer::device_buffer(int nitems,
 
 device_buffer::~device_buffer() = default;
 
+namespace {
+//! The device of the GPU block that writes the buffer (`link`), or of the GPU block
+//! that made it when the writer is a host block (host-to-device: `owner`, the reader).
+int memory_device(const gr::block_sptr& link, const gr::block_sptr& owner)
+{
+    if (const auto* p = stream_provider(link))
+        return p->cuda_device();
+    if (const auto* p = stream_provider(owner))
+        return p->cuda_device();
+    return 0;
+}
+} // namespace
+
 bool device_buffer::do_allocate_buffer(std::size_t final_nitems, std::size_t sizeof_item)
 {
     d_impl->bytes = final_nitems * sizeof_item;
-    d_impl->device = kernels::device_memory(d_impl->bytes);
+    d_impl->device_index = memory_device(link(), d_impl->owner.lock());
+    d_impl->device = memory_on(d_impl->device_index, d_impl->bytes);
     d_base = nullptr; // host side made on demand, see host_base()
     return true;
 }
@@ -168,6 +214,8 @@ char* device_buffer::device_base() const { return d_impl->device.as<char>(); }
 char* device_buffer::host_base()
 {
     std::call_once(d_impl->host_once, [this] {
+        // Pinned by the context of the edge's device, which its copies run on.
+        kernels::device_scope on(d_impl->device_index);
         d_impl->host = kernels::pinned_memory(d_impl->bytes);
         d_base = d_impl->host.as<char>();
     });
@@ -186,6 +234,7 @@ void* device_buffer::transfer_stream(bool* ordered)
         return p->device_stream();
     }
     std::call_once(d_impl->own_stream_once, [this] {
+        kernels::device_scope on(d_impl->device_index);
         d_impl->own_stream = std::make_unique<kernels::cuda_stream>();
     });
     *ordered = false;
@@ -198,11 +247,70 @@ void device_buffer::wait_for_transfers()
     kernels::synchronize(kernels::stream_ref(transfer_stream(&ordered)), who);
 }
 
+device_buffer::peer_side* device_buffer::crossing()
+{
+    if (d_transfer_type != gr::transfer_type::DEVICE_TO_DEVICE || nreaders() == 0)
+        return nullptr;
+    std::lock_guard<std::mutex> lock(d_impl->peer_mutex);
+    if (d_impl->peer_decided)
+        return d_impl->peer.get();
+    std::set<int> devices;
+    for (std::size_t i = 0; i < nreaders(); ++i)
+        if (const auto* p = stream_provider(reader(i)->link()))
+            devices.insert(p->cuda_device());
+    if (devices.size() > 1) {
+        // _read_pointer() cannot tell its readers apart, so one memory serves them all.
+        std::ostringstream msg;
+        msg << who << ": the readers of " << link()->alias()
+            << "'s output are on different devices (" << *devices.begin() << " and "
+            << *devices.rbegin()
+            << "); every reader of one output must name the same device";
+        throw std::runtime_error(msg.str());
+    }
+    const int from = d_impl->device_index;
+    const int to = devices.empty() ? from : *devices.begin();
+    d_impl->peer_decided = true;
+    if (to == from && !g_peer_copy_on_one_device)
+        return nullptr;
+    auto p = std::make_unique<peer_side>();
+    p->device = to;
+    p->route = kernels::route_between(from, to);
+    p->memory = memory_on(to, d_impl->bytes);
+    d_logger->info("{}: device {} to device {}, copied {}",
+                   link()->alias(),
+                   from,
+                   to,
+                   p->route == kernels::peer_route::direct
+                       ? "peer to peer"
+                       : "through pinned host memory (no peer access)");
+    d_impl->peer = std::move(p);
+    return d_impl->peer.get();
+}
+
+char* device_buffer::read_base()
+{
+    if (peer_side* p = crossing())
+        return p->memory.as<char>();
+    return device_base();
+}
+
 void* device_buffer::device_copy(void* dst, const void* src, std::size_t bytes)
 {
     bool ordered = false;
     const kernels::stream_ref s(transfer_stream(&ordered));
-    kernels::copy_async(dst, src, bytes, kernels::copy_kind::device_to_device, s, who);
+    if (peer_side* p = crossing()) // both ends in the readers' memory, on their device
+        kernels::copy_peer_async(dst,
+                                 p->device,
+                                 src,
+                                 p->device,
+                                 bytes,
+                                 kernels::peer_route::direct,
+                                 nullptr,
+                                 s,
+                                 who);
+    else
+        kernels::copy_async(
+            dst, src, bytes, kernels::copy_kind::device_to_device, s, who);
     wait_for_transfers();
     g_d2d_bytes += bytes;
     return dst;
@@ -216,8 +324,10 @@ void* device_buffer::device_move(void* dst, const void* src, std::size_t bytes)
         return device_copy(dst, src, bytes);
     // cudaMemcpy on overlapping ranges is undefined: go through scratch memory.
     std::lock_guard<std::mutex> lock(d_impl->scratch_mutex);
-    if (d_impl->scratch.size() < bytes)
-        d_impl->scratch = kernels::device_memory(d_impl->bytes);
+    if (d_impl->scratch.size() < bytes) {
+        const peer_side* p = crossing();
+        d_impl->scratch = memory_on(p ? p->device : d_impl->device_index, d_impl->bytes);
+    }
     device_copy(d_impl->scratch.get(), src, bytes);
     return device_copy(dst, d_impl->scratch.get(), bytes);
 }
@@ -259,8 +369,26 @@ void device_buffer::post_work(int nitems)
         g_d2h_bytes += bytes;
         break;
     }
-    case gr::transfer_type::DEVICE_TO_DEVICE:
-        break; // read in place by the next GPU block
+    case gr::transfer_type::DEVICE_TO_DEVICE: {
+        peer_side* p = crossing();
+        if (p == nullptr)
+            break; // read in place by the next GPU block
+        const kernels::stream_ref s(transfer_stream(&ordered));
+        kernels::copy_peer_async(read_base() + offset,
+                                 p->device,
+                                 device_base() + offset,
+                                 d_impl->device_index,
+                                 bytes,
+                                 p->route,
+                                 p->route == kernels::peer_route::staged ? host_base()
+                                                                         : nullptr,
+                                 s,
+                                 who);
+        // Not event-ordered: the readers may read as soon as we return.
+        wait_for_transfers();
+        g_peer_bytes += bytes;
+        break;
+    }
     default: {
         std::ostringstream msg;
         msg << who << ": unexpected transfer type " << d_transfer_type;
@@ -274,6 +402,8 @@ bool device_buffer::event_ordered()
     if (d_transfer_type != gr::transfer_type::DEVICE_TO_DEVICE || nreaders() == 0)
         return false;
     try {
+        if (crossing())
+            return false; // post_work() copies and waits (see the class comment)
         if (!event_ordering_block(link()))
             return false;
         for (std::size_t i = 0; i < nreaders(); ++i)
@@ -366,8 +496,8 @@ void* device_buffer::write_pointer()
 
 const void* device_buffer::_read_pointer(unsigned int read_index)
 {
-    char* base = d_transfer_type == gr::transfer_type::DEVICE_TO_HOST ? host_base()
-                                                                      : device_base();
+    char* base =
+        d_transfer_type == gr::transfer_type::DEVICE_TO_HOST ? host_base() : read_base();
     return base + std::size_t(read_index) * d_sizeof_item;
 }
 
@@ -391,7 +521,7 @@ bool device_buffer::input_blocked_callback(int items_required,
         items_required,
         items_avail,
         read_index,
-        device_base(),
+        read_base(),
         std::bind(&device_buffer::device_copy, this, _1, _2, _3),
         std::bind(&device_buffer::device_move, this, _1, _2, _3));
 }
@@ -407,7 +537,7 @@ bool device_buffer::output_blocked_callback(int output_multiple, bool force)
     return output_blocked_callback_logic(
         output_multiple,
         force,
-        device_base(),
+        read_base(),
         std::bind(&device_buffer::device_move, this, _1, _2, _3));
 }
 

@@ -19,7 +19,8 @@ doppler_filter::sptr doppler_filter::make(unsigned int npulses,
                                           double sll_db,
                                           double beta,
                                           bool fftshift,
-                                          const std::string& backend)
+                                          const std::string& backend,
+                                          int device)
 {
     constexpr const char* name = "doppler_filter";
     check_positive(name, "nrange", nrange);
@@ -38,8 +39,8 @@ doppler_filter::sptr doppler_filter::make(unsigned int npulses,
     check_item_size(
         name, { { "channels", channels }, { "nfft", nfft } }, sizeof(gr_complex));
     const auto b = select_backend(backend, name);
-    return gnuradio::make_block_sptr<doppler_filter_impl>(
-        npulses, nrange, nfft, channels, m, w, fftshift, b);
+    return make_block_on_device<doppler_filter_impl>(
+        b, device, name, npulses, nrange, nfft, channels, m, w, fftshift, b, device);
 }
 
 doppler_filter_impl::doppler_filter_impl(unsigned int npulses,
@@ -49,13 +50,15 @@ doppler_filter_impl::doppler_filter_impl(unsigned int npulses,
                                          kernels::doppler_filter::mti_mode mti,
                                          const kernels::window_spec& window,
                                          bool fftshift,
-                                         kernels::backend backend)
+                                         kernels::backend backend,
+                                         int device)
     : gr::block(
           "doppler_filter",
           stream_signature(backend, std::size_t(channels) * npulses * sizeof(gr_complex)),
           stream_signature(backend, std::size_t(channels) * nfft * sizeof(gr_complex))),
       cpi_block("doppler_filter",
                 backend,
+                device,
                 cpi_framing{ nrange,
                              nrange,
                              std::size_t(channels) * npulses,

@@ -21,7 +21,8 @@ public:
                         kernels::doppler_filter::mti_mode mti,
                         const kernels::window_spec& window,
                         bool fftshift,
-                        kernels::backend backend);
+                        kernels::backend backend,
+                        int device);
 
 private:
     void process_cpi(const cpi_io& io) override;

@@ -10,23 +10,26 @@ namespace gpuradar {
 envelope::sptr envelope::make(unsigned int vlen,
                               const std::string& mode,
                               bool db,
-                              const std::string& backend)
+                              const std::string& backend,
+                              int device)
 {
     // Validate every parameter before anything is allocated.
     check_vlen("envelope", vlen, sizeof(gr_complex));
     const auto m = kernels::envelope::parse_mode(mode);
     const auto b = select_backend(backend, "envelope");
-    return gnuradio::make_block_sptr<envelope_impl>(vlen, m, db, b);
+    return make_block_on_device<envelope_impl>(
+        b, device, "envelope", vlen, m, db, b, device);
 }
 
 envelope_impl::envelope_impl(unsigned int vlen,
                              kernels::envelope::mode mode,
                              bool db,
-                             kernels::backend backend)
+                             kernels::backend backend,
+                             int device)
     : gr::sync_block("envelope",
                      stream_signature(backend, vlen * sizeof(gr_complex)),
                      stream_signature(backend, vlen * sizeof(float))),
-      gpu_stream_owner(backend, "envelope"),
+      gpu_stream_owner(backend, "envelope", kernels::stream_priority::normal, device),
       d_vlen(vlen),
       d_backend(backend),
       d_kernel(kernels::envelope::make(backend, mode, db, stream()))

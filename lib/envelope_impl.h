@@ -17,8 +17,10 @@ public:
     envelope_impl(unsigned int vlen,
                   kernels::envelope::mode mode,
                   bool db,
-                  kernels::backend backend);
+                  kernels::backend backend,
+                  int device);
 
+    int device() const override { return cuda_device(); }
     std::string backend() const override { return kernels::to_string(d_backend); }
 
     int work(int noutput_items,

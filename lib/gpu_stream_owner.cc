@@ -39,6 +39,8 @@ bool gpu_stream_owner::orders_by_events() const { return d_stream != nullptr; }
 
 void gpu_stream_owner::begin_work(bool inputs_per_cpi) const
 {
+    if (d_stream)
+        kernels::make_current(d_device);
     if (!orders_by_events())
         return;
     gr::block_detail* d = detail_of(block_of(this));

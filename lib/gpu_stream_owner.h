@@ -2,12 +2,15 @@
 #ifndef INCLUDED_GPURADAR_GPU_STREAM_OWNER_H
 #define INCLUDED_GPURADAR_GPU_STREAM_OWNER_H
 
+#include "backend_select.h"
 #include <gnuradio/block.h>
 #include <gnuradio/gpuradar/device_buffer.h>
 #include <gpuradar/kernels/backend.h>
 #include <gpuradar/kernels/cuda_resources.h>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace gr {
 namespace gpuradar {
@@ -38,7 +41,7 @@ public:
                      const char* block_name,
                      kernels::stream_priority priority = kernels::stream_priority::normal,
                      int device = 0)
-        : d_block_name(std::string("gpuradar::") + block_name)
+        : d_block_name(std::string("gpuradar::") + block_name), d_device(device)
     {
         if (b == kernels::backend::cuda) {
             // The stream belongs to the device that is current when it is made.
@@ -52,6 +55,25 @@ public:
         return d_stream ? d_stream->ref().native() : nullptr;
     }
     bool orders_by_events() const override;
+    int cuda_device() const override { return d_device; }
+
+    /*!
+     * Makes the block's device current until destroyed (CUDA backend; nothing on the
+     * CPU): around what builds or touches kernels objects outside work(), e.g. a setter
+     * called from a GUI's thread.
+     */
+    class device_guard
+    {
+    public:
+        explicit device_guard(const gpu_stream_owner& owner)
+        {
+            if (owner.d_stream)
+                d_on.emplace(owner.d_device);
+        }
+
+    private:
+        std::optional<kernels::device_scope> d_on;
+    };
 
 protected:
     kernels::stream_ref stream() const
@@ -60,7 +82,9 @@ protected:
     }
 
     /*!
-     * First in work(), before any kernel is queued: this block's stream waits for the
+     * First in work(), before any kernel is queued: makes the block's device current on
+     * the block's thread (once: GNU Radio runs each block on a thread of its own, so
+     * the device stays current between calls), then this block's stream waits for the
      * readers of its event-ordered outputs (the space they released) and, unless
      * `inputs_per_cpi` (the block then calls wait_for_input() before each CPI), for the
      * writers of everything on its event-ordered inputs. No-op on the CPU backend.
@@ -100,10 +124,31 @@ protected:
 
 private:
     const std::string d_block_name;
+    const int d_device; //!< the `device` parameter (used on the CUDA backend only)
     std::unique_ptr<kernels::cuda_stream> d_stream;
     //! finish_work()'s host wait (made on first use; only the block's thread uses it).
     mutable std::unique_ptr<kernels::cuda_event> d_done;
 };
+
+/*!
+ * make() of a GPU block: its `device` checked (select_device, before anything is
+ * allocated), then block Impl made from `args` with that device current on the CUDA
+ * backend, so that everything its constructor allocates (stream, plans, memory) lives
+ * there; the caller's device is current again afterwards. Impl's constructor takes the
+ * device among `args` for its gpu_stream_owner.
+ */
+template <class Impl, class... Args>
+std::shared_ptr<Impl> make_block_on_device(kernels::backend b,
+                                           int device,
+                                           const char* block_name,
+                                           Args&&... args)
+{
+    select_device(device, b, block_name);
+    std::optional<kernels::device_scope> on;
+    if (b == kernels::backend::cuda)
+        on.emplace(device);
+    return gnuradio::make_block_sptr<Impl>(std::forward<Args>(args)...);
+}
 
 } // namespace gpuradar
 } // namespace gr

@@ -24,22 +24,27 @@ gr_complex checked_k(gr_complex k)
 }
 } // namespace
 
-multiply_const::sptr
-multiply_const::make(gr_complex k, unsigned int vlen, const std::string& backend)
+multiply_const::sptr multiply_const::make(gr_complex k,
+                                          unsigned int vlen,
+                                          const std::string& backend,
+                                          int device)
 {
     checked_k(k);
     check_vlen("multiply_const", vlen, sizeof(gr_complex));
     const auto b = select_backend(backend, "multiply_const");
-    return gnuradio::make_block_sptr<multiply_const_impl>(k, vlen, b);
+    return make_block_on_device<multiply_const_impl>(
+        b, device, "multiply_const", k, vlen, b, device);
 }
 
 multiply_const_impl::multiply_const_impl(gr_complex k,
                                          unsigned int vlen,
-                                         kernels::backend backend)
+                                         kernels::backend backend,
+                                         int device)
     : gr::sync_block("multiply_const",
                      stream_signature(backend, vlen * sizeof(gr_complex)),
                      stream_signature(backend, vlen * sizeof(gr_complex))),
-      gpu_stream_owner(backend, "multiply_const"),
+      gpu_stream_owner(
+          backend, "multiply_const", kernels::stream_priority::normal, device),
       d_vlen(vlen),
       d_backend(backend),
       d_k(k),

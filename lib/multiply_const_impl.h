@@ -15,10 +15,14 @@ namespace gpuradar {
 class multiply_const_impl : public multiply_const, public gpu_stream_owner
 {
 public:
-    multiply_const_impl(gr_complex k, unsigned int vlen, kernels::backend backend);
+    multiply_const_impl(gr_complex k,
+                        unsigned int vlen,
+                        kernels::backend backend,
+                        int device);
 
     gr_complex k() const override;
     void set_k(gr_complex k) override;
+    int device() const override { return cuda_device(); }
     std::string backend() const override { return kernels::to_string(d_backend); }
 
     int work(int noutput_items,

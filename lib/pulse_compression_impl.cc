@@ -27,7 +27,8 @@ pulse_compression::make(unsigned int nrange,
                         double beta,
                         bool normalize,
                         const std::string& method,
-                        const std::string& backend)
+                        const std::string& backend,
+                        int device)
 {
     constexpr const char* name = "pulse_compression";
     check_positive(name, "nrange", nrange);
@@ -45,8 +46,19 @@ pulse_compression::make(unsigned int nrange,
     check_item_size(
         name, { { "channels", channels }, { "nrange", nrange } }, sizeof(gr_complex));
     const auto b = select_backend(backend, name);
-    return gnuradio::make_block_sptr<pulse_compression_impl>(
-        nrange, npulses, channels, s, samp_rate, w, normalize, m, b);
+    return make_block_on_device<pulse_compression_impl>(b,
+                                                        device,
+                                                        name,
+                                                        nrange,
+                                                        npulses,
+                                                        channels,
+                                                        s,
+                                                        samp_rate,
+                                                        w,
+                                                        normalize,
+                                                        m,
+                                                        b,
+                                                        device);
 }
 
 pulse_compression_impl::pulse_compression_impl(unsigned int nrange,
@@ -57,13 +69,15 @@ pulse_compression_impl::pulse_compression_impl(unsigned int nrange,
                                                const kernels::window_spec& window,
                                                bool normalize,
                                                kernels::pulse_compression::method method,
-                                               kernels::backend backend)
+                                               kernels::backend backend,
+                                               int device)
     : gr::block(
           "pulse_compression",
           stream_signature(backend, std::size_t(channels) * nrange * sizeof(gr_complex)),
           stream_signature(backend, std::size_t(channels) * nrange * sizeof(gr_complex))),
       cpi_block("pulse_compression",
                 backend,
+                device,
                 cpi_framing{ npulses,
                              npulses,
                              std::size_t(channels) * nrange,
@@ -96,6 +110,7 @@ void pulse_compression_impl::set_waveform(const std::vector<gr_complex>& wavefor
     // Between CPIs: work() holds the lock for each CPI it compresses. Throws (and keeps
     // the old waveform) on a bad one.
     std::lock_guard<std::mutex> lock(d_kernel_mutex);
+    const device_guard on(*this); // a setter's thread
     d_kernel->set_waveform(waveform);
     d_waveform = waveform;
 }

@@ -23,7 +23,8 @@ public:
                            const kernels::window_spec& window,
                            bool normalize,
                            kernels::pulse_compression::method method,
-                           kernels::backend backend);
+                           kernels::backend backend,
+                           int device);
 
     void set_waveform(const std::vector<gr_complex>& waveform) override;
     std::vector<gr_complex> waveform() const override;

@@ -50,7 +50,8 @@ pulse_doppler_processor::make(unsigned int nrange,
                               const std::string& envelope_mode,
                               bool db,
                               const std::string& backend,
-                              unsigned int tap_every)
+                              unsigned int tap_every,
+                              int device)
 {
     constexpr const char* name = "pulse_doppler_processor";
     check_positive(name, "nrange", nrange);
@@ -81,20 +82,22 @@ pulse_doppler_processor::make(unsigned int nrange,
         name, { { "channels", channels }, { "nrange", nrange } }, sizeof(gr_complex));
     check_item_size(name, { { "channels", channels }, { "nfft", nfft } }, sizeof(float));
     const auto b = select_backend(backend, name);
-    return gnuradio::make_block_sptr<pulse_doppler_processor_impl>(
-        p, samp_rate, b, tap_every);
+    return make_block_on_device<pulse_doppler_processor_impl>(
+        b, device, name, p, samp_rate, b, tap_every, device);
 }
 
 pulse_doppler_processor_impl::pulse_doppler_processor_impl(
     const kernels::pulse_doppler_processor_params& p,
     double samp_rate,
     kernels::backend backend,
-    unsigned tap_every)
+    unsigned tap_every,
+    int device)
     : gr::block("pulse_doppler_processor",
                 stream_signature(backend, p.channels * p.nrange * sizeof(gr_complex)),
                 stream_signature(backend, p.channels * p.nfft * sizeof(float))),
       cpi_block("pulse_doppler_processor",
                 backend,
+                device,
                 cpi_framing{ p.npulses,
                              p.nrange,
                              p.channels * p.nrange,
@@ -112,6 +115,7 @@ pulse_doppler_processor_impl::pulse_doppler_processor_impl(
       d_kernel(kernels::pulse_doppler_processor::make(backend, p, stream())),
       d_changes(p,
                 [this](const kernels::pulse_doppler_processor_params& q) {
+                    const device_guard on(*this); // a setter's thread
                     return kernels::pulse_doppler_processor::make(d_backend, q, stream());
                 }),
       d_tap(tap_every,

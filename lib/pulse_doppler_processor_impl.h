@@ -21,7 +21,8 @@ public:
     pulse_doppler_processor_impl(const kernels::pulse_doppler_processor_params& p,
                                  double samp_rate,
                                  kernels::backend backend,
-                                 unsigned tap_every);
+                                 unsigned tap_every,
+                                 int device);
 
     void set_waveform(const std::vector<gr_complex>& waveform) override;
     void set_mti(const std::string& mti) override;

@@ -21,7 +21,8 @@ pulse_framer::sptr pulse_framer::make(double pri_samples,
                                       const std::string& trigger,
                                       const std::string& trigger_tag,
                                       double threshold,
-                                      const std::string& backend)
+                                      const std::string& backend,
+                                      int device)
 {
     kernels::framer_config c;
     c.pri_samples = pri_samples;
@@ -47,16 +48,18 @@ pulse_framer::sptr pulse_framer::make(double pri_samples,
                                     "with trigger=threshold (got 'cuda')");
     const auto b =
         select_backend(host_only && backend == "auto" ? "cpu" : backend, "pulse_framer");
-    return gnuradio::make_block_sptr<pulse_framer_impl>(c, trigger_tag, b);
+    return make_block_on_device<pulse_framer_impl>(
+        b, device, "pulse_framer", c, trigger_tag, b, device);
 }
 
 pulse_framer_impl::pulse_framer_impl(const kernels::framer_config& cfg,
                                      const std::string& trigger_tag,
-                                     kernels::backend backend)
+                                     kernels::backend backend,
+                                     int device)
     : gr::block("pulse_framer",
                 stream_signature(backend, sizeof(gr_complex)),
                 stream_signature(backend, sizeof(gr_complex) * cfg.nrange)),
-      gpu_stream_owner(backend, "pulse_framer"),
+      gpu_stream_owner(backend, "pulse_framer", kernels::stream_priority::normal, device),
       d_backend(backend),
       d_core(cfg,
              kernels::framer_copy::make(

@@ -18,7 +18,8 @@ class pulse_framer_impl : public pulse_framer, public gpu_stream_owner
 public:
     pulse_framer_impl(const kernels::framer_config& cfg,
                       const std::string& trigger_tag,
-                      kernels::backend backend);
+                      kernels::backend backend,
+                      int device);
 
     std::uint64_t dropped_cpis() const override { return d_dropped; }
     std::uint64_t emitted_cpis() const override { return d_emitted; }
@@ -27,6 +28,7 @@ public:
     std::uint64_t nonfinite_samples() const override { return d_nonfinite; }
     double prf() const override { return d_core.prf(); }
     double r0() const override { return d_core.r0(); }
+    int device() const override { return cuda_device(); }
     std::string backend() const override { return kernels::to_string(d_backend); }
     void set_threshold(double threshold) override;
 

@@ -60,7 +60,8 @@ sar_focus::sptr sar_focus::make(double fc,
                                 unsigned int naz,
                                 const std::string& range_window,
                                 const std::string& azimuth_window,
-                                const std::string& backend)
+                                const std::string& backend,
+                                int device)
 {
     check_algorithm(algorithm);
     const auto p = make_stripmap_params(block_name,
@@ -81,17 +82,19 @@ sar_focus::sptr sar_focus::make(double fc,
     o.range_window = parse_window(range_window, "range_window");
     o.azimuth_window = parse_window(azimuth_window, "azimuth_window");
     const auto b = select_backend(backend, block_name);
-    return gnuradio::make_block_sptr<sar_focus_impl>(p, plan, o, b);
+    return make_block_on_device<sar_focus_impl>(
+        b, device, block_name, p, plan, o, b, device);
 }
 
 sar_focus_impl::sar_focus_impl(const kernels::stripmap_params& p,
                                const azimuth_blocks& plan,
                                const kernels::csa::options& o,
-                               kernels::backend backend)
+                               kernels::backend backend,
+                               int device)
     : gr::block("sar_focus",
                 stream_signature(backend, p.nrange * sizeof(gr_complex)),
                 stream_signature(backend, p.nrange * sizeof(gr_complex))),
-      gpu_stream_owner(backend, block_name),
+      gpu_stream_owner(backend, block_name, kernels::stream_priority::normal, device),
       d_params(p),
       d_plan(plan),
       d_backend(backend),

@@ -20,7 +20,8 @@ public:
     sar_focus_impl(const kernels::stripmap_params& p,
                    const azimuth_blocks& plan,
                    const kernels::csa::options& o,
-                   kernels::backend backend);
+                   kernels::backend backend,
+                   int device);
 
     unsigned int naz() const override { return unsigned(d_plan.naz); }
     unsigned int lead() const override { return unsigned(d_plan.lead); }
@@ -31,6 +32,7 @@ public:
     std::uint64_t mismatched_tags() const override { return d_mismatched; }
     std::uint64_t failed_blocks() const override { return d_failed; }
     std::string algorithm() const override { return "csa"; }
+    int device() const override { return cuda_device(); }
     std::string backend() const override { return kernels::to_string(d_backend); }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;

@@ -123,19 +123,32 @@ private:
     std::vector<clock_type::time_point> d_cpi_end;
 };
 
+//! A stream made on `device`.
+inline kernels::cuda_stream stream_on(int device)
+{
+    kernels::device_scope on(device);
+    return kernels::cuda_stream();
+}
+
 //! Consumes device items without copying them anywhere; with items_per_cpi > 0 it also
-//! records when each CPI's last item arrived.
+//! records when each CPI's last item arrived. On `device`, as the block that feeds it
+//! (else the device buffer would copy the items over to it).
 class device_sink : public gr::sync_block, public grr::device_stream_provider
 {
 public:
-    explicit device_sink(std::size_t itemsize, std::uint64_t items_per_cpi = 0)
+    explicit device_sink(std::size_t itemsize,
+                         std::uint64_t items_per_cpi = 0,
+                         int device = 0)
         : gr::sync_block("device_sink",
                          gr::io_signature::make(1, 1, itemsize, grr::device_buffer::type),
                          gr::io_signature::make(0, 0, 0)),
-          d_arrivals(items_per_cpi)
+          d_arrivals(items_per_cpi),
+          d_device(device),
+          d_stream(stream_on(device))
     {
     }
     void* device_stream() const override { return d_stream.ref().native(); }
+    int cuda_device() const override { return d_device; }
     //! Takes part in the event ordering, so the writer need not wait in its work(); the
     //! sink waits instead, so an item counts as arrived once its kernels are done.
     bool orders_by_events() const override { return true; }
@@ -156,6 +169,7 @@ public:
 
 private:
     cpi_arrivals d_arrivals;
+    const int d_device;
     kernels::cuda_stream d_stream;
 };
 

@@ -51,7 +51,8 @@ inline std::vector<cfloat> scene_samples(const workload& w, std::size_t ncpi)
 }
 
 //! PRI = gate = nrange samples from the first sample: every sample becomes a range bin.
-inline grr::pulse_framer::sptr make_framer(const workload& w, const std::string& backend)
+inline grr::pulse_framer::sptr
+make_framer(const workload& w, const std::string& backend, int device = 0)
 {
     return grr::pulse_framer::make(double(w.nrange),
                                    0,
@@ -62,18 +63,19 @@ inline grr::pulse_framer::sptr make_framer(const workload& w, const std::string&
                                    "free",
                                    "trigger",
                                    0.0,
-                                   backend);
+                                   backend,
+                                   device);
 }
 
 //! The chain's blocks: nfft = npulses, Taylor range and Hann Doppler windows, CA CFAR
-//! with chain_cfar_params' window.
+//! with chain_cfar_params' window; every block on CUDA device `device`.
 struct pd_chain {
     grr::pulse_framer::sptr framer;
     grr::pulse_doppler_processor::sptr processor;
     grr::cfar_2d::sptr cfar;
 
-    pd_chain(const workload& w, const std::string& backend)
-        : framer(make_framer(w, backend)),
+    pd_chain(const workload& w, const std::string& backend, int device = 0)
+        : framer(make_framer(w, backend, device)),
           processor(grr::pulse_doppler_processor::make(w.nrange,
                                                        w.npulses,
                                                        unsigned(w.npulses),
@@ -98,7 +100,9 @@ struct pd_chain {
                                                        true,
                                                        "square_law",
                                                        false,
-                                                       backend))
+                                                       backend,
+                                                       0,
+                                                       device))
     {
         const auto cp = chain_cfar_params(w);
         cfar = grr::cfar_2d::make(cp.nrange,
@@ -115,7 +119,10 @@ struct pd_chain {
                                   "wrap",
                                   true,
                                   4096,
-                                  backend);
+                                  backend,
+                                  false,
+                                  false,
+                                  device);
     }
     //! source -> framer -> processor -> cfar; returns the block the mask goes out of.
     grr::cfar_2d::sptr connect(gr::top_block_sptr tb, gr::basic_block_sptr source) const

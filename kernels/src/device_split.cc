@@ -31,6 +31,11 @@ split_image_rows(long long ny, std::size_t ndevices, long long granule)
 
 void check_device_index(const char* who, int device, int count)
 {
+    if (count == any_device_count) {
+        if (device < 0)
+            detail::throw_invalid(who, "device", ">= 0", device);
+        return;
+    }
     if (count < 1)
         detail::throw_invalid(
             who, "device", "a CUDA device index, but there is no CUDA device", device);

@@ -115,6 +115,12 @@ TEST(DeviceSplit, test_005_device_index_range)
     expect_invalid([] { kernels::check_device_index("stage", 0, 0); },
                    "there is no CUDA device",
                    "gpuradar::stage");
+    // The CPU backend's form: any index >= 0, a negative one refused.
+    EXPECT_NO_THROW(kernels::check_device_index("stage", 7, kernels::any_device_count));
+    expect_invalid(
+        [] { kernels::check_device_index("stage", -1, kernels::any_device_count); },
+        "device must be >= 0 (got -1)",
+        "gpuradar::stage");
 }
 
 } // namespace

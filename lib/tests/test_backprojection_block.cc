@@ -642,7 +642,8 @@ TEST(BackprojectionBlockCuda, test_017_device_zero_named_explicitly_and_out_of_r
     const int count = kernels::cuda_device_count();
     expect_invalid_here([&] { make_on("cuda", count); },
                         "device must be 0 to " + std::to_string(count - 1));
-    expect_invalid_here([] { make_on("cuda", -1); }, "device must be >= 0");
+    expect_invalid_here([&] { make_on("cuda", -1); },
+                        "device must be 0 to " + std::to_string(count - 1) + " (got -1)");
     // Device 0 named: the CPU's image within the bound of test_010, and focused.
     const scene s = make_scene(300);
     params p;

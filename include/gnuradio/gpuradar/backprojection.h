@@ -74,9 +74,8 @@ public:
      * \param device            CUDA device index (0 to devices - 1) the block's stream,
      *                          image and kernel live on; negative is refused on every
      *                          backend, the CPU backend logs and ignores other values.
-     *                          The device_buffer edges are not yet placed per device:
-     *                          a device other than 0 is untested (docs/DESIGN.md,
-     *                          "Several GPUs").
+     *                          Edges to blocks on other devices are copied peer to
+     *                          peer (device_buffer).
      * Throws std::invalid_argument naming the parameter on bad input, before anything
      * is allocated (sizes with the memory they would take).
      */

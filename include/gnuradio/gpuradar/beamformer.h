@@ -58,8 +58,11 @@ public:
      * \param sll_db              Taylor / Chebyshev: sidelobe level, dB below the peak
      * \param beta                Kaiser shape (>= 0)
      * \param backend             "auto", "cuda" or "cpu"
-     * Every parameter is checked before anything is allocated: std::invalid_argument
-     * (Python ValueError) naming it.
+     * \param device              CUDA device (0 to number of GPUs - 1) the block's
+     *                            stream, plans and memory live on; checked before
+     *                            anything is allocated (std::invalid_argument naming
+     *                            `device` and the range). The CPU backend refuses a
+     *                            negative index and logs and ignores any other.
      */
     static sptr make(unsigned int nchannels,
                      unsigned int nsamples,
@@ -74,12 +77,15 @@ public:
                      int nbar = 4,
                      double sll_db = 35.0,
                      double beta = 6.0,
-                     const std::string& backend = "auto");
+                     const std::string& backend = "auto",
+                     int device = 0);
 
     //! The steering angles in beam order (degrees).
     virtual std::vector<double> beam_angles_deg() const = 0;
     //! The backend actually running: "cuda" or "cpu".
     virtual std::string backend() const = 0;
+    //! The `device` parameter.
+    virtual int device() const = 0;
 };
 
 } // namespace gpuradar

@@ -54,6 +54,11 @@ public:
      * \param items_per_cpi  items per detections PDU (>= 1)
      * \param max_detections most detections listed per PDU (>= 1)
      * \param backend        "auto", "cuda" or "cpu"
+     * \param device         CUDA device (0 to number of GPUs - 1) the block's stream,
+     *                       plans and memory live on; checked before anything is
+     *                       allocated (std::invalid_argument naming `device` and the
+     *                       range). The CPU backend refuses a negative index and logs and
+     *                       ignores any other.
      */
     static sptr make(unsigned int nrange,
                      unsigned int channels = 1,
@@ -66,7 +71,8 @@ public:
                      bool local_max_only = false,
                      unsigned int items_per_cpi = 1,
                      unsigned int max_detections = 4096,
-                     const std::string& backend = "auto");
+                     const std::string& backend = "auto",
+                     int device = 0);
 
     /*!
      * Live control (GRC callbacks). Each setter checks its value as make() does
@@ -87,6 +93,8 @@ public:
     virtual double alpha() const = 0;
     virtual int os_k() const = 0;
     virtual std::string backend() const = 0;
+    //! The `device` parameter.
+    virtual int device() const = 0;
 };
 
 } // namespace gpuradar

@@ -105,6 +105,11 @@ public:
      * \param angles         the map is beam-major (a beamformer's beams as channels):
      *                       give each detection an azimuth (see below); needs
      *                       channels >= 2
+     * \param device         CUDA device (0 to number of GPUs - 1) the block's stream,
+     *                       plans and memory live on; checked before anything is
+     *                       allocated (std::invalid_argument naming `device` and the
+     *                       range). The CPU backend refuses a negative index and logs and
+     *                       ignores any other.
      */
     static sptr make(unsigned int nrange,
                      unsigned int ndoppler,
@@ -122,7 +127,8 @@ public:
                      unsigned int max_detections = 4096,
                      const std::string& backend = "auto",
                      bool cluster = false,
-                     bool angles = false);
+                     bool angles = false,
+                     int device = 0);
 
     /*!
      * Live control (GRC callbacks). Each setter checks its value as make() does
@@ -152,6 +158,8 @@ public:
     virtual int os_k() const = 0;
     //! The backend actually running: "cuda" or "cpu".
     virtual std::string backend() const = 0;
+    //! The `device` parameter.
+    virtual int device() const = 0;
 };
 
 } // namespace gpuradar

@@ -37,15 +37,22 @@ public:
      * \param nrange   range bins per pulse (>= 1)
      * \param channels channels per item (>= 1)
      * \param backend  "auto", "cuda" or "cpu"
+     * \param device   CUDA device (0 to number of GPUs - 1) the block's stream, plans and
+     *                 memory live on; checked before anything is allocated
+     *                 (std::invalid_argument naming `device` and the range). The CPU
+     *                 backend refuses a negative index and logs and ignores any other.
      */
     static sptr make(unsigned int npulses,
                      unsigned int nrange,
                      unsigned int channels = 1,
-                     const std::string& backend = "auto");
+                     const std::string& backend = "auto",
+                     int device = 0);
 
     //! CPIs discarded because a cpi tag arrived before they were complete.
     virtual std::uint64_t dropped_cpis() const = 0;
     virtual std::string backend() const = 0;
+    //! The `device` parameter.
+    virtual int device() const = 0;
 };
 
 } // namespace gpuradar

@@ -35,6 +35,10 @@ public:
      * stream at the end of every work() keep the default.
      */
     virtual bool orders_by_events() const { return false; }
+    //! The CUDA device of the block's stream (its `device` parameter): the device buffer
+    //! places an edge's memory on it and copies between devices where the writer's and
+    //! readers' devices differ.
+    virtual int cuda_device() const { return 0; }
 };
 
 /*!
@@ -44,8 +48,15 @@ public:
  * picks the transfer per edge:
  * - host block -> GPU block (HOST_TO_DEVICE): the host block writes into pinned host
  *   memory; post_work() queues an async copy to the device on the GPU block's stream.
- * - GPU block -> GPU block (DEVICE_TO_DEVICE): both read and write device memory in
- *   place; nothing is copied.
+ * - GPU block -> GPU block (DEVICE_TO_DEVICE), one device: both read and write device
+ *   memory in place; nothing is copied.
+ * - GPU block -> GPU block on another device (the blocks' `device` parameters differ):
+ *   the buffer keeps a second memory on the readers' device; post_work() copies the new
+ *   items there (cudaMemcpyPeerAsync, or staged through pinned host memory when
+ *   cudaDeviceCanAccessPeer says the devices cannot reach each other) on the writer's
+ *   stream and waits for the copy, and the readers read that memory. Such an edge is not
+ *   event-ordered (both blocks wait for their streams at the end of work()); the readers
+ *   of one output must share one device.
  * - GPU block -> host block (DEVICE_TO_HOST): the GPU block writes device memory;
  *   post_work() copies the new items to pinned host memory and waits for the copy, so the
  *   host reader only ever sees complete items.
@@ -61,6 +72,8 @@ public:
  * a CPI size are handled as GNU Radio sizes buffers from the block's output multiple. A
  * host-to-device edge holds host_to_device_depth times what GNU Radio asks for (its
  * pinned and its device side), so that the host block writes while the copy runs.
+ * The buffer's memory lives on the device of the GPU block that writes it (for a
+ * host-to-device edge, of the GPU block that reads it).
  * Bytes moved per direction are counted process-wide (transfer_stats()) so tests can
  * prove a chain touches the host only at its ends.
  */
@@ -70,9 +83,10 @@ public:
     static gr::buffer_type type;
 
     struct stats {
-        std::uint64_t h2d_bytes = 0; //!< host to device (post_work copies)
-        std::uint64_t d2h_bytes = 0; //!< device to host (post_work copies, map taps)
-        std::uint64_t d2d_bytes = 0; //!< device to device (wrap-around realignment)
+        std::uint64_t h2d_bytes = 0;  //!< host to device (post_work copies)
+        std::uint64_t d2h_bytes = 0;  //!< device to host (post_work copies, map taps)
+        std::uint64_t d2d_bytes = 0;  //!< device to device (wrap-around realignment)
+        std::uint64_t peer_bytes = 0; //!< between two devices (edges across devices)
     };
     //! Process-wide byte counters of every device_buffer since the last reset.
     static stats transfer_stats();
@@ -135,6 +149,11 @@ private:
 
     //! The stream copies go on; *ordered is true when it is a GPU block's own stream.
     void* transfer_stream(bool* ordered);
+    struct peer_side;
+    //! The readers' memory on another device, or nullptr when the edge stays on one.
+    peer_side* crossing();
+    //! The device memory readers read (the peer side's on an edge across devices).
+    char* read_base();
     void wait_for_transfers();
     //! Waits for the streams of the writer and every reader (before moving items).
     void wait_for_edge_streams();

@@ -50,6 +50,10 @@ public:
      * \param beta     Kaiser shape, >= 0
      * \param fftshift zero Doppler at bin nfft/2
      * \param backend  "auto", "cuda" or "cpu"
+     * \param device   CUDA device (0 to number of GPUs - 1) the block's stream, plans and
+     *                 memory live on; checked before anything is allocated
+     *                 (std::invalid_argument naming `device` and the range). The CPU
+     *                 backend refuses a negative index and logs and ignores any other.
      */
     static sptr make(unsigned int npulses,
                      unsigned int nrange,
@@ -61,11 +65,14 @@ public:
                      double sll_db = 35.0,
                      double beta = 6.0,
                      bool fftshift = true,
-                     const std::string& backend = "auto");
+                     const std::string& backend = "auto",
+                     int device = 0);
 
     //! CPIs discarded (a cpi tag inside a CPI, or a tag of another shape).
     virtual std::uint64_t dropped_cpis() const = 0;
     virtual std::string backend() const = 0;
+    //! The `device` parameter.
+    virtual int device() const = 0;
 };
 
 } // namespace gpuradar

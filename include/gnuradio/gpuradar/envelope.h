@@ -36,14 +36,21 @@ public:
      * \param mode    "square_law" or "linear"
      * \param db      output in decibels
      * \param backend "auto", "cuda" or "cpu"
+     * \param device  CUDA device (0 to number of GPUs - 1) the block's stream, plans and
+     *                memory live on; checked before anything is allocated
+     *                (std::invalid_argument naming `device` and the range). The CPU
+     *                backend refuses a negative index and logs and ignores any other.
      */
     static sptr make(unsigned int vlen,
                      const std::string& mode = "square_law",
                      bool db = false,
-                     const std::string& backend = "auto");
+                     const std::string& backend = "auto",
+                     int device = 0);
 
     //! The backend actually running: "cuda" or "cpu".
     virtual std::string backend() const = 0;
+    //! The `device` parameter.
+    virtual int device() const = 0;
 };
 
 } // namespace gpuradar

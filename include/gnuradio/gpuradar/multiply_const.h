@@ -29,17 +29,26 @@ public:
 
     /*!
      * \param k       complex gain (linear), finite (NaN or infinity:
-     * std::invalid_argument) \param vlen    samples per item (>= 1) \param backend
-     * "auto", "cuda" or "cpu"
+     *                std::invalid_argument)
+     * \param vlen    samples per item (>= 1)
+     * \param backend "auto", "cuda" or "cpu"
+     * \param device  CUDA device (0 to number of GPUs - 1) the block's stream, plans and
+     *                memory live on; checked before anything is allocated
+     *                (std::invalid_argument naming `device` and the range). The CPU
+     *                backend refuses a negative index and logs and ignores any other.
      */
-    static sptr
-    make(gr_complex k, unsigned int vlen = 1, const std::string& backend = "auto");
+    static sptr make(gr_complex k,
+                     unsigned int vlen = 1,
+                     const std::string& backend = "auto",
+                     int device = 0);
 
     virtual gr_complex k() const = 0;
     //! Throws std::invalid_argument (and keeps the old gain) for a non-finite k.
     virtual void set_k(gr_complex k) = 0;
     //! The backend actually running: "cuda" or "cpu".
     virtual std::string backend() const = 0;
+    //! The `device` parameter.
+    virtual int device() const = 0;
 };
 
 } // namespace gpuradar

@@ -66,6 +66,11 @@ public:
      * \param normalize       keep white-noise power unchanged
      * \param method          "auto", "fft", "overlap_save" or "fir"
      * \param backend         "auto", "cuda" or "cpu"
+     * \param device          CUDA device (0 to number of GPUs - 1) the block's stream,
+     *                        plans and memory live on; checked before anything is
+     *                        allocated (std::invalid_argument naming `device` and the
+     *                        range). The CPU backend refuses a negative index and logs
+     *                        and ignores any other.
      */
     static sptr make(unsigned int nrange,
                      unsigned int npulses,
@@ -82,7 +87,8 @@ public:
                      double beta = 6.0,
                      bool normalize = false,
                      const std::string& method = "auto",
-                     const std::string& backend = "auto");
+                     const std::string& backend = "auto",
+                     int device = 0);
 
     /*!
      * Replaces the waveform at the next CPI boundary (as the `waveform` message port).
@@ -99,6 +105,8 @@ public:
     //! CPIs discarded (a cpi tag inside a CPI, or a tag of another shape).
     virtual std::uint64_t dropped_cpis() const = 0;
     virtual std::string backend() const = 0;
+    //! The `device` parameter.
+    virtual int device() const = 0;
 };
 
 } // namespace gpuradar

@@ -58,6 +58,13 @@ class GPURADAR_API pulse_doppler_processor : virtual public gr::block
 public:
     typedef std::shared_ptr<pulse_doppler_processor> sptr;
 
+    /*!
+     * The parameters are pulse_compression's, doppler_filter's and envelope's; `device`
+     * is the CUDA device index (0 to number of GPUs - 1) the block's stream, plans and
+     * memory live on, checked before anything is allocated (std::invalid_argument naming
+     * `device` and the range); the CPU backend refuses a negative index and logs and
+     * ignores any other.
+     */
     static sptr make(unsigned int nrange,
                      unsigned int npulses,
                      unsigned int nfft,
@@ -83,7 +90,8 @@ public:
                      const std::string& envelope_mode = "square_law",
                      bool db = false,
                      const std::string& backend = "auto",
-                     unsigned int tap_every = 0);
+                     unsigned int tap_every = 0,
+                     int device = 0);
 
     /*!
      * Live control (GRC callbacks). Each setter checks its values as make() does
@@ -111,6 +119,8 @@ public:
     //! What runs, e.g. which CUDA passes are fused (kernels::pulse_doppler_processor).
     virtual std::string implementation() const = 0;
     virtual std::string backend() const = 0;
+    //! The `device` parameter.
+    virtual int device() const = 0;
 };
 
 } // namespace gpuradar

@@ -87,7 +87,11 @@ public:
      * input buffer (CUDA) holds about four CPIs, twice GNU Radio's size
      *                     (device_buffer::host_to_device_depth), so the upstream block
      *                     writes one CPI while the last one is copied to the GPU.
-     * Throws std::invalid_argument naming the parameter.
+     * \param device       CUDA device (0 to number of GPUs - 1) the block's stream, plans
+     *                     and memory live on; checked before anything is allocated
+     *                     (std::invalid_argument naming `device` and the range). The CPU
+     *                     backend refuses a negative index and logs and ignores any
+     *                     other.
      */
     static sptr make(double pri_samples,
                      unsigned int gate_start,
@@ -98,7 +102,8 @@ public:
                      const std::string& trigger = "rx_time",
                      const std::string& trigger_tag = "trigger",
                      double threshold = 0.0,
-                     const std::string& backend = "auto");
+                     const std::string& backend = "auto",
+                     int device = 0);
 
     /*!
      * Live control (GRC callback): the |x|^2 level of the threshold trigger from the next
@@ -126,6 +131,8 @@ public:
     virtual double r0() const = 0;
     //! The backend actually running: "cuda" or "cpu".
     virtual std::string backend() const = 0;
+    //! The `device` parameter.
+    virtual int device() const = 0;
 };
 
 } // namespace gpuradar

@@ -56,7 +56,11 @@ public:
      * \param range_window    window over the chirp band (window.h names)
      * \param azimuth_window  window over the 3 dB Doppler band
      * \param backend         "auto", "cuda" or "cpu"
-     * Throws std::invalid_argument naming the parameter before anything is allocated.
+     * \param device          CUDA device (0 to number of GPUs - 1) the block's stream,
+     *                        plans and memory live on; checked before anything is
+     *                        allocated (std::invalid_argument naming `device` and the
+     *                        range). The CPU backend refuses a negative index and logs
+     *                        and ignores any other.
      */
     static sptr make(double fc,
                      double bandwidth,
@@ -74,7 +78,8 @@ public:
                      unsigned int naz = 0,
                      const std::string& range_window = "rectangular",
                      const std::string& azimuth_window = "rectangular",
-                     const std::string& backend = "auto");
+                     const std::string& backend = "auto",
+                     int device = 0);
 
     //! Pulses per azimuth block.
     virtual unsigned int naz() const = 0;
@@ -94,6 +99,8 @@ public:
     virtual std::uint64_t failed_blocks() const = 0;
     virtual std::string algorithm() const = 0;
     virtual std::string backend() const = 0;
+    //! The `device` parameter.
+    virtual int device() const = 0;
 };
 
 } // namespace gpuradar

@@ -1,6 +1,7 @@
 /* CPU-only builds: the CUDA resource types exist but cannot be made. */
 #include <gpuradar/kernels/cuda_resources.h>
 #include <gpuradar/kernels/device_split.h>
+#include <gpuradar/kernels/peer_copy.h>
 
 namespace gpuradar::kernels {
 namespace {
@@ -42,6 +43,24 @@ device_scope::device_scope(int device)
         no_cuda("device_scope");
 }
 device_scope::~device_scope() = default;
+void make_current(int device)
+{
+    if (device != 0)
+        no_cuda("make_current");
+}
+peer_route route_between(int, int) { no_cuda("route_between"); }
+void copy_peer_async(void*,
+                     int,
+                     const void*,
+                     int,
+                     std::size_t,
+                     peer_route,
+                     void*,
+                     stream_ref,
+                     const char* who)
+{
+    no_cuda(who);
+}
 
 void copy_async(void*, const void*, std::size_t, copy_kind, stream_ref, const char* who)
 {

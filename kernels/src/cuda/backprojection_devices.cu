@@ -2,9 +2,9 @@
  * Backprojection over several devices: the image rows are split into one share per
  * listed device (split_image_rows, in whole 32-row tile rows), each share is an ordinary
  * CUDA backprojection of its sub-grid on its device with its own stream, the pulses are
- * copied to every device (cudaMemcpyPeerAsync; the driver stages through host memory
- * when peer access is off) and each share's rows are copied from the caller's image and
- * back after the run (the run adds into the image).
+ * copied to every device (copy_peer_async, direct: cudaMemcpyPeerAsync, which stages
+ * through host memory itself when peer access is off) and each share's rows are copied
+ * from the caller's image and back after the run (the run adds into the image).
  *
  * Kept deliberately simple: a run first waits for the caller's stream (pulses and image
  * are ready) and returns when every share is done, so no cross-device event is needed.
@@ -12,6 +12,7 @@
 #include "../backprojection_backends.h"
 #include "cuda_check.h"
 #include <gpuradar/kernels/device_split.h>
+#include <gpuradar/kernels/peer_copy.h>
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -66,20 +67,7 @@ public:
              std::size_t npulses,
              cfloat* image) override
     {
-        bp_check_pointers(pulses, geometry, npulses, image);
-        if (npulses == 0)
-            return;
-        const std::size_t bytes = npulses * d_nbins * sizeof(cfloat);
-        for_each_share(image, [&](share& sh) {
-            const cfloat* src = pulses;
-            if (sh.device != d_caller_device) {
-                if (sh.pulses.size() < bytes)
-                    sh.pulses = device_memory(bytes);
-                peer_copy(sh.pulses.get(), sh.device, pulses, d_caller_device, bytes, sh);
-                src = sh.pulses.as<cfloat>();
-            }
-            sh.bp->run(src, geometry, npulses, sh.image.as<cfloat>());
-        });
+        run_shares(pulses, false, geometry, npulses, image);
     }
 
     void run_host_pulses(const cfloat* host_pulses,
@@ -87,12 +75,7 @@ public:
                          std::size_t npulses,
                          cfloat* image) override
     {
-        bp_check_pointers(host_pulses, geometry, npulses, image);
-        if (npulses == 0)
-            return;
-        for_each_share(image, [&](share& sh) {
-            sh.bp->run_host_pulses(host_pulses, geometry, npulses, sh.image.as<cfloat>());
-        });
+        run_shares(host_pulses, true, geometry, npulses, image);
     }
 
     //! Every share sees the same pulses: the largest count (they differ only if a pulse
@@ -124,10 +107,29 @@ private:
                    std::size_t bytes,
                    const share& sh)
     {
-        GPURADAR_CUDA_CHECK(
-            who,
-            cudaMemcpyPeerAsync(
-                dst, dst_device, src, src_device, bytes, native(sh.stream->ref())));
+        // Direct: the driver stages through host memory itself when peer access is off.
+        copy_peer_async(dst,
+                        dst_device,
+                        src,
+                        src_device,
+                        bytes,
+                        peer_route::direct,
+                        nullptr,
+                        sh.stream->ref(),
+                        who);
+    }
+
+    //! The pulses as the share's device sees them: the caller's device pulses, or a copy
+    //! on the share's device.
+    const cfloat* share_pulses(share& sh, const cfloat* pulses, std::size_t npulses)
+    {
+        if (sh.device == d_caller_device)
+            return pulses;
+        const std::size_t bytes = npulses * d_nbins * sizeof(cfloat);
+        if (sh.pulses.size() < bytes)
+            sh.pulses = device_memory(bytes);
+        peer_copy(sh.pulses.get(), sh.device, pulses, d_caller_device, bytes, sh);
+        return sh.pulses.as<cfloat>();
     }
 
     //! The share's rows of every slice: from the caller's image (in) or back (out).
@@ -149,18 +151,28 @@ private:
     }
 
     /*!
-     * After the caller's stream: for every share, with its device current, its rows
-     * copied in, `backproject(share)` queued on its stream, its rows copied back; then
-     * waits for every share (finish()).
+     * run() (device pulses) and run_host_pulses() (`host`): after the caller's stream,
+     * for every share with its device current, its rows copied in, its backprojection
+     * queued on its stream, its rows copied back; then waits for every share (finish()).
      */
-    template <typename F>
-    void for_each_share(cfloat* image, F&& backproject)
+    void run_shares(const cfloat* pulses,
+                    bool host,
+                    const double* geometry,
+                    std::size_t npulses,
+                    cfloat* image)
     {
+        bp_check_pointers(pulses, geometry, npulses, image);
+        if (npulses == 0)
+            return;
         synchronize(d_caller, who);
         for (share& sh : d_shares) {
             device_scope on(sh.device);
             copy_rows(sh, image, true);
-            backproject(sh);
+            cfloat* part = sh.image.as<cfloat>();
+            if (host)
+                sh.bp->run_host_pulses(pulses, geometry, npulses, part);
+            else
+                sh.bp->run(share_pulses(sh, pulses, npulses), geometry, npulses, part);
             copy_rows(sh, image, false);
         }
         finish();

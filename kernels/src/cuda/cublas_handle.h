@@ -36,7 +36,10 @@ public:
             throw;
         }
     }
-    ~cublas_handle() { cublasDestroy(d_handle); } // destructors do not throw
+    ~cublas_handle() // destructors do not throw
+    {
+        release_on(d_device, [this] { cublasDestroy(d_handle); });
+    }
     cublas_handle(const cublas_handle&) = delete;
     cublas_handle& operator=(const cublas_handle&) = delete;
 
@@ -44,6 +47,7 @@ public:
 
 private:
     cublasHandle_t d_handle = nullptr;
+    int d_device = current_device_or_0(); //!< the handle's, released with it current
 };
 
 } // namespace gpuradar::kernels::detail

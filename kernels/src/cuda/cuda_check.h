@@ -22,6 +22,28 @@ inline void check_cuda(cudaError_t err, const char* who, const char* call)
 
 inline cudaStream_t native(stream_ref s) { return static_cast<cudaStream_t>(s.native()); }
 
+//! The calling thread's current device; 0 when it cannot be read (no device).
+inline int current_device_or_0() noexcept
+{
+    int d = 0;
+    return cudaGetDevice(&d) == cudaSuccess ? d : 0;
+}
+
+/*!
+ * Runs release() with `device` current and then the caller's device again: for library
+ * handles tied to the device they were made on (cuFFT plans, cuBLAS handles), whose
+ * owner may be destroyed on a thread where another device is current. Never throws.
+ */
+template <typename F>
+void release_on(int device, F&& release) noexcept
+{
+    const int current = current_device_or_0();
+    const bool switched = current != device && cudaSetDevice(device) == cudaSuccess;
+    release();
+    if (switched)
+        cudaSetDevice(current);
+}
+
 } // namespace gpuradar::kernels::detail
 
 //! Check a CUDA runtime call: GPURADAR_CUDA_CHECK("envelope", cudaMalloc(...)).

@@ -207,6 +207,15 @@ device_scope::~device_scope()
         cudaSetDevice(d_previous);
 }
 
+void make_current(int device)
+{
+    constexpr const char* who = "gpuradar::make_current";
+    int current = 0;
+    GPURADAR_CUDA_CHECK(who, cudaGetDevice(&current));
+    if (current != device)
+        GPURADAR_CUDA_CHECK(who, cudaSetDevice(device));
+}
+
 int cuda_device_count()
 {
     int count = 0;

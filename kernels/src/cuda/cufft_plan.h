@@ -82,17 +82,20 @@ public:
     }
     ~cufft_plan_1d()
     {
-        if (d_plan)
-            cufftDestroy(d_plan); // destructors do not throw
+        if (d_plan) // destructors do not throw
+            release_on(d_device, [this] { cufftDestroy(d_plan); });
     }
     cufft_plan_1d(cufft_plan_1d&& o) noexcept
-        : d_plan(std::exchange(o.d_plan, 0)), d_work_size(o.d_work_size)
+        : d_plan(std::exchange(o.d_plan, 0)),
+          d_work_size(o.d_work_size),
+          d_device(o.d_device)
     {
     }
     cufft_plan_1d& operator=(cufft_plan_1d&& o) noexcept
     {
         std::swap(d_plan, o.d_plan);
         std::swap(d_work_size, o.d_work_size);
+        std::swap(d_device, o.d_device);
         return *this;
     }
     cufft_plan_1d(const cufft_plan_1d&) = delete;
@@ -139,6 +142,7 @@ private:
 
     cufftHandle d_plan = 0;
     std::size_t d_work_size = 0;
+    int d_device = current_device_or_0(); //!< the plan's, released with it current
 };
 
 } // namespace gpuradar::kernels::detail

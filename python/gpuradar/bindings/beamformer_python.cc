@@ -31,7 +31,9 @@ void bind_beamformer(py::module& m)
              py::arg("nbar") = 4,
              py::arg("sll_db") = 35.0,
              py::arg("beta") = 6.0,
-             py::arg("backend") = "auto")
+             py::arg("backend") = "auto",
+             py::arg("device") = 0)
         .def("beam_angles_deg", &beamformer::beam_angles_deg)
-        .def("backend", &beamformer::backend);
+        .def("backend", &beamformer::backend)
+        .def("device", &beamformer::device);
 }

@@ -24,7 +24,8 @@ void bind_cfar_1d(py::module& m)
              py::arg("local_max_only") = false,
              py::arg("items_per_cpi") = 1,
              py::arg("max_detections") = 4096,
-             py::arg("backend") = "auto")
+             py::arg("backend") = "auto",
+             py::arg("device") = 0)
         .def("set_pfa", &cfar_1d::set_pfa, py::arg("pfa"))
         .def("set_variant", &cfar_1d::set_variant, py::arg("variant"))
         .def("set_guard", &cfar_1d::set_guard, py::arg("guard"))
@@ -35,5 +36,6 @@ void bind_cfar_1d(py::module& m)
         .def("training_cells", &cfar_1d::training_cells)
         .def("alpha", &cfar_1d::alpha)
         .def("os_k", &cfar_1d::os_k)
-        .def("backend", &cfar_1d::backend);
+        .def("backend", &cfar_1d::backend)
+        .def("device", &cfar_1d::device);
 }

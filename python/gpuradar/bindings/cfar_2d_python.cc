@@ -30,7 +30,8 @@ void bind_cfar_2d(py::module& m)
              py::arg("max_detections") = 4096,
              py::arg("backend") = "auto",
              py::arg("cluster") = false,
-             py::arg("angles") = false)
+             py::arg("angles") = false,
+             py::arg("device") = 0)
         .def("set_pfa", &cfar_2d::set_pfa, py::arg("pfa"))
         .def("set_variant", &cfar_2d::set_variant, py::arg("variant"))
         .def("set_guard_range", &cfar_2d::set_guard_range, py::arg("guard_range"))
@@ -43,5 +44,6 @@ void bind_cfar_2d(py::module& m)
         .def("training_cells", &cfar_2d::training_cells)
         .def("alpha", &cfar_2d::alpha)
         .def("os_k", &cfar_2d::os_k)
-        .def("backend", &cfar_2d::backend);
+        .def("backend", &cfar_2d::backend)
+        .def("device", &cfar_2d::device);
 }

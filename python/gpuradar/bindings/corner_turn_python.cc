@@ -13,7 +13,9 @@ void bind_corner_turn(py::module& m)
              py::arg("npulses"),
              py::arg("nrange"),
              py::arg("channels") = 1,
-             py::arg("backend") = "auto")
+             py::arg("backend") = "auto",
+             py::arg("device") = 0)
         .def("dropped_cpis", &corner_turn::dropped_cpis)
-        .def("backend", &corner_turn::backend);
+        .def("backend", &corner_turn::backend)
+        .def("device", &corner_turn::device);
 }

@@ -17,10 +17,11 @@ void bind_device_buffer(py::module& m)
             d["h2d_bytes"] = s.h2d_bytes;
             d["d2h_bytes"] = s.d2h_bytes;
             d["d2d_bytes"] = s.d2d_bytes;
+            d["peer_bytes"] = s.peer_bytes;
             return d;
         },
         "Bytes moved by every device_buffer since the last reset: dict with h2d_bytes, "
-        "d2h_bytes, d2d_bytes.");
+        "d2h_bytes, d2d_bytes, peer_bytes (edges between blocks on different devices).");
     m.def("reset_transfer_stats",
           &device_buffer::reset_transfer_stats,
           "Zero the device_buffer byte counters.");

@@ -25,7 +25,9 @@ void bind_doppler_filter(py::module& m)
              py::arg("sll_db") = 35.0,
              py::arg("beta") = 6.0,
              py::arg("fftshift") = true,
-             py::arg("backend") = "auto")
+             py::arg("backend") = "auto",
+             py::arg("device") = 0)
         .def("dropped_cpis", &doppler_filter::dropped_cpis)
-        .def("backend", &doppler_filter::backend);
+        .def("backend", &doppler_filter::backend)
+        .def("device", &doppler_filter::device);
 }

@@ -20,6 +20,8 @@ void bind_envelope(py::module& m)
              py::arg("vlen"),
              py::arg("mode") = "square_law",
              py::arg("db") = false,
-             py::arg("backend") = "auto")
-        .def("backend", &envelope::backend);
+             py::arg("backend") = "auto",
+             py::arg("device") = 0)
+        .def("backend", &envelope::backend)
+        .def("device", &envelope::device);
 }

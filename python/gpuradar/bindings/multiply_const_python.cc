@@ -17,8 +17,10 @@ void bind_multiply_const(py::module& m)
         .def(py::init(&multiply_const::make),
              py::arg("k"),
              py::arg("vlen") = 1,
-             py::arg("backend") = "auto")
+             py::arg("backend") = "auto",
+             py::arg("device") = 0)
         .def("k", &multiply_const::k)
         .def("set_k", &multiply_const::set_k, py::arg("k"))
-        .def("backend", &multiply_const::backend);
+        .def("backend", &multiply_const::backend)
+        .def("device", &multiply_const::device);
 }

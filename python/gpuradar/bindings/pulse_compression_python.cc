@@ -30,11 +30,13 @@ void bind_pulse_compression(py::module& m)
              py::arg("beta") = 6.0,
              py::arg("normalize") = false,
              py::arg("method") = "auto",
-             py::arg("backend") = "auto")
+             py::arg("backend") = "auto",
+             py::arg("device") = 0)
         .def("set_waveform", &pulse_compression::set_waveform, py::arg("waveform"))
         .def("waveform", &pulse_compression::waveform)
         .def("method", &pulse_compression::method)
         .def("fft_length", &pulse_compression::fft_length)
         .def("dropped_cpis", &pulse_compression::dropped_cpis)
-        .def("backend", &pulse_compression::backend);
+        .def("backend", &pulse_compression::backend)
+        .def("device", &pulse_compression::device);
 }

@@ -42,7 +42,8 @@ void bind_pulse_doppler_processor(py::module& m)
              py::arg("envelope_mode") = "square_law",
              py::arg("db") = false,
              py::arg("backend") = "auto",
-             py::arg("tap_every") = 0)
+             py::arg("tap_every") = 0,
+             py::arg("device") = 0)
         .def("set_waveform", &pulse_doppler_processor::set_waveform, py::arg("waveform"))
         .def("set_mti", &pulse_doppler_processor::set_mti, py::arg("mti"))
         .def("set_range_window",
@@ -60,5 +61,6 @@ void bind_pulse_doppler_processor(py::module& m)
         .def("set_db", &pulse_doppler_processor::set_db, py::arg("db"))
         .def("dropped_cpis", &pulse_doppler_processor::dropped_cpis)
         .def("implementation", &pulse_doppler_processor::implementation)
-        .def("backend", &pulse_doppler_processor::backend);
+        .def("backend", &pulse_doppler_processor::backend)
+        .def("device", &pulse_doppler_processor::device);
 }

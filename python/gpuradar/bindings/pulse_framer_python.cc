@@ -23,7 +23,8 @@ void bind_pulse_framer(py::module& m)
              py::arg("trigger") = "rx_time",
              py::arg("trigger_tag") = "trigger",
              py::arg("threshold") = 0.0,
-             py::arg("backend") = "auto")
+             py::arg("backend") = "auto",
+             py::arg("device") = 0)
         .def("set_threshold", &pulse_framer::set_threshold, py::arg("threshold"))
         .def("dropped_cpis", &pulse_framer::dropped_cpis)
         .def("emitted_cpis", &pulse_framer::emitted_cpis)
@@ -32,5 +33,6 @@ void bind_pulse_framer(py::module& m)
         .def("nonfinite_samples", &pulse_framer::nonfinite_samples)
         .def("prf", &pulse_framer::prf)
         .def("r0", &pulse_framer::r0)
-        .def("backend", &pulse_framer::backend);
+        .def("backend", &pulse_framer::backend)
+        .def("device", &pulse_framer::device);
 }

@@ -31,7 +31,8 @@ void bind_sar_focus(py::module& m)
              py::arg("naz") = 0,
              py::arg("range_window") = "rectangular",
              py::arg("azimuth_window") = "rectangular",
-             py::arg("backend") = "auto")
+             py::arg("backend") = "auto",
+             py::arg("device") = 0)
         .def("naz", &sar_focus::naz)
         .def("lead", &sar_focus::lead)
         .def("trail", &sar_focus::trail)
@@ -41,5 +42,6 @@ void bind_sar_focus(py::module& m)
         .def("mismatched_tags", &sar_focus::mismatched_tags)
         .def("failed_blocks", &sar_focus::failed_blocks)
         .def("algorithm", &sar_focus::algorithm)
-        .def("backend", &sar_focus::backend);
+        .def("backend", &sar_focus::backend)
+        .def("device", &sar_focus::device);
 }

@@ -45,7 +45,9 @@ class qa_multiply_const(gr_unittest.TestCase):
     def test_004_transfer_stats_are_readable(self):
         gpuradar.reset_transfer_stats()
         stats = gpuradar.transfer_stats()
-        self.assertEqual(stats, {"h2d_bytes": 0, "d2h_bytes": 0, "d2d_bytes": 0})
+        self.assertEqual(
+            stats, {"h2d_bytes": 0, "d2h_bytes": 0, "d2d_bytes": 0, "peer_bytes": 0}
+        )
 
 
 if __name__ == "__main__":

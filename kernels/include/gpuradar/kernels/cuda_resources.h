@@ -57,6 +57,14 @@ private:
     bool d_changed = false;
 };
 
+/*!
+ * Makes `device` the calling thread's current CUDA device and leaves it so: for a GPU
+ * block's own thread, which runs with its block's device throughout. Sets it only when
+ * another device is current. Without CUDA in the build: a no-op for device 0, a
+ * cuda_error for any other.
+ */
+void make_current(int device);
+
 //! Owns one non-blocking CUDA stream on the current device.
 class cuda_stream
 {

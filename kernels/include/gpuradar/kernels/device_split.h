@@ -26,10 +26,15 @@ struct row_range {
 std::vector<row_range>
 split_image_rows(long long ny, std::size_t ndevices, long long granule = 1);
 
+//! check_device_index's count where the number of devices does not matter (the CPU
+//! backend, which runs on the host whatever the index).
+constexpr int any_device_count = -1;
+
 /*!
  * Throws std::invalid_argument "gpuradar::<who>: device must be 0 to <count - 1> (got
  * <device>)" (or "... there is no CUDA device" when count is 0) unless
- * 0 <= device < count.
+ * 0 <= device < count. With count any_device_count only a negative device is refused
+ * ("device must be >= 0").
  */
 void check_device_index(const char* who, int device, int count);
 
