@@ -15,7 +15,7 @@ namespace gpuradar {
 //! The checked configuration make() hands to the block.
 struct beamformer_config {
     unsigned int nchannels, nsamples;
-    std::vector<double> angles_deg;
+    kernels::beam_directions beams;
     std::vector<kernels::cfloat> weights;
     std::vector<kernels::position_m> elements_wl; //!< element positions, wavelengths
 };
@@ -25,7 +25,11 @@ class beamformer_impl : public beamformer, public gpu_stream_owner
 public:
     beamformer_impl(const beamformer_config& config, kernels::backend backend);
 
-    std::vector<double> beam_angles_deg() const override { return d_angles_deg; }
+    std::vector<double> beam_angles_deg() const override { return d_beams.azimuths_deg; }
+    std::vector<double> beam_elevations_deg() const override
+    {
+        return d_beams.elevations_deg;
+    }
     std::string backend() const override { return kernels::to_string(d_backend); }
 
     int work(int noutput_items,
@@ -36,7 +40,7 @@ private:
     //! Tags of the items this call consumes, re-emitted on the same items (cpi updated).
     void forward_tags(int nitems);
 
-    const std::vector<double> d_angles_deg;
+    const kernels::beam_directions d_beams;
     const kernels::backend d_backend;
     //! What the cpi tag gains besides the channel count (beam_geometry_tag.h).
     const beam_geometry d_geometry;

@@ -143,7 +143,7 @@ TEST(RadarChannelArray, test_004_bad_array_parameters_name_themselves)
     auto cfg = config(2, -90.5);
     expect_invalid([&] { radar_channel ch(cfg); }, "azimuths_deg[0]");
     std::vector<scene_target> targets(2);
-    expect_invalid([&] { radar_scene::set_azimuths(targets, { 1.0 }, who); },
+    expect_invalid([&] { radar_scene::set_directions(targets, { 1.0 }, {}, who); },
                    "azimuths_deg");
 }
 

@@ -25,6 +25,7 @@ beam_geometry fan()
     beam_geometry g;
     g.elements_wl = k::ula_positions(nch, 0.5, 1.0);
     g.angles_deg = k::beam_fan_deg(nbeams, -45, 45);
+    g.elevations_deg.assign(nbeams, 0.0);
     g.weights = k::beamformer_weights(g.elements_wl, 1.0, g.angles_deg, {});
     return g;
 }
@@ -62,7 +63,10 @@ k::cfar_detection det(std::uint32_t beam, std::uint32_t r, std::uint32_t d, floa
 TEST(CfarAngles, test_002_one_listing_per_target_and_the_monopulse_azimuth)
 {
     const beam_geometry g = fan();
+    // A pure azimuth fan: the grid's numbers are the 1-D monopulse's, bit for bit.
     const k::monopulse mp(g.elements_wl, 1.0, g.weights, g.angles_deg);
+    const k::grid_monopulse grid(
+        g.elements_wl, 1.0, g.weights, { g.angles_deg, g.elevations_deg });
     // Beam 3 at (10, 0) and beam 4 at (11, 15): neighbours across the Doppler edge, one
     // target (beam 4 stronger). Beam 5 at (30, 0): another target. Beam 1 at (40, 2):
     // a NaN among its cell's beam powers, kept without an azimuth.
@@ -82,7 +86,7 @@ TEST(CfarAngles, test_002_one_listing_per_target_and_the_monopulse_azimuth)
             pmt::dict_add(pmt::make_dict(), pmt::intern("index"), pmt::from_uint64(i)));
     std::size_t gathered = 0;
     angle_source src;
-    src.monopulse = &mp;
+    src.monopulse = &grid;
     src.beam_powers = [&](const std::vector<k::cfar_detection>& d) {
         gathered = d.size();
         return powers;
@@ -105,8 +109,9 @@ TEST(CfarAngles, test_002_one_listing_per_target_and_the_monopulse_azimuth)
         const auto sd =
             pmt::dict_ref(out[n], pmt::intern("azimuth_std_deg"), pmt::PMT_NIL);
         ASSERT_TRUE(pmt::is_real(az));
-        EXPECT_EQ(pmt::to_double(az), want.azimuth_deg);
+        EXPECT_EQ(pmt::to_double(az), want.angle_deg);
         EXPECT_EQ(pmt::to_double(sd), want.std_deg);
+        EXPECT_FALSE(pmt::dict_has_key(out[n], pmt::intern("elevation_deg")));
     }
     EXPECT_FALSE(pmt::dict_has_key(out[2], pmt::intern("azimuth_deg")));
     // Without the Doppler wrap, bins 0 and 15 do not touch: both listed.

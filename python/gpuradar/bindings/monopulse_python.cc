@@ -24,7 +24,7 @@ std::vector<k::position_m> elements_of(const std::vector<double>& xyz)
 py::dict as_dict(const k::angle_estimate& e)
 {
     py::dict d;
-    d["azimuth_deg"] = e.azimuth_deg;
+    d["azimuth_deg"] = e.angle_deg;
     d["std_deg"] = e.std_deg;
     d["beam"] = e.beam;
     return d;
