@@ -152,7 +152,8 @@ TEST(ArrayElevation, test_001_elevation_zero_is_the_azimuth_geometry_bit_for_bit
         EXPECT_EQ(kernels::arrival_phase_rad(p, 0.03, az * deg, 0.0), old_phase);
     }
     // Elevation moves the phase by the element's height: straight up, only z counts.
-    EXPECT_NEAR(kernels::arrival_phase_rad(p, 0.03, 0.3, pi / 2), 2 * pi / 0.03 * 0.8, 1e-9);
+    EXPECT_NEAR(
+        kernels::arrival_phase_rad(p, 0.03, 0.3, pi / 2), 2 * pi / 0.03 * 0.8, 1e-9);
     const auto u = kernels::direction_vector(20 * deg, -35 * deg);
     const auto want = u_of(20 * deg, -35 * deg);
     for (int k = 0; k < 3; ++k)
@@ -282,13 +283,19 @@ TEST(ArrayElevation, test_006_bad_parameters_name_themselves)
     const auto e = kernels::ura_positions(4, 2, 0.5, 0.5, 1.0);
     const std::vector<double> flat(8, 1.0);
     expect_invalid(
-        [&] { kernels::steering_weights(e, 1.0, { { 0.0, 10.0 }, { 0.0 } }, flat); },
+        [&] {
+            kernels::steering_weights(e, 1.0, { { 0.0, 10.0 }, { 0.0 } }, flat);
+        },
         "beam_elevations_deg");
     expect_invalid(
-        [&] { kernels::steering_weights(e, 1.0, { { 0.0 }, { -90.5 } }, flat); },
+        [&] {
+            kernels::steering_weights(e, 1.0, { { 0.0 }, { -90.5 } }, flat);
+        },
         "beam_elevations_deg");
     expect_invalid(
-        [&] { kernels::steering_weights(e, 1.0, { { 0.0 }, { 0.0 } }, { 1.0 }); },
+        [&] {
+            kernels::steering_weights(e, 1.0, { { 0.0 }, { 0.0 } }, { 1.0 });
+        },
         "taper");
     expect_invalid([] { kernels::array_taper(window_spec{}, 8, 3); }, "element_rows");
     expect_invalid([] { kernels::array_taper(window_spec{}, 8, 0); }, "element_rows");
@@ -296,13 +303,16 @@ TEST(ArrayElevation, test_006_bad_parameters_name_themselves)
     const auto w3 = kernels::steering_weights(
         e, 1.0, { { -10.0, 0.0, 10.0 }, { 0.0, 0.0, 5.0 } }, flat);
     expect_invalid(
-        [&] { grid_monopulse(e, 1.0, w3, { { -10.0, 0.0, 10.0 }, { 0.0, 0.0, 5.0 } }); },
+        [&] {
+            grid_monopulse(e, 1.0, w3, { { -10.0, 0.0, 10.0 }, { 0.0, 0.0, 5.0 } });
+        },
         "beam_elevations_deg");
     const auto w4 = kernels::steering_weights(
         e, 1.0, { { -10.0, 10.0, -10.0, 12.0 }, { 0.0, 0.0, 5.0, 5.0 } }, flat);
     expect_invalid(
         [&] {
-            grid_monopulse(e, 1.0, w4, { { -10.0, 10.0, -10.0, 12.0 }, { 0.0, 0.0, 5.0, 5.0 } });
+            grid_monopulse(
+                e, 1.0, w4, { { -10.0, 10.0, -10.0, 12.0 }, { 0.0, 0.0, 5.0, 5.0 } });
         },
         "beam_elevations_deg");
     // Rows in decreasing elevation: the columns' monopulse cannot order them.
@@ -310,7 +320,8 @@ TEST(ArrayElevation, test_006_bad_parameters_name_themselves)
         e, 1.0, { { -10.0, 10.0, -10.0, 10.0 }, { 5.0, 5.0, 0.0, 0.0 } }, flat);
     expect_invalid(
         [&] {
-            grid_monopulse(e, 1.0, w5, { { -10.0, 10.0, -10.0, 10.0 }, { 5.0, 5.0, 0.0, 0.0 } });
+            grid_monopulse(
+                e, 1.0, w5, { { -10.0, 10.0, -10.0, 10.0 }, { 5.0, 5.0, 0.0, 0.0 } });
         },
         "beam_elevations_deg");
 }

@@ -584,5 +584,74 @@ TEST(TrackerAzimuth, test_015_bad_azimuths_name_the_parameter)
     EXPECT_TRUE(trk.tracks().empty());
 }
 
+/*!
+ * Elevation: a third filter, the azimuth's (checked above against the fp64 reference)
+ * on the elevations, so with equal azimuths and elevations the two states are equal.
+ * Two targets at one range and velocity, 8 degrees apart in elevation (detections
+ * without azimuths): the elevation alone keeps them apart; a detection far off in
+ * elevation is gated out, and a bad elevation is refused.
+ */
+TEST(TrackerElevation, test_016_elevation_filters_gates_and_keeps_targets_apart)
+{
+    const auto p = base_params();
+    tracker same(p);
+    std::mt19937 rng(29);
+    std::normal_distribution<double> g;
+    for (int k = 0; k < 20; ++k) {
+        track_measurement z{ 1500 - 3.0 * k + g(rng), 30 + 0.4 * g(rng) };
+        z.azimuth_std_deg = z.elevation_std_deg = 0.4 + 0.1 * (k % 2);
+        z.azimuth_deg = z.elevation_deg = -6 + 0.2 * k + 0.4 * g(rng);
+        same.update(0.1 * k, { z });
+        const track& tr = same.tracks().at(0);
+        ASSERT_TRUE(tr.has_elevation);
+        EXPECT_EQ(tr.e, tr.a);
+        EXPECT_EQ(tr.pe, tr.pa);
+        EXPECT_EQ(tr.elevation_deg(), tr.azimuth_deg());
+    }
+
+    tracker trk(p);
+    const double el[2] = { -4.0, 4.0 }, sigma = 0.5;
+    std::map<std::uint64_t, int> target_of;
+    for (int k = 0; k < 40; ++k) {
+        const double t = 0.1 * k;
+        std::vector<track_measurement> zs;
+        for (int i : { 1, 0 }) {
+            track_measurement z{ 2000 - 20 * t + g(rng), 20 + 0.5 * g(rng) };
+            // Noise below the reported std: no detection misses its 99 % gate by
+            // chance, so every birth after the first scan would be a real failure.
+            z.elevation_deg = el[i] + 0.5 * sigma * g(rng);
+            z.elevation_std_deg = sigma;
+            zs.push_back(z);
+        }
+        if (k % 2)
+            std::swap(zs[0], zs[1]);
+        const auto rep = trk.update(t, zs);
+        if (k == 0)
+            continue;
+        EXPECT_EQ(rep.born, 0u) << "scan " << k;
+        ASSERT_EQ(trk.tracks().size(), 2u);
+        for (const auto& tr : trk.tracks()) {
+            const int nearest = tr.elevation_deg() > 0 ? 1 : 0;
+            EXPECT_LT(std::abs(tr.elevation_deg() - el[nearest]), 4 * sigma);
+            const auto [it, fresh] = target_of.emplace(tr.id, nearest);
+            EXPECT_EQ(it->second, nearest) << "track " << tr.id << " swapped";
+        }
+    }
+    track_measurement far{ 2000 - 20 * 4.0, 20 };
+    far.elevation_deg = 30;
+    far.elevation_std_deg = sigma;
+    const auto rep = trk.update(4.0, { far });
+    EXPECT_EQ(rep.assigned, 0u);
+    EXPECT_EQ(rep.born, 1u);
+
+    for (auto [e, std] : { std::pair{ -95.0, 1.0 }, std::pair{ 10.0, -1.0 } }) {
+        track_measurement z{ 1000, 10 };
+        z.elevation_deg = e;
+        z.elevation_std_deg = std;
+        expect_invalid(
+            [&] { trk.update(5.0, { z }); }, "an elevation", "gpuradar::tracker");
+    }
+}
+
 } // namespace
 } // namespace gpuradar::test

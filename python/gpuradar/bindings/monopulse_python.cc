@@ -42,12 +42,21 @@ void bind_monopulse(py::module& m)
            const std::string& window,
            int nbar,
            double sll_db,
-           double beta) {
-            return k::beamformer_weights(
-                elements_of(xyz),
-                wavelength_m,
-                angles_deg,
-                k::window_spec::make(window, nbar, sll_db, beta, "beamformer"));
+           double beta,
+           const std::vector<double>& elevations_deg,
+           unsigned int element_rows) {
+            const auto elements = elements_of(xyz);
+            const auto taper = k::array_taper(
+                k::window_spec::make(window, nbar, sll_db, beta, "beamformer"),
+                elements.size(),
+                element_rows);
+            return k::steering_weights(elements,
+                                       wavelength_m,
+                                       { angles_deg,
+                                         elevations_deg.empty()
+                                             ? std::vector<double>(angles_deg.size(), 0.0)
+                                             : elevations_deg },
+                                       taper);
         },
         py::arg("element_positions_m"),
         py::arg("wavelength_m"),
@@ -56,8 +65,11 @@ void bind_monopulse(py::module& m)
         py::arg("nbar") = 4,
         py::arg("sll_db") = 35.0,
         py::arg("beta") = 6.0,
+        py::arg("beam_elevations_deg") = std::vector<double>(),
+        py::arg("element_rows") = 1,
         "The beamformer block's weights, row-major nbeams x nchannels (kernels/"
-        "beamformer.h): W[b][c] = t_c conj(a_c(theta_b)) / sum t.");
+        "beamformer.h): W[b][c] = t_c conj(a_c(theta_b, phi_b)) / sum t, the taper over "
+        "element_rows rows as the block's; beam_elevations_deg empty: all 0.");
     py::class_<k::monopulse>(
         m,
         "monopulse",
