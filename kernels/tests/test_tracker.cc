@@ -517,21 +517,26 @@ TEST(TrackerAzimuth, test_013_gate_quantile_and_filter_match_fp64_reference)
  * Each track keeps its target for 40 scans, its azimuth near the truth; a detection at
  * the right range and velocity but far off in azimuth does not update either track.
  */
-TEST(TrackerAzimuth, test_014_azimuth_keeps_targets_at_one_range_apart)
+/*!
+ * Two targets at one range and velocity, at -4 and +4 degrees in one angle: 40 scans of
+ * a detection of each (the angle given by `put(z, angle, std)`, with noise of
+ * noise_scale x std), in varying order. From the second scan no track is born, and each
+ * track (its angle read by `angle_of`) stays with its target, near it.
+ */
+template <class Put, class Get>
+void expect_two_targets_kept_apart(
+    tracker& trk, std::uint32_t seed, double noise_scale, Put put, Get angle_of)
 {
-    auto p = base_params();
-    tracker trk(p);
-    std::mt19937 rng(23);
+    std::mt19937 rng(seed);
     std::normal_distribution<double> g;
-    const double az[2] = { -4.0, 4.0 }, sigma = 0.5;
+    const double angle[2] = { -4.0, 4.0 }, sigma = 0.5;
     std::map<std::uint64_t, int> target_of;
     for (int k = 0; k < 40; ++k) {
         const double t = 0.1 * k;
         std::vector<track_measurement> zs;
         for (int i : { 1, 0 }) { // order varies nothing: one list per scan
             track_measurement z{ 2000 - 20 * t + g(rng), 20 + 0.5 * g(rng) };
-            z.azimuth_deg = az[i] + sigma * g(rng);
-            z.azimuth_std_deg = sigma;
+            put(z, angle[i] + noise_scale * sigma * g(rng), sigma);
             zs.push_back(z);
         }
         if (k % 2)
@@ -542,12 +547,28 @@ TEST(TrackerAzimuth, test_014_azimuth_keeps_targets_at_one_range_apart)
         EXPECT_EQ(rep.born, 0u) << "scan " << k;
         ASSERT_EQ(trk.tracks().size(), 2u);
         for (const auto& tr : trk.tracks()) {
-            const int nearest = tr.azimuth_deg() > 0 ? 1 : 0;
-            EXPECT_LT(std::abs(tr.azimuth_deg() - az[nearest]), 4 * sigma);
+            const int nearest = angle_of(tr) > 0 ? 1 : 0;
+            EXPECT_LT(std::abs(angle_of(tr) - angle[nearest]), 4 * sigma);
             const auto [it, fresh] = target_of.emplace(tr.id, nearest);
             EXPECT_EQ(it->second, nearest) << "track " << tr.id << " swapped";
         }
     }
+}
+
+TEST(TrackerAzimuth, test_014_azimuth_keeps_targets_at_one_range_apart)
+{
+    auto p = base_params();
+    tracker trk(p);
+    const double sigma = 0.5;
+    expect_two_targets_kept_apart(
+        trk,
+        23,
+        1.0,
+        [](track_measurement& z, double a, double sd) {
+            z.azimuth_deg = a;
+            z.azimuth_std_deg = sd;
+        },
+        [](const track& t) { return t.azimuth_deg(); });
     // Right range and velocity, 30 degrees off: gated out in azimuth, a new track.
     track_measurement far{ 2000 - 20 * 4.0, 20 };
     far.azimuth_deg = 30;
@@ -610,33 +631,18 @@ TEST(TrackerElevation, test_016_elevation_filters_gates_and_keeps_targets_apart)
     }
 
     tracker trk(p);
-    const double el[2] = { -4.0, 4.0 }, sigma = 0.5;
-    std::map<std::uint64_t, int> target_of;
-    for (int k = 0; k < 40; ++k) {
-        const double t = 0.1 * k;
-        std::vector<track_measurement> zs;
-        for (int i : { 1, 0 }) {
-            track_measurement z{ 2000 - 20 * t + g(rng), 20 + 0.5 * g(rng) };
-            // Noise below the reported std: no detection misses its 99 % gate by
-            // chance, so every birth after the first scan would be a real failure.
-            z.elevation_deg = el[i] + 0.5 * sigma * g(rng);
-            z.elevation_std_deg = sigma;
-            zs.push_back(z);
-        }
-        if (k % 2)
-            std::swap(zs[0], zs[1]);
-        const auto rep = trk.update(t, zs);
-        if (k == 0)
-            continue;
-        EXPECT_EQ(rep.born, 0u) << "scan " << k;
-        ASSERT_EQ(trk.tracks().size(), 2u);
-        for (const auto& tr : trk.tracks()) {
-            const int nearest = tr.elevation_deg() > 0 ? 1 : 0;
-            EXPECT_LT(std::abs(tr.elevation_deg() - el[nearest]), 4 * sigma);
-            const auto [it, fresh] = target_of.emplace(tr.id, nearest);
-            EXPECT_EQ(it->second, nearest) << "track " << tr.id << " swapped";
-        }
-    }
+    const double sigma = 0.5;
+    // Noise below the reported std: no detection misses its 99 % gate by chance, so
+    // every birth after the first scan would be a real failure.
+    expect_two_targets_kept_apart(
+        trk,
+        31,
+        0.5,
+        [](track_measurement& z, double e, double sd) {
+            z.elevation_deg = e;
+            z.elevation_std_deg = sd;
+        },
+        [](const track& t) { return t.elevation_deg(); });
     track_measurement far{ 2000 - 20 * 4.0, 20 };
     far.elevation_deg = 30;
     far.elevation_std_deg = sigma;

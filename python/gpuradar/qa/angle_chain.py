@@ -131,3 +131,24 @@ class angle_chain:
         vel = np.array([d["velocity_mps"] for d, _ in found])
         self.assertLess(np.max(np.abs(vel - self.velocity())), half_bin)
         return [d for d, _ in found]
+
+    def expect_tracked(self, direction, axes, seed, ncpi=12):
+        """The chain with a tracker on the detections (the scan times are the CPIs'
+        rx_time) at 20 dB per channel: one confirmed track with every CPI's hit, each
+        of its filtered angles in `axes` (names, with the truth in the same order as
+        `direction`) within 4 of its standard deviations of the truth and more accurate
+        than one detection's."""
+        snr_db = 20.0 - self.cell_snr_db_per_unit_snr(direction, "rectangular")
+        trk = gpuradar.tracker(range_sigma_m=10.0, velocity_sigma_mps=3.0)
+        pdus, _ = self.run_chain(direction, snr_db, 1.0, ncpi, seed, "rectangular",
+                                 tracker=trk)
+        self.assertEqual(len(self.tracks), ncpi)
+        one = [d for d, _ in self.target_detections(pdus)]
+        confirmed = [t for t in self.tracks[-1][1] if t["status"] == "confirmed"]
+        best = max(confirmed, key=lambda t: t["hits"])
+        self.assertEqual(best["hits"], ncpi)
+        truths = direction if isinstance(direction, tuple) else (direction,)
+        for axis, truth in zip(axes, truths):
+            self.assertLess(abs(best[axis + "_deg"] - truth), 4 * best[axis + "_std_deg"])
+            self.assertLess(best[axis + "_std_deg"],
+                            np.mean([d[axis + "_std_deg"] for d in one]))

@@ -164,24 +164,9 @@ class qa_elevation_estimation(angle_chain, gr_unittest.TestCase):
         self.assertFalse(any("elevation_deg" in d for d in dets))
 
     def test_005_tracker_follows_the_elevation(self):
-        # The chain with a tracker on the detections: one confirmed track whose filtered
-        # azimuth and elevation lie within 4 of their standard deviations of the truth,
-        # each more accurate than one detection's.
-        direction, ncpi = (-13.0, 7.0), 12
-        snr_db = 20.0 - self.cell_snr_db_per_unit_snr(direction, "rectangular")
-        trk = gpuradar.tracker(range_sigma_m=10.0, velocity_sigma_mps=3.0)
-        pdus, _ = self.run_chain(direction, snr_db, 1.0, ncpi, 41, "rectangular",
-                                 tracker=trk)
-        self.assertEqual(len(self.tracks), ncpi)
-        one = [d for d, _ in self.target_detections(pdus)]
-        confirmed = [t for t in self.tracks[-1][1] if t["status"] == "confirmed"]
-        best = max(confirmed, key=lambda t: t["hits"])
-        self.assertEqual(best["hits"], ncpi)
-        for axis, truth in zip(("azimuth", "elevation"), direction):
-            self.assertLess(abs(best[axis + "_deg"] - truth), 4 * best[axis + "_std_deg"])
-            self.assertLess(best[axis + "_std_deg"],
-                            np.mean([d[axis + "_std_deg"] for d in one]))
-
+        # One confirmed track whose filtered azimuth and elevation lie within 4 of their
+        # standard deviations of the truth, each more accurate than one detection's.
+        self.expect_tracked((-13.0, 7.0), ("azimuth", "elevation"), 41)
 
 if __name__ == "__main__":
     gr_unittest.run(qa_elevation_estimation)
