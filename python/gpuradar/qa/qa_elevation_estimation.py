@@ -17,7 +17,7 @@ centres and at an azimuth other than their elevation, so that angles swapped any
 (scene, beamformer, estimator) fail."""
 
 import numpy as np
-from gnuradio import gr_unittest
+from gnuradio import blocks, gr, gr_unittest
 from gnuradio import gpuradar
 from gnuradio.gpuradar import detections
 
@@ -120,6 +120,20 @@ class qa_elevation_estimation(angle_chain, gr_unittest.TestCase):
         listed = gpuradar.beamformer(4, 8, [-10.0, 20.0], 0,
                                      beam_elevations_deg=[30.0, -40.0], backend="cpu")
         self.assertEqual(list(listed.beam_elevations_deg()), [30.0, -40.0])
+        # Listed beams are steered at their elevations: a unit wave from (10, 20) on
+        # the URA comes out of the beam listed at (10, 20) with amplitude 1 and not out
+        # of the one at (20, 10) (azimuth and elevation swapped).
+        bf = gpuradar.beamformer(16, 1, [10.0, 20.0], 0, beam_elevations_deg=[20.0, 10.0],
+                                 element_rows=NZ, window="hamming", backend="cpu")
+        u, _, _ = direction_vectors(10.0, 20.0)
+        wave = np.exp(2j * np.pi * positions_wl() @ u).astype(np.complex64)
+        tb = gr.top_block()
+        sink = blocks.vector_sink_c(2)
+        tb.connect(blocks.vector_source_c(wave.tolist(), False, 16), bf, sink)
+        tb.run()
+        out = np.array(sink.data())
+        self.assertAlmostEqual(abs(out[0]), 1.0, places=5)
+        self.assertLess(abs(out[1]), 0.9)
         # Without elevations every beam is at 0: the azimuth-only beamformer.
         self.assertEqual(list(gpuradar.beamformer(4, 8, [5.0], 0, backend="cpu")
                               .beam_elevations_deg()), [0.0])
