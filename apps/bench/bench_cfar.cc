@@ -33,15 +33,7 @@ kernels::device_memory exponential_device(std::size_t n, const kernels::cuda_str
         state ^= state << 17;
         x = float(-std::log((double(state >> 11) + 1.0) * 0x1.0p-53));
     }
-    kernels::device_memory d(n * sizeof(float));
-    kernels::copy_async(d.get(),
-                        host.data(),
-                        d.size(),
-                        kernels::copy_kind::host_to_device,
-                        s.ref(),
-                        "bench");
-    s.synchronize("bench");
-    return d;
+    return pd::to_device(host.data(), n, s);
 }
 
 //! The PD workload's power map as a cfar_2d configuration (DESIGN.md's window).

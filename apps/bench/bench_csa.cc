@@ -3,13 +3,15 @@
  * device memory (CUDA), and the CPU twin on the host.
  *
  * Byte-count floor: CSA transforms along both axes twice (azimuth, range, range back,
- * azimuth back); each of those four 1-D FFT stages must read and write the whole matrix
- * at least once when it does not fit in cache, and the phase multiplies could ride along
- * with them. So floor = 4 x (read + write of the matrix) at the device-to-device copy
- * bandwidth measured in the same run. The CUDA pipeline makes 7 such passes when every
- * FFT is one pass (4 FFTs + 3 phase kernels); cuFFT may split long FFTs into more.
+ * azimuth back). The two azimuth FFT stages must each read and write the whole matrix at
+ * least once when it does not fit in cache; the range stage (phase 1, FFT, phase 2,
+ * inverse FFT, phase 3) works on one row at a time and can be one pass. So floor =
+ * 3 x (read + write of the matrix) at the device-to-device copy bandwidth measured in
+ * the same run. `pipeline_passes` is csa::passes(): what the backend makes when every
+ * FFT is one pass (cuFFT may split long ones into more).
  */
 #include "bench_pd_common.h"
+#include "bench_stripmap.h"
 #include <gpuradar/kernels/cpu_threads.h>
 #include <gpuradar/kernels/csa.h>
 #include <algorithm>
@@ -21,26 +23,9 @@
 namespace gpuradar::bench {
 namespace {
 
-constexpr int floor_passes = 4;
-constexpr int pipeline_passes = 7;
+constexpr int floor_passes = 3;
 
-//! An X-band airborne stripmap geometry whose far-range aperture (~170 pulses) fits
-//! every block size measured.
-kernels::stripmap_params bench_params(std::size_t nrange)
-{
-    kernels::stripmap_params p;
-    p.fc_hz = 9.6e9;
-    p.bandwidth_hz = 100e6;
-    p.pulse_width_s = 2e-6;
-    p.fs_hz = 120e6;
-    p.prf_hz = 200;
-    p.velocity_mps = 150;
-    p.altitude_m = 3000;
-    p.near_range_m = 8000;
-    p.nrange = nrange;
-    p.antenna_length_m = 2.0;
-    return p;
-}
+using sar::bench_params;
 
 struct shape {
     std::size_t nrange, naz;
@@ -79,7 +64,7 @@ GPURADAR_BENCH("csa/cuda")
             .field("ms", ms)
             .field("copy_gb_per_s", copy)
             .field("floor_passes", static_cast<long long>(floor_passes))
-            .field("pipeline_passes", static_cast<long long>(pipeline_passes))
+            .field("pipeline_passes", static_cast<long long>(f->passes()))
             .field("floor_ms", floor_ms)
             .field("fraction_of_floor", floor_ms / ms)
             .field("device_bytes_with_raw_and_image", static_cast<long long>(used))

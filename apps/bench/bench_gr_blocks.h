@@ -84,36 +84,23 @@ private:
     kernels::cuda_stream d_stream;
 };
 
-//! Consumes device items without copying them anywhere; with items_per_cpi > 0 it also
-//! records when each CPI's last item arrived.
-class device_sink : public gr::sync_block, public grr::device_stream_provider
+//! When each CPI's last item reached a sink (items_per_cpi items a CPI; 0: not noted),
+//! and the steady spacing of those arrivals.
+class cpi_arrivals
 {
 public:
-    explicit device_sink(std::size_t itemsize, std::uint64_t items_per_cpi = 0)
-        : gr::sync_block("device_sink",
-                         gr::io_signature::make(1, 1, itemsize, grr::device_buffer::type),
-                         gr::io_signature::make(0, 0, 0)),
-          d_items_per_cpi(items_per_cpi),
-          d_next_end(items_per_cpi)
+    explicit cpi_arrivals(std::uint64_t items_per_cpi)
+        : d_items_per_cpi(items_per_cpi), d_next_end(items_per_cpi)
     {
     }
-    void* device_stream() const override { return d_stream.ref().native(); }
-    //! Takes part in the event ordering, so the writer need not wait in its work(); the
-    //! sink waits instead, so an item counts as arrived once its kernels are done.
-    bool orders_by_events() const override { return true; }
-    int work(int n, gr_vector_const_void_star&, gr_vector_void_star&) override
+    //! The sink has now consumed `done` items in all.
+    void consumed(std::uint64_t done)
     {
-        auto* buf = dynamic_cast<grr::device_buffer*>(detail()->input(0)->buffer().get());
-        if (buf && buf->event_ordered())
-            buf->wait_for_write(device_stream());
-        d_stream.synchronize("device_sink");
-        if (d_items_per_cpi > 0) {
-            const auto now = clock_type::now();
-            for (const std::uint64_t done = nitems_read(0) + n; d_next_end <= done;
-                 d_next_end += d_items_per_cpi)
-                d_cpi_end.push_back(now);
-        }
-        return n;
+        if (d_items_per_cpi == 0)
+            return;
+        const auto now = clock_type::now();
+        for (; d_next_end <= done; d_next_end += d_items_per_cpi)
+            d_cpi_end.push_back(now);
     }
     /*!
      * Steady milliseconds per CPI: the spacing of the CPI arrivals after the first
@@ -128,12 +115,70 @@ public:
                    .count() /
                double(d_cpi_end.size() - 1 - skip);
     }
+    std::size_t cpis() const { return d_cpi_end.size(); }
 
 private:
     const std::uint64_t d_items_per_cpi;
     std::uint64_t d_next_end;
     std::vector<clock_type::time_point> d_cpi_end;
+};
+
+//! Consumes device items without copying them anywhere; with items_per_cpi > 0 it also
+//! records when each CPI's last item arrived.
+class device_sink : public gr::sync_block, public grr::device_stream_provider
+{
+public:
+    explicit device_sink(std::size_t itemsize, std::uint64_t items_per_cpi = 0)
+        : gr::sync_block("device_sink",
+                         gr::io_signature::make(1, 1, itemsize, grr::device_buffer::type),
+                         gr::io_signature::make(0, 0, 0)),
+          d_arrivals(items_per_cpi)
+    {
+    }
+    void* device_stream() const override { return d_stream.ref().native(); }
+    //! Takes part in the event ordering, so the writer need not wait in its work(); the
+    //! sink waits instead, so an item counts as arrived once its kernels are done.
+    bool orders_by_events() const override { return true; }
+    int work(int n, gr_vector_const_void_star&, gr_vector_void_star&) override
+    {
+        auto* buf = dynamic_cast<grr::device_buffer*>(detail()->input(0)->buffer().get());
+        if (buf && buf->event_ordered())
+            buf->wait_for_write(device_stream());
+        d_stream.synchronize("device_sink");
+        d_arrivals.consumed(nitems_read(0) + n);
+        return n;
+    }
+    const cpi_arrivals& arrivals() const { return d_arrivals; }
+    double steady_ms_per_cpi(std::size_t skip) const
+    {
+        return d_arrivals.steady_ms_per_cpi(skip);
+    }
+
+private:
+    cpi_arrivals d_arrivals;
     kernels::cuda_stream d_stream;
+};
+
+//! The host twin of device_sink: consumes host items and notes each CPI's arrival.
+class host_sink : public gr::sync_block
+{
+public:
+    host_sink(std::size_t itemsize, std::uint64_t items_per_cpi)
+        : gr::sync_block("host_sink",
+                         gr::io_signature::make(1, 1, itemsize),
+                         gr::io_signature::make(0, 0, 0)),
+          d_arrivals(items_per_cpi)
+    {
+    }
+    int work(int n, gr_vector_const_void_star&, gr_vector_void_star&) override
+    {
+        d_arrivals.consumed(nitems_read(0) + n);
+        return n;
+    }
+    const cpi_arrivals& arrivals() const { return d_arrivals; }
+
+private:
+    cpi_arrivals d_arrivals;
 };
 
 /*!
@@ -239,11 +284,15 @@ private:
 
 //! Replays a host vector of samples (looping) as fast as the flowgraph takes them and
 //! records when each CPI's last sample was handed downstream.
+//! Items are `vlen` samples each (1: a sample stream; nrange: one pulse per item);
+//! total, cpi_samples and rate then count items, and samples.size() is a whole number
+//! of items.
 class host_replay_source : public gr::sync_block
 {
 public:
     /*!
-     * rate: samples per second to pace to (a hardware source's clock), 0 = unpaced.
+     * rate: samples (items) per second to pace to (a hardware source's clock), 0 =
+     * unpaced.
      * pieces_per_cpi (paced only): a paced call hands out at most cpi_samples /
      * pieces_per_cpi samples, each not before its last sample's time. 1: a CPI at once,
      * at its last sample's time (the worst case for latency: its whole host -> device
@@ -255,11 +304,13 @@ public:
                        std::uint64_t cpi_samples,
                        const source_tuning& tuning,
                        double rate = 0.0,
-                       std::uint64_t pieces_per_cpi = 1)
+                       std::uint64_t pieces_per_cpi = 1,
+                       std::size_t vlen = 1)
         : gr::sync_block("host_replay_source",
                          gr::io_signature::make(0, 0, 0),
-                         gr::io_signature::make(1, 1, sizeof(cfloat))),
+                         gr::io_signature::make(1, 1, vlen * sizeof(cfloat))),
           d_samples(samples),
+          d_vlen(vlen),
           d_total(total),
           d_cpi_samples(cpi_samples),
           d_rate(rate),
@@ -295,10 +346,11 @@ public:
                               std::chrono::duration<double>(double(done + n) / d_rate)));
         }
         auto* dst = static_cast<cfloat*>(out[0]);
+        const std::size_t first = done * d_vlen, count = n * d_vlen;
         std::size_t copied = 0;
-        while (copied < n) {
-            const std::size_t at = (done + copied) % d_samples.size();
-            const std::size_t len = std::min(n - copied, d_samples.size() - at);
+        while (copied < count) {
+            const std::size_t at = (first + copied) % d_samples.size();
+            const std::size_t len = std::min(count - copied, d_samples.size() - at);
             d_copy.copy(dst + copied, d_samples.data() + at, len * sizeof(cfloat));
             copied += len;
         }
@@ -314,6 +366,7 @@ public:
 
 private:
     const std::vector<cfloat>& d_samples;
+    const std::size_t d_vlen;
     const std::uint64_t d_total, d_cpi_samples;
     const double d_rate;
     const std::uint64_t d_piece; //!< samples per paced call, at most

@@ -52,6 +52,18 @@ inline kernels::cfar_2d_params chain_cfar_params(const workload& w)
 //! bench::time_ms (bench_registry.h), under the name the PD benches use.
 using bench::time_ms;
 
+//! A device copy of the n elements at `host` (complete when this returns).
+template <typename T>
+kernels::device_memory
+to_device(const T* host, std::size_t n, const kernels::cuda_stream& s)
+{
+    kernels::device_memory d(n * sizeof(T));
+    kernels::copy_async(
+        d.get(), host, d.size(), kernels::copy_kind::host_to_device, s.ref(), "bench");
+    s.synchronize("bench");
+    return d;
+}
+
 //! n complex samples of uniform noise in [-1, 1) (xorshift: fast for 10^8 samples).
 inline kernels::device_memory random_device(std::size_t n, const kernels::cuda_stream& s)
 {

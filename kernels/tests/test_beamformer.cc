@@ -233,7 +233,11 @@ TEST(BeamformerCuda, test_010_matches_cpu_twin)
     for (const auto& [nch, nb, ns, nitems] : { shape{ 16, 16, 9000, 8 },
                                                shape{ 5, 3, 37, 4 },
                                                shape{ 1, 7, 1001, 3 },
-                                               shape{ 12, 1, 64, 33 } }) {
+                                               shape{ 12, 1, 64, 33 },
+                                               // The cuBLAS path: > 16 beams, > 256
+                                               // channels (beamformer_cuda.cu).
+                                               shape{ 8, 24, 513, 5 },
+                                               shape{ 300, 4, 257, 2 } }) {
         const auto x = random_complex(nitems * nch * ns, seed++);
         const auto w = random_complex(nb * nch, seed++);
         auto d_in = to_device(x, stream);

@@ -139,6 +139,8 @@ public:
         }
     }
 
+    int passes() const override { return 3; }
+
     void run(const cfloat* raw, cfloat* image) override
     {
         azimuth_fft(raw, image, *d_az_fwd);

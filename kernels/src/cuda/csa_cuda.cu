@@ -2,40 +2,33 @@
  * CUDA chirp-scaling focusing (csa_backends.h has the maths).
  *
  * Device memory: the image buffer is the work array (azimuth FFT raw -> image, then in
- * place), one cuFFT work area shared by the two plans, the per-row phase coefficients
- * and the windows; squinted geometry adds one naz x nrange scratch for the range
- * resampler (which reads neighbouring samples, so it cannot run in place).
+ * place), one cuFFT work area shared by the plans, the per-row phase coefficients and
+ * the windows; on the cuFFT range path squinted geometry adds one naz x nrange scratch
+ * for the range resampler (which reads neighbouring samples, so it cannot run in place
+ * there).
  *
- * Passes over the matrix: 4 batched FFTs (azimuth as strided columns: no transposes)
- * and 3 elementwise kernels, each of which computes its phase from the row's three
+ * Passes over the matrix: the azimuth FFT and its inverse (batched cuFFT over strided
+ * columns: no transposes) around the range stage. The range stage is one fused pass
+ * (csa_range_rows.h) when nrange is a power of two it supports, else two batched range
+ * FFTs and three elementwise kernels. Every phase is computed from the row's three
  * coefficients (double, x^2 included), so no phase matrix is ever stored.
  */
 #include "../csa_backends.h"
+#include "../dft_tables.h"
+#include "complex_math.cuh"
+#include "csa_phase.cuh"
+#include "csa_range_rows.h"
 #include "cuda_check.h"
 #include "cufft_plan.h"
 #include "launch.h"
 #include <cuda_runtime.h>
 #include <algorithm>
+#include <optional>
 
 namespace gpuradar::kernels::detail {
 namespace {
 
 constexpr const char* who = "csa";
-
-//! exp(j 2 pi (a + b x + c x^2)): the polynomial in double, the reduced turn in float.
-__device__ __forceinline__ float2 phasor(const csa_quadratic& q, double x)
-{
-    const double t = fma(fma(q.c, x, q.b), x, q.a);
-    const float f = static_cast<float>(t - rint(t));
-    float s, c;
-    sincospif(2.0f * f, &s, &c);
-    return make_float2(c, s);
-}
-
-__device__ __forceinline__ float2 cmul(float2 a, float2 b)
-{
-    return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
 
 __device__ __forceinline__ float2 scale(float2 a, float w)
 {
@@ -60,7 +53,7 @@ __global__ void csa_phase1(float2* __restrict__ d,
     {
         float2& v = d[m * nr + k];
         v = wa[m] == 0.0f ? make_float2(0.0f, 0.0f)
-                          : cmul(v, phasor(q[m], static_cast<double>(k)));
+                          : cmul(v, csa_phasor(q[m], static_cast<double>(k)));
     }
 }
 
@@ -72,16 +65,14 @@ __global__ void csa_phase2(float2* __restrict__ d,
                            std::size_t na,
                            std::size_t nr)
 {
-    const long long pos = static_cast<long long>(nr - nr / 2);
     CSA_FOR_EACH_ELEMENT(na, nr)
     {
         if (wa[m] == 0.0f)
             continue;
-        const long long n = static_cast<long long>(k);
         const double x =
-            static_cast<double>(n < pos ? n : n - static_cast<long long>(nr));
+            csa_signed_bin(static_cast<unsigned>(k), static_cast<unsigned>(nr));
         float2& v = d[m * nr + k];
-        v = scale(cmul(v, phasor(q[m], x)), wr[k]);
+        v = scale(cmul(v, csa_phasor(q[m], x)), wr[k]);
     }
 }
 
@@ -95,7 +86,7 @@ __global__ void csa_phase3(float2* __restrict__ d,
     CSA_FOR_EACH_ELEMENT(na, nr)
     {
         float2& v = d[m * nr + k];
-        v = scale(cmul(v, phasor(q[m], static_cast<double>(k))), wa[m]);
+        v = scale(cmul(v, csa_phasor(q[m], static_cast<double>(k))), wa[m]);
     }
 }
 
@@ -120,7 +111,7 @@ __global__ void csa_phase3_resampled(const float2* __restrict__ in,
                 acc.x = fmaf(h[t], src[t].x, acc.x);
                 acc.y = fmaf(h[t], src[t].y, acc.y);
             }
-            acc = scale(cmul(acc, phasor(q[m], static_cast<double>(k))), wa[m]);
+            acc = scale(cmul(acc, csa_phasor(q[m], static_cast<double>(k))), wa[m]);
         }
         out[m * nr + k] = acc;
     }
@@ -143,9 +134,8 @@ public:
         : csa(p, naz, o),
           d_stream(native(s)),
           d_t(csa_make_tables(p, naz, o)),
+          d_fused(csa_range_rows_supported(p.nrange)),
           d_az(n(naz), n(p.nrange), n(p.nrange), 1, d_stream, who, shared),
-          d_rg(n(p.nrange), n(naz), 1, n(p.nrange), d_stream, who, shared),
-          d_work(std::max(d_az.work_size(), d_rg.work_size())),
           d_phase1(upload(d_t.phase1, d_stream)),
           d_phase2(upload(d_t.phase2, d_stream)),
           d_phase3(upload(d_t.phase3, d_stream)),
@@ -153,29 +143,65 @@ public:
           d_azimuth_weight(upload(d_t.azimuth_weight, d_stream)),
           d_first(upload(d_t.resample_first, d_stream)),
           d_taps(upload(d_t.resample_taps, d_stream)),
-          d_scratch(d_t.resample ? naz * p.nrange * sizeof(cfloat) : 0)
+          d_twiddle(
+              upload(d_fused ? dft_twiddles(p.nrange) : std::vector<cfloat>{}, d_stream)),
+          d_scratch(d_t.resample && !d_fused ? naz * p.nrange * sizeof(cfloat) : 0)
     {
+        if (!d_fused)
+            d_rg.emplace(n(p.nrange), n(naz), 1, n(p.nrange), d_stream, who, shared);
+        d_work = device_memory(
+            std::max(d_az.work_size(), d_rg ? d_rg->work_size() : std::size_t(0)));
         d_az.set_work_area(d_work.get(), who);
-        d_rg.set_work_area(d_work.get(), who);
+        if (d_rg)
+            d_rg->set_work_area(d_work.get(), who);
         // The uploads read host tables this object owns: done before run() can race.
         GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
     }
 
     void run(const cfloat* raw, cfloat* image) override
     {
-        const std::size_t na = d_naz, nr = d_t.nrange;
         auto* in = reinterpret_cast<cufftComplex*>(const_cast<cfloat*>(raw));
         auto* img = reinterpret_cast<cufftComplex*>(image);
-        auto* dev = reinterpret_cast<float2*>(image);
+        GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_az.get(), in, img, CUFFT_FORWARD));
+        if (d_fused)
+            range_stage_fused(reinterpret_cast<float2*>(image));
+        else
+            range_stage_cufft(img);
+        GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_az.get(), img, img, CUFFT_INVERSE));
+    }
+
+    int passes() const override { return d_fused ? 3 : 7; }
+
+private:
+    void range_stage_fused(float2* rows)
+    {
+        csa_range_rows_args a{};
+        a.rows = rows;
+        a.q1 = d_phase1.as<csa_quadratic>();
+        a.q2 = d_phase2.as<csa_quadratic>();
+        a.q3 = d_phase3.as<csa_quadratic>();
+        a.range_weight = d_range_weight.as<float>();
+        a.azimuth_weight = d_azimuth_weight.as<float>();
+        a.resample_first = d_t.resample ? d_first.as<int>() : nullptr;
+        a.resample_taps = d_t.resample ? d_taps.as<float>() : nullptr;
+        a.twiddle = d_twiddle.as<float2>();
+        a.naz = d_naz;
+        a.nrange = static_cast<unsigned>(d_t.nrange);
+        csa_range_rows(a, d_stream);
+    }
+
+    void range_stage_cufft(cufftComplex* img)
+    {
+        const std::size_t na = d_naz, nr = d_t.nrange;
+        auto* dev = reinterpret_cast<float2*>(img);
         const dim3 block(elementwise_threads);
         const dim3 grid(
             static_cast<unsigned>((nr + elementwise_threads - 1) / elementwise_threads),
             static_cast<unsigned>(std::min<std::size_t>(na, 65535)));
-        GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_az.get(), in, img, CUFFT_FORWARD));
         csa_phase1<<<grid, block, 0, d_stream>>>(
             dev, d_phase1.as<csa_quadratic>(), d_azimuth_weight.as<float>(), na, nr);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "csa_phase1");
-        GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_rg.get(), img, img, CUFFT_FORWARD));
+        GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_rg->get(), img, img, CUFFT_FORWARD));
         csa_phase2<<<grid, block, 0, d_stream>>>(dev,
                                                  d_phase2.as<csa_quadratic>(),
                                                  d_range_weight.as<float>(),
@@ -185,7 +211,7 @@ public:
         GPURADAR_CUDA_CHECK_LAUNCH(who, "csa_phase2");
         if (d_t.resample) {
             auto* tmp = d_scratch.as<cufftComplex>();
-            GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_rg.get(), img, tmp, CUFFT_INVERSE));
+            GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_rg->get(), img, tmp, CUFFT_INVERSE));
             csa_phase3_resampled<<<grid, block, 0, d_stream>>>(
                 reinterpret_cast<const float2*>(tmp),
                 dev,
@@ -197,24 +223,24 @@ public:
                 nr);
             GPURADAR_CUDA_CHECK_LAUNCH(who, "csa_phase3_resampled");
         } else {
-            GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_rg.get(), img, img, CUFFT_INVERSE));
+            GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_rg->get(), img, img, CUFFT_INVERSE));
             csa_phase3<<<grid, block, 0, d_stream>>>(
                 dev, d_phase3.as<csa_quadratic>(), d_azimuth_weight.as<float>(), na, nr);
             GPURADAR_CUDA_CHECK_LAUNCH(who, "csa_phase3");
         }
-        GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_az.get(), img, img, CUFFT_INVERSE));
     }
 
-private:
     static int n(std::size_t v) { return static_cast<int>(v); }
     static constexpr cufft_plan_1d::shared_workspace_t shared{};
 
     cudaStream_t d_stream;
     const csa_tables d_t;
-    cufft_plan_1d d_az, d_rg;
-    device_memory d_work;
+    const bool d_fused; //!< the range stage is csa_range_rows (else cuFFT + kernels)
+    cufft_plan_1d d_az;
+    std::optional<cufft_plan_1d> d_rg;
     device_memory d_phase1, d_phase2, d_phase3, d_range_weight, d_azimuth_weight;
-    device_memory d_first, d_taps, d_scratch;
+    device_memory d_first, d_taps, d_twiddle, d_scratch;
+    device_memory d_work;
 };
 
 } // namespace

@@ -90,6 +90,13 @@ public:
      */
     virtual void run(const cfloat* raw, cfloat* image) = 0;
 
+    /*!
+     * Full passes over the matrix one run() makes when every FFT is one pass: CUDA 3
+     * (azimuth FFT, the fused range stage, inverse azimuth FFT) when nrange is a power
+     * of two from 512 to 16384, else 7 (four FFTs and three phase kernels); CPU 3.
+     */
+    virtual int passes() const = 0;
+
     const stripmap_params& params() const { return d_params; }
     std::size_t naz() const { return d_naz; }
     const options& get_options() const { return d_options; }
