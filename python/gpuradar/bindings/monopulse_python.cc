@@ -30,6 +30,23 @@ py::dict as_dict(const k::angle_estimate& e)
     return d;
 }
 
+//! A grid estimate as a dict: azimuth_* and elevation_* of the axes the grid spans.
+py::dict as_dict(const k::direction_estimate& e)
+{
+    py::dict d;
+    const auto put = [&](const char* axis, const k::angle_estimate& a) {
+        const std::string s(axis);
+        d[(s + "_deg").c_str()] = a.angle_deg;
+        d[(s + "_std_deg").c_str()] = a.std_deg;
+        d[(s + "_beam").c_str()] = a.beam;
+    };
+    if (e.has_azimuth)
+        put("azimuth", e.azimuth);
+    if (e.has_elevation)
+        put("elevation", e.elevation);
+    return d;
+}
+
 } // namespace
 
 void bind_monopulse(py::module& m)
@@ -123,4 +140,44 @@ void bind_monopulse(py::module& m)
             "dict(azimuth_deg, std_deg, beam) from the nbeams powers |y|^2 at the "
             "detection's cell (a square-law map) and the noise power of beam noise_beam "
             "in the same units (kernels/monopulse.h).");
+    py::class_<k::grid_monopulse>(
+        m,
+        "grid_monopulse",
+        "Azimuth and elevation of a detection from the powers of an azimuth x elevation "
+        "grid of beams (kernels/monopulse.h, grid_monopulse).")
+        .def(py::init([](const std::vector<double>& xyz,
+                         double wavelength_m,
+                         const std::vector<k::cfloat>& weights,
+                         const std::vector<double>& angles_deg,
+                         const std::vector<double>& elevations_deg) {
+                 return k::grid_monopulse(elements_of(xyz),
+                                          wavelength_m,
+                                          weights,
+                                          { angles_deg, elevations_deg });
+             }),
+             py::arg("element_positions_m"),
+             py::arg("wavelength_m"),
+             py::arg("weights"),
+             py::arg("beam_angles_deg"),
+             py::arg("beam_elevations_deg"))
+        .def(
+            "estimate_from_powers",
+            [](const k::grid_monopulse& mp,
+               const std::vector<float>& powers,
+               std::size_t noise_beam,
+               double beam_noise_power) {
+                if (powers.size() != mp.nbeams())
+                    throw std::invalid_argument("gpuradar::grid_monopulse: powers must "
+                                                "hold one value per beam (" +
+                                                std::to_string(mp.nbeams()) + ", got " +
+                                                std::to_string(powers.size()) + ")");
+                return as_dict(
+                    mp.estimate_from_powers(powers.data(), noise_beam, beam_noise_power));
+            },
+            py::arg("powers"),
+            py::arg("noise_beam"),
+            py::arg("beam_noise_power"),
+            "dict(azimuth_deg, azimuth_std_deg, azimuth_beam, and the same for the "
+            "elevation when the grid has several rows) from the nbeams powers at the "
+            "detection's cell and the noise power of beam noise_beam.");
 }

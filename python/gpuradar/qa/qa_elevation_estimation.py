@@ -138,6 +138,22 @@ class qa_elevation_estimation(angle_chain, gr_unittest.TestCase):
         self.assertEqual(list(gpuradar.beamformer(4, 8, [5.0], 0, backend="cpu")
                               .beam_elevations_deg()), [0.0])
 
+    def test_006_grid_monopulse_from_powers_in_python(self):
+        # The kernel's grid estimate from Python: a noise-free wave from (7.5, -9) deg
+        # through the grid's weights, its powers, both angles back; a wrong length is
+        # an error naming the argument.
+        w = self.weights("rectangular")
+        mp = gpuradar.grid_monopulse(positions_wl().ravel().tolist(), 1.0,
+                                     w.ravel().tolist(), self.beams.tolist(),
+                                     self.beam_elevations.tolist())
+        p = (1e3 * abs(self.pattern("rectangular", (7.5, -9.0)))) ** 2
+        e = mp.estimate_from_powers(p.tolist(), 0, 1e-3 * np.sum(abs(w[0]) ** 2))
+        self.assertAlmostEqual(e["azimuth_deg"], 7.5, places=3)
+        self.assertAlmostEqual(e["elevation_deg"], -9.0, places=3)
+        self.assertGreater(e["elevation_std_deg"], 0)
+        with self.assertRaisesRegex(ValueError, "powers"):
+            mp.estimate_from_powers([1.0, 2.0], 0, 1.0)
+
     def test_003_bad_parameters_name_themselves(self):
         def bf(**kw):
             return gpuradar.beamformer(16, 8, backend="cpu", **kw)

@@ -192,11 +192,12 @@ struct direction_estimate {
  * strongest beam and its two neighbours along that axis. Each 1-D estimate holds the
  * other angle fixed: the row's cut is taken at the current elevation estimate and the
  * column's at the current azimuth estimate (starting from the strongest beam's
- * direction), alternating a few times, so each cut passes through the target and the
- * beams' patterns are exact (not the separable approximation of a row at its beams'
- * elevation). Each std_deg is its axis's bound with the other angle known; for a
- * centred planar array the two are nearly uncoupled (the cross-information of azimuth
- * and elevation scales with sin(theta) sin(phi)).
+ * direction), alternating until neither angle moves by 1e-4 degrees (at most 20 passes;
+ * each shrinks the error by the axes' coupling, of the order sin(az) sin(el)), so each
+ * cut passes through the target and the beams' patterns are exact (not the separable
+ * approximation of a row at its beams' elevation). Each std_deg is its axis's bound with
+ * the other angle known; for a centred planar array the two are nearly uncoupled (the
+ * cross-information of azimuth and elevation scales with sin(theta) sin(phi)).
  *
  * A grid of one row (an azimuth fan) gives the azimuth only, with exactly
  * monopulse::estimate_from_powers' numbers; a grid of one column the elevation only.
