@@ -20,6 +20,19 @@ std::vector<k::position_m> elements_of(const std::vector<double>& xyz)
     return k::positions_from_xyz(xyz, xyz.size() / 3, "monopulse");
 }
 
+//! Throws std::invalid_argument naming `what` unless it holds one value per beam.
+void check_one_per_beam(const char* who,
+                        const char* what,
+                        std::size_t n,
+                        std::size_t nbeams)
+{
+    if (n != nbeams)
+        throw std::invalid_argument(std::string("gpuradar::") + who + ": " + what +
+                                    " must hold one value per beam (" +
+                                    std::to_string(nbeams) + ", got " +
+                                    std::to_string(n) + ")");
+}
+
 //! An estimate as the dict the Python methods return.
 py::dict as_dict(const k::angle_estimate& e)
 {
@@ -107,11 +120,7 @@ void bind_monopulse(py::module& m)
             [](const k::monopulse& mp,
                const std::vector<k::cfloat>& beams,
                double noise_power) {
-                if (beams.size() != mp.nbeams())
-                    throw std::invalid_argument(
-                        "gpuradar::monopulse: beams must hold one value per beam (" +
-                        std::to_string(mp.nbeams()) + ", got " +
-                        std::to_string(beams.size()) + ")");
+                check_one_per_beam("monopulse", "beams", beams.size(), mp.nbeams());
                 const auto e = mp.estimate(beams.data(), noise_power);
                 return as_dict(e);
             },
@@ -125,11 +134,7 @@ void bind_monopulse(py::module& m)
                const std::vector<float>& powers,
                std::size_t noise_beam,
                double beam_noise_power) {
-                if (powers.size() != mp.nbeams())
-                    throw std::invalid_argument(
-                        "gpuradar::monopulse: powers must hold one value per beam (" +
-                        std::to_string(mp.nbeams()) + ", got " +
-                        std::to_string(powers.size()) + ")");
+                check_one_per_beam("monopulse", "powers", powers.size(), mp.nbeams());
                 const auto e =
                     mp.estimate_from_powers(powers.data(), noise_beam, beam_noise_power);
                 return as_dict(e);
@@ -166,11 +171,8 @@ void bind_monopulse(py::module& m)
                const std::vector<float>& powers,
                std::size_t noise_beam,
                double beam_noise_power) {
-                if (powers.size() != mp.nbeams())
-                    throw std::invalid_argument("gpuradar::grid_monopulse: powers must "
-                                                "hold one value per beam (" +
-                                                std::to_string(mp.nbeams()) + ", got " +
-                                                std::to_string(powers.size()) + ")");
+                check_one_per_beam(
+                    "grid_monopulse", "powers", powers.size(), mp.nbeams());
                 return as_dict(
                     mp.estimate_from_powers(powers.data(), noise_beam, beam_noise_power));
             },
