@@ -16,23 +16,25 @@ namespace kernels = ::gpuradar::kernels;
 
 /*!
  * What forms a beam-major map's beams: the element positions in wavelengths, the
- * steering angles and the weights (nbeams x nchannels row-major, kernels/beamformer.h).
- * In the cpi dict: element_positions_wl (f64vector x, y, z per channel), beam_angles_deg
- * (f64vector) and beam_weights (c32vector).
+ * steering directions and the weights (nbeams x nchannels row-major,
+ * kernels/beamformer.h). In the cpi dict: element_positions_wl (f64vector x, y, z per
+ * channel), beam_angles_deg (f64vector, azimuths), beam_elevations_deg (f64vector, one
+ * per beam; a dict without it means all 0) and beam_weights (c32vector).
  */
 struct beam_geometry {
     std::vector<kernels::position_m> elements_wl;
     std::vector<double> angles_deg;
+    std::vector<double> elevations_deg;
     std::vector<kernels::cfloat> weights;
 
     bool operator==(const beam_geometry& o) const
     {
         return elements_wl == o.elements_wl && angles_deg == o.angles_deg &&
-               weights == o.weights;
+               elevations_deg == o.elevations_deg && weights == o.weights;
     }
 };
 
-//! `dict` with the geometry's three fields added.
+//! `dict` with the geometry's four fields added.
 pmt::pmt_t add_beam_geometry(pmt::pmt_t dict, const beam_geometry& g);
 
 /*!

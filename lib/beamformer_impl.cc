@@ -5,6 +5,7 @@
 #include "cpi_tag.h"
 #include <gnuradio/io_signature.h>
 #include <gpuradar/kernels/constants.h>
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -12,15 +13,27 @@ namespace gr {
 namespace gpuradar {
 namespace {
 
+//! The fan of beams: azimuth_beams azimuths times nbeams elevations.
+struct fan_grid {
+    unsigned int azimuth_beams;
+    double azimuth_first_deg, azimuth_last_deg;
+    unsigned int nbeams;
+    double first_deg, last_deg;
+};
+
 std::vector<kernels::position_m> array_elements(unsigned int nchannels,
+                                                unsigned int rows,
                                                 double spacing_wl,
                                                 const std::vector<double>& xyz,
                                                 double fc,
                                                 double* wavelength_m)
 {
     if (xyz.empty()) {
-        *wavelength_m = 1.0; // the ULA is laid out in wavelengths
-        return kernels::ula_positions(nchannels, spacing_wl, *wavelength_m);
+        *wavelength_m = 1.0; // the ULA / URA is laid out in wavelengths
+        if (rows <= 1)
+            return kernels::ula_positions(nchannels, spacing_wl, *wavelength_m);
+        return kernels::ura_positions(
+            nchannels / rows, rows, spacing_wl, spacing_wl, *wavelength_m);
     }
     if (!(fc > 0.0) || !std::isfinite(fc))
         throw std::invalid_argument(
@@ -28,6 +41,32 @@ std::vector<kernels::position_m> array_elements(unsigned int nchannels,
             std::to_string(fc) + ")");
     *wavelength_m = kernels::speed_of_light / fc;
     return kernels::positions_from_xyz(xyz, nchannels);
+}
+
+/*!
+ * The beams' directions: the listed azimuths with their elevations (all 0 when none
+ * are listed), or the azimuth fan times the elevation fan (beam_grid_deg()'s order).
+ */
+kernels::beam_directions beam_directions_of(const std::vector<double>& beam_angles_deg,
+                                            const std::vector<double>& elevations_deg,
+                                            const fan_grid& fan)
+{
+    if (!beam_angles_deg.empty())
+        return { beam_angles_deg,
+                 elevations_deg.empty() ? std::vector<double>(beam_angles_deg.size(), 0.0)
+                                        : elevations_deg };
+    if (!elevations_deg.empty())
+        throw std::invalid_argument(
+            "gpuradar::beamformer: beam_elevations_deg needs beam_angles_deg (one "
+            "elevation per listed beam); a fan's elevations are nbeams_el, "
+            "fan_el_first_deg and fan_el_last_deg");
+    check_positive("beamformer", "nbeams_el", fan.nbeams);
+    kernels::check_elevation_deg(fan.first_deg, "beamformer", "fan_el_first_deg");
+    kernels::check_elevation_deg(fan.last_deg, "beamformer", "fan_el_last_deg");
+    return kernels::beam_grid_deg(
+        kernels::beam_fan_deg(
+            fan.azimuth_beams, fan.azimuth_first_deg, fan.azimuth_last_deg),
+        kernels::beam_fan_deg(fan.nbeams, fan.first_deg, fan.last_deg));
 }
 
 } // namespace
@@ -46,14 +85,21 @@ beamformer::sptr beamformer::make(unsigned int nchannels,
                                   double sll_db,
                                   double beta,
                                   const std::string& backend,
+                                  const std::vector<double>& beam_elevations_deg,
+                                  unsigned int nbeams_el,
+                                  double fan_el_first_deg,
+                                  double fan_el_last_deg,
+                                  unsigned int element_rows,
                                   int device)
 {
     // Every parameter is checked (by the kernels' functions) before anything is
     // allocated.
     check_positive("beamformer", "nchannels", nchannels);
     check_positive("beamformer", "nsamples", nsamples);
-    const std::size_t beams =
-        beam_angles_deg.empty() ? std::size_t(nbeams) : beam_angles_deg.size();
+    check_positive("beamformer", "element_rows", element_rows);
+    const std::size_t beams = beam_angles_deg.empty()
+                                  ? std::size_t(nbeams) * std::max(nbeams_el, 1u)
+                                  : beam_angles_deg.size();
     const char* const beams_name =
         beam_angles_deg.empty() ? "nbeams" : "beam_angles_deg entries";
     check_item_size("beamformer",
@@ -66,16 +112,27 @@ beamformer::sptr beamformer::make(unsigned int nchannels,
                                { { beams_name, beams }, { "nchannels", nchannels } },
                                sizeof(gr_complex),
                                "the beam weights");
+    const auto taper = kernels::array_taper(
+        kernels::window_spec::make(window, nbar, sll_db, beta, "beamformer"),
+        nchannels,
+        element_rows);
     double wavelength_m = 0.0;
-    const auto elements = array_elements(
-        nchannels, element_spacing_wl, element_positions_m, fc, &wavelength_m);
-    beamformer_config config{ nchannels, nsamples, beam_angles_deg, {} };
-    if (config.angles_deg.empty())
-        config.angles_deg = kernels::beam_fan_deg(nbeams, fan_first_deg, fan_last_deg);
-    const auto taper =
-        kernels::window_spec::make(window, nbar, sll_db, beta, "beamformer");
-    config.weights =
-        kernels::beamformer_weights(elements, wavelength_m, config.angles_deg, taper);
+    const auto elements = array_elements(nchannels,
+                                         element_rows,
+                                         element_spacing_wl,
+                                         element_positions_m,
+                                         fc,
+                                         &wavelength_m);
+    const auto directions = beam_directions_of(beam_angles_deg,
+                                               beam_elevations_deg,
+                                               { nbeams,
+                                                 fan_first_deg,
+                                                 fan_last_deg,
+                                                 nbeams_el,
+                                                 fan_el_first_deg,
+                                                 fan_el_last_deg });
+    beamformer_config config{ nchannels, nsamples, directions, {}, {} };
+    config.weights = kernels::steering_weights(elements, wavelength_m, directions, taper);
     for (auto p : elements) {
         for (auto& v : p)
             v /= wavelength_m;
@@ -94,22 +151,26 @@ beamformer_impl::beamformer_impl(const beamformer_config& config,
                                       std::size_t(config.nchannels) * config.nsamples *
                                           sizeof(gr_complex)),
                      stream_signature(backend,
-                                      config.angles_deg.size() * config.nsamples *
+                                      config.beams.azimuths_deg.size() * config.nsamples *
                                           sizeof(gr_complex))),
       gpu_stream_owner(backend, "beamformer", kernels::stream_priority::normal, device),
-      d_angles_deg(config.angles_deg),
+      d_beams(config.beams),
       d_backend(backend),
-      d_geometry{ config.elements_wl, config.angles_deg, config.weights },
+      d_geometry{ config.elements_wl,
+                  config.beams.azimuths_deg,
+                  config.beams.elevations_deg,
+                  config.weights },
       d_kernel(kernels::beamformer::make(backend,
                                          config.nchannels,
-                                         config.angles_deg.size(),
+                                         config.beams.azimuths_deg.size(),
                                          config.nsamples,
                                          config.weights,
                                          stream()))
 {
     if (backend == kernels::backend::cuda)
-        size_output_buffer(
-            *this, config.angles_deg.size() * config.nsamples * sizeof(gr_complex));
+        size_output_buffer(*this,
+                           config.beams.azimuths_deg.size() * config.nsamples *
+                               sizeof(gr_complex));
     // The cpi tag changes shape (channels become beams): tags are re-emitted by hand.
     set_tag_propagation_policy(TPP_DONT);
 }
@@ -121,7 +182,7 @@ void beamformer_impl::forward_tags(int nitems)
     for (const auto& tag : tags) {
         pmt::pmt_t value = tag.value;
         if (pmt::eqv(tag.key, cpi_tag_key()) && pmt::is_dict(value)) {
-            const auto nbeams = pmt::from_uint64(d_angles_deg.size());
+            const auto nbeams = pmt::from_uint64(d_beams.azimuths_deg.size());
             value = pmt::dict_add(value, pmt::mp("channels"), nbeams);
             value = pmt::dict_add(value, pmt::mp("beams"), nbeams);
             value = add_beam_geometry(value, d_geometry);

@@ -15,7 +15,7 @@ namespace gpuradar {
 //! The checked configuration make() hands to the block.
 struct beamformer_config {
     unsigned int nchannels, nsamples;
-    std::vector<double> angles_deg;
+    kernels::beam_directions beams;
     std::vector<kernels::cfloat> weights;
     std::vector<kernels::position_m> elements_wl; //!< element positions, wavelengths
 };
@@ -27,7 +27,11 @@ public:
                     kernels::backend backend,
                     int device);
 
-    std::vector<double> beam_angles_deg() const override { return d_angles_deg; }
+    std::vector<double> beam_angles_deg() const override { return d_beams.azimuths_deg; }
+    std::vector<double> beam_elevations_deg() const override
+    {
+        return d_beams.elevations_deg;
+    }
     int device() const override { return cuda_device(); }
     std::string backend() const override { return kernels::to_string(d_backend); }
 
@@ -39,7 +43,7 @@ private:
     //! Tags of the items this call consumes, re-emitted on the same items (cpi updated).
     void forward_tags(int nitems);
 
-    const std::vector<double> d_angles_deg;
+    const kernels::beam_directions d_beams;
     const kernels::backend d_backend;
     //! What the cpi tag gains besides the channel count (beam_geometry_tag.h).
     const beam_geometry d_geometry;

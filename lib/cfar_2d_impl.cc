@@ -62,7 +62,7 @@ public:
     }
 
 protected:
-    const kernels::monopulse* beam_monopulse(const pmt::pmt_t& cpi_dict) override
+    const kernels::grid_monopulse* beam_monopulse(const pmt::pmt_t& cpi_dict) override
     {
         return d_angles ? d_angles->for_cpi(cpi_dict, d_logger) : nullptr;
     }

@@ -1,4 +1,5 @@
-/* Azimuths for the detections of a beam-major map (cfar_2d with angles; internal). */
+/* Azimuths (and elevations) for the detections of a beam-major map (cfar_2d with angles;
+ * internal). */
 #ifndef INCLUDED_GPURADAR_CFAR_ANGLES_H
 #define INCLUDED_GPURADAR_CFAR_ANGLES_H
 
@@ -23,7 +24,7 @@ namespace gpuradar {
 struct angle_source {
     std::function<std::vector<float>(const std::vector<kernels::cfar_detection>&)>
         beam_powers;
-    const kernels::monopulse* monopulse = nullptr;
+    const kernels::grid_monopulse* monopulse = nullptr;
     explicit operator bool() const { return monopulse != nullptr; }
 };
 
@@ -38,13 +39,13 @@ public:
     explicit beam_angles(std::size_t channels) : d_channels(channels) {}
 
     //! The monopulse for the CPI of this cpi dict, or nullptr (logged) without one.
-    const kernels::monopulse* for_cpi(const pmt::pmt_t& cpi_dict,
-                                      const gr::logger_ptr& logger);
+    const kernels::grid_monopulse* for_cpi(const pmt::pmt_t& cpi_dict,
+                                           const gr::logger_ptr& logger);
 
 private:
     const std::size_t d_channels;
     beam_geometry d_geometry;
-    std::unique_ptr<kernels::monopulse> d_monopulse;
+    std::unique_ptr<kernels::grid_monopulse> d_monopulse;
     std::string d_last_problem;
 };
 
@@ -58,11 +59,14 @@ struct map_shape {
 /*!
  * One group's listed detections (`peaks`, one per dict in `dicts`, same order) with
  * azimuths. Only each target's strongest listing across the beams is kept
- * (kernels::strongest_across_beams). Each kept dict gains
- * azimuth_deg, azimuth_std_deg (kernels::monopulse::estimate_from_powers over the cell's
- * beam powers, the noise from the detection's CFAR interference estimate) and
- * azimuth_beam (first beam of the group used). A detection whose cell holds a NaN/Inf
- * beam power or a zero noise estimate is kept without an azimuth.
+ * (kernels::strongest_across_beams: all the beams of a cell count, so a target seen by
+ * several rows and columns of an azimuth x elevation grid is listed once). Each kept
+ * dict gains azimuth_deg, azimuth_std_deg (kernels::grid_monopulse::estimate_from_powers
+ * over the cell's beam powers, the noise from the detection's CFAR interference
+ * estimate) and azimuth_beam (first beam of the group used); when the beams span
+ * elevations (a grid of several rows), elevation_deg, elevation_std_deg and
+ * elevation_beam as well (a grid of one column: the elevation only). A detection whose
+ * cell holds a NaN/Inf beam power or a zero noise estimate is kept without angles.
  */
 std::vector<pmt::pmt_t> with_azimuths(const std::vector<kernels::cfar_detection>& peaks,
                                       const std::vector<pmt::pmt_t>& dicts,

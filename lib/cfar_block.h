@@ -183,7 +183,7 @@ protected:
      * The monopulse of the beams that formed a CPI's map (cfar_2d with angles), or
      * nullptr: no azimuths (the default).
      */
-    virtual const kernels::monopulse* beam_monopulse(const pmt::pmt_t& /*cpi_dict*/)
+    virtual const kernels::grid_monopulse* beam_monopulse(const pmt::pmt_t& /*cpi_dict*/)
     {
         return nullptr;
     }

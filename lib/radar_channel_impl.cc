@@ -23,7 +23,8 @@ radar_channel::sptr radar_channel::make(double samp_rate,
                                         double element_spacing_wl,
                                         const std::vector<double>& element_positions_m,
                                         const std::vector<double>& channel_gain_db,
-                                        const std::vector<double>& channel_phase_deg)
+                                        const std::vector<double>& channel_phase_deg,
+                                        const std::vector<double>& elevations_deg)
 {
     kernels::channel_config c;
     c.fs = samp_rate;
@@ -40,7 +41,7 @@ radar_channel::sptr radar_channel::make(double samp_rate,
     c.system_delay = system_delay;
     c.seed = seed;
     const char* who = kernels::radar_channel::stage;
-    kernels::radar_scene::set_azimuths(c.targets, azimuths_deg, who);
+    kernels::radar_scene::set_directions(c.targets, azimuths_deg, elevations_deg, who);
     c.array = kernels::array_config::make(nchannels,
                                           element_spacing_wl,
                                           element_positions_m,

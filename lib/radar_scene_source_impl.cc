@@ -52,7 +52,8 @@ radar_scene_source::make(double fs,
                          double element_spacing_wl,
                          const std::vector<double>& element_positions_m,
                          const std::vector<double>& channel_gain_db,
-                         const std::vector<double>& channel_phase_deg)
+                         const std::vector<double>& channel_phase_deg,
+                         const std::vector<double>& elevations_deg)
 {
     scene_live_config live;
     live.amplitude_unit = amplitude_unit;
@@ -82,7 +83,7 @@ radar_scene_source::make(double fs,
     c.clutter_start_m = clutter_start_m;
     c.clutter_stop_m = clutter_stop_m;
     c.seed = seed;
-    kernels::radar_scene::set_azimuths(c.targets, azimuths_deg);
+    kernels::radar_scene::set_directions(c.targets, azimuths_deg, elevations_deg);
     c.array = kernels::array_config::make(nchannels,
                                           element_spacing_wl,
                                           element_positions_m,
@@ -130,12 +131,14 @@ std::vector<gr_complex> radar_scene_source_impl::waveform() const
 void radar_scene_source_impl::set_targets(const std::vector<double>& ranges,
                                           const std::vector<double>& velocities,
                                           const std::vector<double>& amplitudes,
-                                          const std::vector<double>& azimuths_deg)
+                                          const std::vector<double>& azimuths_deg,
+                                          const std::vector<double>& elevations_deg)
 {
     d_changes.change([&](scene_live_config& c) {
         c.scene.targets = kernels::radar_scene::make_targets(
             ranges, velocities, amplitudes, c.amplitude_unit, c.radar_constant_db);
-        kernels::radar_scene::set_azimuths(c.scene.targets, azimuths_deg);
+        kernels::radar_scene::set_directions(
+            c.scene.targets, azimuths_deg, elevations_deg);
     });
 }
 
@@ -223,6 +226,7 @@ void radar_scene_source_impl::publish_truth(std::uint64_t from, std::uint64_t to
             add("snr_db", pmt::from_double(tr.snr_db));
             add("amplitude", pmt::from_double(tr.amplitude));
             add("azimuth_deg", pmt::from_double(tr.azimuth_deg));
+            add("elevation_deg", pmt::from_double(tr.elevation_deg));
             add("fs", pmt::from_double(cfg.fs));
             add("fc", pmt::from_double(cfg.fc));
             add("prf", pmt::from_double(cfg.prf));

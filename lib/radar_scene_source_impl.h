@@ -35,7 +35,8 @@ public:
     void set_targets(const std::vector<double>& ranges,
                      const std::vector<double>& velocities,
                      const std::vector<double>& amplitudes,
-                     const std::vector<double>& azimuths_deg) override;
+                     const std::vector<double>& azimuths_deg,
+                     const std::vector<double>& elevations_deg) override;
     void set_noise_power(double noise_power) override;
     double pri_samples() const override { return d_scene.pri_samples(); }
     std::vector<double> snr_db() const override;

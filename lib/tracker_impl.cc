@@ -39,6 +39,18 @@ pmt::pmt_t f64_vector(const double* v, std::size_t n)
     return pmt::init_f64vector(n, v);
 }
 
+//! d with <axis>_deg, <axis>_rate_dps and <axis>_std_deg of an angle filter.
+pmt::pmt_t with_angle(pmt::pmt_t d,
+                      const std::string& axis,
+                      const std::array<double, 2>& x,
+                      const std::array<double, 4>& p)
+{
+    d = pmt::dict_add(d, key((axis + "_deg").c_str()), pmt::from_double(x[0]));
+    d = pmt::dict_add(d, key((axis + "_rate_dps").c_str()), pmt::from_double(x[1]));
+    return pmt::dict_add(
+        d, key((axis + "_std_deg").c_str()), pmt::from_double(std::sqrt(p[0])));
+}
+
 pmt::pmt_t track_dict(const kernels::track& t)
 {
     pmt::pmt_t d = pmt::make_dict();
@@ -53,13 +65,31 @@ pmt::pmt_t track_dict(const kernels::track& t)
     d = pmt::dict_add(d, key("hits"), pmt::from_uint64(t.hits));
     d = pmt::dict_add(d, key("misses"), pmt::from_uint64(t.misses));
     d = pmt::dict_add(d, key("scans"), pmt::from_uint64(t.scans));
-    if (t.has_azimuth) {
-        d = pmt::dict_add(d, key("azimuth_deg"), pmt::from_double(t.a[0]));
-        d = pmt::dict_add(d, key("azimuth_rate_dps"), pmt::from_double(t.a[1]));
-        d = pmt::dict_add(
-            d, key("azimuth_std_deg"), pmt::from_double(std::sqrt(t.pa[0])));
-    }
+    if (t.has_azimuth)
+        d = with_angle(d, "azimuth", t.a, t.pa);
+    if (t.has_elevation)
+        d = with_angle(d, "elevation", t.e, t.pe);
     return d;
+}
+
+/*!
+ * A detection's optional angle (<axis>_deg with <axis>_std_deg, e.g. cfar_2d with
+ * angles) into value / std; why not when malformed.
+ */
+std::string angle_field(const pmt::pmt_t& d,
+                        std::size_t i,
+                        const std::string& axis,
+                        double& value,
+                        double& std_deg)
+{
+    const bool has = number_field(d, (axis + "_deg").c_str(), value);
+    const bool has_std = number_field(d, (axis + "_std_deg").c_str(), std_deg);
+    if (has != has_std)
+        return "detection " + std::to_string(i) + " has one of " + axis + "_deg and " +
+               axis + "_std_deg without the other";
+    if (has && std::isnan(value))
+        return "detection " + std::to_string(i) + " has a NaN " + axis + "_deg";
+    return {};
 }
 } // namespace
 
@@ -91,14 +121,13 @@ read_tracker_scan(const pmt::pmt_t& msg, double scan_period_s, tracker_scan& sca
             return "detection " + std::to_string(i) + " has no range_m";
         if (!number_field(d, "velocity_mps", z.velocity_mps))
             return "detection " + std::to_string(i) + " has no velocity_mps";
-        // The azimuth is optional (cfar_2d with angles), but comes with its std.
-        const bool az = number_field(d, "azimuth_deg", z.azimuth_deg);
-        const bool az_std = number_field(d, "azimuth_std_deg", z.azimuth_std_deg);
-        if (az != az_std)
-            return "detection " + std::to_string(i) +
-                   " has one of azimuth_deg and azimuth_std_deg without the other";
-        if (az && std::isnan(z.azimuth_deg))
-            return "detection " + std::to_string(i) + " has a NaN azimuth_deg";
+        std::string problem =
+            angle_field(d, i, "azimuth", z.azimuth_deg, z.azimuth_std_deg);
+        if (problem.empty())
+            problem =
+                angle_field(d, i, "elevation", z.elevation_deg, z.elevation_std_deg);
+        if (!problem.empty())
+            return problem;
         scan.detections.push_back(z);
     }
     return {};

@@ -44,7 +44,12 @@ tb.connect(framer, pc, blocks.null_sink(gr.sizeof_gr_complex * 512))''',
 bf = gpuradar.beamformer(16, 512, [], 16, -45.0, 45.0, 0.5, [], 0.0, "taylor", 4, 35.0,
                          6.0, "cpu")
 tb.connect(framer, bf, blocks.null_sink(gr.sizeof_gr_complex * 16 * 512))
-print(bf.beam_angles_deg())''',
+print(bf.beam_angles_deg())
+# A 4 x 4 URA in the x-z plane: 5 azimuths x 3 elevations, row after row (15 beams)
+ura = gpuradar.beamformer(16, 512, nbeams=5, fan_first_deg=-24.0, fan_last_deg=24.0,
+                          nbeams_el=3, fan_el_first_deg=-12.0, fan_el_last_deg=12.0,
+                          element_rows=4, backend="cpu")
+print(ura.beam_angles_deg(), ura.beam_elevations_deg())''',
     "corner_turn": '''
 ct = gpuradar.corner_turn(32, 512, 1, "cpu")     # npulses, nrange, channels
 tb.connect(pc, ct, blocks.null_sink(gr.sizeof_gr_complex * 32))''',

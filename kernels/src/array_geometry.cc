@@ -29,6 +29,44 @@ std::vector<position_m> ula_positions(std::size_t nelements,
     return p;
 }
 
+std::vector<position_m> ura_positions(std::size_t nx,
+                                      std::size_t nz,
+                                      double spacing_x_wl,
+                                      double spacing_z_wl,
+                                      double wavelength_m,
+                                      const char* who)
+{
+    if (nx == 0)
+        detail::throw_invalid(who, "nx", ">= 1", nx);
+    if (nz == 0)
+        detail::throw_invalid(who, "nz", ">= 1", nz);
+    if (!finite_positive(spacing_x_wl))
+        detail::throw_invalid(who, "spacing_x_wl", "> 0 wavelengths", spacing_x_wl);
+    if (!finite_positive(spacing_z_wl))
+        detail::throw_invalid(who, "spacing_z_wl", "> 0 wavelengths", spacing_z_wl);
+    const auto row = ula_positions(nx, spacing_x_wl, wavelength_m, who);
+    const auto column = ula_positions(nz, spacing_z_wl, wavelength_m, who);
+    std::vector<position_m> p;
+    for (std::size_t iz = 0; iz < nz; ++iz)
+        for (std::size_t ix = 0; ix < nx; ++ix)
+            p.push_back({ row[ix][0], 0.0, column[iz][0] });
+    return p;
+}
+
+void check_elevation_deg(double elevation_deg, const char* who, const char* name)
+{
+    if (!(std::isfinite(elevation_deg) && std::fabs(elevation_deg) <= 90.0))
+        detail::throw_invalid(who, name, "in [-90, 90] degrees", elevation_deg);
+}
+
+std::array<double, 3> direction_vector(double azimuth_rad, double elevation_rad)
+{
+    const double ce = std::cos(elevation_rad);
+    return { std::sin(azimuth_rad) * ce,
+             std::cos(azimuth_rad) * ce,
+             std::sin(elevation_rad) };
+}
+
 std::vector<position_m>
 positions_from_xyz(const std::vector<double>& xyz, std::size_t nchannels, const char* who)
 {
@@ -50,19 +88,24 @@ positions_from_xyz(const std::vector<double>& xyz, std::size_t nchannels, const 
     return p;
 }
 
-double arrival_phase_rad(const position_m& p, double wavelength_m, double theta_rad)
+double arrival_phase_rad(const position_m& p,
+                         double wavelength_m,
+                         double theta_rad,
+                         double phi_rad)
 {
-    return 2.0 * detail::pi / wavelength_m *
-           (p[0] * std::sin(theta_rad) + p[1] * std::cos(theta_rad));
+    const auto u = direction_vector(theta_rad, phi_rad);
+    return 2.0 * detail::pi / wavelength_m * (p[0] * u[0] + p[1] * u[1] + p[2] * u[2]);
 }
 
 std::vector<std::complex<double>> steering_vector(const std::vector<position_m>& elements,
                                                   double wavelength_m,
-                                                  double theta_rad)
+                                                  double theta_rad,
+                                                  double phi_rad)
 {
     std::vector<std::complex<double>> a(elements.size());
     for (std::size_t n = 0; n < elements.size(); ++n)
-        a[n] = std::polar(1.0, arrival_phase_rad(elements[n], wavelength_m, theta_rad));
+        a[n] = std::polar(
+            1.0, arrival_phase_rad(elements[n], wavelength_m, theta_rad, phi_rad));
     return a;
 }
 

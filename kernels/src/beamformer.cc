@@ -43,30 +43,105 @@ std::vector<double> beam_fan_deg(std::size_t nbeams, double first_deg, double la
     return a;
 }
 
+beam_directions beam_grid_deg(const std::vector<double>& azimuths_deg,
+                              const std::vector<double>& elevations_deg)
+{
+    check_angles(azimuths_deg);
+    if (elevations_deg.empty())
+        detail::throw_invalid(
+            stage, "beam_elevations_deg", "at least one elevation", "none");
+    beam_directions d;
+    for (double el : elevations_deg) {
+        check_elevation_deg(el, stage, "beam_elevations_deg");
+        d.azimuths_deg.insert(
+            d.azimuths_deg.end(), azimuths_deg.begin(), azimuths_deg.end());
+        d.elevations_deg.insert(d.elevations_deg.end(), azimuths_deg.size(), el);
+    }
+    return d;
+}
+
+std::vector<double> ura_taper(const window_spec& taper, std::size_t nx, std::size_t nz)
+{
+    taper.validate(stage);
+    // A single element along an axis is untapered (some windows are 0 at one point).
+    const auto along = [&](std::size_t n) {
+        return n == 1 ? std::vector<double>{ 1.0 } : window_coefficients(taper, n);
+    };
+    const auto wx = along(nx);
+    const auto wz = along(nz);
+    std::vector<double> t;
+    for (double z : wz)
+        for (double x : wx)
+            t.push_back(x * z);
+    return t;
+}
+
+std::vector<double>
+array_taper(const window_spec& taper, std::size_t nelements, std::size_t rows)
+{
+    if (rows == 0 || nelements % rows != 0)
+        detail::throw_invalid(stage,
+                              "element_rows",
+                              "a divisor of the " + std::to_string(nelements) +
+                                  " channels (>= 1)",
+                              rows);
+    return ura_taper(taper, nelements / rows, rows);
+}
+
+std::vector<cfloat> steering_weights(const std::vector<position_m>& elements,
+                                     double wavelength_m,
+                                     const beam_directions& beams,
+                                     const std::vector<double>& taper)
+{
+    if (elements.empty())
+        detail::throw_invalid(stage, "element_positions_m", "at least one element", 0);
+    if (!finite_positive(wavelength_m))
+        detail::throw_invalid(stage, "wavelength_m", "> 0", wavelength_m);
+    check_angles(beams.azimuths_deg);
+    if (beams.elevations_deg.size() != beams.azimuths_deg.size())
+        detail::throw_invalid(stage,
+                              "beam_elevations_deg",
+                              "one per beam azimuth (" +
+                                  std::to_string(beams.azimuths_deg.size()) + ")",
+                              beams.elevations_deg.size());
+    for (double el : beams.elevations_deg)
+        check_elevation_deg(el, stage, "beam_elevations_deg");
+    if (taper.size() != elements.size())
+        detail::throw_invalid(stage, "taper", "one value per element", taper.size());
+    double tsum = 0.0;
+    for (double v : taper)
+        tsum += v;
+    if (!finite_positive(tsum))
+        detail::throw_invalid(stage, "taper", "a positive sum", tsum);
+    const std::size_t nch = elements.size();
+    std::vector<cfloat> w(beams.azimuths_deg.size() * nch);
+    for (std::size_t b = 0; b < beams.azimuths_deg.size(); ++b) {
+        const auto a = steering_vector(elements,
+                                       wavelength_m,
+                                       beams.azimuths_deg[b] * detail::pi / 180,
+                                       beams.elevations_deg[b] * detail::pi / 180);
+        for (std::size_t n = 0; n < nch; ++n)
+            w[b * nch + n] = cfloat(taper[n] * std::conj(a[n]) / tsum);
+    }
+    return w;
+}
+
 std::vector<cfloat> beamformer_weights(const std::vector<position_m>& elements,
                                        double wavelength_m,
                                        const std::vector<double>& beam_angles_deg,
                                        const window_spec& taper)
 {
+    // The checks in their documented order before the taper's own.
     if (elements.empty())
         detail::throw_invalid(stage, "element_positions_m", "at least one element", 0);
     if (!finite_positive(wavelength_m))
         detail::throw_invalid(stage, "wavelength_m", "> 0", wavelength_m);
     check_angles(beam_angles_deg);
     taper.validate(stage);
-    const auto t = window_coefficients(taper, elements.size());
-    double tsum = 0.0;
-    for (double v : t)
-        tsum += v;
-    const std::size_t nch = elements.size();
-    std::vector<cfloat> w(beam_angles_deg.size() * nch);
-    for (std::size_t b = 0; b < beam_angles_deg.size(); ++b) {
-        const auto a = steering_vector(
-            elements, wavelength_m, beam_angles_deg[b] * detail::pi / 180);
-        for (std::size_t n = 0; n < nch; ++n)
-            w[b * nch + n] = cfloat(t[n] * std::conj(a[n]) / tsum);
-    }
-    return w;
+    const beam_directions beams{ beam_angles_deg,
+                                 std::vector<double>(beam_angles_deg.size(), 0.0) };
+    return steering_weights(
+        elements, wavelength_m, beams, window_coefficients(taper, elements.size()));
 }
 
 std::unique_ptr<beamformer> beamformer::make(backend b,

@@ -29,11 +29,7 @@ channel_config checked(channel_config c)
         detail::throw_invalid(
             s, "leakage_amplitude", ">= 0 and finite (linear)", c.leakage_amplitude);
     for (std::size_t i = 0; i < c.targets.size(); ++i)
-        if (!(std::fabs(c.targets[i].azimuth_deg) <= 90.0))
-            detail::throw_invalid(s,
-                                  ("azimuths_deg[" + std::to_string(i) + "]").c_str(),
-                                  "in [-90, 90] degrees",
-                                  c.targets[i].azimuth_deg);
+        check_target_direction(c.targets[i], i, s);
     c.array.validate(s);
     return c;
 }
@@ -70,9 +66,10 @@ void radar_channel::add_echo(cfloat* out,
     const auto& array = d_cfg.array;
     // One channel without errors: gain exactly 1 and phases exactly 0 (the
     // single-channel output to the bit).
+    const auto& t = d_cfg.targets[target];
     const double phase0 =
         g.phase0 + array.phase_rad(c) +
-        array.arrival_phase_rad(c, d_cfg.fc, d_cfg.targets[target].azimuth_deg);
+        array.arrival_phase_rad(c, d_cfg.fc, t.azimuth_deg, t.elevation_deg);
     const double two_pi = 2.0 * detail::pi;
     const auto n0 = static_cast<std::int64_t>(d_pos);
     const auto sys = static_cast<std::int64_t>(d_cfg.system_delay);

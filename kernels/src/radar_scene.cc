@@ -80,11 +80,7 @@ scene_config checked(scene_config c)
         if (!std::isfinite(t.snr_db))
             detail::throw_invalid(
                 s, entry("amplitudes", i).c_str(), "finite (SNR, dB)", t.snr_db);
-        if (!(std::fabs(t.azimuth_deg) <= 90.0))
-            detail::throw_invalid(s,
-                                  entry("azimuths_deg", i).c_str(),
-                                  "in [-90, 90] degrees",
-                                  t.azimuth_deg);
+        check_target_direction(t, i, s);
     }
     c.array.validate(s);
     return c;
@@ -144,12 +140,25 @@ double array_config::phase_rad(std::size_t c) const
     return phase_deg.empty() ? 0.0 : phase_deg[c] * detail::pi / 180.0;
 }
 
-double array_config::arrival_phase_rad(std::size_t c, double fc, double azimuth_deg) const
+double array_config::arrival_phase_rad(std::size_t c,
+                                       double fc,
+                                       double azimuth_deg,
+                                       double elevation_deg) const
 {
     if (elements.empty())
         return 0.0;
-    return kernels::arrival_phase_rad(
-        elements[c], c0 / fc, azimuth_deg * detail::pi / 180.0);
+    return kernels::arrival_phase_rad(elements[c],
+                                      c0 / fc,
+                                      azimuth_deg * detail::pi / 180.0,
+                                      elevation_deg * detail::pi / 180.0);
+}
+
+void check_target_direction(const scene_target& t, std::size_t i, const char* who)
+{
+    if (!(std::fabs(t.azimuth_deg) <= 90.0))
+        detail::throw_invalid(
+            who, entry("azimuths_deg", i).c_str(), "in [-90, 90] degrees", t.azimuth_deg);
+    check_elevation_deg(t.elevation_deg, who, entry("elevations_deg", i).c_str());
 }
 
 echo_geometry echo_geometry::of(const scene_target& t, double fs, double fc)
@@ -226,20 +235,27 @@ radar_scene::make_targets(const std::vector<double>& ranges_m,
     return t;
 }
 
-void radar_scene::set_azimuths(std::vector<scene_target>& targets,
-                               const std::vector<double>& azimuths_deg,
-                               const char* who)
+void radar_scene::set_directions(std::vector<scene_target>& targets,
+                                 const std::vector<double>& azimuths_deg,
+                                 const std::vector<double>& elevations_deg,
+                                 const char* who)
 {
-    if (azimuths_deg.empty())
-        return;
-    if (azimuths_deg.size() != targets.size())
-        detail::throw_invalid(who,
-                              "azimuths_deg",
-                              "empty or one entry per target (" +
-                                  std::to_string(targets.size()) + ")",
-                              std::to_string(azimuths_deg.size()) + " entries");
-    for (std::size_t i = 0; i < targets.size(); ++i)
-        targets[i].azimuth_deg = azimuths_deg[i];
+    const auto set = [&](const std::vector<double>& angles,
+                         double scene_target::*angle,
+                         const char* name) {
+        if (angles.empty())
+            return;
+        if (angles.size() != targets.size())
+            detail::throw_invalid(who,
+                                  name,
+                                  "empty or one entry per target (" +
+                                      std::to_string(targets.size()) + ")",
+                                  std::to_string(angles.size()) + " entries");
+        for (std::size_t i = 0; i < targets.size(); ++i)
+            targets[i].*angle = angles[i];
+    };
+    set(azimuths_deg, &scene_target::azimuth_deg, "azimuths_deg");
+    set(elevations_deg, &scene_target::elevation_deg, "elevations_deg");
 }
 
 radar_scene::radar_scene(scene_config cfg)
@@ -384,17 +400,18 @@ void radar_scene::render_channel(cfloat* out,
     for (std::size_t i = 0; i < d_cfg.targets.size(); ++i) {
         const auto& t = d_cfg.targets[i];
         const auto g = echo_geometry::of(t, d_cfg.fs, d_cfg.fc);
-        add_pulses(out,
-                   d_pos,
-                   n,
-                   s,
-                   L,
-                   d_amplitude[i] * gain,
-                   g.delay_at_0,
-                   g.delay_rate,
-                   g.cycles_per_sample,
-                   g.phase0 + phase +
-                       array.arrival_phase_rad(c, d_cfg.fc, t.azimuth_deg));
+        add_pulses(
+            out,
+            d_pos,
+            n,
+            s,
+            L,
+            d_amplitude[i] * gain,
+            g.delay_at_0,
+            g.delay_rate,
+            g.cycles_per_sample,
+            g.phase0 + phase +
+                array.arrival_phase_rad(c, d_cfg.fc, t.azimuth_deg, t.elevation_deg));
     }
 }
 
@@ -432,6 +449,7 @@ target_truth radar_scene::truth(std::size_t i, std::uint64_t k) const
     r.snr_db = t.snr_db;
     r.amplitude = d_amplitude[i];
     r.azimuth_deg = t.azimuth_deg;
+    r.elevation_deg = t.elevation_deg;
     return r;
 }
 

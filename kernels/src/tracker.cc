@@ -55,55 +55,100 @@ void cv_predict(std::array<double, 2>& x, std::array<double, 4>& p, double dt, d
     p = { p00 + q00, p01 + q01, p01 + q01, p[3] + q11 };
 }
 
-//! Squared azimuth distance of a detection from a track (both with azimuths).
-double azimuth_distance2(const track& t, const track_measurement& z)
+//! One of a track's angle filters (azimuth or elevation): (angle deg, rate deg/s).
+struct angle_filter {
+    bool& active;
+    std::array<double, 2>& x;
+    std::array<double, 4>& p;
+};
+//! One of a detection's angles and its standard deviation (NaN: none).
+struct angle_measurement {
+    double deg, std_deg;
+    bool present() const { return !std::isnan(deg); }
+};
+
+angle_filter azimuth_of(track& t) { return { t.has_azimuth, t.a, t.pa }; }
+angle_filter elevation_of(track& t) { return { t.has_elevation, t.e, t.pe }; }
+angle_measurement azimuth_of(const track_measurement& z)
 {
-    const double y = z.azimuth_deg - t.a[0];
-    return y * y / (t.pa[0] + z.azimuth_std_deg * z.azimuth_std_deg);
+    return { z.azimuth_deg, z.azimuth_std_deg };
+}
+angle_measurement elevation_of(const track_measurement& z)
+{
+    return { z.elevation_deg, z.elevation_std_deg };
 }
 
-//! Scalar Kalman update of the azimuth filter (H = [1 0]), Joseph form.
-void azimuth_update(track& t, const track_measurement& z)
+//! Squared angle distance of a detection from a track's filter (both present).
+double angle_distance2(const angle_filter& f, const angle_measurement& z)
 {
-    const double r = z.azimuth_std_deg * z.azimuth_std_deg;
-    const double s = t.pa[0] + r;
-    const double k0 = t.pa[0] / s, k1 = t.pa[2] / s;
-    const double y = z.azimuth_deg - t.a[0];
-    t.a[0] += k0 * y;
-    t.a[1] += k1 * y;
+    const double y = z.deg - f.x[0];
+    return y * y / (f.p[0] + z.std_deg * z.std_deg);
+}
+
+//! Scalar Kalman update of an angle filter (H = [1 0]), Joseph form.
+void angle_update(const angle_filter& f, const angle_measurement& z)
+{
+    const double r = z.std_deg * z.std_deg;
+    const double s = f.p[0] + r;
+    const double k0 = f.p[0] / s, k1 = f.p[2] / s;
+    const double y = z.deg - f.x[0];
+    f.x[0] += k0 * y;
+    f.x[1] += k1 * y;
     // P = (I - K H) P (I - K H)' + K r K'
     const double a00 = 1 - k0, a10 = -k1;
-    const double p00 = t.pa[0], p01 = t.pa[1], p11 = t.pa[3];
+    const double p00 = f.p[0], p01 = f.p[1], p11 = f.p[3];
     const double n00 = a00 * a00 * p00 + k0 * k0 * r;
     const double n01 = a00 * (a10 * p00 + p01) + k0 * k1 * r;
     const double n11 = a10 * a10 * p00 + 2 * a10 * p01 + p11 + k1 * k1 * r;
-    t.pa = { n00, n01, n01, n11 };
+    f.p = { n00, n01, n01, n11 };
 }
 
-//! A track's azimuth filter from its first detection with an azimuth.
-void azimuth_start(track& t, const track_measurement& z, double rate_sigma)
+//! The detection's angle into the track's filter: update, or start it (rate 0 with
+//! standard deviation rate_sigma).
+void angle_measure(const angle_filter& f, const angle_measurement& z, double rate_sigma)
 {
-    t.has_azimuth = true;
-    t.a = { z.azimuth_deg, 0.0 };
-    t.pa = { z.azimuth_std_deg * z.azimuth_std_deg, 0, 0, rate_sigma * rate_sigma };
-}
-
-//! The detection's azimuth into the track: update, or start the filter.
-void azimuth_measure(track& t, const track_measurement& z, double rate_sigma)
-{
-    if (!z.has_azimuth())
+    if (!z.present())
         return;
-    if (t.has_azimuth)
-        azimuth_update(t, z);
-    else
-        azimuth_start(t, z, rate_sigma);
+    if (f.active) {
+        angle_update(f, z);
+        return;
+    }
+    f.active = true;
+    f.x = { z.deg, 0.0 };
+    f.p = { z.std_deg * z.std_deg, 0, 0, rate_sigma * rate_sigma };
 }
 
-bool bad_azimuth(const track_measurement& z)
+//! Both angles of a detection into a track.
+void angles_measure(track& t, const track_measurement& z, double rate_sigma)
 {
-    return z.has_azimuth() &&
-           (!(std::abs(z.azimuth_deg) <= 90.0) || !(z.azimuth_std_deg > 0) ||
-            !std::isfinite(z.azimuth_std_deg));
+    angle_measure(azimuth_of(t), azimuth_of(z), rate_sigma);
+    angle_measure(elevation_of(t), elevation_of(z), rate_sigma);
+}
+
+bool bad_angle(const angle_measurement& z)
+{
+    return z.present() &&
+           (!(std::abs(z.deg) <= 90.0) || !(z.std_deg > 0) || !std::isfinite(z.std_deg));
+}
+
+/*!
+ * The angles' part of a pair's cost: for each angle both have, its squared distance,
+ * which must pass `gate`; false when one fails.
+ */
+bool angles_gate(track& t, const track_measurement& z, double gate, double& d2)
+{
+    const std::pair<angle_filter, angle_measurement> angles[] = {
+        { azimuth_of(t), azimuth_of(z) }, { elevation_of(t), elevation_of(z) }
+    };
+    for (const auto& [f, m] : angles) {
+        if (!f.active || !m.present())
+            continue;
+        const double d2a = angle_distance2(f, m);
+        if (d2a > gate)
+            return false;
+        d2 += d2a;
+    }
+    return true;
 }
 
 //! Innovation y = z - x and its covariance S = P + R of a track (H = I).
@@ -206,7 +251,7 @@ double chi2_1dof_matching_2dof(double gate2)
 tracker::tracker(const params& p)
     : d_params((check_params(p), p)),
       d_time(std::numeric_limits<double>::quiet_NaN()),
-      d_azimuth_gate(chi2_1dof_matching_2dof(p.gate))
+      d_angle_gate(chi2_1dof_matching_2dof(p.gate))
 {
 }
 
@@ -220,6 +265,8 @@ void tracker::predict(double dt)
             d_params.acceleration_sigma / std::max(std::abs(t.x[0]), 1.0) * deg_per_rad;
         if (t.has_azimuth)
             cv_predict(t.a, t.pa, dt, cross * cross);
+        if (t.has_elevation)
+            cv_predict(t.e, t.pe, dt, cross * cross);
         cv_predict(t.x, t.p, dt, q);
     }
 }
@@ -244,14 +291,17 @@ tracker_scan_report tracker::update(double time_s,
                                   std::to_string(z[j].range_m) + ", " +
                                       std::to_string(z[j].velocity_mps));
     for (std::size_t j = 0; j < z.size(); ++j)
-        if (bad_azimuth(z[j]))
-            detail::throw_invalid(stage,
-                                  "detections",
-                                  "an azimuth in [-90, 90] deg with a standard "
-                                  "deviation > 0 (detection " +
-                                      std::to_string(j) + ")",
-                                  std::to_string(z[j].azimuth_deg) + ", " +
-                                      std::to_string(z[j].azimuth_std_deg));
+        for (const auto& [m, name] : { std::pair{ azimuth_of(z[j]), "an azimuth" },
+                                       std::pair{ elevation_of(z[j]), "an elevation" } })
+            if (bad_angle(m))
+                detail::throw_invalid(stage,
+                                      "detections",
+                                      std::string(name) +
+                                          " in [-90, 90] deg with a standard "
+                                          "deviation > 0 (detection " +
+                                          std::to_string(j) + ")",
+                                      std::to_string(m.deg) + ", " +
+                                          std::to_string(m.std_deg));
     if (!std::isnan(d_time))
         predict(time_s - d_time);
     d_time = time_s;
@@ -273,13 +323,9 @@ tracker_scan_report tracker::update(double time_s,
             double d2 = innovation_of(d_tracks[i], z[j], r0, r1).distance2();
             if (d2 > d_params.gate)
                 continue;
-            // Both with an azimuth: its own gate, and the cost of both distances.
-            if (d_tracks[i].has_azimuth && z[j].has_azimuth()) {
-                const double d2a = azimuth_distance2(d_tracks[i], z[j]);
-                if (d2a > d_azimuth_gate)
-                    continue;
-                d2 += d2a;
-            }
+            // Each angle both have: its own gate, and its distance in the cost.
+            if (!angles_gate(d_tracks[i], z[j], d_angle_gate, d2))
+                continue;
             pairs.push_back({ i, j, d2 });
             groups.join(i, nt + j);
         }
@@ -324,7 +370,7 @@ tracker_scan_report tracker::update(double time_s,
         if (det_of_track[i] >= 0) {
             const auto& zi = z[std::size_t(det_of_track[i])];
             kalman_update(d_tracks[i], innovation_of(d_tracks[i], zi, r0, r1), r0, r1);
-            azimuth_measure(d_tracks[i], zi, d_params.azimuth_rate_sigma_dps);
+            angles_measure(d_tracks[i], zi, d_params.azimuth_rate_sigma_dps);
         }
     return manage(det_of_track, z);
 }
@@ -384,7 +430,7 @@ tracker_scan_report tracker::manage(const std::vector<long>& det_of_track,
         t.id = d_next_id++;
         t.x = { z[j].range_m, -z[j].velocity_mps };
         t.p = { r0, 0, 0, r1 };
-        azimuth_measure(t, z[j], p.azimuth_rate_sigma_dps);
+        angles_measure(t, z[j], p.azimuth_rate_sigma_dps);
         t.time_s = d_time;
         t.hits = 1;
         t.scans = 1;

@@ -111,7 +111,7 @@ void expect_exact_without_noise(input in, std::uint32_t seed, double tol_deg)
             s.bf->run(x.data(), y.data(), 1);
             const auto p = powers_of(y);
             const auto e = estimate_of(s, in, y.data(), p.data());
-            EXPECT_NEAR(e.azimuth_deg, theta, tol_deg) << kernels::to_string(taper.type);
+            EXPECT_NEAR(e.angle_deg, theta, tol_deg) << kernels::to_string(taper.type);
             // The group of three beams around the target was used (fan spacing 6 deg).
             EXPECT_LE(s.angles[e.beam] - 3.0, theta);
             EXPECT_GE(s.angles[e.beam + 2] + 3.0, theta);
@@ -141,7 +141,7 @@ std::vector<double> expect_rms_within_bound(input in, std::uint32_t seed)
             double se = 0, reported = 0;
             for (std::size_t t = 0; t < ntrials; ++t) {
                 const auto e = estimate_of(s, in, y.data() + t * nb, p.data() + t * nb);
-                se += std::pow(e.azimuth_deg - theta, 2);
+                se += std::pow(e.angle_deg - theta, 2);
                 reported += e.std_deg;
             }
             const double rms = std::sqrt(se / ntrials);

@@ -143,8 +143,28 @@ TEST(RadarChannelArray, test_004_bad_array_parameters_name_themselves)
     auto cfg = config(2, -90.5);
     expect_invalid([&] { radar_channel ch(cfg); }, "azimuths_deg[0]");
     std::vector<scene_target> targets(2);
-    expect_invalid([&] { radar_scene::set_azimuths(targets, { 1.0 }, who); },
+    expect_invalid([&] { radar_scene::set_directions(targets, { 1.0 }, {}, who); },
                    "azimuths_deg");
+}
+
+TEST(RadarChannelArray, test_005_elevation_reaches_a_planar_array)
+{
+    // One element above another (z, half a wavelength): the elevation alone sets their
+    // phase difference, pi sin(el), whatever the azimuth.
+    const double az = -35.0, el = -25.0;
+    auto cfg = config(2, az);
+    cfg.targets[0].elevation_deg = el;
+    const double h = 0.5 * c0 / cfg.fc;
+    cfg.array.elements = { { 0, 0, 0 }, { 0, 0, h } };
+    radar_channel ch(cfg);
+    const auto y = run(ch, random_complex(6000, 7), 2);
+    const cdouble want = std::polar(1.0, pi * std::sin(el * pi / 180));
+    std::vector<cdouble> predicted;
+    for (const auto& v : y[0])
+        predicted.push_back(cdouble(v) * want);
+    EXPECT_LT(rel_l2(y[1], predicted), 1e-5);
+    cfg.targets[0].elevation_deg = NAN;
+    expect_invalid([&] { radar_channel bad(cfg); }, "elevations_deg[0]");
 }
 
 } // namespace

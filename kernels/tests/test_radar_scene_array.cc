@@ -182,5 +182,42 @@ TEST(RadarSceneArray, test_005_bad_array_parameters_name_themselves)
                    "azimuths_deg[0]");
 }
 
+TEST(RadarSceneArray, test_006_elevation_reaches_a_planar_array)
+{
+    // A 2 x 2 array in the x-z plane, half a wavelength apart; the target at 20 deg
+    // azimuth and 30 deg elevation. Element c's phase over channel 0's, written from
+    // the convention u = (sin az cos el, cos az cos el, sin el): pi (dx ux + dz uz) for
+    // offsets dx, dz in half wavelengths.
+    const double az = 20.0, el = 30.0;
+    auto cfg = array_scene(4, az);
+    cfg.targets[0].elevation_deg = el;
+    const double h = 0.5 * c0 / cfg.fc;
+    cfg.array.elements = { { 0, 0, 0 }, { h, 0, 0 }, { 0, 0, h }, { h, 0, h } };
+    radar_scene s(cfg);
+    const auto x = generate_all(s, 5000);
+    const double ux = std::sin(az * pi / 180) * std::cos(el * pi / 180),
+                 uz = std::sin(el * pi / 180);
+    const double dx[4] = { 0, 1, 0, 1 }, dz[4] = { 0, 0, 1, 1 };
+    for (std::size_t c = 1; c < 4; ++c) {
+        const cdouble want = std::polar(1.0, pi * (dx[c] * ux + dz[c] * uz));
+        std::vector<cdouble> predicted;
+        for (const auto& v : x[0])
+            predicted.push_back(cdouble(v) * want);
+        EXPECT_LT(rel_l2(x[c], predicted), 1e-5) << "channel " << c;
+    }
+    EXPECT_EQ(s.truth(0, 0).elevation_deg, el);
+    cfg.targets[0].elevation_deg = 90.5;
+    expect_invalid([&] { radar_scene bad(cfg); }, "elevations_deg[0]");
+    std::vector<scene_target> targets(2);
+    expect_invalid(
+        [&] {
+            radar_scene::set_directions(targets, {}, { 1.0, 2.0, 3.0 });
+        },
+        "elevations_deg");
+    radar_scene::set_directions(targets, {}, { 1.0, -2.0 });
+    EXPECT_EQ(targets[1].elevation_deg, -2.0);
+    EXPECT_EQ(targets[1].azimuth_deg, 0.0);
+}
+
 } // namespace
 } // namespace gpuradar::test

@@ -517,21 +517,26 @@ TEST(TrackerAzimuth, test_013_gate_quantile_and_filter_match_fp64_reference)
  * Each track keeps its target for 40 scans, its azimuth near the truth; a detection at
  * the right range and velocity but far off in azimuth does not update either track.
  */
-TEST(TrackerAzimuth, test_014_azimuth_keeps_targets_at_one_range_apart)
+/*!
+ * Two targets at one range and velocity, at -4 and +4 degrees in one angle: 40 scans of
+ * a detection of each (the angle given by `put(z, angle, std)`, with noise of
+ * noise_scale x std), in varying order. From the second scan no track is born, and each
+ * track (its angle read by `angle_of`) stays with its target, near it.
+ */
+template <class Put, class Get>
+void expect_two_targets_kept_apart(
+    tracker& trk, std::uint32_t seed, double noise_scale, Put put, Get angle_of)
 {
-    auto p = base_params();
-    tracker trk(p);
-    std::mt19937 rng(23);
+    std::mt19937 rng(seed);
     std::normal_distribution<double> g;
-    const double az[2] = { -4.0, 4.0 }, sigma = 0.5;
+    const double angle[2] = { -4.0, 4.0 }, sigma = 0.5;
     std::map<std::uint64_t, int> target_of;
     for (int k = 0; k < 40; ++k) {
         const double t = 0.1 * k;
         std::vector<track_measurement> zs;
         for (int i : { 1, 0 }) { // order varies nothing: one list per scan
             track_measurement z{ 2000 - 20 * t + g(rng), 20 + 0.5 * g(rng) };
-            z.azimuth_deg = az[i] + sigma * g(rng);
-            z.azimuth_std_deg = sigma;
+            put(z, angle[i] + noise_scale * sigma * g(rng), sigma);
             zs.push_back(z);
         }
         if (k % 2)
@@ -542,12 +547,28 @@ TEST(TrackerAzimuth, test_014_azimuth_keeps_targets_at_one_range_apart)
         EXPECT_EQ(rep.born, 0u) << "scan " << k;
         ASSERT_EQ(trk.tracks().size(), 2u);
         for (const auto& tr : trk.tracks()) {
-            const int nearest = tr.azimuth_deg() > 0 ? 1 : 0;
-            EXPECT_LT(std::abs(tr.azimuth_deg() - az[nearest]), 4 * sigma);
+            const int nearest = angle_of(tr) > 0 ? 1 : 0;
+            EXPECT_LT(std::abs(angle_of(tr) - angle[nearest]), 4 * sigma);
             const auto [it, fresh] = target_of.emplace(tr.id, nearest);
             EXPECT_EQ(it->second, nearest) << "track " << tr.id << " swapped";
         }
     }
+}
+
+TEST(TrackerAzimuth, test_014_azimuth_keeps_targets_at_one_range_apart)
+{
+    auto p = base_params();
+    tracker trk(p);
+    const double sigma = 0.5;
+    expect_two_targets_kept_apart(
+        trk,
+        23,
+        1.0,
+        [](track_measurement& z, double a, double sd) {
+            z.azimuth_deg = a;
+            z.azimuth_std_deg = sd;
+        },
+        [](const track& t) { return t.azimuth_deg(); });
     // Right range and velocity, 30 degrees off: gated out in azimuth, a new track.
     track_measurement far{ 2000 - 20 * 4.0, 20 };
     far.azimuth_deg = 30;
@@ -582,6 +603,60 @@ TEST(TrackerAzimuth, test_015_bad_azimuths_name_the_parameter)
         expect_invalid([&] { trk.update(1.0, { z }); }, "detections", pre);
     }
     EXPECT_TRUE(trk.tracks().empty());
+}
+
+/*!
+ * Elevation: a third filter, the azimuth's (checked above against the fp64 reference)
+ * on the elevations, so with equal azimuths and elevations the two states are equal.
+ * Two targets at one range and velocity, 8 degrees apart in elevation (detections
+ * without azimuths): the elevation alone keeps them apart; a detection far off in
+ * elevation is gated out, and a bad elevation is refused.
+ */
+TEST(TrackerElevation, test_016_elevation_filters_gates_and_keeps_targets_apart)
+{
+    const auto p = base_params();
+    tracker same(p);
+    std::mt19937 rng(29);
+    std::normal_distribution<double> g;
+    for (int k = 0; k < 20; ++k) {
+        track_measurement z{ 1500 - 3.0 * k + g(rng), 30 + 0.4 * g(rng) };
+        z.azimuth_std_deg = z.elevation_std_deg = 0.4 + 0.1 * (k % 2);
+        z.azimuth_deg = z.elevation_deg = -6 + 0.2 * k + 0.4 * g(rng);
+        same.update(0.1 * k, { z });
+        const track& tr = same.tracks().at(0);
+        ASSERT_TRUE(tr.has_elevation);
+        EXPECT_EQ(tr.e, tr.a);
+        EXPECT_EQ(tr.pe, tr.pa);
+        EXPECT_EQ(tr.elevation_deg(), tr.azimuth_deg());
+    }
+
+    tracker trk(p);
+    const double sigma = 0.5;
+    // Noise below the reported std: no detection misses its 99 % gate by chance, so
+    // every birth after the first scan would be a real failure.
+    expect_two_targets_kept_apart(
+        trk,
+        31,
+        0.5,
+        [](track_measurement& z, double e, double sd) {
+            z.elevation_deg = e;
+            z.elevation_std_deg = sd;
+        },
+        [](const track& t) { return t.elevation_deg(); });
+    track_measurement far{ 2000 - 20 * 4.0, 20 };
+    far.elevation_deg = 30;
+    far.elevation_std_deg = sigma;
+    const auto rep = trk.update(4.0, { far });
+    EXPECT_EQ(rep.assigned, 0u);
+    EXPECT_EQ(rep.born, 1u);
+
+    for (auto [e, std] : { std::pair{ -95.0, 1.0 }, std::pair{ 10.0, -1.0 } }) {
+        track_measurement z{ 1000, 10 };
+        z.elevation_deg = e;
+        z.elevation_std_deg = std;
+        expect_invalid(
+            [&] { trk.update(5.0, { z }); }, "an elevation", "gpuradar::tracker");
+    }
 }
 
 } // namespace

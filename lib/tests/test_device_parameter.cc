@@ -160,8 +160,26 @@ std::vector<gpu_block> every_gpu_block()
           } },
         { "beamformer",
           [](const char* b, int d) {
-              return device_of(grr::beamformer::make(
-                  4, 64, { 0.0 }, 0, -45, 45, 0.5, {}, 0, "taylor", 4, 35, 6, b, d));
+              return device_of(grr::beamformer::make(4,
+                                                     64,
+                                                     { 0.0 },
+                                                     0,
+                                                     -45,
+                                                     45,
+                                                     0.5,
+                                                     {},
+                                                     0,
+                                                     "taylor",
+                                                     4,
+                                                     35,
+                                                     6,
+                                                     b,
+                                                     {},
+                                                     1,
+                                                     0,
+                                                     0,
+                                                     1,
+                                                     d));
           } },
         { "sar_focus",
           [sar](const char* b, int d) {

@@ -16,11 +16,17 @@ namespace gpuradar {
  * \ingroup gpuradar
  *
  * Per item and sample s: y[b][s] = sum_c W[b][c] x[c][s] with
- * W[b][c] = t_c conj(a_c(theta_b)) / sum t, t the amplitude taper over the elements and
- * a_c(theta) = exp(+j 2 pi p_c . u(theta) / lambda) the array's response to a plane wave
- * from azimuth theta (u = (sin theta, cos theta, 0), boresight +y, theta positive
- * towards +x; kernels/include/gpuradar/kernels/beamformer.h). A unit plane wave from
- * theta_b gives 1 in beam b.
+ * W[b][c] = t_c conj(a_c(theta_b, phi_b)) / sum t, t the amplitude taper over the
+ * elements and a_c(theta, phi) = exp(+j 2 pi p_c . u(theta, phi) / lambda) the array's
+ * response to a plane wave from azimuth theta and elevation phi (u = (sin theta cos phi,
+ * cos theta cos phi, sin phi), boresight +y, theta positive towards +x, phi towards +z;
+ * kernels/include/gpuradar/kernels/array_geometry.h). A unit plane wave from
+ * (theta_b, phi_b) gives 1 in beam b.
+ *
+ * Beams: a list of azimuths (each with an elevation from beam_elevations_deg, 0 when
+ * that is empty), or a fan of nbeams azimuths times a fan of nbeams_el elevations:
+ * beam r * nbeams + c is steered at the c-th azimuth and the r-th elevation (rows of
+ * azimuth beams, one row per elevation; nbeams_el = 1 is the azimuth fan).
  *
  * Streams: in gr_complex[nchannels * nsamples] (channel-major: each channel's nsamples
  * contiguous), out gr_complex[nbeams * nsamples] (beam-major), one item in, one item
@@ -29,10 +35,11 @@ namespace gpuradar {
  * Downstream blocks take the beams as their `channels`.
  *
  * Tags pass through on the same item; the `cpi` dict gets `channels` = nbeams, `beams`
- * (u64, nbeams), `beam_angles_deg` (f64vector, the steering angles in beam order),
+ * (u64, nbeams), `beam_angles_deg` (f64vector, the steering azimuths in beam order),
+ * `beam_elevations_deg` (f64vector, their elevations),
  * `element_positions_wl` (f64vector, x, y, z of each channel's element in wavelengths)
  * and `beam_weights` (c32vector, the weights W, nbeams x nchannels row-major): what a
- * cfar_2d with `angles` needs to estimate azimuths from the beams.
+ * cfar_2d with `angles` needs to estimate azimuths (and elevations) from the beams.
  */
 class GPURADAR_API beamformer : virtual public gr::sync_block
 {
@@ -46,10 +53,11 @@ public:
      * \param nbeams              beams of the fan (used when beam_angles_deg is empty)
      * \param fan_first_deg       first beam of the fan, degrees in [-90, 90]
      * \param fan_last_deg        last beam of the fan, degrees in [-90, 90]
-     * \param element_spacing_wl  ULA element spacing in wavelengths (> 0; used when
-     *                            element_positions_m is empty)
+     * \param element_spacing_wl  ULA / URA element spacing in wavelengths (> 0; used
+     *                            when element_positions_m is empty)
      * \param element_positions_m x, y, z per channel in metres (3 * nchannels numbers);
-     *                            empty: the centred ULA on the x axis
+     *                            empty: the centred ULA on the x axis (the URA in the
+     *                            x-z plane when element_rows > 1)
      * \param fc                  carrier frequency in Hz (> 0), the wavelength of
      *                            element_positions_m (unused for the ULA)
      * \param window              amplitude taper across the elements: rectangular,
@@ -58,11 +66,24 @@ public:
      * \param sll_db              Taylor / Chebyshev: sidelobe level, dB below the peak
      * \param beta                Kaiser shape (>= 0)
      * \param backend             "auto", "cuda" or "cpu"
+     * \param beam_elevations_deg elevation of each listed beam, degrees in [-90, 90]
+     *                            (one per beam_angles_deg entry; empty: all 0)
+     * \param nbeams_el           elevations of the fan (>= 1): nbeams x nbeams_el beams
+     * \param fan_el_first_deg    first elevation of the fan, degrees in [-90, 90]
+     * \param fan_el_last_deg     last elevation of the fan, degrees in [-90, 90]
+     * \param element_rows        rows of the array along z (>= 1, dividing nchannels):
+     *                            channel r * (nchannels / element_rows) + i is element i
+     *                            of row r; without element_positions_m the centred URA
+     *                            (kernels::ura_positions), and the taper is the
+     *                            window along each row times the window along each
+     *                            column
      * \param device              CUDA device (0 to number of GPUs - 1) the block's
      *                            stream, plans and memory live on; checked before
      *                            anything is allocated (std::invalid_argument naming
      *                            `device` and the range). The CPU backend refuses a
      *                            negative index and logs and ignores any other.
+     * Every parameter is checked before anything is allocated: std::invalid_argument
+     * (Python ValueError) naming it.
      */
     static sptr make(unsigned int nchannels,
                      unsigned int nsamples,
@@ -78,10 +99,17 @@ public:
                      double sll_db = 35.0,
                      double beta = 6.0,
                      const std::string& backend = "auto",
+                     const std::vector<double>& beam_elevations_deg = {},
+                     unsigned int nbeams_el = 1,
+                     double fan_el_first_deg = 0.0,
+                     double fan_el_last_deg = 0.0,
+                     unsigned int element_rows = 1,
                      int device = 0);
 
-    //! The steering angles in beam order (degrees).
+    //! The steering azimuths in beam order (degrees).
     virtual std::vector<double> beam_angles_deg() const = 0;
+    //! The steering elevations in beam order (degrees).
+    virtual std::vector<double> beam_elevations_deg() const = 0;
     //! The backend actually running: "cuda" or "cpu".
     virtual std::string backend() const = 0;
     //! The `device` parameter.

@@ -59,7 +59,11 @@ namespace gpuradar {
  * and `azimuth_beam` (first beam of the three used): amplitude-comparison monopulse on
  * the strongest beam at the cell and its two neighbours, from the map's powers there
  * (read on the GPU when the map is there) and the detection's interference estimate
- * (kernels/monopulse.h, estimate_from_powers). The metadata adds `angles` (true). A CPI
+ * (kernels/monopulse.h, estimate_from_powers). When the beams span elevations (an
+ * azimuth x elevation grid, beam_elevations_deg in the tag) the azimuth comes from the
+ * strongest beam's row and the detection also gains `elevation_deg`,
+ * `elevation_std_deg` and `elevation_beam` from its column (kernels::grid_monopulse).
+ * The metadata adds `angles` (true). A CPI
  * whose tag lacks the beams' geometry (or holds one that does not fit) is reported as
  * without angles (every beam's detections, no azimuths, no `angles` in the metadata)
  * and the reason logged. NaN / Inf beam powers or a zero interference

@@ -62,6 +62,10 @@ public:
      * \param element_positions_m x, y, z per channel (m), 3 * nchannels numbers
      * \param channel_gain_db    per-channel gain error (dB), one per channel or empty
      * \param channel_phase_deg  per-channel phase error (deg), one per channel or empty
+     * \param elevations_deg     target elevations (degrees in [-90, 90], positive towards
+     *                           +z), one per target; empty: all at 0 (a planar array in
+     *                           the x-z plane sees them, a linear one on x only through
+     *                           cos(elevation))
      * Throws std::invalid_argument naming the parameter or the target entry
      * ("ranges[2]", "velocities": one entry per target).
      */
@@ -82,7 +86,8 @@ public:
                      double element_spacing_wl = 0.5,
                      const std::vector<double>& element_positions_m = {},
                      const std::vector<double>& channel_gain_db = {},
-                     const std::vector<double>& channel_phase_deg = {});
+                     const std::vector<double>& channel_phase_deg = {},
+                     const std::vector<double>& elevations_deg = {});
 
     //! Linear echo amplitude a_i of each target.
     virtual std::vector<double> echo_amplitudes() const = 0;

@@ -44,11 +44,12 @@ namespace gpuradar {
  * Receive array (nchannels > 1): one output per channel, like a multi-channel SDR. The
  * elements are a ULA of element_spacing_wl wavelengths on the x axis, or
  * element_positions_m; target i's echo reaches channel c with the extra phase
- * 2 pi p_c . u(azimuths_deg[i]) / lambda (kernels/array_geometry.h: u = (sin az, cos az,
- * 0), boresight +y), every signal of channel c is scaled by 10^(channel_gain_db[c]/20)
- * and rotated by channel_phase_deg[c], and each channel has its own noise. Clutter
- * arrives from boresight. The truth messages carry azimuth_deg. With the defaults (one
- * channel, no errors) the stream is that of a single antenna.
+ * 2 pi p_c . u(azimuths_deg[i], elevations_deg[i]) / lambda (kernels/array_geometry.h:
+ * u = (sin az cos el, cos az cos el, sin el), boresight +y), every signal of channel c is
+ * scaled by 10^(channel_gain_db[c]/20) and rotated by channel_phase_deg[c], and each
+ * channel has its own noise. Clutter arrives from boresight. The truth messages carry
+ * azimuth_deg and elevation_deg. With the defaults (one channel, no errors) the stream is
+ * that of a single antenna.
  */
 class GPURADAR_API radar_scene_source : virtual public gr::sync_block
 {
@@ -84,6 +85,10 @@ public:
      *                           the ULA
      * \param channel_gain_db    per-channel gain error (dB), one per channel or empty
      * \param channel_phase_deg  per-channel phase error (deg), one per channel or empty
+     * \param elevations_deg     target elevations (degrees in [-90, 90], positive towards
+     *                           +z), one per target; empty: all at 0 (a planar array in
+     *                           the x-z plane sees them, a linear one on x only through
+     *                           cos(elevation))
      * Throws std::invalid_argument naming the parameter, or the malformed target entry
      * (e.g. "ranges[2]").
      */
@@ -112,7 +117,8 @@ public:
                      double element_spacing_wl = 0.5,
                      const std::vector<double>& element_positions_m = {},
                      const std::vector<double>& channel_gain_db = {},
-                     const std::vector<double>& channel_phase_deg = {});
+                     const std::vector<double>& channel_phase_deg = {},
+                     const std::vector<double>& elevations_deg = {});
 
     /*!
      * Live control (GRC callbacks). Each setter checks its values as make() does
@@ -123,11 +129,12 @@ public:
      * clutter-to-noise ratio keep referring to the (new) noise power.
      */
     //! New target lists, as in make() (amplitude_unit and radar_constant_db as made;
-    //! azimuths_deg empty: every target at boresight).
+    //! azimuths_deg / elevations_deg empty: every target at 0 in that angle).
     virtual void set_targets(const std::vector<double>& ranges,
                              const std::vector<double>& velocities,
                              const std::vector<double>& amplitudes,
-                             const std::vector<double>& azimuths_deg = {}) = 0;
+                             const std::vector<double>& azimuths_deg = {},
+                             const std::vector<double>& elevations_deg = {}) = 0;
     //! Thermal noise power per complex sample (>= 0).
     virtual void set_noise_power(double noise_power) = 0;
 

@@ -27,11 +27,14 @@ namespace gpuradar {
  * velocity_mps (closing positive = -range_rate), state (f64 vector: range, range rate),
  * covariance (f64 vector, 2 x 2 row-major), hits, misses (consecutive), scans, and
  * once it has had a detection with an azimuth: azimuth_deg, azimuth_rate_dps,
- * azimuth_std_deg.
+ * azimuth_std_deg (with an elevation: elevation_deg, elevation_rate_dps,
+ * elevation_std_deg).
  *
  * Azimuth: detections may carry `azimuth_deg` with `azimuth_std_deg` (cfar_2d with
  * angles = true); a track then filters its azimuth too and gates on it (kernels/
- * tracker.h). A detection with one of the two fields but not the other is a bad message.
+ * tracker.h). The same for `elevation_deg` with `elevation_std_deg` (beams on a planar
+ * array), in a filter of its own. A detection with one of an angle's two fields but not
+ * the other is a bad message.
  *
  * Tracking (kernels::tracker): constant-velocity Kalman filter in range and range rate,
  * chi-square gate on the Mahalanobis distance, global-nearest-neighbour assignment

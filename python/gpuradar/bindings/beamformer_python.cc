@@ -32,8 +32,14 @@ void bind_beamformer(py::module& m)
              py::arg("sll_db") = 35.0,
              py::arg("beta") = 6.0,
              py::arg("backend") = "auto",
+             py::arg("beam_elevations_deg") = std::vector<double>(),
+             py::arg("nbeams_el") = 1,
+             py::arg("fan_el_first_deg") = 0.0,
+             py::arg("fan_el_last_deg") = 0.0,
+             py::arg("element_rows") = 1,
              py::arg("device") = 0)
         .def("beam_angles_deg", &beamformer::beam_angles_deg)
+        .def("beam_elevations_deg", &beamformer::beam_elevations_deg)
         .def("backend", &beamformer::backend)
         .def("device", &beamformer::device);
 }

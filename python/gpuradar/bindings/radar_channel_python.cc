@@ -36,6 +36,7 @@ void bind_radar_channel(py::module& m)
              py::arg("element_spacing_wl") = 0.5,
              py::arg("element_positions_m") = std::vector<double>(),
              py::arg("channel_gain_db") = std::vector<double>(),
-             py::arg("channel_phase_deg") = std::vector<double>())
+             py::arg("channel_phase_deg") = std::vector<double>(),
+             py::arg("elevations_deg") = std::vector<double>())
         .def("echo_amplitudes", &radar_channel::echo_amplitudes);
 }

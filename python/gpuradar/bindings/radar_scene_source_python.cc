@@ -44,13 +44,15 @@ void bind_radar_scene_source(py::module& m)
              py::arg("element_spacing_wl") = 0.5,
              py::arg("element_positions_m") = std::vector<double>(),
              py::arg("channel_gain_db") = std::vector<double>(),
-             py::arg("channel_phase_deg") = std::vector<double>())
+             py::arg("channel_phase_deg") = std::vector<double>(),
+             py::arg("elevations_deg") = std::vector<double>())
         .def("set_targets",
              &radar_scene_source::set_targets,
              py::arg("ranges"),
              py::arg("velocities"),
              py::arg("amplitudes"),
-             py::arg("azimuths_deg") = std::vector<double>())
+             py::arg("azimuths_deg") = std::vector<double>(),
+             py::arg("elevations_deg") = std::vector<double>())
         .def("set_noise_power",
              &radar_scene_source::set_noise_power,
              py::arg("noise_power"))

@@ -24,6 +24,54 @@ namespace gpuradar::kernels {
 std::vector<double> beam_fan_deg(std::size_t nbeams, double first_deg, double last_deg);
 
 /*!
+ * The beams' steering directions, one azimuth and one elevation per beam (degrees).
+ */
+struct beam_directions {
+    std::vector<double> azimuths_deg;
+    std::vector<double> elevations_deg;
+};
+
+/*!
+ * An azimuth x elevation grid of beams, beam-major order row after row: beam
+ * r * naz + c is steered at (azimuths_deg[c], elevations_deg[r]), so each row of naz
+ * beams is an azimuth fan at one elevation. Throws std::invalid_argument naming
+ * `beam_elevations_deg` (empty, or an elevation outside [-90, 90]).
+ */
+beam_directions beam_grid_deg(const std::vector<double>& azimuths_deg,
+                              const std::vector<double>& elevations_deg);
+
+/*!
+ * The separable taper of a URA (ura_positions()' element order): t[iz nx + ix] =
+ * w_x[ix] w_z[iz], the window over nx elements along each row times the window over nz
+ * along each column, so each cut of the beams has the taper's sidelobes.
+ */
+std::vector<double> ura_taper(const window_spec& taper, std::size_t nx, std::size_t nz);
+
+/*!
+ * The taper of nelements elements in `rows` rows of nelements / rows (ura_taper(); one
+ * row: window_coefficients() along the elements). Throws std::invalid_argument naming
+ * `element_rows` (0, or not dividing nelements) and the taper's parameters.
+ */
+std::vector<double>
+array_taper(const window_spec& taper, std::size_t nelements, std::size_t rows);
+
+/*!
+ * \brief Beam weights for beams in any direction (azimuth and elevation per beam):
+ * W[b][n] = t_n conj(a_n(theta_b, phi_b)) / sum_n t_n, with t the given amplitude taper
+ * (one positive number per element; ura_taper(), or window_coefficients() over the
+ * elements in their order). A unit plane wave from (theta_b, phi_b) gives 1 in beam b.
+ *
+ * Throws std::invalid_argument naming `element_positions_m` (empty), `wavelength_m`,
+ * `beam_angles_deg` (empty or an azimuth outside [-90, 90]), `beam_elevations_deg` (not
+ * one per azimuth, or outside [-90, 90]) and `taper` (not one per element, or a sum that
+ * is not positive).
+ */
+std::vector<cfloat> steering_weights(const std::vector<position_m>& elements,
+                                     double wavelength_m,
+                                     const beam_directions& beams,
+                                     const std::vector<double>& taper);
+
+/*!
  * \brief Beam weights, row-major nbeams x nchannels:
  * W[b][n] = t_n conj(a_n(theta_b)) / sum_n t_n, with t the amplitude taper (`taper`,
  * window_coefficients() over the elements in their given order; for a ULA that is along
@@ -33,7 +81,8 @@ std::vector<double> beam_fan_deg(std::size_t nbeams, double first_deg, double la
  *
  * Throws std::invalid_argument naming the parameter: `element_positions_m` (empty),
  * `wavelength_m` (not finite and > 0), `beam_angles_deg` (empty, or an angle outside
- * [-90, 90] or not finite), and the taper's own parameters.
+ * [-90, 90] or not finite), and the taper's own parameters. All beams at elevation 0:
+ * steering_weights() with the taper over the elements in their order.
  */
 std::vector<cfloat> beamformer_weights(const std::vector<position_m>& elements,
                                        double wavelength_m,

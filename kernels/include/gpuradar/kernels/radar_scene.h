@@ -22,10 +22,17 @@ struct scene_target {
     double range_m = 0;      //!< range at t = 0 (m, > 0)
     double velocity_mps = 0; //!< radial velocity, closing positive (m/s)
     double snr_db = 0;       //!< per-sample SNR of the echo before compression (dB)
-    //! Angle of arrival at an array (array_geometry.h's azimuth, degrees in [-90, 90]);
-    //! no effect on a single element at the origin.
+    //! Direction of arrival at an array (array_geometry.h's azimuth and elevation,
+    //! degrees in [-90, 90]); no effect on a single element at the origin.
     double azimuth_deg = 0;
+    double elevation_deg = 0;
 };
+
+/*!
+ * Checks target i's direction: std::invalid_argument naming `azimuths_deg[i]` or
+ * `elevations_deg[i]` (outside [-90, 90] or not finite), prefixed by `who`.
+ */
+void check_target_direction(const scene_target& t, std::size_t i, const char* who);
 
 /*!
  * \brief The receive array of a simulator: one channel per element. Narrowband: a
@@ -65,8 +72,12 @@ struct array_config {
     //! Channel c's linear gain and phase error (rad).
     double gain(std::size_t c) const;
     double phase_rad(std::size_t c) const;
-    //! The echo phase at channel c of a wave from azimuth_deg (0 without elements).
-    double arrival_phase_rad(std::size_t c, double fc, double azimuth_deg) const;
+    //! The echo phase at channel c of a wave from (azimuth_deg, elevation_deg) (0
+    //! without elements).
+    double arrival_phase_rad(std::size_t c,
+                             double fc,
+                             double azimuth_deg,
+                             double elevation_deg = 0.0) const;
 };
 
 /*!
@@ -119,8 +130,9 @@ struct target_truth {
     double delay_samples = 0; //!< 2 R fs / c (the echo starts round(delay) samples
                               //!< after the pulse start)
     double snr_db = 0;
-    double amplitude = 0;   //!< echo amplitude (linear)
-    double azimuth_deg = 0; //!< angle of arrival (array_geometry.h)
+    double amplitude = 0;     //!< echo amplitude (linear)
+    double azimuth_deg = 0;   //!< direction of arrival (array_geometry.h)
+    double elevation_deg = 0; //!< direction of arrival (array_geometry.h)
 };
 
 /*!
@@ -210,13 +222,15 @@ public:
     static double snr_from_rcs(double rcs_m2, double range_m, double radar_constant_db);
 
     /*!
-     * Sets each target's azimuth_deg from a parallel list: empty leaves every target at
-     * boresight (0); otherwise one entry per target, else std::invalid_argument naming
-     * `azimuths_deg` (the range of each is checked with the scene).
+     * Sets each target's azimuth_deg and elevation_deg from parallel lists: an empty
+     * list leaves every target at 0 in that angle; otherwise one entry per target, else
+     * std::invalid_argument naming `azimuths_deg` / `elevations_deg` (the range of each
+     * is checked with the scene).
      */
-    static void set_azimuths(std::vector<scene_target>& targets,
-                             const std::vector<double>& azimuths_deg,
-                             const char* who = stage);
+    static void set_directions(std::vector<scene_target>& targets,
+                               const std::vector<double>& azimuths_deg,
+                               const std::vector<double>& elevations_deg = {},
+                               const char* who = stage);
 
 private:
     void add_pulses(cfloat* out,

@@ -27,7 +27,8 @@ struct tracker_params {
     double acceleration_sigma = 1.0; //!< white-acceleration process noise (m/s^2), >= 0
     std::size_t max_tracks = 10000;  //!< live tracks at most (new ones dropped), >= 1
     //! Standard deviation of a new track's azimuth rate (deg/s), > 0: how fast a target
-    //! may cross the beams before its second detection with an azimuth.
+    //! may cross the beams before its second detection with an azimuth. The elevation
+    //! filter starts its rate with the same.
     double azimuth_rate_sigma_dps = 1.0;
 };
 
@@ -41,6 +42,11 @@ struct track_measurement {
     double azimuth_deg = NAN;
     double azimuth_std_deg = NAN;
     bool has_azimuth() const { return !std::isnan(azimuth_deg); }
+    //! Elevation (degrees, in [-90, 90]) and its standard deviation (> 0), NaN when the
+    //! detection has none (beams that span no elevations).
+    double elevation_deg = NAN;
+    double elevation_std_deg = NAN;
+    bool has_elevation() const { return !std::isnan(elevation_deg); }
 };
 
 /*!
@@ -72,6 +78,11 @@ struct track {
     std::array<double, 2> a{};
     std::array<double, 4> pa{};
     double azimuth_deg() const { return a[0]; }
+    //! Elevation state (degrees, deg/s) and its covariance, as the azimuth's.
+    bool has_elevation = false;
+    std::array<double, 2> e{};
+    std::array<double, 4> pe{};
+    double elevation_deg() const { return e[0]; }
 };
 
 //! What one scan did (counts).
@@ -114,6 +125,9 @@ struct tracker_scan_report {
  * probability at two (99 % for 9.21: 6.63), and its assignment cost is the sum of both
  * squared distances; the update is a scalar Kalman update with the detection's
  * azimuth_std_deg. Detections without an azimuth update range and velocity only.
+ * Elevation (detections with elevation_deg, beams on a planar array) is filtered, gated
+ * and costed the same way, by a third independent filter in (elevation, elevation
+ * rate).
  *
  * Cost per scan: O(T D) for the gates of T tracks and D detections, plus the
  * assignments of the linked groups (cubic in a group's size; groups are small unless
@@ -143,8 +157,8 @@ public:
 
 private:
     void predict(double dt);
-    //! The azimuth gate (chi-square, one degree of freedom) matching `gate`.
-    double azimuth_gate() const { return d_azimuth_gate; }
+    //! The gate of each angle (chi-square, one degree of freedom) matching `gate`.
+    double angle_gate() const { return d_angle_gate; }
     tracker_scan_report manage(const std::vector<long>& assigned_det_of_track,
                                const std::vector<track_measurement>& z);
 
@@ -152,7 +166,7 @@ private:
     std::vector<track> d_tracks;
     double d_time;
     std::uint64_t d_next_id = 1;
-    double d_azimuth_gate = 0;
+    double d_angle_gate = 0;
 };
 
 /*!
