@@ -119,15 +119,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                     csa_phasor(q1, static_cast<double>(threadIdx.x + it * T + j * sA)));
         __syncthreads(); // every read of sm before this row's writes is done
 #pragma unroll
-        for (int it = 0; it < ITERS; ++it) {
-            const unsigned n1 = threadIdx.x + it * T;
-            smem_fft_reg_dft<RS>(v[it]);
-            if (n1 != 0)
-                smem_fft_twiddle<RS>(v[it], a.twiddle, n1);
-#pragma unroll
-            for (int r = 0; r < RS; ++r)
-                sm[smem_fft_pad(n1 + r * sA)] = v[it][r];
-        }
+        for (int it = 0; it < ITERS; ++it)
+            smem_fft_first_dif_pass<RS>(v[it], sm, threadIdx.x + it * T, sA, a.twiddle);
         __syncthreads();
         for (unsigned log2L = log2L0; log2L > 4; log2L -= 4)
             smem_fft_pass<16, false>(sm, F, log2L, a.twiddle, log2F);
@@ -158,15 +151,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             smem_fft_pass<16, true>(sm, F, log2L, a.twiddle, log2F);
             // Last inverse pass radix RS: sample i = n1 + j sA of the row (conjugated).
 #pragma unroll
-        for (int it = 0; it < ITERS; ++it) {
-            const unsigned n1 = threadIdx.x + it * T;
-#pragma unroll
-            for (int r = 0; r < RS; ++r)
-                v[it][r] = sm[smem_fft_pad(n1 + r * sA)];
-            if (n1 != 0)
-                smem_fft_twiddle<RS>(v[it], a.twiddle, n1);
-            smem_fft_reg_dft<RS>(v[it]);
-        }
+        for (int it = 0; it < ITERS; ++it)
+            smem_fft_last_dit_pass<RS>(v[it], sm, threadIdx.x + it * T, sA, a.twiddle);
         const csa_quadratic q3 = a.q3[m];
         if (a.resample_first == nullptr) {
 #pragma unroll

@@ -238,15 +238,8 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
             }
         __syncthreads(); // the previous segment's reads of shared memory are done
 #pragma unroll
-        for (int it = 0; it < iters; ++it) {
-            const unsigned n1 = threadIdx.x + it * T;
-            smem_fft_reg_dft<RS>(v[it]);
-            if (n1 != 0)
-                smem_fft_twiddle<RS>(v[it], a.twiddle, n1);
-#pragma unroll
-            for (int r = 0; r < RS; ++r)
-                sm[smem_fft_pad(n1 + r * sA)] = v[it][r];
-        }
+        for (int it = 0; it < iters; ++it)
+            smem_fft_first_dif_pass<RS>(v[it], sm, threadIdx.x + it * T, sA, a.twiddle);
         __syncthreads();
         // DIF pass radix 16 on sub-transforms of length F / RS (stride 16).
         smem_fft_pass<os_radix, false>(sm, F, a.log2F - log2RS, a.twiddle, a.log2F);
@@ -275,12 +268,7 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
         const unsigned n_out = min(a.M, n_in);
         for (unsigned n1 = threadIdx.x; n1 < sA; n1 += T) {
             float2 v[RS];
-#pragma unroll
-            for (int r = 0; r < RS; ++r)
-                v[r] = sm[smem_fft_pad(n1 + r * sA)];
-            if (n1 != 0)
-                smem_fft_twiddle<RS>(v, a.twiddle, n1);
-            smem_fft_reg_dft<RS>(v);
+            smem_fft_last_dit_pass<RS>(v, sm, n1, sA, a.twiddle);
 #pragma unroll
             for (int j = 0; j < RS; ++j) {
                 const unsigned i = n1 + j * sA;

@@ -274,6 +274,44 @@ smem_fft_twiddle(float2 (&v)[R], const float2* __restrict__ twiddle, unsigned st
         v[r] = cmul(v[r], w[r]);
 }
 
+/*
+ * The first (DIF) pass of a transform whose samples a thread already holds in
+ * registers: the R samples at n1 + r stride (stride = n / R, the whole transform's
+ * first butterfly), transformed, twiddled by W_n^(r n1) and stored at their places.
+ * smem_fft_last_dit_pass is its transpose: the same places loaded, twiddled and
+ * transformed, the outputs left in registers for the caller to store.
+ */
+template <int R>
+__device__ __forceinline__ void
+smem_fft_first_dif_pass(float2 (&v)[R],
+                        float2* sm,
+                        unsigned n1,
+                        unsigned stride,
+                        const float2* __restrict__ twiddle)
+{
+    smem_fft_reg_dft<R>(v);
+    if (n1 != 0)
+        smem_fft_twiddle<R>(v, twiddle, n1);
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+        sm[smem_fft_pad(n1 + r * stride)] = v[r];
+}
+
+template <int R>
+__device__ __forceinline__ void smem_fft_last_dit_pass(float2 (&v)[R],
+                                                       const float2* sm,
+                                                       unsigned n1,
+                                                       unsigned stride,
+                                                       const float2* __restrict__ twiddle)
+{
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+        v[r] = sm[smem_fft_pad(n1 + r * stride)];
+    if (n1 != 0)
+        smem_fft_twiddle<R>(v, twiddle, n1);
+    smem_fft_reg_dft<R>(v);
+}
+
 //! One pass (see above): DIF = DFT then twiddles, DIT = twiddles then DFT, on the
 //! samples a thread loads and stores back at the same places.
 template <int R, bool DIT>
