@@ -79,14 +79,18 @@ std::vector<clustered_detection>
 detection_clustering::cluster(const std::vector<cfar_detection>& detections) const
 {
     const params& p = d_params;
-    std::vector<cfar_detection> dets(detections);
     const auto by_cell = [](const cfar_detection& a, const cfar_detection& b) {
         return key_of(a) < key_of(b);
     };
-    if (!std::is_sorted(dets.begin(), dets.end(), by_cell)) // the CFAR's list is sorted
-        std::sort(dets.begin(), dets.end(), by_cell);
-    const auto index_of = [&](std::uint32_t map, long r, long d) -> long {
-        const cell_key k{ map, std::uint32_t(r), std::uint32_t(d) };
+    // The CFAR's list is sorted; another caller's list is sorted into a copy.
+    std::vector<cfar_detection> sorted;
+    if (!std::is_sorted(detections.begin(), detections.end(), by_cell)) {
+        sorted = detections;
+        std::sort(sorted.begin(), sorted.end(), by_cell);
+    }
+    const std::vector<cfar_detection>& dets = sorted.empty() ? detections : sorted;
+    const std::size_t n = dets.size();
+    const auto index_of = [&](const cell_key& k) -> long {
         const auto it = std::lower_bound(
             dets.begin(), dets.end(), k, [](const cfar_detection& a, const cell_key& kk) {
                 return key_of(a) < kk;
@@ -96,16 +100,42 @@ detection_clustering::cluster(const std::vector<cfar_detection>& detections) con
 
     // Of two touching cells, one is the other's (0, +1), (+1, -1), (+1, 0) or (+1, +1)
     // neighbour (across wrapped edges too): looking forward finds every pair once.
+    // Without a wrap, (r, c + 1) is the next detection when it is there, and the three
+    // cells of row r + 1 lie together at or after `below`, the first detection not
+    // before (r + 1, max(c - 1, 0)), which only moves forward as (r, c) does: one sweep
+    // instead of a binary search per neighbour. Wrapped neighbours (edge cells only)
+    // are searched.
     constexpr int forward[4][2] = { { 0, 1 }, { 1, -1 }, { 1, 0 }, { 1, 1 } };
-    disjoint_sets sets(dets.size());
-    for (std::size_t i = 0; i < dets.size(); ++i) {
+    disjoint_sets sets(n);
+    std::size_t below = 0;
+    for (std::size_t i = 0; i < n; ++i) {
         const cfar_detection& d = dets[i];
+        const long next_row = long(d.range_bin) + 1;
+        if (next_row < long(p.nrange)) {
+            const cell_key first{ d.map,
+                                  std::uint32_t(next_row),
+                                  d.doppler_bin > 0 ? d.doppler_bin - 1 : 0 };
+            while (below < n && key_of(dets[below]) < first)
+                ++below;
+        }
         for (const auto& step : forward) {
             const long r = step_bin(d.range_bin, step[0], p.nrange, p.range_wrap);
             const long c = step_bin(d.doppler_bin, step[1], p.ndoppler, p.doppler_wrap);
             if (r < 0 || c < 0)
                 continue;
-            const long j = index_of(d.map, r, c);
+            const cell_key k{ d.map, std::uint32_t(r), std::uint32_t(c) };
+            const bool wrapped =
+                r != long(d.range_bin) + step[0] || c != long(d.doppler_bin) + step[1];
+            long j = -1;
+            if (wrapped) {
+                j = index_of(k);
+            } else if (step[0] == 0) {
+                j = i + 1 < n && key_of(dets[i + 1]) == k ? long(i + 1) : -1;
+            } else {
+                for (std::size_t q = below; q < n && q < below + 3; ++q)
+                    if (key_of(dets[q]) == k)
+                        j = long(q);
+            }
             if (j >= 0)
                 sets.join(i, std::size_t(j));
         }

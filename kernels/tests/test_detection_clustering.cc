@@ -173,6 +173,99 @@ TEST(DetectionClustering, test_006_bad_parameters_name_the_parameter)
     EXPECT_TRUE(ok.cluster({}).empty());
 }
 
+//! Bins a and b of an axis of n bins touch (differ by at most one, across the edge when
+//! it wraps and n >= 3, as detection_clustering's rule).
+bool bins_touch(long a, long b, long n, bool wrap)
+{
+    long d = std::labs(a - b);
+    if (wrap && n >= 3)
+        d = std::min(d, n - d);
+    return d <= 1;
+}
+
+//! The clusters by their definition: connected components of touching detections
+//! (breadth first over every pair), each its strongest cell (ties: the smallest cell)
+//! and its size, sorted by cell.
+std::vector<std::pair<cfar_detection, std::uint32_t>>
+clusters_reference(const std::vector<cfar_detection>& dets,
+                   const kernels::detection_clustering_params& p)
+{
+    const auto key = [](const cfar_detection& d) {
+        return std::make_tuple(d.map, d.range_bin, d.doppler_bin);
+    };
+    std::vector<int> component(dets.size(), -1);
+    std::vector<std::pair<cfar_detection, std::uint32_t>> out;
+    for (std::size_t s = 0; s < dets.size(); ++s) {
+        if (component[s] >= 0)
+            continue;
+        std::vector<std::size_t> todo{ s };
+        component[s] = int(out.size());
+        cfar_detection best = dets[s];
+        std::uint32_t cells = 0;
+        while (!todo.empty()) {
+            const cfar_detection d = dets[todo.back()];
+            todo.pop_back();
+            ++cells;
+            if (d.power > best.power || (d.power == best.power && key(d) < key(best)))
+                best = d;
+            for (std::size_t j = 0; j < dets.size(); ++j)
+                if (component[j] < 0 && dets[j].map == d.map &&
+                    bins_touch(
+                        dets[j].range_bin, d.range_bin, long(p.nrange), p.range_wrap) &&
+                    bins_touch(dets[j].doppler_bin,
+                               d.doppler_bin,
+                               long(p.ndoppler),
+                               p.doppler_wrap)) {
+                    component[j] = component[s];
+                    todo.push_back(j);
+                }
+        }
+        out.push_back({ best, cells });
+    }
+    std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
+        return key(a.first) < key(b.first);
+    });
+    return out;
+}
+
+/*
+ * cluster() against the definition on random sets of cells: dense enough that clusters
+ * of many shapes form, on small maps so that both edges are often touched, with each
+ * edge wrapping or not, several maps, powers with ties, and the list given sorted (as
+ * the CFAR gives it) or shuffled.
+ */
+TEST(DetectionClustering, test_008_random_sets_match_the_definition)
+{
+    const std::uint32_t seed = std::random_device{}();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    for (int trial = 0; trial < 400; ++trial) {
+        kernels::detection_clustering_params p;
+        p.nrange = 1 + rng() % 12;
+        p.ndoppler = 1 + rng() % 12;
+        p.range_wrap = rng() % 2;
+        p.doppler_wrap = rng() % 2;
+        const std::uint32_t maps = 1 + rng() % 3;
+        std::vector<cfar_detection> dets;
+        for (std::uint32_t m = 0; m < maps; ++m)
+            for (std::uint32_t r = 0; r < p.nrange; ++r)
+                for (std::uint32_t c = 0; c < p.ndoppler; ++c)
+                    if (rng() % 100 < 35)
+                        dets.push_back(det(m, r, c, float(1 + rng() % 8)));
+        if (trial % 2)
+            std::shuffle(dets.begin(), dets.end(), rng);
+        const auto got = detection_clustering(p).cluster(dets);
+        const auto want = clusters_reference(dets, p);
+        ASSERT_EQ(got.size(), want.size()) << "trial " << trial;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            EXPECT_EQ(got[i].peak.map, want[i].first.map);
+            EXPECT_EQ(got[i].peak.range_bin, want[i].first.range_bin);
+            EXPECT_EQ(got[i].peak.doppler_bin, want[i].first.doppler_bin);
+            EXPECT_EQ(got[i].cells, want[i].second);
+        }
+    }
+}
+
 //! strongest_across_beams by its definition, pair by pair.
 std::vector<std::size_t> strongest_reference(const std::vector<cfar_detection>& dets,
                                              std::uint32_t beams,
