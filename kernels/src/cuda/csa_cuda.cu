@@ -135,6 +135,8 @@ public:
           d_stream(native(s)),
           d_t(csa_make_tables(p, naz, o)),
           d_fused(csa_range_rows_supported(p.nrange)),
+          d_range_launch(d_fused ? csa_range_rows_prepare(p.nrange, naz)
+                                 : csa_range_rows_launch{}),
           d_az(n(naz), n(p.nrange), n(p.nrange), 1, d_stream, who, shared),
           d_phase1(upload(d_t.phase1, d_stream)),
           d_phase2(upload(d_t.phase2, d_stream)),
@@ -187,7 +189,7 @@ private:
         a.twiddle = d_twiddle.as<float2>();
         a.naz = d_naz;
         a.nrange = static_cast<unsigned>(d_t.nrange);
-        csa_range_rows(a, d_stream);
+        csa_range_rows(a, d_range_launch, d_stream);
     }
 
     void range_stage_cufft(cufftComplex* img)
@@ -236,6 +238,7 @@ private:
     cudaStream_t d_stream;
     const csa_tables d_t;
     const bool d_fused; //!< the range stage is csa_range_rows (else cuFFT + kernels)
+    const csa_range_rows_launch d_range_launch; //!< when d_fused
     cufft_plan_1d d_az;
     std::optional<cufft_plan_1d> d_rg;
     device_memory d_phase1, d_phase2, d_phase3, d_range_weight, d_azimuth_weight;

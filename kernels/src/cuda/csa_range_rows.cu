@@ -260,17 +260,18 @@ bool csa_range_rows_supported(std::size_t nrange)
     return nrange == (std::size_t(1) << l) && l >= min_log2F && l <= max_log2F;
 }
 
-void csa_range_rows(const csa_range_rows_args& a, cudaStream_t s)
+csa_range_rows_launch csa_range_rows_prepare(std::size_t nrange, std::size_t naz)
 {
-    const unsigned log2F = log2_of(a.nrange);
-    const kernel_t k = kernel_for(log2F);
-    const bool prefetch = prefetches(a.nrange);
-    const std::size_t bytes = (prefetch ? 2 : 1) * row_bytes(a.nrange);
+    const unsigned F = static_cast<unsigned>(nrange);
+    csa_range_rows_launch l;
+    l.kernel = kernel_for(log2_of(nrange));
+    const bool prefetch = prefetches(F);
+    l.shared_bytes = (prefetch ? 2 : 1) * row_bytes(F);
     GPURADAR_CUDA_CHECK(who,
-                        cudaFuncSetAttribute(k,
+                        cudaFuncSetAttribute(l.kernel,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(bytes)));
-    const unsigned threads = std::min(a.nrange / 16, max_threads);
+                                             static_cast<int>(l.shared_bytes)));
+    l.threads = std::min(F / 16, max_threads);
     // Prefetching needs rows to prefetch: a persistent grid of the resident blocks.
     std::size_t resident = std::size_t(1) << 30;
     if (prefetch) {
@@ -278,13 +279,21 @@ void csa_range_rows(const csa_range_rows_args& a, cudaStream_t s)
         GPURADAR_CUDA_CHECK(who, cudaGetDevice(&device));
         GPURADAR_CUDA_CHECK(
             who, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        GPURADAR_CUDA_CHECK(who,
-                            cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                &per_sm, k, static_cast<int>(threads), bytes));
+        GPURADAR_CUDA_CHECK(
+            who,
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &per_sm, l.kernel, static_cast<int>(l.threads), l.shared_bytes));
         resident = std::size_t(std::max(1, sms * per_sm));
     }
-    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(a.naz, resident));
-    k<<<blocks, threads, bytes, s>>>(a);
+    l.blocks = static_cast<unsigned>(std::min<std::size_t>(naz, resident));
+    return l;
+}
+
+void csa_range_rows(const csa_range_rows_args& a,
+                    const csa_range_rows_launch& l,
+                    cudaStream_t s)
+{
+    l.kernel<<<l.blocks, l.threads, l.shared_bytes, s>>>(a);
     GPURADAR_CUDA_CHECK_LAUNCH(who, "csa_range_rows");
 }
 

@@ -36,8 +36,22 @@ struct csa_range_rows_args {
 //! nrange is a power of two in [512, 16384].
 bool csa_range_rows_supported(std::size_t nrange);
 
-//! Queues the pass on `s`. Requires csa_range_rows_supported(a.nrange).
-void csa_range_rows(const csa_range_rows_args& a, cudaStream_t s);
+//! The pass's kernel and launch shape for one nrange and naz on the current device:
+//! found once per csa object (the shared-memory attribute and the occupancy query are
+//! host calls that need not repeat per run).
+struct csa_range_rows_launch {
+    void (*kernel)(csa_range_rows_args) = nullptr;
+    unsigned threads = 0, blocks = 0;
+    std::size_t shared_bytes = 0;
+};
+
+//! Requires csa_range_rows_supported(nrange).
+csa_range_rows_launch csa_range_rows_prepare(std::size_t nrange, std::size_t naz);
+
+//! Queues the pass on `s` (`l` from csa_range_rows_prepare(a.nrange, a.naz)).
+void csa_range_rows(const csa_range_rows_args& a,
+                    const csa_range_rows_launch& l,
+                    cudaStream_t s);
 
 } // namespace gpuradar::kernels::detail
 
