@@ -278,8 +278,6 @@ void backprojection_impl::integrate(const gr_complex* pulses,
             pulses = stage(*area, pulses, n);
         }
         d_kernel->run(pulses, geometry, std::size_t(n), image);
-        if (area)
-            area->consumed.record(kernel_stream());
     } catch (const std::exception& e) {
         // Never throw from work(): the pulses are lost to this image, counted and logged
         // (the first failure, then each time the count doubles).
@@ -291,6 +289,8 @@ void backprojection_impl::integrate(const gr_complex* pulses,
                 d_next_fail_log *= 2;
         }
     }
+    if (area) // also after an error: whatever was queued has read the area by then
+        area->consumed.record(kernel_stream());
 }
 
 void backprojection_impl::note_skipped()
