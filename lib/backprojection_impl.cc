@@ -164,14 +164,23 @@ void backprojection_impl::forecast(int, gr_vector_int& ninput_items_required)
 {
     // Any number of pulses can be integrated, but every kernel call reads and writes the
     // whole image (16 bytes per pixel, as long as a few pulses take to integrate, plus
-    // the launch and the host's turn-around): wait for
-    // a batch, never more than completes the image, nor more than ny pulses (GNU Radio
-    // sizes the input buffers for at least 2 x ny items from the output multiple).
+    // the launch and the host's turn-around): wait for a batch, never more than
+    // completes the image, nor more than ny pulses (GNU Radio sizes the input buffers
+    // for at least 2 x ny items from the output multiple).
     const int batch = std::min<int>({ static_cast<int>(d_pulses_per_image - d_count),
                                       min_pulses_per_call,
                                       output_multiple() });
     ninput_items_required[0] = batch;
     ninput_items_required[1] = batch;
+}
+
+bool backprojection_impl::stop()
+{
+    if (d_kernel_stream) {
+        const device_guard on(*this);
+        d_kernel_stream->synchronize("gpuradar::backprojection");
+    }
+    return true;
 }
 
 void backprojection_impl::clear_image()

@@ -38,6 +38,8 @@ public:
     int device() const override { return cuda_device(); }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
+    //! Waits for the kernels still queued (a partial image's): none outlives the run.
+    bool stop() override;
     int general_work(int noutput_items,
                      gr_vector_int& ninput_items,
                      gr_vector_const_void_star& input_items,
