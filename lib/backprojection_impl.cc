@@ -22,6 +22,10 @@ static_assert(backprojection::geometry_length == kernels::backprojection::geomet
 //! Pulses a work() call waits for (see forecast): 64 keeps the per-call image traffic
 //! (~6 pulses' worth) near 10% of the kernel's work.
 constexpr int min_pulses_per_call = 64;
+//! Bytes of pulses per CUDA staging area (at most an image's pulses, at least one
+//! pulse). When an image is copied out, the host waits for that copy while the kernels
+//! of up to two areas run: large enough that they outlast an image's copy over PCIe.
+constexpr std::size_t stage_bytes = std::size_t(32) << 20;
 //! Index of dr in the geometry vector [x, y, z, r0, dr, f0] (DESIGN.md).
 constexpr std::size_t geometry_dr = 4;
 //! Most image columns: one output item (nx complex, 1 GiB) must fit GNU Radio's int
@@ -118,13 +122,35 @@ backprojection_impl::backprojection_impl(unsigned int nbins,
       d_npix(static_cast<std::size_t>(grid.voxels())),
       d_accumulate(accumulate),
       d_backend(backend),
-      d_kernel(kernels::backprojection::make(backend, grid, nbins, precision, stream()))
+      d_kernel_stream(backend == kernels::backend::cuda
+                          ? std::make_unique<kernels::cuda_stream>()
+                          : nullptr),
+      d_kernel(
+          kernels::backprojection::make(backend, grid, nbins, precision, kernel_stream()))
 {
-    if (backend == kernels::backend::cuda)
+    if (backend == kernels::backend::cuda) {
         d_image_dev = kernels::device_memory(d_npix * sizeof(gr_complex));
-    else
+        const std::size_t pulse_bytes = std::size_t(nbins) * sizeof(gr_complex);
+        d_stage_pulses = static_cast<int>(
+            std::clamp<std::size_t>(stage_bytes / pulse_bytes, 1, pulses_per_image));
+        d_stages.resize(2);
+        for (auto& area : d_stages)
+            area.pulses =
+                kernels::device_memory(std::size_t(d_stage_pulses) * pulse_bytes);
+        d_image_counts_pinned =
+            kernels::pinned_memory(max_images_per_call * sizeof(std::uint64_t));
+        d_image_counts = d_image_counts_pinned.as<std::uint64_t>();
+        d_image_done.resize(max_images_per_call);
+        d_work_start.emplace();
+    } else {
         d_image_host.resize(d_npix);
+        d_image_counts_host.resize(max_images_per_call);
+        d_image_counts = d_image_counts_host.data();
+    }
+    d_emitted.reserve(max_images_per_call);
     clear_image();
+    if (d_kernel_stream)
+        d_kernel_stream->synchronize("gpuradar::backprojection");
     synchronize_stream();
     // One image = nz*ny output items (validated: at most 2^30). The relative rate stays
     // 1: pulses are integrated as they come, so the upstream buffer need not hold a
@@ -138,14 +164,23 @@ void backprojection_impl::forecast(int, gr_vector_int& ninput_items_required)
 {
     // Any number of pulses can be integrated, but every kernel call reads and writes the
     // whole image (16 bytes per pixel, as long as a few pulses take to integrate, plus
-    // the launch and the per-call wait): wait for
-    // a batch, never more than completes the image, nor more than ny pulses (GNU Radio
-    // sizes the input buffers for at least 2 x ny items from the output multiple).
+    // the launch and the host's turn-around): wait for a batch, never more than
+    // completes the image, nor more than ny pulses (GNU Radio sizes the input buffers
+    // for at least 2 x ny items from the output multiple).
     const int batch = std::min<int>({ static_cast<int>(d_pulses_per_image - d_count),
                                       min_pulses_per_call,
                                       output_multiple() });
     ninput_items_required[0] = batch;
     ninput_items_required[1] = batch;
+}
+
+bool backprojection_impl::stop()
+{
+    if (d_kernel_stream) {
+        const device_guard on(*this);
+        d_kernel_stream->synchronize("gpuradar::backprojection");
+    }
+    return true;
 }
 
 void backprojection_impl::clear_image()
@@ -154,46 +189,73 @@ void backprojection_impl::clear_image()
         kernels::fill_bytes_async(d_image_dev.get(),
                                   0,
                                   d_image_dev.size(),
-                                  stream(),
+                                  kernel_stream(),
                                   "gpuradar::backprojection");
     else
         std::fill(d_image_host.begin(), d_image_host.end(), gr_complex(0, 0));
 }
 
-void backprojection_impl::tag_image(std::uint64_t item)
+void backprojection_impl::tag_images()
 {
-    // CUDA: the count is kept on the device; this waits for the image's kernels, once
-    // per image.
-    const std::uint64_t nonfinite = d_kernel->nonfinite_samples();
-    const std::uint64_t skipped = d_kernel->skipped_pulses();
-    add_item_tag(0,
-                 item,
-                 pmt::intern("nonfinite_samples"),
-                 pmt::from_uint64(nonfinite - d_nonfinite_at_emit));
-    add_item_tag(0,
-                 item,
-                 pmt::intern("skipped_pulses"),
-                 pmt::from_uint64(skipped - d_skipped_at_emit));
-    d_nonfinite_at_emit = nonfinite;
-    d_skipped_at_emit = skipped;
-    d_nonfinite = nonfinite;
+    for (const emitted_image& e : d_emitted) {
+        // CUDA: the count was copied behind the image's last kernel; this waits for that
+        // image only, the kernels queued after it keep running.
+        if (d_backend == kernels::backend::cuda)
+            d_image_done[e.slot].synchronize();
+        const std::uint64_t nonfinite = d_image_counts[e.slot];
+        add_item_tag(0,
+                     e.item,
+                     pmt::intern("nonfinite_samples"),
+                     pmt::from_uint64(nonfinite - d_nonfinite_at_emit));
+        add_item_tag(0,
+                     e.item,
+                     pmt::intern("skipped_pulses"),
+                     pmt::from_uint64(e.skipped - d_skipped_at_emit));
+        d_nonfinite_at_emit = nonfinite;
+        d_skipped_at_emit = e.skipped;
+        d_nonfinite = nonfinite;
+    }
+    d_emitted.clear();
 }
 
-void backprojection_impl::emit(gr_complex* out)
+void backprojection_impl::emit(gr_complex* out, std::uint64_t item)
 {
     const std::size_t bytes = d_npix * sizeof(gr_complex);
+    const auto slot = static_cast<unsigned>(d_emitted.size());
     if (d_backend == kernels::backend::cuda)
+        // On the kernel stream: behind the image's kernels, before the next image's
+        // (which then need no second image buffer). The output's copy to the host runs
+        // on the block's stream after tag_images() has seen this copy done.
         kernels::copy_async(out,
                             d_image_dev.get(),
                             bytes,
                             kernels::copy_kind::device_to_device,
-                            stream(),
+                            kernel_stream(),
                             "gpuradar::backprojection");
     else
         std::memcpy(out, d_image_host.data(), bytes);
     if (!d_accumulate)
         clear_image();
+    d_kernel->nonfinite_samples_async(&d_image_counts[slot]);
+    if (d_backend == kernels::backend::cuda)
+        d_image_done[slot].record(kernel_stream());
+    d_emitted.push_back({ item, d_kernel->skipped_pulses(), slot });
     ++d_images;
+}
+
+const gr_complex*
+backprojection_impl::stage(pulse_stage& area, const gr_complex* pulses, int n)
+{
+    area.consumed.make_stream_wait(stream());
+    kernels::copy_async(area.pulses.get(),
+                        pulses,
+                        std::size_t(n) * d_nbins * sizeof(gr_complex),
+                        kernels::copy_kind::device_to_device,
+                        stream(),
+                        "gpuradar::backprojection");
+    area.staged.record(stream());
+    area.staged.make_stream_wait(kernel_stream());
+    return area.pulses.as<gr_complex>();
 }
 
 void backprojection_impl::integrate(const gr_complex* pulses,
@@ -218,7 +280,12 @@ void backprojection_impl::integrate(const gr_complex* pulses,
     }
     auto* image = d_backend == kernels::backend::cuda ? d_image_dev.as<gr_complex>()
                                                       : d_image_host.data();
+    pulse_stage* area = d_stages.empty() ? nullptr : &d_stages[d_next_stage];
     try {
+        if (area) {
+            d_next_stage = (d_next_stage + 1) % unsigned(d_stages.size());
+            pulses = stage(*area, pulses, n);
+        }
         d_kernel->run(pulses, geometry, std::size_t(n), image);
     } catch (const std::exception& e) {
         // Never throw from work(): the pulses are lost to this image, counted and logged
@@ -231,6 +298,8 @@ void backprojection_impl::integrate(const gr_complex* pulses,
                 d_next_fail_log *= 2;
         }
     }
+    if (area) // also after an error: whatever was queued has read the area by then
+        area->consumed.record(kernel_stream());
 }
 
 void backprojection_impl::note_skipped()
@@ -248,12 +317,32 @@ void backprojection_impl::note_skipped()
     }
 }
 
+int backprojection_impl::next_batch(int available, int produced, int noutput_items) const
+{
+    int n = std::min(available, static_cast<int>(d_pulses_per_image - d_count));
+    if (d_stage_pulses > 0)
+        n = std::min(n, d_stage_pulses);
+    const bool completes = d_count + static_cast<unsigned int>(n) == d_pulses_per_image;
+    // An image that cannot be emitted now gets all its pulses but the last: the kernels
+    // keep running while the host waits for the output's copy.
+    if (completes && (produced + output_multiple() > noutput_items ||
+                      d_emitted.size() == max_images_per_call))
+        return n - 1;
+    return n;
+}
+
 int backprojection_impl::general_work(int noutput_items,
                                       gr_vector_int& ninput_items,
                                       gr_vector_const_void_star& input_items,
                                       gr_vector_void_star& output_items)
 {
     begin_work(); // before any kernel touches the buffers
+    if (d_work_start) {
+        // The kernels follow what begin_work() ordered on the block's stream (readers'
+        // releases of the output, writers of the input).
+        d_work_start->record(stream());
+        d_work_start->make_stream_wait(kernel_stream());
+    }
     const auto* pulses = static_cast<const gr_complex*>(input_items[0]);
     const auto* geometry = static_cast<const double*>(input_items[1]);
     auto* out = static_cast<gr_complex*>(output_items[0]);
@@ -261,22 +350,26 @@ int backprojection_impl::general_work(int noutput_items,
     const int navail = std::min(ninput_items[0], ninput_items[1]);
 
     int consumed = 0, produced = 0;
-    // Each completed image needs ny output items; stop when the next one would not fit.
-    while (consumed < navail && produced + ny <= noutput_items) {
-        const int n =
-            std::min(navail - consumed, static_cast<int>(d_pulses_per_image - d_count));
+    // Pulses are integrated as long as they come; an image is completed only where its
+    // ny output items fit.
+    while (consumed < navail) {
+        const int n = next_batch(navail - consumed, produced, noutput_items);
+        if (n == 0)
+            break;
         integrate(pulses + std::size_t(consumed) * d_nbins,
                   geometry + std::size_t(consumed) * geometry_length,
                   n);
         consumed += n;
         d_count += static_cast<unsigned int>(n);
         if (d_count == d_pulses_per_image) {
-            emit(out + std::size_t(produced) * (d_npix / std::size_t(ny)));
-            tag_image(nitems_written(0) + std::uint64_t(produced));
+            emit(out + std::size_t(produced) * (d_npix / std::size_t(ny)),
+                 nitems_written(0) + std::uint64_t(produced));
             produced += ny;
             d_count = 0;
         }
     }
+    tag_images();
+    // Waits for the staging copies (the input is released on return), not the kernels.
     finish_work(produced);
     note_skipped();
     consume_each(consumed);

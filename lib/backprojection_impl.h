@@ -7,7 +7,9 @@
 #include <gnuradio/gpuradar/backprojection.h>
 #include <gpuradar/kernels/backprojection.h>
 #include <atomic>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace gr {
@@ -36,29 +38,80 @@ public:
     int device() const override { return cuda_device(); }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
+    //! Waits for the kernels still queued (a partial image's): none outlives the run.
+    bool stop() override;
     int general_work(int noutput_items,
                      gr_vector_int& ninput_items,
                      gr_vector_const_void_star& input_items,
                      gr_vector_void_star& output_items) override;
 
 private:
-    //! Backprojects n pulses into the image; never throws (errors are logged, counted).
+    //! An image emitted in this work() call whose counts are not yet tagged.
+    struct emitted_image {
+        std::uint64_t item;    //!< its first output item
+        std::uint64_t skipped; //!< the kernel's skipped count after its last pulse
+        unsigned slot;         //!< its entries in d_image_counts / d_image_done
+    };
+
+    //! Pulses of one kernel call: at most a staging area (CUDA), at most what completes
+    //! the image, and one short of that when the image could not be emitted now.
+    int next_batch(int available, int produced, int noutput_items) const;
+    // CUDA: a staging area for pulses; `staged` on the block's stream after the copy
+    // in, `consumed` on the kernel stream after the kernel that reads it.
+    struct pulse_stage {
+        kernels::device_memory pulses;
+        kernels::cuda_event staged, consumed;
+    };
+    /*!
+     * CUDA: copies n pulses from the input buffer into `area` (on the block's stream,
+     * once the area's previous kernel is done) and returns the copy, so that the input
+     * is released without waiting for the kernel that reads it.
+     */
+    const gr_complex* stage(pulse_stage& area, const gr_complex* pulses, int n);
+    //! Backprojects n pulses into the image (CUDA: through the next staging area);
+    //! never throws (errors are logged, counted).
     void integrate(const gr_complex* pulses, const double* geometry, int n);
-    //! Copies the image to `out` (ny items) and clears it in mode restart.
-    void emit(gr_complex* out);
+    //! Copies the image to `out` (ny items), clears it in mode restart and notes its
+    //! counts for tag_images(); on CUDA all of it queued behind the image's kernels.
+    void emit(gr_complex* out, std::uint64_t item);
     void clear_image();
-    //! Tags output item `item`, an image's first, with its pulses' counts.
-    void tag_image(std::uint64_t item);
+    //! Tags each image emitted by this call (its first item) with its pulses' counts:
+    //! waits for those images only, not for the kernels queued after them.
+    void tag_images();
     void note_skipped();
+    kernels::stream_ref kernel_stream() const
+    {
+        return d_kernel_stream ? d_kernel_stream->ref() : kernels::stream_ref();
+    }
+
+    //! Images one work() call emits at most (the slots of their counts).
+    static constexpr unsigned max_images_per_call = 4;
 
     const unsigned int d_nbins, d_pulses_per_image;
     const std::size_t d_npix;
     const bool d_accumulate;
     const kernels::backend d_backend;
+    // CUDA: the kernels' own stream. The device buffers queue their copies on the
+    // block's stream (stream()): pulses in, images out; these overlap the kernels.
+    std::unique_ptr<kernels::cuda_stream> d_kernel_stream;
     std::unique_ptr<kernels::backprojection> d_kernel;
     // The image being integrated: device memory on CUDA, host memory on the CPU.
     kernels::device_memory d_image_dev;
     std::vector<gr_complex> d_image_host;
+    // CUDA: two staging areas, used in turn: one is copied into while the kernel
+    // reads the other.
+    std::vector<pulse_stage> d_stages;
+    int d_stage_pulses = 0; //!< pulses per staging area
+    unsigned d_next_stage = 0;
+    // Non-finite count after each emitted image (pinned on CUDA, host on the CPU) and,
+    // on CUDA, the event after its copy out.
+    kernels::pinned_memory d_image_counts_pinned;
+    std::vector<std::uint64_t> d_image_counts_host;
+    std::uint64_t* d_image_counts = nullptr;
+    std::vector<kernels::cuda_event> d_image_done;
+    //! CUDA: recorded on stream() after begin_work(); the kernel stream follows it.
+    std::optional<kernels::cuda_event> d_work_start;
+    std::vector<emitted_image> d_emitted;
     std::vector<double>
         d_geometry_scratch;            // geometry with dr <= 0 pulses made non-finite
     unsigned int d_count = 0;          // pulses in the current image

@@ -556,6 +556,9 @@ TEST(BackprojectionCpuModes, test_012_nonfinite_samples_zeroed_and_counted)
         const std::size_t np = s.geom.size() / 6;
         bp->run(s.pulses.data(), s.geom.data(), np, img.data());
         EXPECT_EQ(bp->nonfinite_samples(), nbad);
+        std::uint64_t at_once = 0;
+        bp->nonfinite_samples_async(&at_once); // the CPU writes it before returning
+        EXPECT_EQ(at_once, nbad);
         EXPECT_EQ(bp->skipped_pulses(), 1u);
         EXPECT_EQ(img, want) << "the bad samples are used as exactly 0";
         bp->run(s.pulses.data(), s.geom.data(), np, img.data());
@@ -1105,6 +1108,37 @@ TEST(BackprojectionCudaModes, test_024_nonfinite_samples_and_uncarried_geometry_
  * not backprojected or gathered to the wrong place differs by far more than the bound,
  * the one the CUDA backend meets against its CPU twin.
  */
+TEST(BackprojectionCudaModes, test_027_nonfinite_count_read_behind_queued_kernels)
+{
+    GPURADAR_REQUIRE_CUDA();
+    // The count after the first run, copied on the stream while a second run is queued
+    // behind it: the first run's count, not the total.
+    scenario s = airborne_near();
+    s.pulses = random_complex(s.pulses.size(), 300);
+    std::vector<cfloat> clean;
+    const std::size_t nbad = poison_samples(s, clean);
+    kernels::cuda_stream st;
+    auto d_pulses = to_device(s.pulses, st);
+    kernels::device_memory img(std::size_t(s.grid.voxels()) * sizeof(cfloat));
+    kernels::fill_bytes_async(img.get(), 0, img.size(), st.ref(), "test");
+    kernels::pinned_memory counts(2 * sizeof(std::uint64_t));
+    auto* c = counts.as<std::uint64_t>();
+    c[0] = c[1] = ~std::uint64_t(0); // poisoned
+    auto bp = backprojection::make(backend::cuda, s.grid, s.nbins, prec::fast, st.ref());
+    const std::size_t np = s.geom.size() / 6;
+    kernels::cuda_event first;
+    bp->run(d_pulses.as<cfloat>(), s.geom.data(), np, img.as<cfloat>());
+    bp->nonfinite_samples_async(&c[0]);
+    first.record(st.ref());
+    bp->run(d_pulses.as<cfloat>(), s.geom.data(), np, img.as<cfloat>());
+    bp->nonfinite_samples_async(&c[1]);
+    first.synchronize();
+    EXPECT_EQ(c[0], nbad);
+    st.synchronize("test");
+    EXPECT_EQ(c[1], 2 * nbad);
+    EXPECT_EQ(bp->nonfinite_samples(), 2 * nbad);
+}
+
 TEST(BackprojectionCudaDevices, test_025_shares_on_one_gpu_equal_the_single_device_image)
 {
     GPURADAR_REQUIRE_CUDA();

@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
+#include <string>
 
 namespace gpuradar::test {
 namespace {
@@ -655,6 +657,100 @@ TEST(BackprojectionBlockCuda, test_017_device_zero_named_explicitly_and_out_of_r
     ASSERT_EQ(named.images.size(), cpu.images.size());
     EXPECT_LE(rel_l2(named.images, cpu.images), 2e-3);
     expect_focused(named.images, s);
+}
+
+/*
+ * Consecutive images of one run, each from fresh random pulses with its own number of
+ * pulses that count (skipped geometry) and of non-finite samples: each equals the CPU
+ * kernel's image of its own pulses and carries its own counts in its tags. On CUDA this
+ * checks the overlap (pulses staged through two device areas while the kernel runs,
+ * images copied out behind their kernels, counts read per image while the next image's
+ * kernels run), with the device memory the block allocates poisoned first (0xFF bytes
+ * are NaN, which rel_l2 never passes).
+ */
+void check_images_of_different_pulse_counts(const char* backend,
+                                            std::size_t nbins,
+                                            std::size_t ppi,
+                                            std::size_t nimages,
+                                            double tol)
+{
+    const std::size_t npulses = nimages * ppi + ppi / 2; // + a partial image
+    scene s = make_scene(npulses);
+    const std::uint32_t seed = std::random_device{}();
+    SCOPED_TRACE(std::string(backend) + " seed " + std::to_string(seed) + " nbins " +
+                 std::to_string(nbins) + " ppi " + std::to_string(ppi));
+    s.h.nbins = nbins; // the geometry's gate covers the scene from bin 0
+    s.h.pulses = random_complex(npulses * nbins, seed);
+    auto g = s.h.geometry;
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<std::size_t> pulse_in_image(0, ppi - 1);
+    std::uniform_int_distribution<std::size_t> bin(0, nbins - 1);
+    std::vector<std::size_t> skipped(nimages), bad(nimages);
+    for (std::size_t i = 0; i < nimages; ++i) {
+        skipped[i] = (5 * i + 1) % (ppi / 5 + 1);
+        bad[i] = (3 * i) % 5;
+        std::vector<bool> skip(ppi, false);
+        for (std::size_t k = 0; k < skipped[i];) {
+            const std::size_t p = pulse_in_image(rng);
+            if (!skip[p]) {
+                skip[p] = true;
+                g[(i * ppi + p) * n6] = std::numeric_limits<double>::quiet_NaN();
+                ++k;
+            }
+        }
+        for (std::size_t k = 0; k < bad[i];) {
+            const std::size_t p = pulse_in_image(rng);
+            cfloat& v = s.h.pulses[(i * ppi + p) * nbins + bin(rng)];
+            if (!skip[p] && std::isfinite(v.real())) {
+                v = cfloat(std::numeric_limits<float>::infinity(), 0.0f);
+                ++k;
+            }
+        }
+    }
+    if (std::string(backend) == "cuda") {
+        // Freed device memory is handed out again: the block's buffers start as NaN.
+        kernels::cuda_stream st;
+        kernels::device_memory pool(std::size_t(512) << 20);
+        poison(pool, st);
+        st.synchronize("test");
+    }
+    params p;
+    p.backend = backend;
+    p.ppi = unsigned(ppi);
+    const auto r = run(s, g, p);
+    ASSERT_EQ(r.emitted, nimages);
+    ASSERT_EQ(r.images.size(), nimages * std::size_t(s.grid.voxels()));
+    const std::uint64_t rows = std::uint64_t(s.grid.ny);
+    std::size_t all_bad = 0, all_skipped = 0;
+    for (std::size_t i = 0; i < nimages; ++i) {
+        EXPECT_LE(rel_l2(image_at(r, s, i), reference(s, g, i * ppi, ppi)), tol)
+            << "image " << i;
+        EXPECT_EQ(tag_value(r.tags, "skipped_pulses", i * rows), (long long)skipped[i])
+            << "image " << i;
+        EXPECT_EQ(tag_value(r.tags, "nonfinite_samples", i * rows), (long long)bad[i])
+            << "image " << i;
+        all_bad += bad[i];
+        all_skipped += skipped[i];
+    }
+    EXPECT_EQ(r.nonfinite, all_bad);
+    EXPECT_EQ(r.skipped, all_skipped);
+}
+
+TEST(BackprojectionBlockCpu, test_019_images_of_different_pulse_counts_in_one_run)
+{
+    check_images_of_different_pulse_counts("cpu", 256, 160, 5, 1e-6);
+    check_images_of_different_pulse_counts("cpu", 256, 10, 40, 1e-6);
+}
+
+TEST(BackprojectionBlockCuda, test_018_overlapped_images_of_different_pulse_counts)
+{
+    GPURADAR_REQUIRE_CUDA();
+    // 2^15 bins (256 KiB pulses): an image takes two staging areas (128 pulses each),
+    // the areas alternate within and across images.
+    check_images_of_different_pulse_counts("cuda", std::size_t(1) << 15, 160, 5, 2e-3);
+    // Short pulses and images: many images ready in one work() call (more than it
+    // emits at once), images completed in the call after the one that started them.
+    check_images_of_different_pulse_counts("cuda", 256, 10, 40, 2e-3);
 }
 
 } // namespace

@@ -427,6 +427,18 @@ public:
         return std::size_t(*d_counter_host.as<unsigned long long>());
     }
 
+    void nonfinite_samples_async(std::uint64_t* count) const override
+    {
+        static_assert(sizeof(std::uint64_t) == sizeof(unsigned long long),
+                      "the device counter is copied as it is");
+        GPURADAR_CUDA_CHECK(who,
+                            cudaMemcpyAsync(count,
+                                            d_counter.get(),
+                                            sizeof(std::uint64_t),
+                                            cudaMemcpyDeviceToHost,
+                                            d_stream));
+    }
+
     void run_host_pulses(const cfloat* host_pulses,
                          const double* geometry,
                          std::size_t npulses,

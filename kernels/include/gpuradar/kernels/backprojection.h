@@ -6,6 +6,7 @@
 #include <gpuradar/kernels/constants.h>
 #include <gpuradar/kernels/cuda_resources.h>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -178,6 +179,19 @@ public:
      * queued on the stream.
      */
     virtual std::size_t nonfinite_samples() const { return d_nonfinite; }
+    /*!
+     * The count of nonfinite_samples() as it stands after the work queued so far,
+     * written to `*count` without waiting for the stream: a caller that keeps kernels
+     * queued reads a finished image's count while the next image's kernels run. CUDA
+     * (one device) queues the copy on the stream: `count` must be pinned host memory and
+     * holds the value once the stream has passed this point (e.g. an event recorded
+     * after this call has completed). Otherwise (CPU, several devices) the count is
+     * written before returning.
+     */
+    virtual void nonfinite_samples_async(std::uint64_t* count) const
+    {
+        *count = nonfinite_samples();
+    }
 
     const image_grid& grid() const { return d_grid; }
     std::size_t nbins() const { return d_nbins; }
