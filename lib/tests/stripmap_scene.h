@@ -82,7 +82,8 @@ make_focus(const kernels::stripmap_params& p,
            const std::string& backend = "cpu",
            const std::string& algorithm = "csa",
            const std::string& range_window = "rectangular",
-           const std::string& azimuth_window = "rectangular")
+           const std::string& azimuth_window = "rectangular",
+           int device = 0)
 {
     return gr::gpuradar::sar_focus::make(p.fc_hz,
                                          p.bandwidth_hz,
@@ -100,7 +101,8 @@ make_focus(const kernels::stripmap_params& p,
                                          naz,
                                          range_window,
                                          azimuth_window,
-                                         backend);
+                                         backend,
+                                         device);
 }
 
 //! A target on the ground whose closest approach is at slant range r0 and along-track y.
