@@ -184,7 +184,7 @@ std::vector<gpu_block> every_gpu_block()
         { "sar_focus",
           [sar](const char* b, int d) {
               return device_of(
-                  make_focus(sar, 0, b, "csa", "rectangular", "rectangular", d));
+                  make_sar_focus(sar, 0, b, "csa", "rectangular", "rectangular", d));
           } },
         { "backprojection",
           [](const char* b, int d) {
