@@ -28,7 +28,7 @@
  * copy bandwidth, so that copy-bound and overhead-bound runs can be told apart
  * (limited_by).
  */
-#include "../../lib/sar_focus_from_params.h"
+#include "../../lib/stripmap_blocks.h"
 #include "bench_gr_blocks.h"
 #include "bench_stripmap.h"
 #include <gnuradio/gpuradar/device_buffer.h>

@@ -4,7 +4,7 @@
 #ifndef INCLUDED_GPURADAR_TEST_STRIPMAP_SCENE_H
 #define INCLUDED_GPURADAR_TEST_STRIPMAP_SCENE_H
 
-#include "../sar_focus_from_params.h"
+#include "../stripmap_blocks.h"
 #include <gnuradio/gpuradar/stripmap_source.h>
 #include <gpuradar/kernels/stripmap.h>
 #include <cmath>
@@ -51,18 +51,8 @@ make_source(const kernels::stripmap_params& p,
         z.push_back(t.z_m);
         a.push_back(t.amplitude.real());
     }
-    return gr::gpuradar::stripmap_source::make(p.fc_hz,
-                                               p.bandwidth_hz,
-                                               p.pulse_width_s,
-                                               p.up_chirp,
-                                               p.fs_hz,
-                                               p.prf_hz,
-                                               p.velocity_mps,
-                                               p.altitude_m,
-                                               p.near_range_m,
-                                               unsigned(p.nrange),
-                                               p.squint_rad,
-                                               p.antenna_length_m,
+    return gr::gpuradar::make_with_acquisition(p,
+                                               &gr::gpuradar::stripmap_source::make,
                                                x,
                                                y,
                                                z,
@@ -70,7 +60,7 @@ make_source(const kernels::stripmap_params& p,
                                                noise_sigma,
                                                first_pulse_y,
                                                max_pulses,
-                                               7,
+                                               7u,
                                                scene.reflectivity,
                                                unsigned(scene.nx),
                                                scene.x0_m,
