@@ -111,6 +111,7 @@ cfar_2d::sptr cfar_2d::make(unsigned int nrange,
     p.range_edge = kernels::parse_cfar_edge(range_edge, "range_edge");
     p.doppler_edge = kernels::parse_cfar_edge(doppler_edge, "doppler_edge");
     p.max_cpi = 1; // one CPI per run: one detection list (and PDU) per CPI
+    p.cluster = cluster;
     resolve_os_k(p, os_k);
     // Before the io_signatures are made: the sizes in this block's parameters, the
     // kernel's checks (std::invalid_argument naming the parameter), the items.
@@ -128,7 +129,6 @@ cfar_2d::sptr cfar_2d::make(unsigned int nrange,
                         nrange, // one CPI per group
                         max_detections, p.variant };
     layout.cluster = cluster;
-    layout.range_wrap = p.range_edge == kernels::cfar_edge::wrap;
     layout.doppler_wrap = p.doppler_edge == kernels::cfar_edge::wrap;
     return make_block_on_device<cfar_2d_impl>(
         b, device, block_name, layout, c, b, angles, device);

@@ -281,9 +281,7 @@ pmt::pmt_t cfar_report_pdu(const kernels::cfar_report& report,
     std::vector<kernels::cfar_detection> peaks;
     std::vector<pmt::pmt_t> dets;
     if (l.cluster) {
-        const kernels::detection_clustering clustering(
-            { l.nrange, l.lines() ? 1 : l.ndoppler, l.range_wrap, l.doppler_wrap });
-        for (const auto& c : clustering.cluster(report.detections)) {
+        for (const auto& c : report.clusters) {
             peaks.push_back(c.peak);
             dets.push_back(clustered_detection_dict(
                 c, axes, c.peak.map % l.channels, item_of(c.peak.map)));
@@ -302,7 +300,7 @@ pmt::pmt_t cfar_report_pdu(const kernels::cfar_report& report,
     if (l.cluster) {
         meta = pmt::dict_add(meta, key("clustered"), pmt::PMT_T);
         meta =
-            pmt::dict_add(meta, key("cells"), pmt::from_uint64(report.detections.size()));
+            pmt::dict_add(meta, key("cells"), pmt::from_uint64(report.clustered_cells));
     }
     if (angles)
         meta = pmt::dict_add(meta, key("angles"), pmt::PMT_T);

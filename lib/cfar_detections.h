@@ -10,7 +10,6 @@
 #include <gpuradar/kernels/backend.h>
 #include <gpuradar/kernels/cfar_common.h>
 #include <gpuradar/kernels/constants.h>
-#include <gpuradar/kernels/detection_clustering.h>
 #include <pmt/pmt.h>
 #include <atomic>
 #include <cstdint>
@@ -106,10 +105,10 @@ struct cfar_layout {
     std::uint64_t group = 1; //!< items per kernel run() and per PDU (cfar_2d: nrange)
     std::uint64_t max_detections = 1;
     kernels::cfar_variant variant = kernels::cfar_variant::ca;
-    //! cfar_2d: merge the touching cells of a target into one detection
-    //! (kernels::detection_clustering) over these edges (the CFAR's).
+    //! cfar_2d: the kernel merges the touching cells of a target into one detection
+    //! (cfar_report::clusters).
     bool cluster = false;
-    bool range_wrap = false;
+    //! The CFAR's Doppler edge wraps (angles: a target's cell in the other beams).
     bool doppler_wrap = true;
 
     //! cfar_1d: items are range lines, several groups per CPI.

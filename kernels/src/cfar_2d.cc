@@ -83,6 +83,11 @@ std::unique_ptr<cfar_2d> cfar_2d::make(backend b, const params& p, stream_ref st
     r.estimator = p.estimator;
     r.max_maps = p.max_cpi * p.channels;
     r.max_detections = p.max_detections;
+    if (p.cluster)
+        r.clustering = detection_clustering_params{ p.nrange,
+                                                    p.ndoppler,
+                                                    p.range_edge == cfar_edge::wrap,
+                                                    p.doppler_edge == cfar_edge::wrap };
     const detail::cfar_plan plan = detail::make_cfar_plan(r);
 
     std::unique_ptr<cfar_2d> self(new cfar_2d(b, p));

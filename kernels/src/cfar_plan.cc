@@ -226,6 +226,13 @@ std::unique_ptr<cfar_engine> make_cfar_engine(backend b,
     return make_cfar_engine_cpu(plan, nrows, ncols);
 }
 
+std::optional<detection_clustering> make_clustering(const cfar_plan& plan)
+{
+    if (!plan.clustering)
+        return std::nullopt;
+    return std::optional<detection_clustering>(std::in_place, *plan.clustering);
+}
+
 void cfar_sort_detections(std::vector<cfar_detection>& d)
 {
     std::sort(d.begin(), d.end(), [](const cfar_detection& a, const cfar_detection& b) {

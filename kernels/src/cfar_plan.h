@@ -14,9 +14,11 @@
 #include <gpuradar/kernels/buffer_size.h>
 #include <gpuradar/kernels/cfar_common.h>
 #include <gpuradar/kernels/cuda_resources.h>
+#include <gpuradar/kernels/detection_clustering.h>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,6 +88,8 @@ struct cfar_plan_request {
     cfar_estimator estimator = cfar_estimator::automatic;
     std::size_t max_maps = 1;
     std::size_t max_detections = 1;
+    //! Set: collect() reports clusters (cfar_2d_params::cluster) over these maps.
+    std::optional<detection_clustering_params> clustering;
 };
 
 //! Everything a backend needs, computed once per configuration on the host.
@@ -155,6 +159,9 @@ public:
     //! the other one because the chosen one's tile does not fit in shared memory.
     virtual cfar_estimator estimator() const = 0;
 };
+
+//! What clusters a report under `plan` (cfar_report::clusters), or nothing.
+std::optional<detection_clustering> make_clustering(const cfar_plan& plan);
 
 //! The engine of backend `b` (checked usable by the caller) for maps of nrows x ncols;
 //! the CUDA one queues its work on `stream`.

@@ -142,23 +142,41 @@ detection_clustering::cluster(const std::vector<cfar_detection>& detections) con
     }
 
     // Each root gathers its cluster's strongest cell (earliest on ties: indices ascend).
-    std::vector<long> strongest(dets.size(), -1);
-    std::vector<std::uint32_t> cells(dets.size(), 0);
-    for (std::size_t i = 0; i < dets.size(); ++i) {
+    std::vector<long> strongest(n, -1);
+    std::vector<std::uint32_t> cells(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
         const std::size_t root = sets.find(i);
         ++cells[root];
         if (strongest[root] < 0 ||
             dets[i].power > dets[std::size_t(strongest[root])].power)
             strongest[root] = long(i);
     }
+    std::vector<cfar_detection> peaks;
+    std::vector<std::uint32_t> peak_cells;
+    for (std::size_t root = 0; root < n; ++root)
+        if (cells[root] > 0) {
+            peaks.push_back(dets[std::size_t(strongest[root])]);
+            peak_cells.push_back(cells[root]);
+        }
+    return from_peaks(peaks, peak_cells);
+}
 
+std::vector<clustered_detection>
+detection_clustering::from_peaks(const std::vector<cfar_detection>& peaks,
+                                 const std::vector<std::uint32_t>& cells) const
+{
+    if (cells.size() != peaks.size())
+        detail::throw_invalid(stage,
+                              "cells",
+                              "one count per peak (" + std::to_string(peaks.size()) + ")",
+                              cells.size());
+    const params& p = d_params;
     std::vector<clustered_detection> out;
-    for (std::size_t root = 0; root < dets.size(); ++root) {
-        if (cells[root] == 0)
-            continue;
+    out.reserve(peaks.size());
+    for (std::size_t i = 0; i < peaks.size(); ++i) {
         clustered_detection c;
-        c.peak = dets[std::size_t(strongest[root])];
-        c.cells = cells[root];
+        c.peak = peaks[i];
+        c.cells = cells[i];
         c.range_bin =
             c.peak.range_bin +
             gaussian_peak_offset(c.peak.range_prev, c.peak.power, c.peak.range_next);
@@ -178,6 +196,13 @@ detection_clustering::cluster(const std::vector<cfar_detection>& detections) con
                   return key_of(a.peak) < key_of(b.peak);
               });
     return out;
+}
+
+void detection_clustering::cluster_report(cfar_report& report) const
+{
+    report.clusters = cluster(report.detections);
+    report.clustered_cells += report.detections.size();
+    report.detections.clear();
 }
 
 std::vector<std::size_t>

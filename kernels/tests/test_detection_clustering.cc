@@ -438,5 +438,194 @@ TEST(DetectionClustering, test_010_scene_one_detection_per_target_within_a_tenth
                 double(merged_cells) / double(n));
 }
 
+
+//! Unit-mean exponential noise plus `targets` Gaussian blobs 30 dB up at random cells of
+//! each map (some straddling an edge), `maps` maps of nrange x ndoppler in cfar_2d's
+//! layout (channels = maps, one CPI).
+std::vector<float> blob_maps(std::size_t nrange,
+                             std::size_t ndoppler,
+                             std::size_t maps,
+                             std::size_t targets,
+                             std::uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::exponential_distribution<float> noise(1.f);
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<float> power(nrange * maps * ndoppler);
+    for (auto& x : power)
+        x = noise(rng);
+    for (std::size_t m = 0; m < maps; ++m)
+        for (std::size_t t = 0; t < targets; ++t) {
+            const double r0 = double(nrange) * u(rng), d0 = double(ndoppler) * u(rng);
+            const double width = 0.5 + u(rng);
+            for (long dr = -3; dr <= 3; ++dr)
+                for (long dd = -3; dd <= 3; ++dd) {
+                    const long r = (long(r0) + dr + long(nrange)) % long(nrange);
+                    const long d = (long(d0) + dd + long(ndoppler)) % long(ndoppler);
+                    const double x = double(long(r0) + dr) - r0,
+                                 y = double(long(d0) + dd) - d0;
+                    power[(std::size_t(r) * maps + m) * ndoppler + std::size_t(d)] +=
+                        float(1e3 * std::exp(-(x * x + y * y) / (2 * width * width)));
+                }
+        }
+    return power;
+}
+
+void expect_same_clusters(const kernels::cfar_report& got,
+                          const kernels::cfar_report& want)
+{
+    EXPECT_EQ(got.found, want.found);
+    EXPECT_EQ(got.clustered_cells, want.clustered_cells);
+    EXPECT_TRUE(got.detections.empty());
+    ASSERT_EQ(got.clusters.size(), want.clusters.size());
+    for (std::size_t i = 0; i < got.clusters.size(); ++i) {
+        const auto &a = got.clusters[i], &b = want.clusters[i];
+        SCOPED_TRACE("cluster " + std::to_string(i));
+        EXPECT_EQ(a.peak.map, b.peak.map);
+        EXPECT_EQ(a.peak.range_bin, b.peak.range_bin);
+        EXPECT_EQ(a.peak.doppler_bin, b.peak.doppler_bin);
+        EXPECT_EQ(a.peak.power, b.peak.power);
+        EXPECT_EQ(a.cells, b.cells);
+        EXPECT_EQ(a.range_bin, b.range_bin);
+        EXPECT_EQ(a.doppler_bin, b.doppler_bin);
+    }
+}
+
+/*
+ * cfar_2d's cluster option: the report's clusters are cluster() of the detections the
+ * same CFAR lists without it, over the CFAR's own edges (each edge wrapping or not, the
+ * result differs when the edge setting is ignored: blobs straddle the edges).
+ */
+TEST(DetectionClustering, test_011_cfar_cluster_option_clusters_its_own_detections)
+{
+    const std::uint32_t seed = std::random_device{}();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    for (auto re : { kernels::cfar_edge::clip, kernels::cfar_edge::wrap })
+        for (auto de : { kernels::cfar_edge::wrap, kernels::cfar_edge::clip }) {
+            kernels::cfar_2d_params p;
+            p.nrange = 96;
+            p.ndoppler = 40;
+            p.channels = 3;
+            p.range_edge = re;
+            p.doppler_edge = de;
+            p.pfa = 1e-3;
+            const auto power = blob_maps(p.nrange, p.ndoppler, p.channels, 6, seed);
+            std::vector<std::uint8_t> mask(power.size());
+            auto plain = kernels::cfar_2d::make(kernels::backend::cpu, p);
+            plain->run(power.data(), mask.data(), nullptr, 1);
+            const auto cells = plain->collect();
+            p.cluster = true;
+            auto merged = kernels::cfar_2d::make(kernels::backend::cpu, p);
+            merged->run(power.data(), mask.data(), nullptr, 1);
+            const auto got = merged->collect();
+
+            kernels::cfar_report want;
+            want.found = cells.found;
+            want.clustered_cells = cells.detections.size();
+            want.clusters = detection_clustering({ p.nrange,
+                                                   p.ndoppler,
+                                                   re == kernels::cfar_edge::wrap,
+                                                   de == kernels::cfar_edge::wrap })
+                                .cluster(cells.detections);
+            EXPECT_GT(cells.detections.size(), want.clusters.size()); // blobs merged
+            expect_same_clusters(got, want);
+            EXPECT_FALSE(got.overflow());
+        }
+}
+
+//! With the list full, the clusters are those of the cells listed and the report says
+//! that cells were dropped.
+TEST(DetectionClustering, test_012_cfar_cluster_option_reports_overflow)
+{
+    kernels::cfar_2d_params p;
+    p.nrange = 96;
+    p.ndoppler = 40;
+    p.pfa = 1e-3;
+    p.max_detections = 5;
+    p.cluster = true;
+    const auto power = blob_maps(p.nrange, p.ndoppler, 1, 6, 12);
+    std::vector<std::uint8_t> mask(power.size());
+    auto cfar = kernels::cfar_2d::make(kernels::backend::cpu, p);
+    cfar->run(power.data(), mask.data(), nullptr, 1);
+    const auto r = cfar->collect();
+    EXPECT_EQ(r.clustered_cells, 5u);
+    EXPECT_GT(r.found, 5u);
+    EXPECT_TRUE(r.overflow());
+    std::uint32_t cells = 0;
+    for (const auto& c : r.clusters)
+        cells += c.cells;
+    EXPECT_EQ(cells, 5u);
+}
+
+TEST(DetectionClustering, test_013_from_peaks_needs_a_count_per_peak)
+{
+    const detection_clustering c({ 10, 10, false, true });
+    expect_invalid([&] { c.from_peaks({ det(0, 1, 1, 2.f) }, {}); },
+                   "cells must be one count per peak",
+                   "gpuradar::detection_clustering");
+}
+
+/*
+ * The CUDA CFAR merges on the device: the same clusters as the CPU twin (peaks, cell
+ * counts, bit for bit the same sub-bin positions), on fresh random maps with blobs
+ * across the edges, several maps per run, each edge wrapping or not; each CFAR runs
+ * twice on different maps so that the first run's clusters stand in the buffers the
+ * second one fills. A list longer than cfar_device_cluster_limit goes back whole and is
+ * clustered on the host: the same result.
+ */
+TEST(DetectionClusteringCuda, test_014_device_clusters_equal_the_cpu_twins)
+{
+    GPURADAR_REQUIRE_CUDA();
+    const std::uint32_t seed = std::random_device{}();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    kernels::cuda_stream stream;
+    struct shape {
+        std::size_t nrange, ndoppler, channels, targets;
+        double pfa;
+    };
+    // The last shape lists more cells than the device clusters (the host path).
+    const shape shapes[] = { { 96, 40, 3, 6, 1e-3 },
+                             { 512, 64, 2, 30, 1e-4 },
+                             { 300, 128, 2, 20, 0.03 } };
+    std::uint32_t s = seed;
+    bool device_path = false, host_path = false;
+    for (const auto& sh : shapes)
+        for (auto re : { kernels::cfar_edge::clip, kernels::cfar_edge::wrap })
+            for (auto de : { kernels::cfar_edge::wrap, kernels::cfar_edge::clip }) {
+                kernels::cfar_2d_params p;
+                p.nrange = sh.nrange;
+                p.ndoppler = sh.ndoppler;
+                p.channels = sh.channels;
+                p.range_edge = re;
+                p.doppler_edge = de;
+                p.pfa = sh.pfa;
+                p.cluster = true;
+                SCOPED_TRACE(std::to_string(sh.nrange) + "x" +
+                             std::to_string(sh.ndoppler) + " range " + to_string(re) +
+                             " doppler " + to_string(de));
+                auto cpu = kernels::cfar_2d::make(kernels::backend::cpu, p);
+                auto gpu =
+                    kernels::cfar_2d::make(kernels::backend::cuda, p, stream.ref());
+                for (int round = 0; round < 2; ++round) {
+                    const auto power =
+                        blob_maps(sh.nrange, sh.ndoppler, sh.channels, sh.targets, s++);
+                    std::vector<std::uint8_t> mask(power.size());
+                    cpu->run(power.data(), mask.data(), nullptr, 1);
+                    const auto want = cpu->collect();
+                    const auto d_power = to_device(power, stream);
+                    kernels::device_memory d_mask(power.size());
+                    gpu->run(d_power.as<float>(), d_mask.as<std::uint8_t>(), nullptr, 1);
+                    const auto got = gpu->collect();
+                    expect_same_clusters(got, want);
+                    ASSERT_GT(want.clusters.size(), 0u);
+                    (want.clustered_cells > kernels::cfar_device_cluster_limit
+                         ? host_path
+                         : device_path) = true;
+                }
+            }
+    EXPECT_TRUE(device_path);
+    EXPECT_TRUE(host_path);
+}
+
 } // namespace
 } // namespace gpuradar::test

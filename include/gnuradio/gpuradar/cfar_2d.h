@@ -47,7 +47,9 @@ namespace gpuradar {
  * between bins (a parabola through the log power of the peak and its two neighbours in
  * each dimension, read from the map by the CFAR, on the GPU when the map is there),
  * plus `range_bin_interp`, `doppler_bin_interp` (fractional bins) and `cells` (cells
- * merged). The metadata adds `clustered` (true) and `cells` (cells listed by the CFAR);
+ * merged; on the CUDA backend merged on the GPU, up to 1024 cells per CPI, beyond that on
+ * the host with the same result). The metadata adds `clustered` (true) and `cells`
+ * (cells listed by the CFAR);
  * `ndetections` counts the merged detections. With max_detections too small for the
  * cells, a target's cells beyond the list are not merged (overflow is reported).
  *

@@ -61,7 +61,10 @@ class cfar_cpu_base : public cfar_engine
 {
 public:
     cfar_cpu_base(const cfar_plan& plan, std::size_t nrows, std::size_t ncols)
-        : d_plan(plan), d_nrows(nrows), d_ncols(ncols)
+        : d_plan(plan),
+          d_clustering(make_clustering(plan)),
+          d_nrows(nrows),
+          d_ncols(ncols)
     {
         d_report.nonfinite.reserve(plan.max_maps);
     }
@@ -107,7 +110,13 @@ public:
         merge(g.nmaps, participants);
     }
 
-    cfar_report collect() override { return d_report; }
+    cfar_report collect() override
+    {
+        cfar_report r = d_report;
+        if (d_clustering)
+            d_clustering->cluster_report(r);
+        return r;
+    }
 
     void gather(const float* in,
                 const std::vector<std::size_t>& starts,
@@ -169,6 +178,7 @@ protected:
     }
 
     const cfar_plan d_plan;
+    const std::optional<detection_clustering> d_clustering;
     const std::size_t d_nrows, d_ncols;
 
 private:

@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,35 +39,6 @@ constexpr unsigned max_grid_yz = 65535;
 //! typical CPI's list crosses PCIe without a second round trip; longer lists take a
 //! second copy in collect().
 constexpr std::size_t list_head = 1024;
-
-//! Threads of cfar_publish: one block (the counters and a short list).
-constexpr int publish_threads = 256;
-
-/*!
- * After the CFAR kernel (a dependent launch, so it starts as that kernel ends): the
- * counters and the first min(found, head) list entries, written straight into the mapped
- * pinned host buffer that collect() reads. Replaces a device -> host copy of the whole
- * list head: no copy-engine hand-over in the stream, and only the entries found cross
- * PCIe.
- */
-__global__ void __launch_bounds__(publish_threads)
-    cfar_publish(const unsigned long long* __restrict__ results,
-                 unsigned long long* __restrict__ host,
-                 int counter_words,
-                 const device_detection* __restrict__ list,
-                 device_detection* __restrict__ host_list,
-                 unsigned long long head)
-{
-    wait_for_predecessor();
-    for (int i = threadIdx.x; i < counter_words; i += blockDim.x)
-        host[i] = results[i];
-    const unsigned long long n = min(results[0], head);
-    constexpr int words = sizeof(device_detection) / sizeof(std::uint32_t);
-    const auto* src = reinterpret_cast<const std::uint32_t*>(list);
-    auto* dst = reinterpret_cast<std::uint32_t*>(host_list);
-    for (unsigned long long i = threadIdx.x; i < n * words; i += blockDim.x)
-        dst[i] = src[i];
-}
 
 class cfar_cuda final : public cfar_engine
 {
@@ -104,6 +76,13 @@ public:
         GPURADAR_CUDA_CHECK(who,
                             cudaHostGetDevicePointer(&mapped, d_results_host.get(), 0));
         d_results_host_device = static_cast<unsigned long long*>(mapped);
+        if (d_clustering) {
+            d_clusters_memory = pinned_memory(cluster_area_bytes());
+            GPURADAR_CUDA_CHECK(
+                who, cudaHostGetDevicePointer(&mapped, d_clusters_memory.get(), 0));
+            d_clusters_host = cluster_area_at(d_clusters_memory.get());
+            d_clusters_device = cluster_area_at(mapped);
+        }
         // The first run's counters start at zero; every run zeroes the other area's.
         for (const auto& area : d_results)
             GPURADAR_CUDA_CHECK(
@@ -133,7 +112,7 @@ public:
             const kernel_fn k = thr && d_kernel_thr ? d_kernel_thr : d_kernel;
             launch_tiles(a, k, nmaps, d_tile_rows, tile_cols, d_smem_bytes);
         }
-        publish(results, g.nmaps);
+        publish(results, g.nmaps, g);
     }
 
     cfar_report collect() override
@@ -149,6 +128,19 @@ public:
         r.found = counters[0];
         r.nonfinite.assign(counters + 1, counters + 1 + d_last_maps);
         const std::size_t n = std::min<std::uint64_t>(r.found, d_plan.max_detections);
+        if (d_clustering && *d_clusters_host.count != cluster_fallback) {
+            const std::size_t nclusters = *d_clusters_host.count;
+            std::vector<cfar_detection> peaks;
+            peaks.reserve(nclusters);
+            for (std::size_t i = 0; i < nclusters; ++i)
+                peaks.push_back(to_cfar_detection(d_clusters_host.peaks[i]));
+            r.clusters = d_clustering->from_peaks(
+                peaks,
+                std::vector<std::uint32_t>(d_clusters_host.cells,
+                                           d_clusters_host.cells + nclusters));
+            r.clustered_cells = n;
+            return r;
+        }
         const std::size_t head = std::min(list_head, d_plan.max_detections);
         device_detection* list = list_of(d_results_host.as<char>(), d_last_maps);
         if (n > head) {
@@ -161,13 +153,11 @@ public:
             GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(d_stream));
         }
         r.detections.reserve(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            cfar_detection d{ list[i].map,   list[i].row,       list[i].col,
-                              list[i].power, list[i].threshold, list[i].noise };
-            set_neighbours(d, list[i].neighbours);
-            r.detections.push_back(d);
-        }
+        for (std::size_t i = 0; i < n; ++i)
+            r.detections.push_back(to_cfar_detection(list[i]));
         cfar_sort_detections(r.detections);
+        if (d_clustering)
+            d_clustering->cluster_report(r);
         return r;
     }
 
@@ -195,6 +185,33 @@ public:
     cfar_estimator estimator() const override { return d_estimator; }
 
 private:
+    static cfar_detection to_cfar_detection(const device_detection& x)
+    {
+        cfar_detection d{ x.map, x.row, x.col, x.power, x.threshold, x.noise };
+        set_neighbours(d, x.neighbours);
+        return d;
+    }
+
+    //! The mapped buffer the clustering publish step writes: [count][peaks][cells].
+    struct cluster_area {
+        unsigned long long* count = nullptr;
+        device_detection* peaks = nullptr;
+        unsigned* cells = nullptr;
+    };
+    static std::size_t cluster_area_bytes()
+    {
+        return sizeof(unsigned long long) +
+               cfar_device_cluster_limit * (sizeof(device_detection) + sizeof(unsigned));
+    }
+    static cluster_area cluster_area_at(void* base)
+    {
+        cluster_area a;
+        a.count = static_cast<unsigned long long*>(base);
+        a.peaks = reinterpret_cast<device_detection*>(a.count + 1);
+        a.cells = reinterpret_cast<unsigned*>(a.peaks + cfar_device_cluster_limit);
+        return a;
+    }
+
     //! [found][non-finite per map]
     static std::size_t counter_words(std::size_t maps) { return 1 + maps; }
     static std::size_t counters_bytes(std::size_t maps)
@@ -315,23 +332,32 @@ private:
         }
     }
 
-    //! Back to the host: the counters and the head of the list, written by a small
-    //! dependent kernel into the mapped pinned buffer that collect() reads.
-    void publish(device_memory& results, std::size_t nmaps)
+    //! Back to the host: the counters and the head of the list (or the clusters),
+    //! written by a small dependent kernel into the mapped pinned buffers that
+    //! collect() reads.
+    void publish(device_memory& results, std::size_t nmaps, const cfar_geometry& g)
     {
-        launch_dependent(d_dependent,
-                         cfar_publish,
-                         dim3(1),
-                         dim3(publish_threads),
-                         0,
-                         d_stream,
-                         d_plan.stage,
-                         results.as<unsigned long long>(),
-                         d_results_host_device,
-                         int(counter_words(nmaps)),
-                         list_of(results.as<char>(), nmaps),
-                         list_of(reinterpret_cast<char*>(d_results_host_device), nmaps),
-                         std::min(list_head, d_plan.max_detections));
+        publish_args a;
+        a.results = results.as<unsigned long long>();
+        a.host = d_results_host_device;
+        a.counter_words = int(counter_words(nmaps));
+        a.list = list_of(results.as<char>(), nmaps);
+        a.host_list = list_of(reinterpret_cast<char*>(d_results_host_device), nmaps);
+        a.head = std::min(list_head, d_plan.max_detections);
+        a.capacity = d_plan.max_detections;
+        if (!d_clustering) {
+            launch_publish(d_dependent, d_stream, d_plan.stage, a);
+            return;
+        }
+        cluster_args c;
+        c.nrows = int(g.nrows);
+        c.ncols = int(g.ncols);
+        c.row_wrap = d_plan.clustering->range_wrap;
+        c.col_wrap = d_plan.clustering->doppler_wrap;
+        c.clusters = d_clusters_device.count;
+        c.peaks = d_clusters_device.peaks;
+        c.cells = d_clusters_device.cells;
+        launch_publish_clusters(d_dependent, d_stream, d_plan.stage, a, c);
     }
 
     std::size_t smem_bytes(cfar_estimator estimator, int tile_rows) const
@@ -468,6 +494,11 @@ private:
     std::size_t d_last_maps = 0;
     //! d_results_host as the device writes it (mapped pinned memory).
     unsigned long long* d_results_host_device = nullptr;
+    //! With clustering: the merged detections (mapped pinned memory), as the host reads
+    //! and as the device writes them.
+    const std::optional<detection_clustering> d_clustering = make_clustering(d_plan);
+    pinned_memory d_clusters_memory;
+    cluster_area d_clusters_host, d_clusters_device;
 };
 
 } // namespace

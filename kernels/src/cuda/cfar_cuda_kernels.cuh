@@ -10,6 +10,7 @@
 #include "../cfar_plan.h"
 #include "dependent_launch.cuh"
 #include <cuda_runtime.h>
+#include <gpuradar/kernels/cfar_2d.h>
 #include <cstdint>
 
 namespace gpuradar::kernels::detail::cfar_gpu {
@@ -300,6 +301,42 @@ kernel_fn ordered_statistic_kernel(int n, bool threshold_map, bool design_window
 //! The row-vector kernel of variant v for this window, or nullptr where none is compiled
 //! (windows other than DESIGN.md's, os). stream: evict-first loads (fits_in_l2).
 kernel_fn row_vector_kernel(cfar_variant v, int gr, int tr, int gc, int tc, bool stream);
+
+//! What the publish step (cfar_publish.cu) copies into the mapped host buffer.
+struct publish_args {
+    const unsigned long long* results; //!< the run's [found][non-finite per map]
+    unsigned long long* host;          //!< mapped: the same counters
+    int counter_words;
+    const device_detection* list; //!< the run's detection list
+    device_detection* host_list;  //!< mapped: its head
+    unsigned long long head;      //!< most entries copied with the counters
+    unsigned long long capacity;  //!< entries the list holds (max_detections)
+};
+
+//! Where the clustering publish step merges and what it writes (mapped host memory).
+struct cluster_args {
+    int nrows, ncols; //!< one map's extent
+    bool row_wrap, col_wrap;
+    unsigned long long* clusters; //!< the number of clusters, or cluster_fallback
+    device_detection* peaks;      //!< each cluster's strongest cell
+    unsigned* cells;              //!< each cluster's cell count
+};
+
+//! The list was longer than cfar_device_cluster_limit: it went back whole (publish_args'
+//! head, the rest for collect() to copy) to be clustered on the host.
+constexpr unsigned long long cluster_fallback = ~0ull;
+
+//! The counters and the list's head back to the host, after the run's CFAR kernel.
+void launch_publish(bool dependent,
+                    cudaStream_t stream,
+                    const char* who,
+                    const publish_args& a);
+//! The counters, and the run's detections merged into clusters, back to the host.
+void launch_publish_clusters(bool dependent,
+                             cudaStream_t stream,
+                             const char* who,
+                             const publish_args& a,
+                             const cluster_args& c);
 
 } // namespace gpuradar::kernels::detail::cfar_gpu
 

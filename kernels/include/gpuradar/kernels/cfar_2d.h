@@ -34,7 +34,18 @@ struct cfar_2d_params {
     std::size_t max_cpi = 1;            //!< most CPIs one run() may take, >= 1
     std::size_t max_detections = 65536; //!< room in the detection list per run(), >= 1
     cfar_estimator estimator = cfar_estimator::automatic; //!< CUDA only
+    /*!
+     * Merge touching detections into one per target (detection_clustering over this
+     * CFAR's edges): collect() fills cfar_report::clusters instead of detections. The
+     * CUDA backend merges on the device when a run lists at most
+     * cfar_device_cluster_limit cells, so only the clusters cross PCIe.
+     */
+    bool cluster = false;
 };
+
+//! Most listed cells the CUDA backend clusters on the device (one block's shared
+//! memory); a longer list is clustered on the host, with the same result.
+constexpr std::size_t cfar_device_cluster_limit = 1024;
 
 /*!
  * \brief Two-dimensional CFAR on a square-law range-Doppler power map.

@@ -132,16 +132,36 @@ struct cfar_detection {
     float doppler_prev = NAN, doppler_next = NAN;
 };
 
+//! One target: the strongest cell of a cluster of touching detections
+//! (detection_clustering) and where its peak lies between bins.
+struct clustered_detection {
+    cfar_detection peak; //!< the cluster's strongest cell (power, threshold, noise)
+    //! Interpolated peak position in (fractional) bins: peak bin + offset in
+    //! [-0.5, 0.5]; the Doppler one wrapped into [0, ndoppler) when Doppler wraps.
+    double range_bin = 0;
+    double doppler_bin = 0;
+    std::uint32_t cells = 1; //!< detected cells merged into this one
+};
+
 //! What one run() found, read back on the host with collect().
 struct cfar_report {
-    //! Sorted by (map, range_bin, doppler_bin); at most max_detections of them.
+    /*!
+     * Sorted by (map, range_bin, doppler_bin); at most max_detections of them. Empty
+     * when the CFAR clusters (cfar_2d_params::cluster): the cells are in `clusters`.
+     */
     std::vector<cfar_detection> detections;
+    //! With cfar_2d_params::cluster: one per target, sorted by their peaks' cells.
+    std::vector<clustered_detection> clusters;
+    //! With cfar_2d_params::cluster: the detected cells merged into `clusters`.
+    std::uint64_t clustered_cells = 0;
     //! Per map of the run: cells that were NaN or +-Inf (never detections).
     std::vector<std::uint64_t> nonfinite;
-    //! Detections found, including those that did not fit into `detections`.
+    //! Detections found, including those that did not fit into the list.
     std::uint64_t found = 0;
-    //! True when detections were dropped for lack of room (found > detections.size()).
-    bool overflow() const { return found > detections.size(); }
+    //! Cells listed: in `detections` or merged into `clusters`.
+    std::uint64_t listed() const { return detections.size() + clustered_cells; }
+    //! True when detections were dropped for lack of room (found > listed()).
+    bool overflow() const { return found > listed(); }
 };
 
 } // namespace gpuradar::kernels

@@ -18,16 +18,6 @@ struct detection_clustering_params {
     bool doppler_wrap = true; //!< the CFAR's Doppler edge is wrap (the spectrum is)
 };
 
-//! One target: the strongest cell of a cluster and where its peak lies between bins.
-struct clustered_detection {
-    cfar_detection peak; //!< the cluster's strongest cell (power, threshold, noise)
-    //! Interpolated peak position in (fractional) bins: peak bin + offset in
-    //! [-0.5, 0.5]; the Doppler one wrapped into [0, ndoppler) when Doppler wraps.
-    double range_bin = 0;
-    double doppler_bin = 0;
-    std::uint32_t cells = 1; //!< detected cells merged into this one
-};
-
 /*!
  * Offset of a peak from its bin, in [-0.5, 0.5], from the powers of the bin before, the
  * bin and the bin after: the vertex of the parabola through their logarithms (Gaussian
@@ -54,8 +44,11 @@ double gaussian_peak_offset(float prev, float peak, float next);
  * it is pulled towards the strongest cell and jumps as cells come and go; the three
  * samples around the peak are what the main lobe's shape fixes.
  *
- * Cost: O(D log D) for D detections (sorting and binary search), on the host; the CFAR
- * fetches four neighbours per detection. D is a small fraction of the cells.
+ * Cost: O(D) for D detections in the CFAR's sorted order (a sweep and a union-find;
+ * O(D log D) for a list in any other order), on the host; the CFAR fetches four
+ * neighbours per detection. D is a small fraction of the cells. cfar_2d's `cluster`
+ * option runs this class on the CPU backend and the same merging in the CUDA CFAR's
+ * publish kernel (cfar_publish.cu), where from_peaks() finishes the clusters.
  */
 class detection_clustering
 {
@@ -70,6 +63,18 @@ public:
     //! of their peaks.
     std::vector<clustered_detection>
     cluster(const std::vector<cfar_detection>& detections) const;
+
+    /*!
+     * The clusters whose strongest cells and cell counts were found elsewhere (the CUDA
+     * CFAR merges on the device): each peak's sub-bin position, as cluster() gives it,
+     * the result sorted like cluster()'s. `peaks` and `cells` have the same length.
+     */
+    std::vector<clustered_detection>
+    from_peaks(const std::vector<cfar_detection>& peaks,
+               const std::vector<std::uint32_t>& cells) const;
+
+    //! Moves a report's detections into its clusters (clustered_cells: their number).
+    void cluster_report(cfar_report& report) const;
 
     const params& get_params() const { return d_params; }
 
