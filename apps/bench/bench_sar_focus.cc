@@ -28,10 +28,10 @@
  * copy bandwidth, so that copy-bound and overhead-bound runs can be told apart
  * (limited_by).
  */
+#include "../../lib/stripmap_blocks.h"
 #include "bench_gr_blocks.h"
 #include "bench_stripmap.h"
 #include <gnuradio/gpuradar/device_buffer.h>
-#include <gnuradio/gpuradar/sar_focus.h>
 #include <gnuradio/top_block.h>
 #include <gpuradar/kernels/cpu_threads.h>
 #include <gpuradar/kernels/csa.h>
@@ -65,26 +65,11 @@ focus_case pick_case(bool cuda, const options& opt)
                      : focus_case{ "cpu", 1024, 1024, 2, 12, 5 };
 }
 
+//! The block of case c (CSA, rectangular windows).
 gr::gpuradar::sar_focus::sptr make_block(const kernels::stripmap_params& p,
                                          const focus_case& c)
 {
-    return gr::gpuradar::sar_focus::make(p.fc_hz,
-                                         p.bandwidth_hz,
-                                         p.pulse_width_s,
-                                         p.up_chirp,
-                                         p.fs_hz,
-                                         p.prf_hz,
-                                         p.velocity_mps,
-                                         p.altitude_m,
-                                         p.near_range_m,
-                                         unsigned(p.nrange),
-                                         p.squint_rad,
-                                         p.antenna_length_m,
-                                         "csa",
-                                         unsigned(c.naz),
-                                         "rectangular",
-                                         "rectangular",
-                                         c.backend);
+    return gr::gpuradar::make_sar_focus(p, unsigned(c.naz), c.backend);
 }
 
 //! Where the flowgraph's pulses come from.

@@ -4,7 +4,7 @@
 #ifndef INCLUDED_GPURADAR_TEST_STRIPMAP_SCENE_H
 #define INCLUDED_GPURADAR_TEST_STRIPMAP_SCENE_H
 
-#include <gnuradio/gpuradar/sar_focus.h>
+#include "../stripmap_blocks.h"
 #include <gnuradio/gpuradar/stripmap_source.h>
 #include <gpuradar/kernels/stripmap.h>
 #include <cmath>
@@ -12,6 +12,8 @@
 #include <vector>
 
 namespace gpuradar::test {
+
+using gr::gpuradar::make_sar_focus;
 
 //! X band, 50 MHz chirp of 1 us sampled at 60 MHz (2.5 m bins), 2 m antenna, 150 m/s at
 //! 200 Hz PRF (0.75 m per pulse), 1 km altitude, slant ranges 2000 m to 2637.5 m:
@@ -49,18 +51,8 @@ make_source(const kernels::stripmap_params& p,
         z.push_back(t.z_m);
         a.push_back(t.amplitude.real());
     }
-    return gr::gpuradar::stripmap_source::make(p.fc_hz,
-                                               p.bandwidth_hz,
-                                               p.pulse_width_s,
-                                               p.up_chirp,
-                                               p.fs_hz,
-                                               p.prf_hz,
-                                               p.velocity_mps,
-                                               p.altitude_m,
-                                               p.near_range_m,
-                                               unsigned(p.nrange),
-                                               p.squint_rad,
-                                               p.antenna_length_m,
+    return gr::gpuradar::make_with_acquisition(p,
+                                               &gr::gpuradar::stripmap_source::make,
                                                x,
                                                y,
                                                z,
@@ -68,39 +60,12 @@ make_source(const kernels::stripmap_params& p,
                                                noise_sigma,
                                                first_pulse_y,
                                                max_pulses,
-                                               7,
+                                               7u,
                                                scene.reflectivity,
                                                unsigned(scene.nx),
                                                scene.x0_m,
                                                scene.y0_m,
                                                scene.spacing_m);
-}
-
-inline gr::gpuradar::sar_focus::sptr
-make_focus(const kernels::stripmap_params& p,
-           unsigned int naz = 0,
-           const std::string& backend = "cpu",
-           const std::string& algorithm = "csa",
-           const std::string& range_window = "rectangular",
-           const std::string& azimuth_window = "rectangular")
-{
-    return gr::gpuradar::sar_focus::make(p.fc_hz,
-                                         p.bandwidth_hz,
-                                         p.pulse_width_s,
-                                         p.up_chirp,
-                                         p.fs_hz,
-                                         p.prf_hz,
-                                         p.velocity_mps,
-                                         p.altitude_m,
-                                         p.near_range_m,
-                                         unsigned(p.nrange),
-                                         p.squint_rad,
-                                         p.antenna_length_m,
-                                         algorithm,
-                                         naz,
-                                         range_window,
-                                         azimuth_window,
-                                         backend);
 }
 
 //! A target on the ground whose closest approach is at slant range r0 and along-track y.

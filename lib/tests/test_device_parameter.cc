@@ -183,24 +183,8 @@ std::vector<gpu_block> every_gpu_block()
           } },
         { "sar_focus",
           [sar](const char* b, int d) {
-              return device_of(grr::sar_focus::make(sar.fc_hz,
-                                                    sar.bandwidth_hz,
-                                                    sar.pulse_width_s,
-                                                    sar.up_chirp,
-                                                    sar.fs_hz,
-                                                    sar.prf_hz,
-                                                    sar.velocity_mps,
-                                                    sar.altitude_m,
-                                                    sar.near_range_m,
-                                                    unsigned(sar.nrange),
-                                                    sar.squint_rad,
-                                                    sar.antenna_length_m,
-                                                    "csa",
-                                                    0,
-                                                    "rectangular",
-                                                    "rectangular",
-                                                    b,
-                                                    d));
+              return device_of(
+                  make_sar_focus(sar, 0, b, "csa", "rectangular", "rectangular", d));
           } },
         { "backprojection",
           [](const char* b, int d) {

@@ -39,7 +39,7 @@ focused stream(const kernels::stripmap_params& p,
                unsigned int naz = 0)
 {
     auto src = make_source(p, targets, noise_sigma, npulses);
-    auto focus = make_focus(p, naz, backend);
+    auto focus = make_sar_focus(p, naz, backend);
     auto snk = gr::blocks::vector_sink_c::make(unsigned(p.nrange));
     auto tb = gr::make_top_block("sar_focus");
     tb->connect(src, 0, focus, 0);
@@ -64,7 +64,7 @@ double y_of_row(const kernels::stripmap_params& p, const grr::sar_focus& f, doub
 //! Two targets at one range: across the boundary of blocks 0 and 1, and inside block 2.
 void expect_boundary_like_inside(const kernels::stripmap_params& p)
 {
-    const auto f0 = make_focus(p);
+    const auto f0 = make_sar_focus(p);
     const double stride = f0->stride();
     // Same range (same focusing), same sub-sample position: one target half-way
     // between the last row of block 0 and the first row of block 1, one in the
@@ -132,7 +132,7 @@ TEST(SarFocusBlock, SquintedTargetAcrossABlockBoundaryFocusesLikeOneInsideABlock
 TEST(SarFocusBlock, StreamedStripEqualsWholeSceneFocusing)
 {
     const auto p = small_stripmap();
-    const auto f0 = make_focus(p, 256);
+    const auto f0 = make_sar_focus(p, 256);
     // A strip of four blocks' worth, focused in one piece as the reference; targets
     // everywhere along it (also across block boundaries) and at several ranges.
     // The whole scene is a multiple of the block length, so that the processed Doppler
@@ -176,7 +176,7 @@ TEST(SarFocusBlock, StreamedStripEqualsWholeSceneFocusing)
 TEST(SarFocusBlock, RowsEmittedAndTheirTag)
 {
     const auto p = small_stripmap();
-    const auto f0 = make_focus(p);
+    const auto f0 = make_sar_focus(p);
     const double dy = p.velocity_mps / p.prf_hz;
     for (std::size_t n :
          { std::size_t(f0->lead() + f0->trail() - 1),
@@ -213,13 +213,13 @@ gr::blocks::vector_source_c::sptr tagged_pulses(const kernels::stripmap_params& 
 TEST(SarFocusBlock, NewStripAtATagRestartsWithoutMixingTheTwo)
 {
     const auto p = small_stripmap();
-    const auto f0 = make_focus(p);
+    const auto f0 = make_sar_focus(p);
     const std::size_t ov = f0->lead() + f0->trail(), st = f0->stride();
     const std::size_t cut = ov + 2 * st + st / 3; // inside the third block
     const std::size_t n = cut + ov + 2 * st + 7;
     const std::vector<gr::tag_t> tags = { strip_tag(0, p.fc_hz, 5.0, 100),
                                           strip_tag(cut, p.fc_hz, -20.0, 9000) };
-    auto focus = make_focus(p);
+    auto focus = make_sar_focus(p);
     auto snk = gr::blocks::vector_sink_c::make(unsigned(p.nrange));
     auto tb = gr::make_top_block("sar_focus");
     tb->connect(tagged_pulses(p, n, tags), 0, focus, 0);
@@ -249,9 +249,9 @@ TEST(SarFocusBlock, NewStripAtATagRestartsWithoutMixingTheTwo)
 TEST(SarFocusBlock, MismatchedTagIsCountedAndFocusingGoesOn)
 {
     const auto p = small_stripmap();
-    const auto f0 = make_focus(p);
+    const auto f0 = make_sar_focus(p);
     const std::size_t n = f0->lead() + f0->trail() + 2 * f0->stride();
-    auto focus = make_focus(p);
+    auto focus = make_sar_focus(p);
     auto snk = gr::blocks::vector_sink_c::make(unsigned(p.nrange));
     auto tb = gr::make_top_block("sar_focus");
     tb->connect(tagged_pulses(p, n, { strip_tag(0, 5.3e9, 0.0, 0) }), 0, focus, 0);
@@ -266,7 +266,7 @@ TEST(SarFocusBlock, BlockGeometryFollowsTheAperture)
 {
     auto p = small_stripmap();
     const double far = p.near_range_m + double(p.nrange - 1) * p.range_spacing_m();
-    const auto f = make_focus(p);
+    const auto f = make_sar_focus(p);
     // lead and trail cover half the far-range aperture each, plus guards
     EXPECT_GE(f->lead(), p.aperture_pulses(far) / 2);
     EXPECT_GE(f->trail(), p.aperture_pulses(far) / 2);
@@ -277,38 +277,39 @@ TEST(SarFocusBlock, BlockGeometryFollowsTheAperture)
     // shift R tan(squint) exceeds half the aperture at every range): every row needs
     // pulses before it, none after.
     p.squint_rad = 0.1;
-    const auto s = make_focus(p);
+    const auto s = make_sar_focus(p);
     const double shift_far = far * std::tan(0.1) * p.prf_hz / p.velocity_mps;
     const double shift_near = p.near_range_m * std::tan(0.1) * p.prf_hz / p.velocity_mps;
     ASSERT_GT(shift_near, p.aperture_pulses(far) / 2);
     EXPECT_GE(s->lead(), shift_far + p.aperture_pulses(far) / 2);
     EXPECT_EQ(s->trail(), 0u);
     // an explicit naz is kept
-    EXPECT_EQ(make_focus(p, 500)->naz(), 500u);
+    EXPECT_EQ(make_sar_focus(p, 500)->naz(), 500u);
 }
 
 TEST(SarFocusBlock, BadParametersNameThemselves)
 {
     const auto p = small_stripmap();
-    const auto f0 = make_focus(p);
+    const auto f0 = make_sar_focus(p);
     const unsigned ov = f0->lead() + f0->trail();
-    expect_invalid_here([&] { make_focus(p, ov); },
+    expect_invalid_here([&] { make_sar_focus(p, ov); },
                         "naz must be > " + std::to_string(ov));
-    expect_invalid_here([&] { make_focus(p, 10); }, "synthetic aperture");
-    expect_invalid_here([&] { make_focus(p, 0, "cpu", "rda"); },
+    expect_invalid_here([&] { make_sar_focus(p, 10); }, "synthetic aperture");
+    expect_invalid_here([&] { make_sar_focus(p, 0, "cpu", "rda"); },
                         "algorithm 'rda' is not implemented yet (allowed: csa)");
-    expect_invalid_here([&] { make_focus(p, 0, "cpu", "omega_k"); },
+    expect_invalid_here([&] { make_sar_focus(p, 0, "cpu", "omega_k"); },
                         "not implemented yet (allowed: csa)");
-    expect_invalid_here([&] { make_focus(p, 0, "cpu", "fft"); },
+    expect_invalid_here([&] { make_sar_focus(p, 0, "cpu", "fft"); },
                         "algorithm must be one of csa (got 'fft')");
-    expect_invalid_here([&] { make_focus(p, 0, "cpu", "csa", "bogus"); }, "range_window");
-    expect_invalid_here([&] { make_focus(p, 0, "gpu"); }, "backend");
+    expect_invalid_here([&] { make_sar_focus(p, 0, "cpu", "csa", "bogus"); },
+                        "range_window");
+    expect_invalid_here([&] { make_sar_focus(p, 0, "gpu"); }, "backend");
     auto bad = p;
     bad.prf_hz = 50.0;
-    expect_invalid_here([&] { make_focus(bad); }, "prf");
+    expect_invalid_here([&] { make_sar_focus(bad); }, "prf");
     bad = p;
     bad.pulse_width_s = 10e-6; // longer than the 256-sample window
-    expect_invalid_here([&] { make_focus(bad); }, "pulse_width");
+    expect_invalid_here([&] { make_sar_focus(bad); }, "pulse_width");
 }
 
 TEST(SarFocusBlockCuda, CudaMatchesCpuThroughDeviceBuffers)

@@ -10,6 +10,13 @@ namespace {
     throw cuda_error(std::string(what) +
                      ": gr-gpuradar was built without CUDA; use backend 'cpu'");
 }
+
+//! Device 0 stands for the host: a no-op; any other device cannot be made current.
+void require_device_0(int device, const char* what)
+{
+    if (device != 0)
+        no_cuda(what);
+}
 } // namespace
 
 cuda_stream::cuda_stream() { no_cuda("cuda_stream"); }
@@ -37,17 +44,9 @@ float cuda_event::elapsed_ms(const cuda_event&, const cuda_event&) { return 0; }
 device_properties current_device_properties() { no_cuda("device_properties"); }
 std::size_t device_memory_in_use() { no_cuda("device_memory_in_use"); }
 int cuda_device_count() { return 0; }
-device_scope::device_scope(int device)
-{
-    if (device != 0)
-        no_cuda("device_scope");
-}
+device_scope::device_scope(int device) { require_device_0(device, "device_scope"); }
 device_scope::~device_scope() = default;
-void make_current(int device)
-{
-    if (device != 0)
-        no_cuda("make_current");
-}
+void make_current(int device) { require_device_0(device, "make_current"); }
 peer_route route_between(int, int) { no_cuda("route_between"); }
 void copy_peer_async(void*,
                      int,

@@ -191,14 +191,23 @@ void fill_bytes_async(
                             cudaMemsetAsync(dst, value, bytes, detail::native(stream)));
 }
 
-device_scope::device_scope(int device)
+namespace {
+//! Makes `device` current, calling cudaSetDevice only when another device is current;
+//! returns the device that was current before.
+int switch_device(int device, const char* who)
 {
-    constexpr const char* who = "gpuradar::device_scope";
-    GPURADAR_CUDA_CHECK(who, cudaGetDevice(&d_previous));
-    if (device != d_previous) {
+    int previous = 0;
+    GPURADAR_CUDA_CHECK(who, cudaGetDevice(&previous));
+    if (previous != device)
         GPURADAR_CUDA_CHECK(who, cudaSetDevice(device));
-        d_changed = true;
-    }
+    return previous;
+}
+} // namespace
+
+device_scope::device_scope(int device)
+    : d_previous(switch_device(device, "gpuradar::device_scope")),
+      d_changed(d_previous != device)
+{
 }
 
 device_scope::~device_scope()
@@ -207,14 +216,7 @@ device_scope::~device_scope()
         cudaSetDevice(d_previous);
 }
 
-void make_current(int device)
-{
-    constexpr const char* who = "gpuradar::make_current";
-    int current = 0;
-    GPURADAR_CUDA_CHECK(who, cudaGetDevice(&current));
-    if (current != device)
-        GPURADAR_CUDA_CHECK(who, cudaSetDevice(device));
-}
+void make_current(int device) { switch_device(device, "gpuradar::make_current"); }
 
 int cuda_device_count()
 {

@@ -10,21 +10,23 @@ namespace gpuradar::kernels {
 namespace {
 //! Lets dst_device's copies reach src_device's memory directly
 //! (cudaDeviceEnablePeerAccess once per pair: a second call fails with "already
-//! enabled").
+//! enabled", which counts as success). A pair is remembered only once enabled, so a
+//! failed call throws again on the next attempt instead of letting copies assume access.
 void enable_peer_access(int src_device, int dst_device)
 {
     static std::mutex mutex;
     static std::set<std::pair<int, int>> enabled;
     std::lock_guard<std::mutex> lock(mutex);
-    if (!enabled.insert({ src_device, dst_device }).second)
+    const std::pair<int, int> pair{ src_device, dst_device };
+    if (enabled.count(pair))
         return;
     device_scope on(dst_device);
     const cudaError_t err = cudaDeviceEnablePeerAccess(src_device, 0);
-    if (err == cudaErrorPeerAccessAlreadyEnabled) {
-        cudaGetLastError(); // not sticky: cleared so that later checks do not see it
-        return;
-    }
-    detail::check_cuda(err, "gpuradar::peer_copy", "cudaDeviceEnablePeerAccess");
+    if (err != cudaSuccess)
+        cudaGetLastError(); // cleared so that later launch checks do not see it
+    if (err != cudaErrorPeerAccessAlreadyEnabled)
+        detail::check_cuda(err, "gpuradar::peer_copy", "cudaDeviceEnablePeerAccess");
+    enabled.insert(pair);
 }
 } // namespace
 

@@ -41,8 +41,10 @@ enum class stream_priority {
 
 /*!
  * Makes `device` the calling thread's current CUDA device (what streams, memory and
- * kernels use) until destroyed, then restores the device that was current before.
- * Without CUDA in the build: a no-op for device 0, a cuda_error for any other.
+ * kernels use) until destroyed, then restores the device that was current before. As
+ * make_current, sets it only when another device is current, so a scope on the device
+ * already current costs one cudaGetDevice. Without CUDA in the build: a no-op for
+ * device 0, a cuda_error for any other.
  */
 class device_scope
 {
