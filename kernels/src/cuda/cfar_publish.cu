@@ -49,10 +49,8 @@ __global__ void __launch_bounds__(publish_threads) cfar_publish(publish_args a)
     copy_counters_and_head(a, int(threadIdx.x), int(blockDim.x));
 }
 
-__device__ __forceinline__ unsigned long long cell_key(const cluster_args& c,
-                                                       std::uint32_t map,
-                                                       std::uint32_t row,
-                                                       std::uint32_t col)
+__device__ __forceinline__ unsigned long long
+cell_key(const cluster_args& c, std::uint32_t map, std::uint32_t row, std::uint32_t col)
 {
     return ((unsigned long long)map * unsigned(c.nrows) + row) * unsigned(c.ncols) + col;
 }
