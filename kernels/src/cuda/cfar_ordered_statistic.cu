@@ -96,18 +96,6 @@ __device__ __forceinline__ float largest_counted(float x, float scale)
 }
 
 /*!
- * -1 when !(v <= y) (v above y, or NaN), else 0: one FSET, whose results three-input
- * integer adds sum two at a time, where a boolean count compiles to a compare, an add
- * and a select per cell.
- */
-__device__ __forceinline__ int minus_above(float v, float y)
-{
-    int r;
-    asm("set.gtu.s32.f32 %0, %1, %2;" : "=r"(r) : "f"(v), "f"(y));
-    return r;
-}
-
-/*!
  * At least k of the window's training cells around ctr (tile row pitch tch; the window
  * ring, the guard box left out) are <= y. Window extents fixed at compile time (GR >= 0)
  * unroll into constant offsets.
@@ -118,21 +106,21 @@ rank_test_passes(const kernel_args& a, const float* ctr, int tch, float y, int k
 {
     const int gr = GR >= 0 ? GR : a.gr, wr = GR >= 0 ? GR + TR : a.gr + a.tr;
     const int gc = GR >= 0 ? GC : a.gc, wc = GR >= 0 ? GC + TC : a.gc + a.tc;
-    const int min_minus_above = k - a.os_n; // -(N - k): more above fails
-    int minus = 0;                          // -(cells above y so far)
+    const int max_above = a.os_n - k;
+    int above = 0;
 #pragma unroll
     for (int dr = -wr; dr <= wr; ++dr) {
         const float* row = ctr + dr * tch;
         if (dr < -gr || dr > gr) {
 #pragma unroll
             for (int dc = -wc; dc <= wc; ++dc)
-                minus += minus_above(row[dc], y);
+                above += !(row[dc] <= y);
         } else {
 #pragma unroll
             for (int dc = gc + 1; dc <= wc; ++dc)
-                minus += minus_above(row[-dc], y) + minus_above(row[dc], y);
+                above += !(row[-dc] <= y) + !(row[dc] <= y);
         }
-        if (minus < min_minus_above)
+        if (above > max_above)
             return false;
     }
     return true;
