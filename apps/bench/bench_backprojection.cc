@@ -360,17 +360,17 @@ double median_kernel_ms(kernels::backprojection& bp,
 }
 
 /*
- * The block in a flowgraph: pulses and geometry from host vector sources (repeated, cut
- * by head blocks), images to a host sink that notes when each image arrives. On CUDA the
- * pulses cross PCIe through the device buffer and the image is copied out once per
- * aperture. The steady time per image is the spacing of the arrivals over the second
- * half of the images (the first carry the flowgraph start: buffer allocation, pulses and
- * images, pinned and on the device, and the first touch of every buffer page): the
- * start's cost varies by more than an image takes, so a difference of whole runs cannot
- * resolve it. The host edges are
- * sized so that the sources run ahead of the block: 16 MiB of pulses (GNU Radio's default
- * of 64 KiB hands a few long pulses over at a time) and geometry for 4 apertures (the
- * block integrates only pulses whose geometry has arrived).
+ * The block in a flowgraph: pulses from host memory as a receiver's driver hands them
+ * over (the e2e benches' host_replay_source: copied by several threads, tuning's
+ * buffer_cpis apertures per output buffer), geometry from a host vector source (repeated,
+ * cut by a head block, its edge holding 4 apertures: the block integrates only pulses
+ * whose geometry has arrived), images to a host sink that notes when each image arrives.
+ * On CUDA the pulses cross PCIe through the device buffer and the image is copied out
+ * once per aperture. The steady time per image is the spacing of the arrivals over the
+ * second half of the images (the first carry the flowgraph start: buffer allocation,
+ * pulses and images, pinned and on the device, and the first touch of every buffer
+ * page): the start's cost varies by more than an image takes, so a difference of whole
+ * runs cannot resolve it.
  */
 struct block_run {
     double total_s;
@@ -382,6 +382,7 @@ block_run run_block_flowgraph(const workload& w,
                               prec p,
                               const char* backend,
                               std::size_t apertures,
+                              const source_tuning& tuning,
                               gr::gpuradar::device_buffer::stats& st,
                               bool with_block = true)
 {
@@ -389,8 +390,12 @@ block_run run_block_flowgraph(const workload& w,
     const std::size_t geo_item = backprojection::geometry_length * sizeof(double);
     const std::size_t n = apertures * w.h.npulses;
     auto tb = gr::make_top_block("bp_block");
-    auto src = gr::blocks::vector_source_c::make(w.h.pulses, true, unsigned(w.h.nbins));
-    auto src_head = gr::blocks::head::make(w.h.nbins * sizeof(cfloat), n);
+    // The pulses as a receiver's driver hands them over: copied by several threads, an
+    // aperture (tuning.buffer_cpis of them) per output buffer.
+    source_tuning pulse_tuning = tuning;
+    pulse_tuning.record_cpi_ends = false;
+    auto src = gnuradio::make_block_sptr<pd::host_replay_source>(
+        w.h.pulses, n, w.h.npulses, pulse_tuning, 0.0, 1, w.h.nbins);
     auto gsrc = gr::blocks::vector_source_b::make(geo, true, unsigned(geo_item));
     auto gsrc_head = gr::blocks::head::make(geo_item, n);
     auto bp = gr::gpuradar::backprojection::make(unsigned(w.h.nbins),
@@ -408,24 +413,18 @@ block_run run_block_flowgraph(const workload& w,
                                                  backend);
     auto sink = gnuradio::make_block_sptr<pd::host_sink>(nx * sizeof(cfloat), ny);
     const std::size_t pulse_bytes = w.h.nbins * sizeof(cfloat);
-    const long pulse_edge_items =
-        long(std::max<std::size_t>(1, (std::size_t(16) << 20) / pulse_bytes));
-    src->set_min_output_buffer(pulse_edge_items);
-    // The block's device edge holds at least as much; a host sink's default would not.
-    src_head->set_min_output_buffer(pulse_edge_items);
     gsrc->set_min_output_buffer(long(4 * w.h.npulses));
     gsrc_head->set_min_output_buffer(long(4 * w.h.npulses));
-    tb->connect(src, 0, src_head, 0);
     tb->connect(gsrc, 0, gsrc_head, 0);
     // Without the block: the sources alone, each aperture's pulses timed at the sink.
     auto pulse_sink = gnuradio::make_block_sptr<pd::host_sink>(pulse_bytes, w.h.npulses);
     auto geo_sink = gnuradio::make_block_sptr<pd::host_sink>(geo_item, 0);
     if (with_block) {
-        tb->connect(src_head, 0, bp, 0);
+        tb->connect(src, 0, bp, 0);
         tb->connect(gsrc_head, 0, bp, 1);
         tb->connect(bp, 0, sink, 0);
     } else {
-        tb->connect(src_head, 0, pulse_sink, 0);
+        tb->connect(src, 0, pulse_sink, 0);
         tb->connect(gsrc_head, 0, geo_sink, 0);
     }
     gr::gpuradar::device_buffer::reset_transfer_stats();
@@ -476,7 +475,8 @@ void bench_block(const std::string& name, const options& opt)
         std::vector<double> total, spacing;
         gr::gpuradar::device_buffer::stats st;
         for (int r = 0; r < reps; ++r) {
-            const block_run b = run_block_flowgraph(w, geo, p, backend, apertures, st);
+            const block_run b =
+                run_block_flowgraph(w, geo, p, backend, apertures, opt.source, st);
             total.push_back(b.total_s);
             spacing.push_back(1e-3 * b.steady_ms_per_image);
         }
@@ -486,7 +486,8 @@ void bench_block(const std::string& name, const options& opt)
         gr::gpuradar::device_buffer::stats no_device_edges;
         for (int r = 0; r < reps; ++r)
             source_spacing.push_back(
-                run_block_flowgraph(w, geo, p, backend, apertures, no_device_edges, false)
+                run_block_flowgraph(
+                    w, geo, p, backend, apertures, opt.source, no_device_edges, false)
                     .steady_ms_per_image);
         // CUDA: the kernel alone on the same pulses, the rate the block is held to.
         const double kernel_ms = cuda ? block_kernel_ms(w, p, opt) : 0.0;
