@@ -30,23 +30,29 @@ constexpr unsigned long long empty_slot = ~0ull;
 //! The list's index of a slot fits 16 bits.
 static_assert(cluster_capacity <= 65536);
 
-//! The counters, then the first min(found, capacity, head) list entries.
-__device__ void copy_counters_and_head(const publish_args& a, int thread, int threads)
+//! The run's counters into the mapped host buffer.
+__device__ void copy_counters(const publish_args& a)
 {
-    for (int i = thread; i < a.counter_words; i += threads)
+    for (int i = threadIdx.x; i < a.counter_words; i += blockDim.x)
         a.host[i] = a.results[i];
+}
+
+//! The counters, then the first min(found, capacity, head) list entries.
+__device__ void copy_counters_and_head(const publish_args& a)
+{
+    copy_counters(a);
     const unsigned long long n = min(min(a.results[0], a.capacity), a.head);
     constexpr int words = sizeof(device_detection) / sizeof(std::uint32_t);
     const auto* src = reinterpret_cast<const std::uint32_t*>(a.list);
     auto* dst = reinterpret_cast<std::uint32_t*>(a.host_list);
-    for (unsigned long long i = thread; i < n * words; i += threads)
+    for (unsigned long long i = threadIdx.x; i < n * words; i += blockDim.x)
         dst[i] = src[i];
 }
 
 __global__ void __launch_bounds__(publish_threads) cfar_publish(publish_args a)
 {
     wait_for_predecessor();
-    copy_counters_and_head(a, int(threadIdx.x), int(blockDim.x));
+    copy_counters_and_head(a);
 }
 
 __device__ __forceinline__ unsigned long long
@@ -59,18 +65,6 @@ __device__ __forceinline__ int slot_of(unsigned long long key)
 {
     constexpr int bits = __builtin_ctz(hash_slots);
     return int((key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
-}
-
-//! Bin i + step, or -1 beyond an edge that does not wrap (as detection_clustering:
-//! fewer than 3 bins never wrap, the step would meet the cell itself).
-__device__ __forceinline__ int step_bin(int i, int step, int n, bool wrap)
-{
-    const int j = i + step;
-    if (j >= 0 && j < n)
-        return j;
-    if (!wrap || n < 3)
-        return -1;
-    return (j + n) % n;
 }
 
 struct cluster_tables {
@@ -128,13 +122,12 @@ __global__ void __launch_bounds__(cluster_threads)
     const int n = int(min(a.results[0], a.capacity));
     if (n > cluster_capacity) {
         // More than one block's tables hold: the list goes back whole, the host clusters.
-        copy_counters_and_head(a, int(threadIdx.x), int(blockDim.x));
+        copy_counters_and_head(a);
         if (threadIdx.x == 0)
             *c.clusters = cluster_fallback;
         return;
     }
-    for (int i = threadIdx.x; i < a.counter_words; i += blockDim.x)
-        a.host[i] = a.results[i];
+    copy_counters(a);
 
     __shared__ cluster_tables t;
     for (int s = threadIdx.x; s < hash_slots; s += blockDim.x)
@@ -182,8 +175,12 @@ __global__ void __launch_bounds__(cluster_threads)
             continue;
         const device_detection& d = a.list[i];
         for (const auto& step : forward) {
-            const int r = step_bin(int(d.row), step[0], c.nrows, c.row_wrap);
-            const int col = step_bin(int(d.col), step[1], c.ncols, c.col_wrap);
+            // As detection_clustering: fewer than 3 bins never wrap (the step would
+            // meet the cell itself).
+            const int r =
+                resolve(int(d.row) + step[0], c.nrows, c.row_wrap && c.nrows >= 3);
+            const int col =
+                resolve(int(d.col) + step[1], c.ncols, c.col_wrap && c.ncols >= 3);
             if (r < 0 || col < 0)
                 continue;
             const int j = find_index(t, cell_key(c, d.map, unsigned(r), unsigned(col)));
