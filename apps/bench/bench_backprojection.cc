@@ -21,6 +21,7 @@
 #include <gpuradar/kernels/backprojection.h>
 #include <gpuradar/kernels/cpu_threads.h>
 #include <gpuradar/kernels/cuda_resources.h>
+#include <gpuradar/kernels/device_split.h>
 #include <gpuradar/kernels/sar_sim.h>
 #include <chrono>
 #include <cmath>
@@ -588,6 +589,116 @@ void bench_volume_cuda(const options& opt)
     }
 }
 
+/*!
+ * SER (dB) of `img` against `ref` over every pixel: how far a multi-device image is from
+ * the single-device one.
+ */
+double ser_against_db(const std::vector<cfloat>& ref, const std::vector<cfloat>& img)
+{
+    double s = 0, e = 0;
+    for (std::size_t k = 0; k < ref.size(); ++k) {
+        s += std::norm(std::complex<double>(ref[k]));
+        e += std::norm(std::complex<double>(img[k]) - std::complex<double>(ref[k]));
+    }
+    return e > 0 ? 10 * std::log10(s / e) : INFINITY;
+}
+
+/*!
+ * The image split across devices (issue 16): one aperture backprojected with the device
+ * list {0}, {0, 1} and {0, 1, 2, 3} (as many as the machine has), pulses and image on
+ * device 0. Times are wall-clock from run() to every share done (the multi-device run()
+ * returns then; the one-device run is followed by a stream synchronize), so the pulse
+ * broadcast and the image gather are inside them. Reports per device count the rate,
+ * the speed-up over one device of the same run, the SER against fp64 and against the
+ * one-device image. On a one-GPU machine the list {0, 0} exercises the split on the
+ * one device instead (`same_gpu`: true, no speed-up expected).
+ */
+void bench_devices(const std::string& name, const options& opt)
+{
+    const std::string key = "backprojection/devices/" + name;
+    if (!kernels::cuda_available()) {
+        json_line(key).field("skipped", kernels::cuda_unavailable_reason()).emit();
+        return;
+    }
+    using namespace kernels;
+    const int count = cuda_device_count();
+    std::vector<std::vector<int>> lists = { { 0 } };
+    if (count == 1)
+        lists.push_back({ 0, 0 });
+    for (int n = 2; n <= count; n *= 2) {
+        std::vector<int> l(static_cast<std::size_t>(n));
+        for (int d = 0; d < n; ++d)
+            l[static_cast<std::size_t>(d)] = d;
+        lists.push_back(l);
+    }
+    const workload w = make_workload(name, opt.quick);
+    const std::size_t npix = static_cast<std::size_t>(w.grid.nx * w.grid.ny);
+    const double bps = double(npix) * double(w.h.npulses);
+    cuda_stream stream;
+    device_memory d_pulses(w.h.pulses.size() * sizeof(cfloat)),
+        d_img(npix * sizeof(cfloat));
+    copy_async(d_pulses.get(),
+               w.h.pulses.data(),
+               d_pulses.size(),
+               copy_kind::host_to_device,
+               stream.ref(),
+               "bench");
+    const int reps = opt.quick ? 2 : std::min(opt.repeats, 5);
+    for (prec p : { prec::fast, prec::accurate }) {
+        double one_ms = 0;
+        std::vector<cfloat> one_img;
+        for (const auto& devices : lists) {
+            auto bp = backprojection::make(
+                backend::cuda, w.grid, w.h.nbins, p, stream.ref(), devices);
+            auto run_once = [&] {
+                fill_bytes_async(d_img.get(), 0, d_img.size(), stream.ref(), "bench");
+                stream.synchronize("bench");
+                const auto t0 = std::chrono::steady_clock::now();
+                bp->run(d_pulses.as<cfloat>(),
+                        w.h.geometry.data(),
+                        w.h.npulses,
+                        d_img.as<cfloat>());
+                stream.synchronize("bench");
+                return 1e3 * seconds_since(t0);
+            };
+            run_once(); // warm-up (first touch of every share's buffers)
+            std::vector<double> t;
+            for (int r = 0; r < reps; ++r)
+                t.push_back(run_once());
+            std::vector<cfloat> img(npix);
+            copy_async(img.data(),
+                       d_img.get(),
+                       d_img.size(),
+                       copy_kind::device_to_host,
+                       stream.ref(),
+                       "bench");
+            stream.synchronize("bench");
+            const double ms = median(t);
+            std::string list;
+            for (const int d : devices)
+                list += (list.empty() ? "" : ",") + std::to_string(d);
+            auto line = json_line(key + "/" + backprojection::to_string(p));
+            line.field("device", current_device_properties().name)
+                .field("visible_devices", static_cast<long long>(count))
+                .field("devices", list)
+                .field("same_gpu", devices.size() == 2 && devices[0] == devices[1])
+                .field("nx", w.grid.nx)
+                .field("pulses", static_cast<long long>(w.h.npulses))
+                .field("wall_ms", ms)
+                .field("gbps", bps / (ms * 1e-3) * 1e-9)
+                .field("ser_db", ser_db(w, img));
+            if (one_img.empty()) {
+                one_ms = ms;
+                one_img = img;
+            } else {
+                line.field("speedup", one_ms / ms)
+                    .field("ser_vs_one_device_db", ser_against_db(one_img, img));
+            }
+            line.emit();
+        }
+    }
+}
+
 GPURADAR_BENCH("backprojection/BP-A/cpu") { bench_cpu("BP-A", opt); }
 GPURADAR_BENCH("backprojection/block/BP-A") { bench_block("BP-A", opt); }
 GPURADAR_BENCH("backprojection/block/BP-B") { bench_block("BP-B", opt); }
@@ -597,6 +708,8 @@ GPURADAR_BENCH("backprojection/BP-B/cuda") { bench_cuda("BP-B", opt); }
 GPURADAR_BENCH("backprojection/BP-C/cuda") { bench_cuda("BP-C", opt); }
 GPURADAR_BENCH("backprojection/BP-S/cuda") { bench_cuda("BP-S", opt); }
 GPURADAR_BENCH("backprojection/BP-V/cuda") { bench_volume_cuda(opt); }
+GPURADAR_BENCH("backprojection/devices/BP-B") { bench_devices("BP-B", opt); }
+GPURADAR_BENCH("backprojection/devices/BP-C") { bench_devices("BP-C", opt); }
 
 } // namespace
 } // namespace gpuradar::bench

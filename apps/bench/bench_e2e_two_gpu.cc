@@ -7,8 +7,10 @@
  * wall time of tb.run(), fill included) and each chain's steady samples/s (the spacing
  * of its detections PDUs after the first two CPIs, as e2e/PD), the peer bytes (0: the
  * chains share no edge) and the dropped CPIs; then the two-GPU / one-GPU ratio of the
- * aggregate. With fewer than two CUDA devices it prints one line, "skipped": true, with
- * the reason. Workloads: those of e2e/PD (one channel), same scene data.
+ * aggregate and of the chains' steady rates summed (2000 CPIs a chain, so that the
+ * start of two devices' plans and buffers weighs little in the aggregate). With fewer
+ * than two CUDA devices it prints one line, "skipped": true, with the reason.
+ * Workloads: those of e2e/PD (one channel), same scene data.
  */
 #include "bench_pd_flowgraph.h"
 #include <gpuradar/kernels/device_split.h>
@@ -82,6 +84,18 @@ pair_result run_pair(const workload& w,
     return r;
 }
 
+//! The chains' steady rates summed (the flowgraph's start left out); -1 if unknown.
+double steady_aggregate(const pair_result& r)
+{
+    double sum = 0;
+    for (const double sps : r.chain_sps) {
+        if (sps <= 0)
+            return -1;
+        sum += sps;
+    }
+    return sum;
+}
+
 void emit(const workload& w, int gpus, std::uint64_t ncpi, const pair_result& r)
 {
     json_line(bench_name)
@@ -92,6 +106,7 @@ void emit(const workload& w, int gpus, std::uint64_t ncpi, const pair_result& r)
         .field("aggregate_samples_per_s", r.aggregate_sps)
         .field("chain0_samples_per_s", r.chain_sps[0])
         .field("chain1_samples_per_s", r.chain_sps[1])
+        .field("steady_aggregate_samples_per_s", steady_aggregate(r))
         .field("detections_per_cpi", r.detections_per_cpi)
         .field("dropped_cpis", double(r.dropped))
         .field("peer_bytes", double(r.peer_bytes))
@@ -111,7 +126,7 @@ GPURADAR_BENCH("e2e/PD/two_gpu")
     for (const auto& w : workloads()) {
         if (w.channels != 1 || (!opt.workload.empty() && w.name != opt.workload))
             continue;
-        const std::uint64_t n = opt.quick ? 5 : 300;
+        const std::uint64_t n = opt.quick ? 5 : 2000;
         const auto samples = scene_samples(w, 2);
         const auto one = run_pair(w, samples, n, opt.source, { 0, 0 });
         emit(w, 1, n, one);
@@ -120,6 +135,8 @@ GPURADAR_BENCH("e2e/PD/two_gpu")
         json_line(bench_name)
             .field("workload", w.name)
             .field("speedup_two_gpus_over_one", two.aggregate_sps / one.aggregate_sps)
+            .field("steady_speedup_two_gpus_over_one",
+                   steady_aggregate(two) / steady_aggregate(one))
             .emit();
     }
 }

@@ -1139,14 +1139,16 @@ TEST(BackprojectionCudaModes, test_027_nonfinite_count_read_behind_queued_kernel
     EXPECT_EQ(bp->nonfinite_samples(), 2 * nbad);
 }
 
-TEST(BackprojectionCudaDevices, test_025_shares_on_one_gpu_equal_the_single_device_image)
+/*!
+ * Every device list of `lists` gives the single-device image (both precisions, pulses on
+ * the device and from the host), starting from a random image in device 0's memory.
+ */
+void expect_shares_equal_the_single_device_image(
+    const std::vector<std::vector<int>>& lists, std::uint32_t seed)
 {
-    GPURADAR_REQUIRE_CUDA();
-    std::uint32_t seed = 300;
     for (prec p : { prec::fast, prec::accurate })
         for (bool host_pulses : { false, true })
-            for (const std::vector<int>& devices :
-                 { std::vector<int>{ 0, 0 }, std::vector<int>{ 0, 0, 0, 0 } }) {
+            for (const std::vector<int>& devices : lists) {
                 const scenario s = airborne_near();
                 const auto start = random_complex(std::size_t(s.grid.voxels()), ++seed);
                 kernels::cuda_stream stream;
@@ -1171,6 +1173,25 @@ TEST(BackprojectionCudaDevices, test_025_shares_on_one_gpu_equal_the_single_devi
                     << backprojection::to_string(p) << (host_pulses ? " host " : " ")
                     << devices.size() << " shares";
             }
+}
+
+TEST(BackprojectionCudaDevices, test_025_shares_on_one_gpu_equal_the_single_device_image)
+{
+    GPURADAR_REQUIRE_CUDA();
+    expect_shares_equal_the_single_device_image({ { 0, 0 }, { 0, 0, 0, 0 } }, 300);
+}
+
+TEST(BackprojectionCudaDevices,
+     test_027_shares_on_several_gpus_equal_the_single_device_image)
+{
+    GPURADAR_REQUIRE_CUDA();
+    const int count = kernels::cuda_device_count();
+    if (count < 2)
+        GTEST_SKIP() << "needs two CUDA devices";
+    std::vector<std::vector<int>> lists = { { 0, 1 }, { 1, 0 } };
+    if (count >= 4)
+        lists.push_back({ 0, 1, 2, 3 });
+    expect_shares_equal_the_single_device_image(lists, 400);
 }
 
 TEST(BackprojectionCudaDevices, test_026_device_index_out_of_range_is_refused)

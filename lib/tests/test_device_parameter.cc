@@ -350,10 +350,12 @@ TEST(DeviceParameterCuda, test_013_peer_edges_through_buffer_wraps)
 }
 
 // pulses -> pulse_compression -> corner_turn -> doppler_filter -> envelope -> host, all
-// on `backend` (device 0): CPI blocks, whose edges are event-ordered on one device.
+// on `backend`, block k on devices[k]: CPI blocks, whose edges are event-ordered on one
+// device and copied between two.
 constexpr unsigned cpi_np = 16, cpi_nr = 128, cpi_nfft = 32, cpi_count = 5;
 
-std::vector<float> run_cpi_chain(const char* backend)
+std::vector<float> run_cpi_chain(const char* backend,
+                                 const std::array<int, 4>& devices = { 0, 0, 0, 0 })
 {
     const auto x = random_complex(std::size_t(cpi_count) * cpi_np * cpi_nr, 78);
     auto tb = gr::make_top_block("cpi_chain");
@@ -374,11 +376,11 @@ std::vector<float> run_cpi_chain(const char* backend)
                                            false,
                                            "auto",
                                            backend,
-                                           0);
-    auto ct = grr::corner_turn::make(cpi_np, cpi_nr, 1, backend, 0);
+                                           devices[0]);
+    auto ct = grr::corner_turn::make(cpi_np, cpi_nr, 1, backend, devices[1]);
     auto df = grr::doppler_filter::make(
-        cpi_np, cpi_nr, cpi_nfft, 1, "none", "hann", 4, 35, 6, true, backend, 0);
-    auto env = grr::envelope::make(cpi_nfft, "square_law", false, backend, 0);
+        cpi_np, cpi_nr, cpi_nfft, 1, "none", "hann", 4, 35, 6, true, backend, devices[2]);
+    auto env = grr::envelope::make(cpi_nfft, "square_law", false, backend, devices[3]);
     auto snk = vector_sink_f::make(cpi_nfft);
     tb->connect(src, 0, pc, 0);
     tb->connect(pc, 0, ct, 0);
@@ -388,6 +390,14 @@ std::vector<float> run_cpi_chain(const char* backend)
     tb->run();
     return snk->data();
 }
+
+/*!
+ * Bytes the CPI chain copies when its three CPI edges cross devices: per CPI the
+ * compressed pulses, the range-major CPI and the Doppler spectra, each once.
+ */
+constexpr std::uint64_t cpi_chain_edge_bytes =
+    (2 * std::uint64_t(cpi_np) * cpi_nr + std::uint64_t(cpi_nr) * cpi_nfft) *
+    sizeof(gr_complex) * cpi_count;
 
 TEST(DeviceParameterCuda, test_015_cpi_chain_over_peer_edges_matches_the_cpu)
 {
@@ -400,11 +410,25 @@ TEST(DeviceParameterCuda, test_015_cpi_chain_over_peer_edges_matches_the_cpu)
     const auto s = grr::device_buffer::transfer_stats();
     ASSERT_EQ(gpu.size(), cpu.size());
     EXPECT_LE(rel_l2(gpu, cpu), 1e-5);
-    // Per CPI: compressed pulses, range-major CPI, Doppler spectra, each copied once.
-    const std::uint64_t per_cpi =
-        (2 * std::uint64_t(cpi_np) * cpi_nr + std::uint64_t(cpi_nr) * cpi_nfft) *
-        sizeof(gr_complex);
-    EXPECT_EQ(s.peer_bytes, cpi_count * per_cpi);
+    EXPECT_EQ(s.peer_bytes, cpi_chain_edge_bytes);
+}
+
+TEST(DeviceParameterCuda, test_016_cpi_chain_on_device_one_and_across_equals_device_zero)
+{
+    GPURADAR_REQUIRE_CUDA();
+    if (kernels::cuda_device_count() < 2)
+        GTEST_SKIP() << "needs two CUDA devices";
+    const auto on_zero = run_cpi_chain("cuda", { 0, 0, 0, 0 });
+    ASSERT_EQ(on_zero.size(), std::size_t(cpi_count) * cpi_nr * cpi_nfft);
+    grr::device_buffer::reset_transfer_stats();
+    const auto on_one = run_cpi_chain("cuda", { 1, 1, 1, 1 });
+    EXPECT_EQ(grr::device_buffer::transfer_stats().peer_bytes, 0u);
+    EXPECT_LE(rel_l2(on_one, on_zero), 1e-6);
+    // Every CPI edge crosses: 0 -> 1 -> 0 -> 1.
+    grr::device_buffer::reset_transfer_stats();
+    const auto across = run_cpi_chain("cuda", { 0, 1, 0, 1 });
+    EXPECT_EQ(grr::device_buffer::transfer_stats().peer_bytes, cpi_chain_edge_bytes);
+    EXPECT_LE(rel_l2(across, on_zero), 1e-6);
 }
 
 TEST(DeviceParameterCuda, test_014_edges_between_two_devices)
