@@ -221,6 +221,27 @@ void bench_cpu(const std::string& name, const options& opt)
     kernels::set_cpu_threads(pool);
 }
 
+/*!
+ * Device-to-device copy bandwidth (GB/s, bytes read + written) of one copy of `src` on
+ * `stream`: the bandwidth reference of a run.
+ */
+double d2d_copy_gbs(const kernels::device_memory& src, kernels::cuda_stream& stream)
+{
+    using namespace kernels;
+    device_memory copy(src.size());
+    cuda_event a, b;
+    a.record(stream.ref());
+    copy_async(copy.get(),
+               src.get(),
+               src.size(),
+               copy_kind::device_to_device,
+               stream.ref(),
+               "bench");
+    b.record(stream.ref());
+    b.synchronize();
+    return 2.0 * double(src.size()) / (cuda_event::elapsed_ms(a, b) * 1e-3) * 1e-9;
+}
+
 void bench_cuda(const std::string& name, const options& opt)
 {
     if (!kernels::cuda_available()) {
@@ -244,20 +265,8 @@ void bench_cuda(const std::string& name, const options& opt)
                copy_kind::host_to_device,
                stream.ref(),
                "bench");
+    const double copy_gbs = d2d_copy_gbs(d_pulses, stream);
     cuda_event a, b;
-    // A device-to-device copy of the pulses, the bandwidth reference of this run.
-    device_memory d_copy(pulse_bytes);
-    a.record(stream.ref());
-    copy_async(d_copy.get(),
-               d_pulses.get(),
-               pulse_bytes,
-               copy_kind::device_to_device,
-               stream.ref(),
-               "bench");
-    b.record(stream.ref());
-    b.synchronize();
-    const double copy_gbs =
-        2.0 * double(pulse_bytes) / (cuda_event::elapsed_ms(a, b) * 1e-3) * 1e-9;
     const int reps = opt.quick ? 2 : std::min(opt.repeats, 5);
     for (prec p : { prec::fast, prec::accurate }) {
         auto bp = backprojection::make(backend::cuda, w.grid, w.h.nbins, p, stream.ref());
@@ -643,6 +652,7 @@ void bench_devices(const std::string& name, const options& opt)
                copy_kind::host_to_device,
                stream.ref(),
                "bench");
+    const double copy_gbs = d2d_copy_gbs(d_pulses, stream);
     const int reps = opt.quick ? 2 : std::min(opt.repeats, 5);
     for (prec p : { prec::fast, prec::accurate }) {
         double one_ms = 0;
@@ -686,7 +696,8 @@ void bench_devices(const std::string& name, const options& opt)
                 .field("pulses", static_cast<long long>(w.h.npulses))
                 .field("wall_ms", ms)
                 .field("gbps", bps / (ms * 1e-3) * 1e-9)
-                .field("ser_db", ser_db(w, img));
+                .field("ser_db", ser_db(w, img))
+                .field("d2d_copy_gbs", copy_gbs);
             if (one_img.empty()) {
                 one_ms = ms;
                 one_img = img;
