@@ -12,6 +12,7 @@
  * beside the flat-grid rate of the same pulses and grid.
  */
 #include "bench_gr_blocks.h"
+#include "bench_pd_common.h"
 #include "bench_registry.h"
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/vector_source.h>
@@ -221,6 +222,22 @@ void bench_cpu(const std::string& name, const options& opt)
     kernels::set_cpu_threads(pool);
 }
 
+//! The first `npix` pixels of a device image, copied to the host after `stream`'s work.
+std::vector<cfloat> image_to_host(const kernels::device_memory& image,
+                                  std::size_t npix,
+                                  kernels::cuda_stream& stream)
+{
+    std::vector<cfloat> host(npix);
+    kernels::copy_async(host.data(),
+                        image.get(),
+                        npix * sizeof(cfloat),
+                        kernels::copy_kind::device_to_host,
+                        stream.ref(),
+                        "bench");
+    stream.synchronize("bench");
+    return host;
+}
+
 /*!
  * Device-to-device copy bandwidth (GB/s, bytes read + written) of one copy of `src` on
  * `stream`: the bandwidth reference of a run.
@@ -274,14 +291,7 @@ void bench_cuda(const std::string& name, const options& opt)
         fill_bytes_async(d_img.get(), 0, d_img.size(), stream.ref(), "bench");
         bp->run(
             d_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, d_img.as<cfloat>());
-        std::vector<cfloat> img(npix);
-        copy_async(img.data(),
-                   d_img.get(),
-                   d_img.size(),
-                   copy_kind::device_to_host,
-                   stream.ref(),
-                   "bench");
-        stream.synchronize("bench");
+        const std::vector<cfloat> img = image_to_host(d_img, npix, stream);
         std::vector<double> kt, e2e, serial;
         for (int r = 0; r < reps; ++r) {
             a.record(stream.ref());
@@ -450,13 +460,7 @@ block_run run_block_flowgraph(const workload& w,
 double block_kernel_ms(const workload& w, prec p, const options& opt)
 {
     kernels::cuda_stream stream;
-    kernels::device_memory d_pulses(w.h.pulses.size() * sizeof(cfloat));
-    kernels::copy_async(d_pulses.get(),
-                        w.h.pulses.data(),
-                        d_pulses.size(),
-                        kernels::copy_kind::host_to_device,
-                        stream.ref(),
-                        "bench");
+    const auto d_pulses = pd::to_device(w.h.pulses.data(), w.h.pulses.size(), stream);
     kernels::device_memory img(std::size_t(w.grid.voxels()) * sizeof(cfloat));
     auto bp =
         backprojection::make(kernels::backend::cuda, w.grid, w.h.nbins, p, stream.ref());
@@ -548,13 +552,7 @@ void bench_volume_cuda(const options& opt)
     vol.z = -0.5 * double(nz - 1) * vol.dz;
     const std::size_t npix = static_cast<std::size_t>(w.grid.nx * w.grid.ny);
     cuda_stream stream;
-    device_memory d_pulses(w.h.pulses.size() * sizeof(cfloat));
-    copy_async(d_pulses.get(),
-               w.h.pulses.data(),
-               d_pulses.size(),
-               copy_kind::host_to_device,
-               stream.ref(),
-               "bench");
+    const auto d_pulses = pd::to_device(w.h.pulses.data(), w.h.pulses.size(), stream);
     device_memory d_flat(npix * sizeof(cfloat)), d_vol(npix * nz * sizeof(cfloat));
     const int reps = opt.quick ? 2 : std::min(opt.repeats, 5);
     for (prec p : { prec::fast, prec::accurate }) {
@@ -568,14 +566,7 @@ void bench_volume_cuda(const options& opt)
             d_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, d_vol.as<cfloat>());
         flat->run(
             d_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, d_flat.as<cfloat>());
-        std::vector<cfloat> slice0(npix);
-        copy_async(slice0.data(),
-                   d_vol.get(),
-                   npix * sizeof(cfloat),
-                   copy_kind::device_to_host,
-                   stream.ref(),
-                   "bench");
-        stream.synchronize("bench");
+        const std::vector<cfloat> slice0 = image_to_host(d_vol, npix, stream);
         workload at_slice0 = w;
         at_slice0.grid.z = vol.z;
         const double flat_ms = median_kernel_ms(*flat, w, d_pulses, d_flat, stream, reps);
@@ -644,14 +635,8 @@ void bench_devices(const std::string& name, const options& opt)
     const std::size_t npix = static_cast<std::size_t>(w.grid.nx * w.grid.ny);
     const double bps = double(npix) * double(w.h.npulses);
     cuda_stream stream;
-    device_memory d_pulses(w.h.pulses.size() * sizeof(cfloat)),
-        d_img(npix * sizeof(cfloat));
-    copy_async(d_pulses.get(),
-               w.h.pulses.data(),
-               d_pulses.size(),
-               copy_kind::host_to_device,
-               stream.ref(),
-               "bench");
+    const auto d_pulses = pd::to_device(w.h.pulses.data(), w.h.pulses.size(), stream);
+    device_memory d_img(npix * sizeof(cfloat));
     const double copy_gbs = d2d_copy_gbs(d_pulses, stream);
     const int reps = opt.quick ? 2 : std::min(opt.repeats, 5);
     for (prec p : { prec::fast, prec::accurate }) {
@@ -675,14 +660,7 @@ void bench_devices(const std::string& name, const options& opt)
             std::vector<double> t;
             for (int r = 0; r < reps; ++r)
                 t.push_back(run_once());
-            std::vector<cfloat> img(npix);
-            copy_async(img.data(),
-                       d_img.get(),
-                       d_img.size(),
-                       copy_kind::device_to_host,
-                       stream.ref(),
-                       "bench");
-            stream.synchronize("bench");
+            const std::vector<cfloat> img = image_to_host(d_img, npix, stream);
             const double ms = median(t);
             std::string list;
             for (const int d : devices)
