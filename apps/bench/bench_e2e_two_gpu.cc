@@ -8,11 +8,14 @@
  * of its detections PDUs after the first two CPIs, as e2e/PD), the peer bytes (0: the
  * chains share no edge) and the dropped CPIs; then the two-GPU / one-GPU ratio of the
  * aggregate and of the chains' steady rates summed (2000 CPIs a chain, so that the
- * start of two devices' plans and buffers weighs little in the aggregate). With fewer
+ * start of two devices' plans and buffers weighs little in the aggregate). Before them,
+ * the host's ceiling: the two sources alone into null sinks, and the two sources with
+ * their framers (the host-to-device copies) on one GPU and on two. With fewer
  * than two CUDA devices it prints one line, "skipped": true, with the reason.
  * Workloads: those of e2e/PD (one channel), same scene data.
  */
 #include "bench_pd_flowgraph.h"
+#include <gnuradio/blocks/null_sink.h>
 #include <gpuradar/kernels/device_split.h>
 #include <array>
 #include <memory>
@@ -84,6 +87,40 @@ pair_result run_pair(const workload& w,
     return r;
 }
 
+/*!
+ * What the host stages alone deliver with two chains: both sources into null sinks
+ * ("sources"), or each source into a framer on devices[k] and a device sink there
+ * ("sources+framers": the host-to-device copies of both chains, no GPU processing).
+ * Aggregate samples/s over the wall time of tb.run().
+ */
+double host_stages_sps(const workload& w,
+                       const std::vector<cfloat>& samples,
+                       std::uint64_t ncpi,
+                       const source_tuning& tuning,
+                       const std::array<int, nchains>& devices,
+                       bool with_framers)
+{
+    const std::uint64_t cpi_samples = w.npulses * w.nrange;
+    auto tb = gr::make_top_block("e2e_two_gpu_host");
+    for (int k = 0; k < nchains; ++k) {
+        auto src = gnuradio::make_block_sptr<host_replay_source>(
+            samples, ncpi * cpi_samples, cpi_samples, tuning, 0.0);
+        if (!with_framers) {
+            tb->connect(src, 0, gr::blocks::null_sink::make(sizeof(cfloat)), 0);
+            continue;
+        }
+        auto framer = make_framer(w, "cuda", devices[k]);
+        tb->connect(src, 0, framer, 0);
+        tb->connect(framer,
+                    0,
+                    gnuradio::make_block_sptr<device_sink>(
+                        sizeof(cfloat) * w.nrange, 0, devices[k]),
+                    0);
+    }
+    const double t = seconds([&] { tb->run(); });
+    return double(nchains * ncpi * cpi_samples) / t;
+}
+
 //! The chains' steady rates summed (the flowgraph's start left out); -1 if unknown.
 double steady_aggregate(const pair_result& r)
 {
@@ -128,6 +165,21 @@ GPURADAR_BENCH("e2e/PD/two_gpu")
             continue;
         const std::uint64_t n = opt.quick ? 5 : 2000;
         const auto samples = scene_samples(w, 2);
+        json_line(bench_name)
+            .field("workload", w.name)
+            .field("host_stage", "sources")
+            .field("aggregate_samples_per_s",
+                   host_stages_sps(w, samples, n, opt.source, { 0, 1 }, false))
+            .emit();
+        for (const std::array<int, nchains>& devices :
+             { std::array<int, nchains>{ 0, 0 }, std::array<int, nchains>{ 0, 1 } })
+            json_line(bench_name)
+                .field("workload", w.name)
+                .field("host_stage", "sources+framers")
+                .field("gpus", static_cast<long long>(devices[0] == devices[1] ? 1 : 2))
+                .field("aggregate_samples_per_s",
+                       host_stages_sps(w, samples, n, opt.source, devices, true))
+                .emit();
         const auto one = run_pair(w, samples, n, opt.source, { 0, 0 });
         emit(w, 1, n, one);
         const auto two = run_pair(w, samples, n, opt.source, { 0, 1 });
