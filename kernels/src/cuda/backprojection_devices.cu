@@ -145,9 +145,12 @@ private:
         return sh.pulses.as<cfloat>();
     }
 
-    //! The share's rows of every slice: from the caller's image (in) or back (out).
+    //! The share's rows of every slice: from the caller's image (in) or back (out);
+    //! nothing for a share that works in place.
     void copy_rows(share& sh, cfloat* image, bool in)
     {
+        if (sh.in_place)
+            return;
         const std::size_t nx = std::size_t(d_grid.nx);
         const std::size_t rows = std::size_t(sh.rows.rows());
         const std::size_t bytes = rows * nx * sizeof(cfloat);
@@ -190,15 +193,13 @@ private:
         synchronize(d_caller, who);
         for (share& sh : d_shares) {
             device_scope on(sh.device);
-            if (!sh.in_place)
-                copy_rows(sh, image, true);
+            copy_rows(sh, image, true);
             cfloat* part = share_image(sh, image);
             if (host)
                 sh.bp->run_host_pulses(pulses, geometry, npulses, part);
             else
                 sh.bp->run(share_pulses(sh, pulses, npulses), geometry, npulses, part);
-            if (!sh.in_place)
-                copy_rows(sh, image, false);
+            copy_rows(sh, image, false);
         }
         finish();
     }
