@@ -222,22 +222,6 @@ void bench_cpu(const std::string& name, const options& opt)
     kernels::set_cpu_threads(pool);
 }
 
-//! The first `npix` pixels of a device image, copied to the host after `stream`'s work.
-std::vector<cfloat> image_to_host(const kernels::device_memory& image,
-                                  std::size_t npix,
-                                  kernels::cuda_stream& stream)
-{
-    std::vector<cfloat> host(npix);
-    kernels::copy_async(host.data(),
-                        image.get(),
-                        npix * sizeof(cfloat),
-                        kernels::copy_kind::device_to_host,
-                        stream.ref(),
-                        "bench");
-    stream.synchronize("bench");
-    return host;
-}
-
 /*!
  * Device-to-device copy bandwidth (GB/s, bytes read + written) of one copy of `src` on
  * `stream`: the bandwidth reference of a run.
@@ -291,7 +275,7 @@ void bench_cuda(const std::string& name, const options& opt)
         fill_bytes_async(d_img.get(), 0, d_img.size(), stream.ref(), "bench");
         bp->run(
             d_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, d_img.as<cfloat>());
-        const std::vector<cfloat> img = image_to_host(d_img, npix, stream);
+        const std::vector<cfloat> img = pd::to_host<cfloat>(d_img, npix, stream);
         std::vector<double> kt, e2e, serial;
         for (int r = 0; r < reps; ++r) {
             a.record(stream.ref());
@@ -566,7 +550,7 @@ void bench_volume_cuda(const options& opt)
             d_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, d_vol.as<cfloat>());
         flat->run(
             d_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, d_flat.as<cfloat>());
-        const std::vector<cfloat> slice0 = image_to_host(d_vol, npix, stream);
+        const std::vector<cfloat> slice0 = pd::to_host<cfloat>(d_vol, npix, stream);
         workload at_slice0 = w;
         at_slice0.grid.z = vol.z;
         const double flat_ms = median_kernel_ms(*flat, w, d_pulses, d_flat, stream, reps);
@@ -660,7 +644,7 @@ void bench_devices(const std::string& name, const options& opt)
             std::vector<double> t;
             for (int r = 0; r < reps; ++r)
                 t.push_back(run_once());
-            const std::vector<cfloat> img = image_to_host(d_img, npix, stream);
+            const std::vector<cfloat> img = pd::to_host<cfloat>(d_img, npix, stream);
             const double ms = median(t);
             std::string list;
             for (const int d : devices)

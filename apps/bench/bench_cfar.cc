@@ -119,14 +119,7 @@ GPURADAR_BENCH("cfar_2d/PD")
         }
         // The CPU twin on the same map, CA, for scale (the CPU pool, host timing).
         if (!opt.quick) {
-            std::vector<float> host(cells);
-            kernels::copy_async(host.data(),
-                                power.get(),
-                                cells * sizeof(float),
-                                kernels::copy_kind::device_to_host,
-                                s.ref(),
-                                "bench");
-            s.synchronize("bench");
+            const std::vector<float> host = pd::to_host<float>(power, cells, s);
             std::vector<std::uint8_t> hmask(cells);
             auto cpu = kernels::cfar_2d::make(kernels::backend::cpu, pd_params(w));
             std::vector<double> t;

@@ -125,23 +125,7 @@ GPURADAR_BENCH("e2e/PD")
             const std::uint64_t cpi_samples = w.npulses * w.nrange;
             for (bool with_framer : { false, true }) {
                 auto tb = gr::make_top_block("e2e_host");
-                auto src = gnuradio::make_block_sptr<host_replay_source>(
-                    samples, n * cpi_samples, cpi_samples, opt.source, 0.0);
-                if (with_framer) {
-                    auto framer = make_framer(w, backend);
-                    tb->connect(src, 0, framer, 0);
-                    const std::size_t pulse_bytes = sizeof(cfloat) * w.nrange;
-                    if (gpu) // the pulses stay on the device, as for the chain
-                        tb->connect(framer,
-                                    0,
-                                    gnuradio::make_block_sptr<device_sink>(pulse_bytes),
-                                    0);
-                    else
-                        tb->connect(
-                            framer, 0, gr::blocks::null_sink::make(pulse_bytes), 0);
-                } else {
-                    tb->connect(src, 0, gr::blocks::null_sink::make(sizeof(cfloat)), 0);
-                }
+                connect_host_stage(tb, w, samples, n, opt.source, backend, with_framer);
                 const double t = seconds([&] { tb->run(); });
                 json_line("e2e/PD")
                     .field("workload", w.name)

@@ -15,7 +15,6 @@
  * Workloads: those of e2e/PD (one channel), same scene data.
  */
 #include "bench_pd_flowgraph.h"
-#include <gnuradio/blocks/null_sink.h>
 #include <gpuradar/kernels/device_split.h>
 #include <array>
 #include <memory>
@@ -100,25 +99,12 @@ double host_stages_sps(const workload& w,
                        const std::array<int, nchains>& devices,
                        bool with_framers)
 {
-    const std::uint64_t cpi_samples = w.npulses * w.nrange;
     auto tb = gr::make_top_block("e2e_two_gpu_host");
-    for (int k = 0; k < nchains; ++k) {
-        auto src = gnuradio::make_block_sptr<host_replay_source>(
-            samples, ncpi * cpi_samples, cpi_samples, tuning, 0.0);
-        if (!with_framers) {
-            tb->connect(src, 0, gr::blocks::null_sink::make(sizeof(cfloat)), 0);
-            continue;
-        }
-        auto framer = make_framer(w, "cuda", devices[k]);
-        tb->connect(src, 0, framer, 0);
-        tb->connect(framer,
-                    0,
-                    gnuradio::make_block_sptr<device_sink>(
-                        sizeof(cfloat) * w.nrange, 0, devices[k]),
-                    0);
-    }
+    for (int k = 0; k < nchains; ++k)
+        connect_host_stage(
+            tb, w, samples, ncpi, tuning, "cuda", with_framers, devices[k]);
     const double t = seconds([&] { tb->run(); });
-    return double(nchains * ncpi * cpi_samples) / t;
+    return double(nchains * ncpi * w.npulses * w.nrange) / t;
 }
 
 //! The chains' steady rates summed (the flowgraph's start left out); -1 if unknown.

@@ -64,6 +64,23 @@ to_device(const T* host, std::size_t n, const kernels::cuda_stream& s)
     return d;
 }
 
+//! The first n elements of `device`, copied to the host after the work queued on `s`.
+template <typename T>
+std::vector<T> to_host(const kernels::device_memory& device,
+                       std::size_t n,
+                       const kernels::cuda_stream& s)
+{
+    std::vector<T> host(n);
+    kernels::copy_async(host.data(),
+                        device.get(),
+                        n * sizeof(T),
+                        kernels::copy_kind::device_to_host,
+                        s.ref(),
+                        "bench");
+    s.synchronize("bench");
+    return host;
+}
+
 //! n complex samples of uniform noise in [-1, 1) (xorshift: fast for 10^8 samples).
 inline kernels::device_memory random_device(std::size_t n, const kernels::cuda_stream& s)
 {

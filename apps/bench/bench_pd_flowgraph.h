@@ -7,6 +7,7 @@
 #define INCLUDED_GPURADAR_BENCH_PD_FLOWGRAPH_H
 
 #include "bench_gr_blocks.h"
+#include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/gpuradar/cfar_2d.h>
 #include <gnuradio/gpuradar/pulse_doppler_processor.h>
 #include <gnuradio/gpuradar/pulse_framer.h>
@@ -65,6 +66,38 @@ make_framer(const workload& w, const std::string& backend, int device = 0)
                                    0.0,
                                    backend,
                                    device);
+}
+
+/*!
+ * One host stage of the end-to-end benches into `tb`: a host_replay_source of ncpi CPIs
+ * into a null sink, or (with_framer) into a framer on `backend` and `device` whose
+ * pulses go to a device sink (CUDA: they stay on the device, as for the chain) or a null
+ * sink (CPU).
+ */
+inline void connect_host_stage(const gr::top_block_sptr& tb,
+                               const workload& w,
+                               const std::vector<cfloat>& samples,
+                               std::uint64_t ncpi,
+                               const source_tuning& tuning,
+                               const std::string& backend,
+                               bool with_framer,
+                               int device = 0)
+{
+    const std::uint64_t cpi_samples = w.npulses * w.nrange;
+    auto src = gnuradio::make_block_sptr<host_replay_source>(
+        samples, ncpi * cpi_samples, cpi_samples, tuning, 0.0);
+    if (!with_framer) {
+        tb->connect(src, 0, gr::blocks::null_sink::make(sizeof(cfloat)), 0);
+        return;
+    }
+    auto framer = make_framer(w, backend, device);
+    tb->connect(src, 0, framer, 0);
+    const std::size_t pulse_bytes = sizeof(cfloat) * w.nrange;
+    if (backend == "cuda")
+        tb->connect(
+            framer, 0, gnuradio::make_block_sptr<device_sink>(pulse_bytes, 0, device), 0);
+    else
+        tb->connect(framer, 0, gr::blocks::null_sink::make(pulse_bytes), 0);
 }
 
 //! The chain's blocks: nfft = npulses, Taylor range and Hann Doppler windows, CA CFAR
