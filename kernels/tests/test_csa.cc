@@ -569,5 +569,40 @@ TEST(CsaCuda, MatchesCpuTwinOnEveryRangePath)
     }
 }
 
+/*
+ * Every azimuth-transform path of the CUDA backend: the four-step transform
+ * (csa_azimuth_fft.h) for each split of naz it makes (N1 x N2 = 128 x 64, 128 x 128,
+ * 256 x 128), with the fused range stage (nrange 512, and 16384: the instance without
+ * prefetch) and with the cuFFT range path (nrange 600 and 256: the per-row tables in
+ * the transform's row order; a last tile of 24 columns), broadside and squinted (the
+ * resampler); cuFFT for naz below the four-step range (4096) and for a naz that is not
+ * a power of two.
+ */
+TEST(CsaCuda, MatchesCpuTwinOnEveryAzimuthPath)
+{
+    GPURADAR_REQUIRE_CUDA();
+    struct shape {
+        std::size_t naz, nrange;
+        double squint;
+    };
+    for (const shape c : { shape{ 8192, 512, 0.0 },
+                           shape{ 16384, 512, 0.15 },
+                           shape{ 8192, 16384, 0.1 },
+                           shape{ 32768, 256, 0.0 },
+                           shape{ 8192, 600, -0.1 },
+                           shape{ 4096, 512, 0.0 },
+                           shape{ 6000, 512, 0.0 } }) {
+        const std::uint32_t seed = std::random_device{}();
+        SCOPED_TRACE("naz " + std::to_string(c.naz) + ", nrange " +
+                     std::to_string(c.nrange) + ", squint " + std::to_string(c.squint) +
+                     ", seed " + std::to_string(seed));
+        auto p = small_scene(c.squint);
+        p.nrange = c.nrange;
+        csa::options o;
+        o.azimuth_window = window_spec::make("hann");
+        expect_cuda_matches_cpu(p, c.naz, o, seed);
+    }
+}
+
 } // namespace
 } // namespace gpuradar::test

@@ -7,15 +7,19 @@
  * for the range resampler (which reads neighbouring samples, so it cannot run in place
  * there).
  *
- * Passes over the matrix: the azimuth FFT and its inverse (batched cuFFT over strided
- * columns: no transposes) around the range stage. The range stage is one fused pass
- * (csa_range_rows.h) when nrange is a power of two it supports, else two batched range
- * FFTs and three elementwise kernels. Every phase is computed from the row's three
- * coefficients (double, x^2 included), so no phase matrix is ever stored.
+ * Passes over the matrix: the azimuth FFT and its inverse around the range stage. The
+ * azimuth transform is the module's four-step one (csa_azimuth_fft.h: two passes each
+ * way, the rows left in digit-reversed bin order, so the per-row tables are uploaded
+ * in that order) when naz is a power of two it supports, else batched cuFFT over
+ * strided columns (one pass while a column fits a block). The range stage is one fused
+ * pass (csa_range_rows.h) when nrange is a power of two it supports, else two batched
+ * range FFTs and three elementwise kernels. Every phase is computed from the row's
+ * three coefficients (double, x^2 included), so no phase matrix is ever stored.
  */
 #include "../csa_backends.h"
 #include "../dft_tables.h"
 #include "complex_math.cuh"
+#include "csa_azimuth_fft.h"
 #include "csa_phase.cuh"
 #include "csa_range_rows.h"
 #include "cuda_check.h"
@@ -117,6 +121,32 @@ __global__ void csa_phase3_resampled(const float2* __restrict__ in,
     }
 }
 
+//! Per-row tables in the order the four-step azimuth transform leaves the rows.
+template <typename T>
+std::vector<T> in_row_order(const std::vector<T>& per_bin)
+{
+    std::vector<T> out(per_bin.size());
+    for (std::size_t row = 0; row < out.size(); ++row)
+        out[row] = per_bin[csa_azimuth_fft_bin(row, per_bin.size())];
+    return out;
+}
+
+//! csa_make_tables, with the per-row tables in row order when `four_step`.
+csa_tables tables_for(const stripmap_params& p,
+                      std::size_t naz,
+                      const csa::options& o,
+                      bool four_step)
+{
+    csa_tables t = csa_make_tables(p, naz, o);
+    if (four_step) {
+        t.phase1 = in_row_order(t.phase1);
+        t.phase2 = in_row_order(t.phase2);
+        t.phase3 = in_row_order(t.phase3);
+        t.azimuth_weight = in_row_order(t.azimuth_weight);
+    }
+    return t;
+}
+
 template <typename T>
 device_memory upload(const std::vector<T>& v, cudaStream_t s)
 {
@@ -133,11 +163,10 @@ public:
     csa_cuda(const stripmap_params& p, std::size_t naz, const options& o, stream_ref s)
         : csa(p, naz, o),
           d_stream(native(s)),
-          d_t(csa_make_tables(p, naz, o)),
+          d_t(tables_for(p, naz, o, csa_azimuth_fft_supported(naz))),
           d_fused(csa_range_rows_supported(p.nrange)),
           d_range_launch(d_fused ? csa_range_rows_prepare(p.nrange, naz)
                                  : csa_range_rows_launch{}),
-          d_az(n(naz), n(p.nrange), n(p.nrange), 1, d_stream, who, shared),
           d_phase1(upload(d_t.phase1, d_stream)),
           d_phase2(upload(d_t.phase2, d_stream)),
           d_phase3(upload(d_t.phase3, d_stream)),
@@ -149,11 +178,16 @@ public:
               upload(d_fused ? dft_twiddles(p.nrange) : std::vector<cfloat>{}, d_stream)),
           d_scratch(d_t.resample && !d_fused ? naz * p.nrange * sizeof(cfloat) : 0)
     {
+        if (csa_azimuth_fft_supported(naz))
+            d_az_four_step.emplace(naz, p.nrange, d_stream);
+        else
+            d_az.emplace(n(naz), n(p.nrange), n(p.nrange), 1, d_stream, who, shared);
         if (!d_fused)
             d_rg.emplace(n(p.nrange), n(naz), 1, n(p.nrange), d_stream, who, shared);
-        d_work = device_memory(
-            std::max(d_az.work_size(), d_rg ? d_rg->work_size() : std::size_t(0)));
-        d_az.set_work_area(d_work.get(), who);
+        d_work = device_memory(std::max(d_az ? d_az->work_size() : std::size_t(0),
+                                        d_rg ? d_rg->work_size() : std::size_t(0)));
+        if (d_az)
+            d_az->set_work_area(d_work.get(), who);
         if (d_rg)
             d_rg->set_work_area(d_work.get(), who);
         // The uploads read host tables this object owns: done before run() can race.
@@ -164,15 +198,23 @@ public:
     {
         auto* in = reinterpret_cast<cufftComplex*>(const_cast<cfloat*>(raw));
         auto* img = reinterpret_cast<cufftComplex*>(image);
-        GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_az.get(), in, img, CUFFT_FORWARD));
+        if (d_az_four_step)
+            d_az_four_step->forward(reinterpret_cast<const float2*>(raw),
+                                    reinterpret_cast<float2*>(image),
+                                    d_stream);
+        else
+            GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_az->get(), in, img, CUFFT_FORWARD));
         if (d_fused)
             range_stage_fused(reinterpret_cast<float2*>(image));
         else
             range_stage_cufft(img);
-        GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_az.get(), img, img, CUFFT_INVERSE));
+        if (d_az_four_step)
+            d_az_four_step->inverse(reinterpret_cast<float2*>(image), d_stream);
+        else
+            GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_az->get(), img, img, CUFFT_INVERSE));
     }
 
-    int passes() const override { return d_fused ? 3 : 7; }
+    int passes() const override { return (d_az_four_step ? 4 : 2) + (d_fused ? 1 : 5); }
 
 private:
     void range_stage_fused(float2* rows)
@@ -238,8 +280,9 @@ private:
     cudaStream_t d_stream;
     const csa_tables d_t;
     const bool d_fused; //!< the range stage is csa_range_rows (else cuFFT + kernels)
-    const csa_range_rows_launch d_range_launch; //!< when d_fused
-    cufft_plan_1d d_az;
+    const csa_range_rows_launch d_range_launch;    //!< when d_fused
+    std::optional<csa_azimuth_fft> d_az_four_step; //!< when naz suits it
+    std::optional<cufft_plan_1d> d_az;             //!< otherwise
     std::optional<cufft_plan_1d> d_rg;
     device_memory d_phase1, d_phase2, d_phase3, d_range_weight, d_azimuth_weight;
     device_memory d_first, d_taps, d_twiddle, d_scratch;

@@ -49,13 +49,14 @@ __device__ __forceinline__ unsigned bin_at(unsigned pos, unsigned log2F, unsigne
     return (pos >> low_bits) | (digits << log2RS);
 }
 
-//! Queues cp.async copies of row m (if any) into buf in the padded layout.
+//! Queues cp.async copies of the first `count` samples of row m (if any) into buf in
+//! the padded layout.
 __device__ __forceinline__ void
-prefetch_row(const csa_range_rows_args& a, std::size_t m, float2* buf)
+prefetch_row(const csa_range_rows_args& a, std::size_t m, float2* buf, unsigned count)
 {
     if (m < a.naz) {
         const float2* row = a.rows + m * a.nrange;
-        for (unsigned i = threadIdx.x; i < a.nrange; i += blockDim.x)
+        for (unsigned i = threadIdx.x; i < count; i += blockDim.x)
             __pipeline_memcpy_async(buf + smem_fft_pad(i), row + i, sizeof(float2));
     }
     __pipeline_commit();
@@ -70,11 +71,16 @@ __device__ __forceinline__ float2 conj_scaled(float2 v, float w)
  * PREFETCH (when two rows' shared memory fit the block's budget): the grid is
  * persistent and each block copies its next row into the second buffer with cp.async
  * while it transforms the current one, so the row loads no longer stall the block.
+ * PART_J > 0 (when only part of a second row fits): the same with the next row's first
+ * PART_J * F / RS samples (the first radix-RS pass's slices j < PART_J), copied into a
+ * part buffer after the row once the current row's first pass has read it; the other
+ * slices still come straight from global memory.
  */
-template <int RS, int ITERS, int THREADS, int MIN_BLOCKS, bool PREFETCH>
+template <int RS, int ITERS, int THREADS, int MIN_BLOCKS, bool PREFETCH, int PART_J>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     csa_range_rows_kernel(csa_range_rows_args a)
 {
+    static_assert(!(PREFETCH && PART_J > 0) && PART_J < RS);
     extern __shared__ float2 smem[];
     constexpr unsigned log2RS = smem_fft_log2_radix(RS);
     const unsigned F = a.nrange, T = blockDim.x;
@@ -82,8 +88,11 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     const unsigned sA = F / RS; // stride of the radix-RS passes (= ITERS * T)
     const unsigned log2L0 = log2F - log2RS;
     const unsigned padded = F + F / 16;
+    float2* const part = smem + padded; // PART_J > 0
     if constexpr (PREFETCH)
-        prefetch_row(a, blockIdx.x, smem);
+        prefetch_row(a, blockIdx.x, smem, F);
+    if constexpr (PART_J > 0)
+        prefetch_row(a, blockIdx.x, part, PART_J * sA);
     unsigned n = 0; // rows this block has done: the buffer is n & 1
     for (std::size_t m = blockIdx.x; m < a.naz; m += gridDim.x, ++n) {
         float2* row = a.rows + m * F;
@@ -91,10 +100,16 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         if constexpr (PREFETCH) {
             __pipeline_wait_prior(0);
             __syncthreads(); // row m is in sm; the other buffer's last reads are done
-            prefetch_row(a, m + gridDim.x, smem + ((n + 1) & 1u) * padded);
+            prefetch_row(a, m + gridDim.x, smem + ((n + 1) & 1u) * padded, F);
+        }
+        if constexpr (PART_J > 0) {
+            __pipeline_wait_prior(0);
+            __syncthreads(); // row m's part is in `part`
         }
         const float wa = a.azimuth_weight[m];
         if (wa == 0.0f) { // outside the processed Doppler band (uniform per block)
+            if constexpr (PART_J > 0)
+                prefetch_row(a, m + gridDim.x, part, PART_J * sA);
             for (unsigned i = threadIdx.x; i < F; i += T)
                 row[i] = make_float2(0.0f, 0.0f);
             continue;
@@ -108,7 +123,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 #pragma unroll
             for (int j = 0; j < RS; ++j) {
                 const unsigned i = threadIdx.x + it * T + j * sA;
-                v[it][j] = PREFETCH ? sm[smem_fft_pad(i)] : row[i];
+                v[it][j] = PREFETCH || j < PART_J
+                               ? (PREFETCH ? sm : part)[smem_fft_pad(i)]
+                               : row[i];
             }
 #pragma unroll
         for (int it = 0; it < ITERS; ++it)
@@ -118,6 +135,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                     v[it][j],
                     csa_phasor(q1, static_cast<double>(threadIdx.x + it * T + j * sA)));
         __syncthreads(); // every read of sm before this row's writes is done
+        if constexpr (PART_J > 0)
+            prefetch_row(a, m + gridDim.x, part, PART_J * sA); // `part` is read
 #pragma unroll
         for (int it = 0; it < ITERS; ++it)
             smem_fft_first_dif_pass<RS>(v[it], sm, threadIdx.x + it * T, sA, a.twiddle);
@@ -210,6 +229,26 @@ constexpr std::size_t row_bytes(unsigned F) { return (F + F / 16) * sizeof(float
 //! Whether the instance for F double-buffers: two rows within the per-block budget.
 constexpr bool prefetches(unsigned F) { return 2 * row_bytes(F) <= max_shared_bytes; }
 
+//! Without room for two rows: how many of the first pass's RS slices of F / RS samples
+//! the next row's part buffer holds (the most that fit beside the row).
+constexpr int part_slices(unsigned F, unsigned RS)
+{
+    int j = 0;
+    while (j + 1 < int(RS) &&
+           row_bytes(F) + row_bytes((j + 1) * (F / RS)) <= max_shared_bytes)
+        ++j;
+    return prefetches(F) ? 0 : j;
+}
+
+//! The dynamic shared memory of the instance for F.
+constexpr std::size_t shared_bytes(unsigned F, unsigned RS)
+{
+    return prefetches(F) ? 2 * row_bytes(F)
+                         : row_bytes(F) + (part_slices(F, RS) > 0
+                                               ? row_bytes(part_slices(F, RS) * (F / RS))
+                                               : 0);
+}
+
 //! The instance for F = 2^LOG2F: threads T = min(F / 16, max_threads), each running
 //! ITERS = (F / RS) / T butterflies of the radix-RS passes.
 template <unsigned LOG2F>
@@ -223,7 +262,8 @@ kernel_t instance()
                                  ITERS,
                                  int(T),
                                  min_blocks(T),
-                                 prefetches(F)>;
+                                 prefetches(F),
+                                 part_slices(F, 1u << log2RS)>;
 }
 
 kernel_t kernel_for(unsigned log2F)
@@ -265,8 +305,9 @@ csa_range_rows_launch csa_range_rows_prepare(std::size_t nrange, std::size_t naz
     const unsigned F = static_cast<unsigned>(nrange);
     csa_range_rows_launch l;
     l.kernel = kernel_for(log2_of(nrange));
-    const bool prefetch = prefetches(F);
-    l.shared_bytes = (prefetch ? 2 : 1) * row_bytes(F);
+    const unsigned RS = 1u << first_log2_radix(log2_of(nrange));
+    const bool prefetch = prefetches(F) || part_slices(F, RS) > 0;
+    l.shared_bytes = shared_bytes(F, RS);
     GPURADAR_CUDA_CHECK(who,
                         cudaFuncSetAttribute(l.kernel,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -1,7 +1,8 @@
 /*
  * Shared-memory power-of-two FFTs for the stage kernels (internal, device code), used by
- * the fused Doppler kernel (pulse_doppler_processor_cuda.cu) and the overlap-save pulse
- * compression (pulse_compression_cuda.cu).
+ * the fused Doppler kernel (pulse_doppler_processor_cuda.cu), the overlap-save pulse
+ * compression (pulse_compression_cuda.cu) and the chirp-scaling range stage and
+ * azimuth transform (csa_range_rows.cu, csa_azimuth_fft.cu: the in-register DFTs).
  *
  * Both routines transform `count` sequences of n = 2^log2n samples that lie in shared
  * memory at sm + j * S (j < count, row stride S >= n), in place, with the forward kernel

@@ -91,9 +91,11 @@ public:
     virtual void run(const cfloat* raw, cfloat* image) = 0;
 
     /*!
-     * Full passes over the matrix one run() makes when every FFT is one pass: CUDA 3
-     * (azimuth FFT, the fused range stage, inverse azimuth FFT) when nrange is a power
-     * of two from 512 to 16384, else 7 (four FFTs and three phase kernels); CPU 3.
+     * Full passes over the matrix one run() makes when every FFT is one pass. CUDA:
+     * the azimuth FFT and its inverse, one pass each (cuFFT) or two each (the four-step
+     * transform, for naz a power of two from 8192 to 65536), around the range stage,
+     * one pass when nrange is a power of two from 512 to 16384, else 5 (two FFTs and
+     * three phase kernels): 3 to 9. CPU 3.
      */
     virtual int passes() const = 0;
 
