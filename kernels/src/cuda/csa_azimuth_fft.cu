@@ -14,11 +14,11 @@
  * one conjugated on the way in and out; the inter-pass twiddle W_naz^(plane * index) is
  * applied to the outputs (forward pass 1) or to the inputs (inverse pass 1).
  */
+#include "../dft_tables.h"
 #include "complex_math.cuh"
 #include "csa_azimuth_fft.h"
 #include "cuda_check.h"
 #include "smem_fft.cuh"
-#include "../dft_tables.h"
 #include <vector>
 
 namespace gpuradar::kernels::detail {
@@ -34,9 +34,9 @@ enum class twiddle_side { none, on_output, on_input };
 struct pass_args {
     const float2* in;
     float2* out;
-    std::size_t nrange;       //!< columns
-    std::size_t seq_stride;   //!< elements between a sequence's consecutive samples
-    std::size_t plane_stride; //!< elements between planes
+    std::size_t nrange;          //!< columns
+    std::size_t seq_stride;      //!< elements between a sequence's consecutive samples
+    std::size_t plane_stride;    //!< elements between planes
     const float2* fft_twiddle;   //!< len values W_len^t
     const float2* plane_twiddle; //!< naz values W_naz^t
     twiddle_side twiddle;
@@ -176,51 +176,56 @@ csa_azimuth_fft::csa_azimuth_fft(std::size_t naz, std::size_t nrange, cudaStream
                                              int(shared_bytes(256))));
 }
 
-void csa_azimuth_fft::forward(const float2* in, float2* out, cudaStream_t s) const
+/*
+ * The N1-point pass: in plane n2 (rows n2, n2 + N2, ...) the FFTs over n1, the
+ * inter-pass twiddles on its outputs (forward) or inputs (inverse).
+ */
+void csa_azimuth_fft::pass_n1(const float2* in,
+                              float2* out,
+                              bool inverse,
+                              cudaStream_t s) const
 {
     const std::size_t n2 = std::size_t(1) << d_log2n2;
     pass_args a{};
-    a.nrange = d_nrange;
-    a.plane_twiddle = d_twiddle_naz.as<float2>();
-    a.inverse = false;
-    // Pass 1: plane n2 (rows n2, n2 + N2, ...), N1-point FFTs, twiddled outputs.
     a.in = in;
     a.out = out;
+    a.nrange = d_nrange;
     a.seq_stride = n2 * d_nrange;
     a.plane_stride = d_nrange;
     a.fft_twiddle = d_twiddle_n1.as<float2>();
-    a.twiddle = twiddle_side::on_output;
+    a.plane_twiddle = d_twiddle_naz.as<float2>();
+    a.twiddle = inverse ? twiddle_side::on_input : twiddle_side::on_output;
+    a.inverse = inverse;
     launch(a, d_log2n1, unsigned(n2), s);
-    // Pass 2: plane k1 (rows N2 k1 .. N2 k1 + N2 - 1), N2-point FFTs.
-    a.in = out;
-    a.seq_stride = d_nrange;
-    a.plane_stride = n2 * d_nrange;
-    a.fft_twiddle = d_twiddle_n2.as<float2>();
-    a.twiddle = twiddle_side::none;
-    launch(a, d_log2n2, 1u << d_log2n1, s);
 }
 
-void csa_azimuth_fft::inverse(float2* rows, cudaStream_t s) const
+//! The N2-point pass: in plane k1 (rows N2 k1 .. N2 k1 + N2 - 1) the FFTs over n2.
+void csa_azimuth_fft::pass_n2(float2* rows, bool inverse, cudaStream_t s) const
 {
     const std::size_t n2 = std::size_t(1) << d_log2n2;
     pass_args a{};
     a.in = rows;
     a.out = rows;
     a.nrange = d_nrange;
-    a.plane_twiddle = d_twiddle_naz.as<float2>();
-    a.inverse = true;
-    // The forward passes transposed: N2-point inverse FFTs over k2 in plane k1 ...
     a.seq_stride = d_nrange;
     a.plane_stride = n2 * d_nrange;
     a.fft_twiddle = d_twiddle_n2.as<float2>();
     a.twiddle = twiddle_side::none;
+    a.inverse = inverse;
     launch(a, d_log2n2, 1u << d_log2n1, s);
-    // ... then, in plane n2, the conjugate twiddles and N1-point inverse FFTs over k1.
-    a.seq_stride = n2 * d_nrange;
-    a.plane_stride = d_nrange;
-    a.fft_twiddle = d_twiddle_n1.as<float2>();
-    a.twiddle = twiddle_side::on_input;
-    launch(a, d_log2n1, unsigned(n2), s);
+}
+
+void csa_azimuth_fft::forward(const float2* in, float2* out, cudaStream_t s) const
+{
+    pass_n1(in, out, false, s);
+    pass_n2(out, false, s);
+}
+
+void csa_azimuth_fft::inverse(float2* rows, cudaStream_t s) const
+{
+    // The forward passes transposed.
+    pass_n2(rows, true, s);
+    pass_n1(rows, rows, true, s);
 }
 
 } // namespace gpuradar::kernels::detail

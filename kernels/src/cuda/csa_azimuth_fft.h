@@ -5,11 +5,11 @@
  * poorly coalesced reads once a column no longer fits one block (naz >= 8192).
  *
  * Forward, sample n = N2 n1 + n2, bin f = k1 + N1 k2:
- *   pass 1: for each n2, an N1-point FFT over n1, times W_naz^(n2 k1), back to row N2 k1 + n2;
- *   pass 2: for each k1, an N2-point FFT over n2, to row N2 k1 + k2.
- * So row N2 k1 + k2 holds azimuth bin k1 + N1 k2 (csa_azimuth_fft_bin): the bins are
- * left in digit-reversed order, the range stage (which treats rows independently) reads
- * its per-row tables in that order, and the inverse (the two passes transposed: N2-point
+ *   pass 1: for each n2, an N1-point FFT over n1, times W_naz^(n2 k1), back to row N2 k1
+ * + n2; pass 2: for each k1, an N2-point FFT over n2, to row N2 k1 + k2. So row N2 k1 +
+ * k2 holds azimuth bin k1 + N1 k2 (csa_azimuth_fft_bin): the bins are left in
+ * digit-reversed order, the range stage (which treats rows independently) reads its
+ * per-row tables in that order, and the inverse (the two passes transposed: N2-point
  * inverse FFTs, then the conjugate twiddles and N1-point inverse FFTs) restores natural
  * order. No scaling either way, as cuFFT.
  *
@@ -19,8 +19,8 @@
 #ifndef INCLUDED_GPURADAR_KERNELS_CSA_AZIMUTH_FFT_H
 #define INCLUDED_GPURADAR_KERNELS_CSA_AZIMUTH_FFT_H
 
-#include <gpuradar/kernels/cuda_resources.h>
 #include <cuda_runtime.h>
+#include <gpuradar/kernels/cuda_resources.h>
 #include <cstddef>
 
 namespace gpuradar::kernels::detail {
@@ -46,6 +46,9 @@ public:
     void inverse(float2* rows, cudaStream_t s) const;
 
 private:
+    void pass_n1(const float2* in, float2* out, bool inverse, cudaStream_t s) const;
+    void pass_n2(float2* rows, bool inverse, cudaStream_t s) const;
+
     std::size_t d_naz, d_nrange;
     unsigned d_log2n1, d_log2n2;
     device_memory d_twiddle_n1, d_twiddle_n2, d_twiddle_naz;
