@@ -18,6 +18,8 @@
 #include "complex_math.cuh"
 #include "csa_azimuth_fft.h"
 #include "cuda_check.h"
+#include "device_upload.h"
+#include "power_of_two.h"
 #include "smem_fft.cuh"
 #include <vector>
 
@@ -104,22 +106,8 @@ __global__ void __launch_bounds__(pass_threads, 4) csa_azimuth_pass(pass_args a)
     }
 }
 
-unsigned log2_of(std::size_t n)
-{
-    unsigned l = 0;
-    while ((std::size_t(1) << l) < n)
-        ++l;
-    return l;
-}
-
-device_memory upload_twiddles(std::size_t n, cudaStream_t s)
-{
-    const std::vector<cfloat> t = dft_twiddles(n);
-    device_memory d(t.size() * sizeof(cfloat));
-    GPURADAR_CUDA_CHECK(
-        who, cudaMemcpyAsync(d.get(), t.data(), d.size(), cudaMemcpyHostToDevice, s));
-    return d;
-}
+//! log2 of N1 in the split naz = N1 N2 (N1 = N2 or 2 N2).
+unsigned log2_n1(std::size_t naz) { return (log2_ceil(naz) + 1) / 2; }
 
 constexpr std::size_t shared_bytes(unsigned len)
 {
@@ -148,26 +136,22 @@ void launch(const pass_args& a, unsigned log2len, unsigned planes, cudaStream_t 
 
 bool csa_azimuth_fft_supported(std::size_t naz)
 {
-    const unsigned l = log2_of(naz);
-    return (std::size_t(1) << l) == naz && l >= 2 * min_log2_part + 1 &&
-           l <= 2 * max_log2_part;
+    return power_of_two_between(naz, 2 * min_log2_part + 1, 2 * max_log2_part);
 }
 
 std::size_t csa_azimuth_fft_bin(std::size_t row, std::size_t naz)
 {
-    const unsigned l = log2_of(naz);
-    const std::size_t n1 = std::size_t(1) << ((l + 1) / 2), n2 = naz / n1;
+    const std::size_t n1 = std::size_t(1) << log2_n1(naz), n2 = naz / n1;
     return row / n2 + n1 * (row % n2);
 }
 
 csa_azimuth_fft::csa_azimuth_fft(std::size_t naz, std::size_t nrange, cudaStream_t s)
-    : d_naz(naz),
-      d_nrange(nrange),
-      d_log2n1((log2_of(naz) + 1) / 2),
-      d_log2n2(log2_of(naz) - d_log2n1),
-      d_twiddle_n1(upload_twiddles(std::size_t(1) << d_log2n1, s)),
-      d_twiddle_n2(upload_twiddles(std::size_t(1) << d_log2n2, s)),
-      d_twiddle_naz(upload_twiddles(naz, s))
+    : d_nrange(nrange),
+      d_log2n1(log2_n1(naz)),
+      d_log2n2(log2_ceil(naz) - d_log2n1),
+      d_twiddle_n1(upload(dft_twiddles(std::size_t(1) << d_log2n1), s, who)),
+      d_twiddle_n2(upload(dft_twiddles(std::size_t(1) << d_log2n2), s, who)),
+      d_twiddle_naz(upload(dft_twiddles(naz), s, who))
 {
     // Only the 256-point instance needs more than the default 48 KB.
     GPURADAR_CUDA_CHECK(who,

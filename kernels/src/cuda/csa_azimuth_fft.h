@@ -49,7 +49,7 @@ private:
     void pass_n1(const float2* in, float2* out, bool inverse, cudaStream_t s) const;
     void pass_n2(float2* rows, bool inverse, cudaStream_t s) const;
 
-    std::size_t d_naz, d_nrange;
+    std::size_t d_nrange;
     unsigned d_log2n1, d_log2n2;
     device_memory d_twiddle_n1, d_twiddle_n2, d_twiddle_naz;
 };

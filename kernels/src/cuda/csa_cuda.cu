@@ -24,6 +24,7 @@
 #include "csa_range_rows.h"
 #include "cuda_check.h"
 #include "cufft_plan.h"
+#include "device_upload.h"
 #include "launch.h"
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -147,16 +148,6 @@ csa_tables tables_for(const stripmap_params& p,
     return t;
 }
 
-template <typename T>
-device_memory upload(const std::vector<T>& v, cudaStream_t s)
-{
-    device_memory d(v.size() * sizeof(T));
-    if (!v.empty())
-        GPURADAR_CUDA_CHECK(
-            who, cudaMemcpyAsync(d.get(), v.data(), d.size(), cudaMemcpyHostToDevice, s));
-    return d;
-}
-
 class csa_cuda final : public csa
 {
 public:
@@ -167,15 +158,15 @@ public:
           d_fused(csa_range_rows_supported(p.nrange)),
           d_range_launch(d_fused ? csa_range_rows_prepare(p.nrange, naz)
                                  : csa_range_rows_launch{}),
-          d_phase1(upload(d_t.phase1, d_stream)),
-          d_phase2(upload(d_t.phase2, d_stream)),
-          d_phase3(upload(d_t.phase3, d_stream)),
-          d_range_weight(upload(d_t.range_weight, d_stream)),
-          d_azimuth_weight(upload(d_t.azimuth_weight, d_stream)),
-          d_first(upload(d_t.resample_first, d_stream)),
-          d_taps(upload(d_t.resample_taps, d_stream)),
-          d_twiddle(
-              upload(d_fused ? dft_twiddles(p.nrange) : std::vector<cfloat>{}, d_stream)),
+          d_phase1(upload(d_t.phase1, d_stream, who)),
+          d_phase2(upload(d_t.phase2, d_stream, who)),
+          d_phase3(upload(d_t.phase3, d_stream, who)),
+          d_range_weight(upload(d_t.range_weight, d_stream, who)),
+          d_azimuth_weight(upload(d_t.azimuth_weight, d_stream, who)),
+          d_first(upload(d_t.resample_first, d_stream, who)),
+          d_taps(upload(d_t.resample_taps, d_stream, who)),
+          d_twiddle(upload(
+              d_fused ? dft_twiddles(p.nrange) : std::vector<cfloat>{}, d_stream, who)),
           d_scratch(d_t.resample && !d_fused ? naz * p.nrange * sizeof(cfloat) : 0)
     {
         if (csa_azimuth_fft_supported(naz))

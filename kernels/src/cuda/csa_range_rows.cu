@@ -17,6 +17,7 @@
 #include "csa_phase.cuh"
 #include "csa_range_rows.h"
 #include "cuda_check.h"
+#include "power_of_two.h"
 #include "smem_fft.cuh"
 #include <cuda_pipeline.h>
 #include <algorithm>
@@ -244,9 +245,7 @@ constexpr int part_slices(unsigned F, unsigned RS)
 constexpr std::size_t shared_bytes(unsigned F, unsigned RS)
 {
     return prefetches(F) ? 2 * row_bytes(F)
-                         : row_bytes(F) + (part_slices(F, RS) > 0
-                                               ? row_bytes(part_slices(F, RS) * (F / RS))
-                                               : 0);
+                         : row_bytes(F) + row_bytes(part_slices(F, RS) * (F / RS));
 }
 
 //! The instance for F = 2^LOG2F: threads T = min(F / 16, max_threads), each running
@@ -284,28 +283,20 @@ kernel_t kernel_for(unsigned log2F)
     }
 }
 
-unsigned log2_of(std::size_t n)
-{
-    unsigned l = 0;
-    while ((std::size_t(1) << l) < n)
-        ++l;
-    return l;
-}
-
 } // namespace
 
 bool csa_range_rows_supported(std::size_t nrange)
 {
-    const unsigned l = log2_of(nrange);
-    return nrange == (std::size_t(1) << l) && l >= min_log2F && l <= max_log2F;
+    return power_of_two_between(nrange, min_log2F, max_log2F);
 }
 
 csa_range_rows_launch csa_range_rows_prepare(std::size_t nrange, std::size_t naz)
 {
     const unsigned F = static_cast<unsigned>(nrange);
     csa_range_rows_launch l;
-    l.kernel = kernel_for(log2_of(nrange));
-    const unsigned RS = 1u << first_log2_radix(log2_of(nrange));
+    const unsigned log2F = log2_ceil(nrange);
+    l.kernel = kernel_for(log2F);
+    const unsigned RS = 1u << first_log2_radix(log2F);
     const bool prefetch = prefetches(F) || part_slices(F, RS) > 0;
     l.shared_bytes = shared_bytes(F, RS);
     GPURADAR_CUDA_CHECK(who,
