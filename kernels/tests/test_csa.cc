@@ -540,8 +540,9 @@ TEST(CsaCuda, MatchesCpuTwinSquintedWindowed)
 
 /*
  * Every range-stage path of the CUDA backend (csa_range_rows.h): the fused pass for each
- * power-of-two nrange it has an instance for (2^9 .. 2^14, broadside and squinted, i.e.
- * with and without the resampler) and the cuFFT path for nrange outside that set.
+ * power-of-two nrange it has an instance for (2^9 .. 2^13 a row per block, 2^14 a row
+ * per two-block cluster; broadside and squinted, i.e. with and without the resampler)
+ * and the cuFFT path for nrange outside that set.
  */
 TEST(CsaCuda, MatchesCpuTwinOnEveryRangePath)
 {
@@ -555,6 +556,7 @@ TEST(CsaCuda, MatchesCpuTwinOnEveryRangePath)
                            shape{ 4096, -0.15 },
                            shape{ 8192, 0.0 },
                            shape{ 16384, 0.1 },
+                           shape{ 16384, 0.0 },
                            shape{ 640, 0.0 },
                            shape{ 32768, 0.0 } }) {
         const std::uint32_t seed = std::random_device{}();
@@ -572,8 +574,8 @@ TEST(CsaCuda, MatchesCpuTwinOnEveryRangePath)
 /*
  * Every azimuth-transform path of the CUDA backend: the four-step transform
  * (csa_azimuth_fft.h) for each split of naz it makes (N1 x N2 = 128 x 64, 128 x 128,
- * 256 x 128), with the fused range stage (nrange 512, and 16384: the instance without
- * prefetch) and with the cuFFT range path (nrange 600 and 256: the per-row tables in
+ * 256 x 128), with the fused range stage (nrange 512, and 16384: a row per two-block
+ * cluster) and with the cuFFT range path (nrange 600 and 256: the per-row tables in
  * the transform's row order; a last tile of 24 columns), broadside and squinted (the
  * resampler); cuFFT for naz below the four-step range (4096) and for a naz that is not
  * a power of two.

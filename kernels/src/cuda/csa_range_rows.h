@@ -6,9 +6,10 @@
  * passes (three elementwise kernels and two cuFFT transforms) by one.
  *
  * Which path csa_cuda takes: this one when nrange is a power of two from 2^9 to 2^14
- * (csa_range_rows_supported: the row and its padding fit one block's shared memory and
- * the transform is the module's radix-16 shared-memory FFT); cuFFT with the elementwise
- * kernels otherwise. Both are checked against the CPU twin (test_csa.cc, CsaCuda).
+ * (csa_range_rows_supported: the row and its padding fit the shared memory of one block,
+ * up to 2^13, or of a two-block cluster, 2^14, and the transform is the module's
+ * radix-16 shared-memory FFT); cuFFT with the elementwise kernels otherwise. Both are
+ * checked against the CPU twin (test_csa.cc, CsaCuda).
  */
 #ifndef INCLUDED_GPURADAR_KERNELS_CSA_RANGE_ROWS_H
 #define INCLUDED_GPURADAR_KERNELS_CSA_RANGE_ROWS_H

@@ -156,8 +156,9 @@ __device__ __forceinline__ void smem_fft_dif(float2* sm,
  *    Passes P-1..0 on data in digit-reversed order give the transform in natural order.
  * Shared-memory index of logical position i: smem_fft_pad(i) (one pad slot per 16
  * samples, so that the strided loads of the last passes hit distinct banks).
- * `twiddle` has n values exp(-2 pi i t / n); a butterfly reads W^1, W^2, W^4, W^8 of its
- * n1 there and forms the other powers by at most two complex products.
+ * `twiddle` has n values exp(-2 pi i t / n) (a table in global memory, or the split
+ * table below); a butterfly reads W^1, W^2, W^4, W^8 of its n1 there and forms the
+ * other powers by at most two complex products.
  */
 __device__ __forceinline__ unsigned smem_fft_pad(unsigned i) { return i + (i >> 4); }
 
@@ -244,15 +245,40 @@ __host__ __device__ constexpr int smem_fft_high_bit(int r)
     return h;
 }
 
+//! Twiddle W^k from a full table of n values in global memory (read-only cache).
+__device__ __forceinline__ float2 smem_fft_twiddle_at(const float2* __restrict__ table,
+                                                      unsigned k)
+{
+    return __ldg(table + k);
+}
+
+/*
+ * The same n = 4^log2_lo values as two short tables in shared memory, for kernels
+ * whose shared memory leaves the L1 cache too small to hold a full table:
+ * W^k = hi[k >> log2_lo] lo[k mod 2^log2_lo], with hi[j] = W^(j 2^log2_lo) and
+ * lo[j] = W^j (one rounding more than a full table's value).
+ */
+struct smem_fft_split_twiddle {
+    const float2* hi;
+    const float2* lo;
+    unsigned log2_lo;
+};
+
+__device__ __forceinline__ float2 smem_fft_twiddle_at(const smem_fft_split_twiddle& t,
+                                                      unsigned k)
+{
+    return cmul(t.hi[k >> t.log2_lo], t.lo[k & ((1u << t.log2_lo) - 1)]);
+}
+
 //! w[r] = W^(r * step) for r < R, from the table (n values) at r = 1, 2, 4, 8.
-template <int R>
+template <int R, typename Table>
 __device__ __forceinline__ void
-smem_fft_powers(float2 (&w)[R], const float2* __restrict__ twiddle, unsigned step)
+smem_fft_powers(float2 (&w)[R], const Table& twiddle, unsigned step)
 {
     w[0] = make_float2(1.0f, 0.0f);
 #pragma unroll
     for (int b = 1; b < R; b <<= 1)
-        w[b] = __ldg(twiddle + b * step);
+        w[b] = smem_fft_twiddle_at(twiddle, b * step);
 #pragma unroll
     for (int r = 3; r < R; ++r) {
         if (r & (r - 1)) {
@@ -264,9 +290,9 @@ smem_fft_powers(float2 (&w)[R], const float2* __restrict__ twiddle, unsigned ste
 
 //! v[r] *= W^(r * step) for r < R (step != 0), the powers from the table as
 //! smem_fft_powers: a pass's twiddles.
-template <int R>
+template <int R, typename Table>
 __device__ __forceinline__ void
-smem_fft_twiddle(float2 (&v)[R], const float2* __restrict__ twiddle, unsigned step)
+smem_fft_twiddle(float2 (&v)[R], const Table& twiddle, unsigned step)
 {
     float2 w[R];
     smem_fft_powers<R>(w, twiddle, step);
@@ -282,13 +308,9 @@ smem_fft_twiddle(float2 (&v)[R], const float2* __restrict__ twiddle, unsigned st
  * smem_fft_last_dit_pass is its transpose: the same places loaded, twiddled and
  * transformed, the outputs left in registers for the caller to store.
  */
-template <int R>
-__device__ __forceinline__ void
-smem_fft_first_dif_pass(float2 (&v)[R],
-                        float2* sm,
-                        unsigned n1,
-                        unsigned stride,
-                        const float2* __restrict__ twiddle)
+template <int R, typename Table>
+__device__ __forceinline__ void smem_fft_first_dif_pass(
+    float2 (&v)[R], float2* sm, unsigned n1, unsigned stride, const Table& twiddle)
 {
     smem_fft_reg_dft<R>(v);
     if (n1 != 0)
@@ -298,12 +320,9 @@ smem_fft_first_dif_pass(float2 (&v)[R],
         sm[smem_fft_pad(n1 + r * stride)] = v[r];
 }
 
-template <int R>
-__device__ __forceinline__ void smem_fft_last_dit_pass(float2 (&v)[R],
-                                                       const float2* sm,
-                                                       unsigned n1,
-                                                       unsigned stride,
-                                                       const float2* __restrict__ twiddle)
+template <int R, typename Table>
+__device__ __forceinline__ void smem_fft_last_dit_pass(
+    float2 (&v)[R], const float2* sm, unsigned n1, unsigned stride, const Table& twiddle)
 {
 #pragma unroll
     for (int r = 0; r < R; ++r)
@@ -315,12 +334,9 @@ __device__ __forceinline__ void smem_fft_last_dit_pass(float2 (&v)[R],
 
 //! One pass (see above): DIF = DFT then twiddles, DIT = twiddles then DFT, on the
 //! samples a thread loads and stores back at the same places.
-template <int R, bool DIT>
-__device__ __forceinline__ void smem_fft_pass(float2* sm,
-                                              unsigned n,
-                                              unsigned log2L,
-                                              const float2* __restrict__ twiddle,
-                                              unsigned log2n)
+template <int R, bool DIT, typename Table>
+__device__ __forceinline__ void smem_fft_pass(
+    float2* sm, unsigned n, unsigned log2L, const Table& twiddle, unsigned log2n)
 {
     constexpr int log2R = smem_fft_log2_radix(R);
     const unsigned log2s = log2L - log2R;
