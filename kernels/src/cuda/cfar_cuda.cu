@@ -33,6 +33,10 @@ using namespace cfar_gpu;
 //! Cell rows per tile (4 per thread): the halo of 2 wr rows (12 for the PD window) is
 //! loaded once per 32 rows instead of once per 8. Halved while shared memory is short.
 constexpr int max_tile_rows = 32;
+//! The os kernels' (8 per thread): their tile, halo and training offsets are a larger
+//! share of a cell's instructions than the other estimators' (the rank test reads a
+//! fraction of the window), so they are spread over twice the rows.
+constexpr int max_os_tile_rows = 64;
 //! Grid y and z limits of a launch; larger runs are split into several launches.
 constexpr unsigned max_grid_yz = 65535;
 //! Detections published with the counters at the end of each run (cfar_publish): a
@@ -374,7 +378,8 @@ private:
     //! Largest tile height (a power of two) whose shared memory fits; 0 if none does.
     int fitting_tile_rows(cfar_estimator estimator, std::size_t optin) const
     {
-        for (int rows = max_tile_rows; rows >= 1; rows /= 2)
+        const bool os = d_plan.variant == cfar_variant::os;
+        for (int rows = os ? max_os_tile_rows : max_tile_rows; rows >= 1; rows /= 2)
             if (smem_bytes(estimator, rows) <= optin)
                 return rows;
         return 0;

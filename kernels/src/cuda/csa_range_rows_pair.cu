@@ -14,10 +14,10 @@
  *
  * Each block's first-pass samples of the next row (two of its four slices) are copied
  * ahead with cp.async into its own part buffer, and the twiddles come from two short
- * tables in shared memory (smem_fft_split_twiddle). Cluster barriers: after the first pass's
- * stores (every sub-transform complete), before the last pass's loads (the partner's
- * inverse passes done), and between those loads and the next row's stores (split into
- * arrive and wait, so a block's next first pass overlaps the wait).
+ * tables in shared memory (smem_fft_split_twiddle). Cluster barriers: after the first
+ * pass's stores (every sub-transform complete), before the last pass's loads (the
+ * partner's inverse passes done), and between those loads and the next row's stores
+ * (split into arrive and wait, so a block's next first pass overlaps the wait).
  */
 #include "complex_math.cuh"
 #include "csa_phase.cuh"
@@ -38,13 +38,13 @@ constexpr const char* who = "csa";
 constexpr unsigned log2F = 14, F = 1u << log2F;
 constexpr int RS = 4;
 constexpr unsigned log2RS = 2;
-constexpr unsigned sA = F / RS;    // the first pass's stride: one sub-transform
-constexpr unsigned n1s = sA / 2;   // first-pass butterflies per block
-constexpr int threads = 256;       // two blocks per SM at 128 registers a thread
+constexpr unsigned sA = F / RS;  // the first pass's stride: one sub-transform
+constexpr unsigned n1s = sA / 2; // first-pass butterflies per block
+constexpr int threads = 256;     // two blocks per SM at 128 registers a thread
 constexpr int iters = n1s / threads;
-constexpr unsigned half = F / 2;   // samples a block holds
+constexpr unsigned half = F / 2; // samples a block holds
 constexpr unsigned padded = half + half / 16;
-constexpr int part_slices = 2;     // of the RS first-pass slices, copied ahead
+constexpr int part_slices = 2; // of the RS first-pass slices, copied ahead
 //! The twiddles as two tables of 2^(log2F / 2) values in shared memory (the row and
 //! part buffer leave the L1 cache too small for a full table: the loads stalled).
 constexpr unsigned log2_split = log2F / 2, split = 1u << log2_split;
@@ -78,10 +78,9 @@ __device__ __forceinline__ unsigned cluster_address(const float2* local, unsigne
 
 __device__ __forceinline__ void store_cluster(unsigned address, float2 v)
 {
-    asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};" ::"r"(address),
-                 "f"(v.x),
-                 "f"(v.y)
-                 : "memory");
+    asm volatile(
+        "st.shared::cluster.v2.f32 [%0], {%1, %2};" ::"r"(address), "f"(v.x), "f"(v.y)
+        : "memory");
 }
 
 __device__ __forceinline__ float2 load_cluster(unsigned address)
@@ -172,8 +171,8 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(threads, 2)
         for (int it = 0; it < iters; ++it)
 #pragma unroll
             for (int j = 0; j < RS; ++j)
-                v[it][j] = cmul(v[it][j],
-                                csa_phasor(q1, double(n1_0 + it * threads + j * sA)));
+                v[it][j] =
+                    cmul(v[it][j], csa_phasor(q1, double(n1_0 + it * threads + j * sA)));
         cluster_wait(); // the partner's last reads of the previous row are done
 #pragma unroll
         for (int it = 0; it < iters; ++it) {
@@ -188,8 +187,10 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(threads, 2)
         cluster.sync(); // both blocks' sub-transforms are complete
         for (unsigned log2L = log2F - log2RS; log2L > 4; log2L -= 4)
             smem_fft_pass<16, false>(sm, half, log2L, twiddle, log2F);
-        csa_spectrum_pass(sm, half / 16, log2F, log2RS, a.q2[m], a.range_weight,
-                          [rank](unsigned p) { return row_position(p, rank); });
+        csa_spectrum_pass(
+            sm, half / 16, log2F, log2RS, a.q2[m], a.range_weight, [rank](unsigned p) {
+                return row_position(p, rank);
+            });
         __syncthreads();
         for (unsigned log2L = 8; log2L <= log2F - log2RS; log2L += 4)
             smem_fft_pass<16, true>(sm, half, log2L, twiddle, log2F);
@@ -267,8 +268,8 @@ csa_range_rows_launch csa_range_rows_pair_prepare(std::size_t naz)
     config.blockDim = dim3(threads);
     config.dynamicSmemBytes = shared_bytes;
     int clusters = 0;
-    GPURADAR_CUDA_CHECK(
-        who, cudaOccupancyMaxActiveClusters(&clusters, l.kernel, &config));
+    GPURADAR_CUDA_CHECK(who,
+                        cudaOccupancyMaxActiveClusters(&clusters, l.kernel, &config));
     l.blocks = 2 * static_cast<unsigned>(
                        std::min<std::size_t>(naz, std::size_t(std::max(1, clusters))));
     return l;
