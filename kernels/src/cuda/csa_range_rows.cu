@@ -230,8 +230,19 @@ void csa_range_rows(const csa_range_rows_args& a,
                     const csa_range_rows_launch& l,
                     cudaStream_t s)
 {
-    l.kernel<<<l.blocks, l.threads, l.shared_bytes, s>>>(a);
-    GPURADAR_CUDA_CHECK_LAUNCH(who, "csa_range_rows");
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = l.cluster;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(l.blocks);
+    config.blockDim = dim3(l.threads);
+    config.dynamicSmemBytes = l.shared_bytes;
+    config.stream = s;
+    config.attrs = &cluster;
+    config.numAttrs = l.cluster > 1 ? 1 : 0;
+    GPURADAR_CUDA_CHECK(who, cudaLaunchKernelEx(&config, l.kernel, a));
 }
 
 } // namespace gpuradar::kernels::detail

@@ -7,8 +7,9 @@
  *
  * Which path csa_cuda takes: this one when nrange is a power of two from 2^9 to 2^14
  * (csa_range_rows_supported: the row and its padding fit the shared memory of one block,
- * up to 2^13, or of a two-block cluster, 2^14, and the transform is the module's
- * radix-16 shared-memory FFT); cuFFT with the elementwise kernels otherwise. Both are
+ * up to 2^13, or of a two-block cluster, 2^14 on devices with clusters (sm_90 on), and
+ * the transform is the module's radix-16 shared-memory FFT); cuFFT with the elementwise
+ * kernels otherwise. Both are
  * checked against the CPU twin (test_csa.cc, CsaCuda).
  */
 #ifndef INCLUDED_GPURADAR_KERNELS_CSA_RANGE_ROWS_H
@@ -34,7 +35,8 @@ struct csa_range_rows_args {
     unsigned nrange;
 };
 
-//! nrange is a power of two in [512, 16384].
+//! nrange is a power of two in [512, 8192], or 16384 on a device with thread-block
+//! clusters (csa_range_rows_pair.h).
 bool csa_range_rows_supported(std::size_t nrange);
 
 //! The pass's kernel and launch shape for one nrange and naz on the current device:
@@ -43,6 +45,7 @@ bool csa_range_rows_supported(std::size_t nrange);
 struct csa_range_rows_launch {
     void (*kernel)(csa_range_rows_args) = nullptr;
     unsigned threads = 0, blocks = 0;
+    unsigned cluster = 1; //!< blocks per thread-block cluster
     std::size_t shared_bytes = 0;
 };
 

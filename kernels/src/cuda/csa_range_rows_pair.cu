@@ -32,12 +32,10 @@
 namespace gpuradar::kernels::detail {
 namespace {
 
-namespace cg = cooperative_groups;
 constexpr const char* who = "csa";
 
 constexpr unsigned log2F = 14, F = 1u << log2F;
 constexpr int RS = 4;
-constexpr unsigned log2RS = 2;
 constexpr unsigned sA = F / RS;  // the first pass's stride: one sub-transform
 constexpr unsigned n1s = sA / 2; // first-pass butterflies per block
 constexpr int threads = 256;     // two blocks per SM at 128 registers a thread
@@ -53,6 +51,12 @@ constexpr std::size_t shared_bytes =
 static_assert(2 * shared_bytes + 2 * 1024 <= 228 * 1024, "two blocks per SM");
 static_assert(iters * threads == n1s);
 static_assert(sizeof(float2) == 8, "shared::cluster addresses step by 8 bytes a sample");
+
+// Thread-block clusters and distributed shared memory need sm_90: the device code below
+// is compiled for it only (csa_range_rows_pair_supported asks the device).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+
+constexpr unsigned log2RS = 2;
 
 //! Position (in the whole row's forward order) of shared position p of block `rank`.
 __device__ __forceinline__ unsigned row_position(unsigned p, unsigned rank)
@@ -121,12 +125,21 @@ prefetch_part(const csa_range_rows_args& a, std::size_t m, float2* part, unsigne
     __pipeline_commit();
 }
 
+__device__ __forceinline__ void cluster_sync()
+{
+    cooperative_groups::this_cluster().sync();
+}
+
+#endif
+
+//! The cluster size at compile time as well as in the launch: without it the kernel
+//! spilled (ptxas, 132 bytes a thread).
 __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(threads, 2)
     csa_range_rows_pair_kernel(csa_range_rows_args a)
 {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
     extern __shared__ float2 smem[];
-    cg::cluster_group cluster = cg::this_cluster();
-    const unsigned rank = cluster.block_rank();
+    const unsigned rank = cooperative_groups::this_cluster().block_rank();
     float2* const sm = smem;
     float2* const part = smem + padded;
     float2* const hi = part + part_slices * n1s;
@@ -184,7 +197,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(threads, 2)
                 store_cluster((q & 1 ? odd : even) + 8 * local_position(q, n1), v[it][q]);
         }
         prefetch_part(a, m + row_step, part, n1_0); // the part buffer is read
-        cluster.sync(); // both blocks' sub-transforms are complete
+        cluster_sync(); // both blocks' sub-transforms are complete
         for (unsigned log2L = log2F - log2RS; log2L > 4; log2L -= 4)
             smem_fft_pass<16, false>(sm, half, log2L, twiddle, log2F);
         csa_spectrum_pass(
@@ -194,7 +207,7 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(threads, 2)
         __syncthreads();
         for (unsigned log2L = 8; log2L <= log2F - log2RS; log2L += 4)
             smem_fft_pass<16, true>(sm, half, log2L, twiddle, log2F);
-        cluster.sync(); // both blocks' inverse passes are done
+        cluster_sync(); // both blocks' inverse passes are done
         // Last inverse pass radix 4: sample n1 + j sA of the row (conjugated).
 #pragma unroll
         for (int it = 0; it < iters; ++it) {
@@ -220,14 +233,14 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(threads, 2)
         }
         // Squint: the block's samples (slices of n1s) back into its shared memory in
         // natural order, then resampled from both blocks' slices.
-        cluster.sync(); // both blocks' last-pass loads are done
+        cluster_sync(); // both blocks' last-pass loads are done
 #pragma unroll
         for (int it = 0; it < iters; ++it)
 #pragma unroll
             for (int j = 0; j < RS; ++j)
                 sm[smem_fft_pad(j * n1s + threadIdx.x + it * threads)] =
                     make_float2(v[it][j].x, -v[it][j].y);
-        cluster.sync();
+        cluster_sync();
         // Sample e lies in slice e / n1s, held by block (slice & 1) at slice / 2.
         const auto sample = [even, odd](unsigned e) {
             const unsigned slice = e / n1s;
@@ -246,11 +259,23 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(threads, 2)
         cluster_arrive();
     }
     cluster_wait(); // the partner no longer reads this block's shared memory
+#else
+    __trap(); // not launched below sm_90
+#endif
 }
 
 } // namespace
 
-bool csa_range_rows_pair_supported(std::size_t nrange) { return nrange == F; }
+bool csa_range_rows_pair_supported(std::size_t nrange)
+{
+    if (nrange != F)
+        return false;
+    int device = 0, clusters = 0;
+    GPURADAR_CUDA_CHECK(who, cudaGetDevice(&device));
+    GPURADAR_CUDA_CHECK(
+        who, cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+    return clusters != 0;
+}
 
 csa_range_rows_launch csa_range_rows_pair_prepare(std::size_t naz)
 {
@@ -258,15 +283,23 @@ csa_range_rows_launch csa_range_rows_pair_prepare(std::size_t naz)
     l.kernel = csa_range_rows_pair_kernel;
     l.threads = threads;
     l.shared_bytes = shared_bytes;
+    l.cluster = 2;
     GPURADAR_CUDA_CHECK(who,
                         cudaFuncSetAttribute(l.kernel,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(l.shared_bytes)));
     // A persistent grid of the clusters that fit at once (each prefetches its next row).
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = l.cluster;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(2 * static_cast<unsigned>(std::min<std::size_t>(naz, 65535)));
     config.blockDim = dim3(threads);
     config.dynamicSmemBytes = shared_bytes;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
     int clusters = 0;
     GPURADAR_CUDA_CHECK(who,
                         cudaOccupancyMaxActiveClusters(&clusters, l.kernel, &config));
