@@ -226,11 +226,11 @@ csa_range_rows_launch csa_range_rows_prepare(std::size_t nrange, std::size_t naz
     return l;
 }
 
-void csa_range_rows(const csa_range_rows_args& a,
-                    const csa_range_rows_launch& l,
-                    cudaStream_t s)
+cudaLaunchConfig_t csa_range_rows_config(const csa_range_rows_launch& l,
+                                         cudaStream_t s,
+                                         cudaLaunchAttribute& cluster)
 {
-    cudaLaunchAttribute cluster{};
+    cluster = cudaLaunchAttribute{};
     cluster.id = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = l.cluster;
     cluster.val.clusterDim.y = 1;
@@ -242,6 +242,15 @@ void csa_range_rows(const csa_range_rows_args& a,
     config.stream = s;
     config.attrs = &cluster;
     config.numAttrs = l.cluster > 1 ? 1 : 0;
+    return config;
+}
+
+void csa_range_rows(const csa_range_rows_args& a,
+                    const csa_range_rows_launch& l,
+                    cudaStream_t s)
+{
+    cudaLaunchAttribute cluster;
+    const cudaLaunchConfig_t config = csa_range_rows_config(l, s, cluster);
     GPURADAR_CUDA_CHECK(who, cudaLaunchKernelEx(&config, l.kernel, a));
 }
 

@@ -52,6 +52,12 @@ struct csa_range_rows_launch {
 //! Requires csa_range_rows_supported(nrange).
 csa_range_rows_launch csa_range_rows_prepare(std::size_t nrange, std::size_t naz);
 
+//! The launch configuration of `l` on `s`, its cluster size in `cluster` (which the
+//! configuration points to).
+cudaLaunchConfig_t csa_range_rows_config(const csa_range_rows_launch& l,
+                                         cudaStream_t s,
+                                         cudaLaunchAttribute& cluster);
+
 //! Queues the pass on `s` (`l` from csa_range_rows_prepare(a.nrange, a.naz)).
 void csa_range_rows(const csa_range_rows_args& a,
                     const csa_range_rows_launch& l,

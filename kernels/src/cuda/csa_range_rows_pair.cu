@@ -289,17 +289,9 @@ csa_range_rows_launch csa_range_rows_pair_prepare(std::size_t naz)
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(l.shared_bytes)));
     // A persistent grid of the clusters that fit at once (each prefetches its next row).
-    cudaLaunchAttribute cluster{};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = l.cluster;
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(2 * static_cast<unsigned>(std::min<std::size_t>(naz, 65535)));
-    config.blockDim = dim3(threads);
-    config.dynamicSmemBytes = shared_bytes;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
+    l.blocks = 2 * static_cast<unsigned>(std::min<std::size_t>(naz, 65535));
+    cudaLaunchAttribute cluster;
+    const cudaLaunchConfig_t config = csa_range_rows_config(l, nullptr, cluster);
     int clusters = 0;
     GPURADAR_CUDA_CHECK(who,
                         cudaOccupancyMaxActiveClusters(&clusters, l.kernel, &config));
