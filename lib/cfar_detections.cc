@@ -29,9 +29,8 @@ pmt::pmt_t key(const char* k) { return pmt::intern(k); }
 
 /*
  * The detection dicts' keys, interned once: pmt::intern hashes and looks the name up on
- * every call, which with dict_add's search for an existing key made up three quarters
- * of a detection dict's cost (11.5 against 2.8 us a detection on the build machine), and
- * a CPI may list thousands of detections on the block's work thread.
+ * every call, and with dict_add's search of the dict for each key it was most of a
+ * detection dict's cost, paid per detection on the block's work thread.
  */
 struct detection_keys {
     const pmt::pmt_t range_bin = key("range_bin"), doppler_bin = key("doppler_bin");
@@ -57,10 +56,11 @@ pmt::pmt_t with_new_key(const pmt::pmt_t& dict, const pmt::pmt_t& k, const pmt::
 {
     return pmt::acons(k, v, dict);
 }
+
 /*
  * dict with each of `fields` added as dict_add would (a key it holds is replaced), in
  * one walk over dict instead of dict_add's walk per key: a CPI's tag dict carries a few
- * dozen keys, and eight dict_adds onto it took 15-20 us per CPI on the work thread.
+ * dozen keys, and the metadata adds eight fields to it every CPI.
  */
 pmt::pmt_t
 dict_with(pmt::pmt_t dict,

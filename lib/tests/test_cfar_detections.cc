@@ -73,8 +73,8 @@ TEST(CfarDetections, DetectionDictIsTheDictAddList)
                    pmt::from_double(10.0 * std::log10(double(d.power) / d.noise)));
         if (axes_known) {
             want = add(want, "range_m", pmt::from_double(a.range_m(d.range_bin)));
-            want =
-                add(want, "velocity_mps", pmt::from_double(a.velocity_mps(d.doppler_bin)));
+            want = add(
+                want, "velocity_mps", pmt::from_double(a.velocity_mps(d.doppler_bin)));
             want = add(want, "rx_time", a.rx_time);
         }
         EXPECT_TRUE(pmt::equal(gr::gpuradar::detection_dict(d, a, 1, 40), want));
@@ -114,9 +114,9 @@ TEST(CfarDetections, MetaOnACpiDictReplacesTheKeysItHolds)
     EXPECT_EQ(pmt::to_uint64(pmt::dict_ref(replaced, pmt::intern("cpi"), pmt::PMT_NIL)),
               9u);
     // No cpi dict (nil): the eight fields alone.
-    EXPECT_TRUE(pmt::equal(
-        gr::gpuradar::detections_meta(pmt::PMT_NIL, 9, 4, r, 7, 3.5, variant),
-        reference(pmt::make_dict())));
+    EXPECT_TRUE(
+        pmt::equal(gr::gpuradar::detections_meta(pmt::PMT_NIL, 9, 4, r, 7, 3.5, variant),
+                   reference(pmt::make_dict())));
 }
 
 } // namespace
