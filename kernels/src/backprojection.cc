@@ -169,8 +169,10 @@ bp_layout bp_make_layout(const image_grid& g)
     }
     // Slice iz lies iz*dz above slice 0: the box of tile centres spans all slices.
     l.cz_max += double(g.nz - 1) * g.dz;
-    const double hx = bp_tile_centre * g.dx, hy = bp_tile_centre * g.dy;
-    l.hd = std::sqrt(hx * hx + hy * hy + dz_half * dz_half);
+    l.hx = bp_tile_centre * std::abs(g.dx);
+    l.hy = bp_tile_centre * std::abs(g.dy);
+    l.hz = dz_half;
+    l.hd = std::sqrt(l.hx * l.hx + l.hy * l.hy + l.hz * l.hz);
     return l;
 }
 

@@ -81,8 +81,9 @@ make_backprojection_on_devices(const image_grid& g,
 
 //! Tiles of a grid and the bounds that size every run (built once per grid).
 struct bp_layout {
-    long long ntx = 0, nty = 0; //!< tiles across and down
-    double hd = 0;              //!< max |pixel - tile centre| over all tiles (m)
+    long long ntx = 0, nty = 0;    //!< tiles across and down
+    double hd = 0;                 //!< max |pixel - tile centre| over all tiles (m)
+    double hx = 0, hy = 0, hz = 0; //!< max |pixel - tile centre| along x, y, z (m)
     //! Bounding box of all tile centres (m).
     double cx_min = 0, cx_max = 0, cy_min = 0, cy_max = 0, cz_min = 0, cz_max = 0;
     std::vector<double> tile_z; //!< centre height per tile (height map only), ty*ntx+tx
@@ -192,38 +193,52 @@ GPURADAR_BP_HD constexpr double bp_catalan_signed(int n)
 }
 
 /*!
- * scale * (1 + m(sigma)) = scale * sum_{n=0..N} (-1)^n C_n sigma^n, Horner form with the
- * coefficients C_n * scale (constant per pulse when scale is).
+ * The range of a pixel relative to its tile's r_ref, dR' = dR + e, as a function of q,
+ * in the type T of the pixel loop and in units of 1/scale metres (scale 1: metres;
+ * 1/dr: range bins). N > 0: dR = q g(q) with g = (1 + m(sigma)) / (2r) expanded in q,
+ * c[n] = scale (-1)^n C_n / (2r (4r^2)^n), so that a pixel costs N + 1 FMAs in Horner
+ * form (sigma = q / (4r^2) folded into the coefficients, which are formed once per tile
+ * and pulse). A coefficient too small for T drops a term far below T's rounding of dR'.
+ * N == 0: the exact scale (q / (sqrt(r^2 + q) + r)) + e.
  */
-template <int N, typename T>
-GPURADAR_BP_HD T bp_series_factor(T sigma, T scale)
+template <typename T, int N>
+struct bp_range_terms {
+    T c[N + 1]; //!< series coefficients, c[0] = scale / (2r) (N > 0)
+    T e;        //!< scale (r - r_ref)
+    T r, rr2;   //!< r and r^2 in metres (N == 0)
+    T scale;    //!< 1 / (unit of the result in metres) (N == 0)
+};
+
+template <typename T, int N>
+GPURADAR_BP_HD bp_range_terms<T, N> bp_make_range_terms(const bp_tile_ref& t,
+                                                        double scale)
 {
-    T g = T(bp_catalan_signed(N)) * scale;
+    bp_range_terms<T, N> s;
+    const double inv4r2 = 0.25 / (t.r * t.r);
+    double f = scale * 0.5 / t.r;
+    for (int n = 0; n <= N; ++n, f *= inv4r2)
+        s.c[n] = T(bp_catalan_signed(n) * f);
+    s.e = T(scale * t.e);
+    s.r = T(t.r);
+    s.rr2 = T(t.r * t.r);
+    s.scale = T(scale);
+    return s;
+}
+
+//! dR' of a pixel with this q (see bp_range_terms).
+template <typename T, int N>
+GPURADAR_BP_HD T bp_delta_range(T q, const bp_range_terms<T, N>& s)
+{
+    if constexpr (N == 0) {
+        return fma(q / (sqrt(s.rr2 + q) + s.r), s.scale, s.e);
+    } else {
+        T g = s.c[N];
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-    for (int n = N - 1; n >= 0; --n)
-        g = fma(sigma, g, n == 0 ? scale : T(bp_catalan_signed(n)) * scale);
-    return g;
-}
-
-/*!
- * Range relative to the tile's r_ref, dR' = dR + e, from q (see the file comment).
- * N > 0: q g(sigma) + e with g = (1 + m(sigma)) / (2r) in Horner form, its coefficients
- * C_n / (2r) formed once per pulse (hoisted out of the pixel loop): sigma, N FMAs and one
- * more FMA, no division or square root. N == 0: the exact q / (sqrt(r^2 + q) + r) + e.
- */
-template <int N, typename T>
-GPURADAR_BP_HD T bp_delta_range(T q, T inv2r, T inv4r2, T r, T rr2, T e)
-{
-    if constexpr (N == 0) {
-        (void)inv2r;
-        (void)inv4r2;
-        return q / (sqrt(rr2 + q) + r) + e;
-    } else {
-        (void)r;
-        (void)rr2;
-        return fma(q, bp_series_factor<N>(q * inv4r2, inv2r), e);
+        for (int n = N - 1; n >= 0; --n)
+            g = fma(q, g, s.c[n]);
+        return fma(q, g, s.e);
     }
 }
 

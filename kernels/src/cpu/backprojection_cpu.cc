@@ -115,8 +115,7 @@ tile_body(const tile_args& a, long long tx, long long ty, long long iz)
             continue;
         const int nref = static_cast<int>(t.nref);
         const T u2x = T(2 * t.ux), u2y = T(2 * t.uy), u2z = T(2 * t.uz);
-        const T inv2r = T(0.5 / t.r), inv4r2 = T(0.25 / (t.r * t.r));
-        const T rr = T(t.r), rr2 = T(t.r * t.r), e = T(t.e);
+        const bp_range_terms<T, N> terms = bp_make_range_terms<T, N>(t, 1.0);
         const T invdr = T(p.inv_dr), kt = T(p.kt), pht = T(t.pht);
         const float* pd =
             reinterpret_cast<const float*>(a.data) +
@@ -130,7 +129,7 @@ tile_body(const tile_args& a, long long tx, long long ty, long long iz)
                 T q = fma(dxv[x], u2x, dx2[x] + by);
                 if constexpr (H)
                     q = fma(dzv[y][x], u2z, q + dz2[y][x]);
-                const T dr = bp_delta_range<N>(q, inv2r, inv4r2, rr, rr2, e);
+                const T dr = bp_delta_range(q, terms);
                 // bin - nref = 1/2 + dR'/dr; k = floor, w = fraction
                 const T bl = std::min(std::max(fma(dr, invdr, T(0.5)), -offset_limit),
                                       offset_limit);

@@ -3,22 +3,24 @@
  *
  * One thread block per 32 x 32-pixel image tile (Chapman et al.: image tiles need no
  * reduction and reuse each staged range bin many times). The block walks the pulses in
- * blocks of P: one thread per pulse computes, in double, the tile's reference range and
- * phase for that pulse (backprojection_backends.h) into shared memory; the warps then
- * stage, for each pulse, the W range bins any pixel of the tile can reach as
- * (midpoint, difference) pairs of neighbouring bins (float4), zero outside the swath;
- * then every thread backprojects the block's pulses onto its 8 pixels (rows ty, ty + 4,
- * ...; a warp covers one tile row).
+ * steps of P: warp 0 computes, one thread per pulse and in double, the tile's reference
+ * range and phase for that pulse (backprojection_backends.h) and the window of bins its
+ * pixels reach (entry_window) into shared memory; all threads then stage the step's
+ * windows as pairs of neighbouring bins (float4), zero outside the swath; then every
+ * thread backprojects the step's pulses onto its 8 pixels (rows ty, ty + 4, ...; a warp
+ * covers one tile row).
  *
- * Per pixel and pulse, SASS of the sm_90 build (`fast`, series of order 2, flat grid):
- *   q: 2 FFMA; dR': FMUL + 3 FFMA (bp_delta_range); bin: FFMA (round to an integer held
- *   in the low mantissa bits by adding 1.5*2^23), FADD, FFMA (weight in [-1/2, 1/2]);
- *   LEA + LDS.128 (one midpoint/difference pair); 2 FFMA interpolate; phase: FFMA, then
- *   __sincosf = FMUL.RZ + MUFU.SIN + MUFU.COS; 4 FFMA accumulate.
- * `accurate` runs q and dR' in double (2 + N + 2 DFMA/DMUL), converts dR' to float once
- * for the bin (F2F), and takes the phase as one DFMA whose result, offset by 1.5*2^20,
- * holds the fraction of a turn as 32-bit fixed point in its low word (2 INT + FADD +
- * FMUL to an angle in [-pi, pi)).
+ * Per pixel and pulse, SASS of the sm_90 build (`fast`, series of order 2, flat grid),
+ * 18 instructions: q: 2 FFMA; b = dR'/dr: 3 FFMA (bp_delta_range, its coefficients in
+ * bins); FADD (round(b) held in the low mantissa bits by adding 1.5*2^23); LEA + LDS.128
+ * (the pair's midpoint minus round(b) times its difference, and the difference); 2 FFMA
+ * interpolate (no b - round(b): it is in the staged midpoint); phase: FFMA, then
+ * __sincosf = FMUL.RZ + MUFU.SIN + MUFU.COS; 4 FFMA accumulate. The staged midpoint
+ * costs `fast` up to |round(b)| roundings of the difference (1-4 dB of SER).
+ * `accurate` runs q and dR' in double (2 + N + 1 DFMA), converts dR' to float once for
+ * the bin (F2F), interpolates with b - round(b) from it, and takes the phase as one DFMA
+ * whose result, offset by 1.5*2^20, holds the fraction of a turn as 32-bit fixed point in
+ * its low word (2 INT + FADD + FMUL to an angle in [-pi, pi)).
  */
 #include "../backprojection_backends.h"
 #include "../param_check.h"
@@ -47,7 +49,7 @@ constexpr int min_blocks(bool accurate, bool height)
     return accurate ? 4 : (height ? 5 : 6);
 }
 //! Most pulses staged per block step: 32 amortises the three barriers per step.
-constexpr int max_pulses_per_step = 32;
+constexpr int max_pulses_per_step = 32; // warp 0 makes a step's constants
 //! Shared memory a block aims for: ~40 KiB lets 5 blocks share an SM's 228 KiB.
 constexpr int smem_target_bytes = 40 * 1024;
 //! 1.5 * 2^23: adding it rounds a float to an integer kept in the low mantissa bits.
@@ -63,6 +65,7 @@ constexpr double two_pi = 2 * pi;
 struct grid_params {
     double x0, y0, dx, dy, z;
     double slice_dz;          // height step from one volume slice to the next
+    double hx, hy, hz, hd;    // max |pixel - tile centre| along x, y, z and overall
     std::size_t slice_pixels; // nx * ny: image offset from one slice to the next
     int nx, ny, ntx;
     const double* tile_z; // tile centre heights (height map) or null
@@ -71,25 +74,45 @@ struct grid_params {
 };
 
 // Per tile and pulse, in shared memory (written by one thread, read by all).
+template <int N>
 struct alignas(16) fast_consts {
-    float u2x, u2y, u2z, inv4r2;
-    float inv2r, e, invdr, k; // k = 4 pi f0 / c (rad/m)
-    float ph, r, rr2;         // ph: phase of r_ref (rad); r, r^2 for the exact formula
+    float u2x, u2y, u2z;
+    float kdr, ph;                 // rad per bin; phase of r_ref (rad)
+    bp_range_terms<float, N> bins; // dR' in bins (fast)
+    float invdr;
     unsigned cbase;      // byte address of entry (round(b) = 0) minus 16 * magic bits
     const float2* pulse; // this pulse's bins
-    int nlo;             // bin of the first staged entry
-    int pad;
+    int nlo;             // entry j holds bins nlo + j, nlo + j + 1 ...
+    int first;           // ... for the pixels with round(b) = first + j
+    int count;           // entries staged (entry_window)
 };
+template <int N>
 struct alignas(16) accurate_consts {
-    fast_consts f; // invdr, cbase and the staging fields
-    double u2x, u2y, u2z, inv4r2, inv2r, e;
+    fast_consts<N> f;                 // invdr, cbase and the staging fields
+    bp_range_terms<double, N> metres; // dR' in metres
+    double u2x, u2y, u2z;
     double kt;     // 2 f0 / c (turns/m)
     double b_turn; // phase of r_ref (turns) + turns_magic
-    double r, rr2; // exact formula
 };
 
-template <bool Accurate>
-using consts_t = std::conditional_t<Accurate, accurate_consts, fast_consts>;
+template <int N>
+__device__ __forceinline__ const fast_consts<N>& fast_part(const fast_consts<N>& c)
+{
+    return c;
+}
+template <int N>
+__device__ __forceinline__ const fast_consts<N>& fast_part(const accurate_consts<N>& c)
+{
+    return c.f;
+}
+
+template <bool Accurate, int N>
+using consts_t = std::conditional_t<Accurate, accurate_consts<N>, fast_consts<N>>;
+//! Shared memory a pulse's constants take: sized for the longest series.
+constexpr std::size_t consts_bytes(bool accurate)
+{
+    return accurate ? sizeof(accurate_consts<4>) : sizeof(fast_consts<4>);
+}
 
 __device__ __forceinline__ float4 lds128(unsigned addr)
 {
@@ -105,10 +128,18 @@ __device__ __forceinline__ float2 finite_or_zero(float2 v)
     return (isfinite(v.x) && isfinite(v.y)) ? v : make_float2(0.0f, 0.0f);
 }
 
-//! The staged entry of bins (a, b): their midpoint and difference.
-__device__ __forceinline__ float4 staged_entry(float2 a, float2 b)
+/*!
+ * The staged entry of bins (a, b) for a pixel whose rounded bin offset is n: their
+ * midpoint minus n times their difference, and the difference, so that the value at
+ * offset b (|b - n| <= 1/2) is one FMA, entry.xy + b entry.zw, without b - n. `accurate`
+ * stages with n = 0 (it interpolates with b - n from its double range): the rounding
+ * of n (a, b) is relative to the samples, |n| <= the window's half width.
+ */
+__device__ __forceinline__ float4 staged_entry(float2 a, float2 b, float n)
 {
-    return make_float4(0.5f * (a.x + b.x), 0.5f * (a.y + b.y), b.x - a.x, b.y - a.y);
+    const float mr = 0.5f * (a.x + b.x), mi = 0.5f * (a.y + b.y);
+    const float dr = b.x - a.x, di = b.y - a.y;
+    return make_float4(fmaf(-n, dr, mr), fmaf(-n, di, mi), dr, di);
 }
 
 //! The volume slice of this block (gridDim.z), read where it is used: volatile, so that
@@ -155,52 +186,111 @@ __global__ void __launch_bounds__(256)
     }
 }
 
-__device__ void make_consts(fast_consts& c,
+/*!
+ * The entries a tile needs from one pulse: round(b) of every pixel lies in [first, first
+ * + count). With u the unit vector from the antenna to the tile centre and d a pixel's
+ * offset, R - r lies between u.d and u.d + |d|^2 / (2 (r - |d|)), and |u.d| <= |ux| hx +
+ * |uy| hy + |uz| hz: one bin more either side for the rounding of b, and never beyond
+ * the window every tile is allotted (+-half, from |R - r| <= |d|).
+ */
+__device__ void entry_window(const bp_tile_ref& t,
+                             const bp_pulse& p,
+                             const grid_params& gp,
+                             int& first,
+                             int& count)
+{
+    int lo = -p.half, hi = p.half;
+    if (t.r > 2 * gp.hd) {
+        const double s =
+            (fabs(t.ux) * gp.hx + fabs(t.uy) * gp.hy + fabs(t.uz) * gp.hz) / t.r;
+        const double bend = gp.hd * gp.hd / (2 * (t.r - gp.hd));
+        lo = max(lo, int(floor((t.e - s) * p.inv_dr)) - 1);
+        hi = min(hi, int(ceil((t.e + s + bend) * p.inv_dr)) + 1);
+    }
+    first = lo;
+    count = hi - lo + 1;
+}
+
+template <int N>
+__device__ void make_consts(fast_consts<N>& c,
                             const bp_tile_ref& t,
                             const bp_pulse& p,
+                            const grid_params& gp,
                             unsigned slot_addr,
                             const float2* pulse)
 {
     c.u2x = float(2 * t.ux);
     c.u2y = float(2 * t.uy);
     c.u2z = float(2 * t.uz);
-    const double inv2r = 0.5 / t.r;
-    c.inv2r = float(inv2r);
-    c.inv4r2 = float(inv2r * inv2r);
-    c.e = float(t.e);
-    c.invdr = float(p.inv_dr);
-    c.k = float(two_pi * p.kt);
+    c.kdr = float(two_pi * p.kt * p.dr);
     c.ph = float(two_pi * t.pht);
-    c.r = float(t.r);
-    c.rr2 = float(t.r * t.r);
-    // Entry j (byte slot_addr + 16 j) holds bin nref - half + j; a pixel's entry is
-    // round(b) + half where round(b) = bits(fb) - magic bits. Wraps mod 2^32 by design.
-    c.cbase = slot_addr + 16u * unsigned(p.half) - 16u * round_magic_bits;
+    c.bins = bp_make_range_terms<float, N>(t, p.inv_dr);
+    c.invdr = float(p.inv_dr);
+    entry_window(t, p, gp, c.first, c.count);
+    // Entry j (byte slot_addr + 16 j) holds the pair of round(b) = first + j, where
+    // round(b) = bits(fb) - magic bits. Wraps mod 2^32 by design.
+    c.cbase = slot_addr - 16u * unsigned(c.first) - 16u * round_magic_bits;
     c.pulse = pulse;
     // Far-away windows are clamped, still entirely outside [0, nbins).
     constexpr long long lim = 1LL << 30;
-    const long long nlo = t.nref - p.half;
+    const long long nlo = t.nref + c.first;
     c.nlo = int(nlo < -lim ? -lim : (nlo > lim ? lim : nlo));
-    c.pad = 0;
 }
 
-__device__ void make_consts(accurate_consts& c,
+template <int N>
+__device__ void make_consts(accurate_consts<N>& c,
                             const bp_tile_ref& t,
                             const bp_pulse& p,
+                            const grid_params& gp,
                             unsigned slot_addr,
                             const float2* pulse)
 {
-    make_consts(c.f, t, p, slot_addr, pulse);
+    make_consts(c.f, t, p, gp, slot_addr, pulse);
+    c.metres = bp_make_range_terms<double, N>(t, 1.0);
     c.u2x = 2 * t.ux;
     c.u2y = 2 * t.uy;
     c.u2z = 2 * t.uz;
-    c.inv2r = 0.5 / t.r;
-    c.inv4r2 = c.inv2r * c.inv2r;
-    c.e = t.e;
     c.kt = p.kt;
     c.b_turn = t.pht + turns_magic;
-    c.r = t.r;
-    c.rr2 = t.r * t.r;
+}
+
+/*!
+ * Stages the entries of a step's np pulses, spread over all nthreads threads as one flat
+ * range of np x wstep (wstep: the step's widest window; entries past a pulse's own
+ * window are skipped). Sanitize: non-finite samples count as zero (launches whose
+ * pre-pass found one).
+ */
+template <bool Accurate, bool Sanitize, int N, typename Consts>
+__device__ void stage_entries(const Consts* sc,
+                              int np,
+                              int wstep,
+                              int width,
+                              int nbins,
+                              int nthreads,
+                              float4* entries)
+{
+    const int total = np * wstep;
+    // i / wstep as a multiply-high: exact while total * wstep^2 < 2^32 (np <= 32).
+    const bool by_magic = wstep < 512;
+    const unsigned magic = 0xFFFFFFFFu / unsigned(wstep) + 1u;
+    for (int i = threadIdx.x; i < total; i += nthreads) {
+        const int p = by_magic ? int(__umulhi(unsigned(i), magic)) : i / wstep;
+        const int j = i - p * wstep;
+        const fast_consts<N>& c = fast_part(sc[p]);
+        if (j >= c.count)
+            continue;
+        const int n = c.nlo + j;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (n >= 0 && n <= nbins - 2) {
+            float2 a = __ldg(c.pulse + n), b = __ldg(c.pulse + n + 1);
+            if (Sanitize) {
+                a = finite_or_zero(a);
+                b = finite_or_zero(b);
+            }
+            v = staged_entry(a, b, Accurate ? 0.0f : float(c.first + j));
+        }
+        entries[p * width + j] = v;
+    }
 }
 
 /*
@@ -220,12 +310,12 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
                 const unsigned* __restrict__ nonfinite_found, // set by the pre-pass
                 float2* __restrict__ image)
 {
-    using consts = consts_t<Accurate>;
+    using consts = consts_t<Accurate, N>;
     constexpr int nthreads = bp_tile * bp_tile / PX;
     constexpr int rows = bp_tile / PX; // thread rows; pixel rows ty + rows * k
     extern __shared__ float4 smem[];
     consts* sc = reinterpret_cast<consts*>(smem);
-    float4* entries = smem + step * (sizeof(consts) / sizeof(float4));
+    float4* entries = smem + step * (consts_bytes(Accurate) / sizeof(float4));
     const unsigned entries_addr = unsigned(__cvta_generic_to_shared(entries));
 
     const bool sanitize = *nonfinite_found != 0u; // the same for every thread
@@ -259,80 +349,81 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
         acci[k] = 0.0f;
     }
 
+    __shared__ int step_width; // the widest window of the step's pulses
     for (int pb = 0; pb < nrec; pb += step) {
         const int np = min(step, nrec - pb);
         __syncthreads(); // the previous step's constants and entries are no longer read
-        if (int(threadIdx.x) < np) {
-            const bp_pulse p = records[pb + threadIdx.x];
-            // Volume slice z: the same tile, z * dz higher.
-            const bp_tile_ref t =
-                bp_reference(p, cx, cy, fma(double(volume_slice()), gp.slice_dz, cz));
-            make_consts(sc[threadIdx.x],
-                        t,
-                        p,
-                        entries_addr + 16u * unsigned(threadIdx.x * width),
-                        pulses + std::size_t(p.index - index_base) * std::size_t(nbins));
+        if (threadIdx.x < 32) { // np <= 32: warp 0 makes the constants
+            int w = 0;
+            if (int(threadIdx.x) < np) {
+                const bp_pulse p = records[pb + threadIdx.x];
+                // Volume slice z: the same tile, z * dz higher.
+                const bp_tile_ref t =
+                    bp_reference(p, cx, cy, fma(double(volume_slice()), gp.slice_dz, cz));
+                make_consts(sc[threadIdx.x],
+                            t,
+                            p,
+                            gp,
+                            entries_addr + 16u * unsigned(threadIdx.x * width),
+                            pulses +
+                                std::size_t(p.index - index_base) * std::size_t(nbins));
+                w = fast_part(sc[threadIdx.x]).count;
+            }
+            for (int o = 16; o > 0; o >>= 1)
+                w = max(w, __shfl_xor_sync(0xFFFFFFFFu, w, o));
+            if (threadIdx.x == 0)
+                step_width = w;
         }
         __syncthreads();
-        // Stage: warp w takes pulses w, w + nwarps, ...; lanes walk the window.
-        for (int p = threadIdx.x / 32; p < np; p += nthreads / 32) {
-            const fast_consts* c = reinterpret_cast<const fast_consts*>(&sc[p]);
-            const float2* src = c->pulse;
-            const int nlo = c->nlo;
-            float4* dst = entries + p * width;
-            for (int j = threadIdx.x % 32; j < width; j += 32) {
-                const int n = nlo + j;
-                float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-                if (n >= 0 && n <= nbins - 2) {
-                    v = staged_entry(__ldg(src + n), __ldg(src + n + 1));
-                    // A non-finite sample makes the sum non-finite (as may, harmlessly,
-                    // huge finite ones): one test, and only in a launch that has one.
-                    if (sanitize && !isfinite(v.x + v.y + v.z + v.w))
-                        v = staged_entry(finite_or_zero(__ldg(src + n)),
-                                         finite_or_zero(__ldg(src + n + 1)));
-                }
-                dst[j] = v;
-            }
-        }
+        if (sanitize)
+            stage_entries<Accurate, true, N>(
+                sc, np, step_width, width, nbins, nthreads, entries);
+        else
+            stage_entries<Accurate, false, N>(
+                sc, np, step_width, width, nbins, nthreads, entries);
         __syncthreads();
         for (int p = 0; p < np; ++p) {
             const consts& cc = sc[p];
-            const fast_consts* cf;
+            const fast_consts<N>* cf;
             if constexpr (Accurate)
                 cf = &cc.f;
             else
                 cf = &cc;
-            const float invdr = cf->invdr;
             const unsigned cbase = cf->cbase;
 #pragma unroll
             for (int k = 0; k < PX; ++k) {
-                float dr, sn, cs;
+                float vr, vi, sn, cs;
                 if constexpr (!Accurate) {
                     float q = fmaf(dx, cf->u2x, fmaf(dy[k], cf->u2y, d2[k]));
                     if (H)
                         q = fmaf(dz[k], cf->u2z, q);
-                    dr = bp_delta_range<N>(
-                        q, cf->inv2r, cf->inv4r2, cf->r, cf->rr2, cf->e);
-                    __sincosf(fmaf(dr, cf->k, cf->ph), &sn, &cs);
+                    // b = dR'/dr; round(b) in the low mantissa bits of fb (no FMA may
+                    // absorb the add: its rounding is the point).
+                    const float b = bp_delta_range(q, cf->bins);
+                    const float fb = __fadd_rn(b, round_magic);
+                    const float4 en = lds128((__float_as_uint(fb) << 4) + cbase);
+                    vr = fmaf(b, en.z, en.x);
+                    vi = fmaf(b, en.w, en.y);
+                    __sincosf(fmaf(b, cf->kdr, cf->ph), &sn, &cs);
                 } else {
                     double q = fma(dx, cc.u2x, fma(dy[k], cc.u2y, d2[k]));
                     if (H)
                         q = fma(dz[k], cc.u2z, q);
-                    const double drd =
-                        bp_delta_range<N>(q, cc.inv2r, cc.inv4r2, cc.r, cc.rr2, cc.e);
-                    dr = float(drd);
+                    const double drd = bp_delta_range(q, cc.metres);
+                    const float dr = float(drd), invdr = cf->invdr;
                     // Fraction of a turn, 32-bit fixed point -> top 23 bits -> float.
                     const int frac = __double2loint(fma(drd, cc.kt, cc.b_turn));
                     const float v =
                         __int_as_float(int(round_magic_bits) + (frac >> 9)) - round_magic;
                     __sincosf(v * float(two_pi / 8388608.0), &sn, &cs);
+                    // round(dR'/dr) into the low mantissa bits; w = dR'/dr - round in
+                    // [-1/2, 1/2]
+                    const float fb = fmaf(dr, invdr, round_magic);
+                    const float w = fmaf(dr, invdr, round_magic - fb);
+                    const float4 en = lds128((__float_as_uint(fb) << 4) + cbase);
+                    vr = fmaf(w, en.z, en.x);
+                    vi = fmaf(w, en.w, en.y);
                 }
-                // round(dR'/dr) into the low mantissa bits; w = dR'/dr - round in [-1/2,
-                // 1/2]
-                const float fb = fmaf(dr, invdr, round_magic);
-                const float w = fmaf(dr, invdr, round_magic - fb);
-                const float4 en = lds128((__float_as_uint(fb) << 4) + cbase);
-                const float vr = fmaf(w, en.z, en.x), vi = fmaf(w, en.w, en.y);
                 accr[k] = fmaf(vr, cs, fmaf(-vi, sn, accr[k]));
                 acci[k] = fmaf(vr, sn, fmaf(vi, cs, acci[k]));
             }
@@ -561,6 +652,10 @@ private:
         gp.dy = d_grid.dy;
         gp.z = d_layout.z;
         gp.slice_dz = d_grid.dz;
+        gp.hx = d_layout.hx;
+        gp.hy = d_layout.hy;
+        gp.hz = d_layout.hz;
+        gp.hd = d_layout.hd;
         gp.slice_pixels = std::size_t(d_grid.nx) * std::size_t(d_grid.ny);
         gp.nx = int(d_grid.nx);
         gp.ny = int(d_grid.ny);
@@ -610,11 +705,9 @@ private:
                 cfloat* image)
     {
         const bool acc = d_precision == precision::accurate;
-        const std::size_t consts_bytes =
-            acc ? sizeof(accurate_consts) : sizeof(fast_consts);
         const long long width = 2LL * prep.max_half + 1;
         const long long per_pulse =
-            (long long)consts_bytes + width * (long long)sizeof(float4);
+            (long long)consts_bytes(acc) + width * (long long)sizeof(float4);
         if (per_pulse > d_smem_optin)
             throw cuda_error(
                 std::string(who) + ": a 32x32-pixel tile reaches " +
