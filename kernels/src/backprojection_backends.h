@@ -214,8 +214,8 @@ GPURADAR_BP_HD bp_range_terms<T, N> bp_make_range_terms(const bp_tile_ref& t,
                                                         double scale)
 {
     bp_range_terms<T, N> s;
-    const double inv4r2 = 0.25 / (t.r * t.r);
-    double f = scale * 0.5 / t.r;
+    const double inv2r = 0.5 / t.r, inv4r2 = inv2r * inv2r;
+    double f = scale * inv2r;
     for (int n = 0; n <= N; ++n, f *= inv4r2)
         s.c[n] = T(bp_catalan_signed(n) * f);
     s.e = T(scale * t.e);

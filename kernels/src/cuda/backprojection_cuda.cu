@@ -201,9 +201,11 @@ __device__ void entry_window(const bp_tile_ref& t,
 {
     int lo = -p.half, hi = p.half;
     if (t.r > 2 * gp.hd) {
+        // One division; hd^2 / r bounds the bend for r >= 2 hd.
+        const double inv_r = 1 / t.r;
         const double s =
-            (fabs(t.ux) * gp.hx + fabs(t.uy) * gp.hy + fabs(t.uz) * gp.hz) / t.r;
-        const double bend = gp.hd * gp.hd / (2 * (t.r - gp.hd));
+            (fabs(t.ux) * gp.hx + fabs(t.uy) * gp.hy + fabs(t.uz) * gp.hz) * inv_r;
+        const double bend = gp.hd * gp.hd * inv_r;
         lo = max(lo, int(floor((t.e - s) * p.inv_dr)) - 1);
         hi = min(hi, int(ceil((t.e + s + bend) * p.inv_dr)) + 1);
     }
@@ -381,6 +383,10 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
         else
             stage_entries<Accurate, false, N>(
                 sc, np, step_width, width, nbins, nthreads, entries);
+        // The next step's records: into L1 while this step computes (warp 0 reads them).
+        if (int(threadIdx.x) < min(step, nrec - pb - step))
+            asm volatile(
+                "prefetch.global.L1 [%0];" ::"l"(records + pb + step + threadIdx.x));
         __syncthreads();
         for (int p = 0; p < np; ++p) {
             const consts& cc = sc[p];
