@@ -76,11 +76,13 @@ struct grid_params {
 // Per tile and pulse, in shared memory (written by one thread, read by all).
 template <int N>
 struct alignas(16) fast_consts {
-    float u2x, u2y, u2z;
+    // What the pixel loop reads per pulse first, in 16-byte groups (LDS.128).
+    float u2x, u2y;
     float kdr, ph;                 // rad per bin; phase of r_ref (rad)
     bp_range_terms<float, N> bins; // dR' in bins (fast)
+    unsigned cbase; // byte address of entry (round(b) = 0) minus 16 * magic bits
+    float u2z;
     float invdr;
-    unsigned cbase;      // byte address of entry (round(b) = 0) minus 16 * magic bits
     const float2* pulse; // this pulse's bins
     int nlo;             // entry j holds bins nlo + j, nlo + j + 1 ...
     int first;           // ... for the pixels with round(b) = first + j

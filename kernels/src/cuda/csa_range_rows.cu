@@ -108,9 +108,10 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                 return pos;
             });
         __syncthreads();
-        for (unsigned log2L = 8; log2L <= log2L0; log2L += 4)
+        for (unsigned log2L = 8; log2L <= log2L0; log2L += 4) {
             smem_fft_pass<16, true>(sm, F, log2L, a.twiddle, log2F);
-            // Last inverse pass radix RS: sample i = n1 + j sA of the row (conjugated).
+        }
+        // Last inverse pass radix RS: sample i = n1 + j sA of the row (conjugated).
 #pragma unroll
         for (int it = 0; it < ITERS; ++it)
             smem_fft_last_dit_pass<RS>(v[it], sm, threadIdx.x + it * T, sA, a.twiddle);
