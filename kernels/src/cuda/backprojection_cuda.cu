@@ -48,8 +48,9 @@ constexpr int min_blocks(bool accurate, bool height)
 {
     return accurate ? 4 : (height ? 5 : 6);
 }
-//! Most pulses staged per block step: 32 amortises the three barriers per step.
-constexpr int max_pulses_per_step = 32; // warp 0 makes a step's constants
+//! Most pulses staged per block step: 32 amortises the three barriers per step, and
+//! warp 0 makes a step's constants, one lane per pulse.
+constexpr int max_pulses_per_step = 32;
 //! Shared memory a block aims for: ~40 KiB lets 5 blocks share an SM's 228 KiB.
 constexpr int smem_target_bytes = 40 * 1024;
 //! 1.5 * 2^23: adding it rounds a float to an integer kept in the low mantissa bits.
@@ -133,9 +134,9 @@ __device__ __forceinline__ float2 finite_or_zero(float2 v)
 /*!
  * The staged entry of bins (a, b) for a pixel whose rounded bin offset is n: their
  * midpoint minus n times their difference, and the difference, so that the value at
- * offset b (|b - n| <= 1/2) is one FMA, entry.xy + b entry.zw, without b - n. `accurate`
- * stages with n = 0 (it interpolates with b - n from its double range): the rounding
- * of n (a, b) is relative to the samples, |n| <= the window's half width.
+ * offset b (|b - n| <= 1/2) is one FMA, entry.xy + b entry.zw, without b - n. The price
+ * is one more rounding, of n times the difference (|n| up to the window's half width).
+ * `accurate` stages with n = 0: it interpolates with b - n from its double range.
  */
 __device__ __forceinline__ float4 staged_entry(float2 a, float2 b, float n)
 {
