@@ -28,9 +28,10 @@ bool cpi_bool(const pmt::pmt_t& dict, const char* key, bool fallback)
 pmt::pmt_t key(const char* k) { return pmt::intern(k); }
 
 /*
- * The detection dicts' keys, interned once: pmt::intern hashes and looks the name up on
- * every call, and with dict_add's search of the dict for each key it was most of a
- * detection dict's cost, paid per detection on the block's work thread.
+ * The keys of the detection dicts and of the PDU's metadata, interned once: pmt::intern
+ * hashes and looks the name up on every call, and with dict_add's search of the dict for
+ * each key it was most of a detection dict's cost, paid per detection on the block's
+ * work thread.
  */
 struct detection_keys {
     const pmt::pmt_t range_bin = key("range_bin"), doppler_bin = key("doppler_bin");
@@ -42,6 +43,10 @@ struct detection_keys {
     const pmt::pmt_t range_bin_interp = key("range_bin_interp");
     const pmt::pmt_t doppler_bin_interp = key("doppler_bin_interp");
     const pmt::pmt_t cells = key("cells");
+    const pmt::pmt_t channels = key("channels"), ndetections = key("ndetections");
+    const pmt::pmt_t found = key("found"), overflow = key("overflow");
+    const pmt::pmt_t nonfinite = key("nonfinite"), alpha = key("alpha");
+    const pmt::pmt_t variant = key("variant");
 };
 
 const detection_keys& keys()
@@ -185,21 +190,18 @@ pmt::pmt_t detections_meta(const pmt::pmt_t& cpi_dict,
                            double alpha,
                            kernels::cfar_variant variant)
 {
-    static const pmt::pmt_t k_cpi = key("cpi"), k_channels = key("channels"),
-                            k_ndetections = key("ndetections"), k_found = key("found"),
-                            k_overflow = key("overflow"), k_nonfinite = key("nonfinite"),
-                            k_alpha = key("alpha"), k_variant = key("variant");
+    const detection_keys& k = keys();
     const pmt::pmt_t m =
         (cpi_dict && pmt::is_dict(cpi_dict)) ? cpi_dict : pmt::make_dict();
     return dict_with(m,
-                     { { k_cpi, pmt::from_uint64(index) },
-                       { k_channels, pmt::from_uint64(channels) },
-                       { k_ndetections, pmt::from_uint64(report.detections.size()) },
-                       { k_found, pmt::from_uint64(report.found) },
-                       { k_overflow, pmt::from_bool(report.overflow()) },
-                       { k_nonfinite, pmt::from_uint64(nonfinite) },
-                       { k_alpha, pmt::from_double(alpha) },
-                       { k_variant, pmt::intern(kernels::to_string(variant)) } });
+                     { { k.cpi, pmt::from_uint64(index) },
+                       { k.channels, pmt::from_uint64(channels) },
+                       { k.ndetections, pmt::from_uint64(report.detections.size()) },
+                       { k.found, pmt::from_uint64(report.found) },
+                       { k.overflow, pmt::from_bool(report.overflow()) },
+                       { k.nonfinite, pmt::from_uint64(nonfinite) },
+                       { k.alpha, pmt::from_double(alpha) },
+                       { k.variant, pmt::intern(kernels::to_string(variant)) } });
 }
 
 cpi_group_tags split_group_tags(const std::vector<gr::tag_t>& tags, std::uint64_t start)
