@@ -161,6 +161,7 @@ void bp_check_pointers(const void* pulses,
 struct bp_tile_ref {
     double ux, uy, uz; //!< tile centre - antenna (m)
     double r;          //!< |u| (m)
+    double inv_r;      //!< 1 / r (1/m): the series and the CUDA entry window share it
     double e;          //!< r - r_ref (m), |e| <= dr/2
     double pht;        //!< phase of r_ref in turns, in [-1/2, 1/2]
     long long nref;    //!< r_ref = r0 + (nref + 1/2) dr
@@ -176,6 +177,7 @@ GPURADAR_BP_HD bp_tile_ref bp_reference(const bp_pulse& p,
     t.uy = cy - p.ay;
     t.uz = cz - p.az;
     t.r = sqrt(t.ux * t.ux + t.uy * t.uy + t.uz * t.uz);
+    t.inv_r = 1 / t.r;
     const double b = floor((t.r - p.r0) * p.inv_dr);
     t.nref = static_cast<long long>(b);
     const double r_ref = p.r0 + (b + 0.5) * p.dr;
@@ -199,14 +201,18 @@ GPURADAR_BP_HD constexpr double bp_catalan_signed(int n)
  * c[n] = scale (-1)^n C_n / (2r (4r^2)^n), so that a pixel costs N + 1 FMAs in Horner
  * form (sigma = q / (4r^2) folded into the coefficients, which are formed once per tile
  * and pulse). A coefficient too small for T drops a term far below T's rounding of dR'.
- * N == 0: the exact scale (q / (sqrt(r^2 + q) + r)) + e.
  */
 template <typename T, int N>
 struct bp_range_terms {
-    T c[N + 1]; //!< series coefficients, c[0] = scale / (2r) (N > 0)
+    T c[N + 1]; //!< series coefficients, c[0] = scale / (2r)
     T e;        //!< scale (r - r_ref)
-    T r, rr2;   //!< r and r^2 in metres (N == 0)
-    T scale;    //!< 1 / (unit of the result in metres) (N == 0)
+};
+//! N == 0: the exact scale (q / (sqrt(r^2 + q) + r)) + e.
+template <typename T>
+struct bp_range_terms<T, 0> {
+    T e;      //!< scale (r - r_ref)
+    T r, rr2; //!< r and r^2 in metres
+    T scale;  //!< 1 / (unit of the result in metres)
 };
 
 template <typename T, int N>
@@ -214,14 +220,17 @@ GPURADAR_BP_HD bp_range_terms<T, N> bp_make_range_terms(const bp_tile_ref& t,
                                                         double scale)
 {
     bp_range_terms<T, N> s;
-    const double inv2r = 0.5 / t.r, inv4r2 = inv2r * inv2r;
-    double f = scale * inv2r;
-    for (int n = 0; n <= N; ++n, f *= inv4r2)
-        s.c[n] = T(bp_catalan_signed(n) * f);
     s.e = T(scale * t.e);
-    s.r = T(t.r);
-    s.rr2 = T(t.r * t.r);
-    s.scale = T(scale);
+    if constexpr (N == 0) {
+        s.r = T(t.r);
+        s.rr2 = T(t.r * t.r);
+        s.scale = T(scale);
+    } else {
+        const double inv2r = 0.5 * t.inv_r, inv4r2 = inv2r * inv2r;
+        double f = scale * inv2r;
+        for (int n = 0; n <= N; ++n, f *= inv4r2)
+            s.c[n] = T(bp_catalan_signed(n) * f);
+    }
     return s;
 }
 

@@ -11,16 +11,17 @@
  * covers one tile row).
  *
  * Per pixel and pulse, SASS of the sm_90 build (`fast`, series of order 2, flat grid),
- * 18 instructions: q: 2 FFMA; b = dR'/dr: 3 FFMA (bp_delta_range, its coefficients in
- * bins); FADD (round(b) held in the low mantissa bits by adding 1.5*2^23); LEA + LDS.128
- * (the pair's midpoint minus round(b) times its difference, and the difference); 2 FFMA
- * interpolate (no b - round(b): it is in the staged midpoint); phase: FFMA, then
- * __sincosf = FMUL.RZ + MUFU.SIN + MUFU.COS; 4 FFMA accumulate. The staged midpoint
- * costs `fast` up to |round(b)| roundings of the difference (1-4 dB of SER).
- * `accurate` runs q and dR' in double (2 + N + 1 DFMA), converts dR' to float once for
- * the bin (F2F), interpolates with b - round(b) from it, and takes the phase as one DFMA
- * whose result, offset by 1.5*2^20, holds the fraction of a turn as 32-bit fixed point in
- * its low word (2 INT + FADD + FMUL to an angle in [-pi, pi)).
+ * 18 instructions: q: 2 (FFMA k sy + u2.(dx, dy0), FADD |d|^2); b = dR'/dr: 3 FFMA
+ * (bp_delta_range, its coefficients in bins); FADD (round(b) held in the low mantissa
+ * bits by adding 1.5*2^23); LEA + LDS.128 (the pair's midpoint minus round(b) times its
+ * difference, and the difference); 2 FFMA interpolate (no b - round(b): it is in the
+ * staged midpoint); phase: FFMA, then __sincosf = FMUL.RZ + MUFU.SIN + MUFU.COS; 4 FFMA
+ * accumulate. The staged midpoint costs up to |round(b)| roundings of the difference
+ * (1-4 dB of SER in `fast`). `accurate` runs q and dR' in double (2 + N + 1 DFMA),
+ * converts b to float once (F2F) for the same lookup and interpolation, and takes the
+ * phase as one DFMA whose result, offset by 1.5*2^20, holds the fraction of a turn as
+ * 32-bit fixed point in its low word (its top 23 bits into the mantissa of 1.5, then
+ * FMUL to radians).
  */
 #include "../backprojection_backends.h"
 #include "../param_check.h"
@@ -39,23 +40,25 @@ namespace {
 constexpr const char* who = "gpuradar::backprojection";
 
 //! Pixels per thread (rows ty, ty + 4, ...; 128 threads per tile): 8 gives each thread
-//! 8 independent chains (ILP) and amortises the per-pulse constants over 8 pixels.
+//! 8 independent chains (ILP) and amortises the per-pulse constants over 8 pixels (4,
+//! with 256 threads a tile, was slower in both modes).
 constexpr int px_per_thread = 8;
-//! Resident blocks per SM the register budget must allow: 6 in `fast` (65536 / (128 x 6)
-//! -> 80 registers per thread, 24 warps per SM), 5 with a height map (one more value per
-//! pixel; 6 spills), 4 in `accurate` (128 registers: its pixels hold doubles).
+//! Resident blocks per SM the register budget must allow (65536 / (128 x blocks)
+//! registers per thread): 7 in `fast` (72 registers, 28 warps per SM; 6 was slower),
+//! 5 with a height map (one more value per pixel; 6 spills); 5 in `accurate` (96: its
+//! pixels hold doubles; 6 spills and was slower), 4 with a height map.
 constexpr int min_blocks(bool accurate, bool height)
 {
-    return accurate ? 4 : (height ? 5 : 6);
+    return accurate ? (height ? 4 : 5) : (height ? 5 : 7);
 }
 //! Most pulses staged per block step: 32 amortises the three barriers per step, and
 //! warp 0 makes a step's constants, one lane per pulse.
 constexpr int max_pulses_per_step = 32;
-//! Shared memory a block aims for: ~40 KiB lets 5 blocks share an SM's 228 KiB.
-constexpr int smem_target_bytes = 40 * 1024;
 //! 1.5 * 2^23: adding it rounds a float to an integer kept in the low mantissa bits.
 constexpr float round_magic = 12582912.0f;
 constexpr unsigned round_magic_bits = 0x4B400000u;
+//! 1.5f: its mantissa plus a signed 23-bit fraction gives 1.5 + that fraction.
+constexpr unsigned one_and_half_bits = 0x3FC00000u;
 //! 1.5 * 2^20: a double in [2^20, 2^21) has a mantissa LSB of 2^-32, so its low word is
 //! the fraction of a phase in turns as 32-bit fixed point.
 constexpr double turns_magic = 1572864.0;
@@ -67,6 +70,7 @@ struct grid_params {
     double x0, y0, dx, dy, z;
     double slice_dz;          // height step from one volume slice to the next
     double hx, hy, hz, hd;    // max |pixel - tile centre| along x, y, z and overall
+    double row_dy;            // dy times the tile rows between a thread's pixels
     std::size_t slice_pixels; // nx * ny: image offset from one slice to the next
     int nx, ny, ntx;
     const double* tile_z; // tile centre heights (height map) or null
@@ -74,40 +78,37 @@ struct grid_params {
     const double* dz_d;   // the same in double (accurate)
 };
 
-// Per tile and pulse, in shared memory (written by one thread, read by all).
+//! What the staging of a pulse's window reads (both modes).
+struct stage_fields {
+    const float2* pulse; //!< this pulse's bins
+    int nlo;             //!< entry j holds bins nlo + j, nlo + j + 1 ...
+    int first;           //!< ... for the pixels with round(b) = first + j
+    int count;           //!< entries staged (entry_window)
+};
+
+// Per tile and pulse, in shared memory (written by one thread, read by all). What the
+// pixel loop reads comes first, in 16-byte groups (LDS.128).
 template <int N>
 struct alignas(16) fast_consts {
-    // What the pixel loop reads per pulse first, in 16-byte groups (LDS.128).
     float u2x, u2y;
     float kdr, ph;                 // rad per bin; phase of r_ref (rad)
-    bp_range_terms<float, N> bins; // dR' in bins (fast)
+    bp_range_terms<float, N> bins; // dR' in bins
     unsigned cbase; // byte address of entry (round(b) = 0) minus 16 * magic bits
     float u2z;
-    float invdr;
-    const float2* pulse; // this pulse's bins
-    int nlo;             // entry j holds bins nlo + j, nlo + j + 1 ...
-    int first;           // ... for the pixels with round(b) = first + j
-    int count;           // entries staged (entry_window)
+    float sy; // u2y times the offset between a thread's pixel rows (grid_params)
+    stage_fields s;
 };
 template <int N>
 struct alignas(16) accurate_consts {
-    fast_consts<N> f;                 // invdr, cbase and the staging fields
-    bp_range_terms<double, N> metres; // dR' in metres
-    double u2x, u2y, u2z;
-    double kt;     // 2 f0 / c (turns/m)
-    double b_turn; // phase of r_ref (turns) + turns_magic
+    double u2x, u2y;
+    double sy; // u2y times the offset between a thread's pixel rows (grid_params)
+    double u2z;
+    bp_range_terms<double, N> bins; // dR' in bins
+    double kb;                      // 2 f0 dr / c (turns per bin)
+    double b_turn;                  // phase of r_ref (turns) + turns_magic
+    unsigned cbase;
+    stage_fields s;
 };
-
-template <int N>
-__device__ __forceinline__ const fast_consts<N>& fast_part(const fast_consts<N>& c)
-{
-    return c;
-}
-template <int N>
-__device__ __forceinline__ const fast_consts<N>& fast_part(const accurate_consts<N>& c)
-{
-    return c.f;
-}
 
 template <bool Accurate, int N>
 using consts_t = std::conditional_t<Accurate, accurate_consts<N>, fast_consts<N>>;
@@ -135,8 +136,8 @@ __device__ __forceinline__ float2 finite_or_zero(float2 v)
  * The staged entry of bins (a, b) for a pixel whose rounded bin offset is n: their
  * midpoint minus n times their difference, and the difference, so that the value at
  * offset b (|b - n| <= 1/2) is one FMA, entry.xy + b entry.zw, without b - n. The price
- * is one more rounding, of n times the difference (|n| up to the window's half width).
- * `accurate` stages with n = 0: it interpolates with b - n from its double range.
+ * is one more rounding, of n times the difference (|n| up to the window's half width),
+ * the same in both modes.
  */
 __device__ __forceinline__ float4 staged_entry(float2 a, float2 b, float n)
 {
@@ -204,8 +205,8 @@ __device__ void entry_window(const bp_tile_ref& t,
 {
     int lo = -p.half, hi = p.half;
     if (t.r > 2 * gp.hd) {
-        // One division; hd^2 / r bounds the bend for r >= 2 hd.
-        const double inv_r = 1 / t.r;
+        // hd^2 / r bounds the bend for r >= 2 hd.
+        const double inv_r = t.inv_r;
         const double s =
             (fabs(t.ux) * gp.hx + fabs(t.uy) * gp.hy + fabs(t.uz) * gp.hz) * inv_r;
         const double bend = gp.hd * gp.hd * inv_r;
@@ -214,6 +215,28 @@ __device__ void entry_window(const bp_tile_ref& t,
     }
     first = lo;
     count = hi - lo + 1;
+}
+
+/*!
+ * The staging fields of a tile and pulse (the window entry_window gives); returns the
+ * pixel loop's cbase for entries from slot_addr on.
+ */
+__device__ unsigned make_stage_fields(stage_fields& s,
+                                      const bp_tile_ref& t,
+                                      const bp_pulse& p,
+                                      const grid_params& gp,
+                                      unsigned slot_addr,
+                                      const float2* pulse)
+{
+    entry_window(t, p, gp, s.first, s.count);
+    s.pulse = pulse;
+    // Far-away windows are clamped, still entirely outside [0, nbins).
+    constexpr long long lim = 1LL << 30;
+    const long long nlo = t.nref + s.first;
+    s.nlo = int(nlo < -lim ? -lim : (nlo > lim ? lim : nlo));
+    // Entry j (byte slot_addr + 16 j) holds the pair of round(b) = first + j, where
+    // round(b) = bits(fb) - magic bits. Wraps mod 2^32 by design.
+    return slot_addr - 16u * unsigned(s.first) - 16u * round_magic_bits;
 }
 
 template <int N>
@@ -227,19 +250,11 @@ __device__ void make_consts(fast_consts<N>& c,
     c.u2x = float(2 * t.ux);
     c.u2y = float(2 * t.uy);
     c.u2z = float(2 * t.uz);
+    c.sy = float(2 * t.uy * gp.row_dy);
     c.kdr = float(two_pi * p.kt * p.dr);
     c.ph = float(two_pi * t.pht);
     c.bins = bp_make_range_terms<float, N>(t, p.inv_dr);
-    c.invdr = float(p.inv_dr);
-    entry_window(t, p, gp, c.first, c.count);
-    // Entry j (byte slot_addr + 16 j) holds the pair of round(b) = first + j, where
-    // round(b) = bits(fb) - magic bits. Wraps mod 2^32 by design.
-    c.cbase = slot_addr - 16u * unsigned(c.first) - 16u * round_magic_bits;
-    c.pulse = pulse;
-    // Far-away windows are clamped, still entirely outside [0, nbins).
-    constexpr long long lim = 1LL << 30;
-    const long long nlo = t.nref + c.first;
-    c.nlo = int(nlo < -lim ? -lim : (nlo > lim ? lim : nlo));
+    c.cbase = make_stage_fields(c.s, t, p, gp, slot_addr, pulse);
 }
 
 template <int N>
@@ -250,13 +265,14 @@ __device__ void make_consts(accurate_consts<N>& c,
                             unsigned slot_addr,
                             const float2* pulse)
 {
-    make_consts(c.f, t, p, gp, slot_addr, pulse);
-    c.metres = bp_make_range_terms<double, N>(t, 1.0);
     c.u2x = 2 * t.ux;
     c.u2y = 2 * t.uy;
     c.u2z = 2 * t.uz;
-    c.kt = p.kt;
+    c.sy = c.u2y * gp.row_dy;
+    c.bins = bp_make_range_terms<double, N>(t, p.inv_dr);
+    c.kb = p.kt * p.dr;
     c.b_turn = t.pht + turns_magic;
+    c.cbase = make_stage_fields(c.s, t, p, gp, slot_addr, pulse);
 }
 
 /*!
@@ -265,7 +281,7 @@ __device__ void make_consts(accurate_consts<N>& c,
  * window are skipped). Sanitize: non-finite samples count as zero (launches whose
  * pre-pass found one).
  */
-template <bool Accurate, bool Sanitize, int N, typename Consts>
+template <bool Sanitize, typename Consts>
 __device__ void stage_entries(const Consts* sc,
                               int np,
                               int wstep,
@@ -281,7 +297,7 @@ __device__ void stage_entries(const Consts* sc,
     for (int i = threadIdx.x; i < total; i += nthreads) {
         const int p = by_magic ? int(__umulhi(unsigned(i), magic)) : i / wstep;
         const int j = i - p * wstep;
-        const fast_consts<N>& c = fast_part(sc[p]);
+        const stage_fields& c = sc[p].s;
         if (j >= c.count)
             continue;
         const int n = c.nlo + j;
@@ -292,7 +308,7 @@ __device__ void stage_entries(const Consts* sc,
                 a = finite_or_zero(a);
                 b = finite_or_zero(b);
             }
-            v = staged_entry(a, b, Accurate ? 0.0f : float(c.first + j));
+            v = staged_entry(a, b, float(c.first + j));
         }
         entries[p * width + j] = v;
     }
@@ -331,11 +347,13 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
     const double cy = gp.y0 + (double(tile_y) * bp_tile + bp_tile_centre) * gp.dy;
     const double cz = H ? gp.tile_z[tile_y * gp.ntx + tile_x] : gp.z;
 
-    // Pixel offsets from the tile centre: float in `fast`, double in `accurate`.
+    // Pixel offsets from the tile centre, float in `fast`, double in `accurate`; of dy
+    // only the first row's (row k adds k sy to q): registers are short.
     using real = std::conditional_t<Accurate, double, float>;
     const double ddx = (double(tx) - bp_tile_centre) * gp.dx;
     const real dx = real(ddx);
-    real dy[PX], d2[PX], dz[PX];
+    const real dy0 = real((double(ty) - bp_tile_centre) * gp.dy);
+    real d2[PX], dz[H ? PX : 1];
     float accr[PX], acci[PX];
 #pragma unroll
     for (int k = 0; k < PX; ++k) {
@@ -347,8 +365,8 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
             const std::size_t i = std::size_t(iy) * gp.nx + ix;
             ddz = Accurate ? gp.dz_d[i] : double(gp.dz_f[i]);
         }
-        dy[k] = real(ddy);
-        dz[k] = real(ddz);
+        if (H)
+            dz[k] = real(ddz);
         d2[k] = real(ddx * ddx + ddy * ddy + ddz * ddz);
         accr[k] = 0.0f;
         acci[k] = 0.0f;
@@ -372,7 +390,7 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
                             entries_addr + 16u * unsigned(threadIdx.x * width),
                             pulses +
                                 std::size_t(p.index - index_base) * std::size_t(nbins));
-                w = fast_part(sc[threadIdx.x]).count;
+                w = sc[threadIdx.x].s.count;
             }
             for (int o = 16; o > 0; o >>= 1)
                 w = max(w, __shfl_xor_sync(0xFFFFFFFFu, w, o));
@@ -381,11 +399,9 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
         }
         __syncthreads();
         if (sanitize)
-            stage_entries<Accurate, true, N>(
-                sc, np, step_width, width, nbins, nthreads, entries);
+            stage_entries<true>(sc, np, step_width, width, nbins, nthreads, entries);
         else
-            stage_entries<Accurate, false, N>(
-                sc, np, step_width, width, nbins, nthreads, entries);
+            stage_entries<false>(sc, np, step_width, width, nbins, nthreads, entries);
         // The next step's records: into L1 while this step computes (warp 0 reads them).
         if (int(threadIdx.x) < min(step, nrec - pb - step))
             asm volatile(
@@ -393,46 +409,35 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
         __syncthreads();
         for (int p = 0; p < np; ++p) {
             const consts& cc = sc[p];
-            const fast_consts<N>* cf;
-            if constexpr (Accurate)
-                cf = &cc.f;
-            else
-                cf = &cc;
-            const unsigned cbase = cf->cbase;
+            const unsigned cbase = cc.cbase;
+            const real l0 = fma(dx, cc.u2x, dy0 * cc.u2y); // u2 . (dx, dy0)
 #pragma unroll
             for (int k = 0; k < PX; ++k) {
-                float vr, vi, sn, cs;
+                real q = (k == 0 ? l0 : fma(real(k), cc.sy, l0)) + d2[k];
+                if (H)
+                    q = fma(dz[k], cc.u2z, q);
+                float b, sn, cs;
                 if constexpr (!Accurate) {
-                    float q = fmaf(dx, cf->u2x, fmaf(dy[k], cf->u2y, d2[k]));
-                    if (H)
-                        q = fmaf(dz[k], cf->u2z, q);
-                    // b = dR'/dr; round(b) in the low mantissa bits of fb (no FMA may
-                    // absorb the add: its rounding is the point).
-                    const float b = bp_delta_range(q, cf->bins);
-                    const float fb = __fadd_rn(b, round_magic);
-                    const float4 en = lds128((__float_as_uint(fb) << 4) + cbase);
-                    vr = fmaf(b, en.z, en.x);
-                    vi = fmaf(b, en.w, en.y);
-                    __sincosf(fmaf(b, cf->kdr, cf->ph), &sn, &cs);
+                    b = bp_delta_range(q, cc.bins); // dR'/dr
+                    __sincosf(fmaf(b, cc.kdr, cc.ph), &sn, &cs);
                 } else {
-                    double q = fma(dx, cc.u2x, fma(dy[k], cc.u2y, d2[k]));
-                    if (H)
-                        q = fma(dz[k], cc.u2z, q);
-                    const double drd = bp_delta_range(q, cc.metres);
-                    const float dr = float(drd), invdr = cf->invdr;
-                    // Fraction of a turn, 32-bit fixed point -> top 23 bits -> float.
-                    const int frac = __double2loint(fma(drd, cc.kt, cc.b_turn));
-                    const float v =
-                        __int_as_float(int(round_magic_bits) + (frac >> 9)) - round_magic;
-                    __sincosf(v * float(two_pi / 8388608.0), &sn, &cs);
-                    // round(dR'/dr) into the low mantissa bits; w = dR'/dr - round in
-                    // [-1/2, 1/2]
-                    const float fb = fmaf(dr, invdr, round_magic);
-                    const float w = fmaf(dr, invdr, round_magic - fb);
-                    const float4 en = lds128((__float_as_uint(fb) << 4) + cbase);
-                    vr = fmaf(w, en.z, en.x);
-                    vi = fmaf(w, en.w, en.y);
+                    const double bd = bp_delta_range(q, cc.bins);
+                    b = float(bd);
+                    // The fraction of a turn as 32-bit fixed point (its top 23 bits)
+                    // into the mantissa of 1.5: 1.5 turns more than the phase, which
+                    // negates sin and cos (undone in the accumulation below).
+                    const int frac = __double2loint(fma(bd, cc.kb, cc.b_turn));
+                    const float turns =
+                        __int_as_float(int(one_and_half_bits) + (frac >> 9));
+                    __sincosf(turns * float(two_pi), &sn, &cs);
+                    sn = -sn; // folded into the FMAs' signs
+                    cs = -cs;
                 }
+                // round(b) in the low mantissa bits of fb (no FMA may absorb the add: its
+                // rounding is the point).
+                const float fb = __fadd_rn(b, round_magic);
+                const float4 en = lds128((__float_as_uint(fb) << 4) + cbase);
+                const float vr = fmaf(b, en.z, en.x), vi = fmaf(b, en.w, en.y);
                 accr[k] = fmaf(vr, cs, fmaf(-vi, sn, accr[k]));
                 acci[k] = fmaf(vr, sn, fmaf(vi, cs, acci[k]));
             }
@@ -472,6 +477,17 @@ public:
             who,
             cudaDeviceGetAttribute(
                 &d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        int sm_smem = 0, reserved = 0;
+        GPURADAR_CUDA_CHECK(
+            who,
+            cudaDeviceGetAttribute(
+                &sm_smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+        GPURADAR_CUDA_CHECK(who,
+                            cudaDeviceGetAttribute(
+                                &reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
+        // What each of the blocks the register budget allows may take of the SM's.
+        const int blocks = min_blocks(p == precision::accurate, d_layout.has_height);
+        d_smem_target = std::max(sm_smem / blocks - reserved, 0);
         if (d_layout.has_height) {
             d_tile_z = device_memory(d_layout.tile_z.size() * sizeof(double));
             copy_async(d_tile_z.get(),
@@ -665,6 +681,7 @@ private:
         gp.hy = d_layout.hy;
         gp.hz = d_layout.hz;
         gp.hd = d_layout.hd;
+        gp.row_dy = (bp_tile / px) * d_grid.dy;
         gp.slice_pixels = std::size_t(d_grid.nx) * std::size_t(d_grid.ny);
         gp.nx = int(d_grid.nx);
         gp.ny = int(d_grid.ny);
@@ -724,8 +741,9 @@ private:
                 " range bins per pulse (pixel spacing far "
                 "larger than the bin spacing), more than fit in shared memory; "
                 "use the CPU backend or a finer pixel grid");
+        // As many pulses a step as let min_blocks blocks share an SM.
         const int step = int(std::clamp<long long>(
-            smem_target_bytes / per_pulse,
+            d_smem_target / per_pulse,
             1,
             std::min<long long>(max_pulses_per_step, d_smem_optin / per_pulse)));
         launch_args a;
@@ -759,6 +777,7 @@ private:
 
     const cudaStream_t d_stream;
     int d_smem_optin = 48 * 1024;
+    int d_smem_target = 0; // shared memory a block aims for (constructor)
     device_memory d_tile_z, d_dz;
     // Non-finite samples counted on the device since construction; its host copy.
     device_memory d_counter;
