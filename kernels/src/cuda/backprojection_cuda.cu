@@ -7,17 +7,19 @@
  * range and phase for that pulse (backprojection_backends.h) and the window of bins its
  * pixels reach (entry_window) into shared memory; all threads then stage the step's
  * windows as pairs of neighbouring bins (float4), zero outside the swath; then every
- * thread backprojects the step's pulses onto its 8 pixels (rows ty, ty + 4, ...; a warp
- * covers one tile row).
+ * thread backprojects the step's pulses onto its 8 pixels: 4 in the tile's top half
+ * (rows ty, ty + 4, ...; a warp covers one tile row) and their mirror images through the
+ * tile centre (pixel_row), whose q share |d|^2 and u2.d up to its sign.
  *
  * Per pixel and pulse, SASS of the sm_90 build (`fast`, series of order 2, flat grid),
- * 18 instructions: q: 2 (FFMA k sy + u2.(dx, dy0), FADD |d|^2); b = dR'/dr: 3 FFMA
+ * 17.5 instructions: q: FADD |d|^2 +- u2.d, u2.d (FFMA k sy + u2.(dx, dy0)) once per
+ * mirrored pair; b = dR'/dr: 3 FFMA
  * (bp_delta_range, its coefficients in bins); FADD (round(b) held in the low mantissa
  * bits by adding 1.5*2^23); LEA + LDS.128 (the pair's midpoint minus round(b) times its
  * difference, and the difference); 2 FFMA interpolate (no b - round(b): it is in the
  * staged midpoint); phase: FFMA, then __sincosf = FMUL.RZ + MUFU.SIN + MUFU.COS; 4 FFMA
  * accumulate. The staged midpoint costs up to |round(b)| roundings of the difference
- * (1-4 dB of SER in `fast`). `accurate` runs q and dR' in double (2 + N + 1 DFMA),
+ * (1-4 dB of SER in `fast`). `accurate` runs q and dR' in double (1.5 + N + 1 DFMA),
  * converts b to float once (F2F) for the same lookup and interpolation, and takes the
  * phase as one DFMA whose result, offset by 1.5*2^20, holds the fraction of a turn as
  * 32-bit fixed point in its low word (its top 23 bits into the mantissa of 1.5, then
@@ -39,14 +41,14 @@ namespace {
 
 constexpr const char* who = "gpuradar::backprojection";
 
-//! Pixels per thread (rows ty, ty + 4, ...; 128 threads per tile): 8 gives each thread
-//! 8 independent chains (ILP) and amortises the per-pulse constants over 8 pixels (4,
-//! with 256 threads a tile, was slower in both modes).
+//! Pixels per thread (pixel_row; 128 threads per tile): 8 gives each thread 8
+//! independent chains (ILP) and amortises the per-pulse constants over 8 pixels (4, with
+//! 256 threads a tile, was slower in both modes).
 constexpr int px_per_thread = 8;
 //! Resident blocks per SM the register budget must allow (65536 / (128 x blocks)
-//! registers per thread): 7 in `fast` (72 registers, 28 warps per SM; 6 was slower),
-//! 5 with a height map (one more value per pixel; 6 spills); 5 in `accurate` (96: its
-//! pixels hold doubles; 6 spills and was slower), 4 with a height map.
+//! registers per thread): 7 in `fast` (72 registers, 28 warps per SM; 6 was slower, 8
+//! spills), 5 with a height map (one more value per pixel; 6 spills); 5 in `accurate`
+//! (96: its pixels hold doubles; 6 was slower on BP-S), 4 with a height map.
 constexpr int min_blocks(bool accurate, bool height)
 {
     return accurate ? (height ? 4 : 5) : (height ? 5 : 7);
@@ -314,6 +316,24 @@ __device__ void stage_entries(const Consts* sc,
     }
 }
 
+/*!
+ * Pixel k of a thread (tile coordinates): k < PX/2 in the tile's top half at (tx, ty +
+ * rows k), pixel k + PX/2 its mirror image through the tile centre, (31 - tx, 31 - ty -
+ * rows k). The mirror's offset from the centre is the negative, so the pair shares |d|^2
+ * (on a flat grid) and u2.d changes sign: one u2.d and two adds give both q.
+ */
+template <int PX>
+__device__ __forceinline__ int pixel_col(int k, int tx)
+{
+    return k < PX / 2 ? tx : bp_tile - 1 - tx;
+}
+template <int PX>
+__device__ __forceinline__ int pixel_row(int k, int ty)
+{
+    constexpr int rows = bp_tile / PX; // thread rows of the top half
+    return k < PX / 2 ? ty + rows * k : bp_tile - 1 - ty - rows * (k - PX / 2);
+}
+
 /*
  * Accurate => double range difference and phase; N => series terms (0: exact formula);
  * H => height map; PX => pixels per thread.
@@ -333,7 +353,6 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
 {
     using consts = consts_t<Accurate, N>;
     constexpr int nthreads = bp_tile * bp_tile / PX;
-    constexpr int rows = bp_tile / PX; // thread rows; pixel rows ty + rows * k
     extern __shared__ float4 smem[];
     consts* sc = reinterpret_cast<consts*>(smem);
     float4* entries = smem + step * (consts_bytes(Accurate) / sizeof(float4));
@@ -342,24 +361,27 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
     const bool sanitize = *nonfinite_found != 0u; // the same for every thread
     const int tx = threadIdx.x % bp_tile, ty = threadIdx.x / bp_tile;
     const int tile_x = blockIdx.x, tile_y = blockIdx.y;
-    const int ix = tile_x * bp_tile + tx;
     const double cx = gp.x0 + (double(tile_x) * bp_tile + bp_tile_centre) * gp.dx;
     const double cy = gp.y0 + (double(tile_y) * bp_tile + bp_tile_centre) * gp.dy;
     const double cz = H ? gp.tile_z[tile_y * gp.ntx + tile_x] : gp.z;
 
     // Pixel offsets from the tile centre, float in `fast`, double in `accurate`; of dy
-    // only the first row's (row k adds k sy to q): registers are short.
+    // only the first row's (row k adds k sy to u2.d): registers are short. Pixel k +
+    // PX/2 mirrors pixel k (pixel_row): a flat grid keeps one |d|^2 for both.
     using real = std::conditional_t<Accurate, double, float>;
+    constexpr int half = PX / 2;
+    constexpr int nd2 = H ? PX : half;
     const double ddx = (double(tx) - bp_tile_centre) * gp.dx;
     const real dx = real(ddx);
     const real dy0 = real((double(ty) - bp_tile_centre) * gp.dy);
-    real d2[PX], dz[H ? PX : 1];
+    real d2[nd2], dz[H ? PX : 1];
     float accr[PX], acci[PX];
 #pragma unroll
     for (int k = 0; k < PX; ++k) {
-        const int ly = ty + rows * k;
-        const int iy = tile_y * bp_tile + ly;
+        const int lx = pixel_col<PX>(k, tx), ly = pixel_row<PX>(k, ty);
+        const int ix = tile_x * bp_tile + lx, iy = tile_y * bp_tile + ly;
         const double ddy = (double(ly) - bp_tile_centre) * gp.dy;
+        const double ddxk = (double(lx) - bp_tile_centre) * gp.dx;
         double ddz = 0;
         if (H && ix < gp.nx && iy < gp.ny) {
             const std::size_t i = std::size_t(iy) * gp.nx + ix;
@@ -367,7 +389,8 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
         }
         if (H)
             dz[k] = real(ddz);
-        d2[k] = real(ddx * ddx + ddy * ddy + ddz * ddz);
+        if (k < nd2)
+            d2[k] = real(ddxk * ddxk + ddy * ddy + ddz * ddz);
         accr[k] = 0.0f;
         acci[k] = 0.0f;
     }
@@ -413,7 +436,10 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
             const real l0 = fma(dx, cc.u2x, dy0 * cc.u2y); // u2 . (dx, dy0)
 #pragma unroll
             for (int k = 0; k < PX; ++k) {
-                real q = (k == 0 ? l0 : fma(real(k), cc.sy, l0)) + d2[k];
+                // u2.d of pixel k (of its mirror: the negative)
+                const int kk = k % half;
+                const real l = kk == 0 ? l0 : fma(real(kk), cc.sy, l0);
+                real q = k < half ? d2[k % nd2] + l : d2[k % nd2] - l;
                 if (H)
                     q = fma(dz[k], cc.u2z, q);
                 float b, sn, cs;
@@ -445,7 +471,8 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
     }
 #pragma unroll
     for (int k = 0; k < PX; ++k) {
-        const int iy = tile_y * bp_tile + ty + rows * k;
+        const int ix = tile_x * bp_tile + pixel_col<PX>(k, tx);
+        const int iy = tile_y * bp_tile + pixel_row<PX>(k, ty);
         if (ix < gp.nx && iy < gp.ny) {
             // Slice z is one image further on.
             float2* o = image + std::size_t(volume_slice()) * gp.slice_pixels +
