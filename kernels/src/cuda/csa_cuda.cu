@@ -154,7 +154,8 @@ public:
     csa_cuda(const stripmap_params& p, std::size_t naz, const options& o, stream_ref s)
         : csa(p, naz, o),
           d_stream(native(s)),
-          d_t(tables_for(p, naz, o, csa_azimuth_fft_supported(naz))),
+          d_four_step(csa_azimuth_fft_supported(naz)),
+          d_t(tables_for(p, naz, o, d_four_step)),
           d_fused(csa_range_rows_supported(p.nrange)),
           d_range_launch(d_fused ? csa_range_rows_prepare(p.nrange, naz)
                                  : csa_range_rows_launch{}),
@@ -169,7 +170,7 @@ public:
               d_fused ? dft_twiddles(p.nrange) : std::vector<cfloat>{}, d_stream, who)),
           d_scratch(d_t.resample && !d_fused ? naz * p.nrange * sizeof(cfloat) : 0)
     {
-        if (csa_azimuth_fft_supported(naz))
+        if (d_four_step)
             d_az_four_step.emplace(naz, p.nrange, d_stream);
         else
             d_az.emplace(n(naz), n(p.nrange), n(p.nrange), 1, d_stream, who, shared);
@@ -269,6 +270,7 @@ private:
     static constexpr cufft_plan_1d::shared_workspace_t shared{};
 
     cudaStream_t d_stream;
+    const bool d_four_step; //!< the azimuth FFT is csa_azimuth_fft (else cuFFT)
     const csa_tables d_t;
     const bool d_fused; //!< the range stage is csa_range_rows (else cuFFT + kernels)
     const csa_range_rows_launch d_range_launch;    //!< when d_fused
