@@ -125,6 +125,17 @@ __device__ __forceinline__ cfar_class_entry class_entry(const kernel_args& a,
     return a.classes[row_class * (2 * wc + 1) + col_class];
 }
 
+//! A load batch of load_tile into the tile, sanitised: v[q] is element idx + q
+//! block_threads (those at or past n are not stored).
+__device__ __forceinline__ void
+store_batch(const float (&v)[load_batch], int idx, int n, float* tile)
+{
+#pragma unroll
+    for (int q = 0; q < load_batch; ++q)
+        if (idx + q * block_threads < n)
+            tile[idx + q * block_threads] = cfar_sanitize(v[q]);
+}
+
 /*!
  * The tile and its halo, trh x tch, sanitised; cells beyond a clipped edge hold
  * `absent`. Flat over the tile so that every lane works; the (row, column) of each
@@ -172,10 +183,7 @@ __device__ __forceinline__ void load_tile(const kernel_args& a,
                     row += a.row_stride;
                 }
             }
-#pragma unroll
-            for (int q = 0; q < load_batch; ++q)
-                if (idx + q * block_threads < n)
-                    tile[idx + q * block_threads] = cfar_sanitize(v[q]);
+            store_batch(v, idx, n, tile);
         }
         return;
     }
@@ -197,10 +205,7 @@ __device__ __forceinline__ void load_tile(const kernel_args& a,
                 ++i;
             }
         }
-#pragma unroll
-        for (int q = 0; q < load_batch; ++q)
-            if (idx + q * block_threads < n)
-                tile[idx + q * block_threads] = cfar_sanitize(v[q]);
+        store_batch(v, idx, n, tile);
     }
 }
 
