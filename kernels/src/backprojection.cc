@@ -270,6 +270,9 @@ bp_prepared bp_prepare(const double* geometry,
         const double s =
             rmin > 0 ? l.hd / (2 * rmin) + l.hd * l.hd / (4 * rmin * rmin) : INFINITY;
         sigma_max = std::max(sigma_max, s);
+        out.bend_turns =
+            std::max(out.bend_turns,
+                     rmin > 0 ? 2 * std::abs(q.kt) * l.hd * l.hd / rmin : INFINITY);
         out.pulses.push_back(q);
     }
     const double tol = p == backprojection::precision::fast

@@ -110,7 +110,15 @@ struct bp_prepared {
     std::size_t skipped = 0; //!< pulses with a non-finite geometry value
     int series_terms = 0;    //!< terms of m(sigma); 0: the exact q/(R + r) instead
     int max_half = 0;        //!< max of bp_pulse::half
+    //! Bound (turns) on the phase of a pixel's range beyond its part linear in the pixel
+    //! offset d, kt (dR - u.d/r) = kt (|d|^2/2r + the series' higher terms): 2 kt hd^2 /
+    //! r_min over the pulses (infinite when an antenna is at a tile centre).
+    double bend_turns = 0;
 };
+
+//! The largest bend_turns for which CUDA `accurate` may take the phase beyond its linear
+//! part in float (its rounding, ~2.4e-7 of it, stays below 3e-6 rad).
+constexpr double bp_float_bend_max_turns = 2.0;
 
 /*!
  * Validates the geometry (throws std::invalid_argument on a finite dr <= 0, before any

@@ -2,6 +2,7 @@
  * backprojection: CPU twin and CUDA against an fp64 reference loop written here;
  * focusing, impulse response against theory, accumulate, swath edges and bad input.
  */
+#include "../src/backprojection_backends.h" // test_028: which arithmetic CUDA runs
 #include "invalid_argument_check.h"
 #include "test_support.h"
 #include <gpuradar/kernels/backprojection.h>
@@ -820,6 +821,35 @@ TEST(BackprojectionApi, test_009_bad_geometry_names_dr_and_touches_nothing)
     expect_invalid_here([&] { bp->run(s.pulses.data(), s.geom.data(), 1, nullptr); },
                         "image");
     EXPECT_NO_THROW(bp->run(nullptr, nullptr, 0, nullptr)); // nothing to do
+}
+
+/*
+ * CUDA `accurate` takes the phase beyond its linear part in float where the series
+ * converges and the bend is small (bp_float_bend_max_turns), in double elsewhere: the
+ * SER cases (test_020) hold geometries of both kinds and one of the exact formula, so
+ * both arithmetics meet the fp64 reference there.
+ */
+TEST(BackprojectionApi, test_028_ser_cases_cover_both_accurate_arithmetics)
+{
+    struct expect {
+        scenario (*make)();
+        bool fixed_phase;
+        bool series;
+    };
+    for (const expect e : { expect{ spaceborne, true, true },
+                            expect{ airborne_far, true, true },
+                            expect{ airborne_near, false, true },
+                            expect{ near_field, false, false } }) {
+        const scenario s = e.make();
+        const auto layout = kernels::detail::bp_make_layout(s.grid);
+        const auto prep = kernels::detail::bp_prepare(
+            s.geom.data(), s.geom.size() / 6, layout, prec::accurate);
+        EXPECT_EQ(prep.series_terms > 0, e.series) << s.name;
+        EXPECT_EQ(prep.series_terms > 0 &&
+                      prep.bend_turns <= kernels::detail::bp_float_bend_max_turns,
+                  e.fixed_phase)
+            << s.name << ": bend " << prep.bend_turns << " turns";
+    }
 }
 
 TEST(BackprojectionApi, test_010_cuda_without_device_is_a_clear_error)

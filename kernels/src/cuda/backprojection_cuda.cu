@@ -45,13 +45,30 @@ constexpr const char* who = "gpuradar::backprojection";
 //! independent chains (ILP) and amortises the per-pulse constants over 8 pixels (4, with
 //! 256 threads a tile, was slower in both modes).
 constexpr int px_per_thread = 8;
+/*!
+ * The arithmetic of a launch. `single`: `fast`, all in float. `fixed_phase`: `accurate`
+ * on a flat grid whose series converges and whose bend_turns is small: the range and
+ * bin as in `fast`, the phase as its part linear in the pixel offset, kt u.d / r, exact
+ * in 32-bit fixed-point turns (integer adds), plus the rest, under bend_turns, in float.
+ * `double_range`: `accurate` otherwise, q, dR' and the phase in double.
+ */
+enum class arith { single, fixed_phase, double_range };
+
 //! Resident blocks per SM the register budget must allow (65536 / (128 x blocks)
-//! registers per thread): 7 in `fast` (72 registers, 28 warps per SM; 6 was slower, 8
-//! spills), 5 with a height map (one more value per pixel; 6 spills); 5 in `accurate`
-//! (96: its pixels hold doubles; 6 was slower on BP-S), 4 with a height map.
-constexpr int min_blocks(bool accurate, bool height)
+//! registers per thread): 7 in `single` (72 registers, 28 warps per SM; 6 was slower, 8
+//! spills), 5 with a height map (one more value per pixel; 6 spills); 7 in
+//! `fixed_phase`; 5 in `double_range` (96: its pixels hold doubles; 6 was slower on
+//! BP-S), 4 with a height map.
+constexpr int min_blocks(arith a, bool height)
 {
-    return accurate ? (height ? 4 : 5) : (height ? 5 : 7);
+    switch (a) {
+    case arith::single:
+        return height ? 5 : 7;
+    case arith::fixed_phase:
+        return 7;
+    default:
+        return height ? 4 : 5;
+    }
 }
 //! Most pulses staged per block step: 32 amortises the three barriers per step, and
 //! warp 0 makes a step's constants, one lane per pulse.
@@ -101,6 +118,17 @@ struct alignas(16) fast_consts {
     stage_fields s;
 };
 template <int N>
+struct alignas(16) fixed_consts {
+    float u2x, u2y;
+    float sy;                      // as in fast_consts
+    float kb;                      // 2 f0 dr / c (turns per bin)
+    bp_range_terms<float, N> bins; // dR' in bins
+    unsigned cbase;
+    unsigned k;      // phase of r_ref + kt e (turns), 32-bit fixed point
+    unsigned wx, wy; // kt u.x/r dx/2 and kt u.y/r dy/2 (turns a half pixel), the same
+    stage_fields s;
+};
+template <int N>
 struct alignas(16) accurate_consts {
     double u2x, u2y;
     double sy; // u2y times the offset between a thread's pixel rows (grid_params)
@@ -112,12 +140,17 @@ struct alignas(16) accurate_consts {
     stage_fields s;
 };
 
-template <bool Accurate, int N>
-using consts_t = std::conditional_t<Accurate, accurate_consts<N>, fast_consts<N>>;
+template <arith A, int N>
+using consts_t = std::conditional_t<
+    A == arith::single,
+    fast_consts<N>,
+    std::conditional_t<A == arith::fixed_phase, fixed_consts<N>, accurate_consts<N>>>;
 //! Shared memory a pulse's constants take: sized for the longest series.
-constexpr std::size_t consts_bytes(bool accurate)
+constexpr std::size_t consts_bytes(arith a)
 {
-    return accurate ? sizeof(accurate_consts<4>) : sizeof(fast_consts<4>);
+    return a == arith::single        ? sizeof(fast_consts<4>)
+           : a == arith::fixed_phase ? sizeof(fixed_consts<4>)
+                                     : sizeof(accurate_consts<4>);
 }
 
 __device__ __forceinline__ float4 lds128(unsigned addr)
@@ -259,6 +292,33 @@ __device__ void make_consts(fast_consts<N>& c,
     c.cbase = make_stage_fields(c.s, t, p, gp, slot_addr, pulse);
 }
 
+//! Turns (|v| < 2^19) as 32-bit fixed point of the fraction: the low word of v + 1.5
+//! 2^20.
+__device__ __forceinline__ unsigned fixed_turns(double v)
+{
+    return unsigned(__double2loint(v + turns_magic));
+}
+
+template <int N>
+__device__ void make_consts(fixed_consts<N>& c,
+                            const bp_tile_ref& t,
+                            const bp_pulse& p,
+                            const grid_params& gp,
+                            unsigned slot_addr,
+                            const float2* pulse)
+{
+    c.u2x = float(2 * t.ux);
+    c.u2y = float(2 * t.uy);
+    c.sy = float(2 * t.uy * gp.row_dy);
+    c.kb = float(p.kt * p.dr);
+    c.bins = bp_make_range_terms<float, N>(t, p.inv_dr);
+    c.k = fixed_turns(t.pht + p.kt * t.e);
+    const double kr = p.kt * t.inv_r;
+    c.wx = fixed_turns(kr * t.ux * 0.5 * gp.dx);
+    c.wy = fixed_turns(kr * t.uy * 0.5 * gp.dy);
+    c.cbase = make_stage_fields(c.s, t, p, gp, slot_addr, pulse);
+}
+
 template <int N>
 __device__ void make_consts(accurate_consts<N>& c,
                             const bp_tile_ref& t,
@@ -335,11 +395,11 @@ __device__ __forceinline__ int pixel_row(int k, int ty)
 }
 
 /*
- * Accurate => double range difference and phase; N => series terms (0: exact formula);
- * H => height map; PX => pixels per thread.
+ * A => the arithmetic (arith); N => series terms (0: exact formula); H => height map;
+ * PX => pixels per thread.
  */
-template <bool Accurate, int N, bool H, int PX>
-__global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H))
+template <arith A, int N, bool H, int PX>
+__global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(A, H))
     backproject(const float2* __restrict__ pulses,
                 int nbins,
                 const bp_pulse* __restrict__ records,
@@ -351,11 +411,13 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
                 const unsigned* __restrict__ nonfinite_found, // set by the pre-pass
                 float2* __restrict__ image)
 {
-    using consts = consts_t<Accurate, N>;
+    static_assert(A != arith::fixed_phase || (N > 0 && !H), "fixed_phase: flat, series");
+    constexpr bool Accurate = A == arith::double_range; // doubles in the pixel loop
+    using consts = consts_t<A, N>;
     constexpr int nthreads = bp_tile * bp_tile / PX;
     extern __shared__ float4 smem[];
     consts* sc = reinterpret_cast<consts*>(smem);
-    float4* entries = smem + step * (consts_bytes(Accurate) / sizeof(float4));
+    float4* entries = smem + step * (consts_bytes(A) / sizeof(float4));
     const unsigned entries_addr = unsigned(__cvta_generic_to_shared(entries));
 
     const bool sanitize = *nonfinite_found != 0u; // the same for every thread
@@ -434,18 +496,41 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(Accurate, H)
             const consts& cc = sc[p];
             const unsigned cbase = cc.cbase;
             const real l0 = fma(dx, cc.u2x, dy0 * cc.u2y); // u2 . (dx, dy0)
+            unsigned lin0 = 0; // fixed_phase: kt u.d / r of pixel 0, fixed-point turns
+            if constexpr (A == arith::fixed_phase)
+                lin0 = unsigned(2 * tx - (bp_tile - 1)) * cc.wx +
+                       unsigned(2 * ty - (bp_tile - 1)) * cc.wy;
 #pragma unroll
             for (int k = 0; k < PX; ++k) {
                 // u2.d of pixel k (of its mirror: the negative)
                 const int kk = k % half;
                 const real l = kk == 0 ? l0 : fma(real(kk), cc.sy, l0);
                 real q = k < half ? d2[k % nd2] + l : d2[k % nd2] - l;
-                if (H)
+                if constexpr (H)
                     q = fma(dz[k], cc.u2z, q);
                 float b, sn, cs;
-                if constexpr (!Accurate) {
+                if constexpr (A == arith::single) {
                     b = bp_delta_range(q, cc.bins); // dR'/dr
                     __sincosf(fmaf(b, cc.kdr, cc.ph), &sn, &cs);
+                } else if constexpr (A == arith::fixed_phase) {
+                    // dR'/dr = e + c0 q + q^2 h(q); the bend, c0 |d|^2 + q^2 h(q), is
+                    // what the phase adds to its linear part, c0 u2.d.
+                    float h = cc.bins.c[N];
+#pragma unroll
+                    for (int n = N - 1; n >= 1; --n)
+                        h = fmaf(q, h, cc.bins.c[n]);
+                    const float qq = q * q;
+                    b = fmaf(qq, h, fmaf(q, cc.bins.c[0], cc.bins.e));
+                    const float bend = fmaf(qq, h, d2[k % nd2] * cc.bins.c[0]);
+                    // Pixel row ty + rows kk is 2 rows kk half pixels below pixel 0.
+                    const unsigned lin = lin0 + unsigned(2 * (bp_tile / PX) * kk) * cc.wy;
+                    const unsigned ph = k < half ? cc.k + lin : cc.k - lin;
+                    // Its top 23 bits into the mantissa of 1.5, as below, plus the bend.
+                    const float turns =
+                        __int_as_float(int(one_and_half_bits) + (int(ph) >> 9));
+                    __sincosf(fmaf(bend, cc.kb, turns) * float(two_pi), &sn, &cs);
+                    sn = -sn; // folded into the FMAs' signs
+                    cs = -cs;
                 } else {
                     const double bd = bp_delta_range(q, cc.bins);
                     b = float(bd);
@@ -504,17 +589,14 @@ public:
             who,
             cudaDeviceGetAttribute(
                 &d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-        int sm_smem = 0, reserved = 0;
         GPURADAR_CUDA_CHECK(
             who,
             cudaDeviceGetAttribute(
-                &sm_smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
-        GPURADAR_CUDA_CHECK(who,
-                            cudaDeviceGetAttribute(
-                                &reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
-        // What each of the blocks the register budget allows may take of the SM's.
-        const int blocks = min_blocks(p == precision::accurate, d_layout.has_height);
-        d_smem_target = std::max(sm_smem / blocks - reserved, 0);
+                &d_smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+        GPURADAR_CUDA_CHECK(
+            who,
+            cudaDeviceGetAttribute(
+                &d_smem_reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
         if (d_layout.has_height) {
             d_tile_z = device_memory(d_layout.tile_z.size() * sizeof(double));
             copy_async(d_tile_z.get(),
@@ -687,11 +769,12 @@ private:
         cfloat* image;
     };
 
-    template <bool Accurate, int N, bool H>
+    template <arith A, int N, bool H>
     void launch_one(const launch_args& a)
     {
         constexpr int px = px_per_thread;
-        auto kernel = backproject<Accurate, N, H, px>;
+        constexpr bool dz_double = A == arith::double_range;
+        auto kernel = backproject<A, N, H, px>;
         if (a.smem > 48 * 1024)
             GPURADAR_CUDA_CHECK(
                 who,
@@ -714,8 +797,8 @@ private:
         gp.ny = int(d_grid.ny);
         gp.ntx = int(d_layout.ntx);
         gp.tile_z = d_tile_z.as<double>();
-        gp.dz_f = Accurate ? nullptr : d_dz.as<float>();
-        gp.dz_d = Accurate ? d_dz.as<double>() : nullptr;
+        gp.dz_f = dz_double ? nullptr : d_dz.as<float>();
+        gp.dz_d = dz_double ? d_dz.as<double>() : nullptr;
         const dim3 grid(
             unsigned(d_layout.ntx), unsigned(d_layout.nty), unsigned(d_grid.nz));
         kernel<<<grid, bp_tile * bp_tile / px, a.smem, d_stream>>>(
@@ -732,17 +815,28 @@ private:
         GPURADAR_CUDA_CHECK_LAUNCH(who, "backproject");
     }
 
-    template <bool Accurate, bool H>
+    template <arith A, bool H>
     void launch_terms(int terms, const launch_args& a)
     {
         switch (terms) {
         case 2:
-            return launch_one<Accurate, 2, H>(a);
+            return launch_one<A, 2, H>(a);
         case 4:
-            return launch_one<Accurate, 4, H>(a);
+            return launch_one<A, 4, H>(a);
         default:
-            return launch_one<Accurate, 0, H>(a);
+            if constexpr (A != arith::fixed_phase)
+                return launch_one<A, 0, H>(a);
         }
+    }
+
+    //! The arithmetic of a run (arith): fixed_phase where its conditions hold.
+    arith arith_of(const bp_prepared& prep) const
+    {
+        if (d_precision != precision::accurate)
+            return arith::single;
+        const bool fixed = prep.series_terms > 0 && !d_layout.has_height &&
+                           prep.bend_turns <= bp_float_bend_max_turns;
+        return fixed ? arith::fixed_phase : arith::double_range;
     }
 
     /*!
@@ -757,10 +851,10 @@ private:
                 const bp_prepared& prep,
                 cfloat* image)
     {
-        const bool acc = d_precision == precision::accurate;
+        const arith ar = arith_of(prep);
         const long long width = 2LL * prep.max_half + 1;
         const long long per_pulse =
-            (long long)consts_bytes(acc) + width * (long long)sizeof(float4);
+            (long long)consts_bytes(ar) + width * (long long)sizeof(float4);
         if (per_pulse > d_smem_optin)
             throw cuda_error(
                 std::string(who) + ": a 32x32-pixel tile reaches " +
@@ -769,8 +863,10 @@ private:
                 "larger than the bin spacing), more than fit in shared memory; "
                 "use the CPU backend or a finer pixel grid");
         // As many pulses a step as let min_blocks blocks share an SM.
+        const long long target =
+            d_smem_sm / min_blocks(ar, d_layout.has_height) - d_smem_reserved;
         const int step = int(std::clamp<long long>(
-            d_smem_target / per_pulse,
+            target / per_pulse,
             1,
             std::min<long long>(max_pulses_per_step, d_smem_optin / per_pulse)));
         launch_args a;
@@ -791,20 +887,21 @@ private:
             d_counter.as<unsigned long long>(),
             d_found.as<unsigned>());
         GPURADAR_CUDA_CHECK_LAUNCH(who, "count_nonfinite");
-        // The launch_terms instance for (accurate, has height).
+        // The launch_terms instance for (arithmetic, has height); fixed_phase is flat.
         using launcher = void (backprojection_cuda::*)(int, const launch_args&);
-        static constexpr launcher launchers[2][2] = {
-            { &backprojection_cuda::launch_terms<false, false>,
-              &backprojection_cuda::launch_terms<false, true> },
-            { &backprojection_cuda::launch_terms<true, false>,
-              &backprojection_cuda::launch_terms<true, true> }
+        static constexpr launcher launchers[3][2] = {
+            { &backprojection_cuda::launch_terms<arith::single, false>,
+              &backprojection_cuda::launch_terms<arith::single, true> },
+            { &backprojection_cuda::launch_terms<arith::fixed_phase, false>, nullptr },
+            { &backprojection_cuda::launch_terms<arith::double_range, false>,
+              &backprojection_cuda::launch_terms<arith::double_range, true> }
         };
-        (this->*launchers[acc][d_layout.has_height])(prep.series_terms, a);
+        (this->*launchers[int(ar)][d_layout.has_height])(prep.series_terms, a);
     }
 
     const cudaStream_t d_stream;
     int d_smem_optin = 48 * 1024;
-    int d_smem_target = 0; // shared memory a block aims for (constructor)
+    int d_smem_sm = 0, d_smem_reserved = 0; // per SM; reserved per block
     device_memory d_tile_z, d_dz;
     // Non-finite samples counted on the device since construction; its host copy.
     device_memory d_counter;
