@@ -256,17 +256,32 @@ bp_prepared bp_prepare(const double* geometry,
         q.inv_dr = 1.0 / g[4];
         q.kt = 2.0 * g[5] / backprojection::speed_of_light;
         q.index = static_cast<int>(i);
-        // |dR'| <= hd + dr/2; one more bin for rounding of the bin and of the margin.
-        const double half =
-            std::ceil(l.hd * (1 + window_rounding_margin) / q.dr + 0.5) + 1;
-        q.half = half < 1e9 ? static_cast<int>(half) : 1000000000;
-        out.max_half = std::max(out.max_half, q.half);
         // Closest tile centre to this antenna bounds sigma = q/(4 r^2) <= hd/(2r) +
         // hd^2/(4r^2).
         const double ex = std::max({ l.cx_min - q.ax, 0.0, q.ax - l.cx_max });
         const double ey = std::max({ l.cy_min - q.ay, 0.0, q.ay - l.cy_max });
         const double ez = std::max({ l.cz_min - q.az, 0.0, q.az - l.cz_max });
         const double rmin = std::sqrt(ex * ex + ey * ey + ez * ez);
+        // |dR'| <= dr/2 + |R - r|, |R - r| <= |d| <= hd and <= |u.d|/r + |d|^2/(2(r -
+        // |d|)) (entry_window), with |u_x|/r at most the farthest centre's |u_x| over
+        // r_min (likewise y, z); one more bin for rounding of the bin and the margin.
+        double reach = l.hd;
+        if (rmin > 2 * l.hd) {
+            const double fx =
+                std::max(std::abs(l.cx_min - q.ax), std::abs(l.cx_max - q.ax));
+            const double fy =
+                std::max(std::abs(l.cy_min - q.ay), std::abs(l.cy_max - q.ay));
+            const double fz =
+                std::max(std::abs(l.cz_min - q.az), std::abs(l.cz_max - q.az));
+            const double across = std::min(1.0, fx / rmin) * l.hx +
+                                  std::min(1.0, fy / rmin) * l.hy +
+                                  std::min(1.0, fz / rmin) * l.hz;
+            reach = std::min(reach, across + l.hd * l.hd / (2 * (rmin - l.hd)));
+        }
+        const double half =
+            std::ceil(reach * (1 + window_rounding_margin) / q.dr + 0.5) + 1;
+        q.half = half < 1e9 ? static_cast<int>(half) : 1000000000;
+        out.max_half = std::max(out.max_half, q.half);
         const double s =
             rmin > 0 ? l.hd / (2 * rmin) + l.hd * l.hd / (4 * rmin * rmin) : INFINITY;
         sigma_max = std::max(sigma_max, s);

@@ -337,6 +337,13 @@ __device__ void make_consts(accurate_consts<N>& c,
     c.cbase = make_stage_fields(c.s, t, p, gp, slot_addr, pulse);
 }
 
+//! The step's widest window and, for i / wstep as a multiply-high (exact while total *
+//! wstep^2 < 2^32, np <= 32), its magic: made once by warp 0, read by all.
+struct step_window {
+    int wstep;
+    unsigned magic;
+};
+
 /*!
  * Stages the entries of a step's np pulses, spread over all nthreads threads as one flat
  * range of np x wstep (wstep: the step's widest window; entries past a pulse's own
@@ -346,16 +353,16 @@ __device__ void make_consts(accurate_consts<N>& c,
 template <bool Sanitize, typename Consts>
 __device__ void stage_entries(const Consts* sc,
                               int np,
-                              int wstep,
+                              step_window sw,
                               int width,
                               int nbins,
                               int nthreads,
                               float4* entries)
 {
+    const int wstep = sw.wstep;
     const int total = np * wstep;
-    // i / wstep as a multiply-high: exact while total * wstep^2 < 2^32 (np <= 32).
     const bool by_magic = wstep < 512;
-    const unsigned magic = 0xFFFFFFFFu / unsigned(wstep) + 1u;
+    const unsigned magic = sw.magic;
     for (int i = threadIdx.x; i < total; i += nthreads) {
         const int p = by_magic ? int(__umulhi(unsigned(i), magic)) : i / wstep;
         const int j = i - p * wstep;
@@ -457,7 +464,7 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(A, H))
         acci[k] = 0.0f;
     }
 
-    __shared__ int step_width; // the widest window of the step's pulses
+    __shared__ step_window step_width; // the widest window of the step's pulses
     for (int pb = 0; pb < nrec; pb += step) {
         const int np = min(step, nrec - pb);
         __syncthreads(); // the previous step's constants and entries are no longer read
@@ -480,7 +487,7 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(A, H))
             for (int o = 16; o > 0; o >>= 1)
                 w = max(w, __shfl_xor_sync(0xFFFFFFFFu, w, o));
             if (threadIdx.x == 0)
-                step_width = w;
+                step_width = { w, 0xFFFFFFFFu / unsigned(max(w, 1)) + 1u };
         }
         __syncthreads();
         if (sanitize)
