@@ -64,6 +64,10 @@ struct image_grid {
  *    reference for airborne geometries (500 m to 20 km).
  *  - accurate: range difference and phase in double (the phase reduced to turns exactly),
  *    bin and interpolation in float: SER >= 100 dB, e.g. spaceborne X band at 800 km.
+ *    CUDA on a flat grid takes the phase's part linear in the pixel offset, kt u.d/r, in
+ *    32-bit fixed-point turns (exact modulo a turn) and the rest in float where the rest
+ *    is bounded by 2 turns (far geometries), the range and bin as in `fast`; the same
+ *    SER bound.
  * SER = 10 log10(sum |ref|^2 / sum |img - ref|^2).
  *
  * Volumes. Each slice of an nz-slice grid is backprojected exactly as the flat (or
