@@ -274,6 +274,19 @@ __device__ unsigned make_stage_fields(stage_fields& s,
     return slot_addr - 16u * unsigned(s.first) - 16u * round_magic_bits;
 }
 
+//! The float range fields fast_consts and fixed_consts share: u2, sy and the series.
+template <int N, template <int> class Consts>
+__device__ __forceinline__ void make_float_range(Consts<N>& c,
+                                                 const bp_tile_ref& t,
+                                                 const bp_pulse& p,
+                                                 const grid_params& gp)
+{
+    c.u2x = float(2 * t.ux);
+    c.u2y = float(2 * t.uy);
+    c.sy = float(2 * t.uy * gp.row_dy);
+    c.bins = bp_make_range_terms<float, N>(t, p.inv_dr);
+}
+
 template <int N>
 __device__ void make_consts(fast_consts<N>& c,
                             const bp_tile_ref& t,
@@ -282,13 +295,10 @@ __device__ void make_consts(fast_consts<N>& c,
                             unsigned slot_addr,
                             const float2* pulse)
 {
-    c.u2x = float(2 * t.ux);
-    c.u2y = float(2 * t.uy);
+    make_float_range(c, t, p, gp);
     c.u2z = float(2 * t.uz);
-    c.sy = float(2 * t.uy * gp.row_dy);
     c.kdr = float(two_pi * p.kt * p.dr);
     c.ph = float(two_pi * t.pht);
-    c.bins = bp_make_range_terms<float, N>(t, p.inv_dr);
     c.cbase = make_stage_fields(c.s, t, p, gp, slot_addr, pulse);
 }
 
@@ -307,11 +317,8 @@ __device__ void make_consts(fixed_consts<N>& c,
                             unsigned slot_addr,
                             const float2* pulse)
 {
-    c.u2x = float(2 * t.ux);
-    c.u2y = float(2 * t.uy);
-    c.sy = float(2 * t.uy * gp.row_dy);
+    make_float_range(c, t, p, gp);
     c.kb = float(p.kt * p.dr);
-    c.bins = bp_make_range_terms<float, N>(t, p.inv_dr);
     c.k = fixed_turns(t.pht + p.kt * t.e);
     const double kr = p.kt * t.inv_r;
     c.wx = fixed_turns(kr * t.ux * 0.5 * gp.dx);
