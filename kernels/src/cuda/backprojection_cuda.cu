@@ -13,17 +13,21 @@
  *
  * Per pixel and pulse, SASS of the sm_90 build (`fast`, series of order 2, flat grid),
  * 17.5 instructions: q: FADD |d|^2 +- u2.d, u2.d (FFMA k sy + u2.(dx, dy0)) once per
- * mirrored pair; b = dR'/dr: 3 FFMA
- * (bp_delta_range, its coefficients in bins); FADD (round(b) held in the low mantissa
- * bits by adding 1.5*2^23); LEA + LDS.128 (the pair's midpoint minus round(b) times its
- * difference, and the difference); 2 FFMA interpolate (no b - round(b): it is in the
- * staged midpoint); phase: FFMA, then __sincosf = FMUL.RZ + MUFU.SIN + MUFU.COS; 4 FFMA
- * accumulate. The staged midpoint costs up to |round(b)| roundings of the difference
- * (1-4 dB of SER in `fast`). `accurate` runs q and dR' in double (1.5 + N + 1 DFMA),
- * converts b to float once (F2F) for the same lookup and interpolation, and takes the
- * phase as one DFMA whose result, offset by 1.5*2^20, holds the fraction of a turn as
- * 32-bit fixed point in its low word (its top 23 bits into the mantissa of 1.5, then
- * FMUL to radians).
+ * mirrored pair; b = dR'/dr: 3 FFMA (bp_delta_range, its coefficients in bins); FADD
+ * (round(b) held in the low mantissa bits by adding 1.5*2^23); LEA + LDS.128 (the pair's
+ * midpoint minus round(b) times its difference, and the difference); 2 FFMA interpolate
+ * (no b - round(b): it is in the staged midpoint); phase: FFMA, then __sincosf =
+ * FMUL.RZ + MUFU.SIN + MUFU.COS; 4 FFMA accumulate. The staged midpoint costs up to
+ * |round(b)| roundings of the difference (1-4 dB of SER in `fast`).
+ *
+ * `accurate` (arith): where bp_prepare's bend bound allows (fixed_phase), q and b as in
+ * `fast` (the series split as e + c0 q + q^2 h(q)) and the phase as its part linear in
+ * the pixel offset in 32-bit fixed-point turns (an integer add a pixel) plus the bend,
+ * c0 |d|^2 + q^2 h(q), in float: 23.5 instructions, no FP64. Elsewhere (double_range) q
+ * and dR' in double (1.5 + N + 1 DFMA, which issue at half rate), b converted once (F2F),
+ * the phase one DFMA whose result, offset by 1.5*2^20, holds the fraction of a turn as
+ * 32-bit fixed point in its low word. Both then put the fraction's top 23 bits into the
+ * mantissa of 1.5 and take one FMUL to radians.
  */
 #include "../backprojection_backends.h"
 #include "../param_check.h"
@@ -97,7 +101,7 @@ struct grid_params {
     const double* dz_d;   // the same in double (accurate)
 };
 
-//! What the staging of a pulse's window reads (both modes).
+//! What the staging of a pulse's window reads (every arith).
 struct stage_fields {
     const float2* pulse; //!< this pulse's bins
     int nlo;             //!< entry j holds bins nlo + j, nlo + j + 1 ...
@@ -837,7 +841,7 @@ private:
             return launch_one<A, 2, H>(a);
         case 4:
             return launch_one<A, 4, H>(a);
-        default:
+        default: // the exact formula; never fixed_phase (arith_of)
             if constexpr (A != arith::fixed_phase)
                 return launch_one<A, 0, H>(a);
         }
