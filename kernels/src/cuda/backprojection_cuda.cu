@@ -412,6 +412,22 @@ __device__ __forceinline__ int pixel_row(int k, int ty)
     return k < PX / 2 ? ty + rows * k : bp_tile - 1 - ty - rows * (k - PX / 2);
 }
 
+//! 1.5 plus a fraction of a turn given as 32-bit fixed point: its top 23 bits into the
+//! mantissa of 1.5 (exact), the phase plus 1.5 turns.
+__device__ __forceinline__ float one_and_half_plus(int frac)
+{
+    return __int_as_float(int(one_and_half_bits) + (frac >> 9));
+}
+
+//! sin and cos of a phase given in turns plus 1.5 (one_and_half_plus): the half turn
+//! negates both, and they are negated back (the negations fold into the FMAs' signs).
+__device__ __forceinline__ void sincos_offset_turns(float turns, float& sn, float& cs)
+{
+    __sincosf(turns * float(two_pi), &sn, &cs);
+    sn = -sn;
+    cs = -cs;
+}
+
 /*
  * A => the arithmetic (arith); N => series terms (0: exact formula); H => height map;
  * PX => pixels per thread.
@@ -430,7 +446,7 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(A, H))
                 float2* __restrict__ image)
 {
     static_assert(A != arith::fixed_phase || (N > 0 && !H), "fixed_phase: flat, series");
-    constexpr bool Accurate = A == arith::double_range; // doubles in the pixel loop
+    constexpr bool in_double = A == arith::double_range; // doubles in the pixel loop
     using consts = consts_t<A, N>;
     constexpr int nthreads = bp_tile * bp_tile / PX;
     extern __shared__ float4 smem[];
@@ -448,7 +464,7 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(A, H))
     // Pixel offsets from the tile centre, float in `fast`, double in `accurate`; of dy
     // only the first row's (row k adds k sy to u2.d): registers are short. Pixel k +
     // PX/2 mirrors pixel k (pixel_row): a flat grid keeps one |d|^2 for both.
-    using real = std::conditional_t<Accurate, double, float>;
+    using real = std::conditional_t<in_double, double, float>;
     constexpr int half = PX / 2;
     constexpr int nd2 = H ? PX : half;
     const double ddx = (double(tx) - bp_tile_centre) * gp.dx;
@@ -465,7 +481,7 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(A, H))
         double ddz = 0;
         if (H && ix < gp.nx && iy < gp.ny) {
             const std::size_t i = std::size_t(iy) * gp.nx + ix;
-            ddz = Accurate ? gp.dz_d[i] : double(gp.dz_f[i]);
+            ddz = in_double ? gp.dz_d[i] : double(gp.dz_f[i]);
         }
         if (H)
             dz[k] = real(ddz);
@@ -543,24 +559,14 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(A, H))
                     // Pixel row ty + rows kk is 2 rows kk half pixels below pixel 0.
                     const unsigned lin = lin0 + unsigned(2 * (bp_tile / PX) * kk) * cc.wy;
                     const unsigned ph = k < half ? cc.k + lin : cc.k - lin;
-                    // Its top 23 bits into the mantissa of 1.5, as below, plus the bend.
-                    const float turns =
-                        __int_as_float(int(one_and_half_bits) + (int(ph) >> 9));
-                    __sincosf(fmaf(bend, cc.kb, turns) * float(two_pi), &sn, &cs);
-                    sn = -sn; // folded into the FMAs' signs
-                    cs = -cs;
+                    sincos_offset_turns(
+                        fmaf(bend, cc.kb, one_and_half_plus(int(ph))), sn, cs);
                 } else {
                     const double bd = bp_delta_range(q, cc.bins);
                     b = float(bd);
-                    // The fraction of a turn as 32-bit fixed point (its top 23 bits)
-                    // into the mantissa of 1.5: 1.5 turns more than the phase, which
-                    // negates sin and cos (undone in the accumulation below).
+                    // The low word: the fraction of a turn as 32-bit fixed point.
                     const int frac = __double2loint(fma(bd, cc.kb, cc.b_turn));
-                    const float turns =
-                        __int_as_float(int(one_and_half_bits) + (frac >> 9));
-                    __sincosf(turns * float(two_pi), &sn, &cs);
-                    sn = -sn; // folded into the FMAs' signs
-                    cs = -cs;
+                    sincos_offset_turns(one_and_half_plus(frac), sn, cs);
                 }
                 // round(b) in the low mantissa bits of fb (no FMA may absorb the add: its
                 // rounding is the point).
