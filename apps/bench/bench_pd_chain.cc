@@ -5,12 +5,12 @@
  * filter (Hann, fftshift, nfft = npulses) -> square-law envelope -> CA-CFAR (DESIGN.md's
  * window: guard/train Doppler 1,1, range 1,5; Pfa 1e-6).
  *
- *  pd_chain/PD     for each workload and each fusion setting of
- * kernels::pulse_doppler_processor (fused_doppler on and off, pulse compression's row
- * batches), the chain without and with cfar_2d::run, plus pulse compression and CFAR
- *                  alone, beside a device copy of the CPI measured in the same run;
- *                  chain_cfar_streamed_ms: the same per CPI over 20 CPIs queued back to
- *                  back (launch latency hidden, as in a stream of CPIs).
+ *  pd_chain/PD     for each workload: the chain without and with cfar_2d::run, the
+ *                  fused Doppler kernel on and off, pulse compression by the fft
+ *                  method and by the default one; pulse compression and CFAR alone;
+ *                  beside a device copy of the CPI measured in the same run.
+ *                  chain_cfar_streamed_ms: the same per CPI over 20 CPIs queued back
+ *                  to back (launch latency hidden, as in a stream of CPIs).
  *
  * Counts per CPI, N = channels * npulses * nrange samples, F = pulse-compression FFT
  * length, rows = channels * npulses (bytes at least; cuFFT may need more passes inside
@@ -222,24 +222,14 @@ GPURADAR_BENCH("pd_chain/PD")
             .field("copy_gb_per_s", copy)
             .emit();
 
-        // Fusion settings with pulse compression forced to the fft method (the settings
-        // that only act on it): fused Doppler on and off, then the fused Doppler with
-        // pulse compression in row batches whose FFT workspace is about 8, 16 or 32 MiB
-        // (the order of an L2 cache); then the default method (automatic: overlap_save
-        // on the PD waveforms) with and without the fused Doppler kernel.
+        // Fused Doppler on and off with pulse compression forced to the fft method, then
+        // with the default method (automatic: overlap_save on the PD waveforms).
         using pcm = kernels::pulse_compression::method;
         std::vector<std::pair<kernels::pulse_doppler_processor::fusion, pcm>> settings;
         for (bool fused : { false, true }) {
             kernels::pulse_doppler_processor::fusion f;
             f.fused_doppler = fused;
             settings.push_back({ f, pcm::fft });
-        }
-        const std::size_t row_bytes = pc_fft->fft_length() * sizeof(cfloat);
-        for (std::size_t mib : { 8, 16, 32 }) {
-            kernels::pulse_doppler_processor::fusion f;
-            f.pc_rows_per_batch = std::max<std::size_t>(1, (mib << 20) / row_bytes);
-            if (f.pc_rows_per_batch < w.npulses * w.channels)
-                settings.push_back({ f, pcm::fft });
         }
         for (bool fused : { false, true }) {
             kernels::pulse_doppler_processor::fusion f;
@@ -265,7 +255,6 @@ GPURADAR_BENCH("pd_chain/PD")
                 .field("stage", "chain")
                 .field("fused_doppler", fused)
                 .field("pc_method", kernels::pulse_compression::to_string(m))
-                .field("pc_rows_per_batch", static_cast<long long>(f.pc_rows_per_batch))
                 .field("implementation", pdc->implementation())
                 .field("chain_ms", chain_ms)
                 .field("chain_cfar_ms", with_cfar_ms)

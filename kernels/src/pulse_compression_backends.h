@@ -27,8 +27,6 @@ struct pc_rows_view {
  * The CUDA pulse_compression with one more entry point for pulse_doppler_processor:
  * run_view() may leave the result in the fft workspace (row stride = fft length) and skip
  * the strip pass; the view stays valid until the next run_view/run/set_waveform.
- * batch_rows (0: all rows): the separate-kernel fft path runs pad, FFT, product and
- * inverse FFT on batches of that many rows (a workspace batch that fits in L2).
  */
 class pulse_compression_cuda_engine : public pulse_compression
 {
@@ -45,8 +43,7 @@ make_pulse_compression_cuda_engine(std::size_t nrange,
                                    bool normalize,
                                    pulse_compression::method m,
                                    stream_ref stream,
-                                   std::size_t fft_length,
-                                   std::size_t batch_rows);
+                                   std::size_t fft_length);
 
 std::unique_ptr<pulse_compression>
 make_pulse_compression_cuda(std::size_t nrange,

@@ -250,7 +250,6 @@ TEST(PulseDoppler, test_003_a_bad_window_names_which_of_the_two)
 struct cuda_case {
     chain_case shape;
     bool fused_doppler;
-    std::size_t pc_rows_per_batch = 0;
     kernels::pulse_compression::method pc_method =
         kernels::pulse_compression::method::fft;
 };
@@ -265,7 +264,6 @@ TEST_P(PulseDopplerCuda, test_010_matches_cpu_chain)
     const auto c = GetParam().shape;
     pulse_doppler_processor::fusion f;
     f.fused_doppler = GetParam().fused_doppler;
-    f.pc_rows_per_batch = GetParam().pc_rows_per_batch;
     auto p = make_params(c.P, c.C, c.R, c.L, c.nfft, c.mti, c.fftshift, c.env, c.db, 7);
     // Both backends on the same matched-filter method (their automatic crossovers
     // differ).
@@ -368,19 +366,11 @@ std::vector<cuda_case> cuda_cases()
     for (const auto& s : shapes)
         for (bool fused : { true, false })
             v.push_back({ s, fused });
-    // Pulse compression in row batches: one that does not divide the rows (a shorter
-    // last batch), one larger than the CPI.
-    for (std::size_t batch : { std::size_t(7), std::size_t(100000) })
-        for (bool fused : { true, false }) {
-            v.push_back({ shapes[1], fused, batch });
-            v.push_back({ shapes[2], fused, batch });
-        }
     // Overlap-save pulse compression: the fused Doppler kernel reads its plain
     // rows x nrange CPI (row stride nrange) instead of the FFT workspace.
     for (const auto& s : shapes)
         for (bool fused : { true, false })
-            v.push_back(
-                { s, fused, 0, kernels::pulse_compression::method::overlap_save });
+            v.push_back({ s, fused, kernels::pulse_compression::method::overlap_save });
     return v;
 }
 

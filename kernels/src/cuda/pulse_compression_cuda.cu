@@ -326,13 +326,11 @@ public:
                            bool normalize,
                            method m,
                            stream_ref s,
-                           std::size_t fft_length,
-                           std::size_t batch_rows)
+                           std::size_t fft_length)
         : pulse_compression_cuda_engine(
               backend::cuda, nrange, rows, window, normalize, m, fft_length),
           d_stream(native(s)),
-          d_dependent(dependent_launch_supported(who)),
-          d_batch_rows(batch_rows == 0 ? rows : std::min(batch_rows, rows))
+          d_dependent(dependent_launch_supported(who))
     {
         install(make_reference(waveform));
     }
@@ -417,22 +415,15 @@ private:
         const auto nrange = static_cast<unsigned>(d_nrange);
         const auto nfft = static_cast<unsigned>(d_nfft);
         float2* work = d_work.as<float2>();
-        // Batches of d_batch_rows rows (all of them by default): with a batch whose
-        // workspace fits in L2, pad, FFT, product and inverse FFT re-read it from L2.
-        for (std::size_t r0 = 0; r0 < d_rows; r0 += d_batch_rows) {
-            const std::size_t nb = std::min(d_batch_rows, d_rows - r0);
-            const cufft_plan_1d& plan = nb == d_batch_rows ? *d_plan : *d_plan_tail;
-            float2* wb = work + r0 * d_nfft;
-            copy_rows<<<row_grid(d_nfft, nb), row_threads, 0, d_stream>>>(
-                x + r0 * d_nrange, wb, nrange, nfft, nrange, nb);
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_rows (pad)");
-            auto* w = reinterpret_cast<cufftComplex*>(wb);
-            GPURADAR_CUFFT_CHECK(who, cufftExecC2C(plan.get(), w, w, CUFFT_FORWARD));
-            multiply_spectrum<<<row_grid(d_nfft, nb), row_threads, 0, d_stream>>>(
-                wb, d_spectrum.as<float2>(), nfft, nb);
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "multiply_spectrum");
-            GPURADAR_CUFFT_CHECK(who, cufftExecC2C(plan.get(), w, w, CUFFT_INVERSE));
-        }
+        copy_rows<<<row_grid(d_nfft, d_rows), row_threads, 0, d_stream>>>(
+            x, work, nrange, nfft, nrange, d_rows);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_rows (pad)");
+        auto* w = reinterpret_cast<cufftComplex*>(work);
+        GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_plan->get(), w, w, CUFFT_FORWARD));
+        multiply_spectrum<<<row_grid(d_nfft, d_rows), row_threads, 0, d_stream>>>(
+            work, d_spectrum.as<float2>(), nfft, d_rows);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "multiply_spectrum");
+        GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_plan->get(), w, w, CUFFT_INVERSE));
         if (!strip)
             return { reinterpret_cast<const cfloat*>(work), d_nfft };
         copy_rows<<<row_grid(d_nrange, d_rows), row_threads, 0, d_stream>>>(
@@ -479,14 +470,9 @@ private:
         if (d_nfft != nfft) {
             device_memory work(d_rows * nfft * sizeof(float2));
             auto plan = std::make_unique<cufft_plan_1d>(
-                int(nfft), int(d_batch_rows), 1, int(nfft), d_stream, who);
-            std::unique_ptr<cufft_plan_1d> plan_tail;
-            if (d_rows % d_batch_rows)
-                plan_tail = std::make_unique<cufft_plan_1d>(
-                    int(nfft), int(d_rows % d_batch_rows), 1, int(nfft), d_stream, who);
+                int(nfft), int(d_rows), 1, int(nfft), d_stream, who);
             d_work = std::move(work);
             d_plan = std::move(plan);
-            d_plan_tail = std::move(plan_tail);
             d_nfft = nfft;
         }
         d_spectrum = std::move(spectrum);
@@ -538,11 +524,9 @@ private:
     const bool d_os_stream_loads = fits_in_l2(d_rows * d_nrange * sizeof(cfloat), who);
     // fft
     std::size_t d_nfft = 0;
-    std::unique_ptr<cufft_plan_1d> d_plan;      // one batch
-    std::unique_ptr<cufft_plan_1d> d_plan_tail; // the last, shorter batch
-    const std::size_t d_batch_rows;             // rows per batch
-    device_memory d_work;                       // rows x nfft
-    device_memory d_spectrum;                   // nfft
+    std::unique_ptr<cufft_plan_1d> d_plan; // every row
+    device_memory d_work;                  // rows x nfft
+    device_memory d_spectrum;              // nfft
     // overlap_save
     device_memory d_os_spectrum; // F, digit-reversed order
     device_memory d_os_twiddle;  // F
@@ -563,11 +547,10 @@ make_pulse_compression_cuda_engine(std::size_t nrange,
                                    bool normalize,
                                    pulse_compression::method m,
                                    stream_ref stream,
-                                   std::size_t fft_length,
-                                   std::size_t batch_rows)
+                                   std::size_t fft_length)
 {
     return std::make_unique<pulse_compression_cuda>(
-        nrange, rows, waveform, window, normalize, m, stream, fft_length, batch_rows);
+        nrange, rows, waveform, window, normalize, m, stream, fft_length);
 }
 
 std::unique_ptr<pulse_compression>
@@ -580,9 +563,8 @@ make_pulse_compression_cuda(std::size_t nrange,
                             stream_ref stream,
                             std::size_t fft_length)
 {
-    // The public stage is the engine with every row in one batch.
     return make_pulse_compression_cuda_engine(
-        nrange, rows, waveform, window, normalize, m, stream, fft_length, 0);
+        nrange, rows, waveform, window, normalize, m, stream, fft_length);
 }
 
 } // namespace gpuradar::kernels::detail

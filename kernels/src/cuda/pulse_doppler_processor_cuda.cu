@@ -375,8 +375,7 @@ public:
                                                   p.normalize,
                                                   p.pc_method,
                                                   s,
-                                                  0,
-                                                  f.pc_rows_per_batch)),
+                                                  0)),
           d_compressed(input_size() * sizeof(cfloat))
     {
         if (!f.fused_doppler)

@@ -39,10 +39,6 @@ struct pulse_doppler_processor_params {
  * rounding). Ignored by the CPU backend. implementation() says what runs.
  */
 struct pulse_doppler_processor_fusion {
-    //! Pulse compression (separate-kernel fft path) in batches of this many rows of the
-    //! CPI, so that each batch's FFT workspace can stay in L2 between its four passes;
-    //! 0: the whole CPI in one batch.
-    std::size_t pc_rows_per_batch = 0;
     //! One kernel for corner turn + canceller + window + Doppler FFT + envelope: reads
     //! the compressed CPI once (straight from pulse compression's FFT workspace, so the
     //! strip pass goes too) and writes the power map once. Needs a power-of-two nfft in
