@@ -36,16 +36,6 @@ public:
 };
 
 std::unique_ptr<pulse_compression_cuda_engine>
-make_pulse_compression_cuda_engine(std::size_t nrange,
-                                   std::size_t rows,
-                                   const std::vector<cfloat>& waveform,
-                                   const window_spec& window,
-                                   bool normalize,
-                                   pulse_compression::method m,
-                                   stream_ref stream,
-                                   std::size_t fft_length);
-
-std::unique_ptr<pulse_compression>
 make_pulse_compression_cuda(std::size_t nrange,
                             std::size_t rows,
                             const std::vector<cfloat>& waveform,

@@ -540,20 +540,6 @@ private:
 } // namespace
 
 std::unique_ptr<pulse_compression_cuda_engine>
-make_pulse_compression_cuda_engine(std::size_t nrange,
-                                   std::size_t rows,
-                                   const std::vector<cfloat>& waveform,
-                                   const window_spec& window,
-                                   bool normalize,
-                                   pulse_compression::method m,
-                                   stream_ref stream,
-                                   std::size_t fft_length)
-{
-    return std::make_unique<pulse_compression_cuda>(
-        nrange, rows, waveform, window, normalize, m, stream, fft_length);
-}
-
-std::unique_ptr<pulse_compression>
 make_pulse_compression_cuda(std::size_t nrange,
                             std::size_t rows,
                             const std::vector<cfloat>& waveform,
@@ -563,7 +549,7 @@ make_pulse_compression_cuda(std::size_t nrange,
                             stream_ref stream,
                             std::size_t fft_length)
 {
-    return make_pulse_compression_cuda_engine(
+    return std::make_unique<pulse_compression_cuda>(
         nrange, rows, waveform, window, normalize, m, stream, fft_length);
 }
 

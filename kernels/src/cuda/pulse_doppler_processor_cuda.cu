@@ -368,14 +368,13 @@ public:
     pulse_doppler_processor_cuda(const params& p, stream_ref s, const fusion& f)
         : pulse_doppler_processor(p),
           d_stream(native(s)),
-          d_pc(make_pulse_compression_cuda_engine(p.nrange,
-                                                  p.npulses * p.channels,
-                                                  p.waveform,
-                                                  p.range_window,
-                                                  p.normalize,
-                                                  p.pc_method,
-                                                  s,
-                                                  0)),
+          d_pc(make_pulse_compression_cuda(p.nrange,
+                                           p.npulses * p.channels,
+                                           p.waveform,
+                                           p.range_window,
+                                           p.normalize,
+                                           p.pc_method,
+                                           s)),
           d_compressed(input_size() * sizeof(cfloat))
     {
         if (!f.fused_doppler)
