@@ -157,11 +157,16 @@ __global__ void __launch_bounds__(block_threads, vec_blocks_per_sm)
                                      a.col_wrap)
                            : -1;
 
-    // Phase A: every load first, then the sums.
+    // Phase A: every load first, then the sums. Map row of tile row t (0: WR rows above
+    // the first cell row): a tile with every row inside the map resolves none.
+    const bool rows_inside = r0 - WR >= 0 && r0 + ROWS + WR <= a.nrows;
+    auto map_row = [&](int t) {
+        return rows_inside ? r0 - WR + t : resolve(r0 - WR + t, a.nrows, a.row_wrap);
+    };
     float4 cv[cell_rows], chv[cell_rows], hv[halo_rows], hhv[halo_rows];
 #pragma unroll
     for (int k = 0; k < cell_rows; ++k) {
-        const int rr = resolve(r0 + warp + nwarps * k, a.nrows, a.row_wrap);
+        const int rr = map_row(WR + warp + nwarps * k);
         cv[k] = vec_fetch<STREAM>(map, rr, a.row_stride, c_own);
         chv[k] = vec_fetch<STREAM>(map, rr, a.row_stride, c_halo);
     }
@@ -169,7 +174,7 @@ __global__ void __launch_bounds__(block_threads, vec_blocks_per_sm)
     for (int h = 0; h < halo_rows; ++h) {
         const int hidx = warp + nwarps * h; // halo row: < WR above the tile, else below
         const int t = hidx < WR ? hidx : hidx + ROWS;
-        const int rr = hidx < 2 * WR ? resolve(r0 - WR + t, a.nrows, a.row_wrap) : -1;
+        const int rr = hidx < 2 * WR ? map_row(t) : -1;
         hv[h] = vec_fetch<STREAM>(map, rr, a.row_stride, c_own);
         hhv[h] = vec_fetch<STREAM>(map, rr, a.row_stride, c_halo);
     }
