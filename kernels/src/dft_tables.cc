@@ -17,6 +17,19 @@ std::vector<cfloat> dft_twiddles(std::size_t n)
     return tw;
 }
 
+std::vector<cfloat> dft_pass_twiddles(std::size_t l, std::size_t r)
+{
+    const std::size_t nb = l / r;
+    std::vector<cfloat> tw(l);
+    for (std::size_t n1 = 0; n1 < nb; ++n1)
+        for (std::size_t k = 0; k < r; ++k) {
+            const double ang = -2.0 * pi * double(k * n1) / double(l);
+            tw[2 * ((k / 2) * nb + n1) + k % 2] =
+                cfloat(float(std::cos(ang)), float(std::sin(ang)));
+        }
+    return tw;
+}
+
 std::vector<cfloat>
 doppler_weights(const window_spec& window, std::size_t m, std::size_t nfft, bool fftshift)
 {

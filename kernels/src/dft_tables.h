@@ -17,6 +17,12 @@ namespace gpuradar::kernels::detail {
 //! angles in double from the integer ratio, exact to float rounding.
 std::vector<cfloat> dft_twiddles(std::size_t n);
 
+//! The twiddles of one radix-r pass of an l-point transform (r even, l a multiple of r),
+//! pairs by butterfly: with nb = l / r butterflies, entries 2 (q nb + n1) and
+//! 2 (q nb + n1) + 1 are exp(-2 pi i k n1 / l) for k = 2 q and 2 q + 1 (q < r / 2), so
+//! that a warp's butterflies n1 read pair q of theirs from consecutive places.
+std::vector<cfloat> dft_pass_twiddles(std::size_t l, std::size_t r);
+
 //! The Doppler filter's weights w[k] exp(+2 pi i s k / nfft), k < m, w the slow-time
 //! window of length m (npulses less the MTI order) and s = nfft / 2 with fftshift (else
 //! 0): the window and the fftshift modulation in one product per sample.

@@ -186,8 +186,11 @@ struct os_args {
     const float2* x;        // rows x nrange
     float2* y;              // rows x nrange
     const float2* spectrum; // F: H[k] of digit position 16 b + r at r * (F / 16) + b
-    const float2* twiddle;  // F: exp(-2 pi i t / F)
-    std::size_t blocks;     // rows * segs
+    // The passes' twiddles per butterfly (dft_pass_twiddles): the radix-RS passes
+    // (F / RS butterflies), the radix-16 passes on transforms of F / RS points.
+    const float4* twiddle_rs;
+    const float4* twiddle_16;
+    std::size_t blocks; // rows * segs
     unsigned nrange, F, log2F, M, segs;
 };
 
@@ -202,6 +205,10 @@ struct os_args {
  *  - the last DIF pass (stride 1: each thread owns 16 consecutive positions), the
  *    spectrum product and the first DIT pass (the same 16 positions) run in registers;
  *  - the last DIT pass (radix RS) writes its outputs straight to y.
+ * The twiddles come from tables of each pass's own (dft_pass_twiddles), a butterfly's R
+ * of them in R / 2 float4 loads that are coalesced across the warp, rather than from
+ * one F-point table with the powers formed by products (5 % fewer instructions; the
+ * per-butterfly layout, one thread's 128 bytes contiguous, saturated L1 instead).
  */
 template <int RS, bool STREAM>
 __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
@@ -213,7 +220,9 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
     const unsigned T = blockDim.x;
     const unsigned sA = F / RS;  // stride of the radix-RS passes
     const unsigned F16 = F / 16; // threads of the radix-16 passes (= T)
-    wait_for_predecessor();      // x may be the previous kernel's output
+    const smem_fft_pass_twiddles tw_rs{ a.twiddle_rs, 0, sA };
+    const smem_fft_pass_twiddles tw_16{ a.twiddle_16, log2RS, F / RS / 16 };
+    wait_for_predecessor(); // x may be the previous kernel's output
     allow_dependents();
     for (std::size_t b = blockIdx.x; b < a.blocks; b += gridDim.x) {
         const std::size_t row = b / a.segs;
@@ -239,10 +248,10 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
         __syncthreads(); // the previous segment's reads of shared memory are done
 #pragma unroll
         for (int it = 0; it < iters; ++it)
-            smem_fft_first_dif_pass<RS>(v[it], sm, threadIdx.x + it * T, sA, a.twiddle);
+            smem_fft_first_dif_pass<RS>(v[it], sm, threadIdx.x + it * T, sA, tw_rs);
         __syncthreads();
         // DIF pass radix 16 on sub-transforms of length F / RS (stride 16).
-        smem_fft_pass<os_radix, false>(sm, F, a.log2F - log2RS, a.twiddle, a.log2F);
+        smem_fft_pass<os_radix, false>(sm, F, a.log2F - log2RS, tw_16, a.log2F);
         // Last DIF pass (length 16, stride 1), spectrum product, first DIT pass.
         for (unsigned t = threadIdx.x; t < F16; t += T) {
             const unsigned base = t * 16;
@@ -262,13 +271,13 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
                 sm[smem_fft_pad(base + j)] = v[j];
         }
         __syncthreads();
-        smem_fft_pass<os_radix, true>(sm, F, a.log2F - log2RS, a.twiddle, a.log2F);
+        smem_fft_pass<os_radix, true>(sm, F, a.log2F - log2RS, tw_16, a.log2F);
         // Last DIT pass radix RS (L = F, stride sA), to global memory.
         float2* y = a.y + row * a.nrange + d0;
         const unsigned n_out = min(a.M, n_in);
         for (unsigned n1 = threadIdx.x; n1 < sA; n1 += T) {
             float2 v[RS];
-            smem_fft_last_dit_pass<RS>(v, sm, n1, sA, a.twiddle);
+            smem_fft_last_dit_pass<RS>(v, sm, n1, sA, tw_rs);
 #pragma unroll
             for (int j = 0; j < RS; ++j) {
                 const unsigned i = n1 + j * sA;
@@ -392,7 +401,8 @@ private:
         a.x = x;
         a.y = y;
         a.spectrum = d_os_spectrum.as<float2>();
-        a.twiddle = d_os_twiddle.as<float2>();
+        a.twiddle_rs = d_os_twiddle_rs.as<float4>();
+        a.twiddle_16 = d_os_twiddle_16.as<float4>();
         a.nrange = static_cast<unsigned>(d_nrange);
         a.F = static_cast<unsigned>(d_os_fft);
         a.log2F = d_os_log2;
@@ -501,7 +511,8 @@ private:
             hbr[(p % os_radix) * (F / os_radix) + p / os_radix] = h[k];
         }
         device_memory spectrum = upload(hbr);
-        d_os_twiddle = upload(dft_twiddles(F));
+        d_os_twiddle_rs = upload(dft_pass_twiddles(F, rs));
+        d_os_twiddle_16 = upload(dft_pass_twiddles(F / rs, os_radix));
         d_os_spectrum = std::move(spectrum);
         d_os_fft = F;
         d_os_log2 = log2F;
@@ -528,8 +539,9 @@ private:
     device_memory d_work;                  // rows x nfft
     device_memory d_spectrum;              // nfft
     // overlap_save
-    device_memory d_os_spectrum; // F, digit-reversed order
-    device_memory d_os_twiddle;  // F
+    device_memory d_os_spectrum;   // F, digit-reversed order
+    device_memory d_os_twiddle_rs; // F: the radix-RS passes' (dft_pass_twiddles)
+    device_memory d_os_twiddle_16; // F / RS: the radix-16 passes'
     std::size_t d_os_fft = 0;
     unsigned d_os_log2 = 0;
     // fir

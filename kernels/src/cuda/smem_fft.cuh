@@ -270,6 +270,17 @@ __device__ __forceinline__ float2 smem_fft_twiddle_at(const smem_fft_split_twidd
     return cmul(t.hi[k >> t.log2_lo], t.lo[k & ((1u << t.log2_lo) - 1)]);
 }
 
+/*
+ * One pass's twiddles in pairs by butterfly (dft_pass_twiddles: float4 q nb + n1 holds
+ * W_L^(2q n1) and W_L^((2q + 1) n1), nb butterflies), read as R / 2 coalesced float4
+ * loads instead of four table loads and the products that form the other powers;
+ * step = n1 << log2_step (the pass's stride in the n-point table).
+ */
+struct smem_fft_pass_twiddles {
+    const float4* w;
+    unsigned log2_step, butterflies;
+};
+
 //! w[r] = W^(r * step) for r < R, from the table (n values) at r = 1, 2, 4, 8.
 template <int R, typename Table>
 __device__ __forceinline__ void
@@ -299,6 +310,22 @@ smem_fft_twiddle(float2 (&v)[R], const Table& twiddle, unsigned step)
 #pragma unroll
     for (int r = 1; r < R; ++r)
         v[r] = cmul(v[r], w[r]);
+}
+
+//! The same from a pass's own table: its butterfly's R twiddles in R / 2 loads.
+template <int R>
+__device__ __forceinline__ void
+smem_fft_twiddle(float2 (&v)[R], const smem_fft_pass_twiddles& t, unsigned step)
+{
+    static_assert(R >= 2, "whole float4 pairs");
+    const float4* w = t.w + (step >> t.log2_step);
+#pragma unroll
+    for (int q = 0; q < R / 2; ++q) {
+        const float4 p = __ldg(w + q * t.butterflies);
+        if (q > 0)
+            v[2 * q] = cmul(v[2 * q], make_float2(p.x, p.y));
+        v[2 * q + 1] = cmul(v[2 * q + 1], make_float2(p.z, p.w));
+    }
 }
 
 /*
