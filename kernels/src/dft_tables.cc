@@ -19,14 +19,13 @@ std::vector<cfloat> dft_twiddles(std::size_t n)
 
 std::vector<cfloat> dft_pass_twiddles(std::size_t l, std::size_t r)
 {
+    // W_l^(k n1), k n1 < l: the full table's entries, rearranged.
+    const std::vector<cfloat> w = dft_twiddles(l);
     const std::size_t nb = l / r;
     std::vector<cfloat> tw(l);
     for (std::size_t n1 = 0; n1 < nb; ++n1)
-        for (std::size_t k = 0; k < r; ++k) {
-            const double ang = -2.0 * pi * double(k * n1) / double(l);
-            tw[2 * ((k / 2) * nb + n1) + k % 2] =
-                cfloat(float(std::cos(ang)), float(std::sin(ang)));
-        }
+        for (std::size_t k = 0; k < r; ++k)
+            tw[2 * ((k / 2) * nb + n1) + k % 2] = w[k * n1];
     return tw;
 }
 
