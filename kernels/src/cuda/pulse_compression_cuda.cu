@@ -186,8 +186,8 @@ struct os_args {
     const float2* x;        // rows x nrange
     float2* y;              // rows x nrange
     const float2* spectrum; // F: H[k] of digit position 16 b + r at r * (F / 16) + b
-    // The passes' twiddles per butterfly (dft_pass_twiddles): the radix-RS passes
-    // (F / RS butterflies), the radix-16 passes on transforms of F / RS points.
+    // The passes' twiddles in pairs by butterfly (dft_pass_twiddles): the radix-RS
+    // passes' (F / RS butterflies), the radix-16 passes' on transforms of F / RS points.
     const float4* twiddle_rs;
     const float4* twiddle_16;
     std::size_t blocks; // rows * segs
