@@ -502,14 +502,19 @@ __global__ void __launch_bounds__(bp_tile* bp_tile / PX, min_blocks(A, H))
                 // Volume slice z: the same tile, z * dz higher.
                 const bp_tile_ref t =
                     bp_reference(p, cx, cy, fma(double(volume_slice()), gp.slice_dz, cz));
-                make_consts(sc[threadIdx.x],
+                // Made in registers and stored once: stores into shared memory keep
+                // their source order, which lengthens the chain that the other warps
+                // wait for at the next barrier.
+                consts c;
+                make_consts(c,
                             t,
                             p,
                             gp,
                             entries_addr + 16u * unsigned(threadIdx.x * width),
                             pulses +
                                 std::size_t(p.index - index_base) * std::size_t(nbins));
-                w = sc[threadIdx.x].s.count;
+                sc[threadIdx.x] = c;
+                w = c.s.count;
             }
             for (int o = 16; o > 0; o >>= 1)
                 w = max(w, __shfl_xor_sync(0xFFFFFFFFu, w, o));
