@@ -115,6 +115,28 @@ public:
                    .count() /
                double(d_cpi_end.size() - 1 - skip);
     }
+    /*!
+     * Steady milliseconds per CPI from CPIs first..last (inclusive): the least-squares
+     * slope of their arrival times, which averages out a periodic bunching of the
+     * arrivals that the end points alone would not; -1 when last is not past first or
+     * not yet arrived.
+     */
+    double steady_ms_fit(std::size_t first, std::size_t last) const
+    {
+        if (last <= first || last >= d_cpi_end.size())
+            return -1;
+        const double mid = 0.5 * double(first + last);
+        double sxy = 0, sxx = 0;
+        for (std::size_t i = first; i <= last; ++i) {
+            const double x = double(i) - mid;
+            const double y =
+                std::chrono::duration<double, std::milli>(d_cpi_end[i] - d_cpi_end[first])
+                    .count();
+            sxy += x * y;
+            sxx += x * x;
+        }
+        return sxy / sxx;
+    }
     std::size_t cpis() const { return d_cpi_end.size(); }
 
 private:
