@@ -420,6 +420,41 @@ class Sim(Hardening):
     def test_007_sigterm_removes_partial_files(self):
         self.interrupt(signal.SIGTERM, 143, "terminated")
 
+    def test_007b_interrupt_as_the_flowgraph_starts(self):
+        """A Ctrl-C that lands as start() returns, or again while stopping: the
+        flowgraph is stopped and waited for before the interrupt goes on (threads left
+        running hung or crashed the app at exit)."""
+        from gnuradio.gpuradar import app_util
+
+        class FakeTopBlock:
+            def __init__(self, interrupt_in):
+                self.calls, self.interrupt_in = [], set(interrupt_in)
+
+            def call(self, name):
+                self.calls.append(name)
+                if name in self.interrupt_in:
+                    self.interrupt_in.discard(name)
+                    raise KeyboardInterrupt
+
+            def start(self):
+                self.call("start")
+
+            def stop(self):
+                self.call("stop")
+
+            def wait(self):
+                self.call("wait")
+
+        for interrupt_in, calls in ((["start"], ["start", "stop", "wait"]),
+                                    (["start", "stop"],
+                                     ["start", "stop", "stop", "wait"]),
+                                    (["start", "wait"],
+                                     ["start", "stop", "wait", "stop", "wait"])):
+            tb = FakeTopBlock(interrupt_in)
+            with self.assertRaises(KeyboardInterrupt):
+                app_util.run_with_progress(tb, lambda: 0, 1, "x", enabled=False)
+            self.assertEqual(tb.calls, calls, interrupt_in)
+
     def test_008_output_directory(self):
         os.mkdir(self.path("recs"))
         rc, out, err = run(SIM, "--preset", "tiny", "-o", self.path("recs") + "/", "-q")

@@ -172,16 +172,30 @@ def run_with_progress(tb, counter, total, label, enabled=None, poll_s=0.05):
     at once instead of when it ends."""
     bar = Progress(total, label, enabled)
     t0 = time.perf_counter()
-    tb.start()
     try:
+        # start() inside: a Ctrl-C that lands as start() returns must stop the threads
+        # too. Left running, they wait for the GIL that the top block's destructor holds
+        # while it joins them (a hang), or outlive the interpreter (a crash).
+        tb.start()
         _wait(tb, bar, counter, poll_s)
     except BaseException:  # e.g. KeyboardInterrupt: stop the flowgraph's threads first
-        tb.stop()
-        tb.wait()
+        _stop_and_wait(tb)
         raise
     elapsed = time.perf_counter() - t0
     bar.close()
     return elapsed
+
+
+def _stop_and_wait(tb):
+    """tb.stop() and tb.wait(), carried through to the end by a second Ctrl-C or SIGTERM
+    (the first one is already on its way out)."""
+    while True:
+        try:
+            tb.stop()
+            tb.wait()
+            return
+        except (KeyboardInterrupt, Terminated):
+            continue
 
 
 def _wait(tb, bar, counter, poll_s):
