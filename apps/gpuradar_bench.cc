@@ -10,8 +10,8 @@
  * the device and the command.
  */
 #include "bench/bench_registry.h"
-#include <gpuradar/kernels/backend.h>
-#include <gpuradar/kernels/cpu_threads.h>
+#include <gpuradar/kernels/common/backend.h>
+#include <gpuradar/kernels/common/cpu_threads.h>
 #include <algorithm>
 #include <cstdlib>
 #include <exception>

@@ -11,7 +11,7 @@
  * phase hung.
  */
 #include "soak/soak_phases.h"
-#include <gpuradar/kernels/backend.h>
+#include <gpuradar/kernels/common/backend.h>
 #include <cerrno>
 #include <cstdlib>
 #include <exception>

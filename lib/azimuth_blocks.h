@@ -3,7 +3,7 @@
 #ifndef INCLUDED_GPURADAR_AZIMUTH_BLOCKS_H
 #define INCLUDED_GPURADAR_AZIMUTH_BLOCKS_H
 
-#include <gpuradar/kernels/stripmap.h>
+#include <gpuradar/kernels/sar/stripmap.h>
 #include <cstddef>
 
 namespace gr {

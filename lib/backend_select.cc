@@ -1,8 +1,8 @@
 #include "backend_select.h"
 #include <gnuradio/gpuradar/device_buffer.h>
 #include <gnuradio/logger.h>
-#include <gpuradar/kernels/cuda_resources.h>
-#include <gpuradar/kernels/device_split.h>
+#include <gpuradar/kernels/common/cuda_resources.h>
+#include <gpuradar/kernels/common/device_split.h>
 #include <mutex>
 #include <stdexcept>
 #include <string>

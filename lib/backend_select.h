@@ -3,8 +3,8 @@
 #define INCLUDED_GPURADAR_BACKEND_SELECT_H
 
 #include <gnuradio/io_signature.h>
-#include <gpuradar/kernels/backend.h>
-#include <gpuradar/kernels/buffer_size.h>
+#include <gpuradar/kernels/common/backend.h>
+#include <gpuradar/kernels/common/buffer_size.h>
 #include <initializer_list>
 #include <cstddef>
 #include <string>

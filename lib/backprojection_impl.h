@@ -5,7 +5,7 @@
 
 #include "gpu_stream_owner.h"
 #include <gnuradio/gpuradar/backprojection.h>
-#include <gpuradar/kernels/backprojection.h>
+#include <gpuradar/kernels/sar/backprojection.h>
 #include <atomic>
 #include <cstdint>
 #include <memory>

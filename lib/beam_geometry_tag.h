@@ -3,8 +3,8 @@
 #ifndef INCLUDED_GPURADAR_BEAM_GEOMETRY_TAG_H
 #define INCLUDED_GPURADAR_BEAM_GEOMETRY_TAG_H
 
-#include <gpuradar/kernels/array_geometry.h>
-#include <gpuradar/kernels/backend.h>
+#include <gpuradar/kernels/array/array_geometry.h>
+#include <gpuradar/kernels/common/backend.h>
 #include <pmt/pmt.h>
 #include <string>
 #include <vector>

@@ -4,7 +4,7 @@
 #include "beamformer_impl.h"
 #include "cpi_tag.h"
 #include <gnuradio/io_signature.h>
-#include <gpuradar/kernels/constants.h>
+#include <gpuradar/kernels/common/constants.h>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>

@@ -6,7 +6,7 @@
 #include "beam_geometry_tag.h"
 #include "gpu_stream_owner.h"
 #include <gnuradio/gpuradar/beamformer.h>
-#include <gpuradar/kernels/beamformer.h>
+#include <gpuradar/kernels/array/beamformer.h>
 #include <memory>
 
 namespace gr {

@@ -1,5 +1,5 @@
 #include "cfar_angles.h"
-#include <gpuradar/kernels/detection_clustering.h>
+#include <gpuradar/kernels/detection/detection_clustering.h>
 #include <cmath>
 
 namespace gr {

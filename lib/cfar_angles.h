@@ -5,8 +5,8 @@
 
 #include "beam_geometry_tag.h"
 #include <gnuradio/logger.h>
-#include <gpuradar/kernels/cfar_common.h>
-#include <gpuradar/kernels/monopulse.h>
+#include <gpuradar/kernels/array/monopulse.h>
+#include <gpuradar/kernels/detection/cfar_common.h>
 #include <pmt/pmt.h>
 #include <functional>
 #include <memory>

@@ -10,8 +10,8 @@
 #include "pending_change.h"
 #include <gnuradio/gpuradar/cfar_1d.h>
 #include <gnuradio/gpuradar/cfar_2d.h>
-#include <gpuradar/kernels/cfar_1d.h>
-#include <gpuradar/kernels/cfar_2d.h>
+#include <gpuradar/kernels/detection/cfar_1d.h>
+#include <gpuradar/kernels/detection/cfar_2d.h>
 #include <type_traits>
 #include <atomic>
 #include <functional>

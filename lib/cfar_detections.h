@@ -7,9 +7,9 @@
 #include <gnuradio/io_signature.h>
 #include <gnuradio/logger.h>
 #include <gnuradio/tags.h>
-#include <gpuradar/kernels/backend.h>
-#include <gpuradar/kernels/cfar_common.h>
-#include <gpuradar/kernels/constants.h>
+#include <gpuradar/kernels/common/backend.h>
+#include <gpuradar/kernels/common/constants.h>
+#include <gpuradar/kernels/detection/cfar_common.h>
 #include <pmt/pmt.h>
 #include <atomic>
 #include <cstdint>

@@ -5,7 +5,7 @@
 
 #include "cpi_block.h"
 #include <gnuradio/gpuradar/corner_turn.h>
-#include <gpuradar/kernels/corner_turn.h>
+#include <gpuradar/kernels/pulse_doppler/corner_turn.h>
 #include <memory>
 
 namespace gr {

@@ -10,8 +10,8 @@
 #include <gnuradio/block.h>
 #include <gnuradio/buffer_reader.h>
 #include <gnuradio/gpuradar/device_buffer.h>
-#include <gpuradar/kernels/cuda_resources.h>
-#include <gpuradar/kernels/peer_copy.h>
+#include <gpuradar/kernels/common/cuda_resources.h>
+#include <gpuradar/kernels/common/peer_copy.h>
 #include <algorithm>
 #include <atomic>
 #include <climits>

@@ -5,7 +5,7 @@
 
 #include "cpi_block.h"
 #include <gnuradio/gpuradar/doppler_filter.h>
-#include <gpuradar/kernels/doppler_filter.h>
+#include <gpuradar/kernels/pulse_doppler/doppler_filter.h>
 #include <memory>
 
 namespace gr {

@@ -5,7 +5,7 @@
 
 #include "gpu_stream_owner.h"
 #include <gnuradio/gpuradar/envelope.h>
-#include <gpuradar/kernels/envelope.h>
+#include <gpuradar/kernels/pulse_doppler/envelope.h>
 #include <memory>
 
 namespace gr {

@@ -4,7 +4,7 @@
  * installs gr::fft::planner::mutex() for them when the library is loaded, before any
  * block (and so any plan) exists. */
 #include <gnuradio/fft/fft.h>
-#include <gpuradar/kernels/fftw_planner.h>
+#include <gpuradar/kernels/common/fftw_planner.h>
 
 namespace gr {
 namespace gpuradar {

@@ -5,8 +5,8 @@
 #include "backend_select.h"
 #include <gnuradio/block.h>
 #include <gnuradio/gpuradar/device_buffer.h>
-#include <gpuradar/kernels/backend.h>
-#include <gpuradar/kernels/cuda_resources.h>
+#include <gpuradar/kernels/common/backend.h>
+#include <gpuradar/kernels/common/cuda_resources.h>
 #include <memory>
 #include <optional>
 #include <string>

@@ -3,8 +3,8 @@
 #ifndef INCLUDED_GPURADAR_MAP_TAP_H
 #define INCLUDED_GPURADAR_MAP_TAP_H
 
-#include <gpuradar/kernels/backend.h>
-#include <gpuradar/kernels/cuda_resources.h>
+#include <gpuradar/kernels/common/backend.h>
+#include <gpuradar/kernels/common/cuda_resources.h>
 #include <pmt/pmt.h>
 #include <cstdint>
 #include <deque>

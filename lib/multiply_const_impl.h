@@ -5,7 +5,7 @@
 
 #include "gpu_stream_owner.h"
 #include <gnuradio/gpuradar/multiply_const.h>
-#include <gpuradar/kernels/multiply_const.h>
+#include <gpuradar/kernels/common/multiply_const.h>
 #include <memory>
 #include <mutex>
 

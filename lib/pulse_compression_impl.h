@@ -5,7 +5,7 @@
 
 #include "cpi_block.h"
 #include <gnuradio/gpuradar/pulse_compression.h>
-#include <gpuradar/kernels/pulse_compression.h>
+#include <gpuradar/kernels/pulse_doppler/pulse_compression.h>
 #include <memory>
 #include <mutex>
 

@@ -7,7 +7,7 @@
 #include "map_tap.h"
 #include "pending_change.h"
 #include <gnuradio/gpuradar/pulse_doppler_processor.h>
-#include <gpuradar/kernels/pulse_doppler_processor.h>
+#include <gpuradar/kernels/pulse_doppler/pulse_doppler_processor.h>
 #include <memory>
 #include <mutex>
 

@@ -5,7 +5,7 @@
 
 #include "gpu_stream_owner.h"
 #include <gnuradio/gpuradar/pulse_framer.h>
-#include <gpuradar/kernels/pulse_framer.h>
+#include <gpuradar/kernels/pulse_doppler/pulse_framer.h>
 #include <pmt/pmt.h>
 #include <atomic>
 #include <mutex>

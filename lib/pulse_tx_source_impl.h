@@ -4,8 +4,8 @@
 #define INCLUDED_GPURADAR_PULSE_TX_SOURCE_IMPL_H
 
 #include <gnuradio/gpuradar/pulse_tx_source.h>
-#include <gpuradar/kernels/pulse_timing.h>
-#include <gpuradar/kernels/pulse_train.h>
+#include <gpuradar/kernels/waveform/pulse_timing.h>
+#include <gpuradar/kernels/waveform/pulse_train.h>
 
 namespace gr {
 namespace gpuradar {

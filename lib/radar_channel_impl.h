@@ -4,7 +4,7 @@
 #define INCLUDED_GPURADAR_RADAR_CHANNEL_IMPL_H
 
 #include <gnuradio/gpuradar/radar_channel.h>
-#include <gpuradar/kernels/radar_channel.h>
+#include <gpuradar/kernels/scene/radar_channel.h>
 
 namespace gr {
 namespace gpuradar {

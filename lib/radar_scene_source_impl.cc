@@ -3,7 +3,7 @@
 #include "radar_scene_source_impl.h"
 #include "uhd_time.h"
 #include <gnuradio/io_signature.h>
-#include <gpuradar/kernels/pulse_compression.h>
+#include <gpuradar/kernels/pulse_doppler/pulse_compression.h>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>

@@ -5,8 +5,8 @@
 
 #include "pending_change.h"
 #include <gnuradio/gpuradar/radar_scene_source.h>
-#include <gpuradar/kernels/pulse_timing.h>
-#include <gpuradar/kernels/radar_scene.h>
+#include <gpuradar/kernels/scene/radar_scene.h>
+#include <gpuradar/kernels/waveform/pulse_timing.h>
 #include <chrono>
 #include <mutex>
 #include <string>

@@ -6,7 +6,7 @@
 #include "azimuth_blocks.h"
 #include "gpu_stream_owner.h"
 #include <gnuradio/gpuradar/sar_focus.h>
-#include <gpuradar/kernels/csa.h>
+#include <gpuradar/kernels/sar/csa.h>
 #include <atomic>
 #include <memory>
 #include <vector>

@@ -5,7 +5,7 @@
 #define INCLUDED_GPURADAR_STRIPMAP_BLOCKS_H
 
 #include <gnuradio/gpuradar/sar_focus.h>
-#include <gpuradar/kernels/stripmap.h>
+#include <gpuradar/kernels/sar/stripmap.h>
 #include <string>
 #include <utility>
 

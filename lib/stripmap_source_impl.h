@@ -4,7 +4,7 @@
 #define INCLUDED_GPURADAR_STRIPMAP_SOURCE_IMPL_H
 
 #include <gnuradio/gpuradar/stripmap_source.h>
-#include <gpuradar/kernels/stripmap.h>
+#include <gpuradar/kernels/sar/stripmap.h>
 #include <atomic>
 #include <vector>
 

@@ -3,7 +3,7 @@
 #ifndef INCLUDED_GPURADAR_STRIPMAP_TAG_H
 #define INCLUDED_GPURADAR_STRIPMAP_TAG_H
 
-#include <gpuradar/kernels/stripmap.h>
+#include <gpuradar/kernels/sar/stripmap.h>
 #include <pmt/pmt.h>
 #include <cstdint>
 

@@ -3,7 +3,7 @@
 #define INCLUDED_GPURADAR_TRACKER_IMPL_H
 
 #include <gnuradio/gpuradar/tracker.h>
-#include <gpuradar/kernels/tracker.h>
+#include <gpuradar/kernels/tracking/tracker.h>
 #include <pmt/pmt.h>
 #include <atomic>
 #include <mutex>

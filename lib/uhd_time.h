@@ -2,7 +2,7 @@
 #ifndef INCLUDED_GPURADAR_UHD_TIME_H
 #define INCLUDED_GPURADAR_UHD_TIME_H
 
-#include <gpuradar/kernels/pulse_timing.h>
+#include <gpuradar/kernels/waveform/pulse_timing.h>
 #include <pmt/pmt.h>
 
 namespace gr {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "waveform_message.h"
-#include <gpuradar/kernels/pulse_compression.h>
-#include <gpuradar/kernels/waveform.h>
+#include <gpuradar/kernels/pulse_doppler/pulse_compression.h>
+#include <gpuradar/kernels/waveform/waveform.h>
 #include <stdexcept>
 
 namespace gr {

@@ -19,11 +19,11 @@
 #include <gnuradio/gpuradar/backprojection.h>
 #include <gnuradio/gpuradar/device_buffer.h>
 #include <gnuradio/top_block.h>
-#include <gpuradar/kernels/backprojection.h>
-#include <gpuradar/kernels/cpu_threads.h>
-#include <gpuradar/kernels/cuda_resources.h>
-#include <gpuradar/kernels/device_split.h>
-#include <gpuradar/kernels/sar_sim.h>
+#include <gpuradar/kernels/common/cpu_threads.h>
+#include <gpuradar/kernels/common/cuda_resources.h>
+#include <gpuradar/kernels/common/device_split.h>
+#include <gpuradar/kernels/sar/backprojection.h>
+#include <gpuradar/kernels/sar/sar_sim.h>
 #include <chrono>
 #include <cmath>
 #include <cstring>

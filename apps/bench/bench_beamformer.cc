@@ -6,7 +6,7 @@
  * within 1.5x of that floor.
  */
 #include "bench_pd_common.h"
-#include <gpuradar/kernels/beamformer.h>
+#include <gpuradar/kernels/array/beamformer.h>
 
 namespace gpuradar::bench {
 

@@ -10,9 +10,9 @@
  *  - cfar_1d/lines: range-only CFAR on PD-C-sized lines.
  */
 #include "bench_pd_common.h"
-#include <gpuradar/kernels/cfar_1d.h>
-#include <gpuradar/kernels/cfar_2d.h>
-#include <gpuradar/kernels/cpu_threads.h>
+#include <gpuradar/kernels/common/cpu_threads.h>
+#include <gpuradar/kernels/detection/cfar_1d.h>
+#include <gpuradar/kernels/detection/cfar_2d.h>
 #include <chrono>
 #include <cmath>
 

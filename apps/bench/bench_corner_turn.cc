@@ -4,7 +4,7 @@
  * the copy.
  */
 #include "bench_pd_common.h"
-#include <gpuradar/kernels/corner_turn.h>
+#include <gpuradar/kernels/pulse_doppler/corner_turn.h>
 
 namespace gpuradar::bench {
 

@@ -12,8 +12,8 @@
  */
 #include "bench_pd_common.h"
 #include "bench_stripmap.h"
-#include <gpuradar/kernels/cpu_threads.h>
-#include <gpuradar/kernels/csa.h>
+#include <gpuradar/kernels/common/cpu_threads.h>
+#include <gpuradar/kernels/sar/csa.h>
 #include <algorithm>
 #include <chrono>
 #include <ctime>

@@ -6,7 +6,7 @@
  *                     out per sample) + in-place FFT (>= 16 B per sample).
  */
 #include "bench_pd_common.h"
-#include <gpuradar/kernels/doppler_filter.h>
+#include <gpuradar/kernels/pulse_doppler/doppler_filter.h>
 
 namespace gpuradar::bench {
 

@@ -21,7 +21,7 @@
  */
 #include "bench_pd_flowgraph.h"
 #include <gnuradio/blocks/null_sink.h>
-#include <gpuradar/kernels/cpu_threads.h>
+#include <gpuradar/kernels/common/cpu_threads.h>
 #include <algorithm>
 
 namespace gpuradar::bench::pd {

@@ -18,7 +18,7 @@
  * Workloads: those of e2e/PD (one channel), same scene data.
  */
 #include "bench_pd_flowgraph.h"
-#include <gpuradar/kernels/device_split.h>
+#include <gpuradar/kernels/common/device_split.h>
 #include <cstring>
 #include <memory>
 #include <string>

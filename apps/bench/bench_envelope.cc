@@ -15,7 +15,7 @@
 #include <gnuradio/gpuradar/device_buffer.h>
 #include <gnuradio/gpuradar/multiply_const.h>
 #include <gnuradio/top_block.h>
-#include <gpuradar/kernels/envelope.h>
+#include <gpuradar/kernels/pulse_doppler/envelope.h>
 #include <chrono>
 #include <random>
 

@@ -15,8 +15,8 @@
 #include <gnuradio/gpuradar/cfar_2d.h>
 #include <gnuradio/gpuradar/pulse_doppler_processor.h>
 #include <gnuradio/top_block.h>
-#include <gpuradar/kernels/cfar_2d.h>
-#include <gpuradar/kernels/pulse_doppler_processor.h>
+#include <gpuradar/kernels/detection/cfar_2d.h>
+#include <gpuradar/kernels/pulse_doppler/pulse_doppler_processor.h>
 
 namespace gpuradar::bench::pd {
 namespace {

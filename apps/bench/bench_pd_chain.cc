@@ -24,8 +24,8 @@
  * bandwidth (read + written) of this run.
  */
 #include "bench_pd_common.h"
-#include <gpuradar/kernels/cfar_2d.h>
-#include <gpuradar/kernels/pulse_doppler_processor.h>
+#include <gpuradar/kernels/detection/cfar_2d.h>
+#include <gpuradar/kernels/pulse_doppler/pulse_doppler_processor.h>
 #include <algorithm>
 #include <cstdlib>
 #include <string>

@@ -8,9 +8,9 @@
 #define INCLUDED_GPURADAR_BENCH_PD_COMMON_H
 
 #include "bench_registry.h"
-#include <gpuradar/kernels/backend.h>
-#include <gpuradar/kernels/cfar_2d.h>
-#include <gpuradar/kernels/cuda_resources.h>
+#include <gpuradar/kernels/common/backend.h>
+#include <gpuradar/kernels/common/cuda_resources.h>
+#include <gpuradar/kernels/detection/cfar_2d.h>
 #include <cstdint>
 #include <vector>
 

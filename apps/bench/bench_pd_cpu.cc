@@ -5,12 +5,12 @@
  * chain's) and as OS (the costliest variant on the CPU).
  */
 #include "bench_pd_common.h"
-#include <gpuradar/kernels/cfar_2d.h>
-#include <gpuradar/kernels/corner_turn.h>
-#include <gpuradar/kernels/cpu_threads.h>
-#include <gpuradar/kernels/doppler_filter.h>
-#include <gpuradar/kernels/envelope.h>
-#include <gpuradar/kernels/pulse_compression.h>
+#include <gpuradar/kernels/common/cpu_threads.h>
+#include <gpuradar/kernels/detection/cfar_2d.h>
+#include <gpuradar/kernels/pulse_doppler/corner_turn.h>
+#include <gpuradar/kernels/pulse_doppler/doppler_filter.h>
+#include <gpuradar/kernels/pulse_doppler/envelope.h>
+#include <gpuradar/kernels/pulse_doppler/pulse_compression.h>
 #include <algorithm>
 #include <chrono>
 #include <functional>

@@ -12,7 +12,7 @@
 #include <gnuradio/gpuradar/pulse_doppler_processor.h>
 #include <gnuradio/gpuradar/pulse_framer.h>
 #include <gnuradio/top_block.h>
-#include <gpuradar/kernels/pulse_compression.h>
+#include <gpuradar/kernels/pulse_doppler/pulse_compression.h>
 #include <complex>
 #include <string>
 #include <vector>

@@ -18,7 +18,7 @@
  *  overlap_save: read x (8 N plus the L-1 overlap of each segment), write y (8 N).
  */
 #include "bench_pd_common.h"
-#include <gpuradar/kernels/pulse_compression.h>
+#include <gpuradar/kernels/pulse_doppler/pulse_compression.h>
 #include <chrono>
 
 namespace gpuradar::bench {

@@ -5,7 +5,7 @@
 #ifndef INCLUDED_GPURADAR_BENCH_REGISTRY_H
 #define INCLUDED_GPURADAR_BENCH_REGISTRY_H
 
-#include <gpuradar/kernels/cuda_resources.h>
+#include <gpuradar/kernels/common/cuda_resources.h>
 #include <cstdio>
 #include <functional>
 #include <sstream>

@@ -33,8 +33,8 @@
 #include "bench_stripmap.h"
 #include <gnuradio/gpuradar/device_buffer.h>
 #include <gnuradio/top_block.h>
-#include <gpuradar/kernels/cpu_threads.h>
-#include <gpuradar/kernels/csa.h>
+#include <gpuradar/kernels/common/cpu_threads.h>
+#include <gpuradar/kernels/sar/csa.h>
 #include <algorithm>
 
 namespace gpuradar::bench {

@@ -5,7 +5,7 @@
 #ifndef INCLUDED_GPURADAR_BENCH_STRIPMAP_H
 #define INCLUDED_GPURADAR_BENCH_STRIPMAP_H
 
-#include <gpuradar/kernels/stripmap.h>
+#include <gpuradar/kernels/sar/stripmap.h>
 #include <cmath>
 #include <random>
 #include <vector>

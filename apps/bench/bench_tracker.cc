@@ -12,9 +12,9 @@
  *    device, on that map and on a PD-B-sized one.
  */
 #include "bench_pd_common.h"
-#include <gpuradar/kernels/cfar_2d.h>
-#include <gpuradar/kernels/detection_clustering.h>
-#include <gpuradar/kernels/tracker.h>
+#include <gpuradar/kernels/detection/cfar_2d.h>
+#include <gpuradar/kernels/detection/detection_clustering.h>
+#include <gpuradar/kernels/tracking/tracker.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>

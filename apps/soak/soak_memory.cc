@@ -1,6 +1,6 @@
 #include "../bench/bench_registry.h"
 #include "soak_memory.h"
-#include <gpuradar/kernels/cuda_resources.h>
+#include <gpuradar/kernels/common/cuda_resources.h>
 #include <unistd.h>
 #include <algorithm>
 #include <fstream>

@@ -6,7 +6,7 @@
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/gpuradar/backprojection.h>
 #include <condition_variable>
-#include <gpuradar/kernels/sar_sim.h>
+#include <gpuradar/kernels/sar/sar_sim.h>
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>

@@ -8,7 +8,7 @@
 #define INCLUDED_GPURADAR_CFAR_TEST_SUPPORT_H
 
 #include "test_support.h"
-#include <gpuradar/kernels/cfar_common.h>
+#include <gpuradar/kernels/detection/cfar_common.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -3,7 +3,7 @@
 #ifndef INCLUDED_GPURADAR_CPU_THREADS_SUPPORT_H
 #define INCLUDED_GPURADAR_CPU_THREADS_SUPPORT_H
 
-#include <gpuradar/kernels/cpu_threads.h>
+#include <gpuradar/kernels/common/cpu_threads.h>
 #include <cstring>
 #include <vector>
 

@@ -7,8 +7,8 @@
 #ifndef INCLUDED_GPURADAR_TEST_SUPPORT_H
 #define INCLUDED_GPURADAR_TEST_SUPPORT_H
 
-#include <gpuradar/kernels/backend.h>
-#include <gpuradar/kernels/cuda_resources.h>
+#include <gpuradar/kernels/common/backend.h>
+#include <gpuradar/kernels/common/cuda_resources.h>
 #include <gtest/gtest.h>
 #include <cmath>
 #include <complex>

@@ -6,7 +6,7 @@
 
 #include "../stripmap_blocks.h"
 #include <gnuradio/gpuradar/stripmap_source.h>
-#include <gpuradar/kernels/stripmap.h>
+#include <gpuradar/kernels/sar/stripmap.h>
 #include <cmath>
 #include <string>
 #include <vector>

@@ -8,9 +8,9 @@
 #include <gnuradio/gpuradar/device_buffer.h>
 #include <gnuradio/gpuradar/envelope.h>
 #include <gnuradio/top_block.h>
-#include <gpuradar/kernels/backprojection.h>
-#include <gpuradar/kernels/device_split.h>
-#include <gpuradar/kernels/sar_sim.h>
+#include <gpuradar/kernels/common/device_split.h>
+#include <gpuradar/kernels/sar/backprojection.h>
+#include <gpuradar/kernels/sar/sar_sim.h>
 #include <cmath>
 #include <cstring>
 #include <limits>

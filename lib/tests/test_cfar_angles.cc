@@ -6,7 +6,7 @@
  */
 #include "../beam_geometry_tag.h"
 #include "../cfar_angles.h"
-#include <gpuradar/kernels/beamformer.h>
+#include <gpuradar/kernels/array/beamformer.h>
 #include <gtest/gtest.h>
 #include <cmath>
 

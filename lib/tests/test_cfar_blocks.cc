@@ -17,8 +17,8 @@
 #include <gnuradio/gpuradar/device_buffer.h>
 #include <gnuradio/gpuradar/envelope.h>
 #include <gnuradio/top_block.h>
-#include <gpuradar/kernels/cfar_1d.h>
-#include <gpuradar/kernels/cfar_2d.h>
+#include <gpuradar/kernels/detection/cfar_1d.h>
+#include <gpuradar/kernels/detection/cfar_2d.h>
 #include <pmt/pmt.h>
 #include <chrono>
 #include <cmath>

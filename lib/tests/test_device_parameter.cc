@@ -28,7 +28,7 @@
 #include <gnuradio/gpuradar/sar_focus.h>
 #include <gnuradio/logger.h>
 #include <gnuradio/top_block.h>
-#include <gpuradar/kernels/device_split.h>
+#include <gpuradar/kernels/common/device_split.h>
 #include <spdlog/sinks/dist_sink.h>
 #include <spdlog/sinks/ostream_sink.h>
 #include <array>

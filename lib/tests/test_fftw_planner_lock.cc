@@ -6,8 +6,8 @@
 #include "test_support.h"
 #include <gnuradio/fft/fft.h>
 #include <gnuradio/gpuradar/multiply_const.h>
-#include <gpuradar/kernels/fftw_planner.h>
-#include <gpuradar/kernels/pulse_compression.h>
+#include <gpuradar/kernels/common/fftw_planner.h>
+#include <gpuradar/kernels/pulse_doppler/pulse_compression.h>
 #include <atomic>
 #include <chrono>
 #include <thread>

@@ -14,7 +14,7 @@
 #include <gnuradio/gpuradar/envelope.h>
 #include <gnuradio/gpuradar/multiply_const.h>
 #include <gnuradio/top_block.h>
-#include <gpuradar/kernels/cuda_resources.h>
+#include <gpuradar/kernels/common/cuda_resources.h>
 #include <cstdlib>
 #include <cstring>
 

@@ -16,8 +16,8 @@
 #include <gnuradio/gpuradar/pulse_compression.h>
 #include <gnuradio/gpuradar/pulse_doppler_processor.h>
 #include <gnuradio/top_block.h>
-#include <gpuradar/kernels/doppler_filter.h>
-#include <gpuradar/kernels/pulse_compression.h>
+#include <gpuradar/kernels/pulse_doppler/doppler_filter.h>
+#include <gpuradar/kernels/pulse_doppler/pulse_compression.h>
 #include <pmt/pmt.h>
 #include <algorithm>
 #include <chrono>

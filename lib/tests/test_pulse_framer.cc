@@ -7,7 +7,7 @@
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/gpuradar/pulse_framer.h>
 #include <gnuradio/top_block.h>
-#include <gpuradar/kernels/pulse_timing.h>
+#include <gpuradar/kernels/waveform/pulse_timing.h>
 #include <pmt/pmt.h>
 #include <cmath>
 #include <utility>

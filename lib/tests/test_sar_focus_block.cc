@@ -9,7 +9,7 @@
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/top_block.h>
-#include <gpuradar/kernels/csa.h>
+#include <gpuradar/kernels/sar/csa.h>
 #include <pmt/pmt.h>
 
 namespace gpuradar::test {

@@ -20,7 +20,7 @@ namespace gpuradar {
  * elements and a_c(theta, phi) = exp(+j 2 pi p_c . u(theta, phi) / lambda) the array's
  * response to a plane wave from azimuth theta and elevation phi (u = (sin theta cos phi,
  * cos theta cos phi, sin phi), boresight +y, theta positive towards +x, phi towards +z;
- * kernels/include/gpuradar/kernels/array_geometry.h). A unit plane wave from
+ * kernels/include/gpuradar/kernels/array/array_geometry.h). A unit plane wave from
  * (theta_b, phi_b) gives 1 in beam b.
  *
  * Beams: a list of azimuths (each with an elevation from beam_elevations_deg, 0 when

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include <gpuradar/kernels/constants.h>
+#include <gpuradar/kernels/common/constants.h>
 #include <pybind11/pybind11.h>
 
 namespace py = pybind11;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <gnuradio/gpuradar/device_buffer.h>
-#include <gpuradar/kernels/backend.h>
-#include <gpuradar/kernels/cpu_threads.h>
+#include <gpuradar/kernels/common/backend.h>
+#include <gpuradar/kernels/common/cpu_threads.h>
 #include <pybind11/pybind11.h>
 
 namespace py = pybind11;

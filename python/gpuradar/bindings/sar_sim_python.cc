@@ -1,11 +1,11 @@
 /*
  * The point-target SAR simulator of the DSP core (gpuradar::kernels::sar_sim), bound as
  * gnuradio.gpuradar.sar_sim_core for python/gpuradar/sar_sim.py, which adds scenarios,
- * SigMF recordings and the reader. The maths lives only in kernels/src/sar_sim.cc.
+ * SigMF recordings and the reader. The maths lives only in kernels/src/sar/sar_sim.cc.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include <gpuradar/kernels/sar_sim.h>
+#include <gpuradar/kernels/sar/sar_sim.h>
 #include <pybind11/complex.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include <gpuradar/kernels/window.h>
+#include <gpuradar/kernels/common/window.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 

@@ -1,0 +1,206 @@
+#include "common/cuda/cuda_check.h"
+#include "common/cuda/launch.h"
+#include "pulse_doppler/framer_copy_backends.h"
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cstdint>
+
+namespace gpuradar::kernels::detail {
+namespace {
+
+constexpr const char* who = "gpuradar::pulse_framer (cuda)";
+
+// Adds the warp's non-finite samples to *count with one atomic, and only when there are
+// any: clean data costs no atomics at all. Every lane calls it (blockDim.x is a multiple
+// of 32 and the grid-stride loops end before it).
+__device__ __forceinline__ void count_warp(unsigned int bad, unsigned long long* count)
+{
+    for (int lanes = 16; lanes > 0; lanes /= 2)
+        bad += __shfl_down_sync(0xffffffffu, bad, lanes);
+    if ((threadIdx.x & 31u) == 0 && bad != 0)
+        atomicAdd(count, static_cast<unsigned long long>(bad));
+}
+
+// A sample with a NaN or infinite part becomes 0 and counts in `bad`.
+__device__ __forceinline__ float2 zero_nonfinite(float2 v, unsigned int& bad)
+{
+    const bool finite = isfinite(v.x) && isfinite(v.y);
+    bad += finite ? 0u : 1u;
+    return finite ? v : make_float2(0.0f, 0.0f);
+}
+
+__device__ __forceinline__ float4 zero_nonfinite(float4 v, unsigned int& bad)
+{
+    const float2 a = zero_nonfinite(make_float2(v.x, v.y), bad);
+    const float2 b = zero_nonfinite(make_float2(v.z, v.w), bad);
+    return make_float4(a.x, a.y, b.x, b.y);
+}
+
+// Grid-stride copy that writes non-finite samples as 0 and counts them. V: float4 (two
+// samples, 16-byte accesses) when both pointers allow, else float2 (one sample).
+template <typename V>
+__global__ void copy_finite_kernel(V* __restrict__ dst,
+                                   const V* __restrict__ src,
+                                   std::size_t n,
+                                   unsigned long long* count)
+{
+    unsigned int bad = 0;
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        dst[i] = zero_nonfinite(src[i], bad);
+    count_warp(bad, count);
+}
+
+class framer_copy_cuda final : public framer_copy
+{
+public:
+    framer_copy_cuda(std::size_t cpi_samples, stream_ref stream)
+        : d_staging(cpi_samples * sizeof(cfloat)), d_stream(stream)
+    {
+        grow_counts(initial_slots);
+    }
+    cfloat* staging() override { return d_staging.as<cfloat>(); }
+
+    void gather(cfloat* dst,
+                const cfloat* src,
+                const std::vector<std::uint64_t>& offsets,
+                std::size_t nrange) override
+    {
+        if (offsets.empty())
+            return;
+        const std::size_t row = nrange * sizeof(cfloat);
+        const std::uint64_t stride =
+            offsets.size() > 1 ? offsets[1] - offsets[0] : nrange;
+        bool uniform = true;
+        for (std::size_t i = 1; i < offsets.size() && uniform; ++i)
+            uniform = offsets[i] - offsets[i - 1] == stride;
+        if (uniform) {
+            // Every gate of an integer PRI in one strided copy (rows = gates).
+            GPURADAR_CUDA_CHECK(who,
+                                cudaMemcpy2DAsync(dst,
+                                                  row,
+                                                  src + offsets[0],
+                                                  stride * sizeof(cfloat),
+                                                  row,
+                                                  offsets.size(),
+                                                  cudaMemcpyDeviceToDevice,
+                                                  native(d_stream)));
+            return;
+        }
+        for (std::size_t i = 0; i < offsets.size(); ++i)
+            GPURADAR_CUDA_CHECK(who,
+                                cudaMemcpyAsync(dst + i * nrange,
+                                                src + offsets[i],
+                                                row,
+                                                cudaMemcpyDeviceToDevice,
+                                                native(d_stream)));
+    }
+
+    void
+    copy_finite(cfloat* dst, const cfloat* src, std::size_t n, std::size_t slot) override
+    {
+        if (slot >= d_slots)
+            grow_counts(std::max(2 * d_slots, slot + 1));
+        auto* count = d_counts.as<unsigned long long>() + slot;
+        const auto stream = native(d_stream);
+        const bool aligned =
+            reinterpret_cast<std::uintptr_t>(dst) % sizeof(float4) == 0 &&
+            reinterpret_cast<std::uintptr_t>(src) % sizeof(float4) == 0;
+        std::size_t done = 0;
+        if (aligned && n >= 2) {
+            const std::size_t npairs = n / 2;
+            copy_finite_kernel<float4>
+                <<<elementwise_blocks(npairs), elementwise_threads, 0, stream>>>(
+                    reinterpret_cast<float4*>(dst),
+                    reinterpret_cast<const float4*>(src),
+                    npairs,
+                    count);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_finite_kernel<float4>");
+            done = 2 * npairs;
+        }
+        if (done < n) {
+            copy_finite_kernel<float2>
+                <<<elementwise_blocks(n - done), elementwise_threads, 0, stream>>>(
+                    reinterpret_cast<float2*>(dst + done),
+                    reinterpret_cast<const float2*>(src + done),
+                    n - done,
+                    count);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_finite_kernel<float2>");
+        }
+        d_used = std::max(d_used, slot + 1);
+    }
+
+    // One device-to-host copy of the slots used since the last take, one wait.
+    void take_nonfinite(std::uint64_t* counts, std::size_t n) override
+    {
+        if (d_used > 0)
+            GPURADAR_CUDA_CHECK(who,
+                                cudaMemcpyAsync(d_host_counts.get(),
+                                                d_counts.get(),
+                                                d_used * sizeof(std::uint64_t),
+                                                cudaMemcpyDeviceToHost,
+                                                native(d_stream)));
+        d_counts_copied.record(d_stream);
+        d_counts_copied.synchronize();
+        const auto* host = d_host_counts.as<std::uint64_t>();
+        for (std::size_t i = 0; i < n; ++i)
+            counts[i] = i < d_used ? host[i] : 0;
+        zero_counts();
+    }
+
+private:
+    static constexpr std::size_t initial_slots = 8;
+
+    void zero_counts()
+    {
+        if (d_used > 0)
+            GPURADAR_CUDA_CHECK(
+                who,
+                cudaMemsetAsync(
+                    d_counts.get(), 0, d_used * sizeof(std::uint64_t), native(d_stream)));
+        d_used = 0;
+    }
+
+    // More slots than a process() call has used so far (rare: the first calls only).
+    // The counts queued so far move to the larger array; the old one is freed only after
+    // the stream is done with it.
+    void grow_counts(std::size_t slots)
+    {
+        const auto s = native(d_stream);
+        GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(s));
+        device_memory counts(slots * sizeof(std::uint64_t));
+        pinned_memory host_counts(slots * sizeof(std::uint64_t));
+        GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(counts.get(), 0, counts.size(), s));
+        if (d_slots > 0) {
+            GPURADAR_CUDA_CHECK(who,
+                                cudaMemcpyAsync(counts.get(),
+                                                d_counts.get(),
+                                                d_counts.size(),
+                                                cudaMemcpyDeviceToDevice,
+                                                s));
+            GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(s));
+        }
+        d_counts = std::move(counts);
+        d_host_counts = std::move(host_counts);
+        d_slots = slots;
+    }
+
+    device_memory d_staging;
+    stream_ref d_stream;
+    std::size_t d_slots = 0;     // capacity of the arrays below
+    std::size_t d_used = 0;      // slots written since the last take_nonfinite()
+    device_memory d_counts;      // one counter per CPI slot (unsigned long long)
+    pinned_memory d_host_counts; // take_nonfinite()'s copy of them
+    cuda_event d_counts_copied;  // recorded by take_nonfinite()
+};
+
+} // namespace
+
+std::unique_ptr<framer_copy> make_framer_copy_cuda(std::size_t cpi_samples,
+                                                   stream_ref stream)
+{
+    return std::make_unique<framer_copy_cuda>(cpi_samples, stream);
+}
+
+} // namespace gpuradar::kernels::detail

@@ -1,0 +1,26 @@
+#include "common/factories.h"
+#include "common/param_check.h"
+#include "pulse_doppler/framer_copy_backends.h"
+#include <gpuradar/kernels/common/buffer_size.h>
+
+namespace gpuradar::kernels {
+
+std::unique_ptr<framer_copy>
+framer_copy::make(backend b, std::size_t cpi_samples, stream_ref stream)
+{
+    detail::require_backend(b, "framer_copy");
+    if (cpi_samples == 0)
+        detail::throw_invalid("framer_copy", "cpi_samples", ">= 1", cpi_samples);
+    check_buffer_size("framer_copy",
+                      { { "cpi_samples", cpi_samples } },
+                      sizeof(cfloat),
+                      "the staging CPI");
+#ifdef GPURADAR_HAVE_CUDA
+    if (b == backend::cuda)
+        return detail::make_framer_copy_cuda(cpi_samples, stream);
+#endif
+    (void)stream;
+    return detail::make_framer_copy_cpu(cpi_samples);
+}
+
+} // namespace gpuradar::kernels

@@ -1,0 +1,17 @@
+/* Backend factories of framer_copy (internal). */
+#ifndef INCLUDED_GPURADAR_KERNELS_FRAMER_COPY_BACKENDS_H
+#define INCLUDED_GPURADAR_KERNELS_FRAMER_COPY_BACKENDS_H
+
+#include <gpuradar/kernels/pulse_doppler/framer_copy.h>
+
+namespace gpuradar::kernels::detail {
+
+std::unique_ptr<framer_copy> make_framer_copy_cpu(std::size_t cpi_samples);
+#ifdef GPURADAR_HAVE_CUDA
+std::unique_ptr<framer_copy> make_framer_copy_cuda(std::size_t cpi_samples,
+                                                   stream_ref stream);
+#endif
+
+} // namespace gpuradar::kernels::detail
+
+#endif
