@@ -431,6 +431,22 @@ def plain(x):
     return x
 
 
+def warn_partial_cpi(rec):
+    """Says so when the data go on past the last whole CPI: those samples are not
+    processed (a recording cut short, or one whose size the metadata does not state)."""
+    end = rec.pulse_start(rec.ncpi * rec.npulses)
+    tail = rec.nsamples - end
+    if tail <= 0:
+        return
+    pulses = 0  # whole pulses (range gates inside the data) among them
+    while (rec.pulse_start(rec.ncpi * rec.npulses + pulses) + rec.gate_start + rec.nrange
+           <= rec.nsamples):
+        pulses += 1
+    print(f"{PROG}: warning: {rec.data_path}: {tail} samples after the last whole CPI "
+          f"({pulses} pulses, {pulses / rec.npulses:.2f} of a CPI of {rec.npulses}) are "
+          f"not processed", file=sys.stderr)
+
+
 def run(args, tmpdir):
     size = png_size(args.png_size)
     pair(args.guard, "guard")
@@ -455,6 +471,7 @@ def run(args, tmpdir):
         rec = pd_sim.read(base)
         source = "simulated default scenario"
     ncpi = rec.ncpi
+    warn_partial_cpi(rec)
     plot_cpi = args.plot_cpi if args.plot_cpi >= 0 else ncpi + args.plot_cpi
     if not 0 <= plot_cpi < ncpi:
         raise AppError(f"--plot-cpi: {args.plot_cpi} outside the recording's {ncpi} CPIs")

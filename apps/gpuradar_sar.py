@@ -77,7 +77,8 @@ def parse_args(argv):
                         "(spaceborne)")
     p.add_argument("--mode", default="restart", choices=["restart", "accumulate"])
     p.add_argument("--pulses-per-image", type=number(int, minimum=0), default=0,
-                   help="pulses per image (default: all pulses, one image)")
+                   help="pulses per image; 0 (the default): all the recording's pulses, "
+                        "one image")
     p.add_argument("--grid", metavar="X0,Y0,DX,DY,NX,NY[,Z]", type=parse_grid,
                    help="image grid (m, m, m, m, px, px, m); default: the recording's")
     p.add_argument("--no-png", action="store_true", help="do not write the PNG")
@@ -211,6 +212,27 @@ def recording(args, tmp):
     return sar_sim.read(base), f"simulated {args.scenario} scenario (saved as {base})"
 
 
+def check_pulses_usable(rec):
+    """Refuses a geometry that cannot give an image: f0 <= 0 on a pulse (the phase would
+    be conjugated or absent: an unfocused image without a word), or no pulse usable at
+    all (each non-finite or with dr <= 0, which the block skips: a blank image). Some bad
+    pulses among good ones are a data error the block skips and counts."""
+    g = rec.geometry
+    finite = np.isfinite(g).all(axis=1)
+    bad_f0 = finite & (g[:, 5] <= 0)
+    if bad_f0.any():
+        i = int(np.argmax(bad_f0))
+        raise AppError(f"{rec.geometry_path}: pulse {i}: f0 (column 6 of [x, y, z, r0, dr, "
+                       f"f0]) must be > 0 Hz (got {g[i, 5]:g}; {int(bad_f0.sum())} of "
+                       f"{len(g)} pulses)")
+    usable = finite & (g[:, 4] > 0)
+    if not usable.any():
+        why = "non-finite values" if not finite.any() else "non-finite values or dr <= 0"
+        raise AppError(f"{rec.geometry_path}: no usable pulse: all {len(g)} have {why} "
+                       f"in [x, y, z, r0, dr, f0] (the backprojection would skip every "
+                       f"one and form a blank image)")
+
+
 def image_grid(args, rec):
     if not args.grid:
         return rec.grid
@@ -229,6 +251,7 @@ def run(args, tmp):
                        "echoes (gpuradar-sim stripmap); this one is a range-compressed "
                        "phase history (use --algorithm bp)")
     rec, source = recording(args, tmp)
+    check_pulses_usable(rec)
     grid = image_grid(args, rec)
     ppi = args.pulses_per_image or rec.npulses
     if ppi > rec.npulses:
@@ -245,6 +268,12 @@ def run(args, tmp):
         if images.shape[0] != nimages:
             raise AppError(f"{rec.data_path}: {images.shape[0]} images formed, "
                            f"{nimages} expected ({bp.skipped_pulses()} pulses skipped)")
+        if bp.skipped_pulses() >= rec.npulses:
+            # Geometry check_pulses_usable cannot see (f0 = 1e300: no precision carries
+            # its phase): a blank image is no result.
+            raise AppError(f"{rec.geometry_path}: no usable pulse: the backprojection "
+                           f"skipped all {bp.skipped_pulses()} (geometry its precision "
+                           f"cannot carry): no image formed")
         with naming_write_errors(tmp_npy), open(tmp_npy, "wb") as f:
             np.save(f, images[0] if nimages == 1 else images)
         last = images[-1]

@@ -314,8 +314,16 @@ def build_scenario(args):
         raise AppError(f"--gate-start + --nrange ({sc.gate_start} + {sc.nrange}) must be <= "
                        f"the PRI ({sc.pri_samples:g} samples)")
     if sc.pulse_width * sc.fs > sc.pri_samples:
+        # Name the option the user gave (fs too high reads as a pulse-width error else).
+        if args.fs is not None and args.pulse_width is None:
+            raise AppError(f"--fs: must be in (0, {sc.pri_samples / sc.pulse_width:g}] Hz "
+                           f"(PRI {sc.pri_samples:g} samples / pulse width "
+                           f"{sc.pulse_width:g} s) (got {sc.fs:g}: the pulse would be "
+                           f"{sc.pulse_width * sc.fs:g} samples, longer than the PRI)")
         raise AppError(f"--pulse-width: {sc.pulse_width:g} s is {sc.pulse_width * sc.fs:g} "
-                       f"samples, longer than the PRI ({sc.pri_samples:g} samples)")
+                       f"samples at fs {sc.fs:g} Hz, longer than the PRI "
+                       f"({sc.pri_samples:g} samples): must be <= "
+                       f"{sc.pri_samples / sc.fs:g} s")
     if not math.isfinite(sc.prf) or not math.isfinite(sc.max_unambiguous_velocity):
         raise AppError(f"--fs / --pri-samples / --fc: PRF {sc.prf:g} Hz, not usable")
     if sc.npulses * sc.ncpi * sc.pri_samples > MAX_SAMPLES:

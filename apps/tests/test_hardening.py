@@ -200,6 +200,53 @@ class ProcessFiles(Hardening):
         self.assertNotIn("/.png", out)
         self.assertIn("results/gpuradar_process.png", out)
 
+    def test_007b_output_prefix_not_a_file_prefix(self):
+        # -o /dev/full used to write /dev/full.json, .csv, .png and .tracks.csv into
+        # /dev. A FIFO here stands for the device (the same refusal, and a failure would
+        # leave its files in this test's folder, not in /dev).
+        base = self.simulate_small()
+        fifo = self.path("pipe")
+        os.mkfifo(fifo)
+        self.fails([PROCESS, "-i", base, "--backend", "cpu", "-o", fifo, "-q"], 2,
+                   "--output", fifo, "not a directory or a file prefix",
+                   outputs=[fifo + s for s in (".json", ".csv", ".png", ".tracks.csv")])
+        # A file where the folder should be.
+        with open(self.path("afile"), "w") as f:
+            f.write("x")
+        self.fails([PROCESS, "-i", base, "--backend", "cpu", "-o",
+                    self.path("afile", "sub", "out"), "-q"], 2, "--output",
+                   self.path("afile") + " is not a directory")
+        self.fails([SAR, "--preset", "tiny", "-o", fifo, "-q"], 2, "--output", fifo,
+                   outputs=[fifo + ".npy", fifo + ".png"])
+
+    def test_007c_data_past_the_last_whole_cpi_is_reported(self):
+        # Cut to 1.7 CPIs with nsamples and ncpi removed: the 0.7 CPI used to be dropped
+        # without a word. 1.7 x 32 pulses x 1000 samples; pulse k's gate ends at
+        # 1000 k + 900, so 22 whole pulses lie past CPI 0.
+        base = self.simulate_small()
+
+        def strip(m):
+            del m["global"]["gpuradar:nsamples"]
+            del m["global"]["gpuradar:ncpi"]
+        self.edit(base, strip)
+        with open(base + DATA, "r+b") as f:
+            f.truncate(54400 * 8)
+        rc, out, err = run(PROCESS, "-i", base, "--backend", "cpu", "-o", self.path("o"),
+                           "--no-png", "-q")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("warning: " + base + DATA + ": 22400 samples after the last whole "
+                      "CPI (22 pulses, 0.69 of a CPI of 32) are not processed", err)
+        with open(self.path("o.json")) as f:
+            report = json.load(f)
+        self.assertEqual((report["cpis"], report["samples"], report["samples_in_cpis"]),
+                         (1, 54400, 32000))
+        # A recording of whole CPIs says nothing.
+        base = self.simulate_small("whole")
+        rc, out, err = run(PROCESS, "-i", base, "--backend", "cpu", "-o", self.path("w"),
+                           "--no-png", "-q")
+        self.assertEqual(rc, 0, out + err)
+        self.assertNotIn("not processed", err)
+
     def test_008_bad_arguments(self):
         cases = [(["--pfa", "0"], ["argument --pfa", "> 0"]),
                  (["--pfa", "nan"], ["argument --pfa", "finite"]),
@@ -334,6 +381,8 @@ class Sim(Hardening):
                  (["--target", "1000,2,nan"], ["argument --target"]),
                  (["--clutter", "5,1"], ["argument --clutter"]),
                  (["--pulse-width", "1"], ["--pulse-width", "longer than the PRI"]),
+                 # The default 10 us pulse in the default 2000-sample PRI.
+                 (["--fs", "1e15"], ["--fs: must be in (0, 2e+08] Hz", "got 1e+15"]),
                  (["sar", "--bandwidth", "0"], ["argument --bandwidth", "> 0"]),
                  (["sar", "--f0", "nan"], ["argument --f0", "finite"]),
                  (["sar", "--npulses", "0"], ["argument --npulses"]),
@@ -540,6 +589,39 @@ class SarRecording(Hardening):
         g.tofile(base + GEOMETRY)
         self.sar_fails(base, base + GEOMETRY, "pulse 5", "'global.gpuradar:dr'")
 
+    def test_004b_geometry_without_a_usable_pulse_or_with_f0_not_positive(self):
+        # All positions NaN: every pulse skipped, and the app used to exit 0 with a blank
+        # image. f0 negated on every pulse: it exited 0, "0 pulses skipped", unfocused.
+        import numpy as np
+        base = self.sar_recording()
+        g0 = np.fromfile(base + GEOMETRY, "<f8").reshape(-1, 6)
+        g = g0.copy()
+        g[:, :3] = np.nan
+        g.tofile(base + GEOMETRY)
+        self.sar_fails(base, base + GEOMETRY, "no usable pulse", f"all {len(g)}")
+        g = g0.copy()
+        g[:, 4] = -g[:, 4]
+        g[0, 0] = np.inf
+        g.tofile(base + GEOMETRY)
+        self.sar_fails(base, base + GEOMETRY, "no usable pulse", "dr <= 0")
+        g = g0.copy()
+        g[:, 5] = -g[:, 5]
+        g.tofile(base + GEOMETRY)
+        self.sar_fails(base, base + GEOMETRY, "pulse 0: f0", "must be > 0 Hz",
+                       f"{len(g)} of {len(g)} pulses")
+        g = g0.copy()
+        g[7, 5] = 0.0
+        g.tofile(base + GEOMETRY)
+        self.sar_fails(base, base + GEOMETRY, "pulse 7: f0", "must be > 0 Hz (got 0")
+        # One usable pulse is enough to form the image (the others skipped and counted).
+        g = g0.copy()
+        g[1:, 0] = np.nan
+        g.tofile(base + GEOMETRY)
+        rc, out, err = run(SAR, "-i", base, "--backend", "cpu", "-o", self.path("one"),
+                           "-q", "--no-png")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn(f", {len(g) - 1} pulses skipped", out)
+
     def test_005_grid_and_targets_types(self):
         base = self.sar_recording()
         cases = [(lambda m: m["global"]["gpuradar:grid"].update(nx=0),
@@ -555,6 +637,11 @@ class SarRecording(Hardening):
     def test_006_arguments_and_outputs(self):
         base = self.sar_recording()
         self.sar_fails(base, "--pulses-per-image", extra=["--pulses-per-image", "1000"])
+        # 0 is the default, all pulses in one image; --help says so.
+        rc, out, err = run(SAR, "--help")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("0 (the default): all the recording's pulses, one image",
+                      " ".join(out.split()))
         self.sar_fails(base, "argument --grid", extra=["--grid", "0,0,1,1,10"])
         self.sar_fails(base, "argument --grid", extra=["--grid", "0,0,0,1,10,10"])
         self.fails([SAR, "--geometry", "g.f64", "--preset", "tiny", "-q"], 2, "--geometry",

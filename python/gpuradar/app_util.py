@@ -112,6 +112,16 @@ def output_prefix(text, default_name, option="--output"):
         raise AppError(f"{option}: empty (give a file prefix, e.g. {default_name})")
     if text.endswith(("/", os.sep)) or os.path.isdir(text):
         return os.path.join(text, default_name)
+    # The outputs are text + a suffix beside it: a device, FIFO or socket as the prefix
+    # (-o /dev/full) would put them into /dev; a file as the folder cannot hold them.
+    if os.path.exists(text) and not os.path.isfile(text):
+        raise AppError(f"{option}: {text} is a device, FIFO or socket, not a directory or "
+                       f"a file prefix (e.g. results/{default_name})")
+    folder = os.path.dirname(os.path.abspath(text))
+    while not os.path.exists(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)  # the nearest part of the path that exists
+    if not os.path.isdir(folder):
+        raise AppError(f"{option}: {folder} is not a directory")
     return text
 
 
