@@ -5,7 +5,8 @@
 """Pictures of the examples for the docs, made under a virtual X server.
 
   tools/screenshot_examples.py [--out docs/images] [--build build] [--layout-only]
-                               [--no-png] [--relayout] [example.grc ...]
+                               [--no-png] [--relayout] [--backend auto|cuda|cpu]
+                               [example.grc ...]
 
 For each example (default: examples/*.grc):
   * grc_<example>.png: the flowgraph as GNU Radio Companion draws it (GRC's own canvas
@@ -15,7 +16,8 @@ For each example (default: examples/*.grc):
   * run_<example>.png (offline QT GUI examples, not with --layout-only): the running
     flowgraph's window, grabbed by tools/check_grc_display.py after it has checked the
     targets' pixels against the recordings of the examples' ctest runs (fixture
-    grc_recordings, run first when missing) or the example's own scene (loopback).
+    grc_recordings, run first when missing) or the example's own scene (loopback),
+    with its blocks on --backend (default auto: CUDA where a GPU is usable).
 
 Without $DISPLAY it re-runs itself under xvfb-run. Needs the build tree (--build) for
 the Python module and the recordings.
@@ -29,15 +31,17 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-#: examples run for a window screenshot, with the arguments their ctest run uses
+#: examples run for a window screenshot, with the arguments their ctest run uses (the
+#: backend is --backend's)
 RUN_ARGS = {
     "pulse_doppler_offline": ["--recording", "{rec}/pulse_doppler.sigmf-data",
-                              "--playback-rate", "2e6", "--exit-when-done", "1",
-                              "--backend", "cpu"],
-    "sar_offline": ["--recording", "{rec}/sar", "--exit-when-done", "1", "--backend", "cpu"],
+                              "--playback-rate", "2e6", "--exit-when-done", "1"],
+    "sar_offline": ["--recording", "{rec}/sar", "--exit-when-done", "1"],
     "pulse_doppler_loopback": ["--ncpi", "8", "--playback-rate", "1e9", "--exit-when-done",
-                               "1", "--backend", "cpu"],
+                               "1"],
 }
+#: the values every example's backend parameter accepts (the blocks' own check)
+BACKENDS = ("auto", "cuda", "cpu")
 #: screenshots wider than this are scaled down (kept small in the repository)
 MAX_WIDTH = 1400
 
@@ -54,6 +58,9 @@ def parse_args(argv):
                    help="lay the examples out again (settings on top, then the signal "
                         "flow left to right), save them and stop (run again to check "
                         "and draw them)")
+    p.add_argument("--backend", default="auto", choices=BACKENDS,
+                   help="backend of the examples run for a window screenshot "
+                        "(default: %(default)s)")
     return p.parse_args(argv)
 
 
@@ -237,8 +244,9 @@ def shrink(png, palette=True):
     image.save(png, "PNG")
 
 
-def run_example(grc, out_png, build):
-    """Compiles and runs grc with tools/check_grc_display.py; returns its exit code."""
+def run_example(grc, out_png, build, backend):
+    """Compiles and runs grc with tools/check_grc_display.py, its blocks on backend;
+    returns its exit code."""
     name = os.path.splitext(os.path.basename(grc))[0]
     rec = os.path.join(build, "examples", "recordings")
     if not os.path.exists(os.path.join(rec, "pulse_doppler.sigmf-meta")):
@@ -246,7 +254,7 @@ def run_example(grc, out_png, build):
         subprocess.check_call(["ctest", "--test-dir", build, "-R", "^grc_recordings$",
                                "--output-on-failure"])
     with tempfile.TemporaryDirectory() as tmp:
-        args = [a.format(rec=rec) for a in RUN_ARGS[name]]
+        args = [a.format(rec=rec) for a in RUN_ARGS[name]] + ["--backend", backend]
         return subprocess.call([os.path.join(ROOT, "tools", "run_grc_example.sh"), grc, tmp,
                                 os.path.join(build, "test_modules"), "--check-display",
                                 rec, "--screenshot", out_png, "--"] + args)
@@ -278,7 +286,7 @@ def main(argv=None):
             print(f"{name}: {pngs[name]}")
         if name in RUN_ARGS and not (args.layout_only or args.no_png):
             shot = os.path.join(args.out, f"run_{name}.png")
-            if run_example(grc, shot, args.build) != 0:
+            if run_example(grc, shot, args.build, args.backend) != 0:
                 print(f"{name}: the running flowgraph failed its display check",
                       file=sys.stderr)
                 failed += 1
