@@ -58,7 +58,6 @@ pmt::pmt_t track_dict(const kernels::track& t)
     d = pmt::dict_add(d, key("status"), pmt::intern(kernels::to_string(t.status)));
     d = pmt::dict_add(d, key("time_s"), pmt::from_double(t.time_s));
     d = pmt::dict_add(d, key("range_m"), pmt::from_double(t.x[0]));
-    d = pmt::dict_add(d, key("range_rate_mps"), pmt::from_double(t.x[1]));
     d = pmt::dict_add(d, key("velocity_mps"), pmt::from_double(t.velocity_mps()));
     d = pmt::dict_add(d, key("state"), f64_vector(t.x.data(), t.x.size()));
     d = pmt::dict_add(d, key("covariance"), f64_vector(t.p.data(), t.p.size()));

@@ -23,8 +23,9 @@ namespace gpuradar {
  * Message port `tracks` (out): one PDU per scan, (metadata dict, vector of track dicts).
  * Metadata: time_s, cpi (when the scan had one), ntracks, assigned, born, confirmed,
  * deleted, deleted_ids (u64 vector), bad_messages (so far). Each track: id (u64), status
- * ("tentative", "confirmed", "coasting"), time_s, range_m, range_rate_mps,
- * velocity_mps (closing positive = -range_rate), state (f64 vector: range, range rate),
+ * ("tentative", "confirmed", "coasting"), time_s, range_m, velocity_mps (radial
+ * velocity, closing positive as on the maps: the track's only velocity field), state
+ * (f64 vector: the filter's range m and range rate m/s, = -velocity_mps),
  * covariance (f64 vector, 2 x 2 row-major), hits, misses (consecutive), scans, and
  * once it has had a detection with an azimuth: azimuth_deg, azimuth_rate_dps,
  * azimuth_std_deg (with an elevation: elevation_deg, elevation_rate_dps,
