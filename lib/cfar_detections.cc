@@ -325,15 +325,24 @@ pmt::pmt_t cfar_report_pdu(const kernels::cfar_report& report,
     // Trace, not debug: Debian's GNU Radio logs debug by default, and this is per CPI.
     logger->trace("{}: {} detections, {} NaN/Inf cells", where, report.found, nonfinite);
     if (nonfinite) {
-        counters.nonfinite += nonfinite;
-        logger->warn("{}: {} NaN/Inf cells (never detections)", where, nonfinite);
+        const std::uint64_t total = counters.nonfinite += nonfinite;
+        if (counters.nonfinite_log.count())
+            logger->warn("{}: {} NaN/Inf cells (never detections; {} so far{})",
+                         where,
+                         nonfinite,
+                         total,
+                         counters.nonfinite_log.quiet_note());
     }
     if (report.overflow()) {
-        ++counters.overflowed;
-        logger->warn("{}: {} detections, only max_detections={} reported",
-                     where,
-                     report.found,
-                     l.max_detections);
+        const std::uint64_t groups = ++counters.overflowed;
+        if (counters.overflow_log.count())
+            logger->warn("{}: {} detections, only max_detections={} reported ({} such "
+                         "maps so far{})",
+                         where,
+                         report.found,
+                         l.max_detections,
+                         groups,
+                         counters.overflow_log.quiet_note());
     }
     const cpi_axes axes = read_cpi_axes(g.dict, g.index, !l.lines());
     const auto item_of = [&](std::uint32_t map) {
@@ -355,6 +364,24 @@ pmt::pmt_t cfar_report_pdu(const kernels::cfar_report& report,
         for (const auto& d : report.detections)
             dets.push_back(detection_dict(d, axes, d.map % l.channels, item_of(d.map)));
     }
+    // A power map (|x|^2) has no negative cell; dB or signed values do, and there the
+    // noise estimate can be negative too, so that every cell passes its threshold. Seen
+    // from the listed detections (their power is the map's own value, exact on either
+    // backend), which is where such a map shows: the whole map is never scanned.
+    std::uint64_t negative = 0;
+    for (const auto& p : peaks)
+        negative += p.power < 0;
+    if (negative) {
+        const std::uint64_t groups = ++counters.negative;
+        if (counters.negative_log.count())
+            logger->warn("{}: {} detections on negative cells: the input is not power "
+                         "(|x|^2, linear; not dB or amplitude), so its thresholds and "
+                         "detections mean nothing ({} such maps so far{})",
+                         where,
+                         negative,
+                         groups,
+                         counters.negative_log.quiet_note());
+    }
     if (angles)
         dets = with_azimuths(
             peaks, dets, { l.channels, l.ndoppler, l.doppler_wrap }, angles);
@@ -368,6 +395,7 @@ pmt::pmt_t cfar_report_pdu(const kernels::cfar_report& report,
     if (angles)
         meta = pmt::dict_add(meta, key("angles"), pmt::PMT_T);
     meta = pmt::dict_add(meta, key("ndetections"), pmt::from_uint64(dets.size()));
+    meta = pmt::dict_add(meta, key("negative_power"), pmt::from_uint64(negative));
     if (g.first_item >= 0) {
         meta = pmt::dict_add(meta, key("first_item"), pmt::from_uint64(g.first_item));
         meta = pmt::dict_add(meta, key("items"), pmt::from_uint64(l.group));

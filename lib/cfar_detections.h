@@ -4,6 +4,7 @@
 
 #include "cfar_angles.h"
 #include "cpi_tag.h"
+#include "log_limiter.h"
 #include <gnuradio/io_signature.h>
 #include <gnuradio/logger.h>
 #include <gnuradio/tags.h>
@@ -157,11 +158,17 @@ struct cfar_counters {
     std::atomic<std::uint64_t> dropped{ 0 };
     std::atomic<std::uint64_t> nonfinite{ 0 };
     std::atomic<std::uint64_t> overflowed{ 0 };
+    //! Groups with a detection on a negative cell: the input is not power (dB, ...).
+    std::atomic<std::uint64_t> negative{ 0 };
+    //! The warnings of each kind, a line per 100 groups or 10 s after the first (a
+    //! stream of bad maps would otherwise log every CPI); from work()'s thread only.
+    log_limiter nonfinite_log, overflow_log, negative_log;
 };
 
 /*!
- * The detections PDU of one group's report: logs and counts its NaN/Inf cells and a
- * detection list overflow; for cfar_1d the detections carry `item` and the metadata
+ * The detections PDU of one group's report: logs and counts its NaN/Inf cells, a
+ * detection list overflow and detections on negative cells (a map that cannot be power:
+ * its thresholds are meaningless; the metadata's negative_power is their number); for cfar_1d the detections carry `item` and the metadata
  * first_item and items. With layout.cluster the list holds one merged detection per
  * target (clustered_detection_dict) and the metadata says clustered = true and cells
  * (the CFAR's listed cells). With `angles` (cfar_2d on a beam-major map) the listed

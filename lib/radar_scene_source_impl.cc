@@ -4,8 +4,10 @@
 #include "uhd_time.h"
 #include <gnuradio/io_signature.h>
 #include <gpuradar/kernels/pulse_doppler/pulse_compression.h>
+#include <gpuradar/kernels/waveform/waveform.h>
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -67,6 +69,17 @@ radar_scene_source::make(double fs,
                                     "finite (Hz) (got " +
                                     std::to_string(fs) + ")");
     if (waveform.empty()) {
+        // A sample rate typo (1e15) reads as a pulse-width error from lfm_chirp: name fs
+        // and the range this pulse width allows.
+        const double max_fs = double(kernels::max_waveform_samples) / pulse_width;
+        if (pulse_width > 0.0 && std::isfinite(pulse_width) && fs > max_fs) {
+            std::ostringstream m;
+            m << "gpuradar::radar_scene_source: fs must be in (0, " << max_fs
+              << "] Hz with pulse_width " << pulse_width << " s (the LFM pulse would be "
+              << fs * pulse_width << " samples, at most " << kernels::max_waveform_samples
+              << ") (got " << fs << ")";
+            throw std::invalid_argument(m.str());
+        }
         try {
             c.waveform = kernels::lfm_chirp(bandwidth, pulse_width, fs);
         } catch (const std::invalid_argument& e) {

@@ -201,7 +201,12 @@ tracker_impl::tracker_impl(kernels::tracker tracker, double scan_period_s)
 void tracker_impl::reject(const std::string& why)
 {
     ++d_bad;
-    d_logger->error("message skipped: {} ({} bad messages so far)", why, d_bad.load());
+    if (!d_bad_log.count())
+        return;
+    d_logger->error("message skipped: {} ({} bad messages so far{})",
+                    why,
+                    d_bad.load(),
+                    d_bad_log.quiet_note());
 }
 
 void tracker_impl::handle(const pmt::pmt_t& msg)

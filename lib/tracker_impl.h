@@ -2,6 +2,7 @@
 #ifndef INCLUDED_GPURADAR_TRACKER_IMPL_H
 #define INCLUDED_GPURADAR_TRACKER_IMPL_H
 
+#include "log_limiter.h"
 #include <gnuradio/gpuradar/tracker.h>
 #include <gpuradar/kernels/tracking/tracker.h>
 #include <pmt/pmt.h>
@@ -51,6 +52,8 @@ private:
     ::gpuradar::kernels::tracker d_tracker;
     const double d_scan_period;
     std::atomic<std::uint64_t> d_bad{ 0 }, d_scans{ 0 }, d_live{ 0 };
+    //! A stream of garbage logs a line per hundred bad messages, not one each.
+    log_limiter d_bad_log;
 };
 
 } // namespace gpuradar

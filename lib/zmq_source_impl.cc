@@ -5,6 +5,7 @@
 #include <gnuradio/io_signature.h>
 #include <sys/stat.h>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <stdexcept>
 
@@ -157,11 +158,27 @@ void zmq_source_impl::configure_socket()
     if (d_config.zmq_socket_type() == ZMQ_SUB)
         d_socket.set(zmq::sockopt::subscribe, d_config.topic);
     warn_if_ipc_open(d_logger, d_config.address);
-    if (d_config.bind) {
-        d_socket.bind(d_config.address);
-    } else {
-        d_watch = std::make_unique<zmq_connection_watch>(d_context, d_socket);
-        d_socket.connect(d_config.address);
+    try {
+        if (d_config.bind) {
+            d_socket.bind(d_config.address);
+        } else {
+            d_watch = std::make_unique<zmq_connection_watch>(d_context, d_socket);
+            d_socket.connect(d_config.address);
+        }
+    } catch (const zmq::error_t& e) {
+        // libzmq says only "Invalid argument" or "No such device": name the parameter.
+        const std::string what = "address '" + d_config.address + "' cannot be " +
+                                 (d_config.bind ? "bound" : "connected to") + ": " +
+                                 e.what();
+        if (e.num() == EINVAL)
+            bad_parameter(what + " (a valid endpoint: tcp://HOST:PORT with a numeric "
+                                 "port, e.g. tcp://127.0.0.1:5555, or tcp://*:5555 to "
+                                 "bind; ipc:///path/to/socket; inproc://name)");
+        if (e.num() == ENODEV && d_config.bind)
+            throw std::runtime_error("gpuradar::zmq_source: " + what +
+                                     " (bind takes an interface of this host: tcp://*:PORT "
+                                     "or one of its addresses)");
+        throw std::runtime_error("gpuradar::zmq_source: " + what);
     }
     d_endpoint = d_socket.get(zmq::sockopt::last_endpoint);
 }

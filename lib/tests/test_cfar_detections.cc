@@ -6,6 +6,7 @@
  */
 #include "../cfar_detections.h"
 #include <gtest/gtest.h>
+#include <chrono>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -117,6 +118,31 @@ TEST(CfarDetections, MetaOnACpiDictReplacesTheKeysItHolds)
     EXPECT_TRUE(
         pmt::equal(gr::gpuradar::detections_meta(pmt::PMT_NIL, 9, 4, r, 7, 3.5, variant),
                    reference(pmt::make_dict())));
+}
+
+// The counters' rate limit (log_limiter.h): the first event, then one in `every` or the
+// first after `interval`, each line knowing how many were silent before it.
+TEST(LogLimiter, FirstThenEveryNthOrAfterTheInterval)
+{
+    using clock = gr::gpuradar::log_limiter::clock;
+    gr::gpuradar::log_limiter limit(100, std::chrono::seconds(10));
+    const clock::time_point t0{};
+    std::vector<int> logged;
+    std::vector<std::uint64_t> quiet;
+    for (int i = 1; i <= 250; ++i)
+        if (limit.count(t0 + std::chrono::milliseconds(i))) {
+            logged.push_back(i);
+            quiet.push_back(limit.suppressed());
+        }
+    EXPECT_EQ(logged, (std::vector<int>{ 1, 101, 201 }));
+    EXPECT_EQ(quiet, (std::vector<std::uint64_t>{ 0, 99, 99 }));
+    EXPECT_EQ(limit.quiet_note(), ", 99 of them since the last line not logged");
+    // A slow trickle: within the interval nothing; 10 s after the last line the next
+    // one is logged, with the 50 silent since (202..250 and the one at 5 s).
+    EXPECT_FALSE(limit.count(t0 + std::chrono::seconds(5)));
+    EXPECT_TRUE(limit.count(t0 + std::chrono::milliseconds(201) + std::chrono::seconds(10)));
+    EXPECT_EQ(limit.suppressed(), 50u);
+    EXPECT_FALSE(limit.count(t0 + std::chrono::seconds(12)));
 }
 
 } // namespace

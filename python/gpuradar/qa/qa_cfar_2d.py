@@ -6,12 +6,17 @@
 velocity_mps, rx_time from the cpi tag), mask against a numpy fp64 CA-CFAR, bad input."""
 
 import math
+import os
+import sys
 
 import numpy as np
 import pmt
 from gnuradio import blocks, gr, gr_unittest
 from gnuradio import gpuradar
 from gnuradio.gpuradar import detections
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import log_lines  # noqa: E402
 
 C = 299792458.0
 
@@ -140,6 +145,39 @@ class qa_cfar_2d(gr_unittest.TestCase):
         self.assertEqual(mask[15, 8], 1)
         self.assertEqual(blk.nonfinite_cells(), 2)
         self.assertEqual(detections.pdu_metadata(dbg.get_message(0))["nonfinite"], 2)
+
+    def test_003b_a_map_in_db_is_counted_and_warned_about_not_every_cpi(self):
+        # 10 log10 of exponential noise: mostly negative values, as a dB map would be.
+        # The CA threshold, alpha times a negative mean, lies below most cells: nearly
+        # every cell used to be flagged, with only a max_detections warning per CPI.
+        nrange, ndoppler, ncpi = 24, 16, 5
+        code = f"""
+import numpy as np
+from gnuradio import blocks, gr, gpuradar
+from gnuradio.gpuradar import detections
+rng = np.random.default_rng(3)
+power = rng.exponential(1.0, ({ncpi}, {nrange}, {ndoppler}))
+for name, x in (("power", power), ("db", 10 * np.log10(power))):
+    tb = gr.top_block()
+    blk = gpuradar.cfar_2d({nrange}, {ndoppler}, pfa=1e-3, backend="cpu")
+    src = blocks.vector_source_f(x.ravel().astype(np.float32).tolist(), False, {ndoppler})
+    dbg = blocks.message_debug()
+    tb.connect(src, blk, blocks.null_sink(gr.sizeof_char * {ndoppler}))
+    tb.msg_connect(blk, "detections", dbg, "store")
+    tb.run()
+    metas = [detections.pdu_metadata(dbg.get_message(i))
+             for i in range(dbg.num_messages())]
+    result(name, *[m["negative_power"] for m in metas])
+"""
+        results, lines = log_lines.run(code)
+        counts = {w[0]: [int(v) for v in w[1:]] for w in results}
+        self.assertEqual(counts["power"], [0] * ncpi)
+        self.assertEqual(len(counts["db"]), ncpi)
+        self.assertTrue(all(c > 0 for c in counts["db"]), counts)
+        warned = [line for line in lines if "not power" in line]
+        self.assertEqual(len(warned), 1, lines)  # five CPIs, one line
+        self.assertIn("cpi 0:", warned[0])
+        self.assertIn("(1 such maps so far", warned[0])
 
     def test_004_bad_parameters_raise_value_error_naming_them(self):
         good = dict(nrange=40, ndoppler=16, channels=1, guard_range=1, train_range=5,

@@ -95,5 +95,52 @@ class qa_pulse_compression(gr_unittest.TestCase):
         self.assertIn("waveform", ports)
 
 
+    def test_005_waveform_message_up_field(self):
+        # pmt::is_true took the symbol "false" and the integer 0 for an up-chirp.
+        fs = 1e6
+
+        def lfm(up=None):
+            d = pmt.make_dict()
+            for k, v in (("bandwidth", pmt.from_double(2e5)),
+                         ("pulse_width", pmt.from_double(2e-5)), ("up", up)):
+                if v is not None:
+                    d = pmt.dict_add(d, pmt.intern(k), v)
+            return d
+        up = np.array(gpuradar.waveform_from_message(lfm(pmt.PMT_T), fs))
+        down = np.array(gpuradar.waveform_from_message(lfm(pmt.PMT_F), fs))
+        self.assertGreater(np.abs(up - down).max(), 0.5)  # the two chirps differ
+        np.testing.assert_array_equal(np.array(gpuradar.waveform_from_message(lfm(), fs)),
+                                      up)
+        for value, expected in ((pmt.intern("false"), down), (pmt.from_long(0), down),
+                                (pmt.from_uint64(0), down), (pmt.intern("true"), up),
+                                (pmt.from_long(1), up), (pmt.from_uint64(1), up)):
+            with self.subTest(up=pmt.write_string(value)):
+                np.testing.assert_array_equal(
+                    np.array(gpuradar.waveform_from_message(lfm(value), fs)), expected)
+        for value in (pmt.intern("no"), pmt.intern("False"), pmt.from_long(2),
+                      pmt.from_long(-1), pmt.from_uint64(7), pmt.from_double(0.0),
+                      pmt.PMT_NIL, pmt.init_f32vector(1, [0.0])):
+            with self.subTest(up=pmt.write_string(value)):
+                with self.assertRaisesRegex(ValueError, "'up' must be true or false"):
+                    gpuradar.waveform_from_message(lfm(value), fs)
+
+        # Into a running block: the symbol "false" gives the down-chirp; a bad up keeps
+        # the waveform (and the block runs on).
+        def after(msg):
+            tb = gr.top_block()
+            pc = gpuradar.pulse_compression(64, 4, 1, "lfm", [], 2e5, 1e-5, fs,
+                                            backend="cpu")
+            x = np.ones(64 * 4 * 2, np.complex64)
+            snk = blocks.vector_sink_c(64)
+            tb.connect(blocks.vector_source_c(x.tolist(), False, 64), pc, snk)
+            pc.to_basic_block()._post(pmt.intern("waveform"), msg)
+            tb.run()
+            self.assertEqual(len(snk.data()), x.size)
+            return np.array(pc.waveform())
+        np.testing.assert_array_equal(after(lfm(pmt.intern("false"))), down)
+        kept = after(lfm(pmt.intern("maybe")))
+        self.assertEqual(len(kept), 10)  # the constructor's 10 us chirp, not the message's
+
+
 if __name__ == "__main__":
     gr_unittest.run(qa_pulse_compression)

@@ -6,10 +6,16 @@
 delay and Doppler shift lands at its range and Doppler bins, and the hierarchical block
 equals its four blocks connected by hand."""
 
+import os
+import sys
+
 import numpy as np
 import pmt
 from gnuradio import blocks, gr, gr_unittest
 from gnuradio import gpuradar
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import grc_asserts  # noqa: E402
 
 C = 299792458.0
 
@@ -95,6 +101,26 @@ class qa_pulse_doppler_processor(gr_unittest.TestCase):
             args.update(kw)
             with self.assertRaisesRegex(ValueError, name):
                 gpuradar.pulse_doppler_processor(**args)
+
+    def test_003b_samp_rate_refused_by_make_and_by_the_grc_asserts(self):
+        # grcc accepted samp_rate 0; make() named the kernel's sample_rate_hz, or with a
+        # custom waveform nothing at all.
+        for waveform in ("lfm", "custom"):
+            for rate in (0.0, -1e6, float("nan")):
+                with self.subTest(waveform=waveform, samp_rate=rate):
+                    with self.assertRaisesRegex(ValueError, "pulse_doppler_processor: "
+                                                "samp_rate must be > 0"):
+                        gpuradar.pulse_doppler_processor(
+                            nrange=64, npulses=16, nfft=16, waveform=waveform,
+                            custom_waveform=[1, 1j], pulse_width=1e-6, samp_rate=rate,
+                            backend="cpu")
+        with self.assertRaisesRegex(ValueError, "pulse_compression: samp_rate must be > 0"):
+            gpuradar.pulse_compression(64, 4, pulse_width=1e-6, samp_rate=0.0,
+                                       backend="cpu")
+        block = "gpuradar_pulse_doppler_processor"
+        self.assertEqual(grc_asserts.failed_asserts(block, samp_rate="1e6"), [])
+        self.assertEqual(grc_asserts.failed_asserts(block, samp_rate="0"),
+                         ['Assertion "samp_rate > 0" failed.'])
 
     def test_004_map_tap_every_nth_cpi_equals_the_stream(self):
         """tap_every=2 over 5 CPIs: CPIs 0, 2, 4 on the map port, each the stream's map."""

@@ -8,12 +8,16 @@ target lists named."""
 
 import json
 import os
+import sys
 import tempfile
 
 import numpy as np
 from gnuradio import blocks, gr, gr_unittest
 from gnuradio import gpuradar
 from gnuradio.gpuradar import scene_truth
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import grc_asserts  # noqa: E402
 
 C = 299792458.0
 
@@ -87,6 +91,17 @@ class qa_radar_scene_source(gr_unittest.TestCase):
                 gpuradar.radar_scene_source(*args, r, v, a, unit)
         with self.assertRaisesRegex(ValueError, "prf"):
             gpuradar.radar_scene_source(1e6, 1e9, 2e4, 1e5, 1e-4)  # 100-sample pulse, PRI 50
+        # A sample rate typo made a 1e10-sample chirp, and the error named the pulse width.
+        with self.assertRaisesRegex(ValueError, r"radar_scene_source: fs must be in "
+                                    r"\(0, 1.67772e\+12\] Hz with pulse_width 1e-05 s"):
+            gpuradar.radar_scene_source(1e15, 1e9, 1e3, 1e6, 1e-5)
+        params = dict(fs="1e7", fc="1e9", prf="1e3", bandwidth="1e6", pulse_width="1e-5")
+        self.assertEqual(grc_asserts.failed_asserts("gpuradar_radar_scene_source", **params),
+                         [])
+        self.assertEqual(grc_asserts.failed_asserts("gpuradar_radar_scene_source",
+                                                    **dict(params, fs="1e15")),
+                         ['Assertion "len(waveform) > 0 or pulse_width * fs <= 2**24" '
+                          'failed.'])
 
 
 if __name__ == "__main__":

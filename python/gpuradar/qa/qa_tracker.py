@@ -6,6 +6,9 @@
 covariance, time), every parameter shown to act, bad messages counted and survived, bad
 parameters rejected with ValueError naming them."""
 
+import os
+import re
+import sys
 import time
 
 import numpy as np
@@ -13,6 +16,9 @@ import pmt
 from gnuradio import blocks, gr, gr_unittest
 from gnuradio import gpuradar
 from gnuradio.gpuradar import detections
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import log_lines  # noqa: E402
 
 
 def detections_pdu(cpi, dets, rx_time=None, drop=None):
@@ -173,6 +179,43 @@ class qa_tracker(gr_unittest.TestCase):
         self.assertEqual([o[0]["cpi"] for o in out], [1, 6])
         self.assertEqual(out[1][0]["bad_messages"], 6)
         self.assertEqual(out[1][1][0]["hits"], 2)  # the bad ones never touched the track
+
+    def test_003b_a_stream_of_bad_messages_logs_a_few_lines_with_the_count(self):
+        # 1000 garbage messages used to log 1000 lines. Now: the first, then one per
+        # hundred (or per 10 s), each with the running count; the total stays exact.
+        n = 1000
+        code = f"""
+import time
+import pmt
+from gnuradio import blocks, gr, gpuradar
+tb = gr.top_block()
+trk = gpuradar.tracker()
+tb.msg_connect(trk, "tracks", blocks.message_debug(), "store")
+t0 = time.monotonic()
+tb.start()
+for i in range({n}):
+    trk.to_basic_block()._post(pmt.intern("detections"), pmt.intern("garbage"))
+end = time.monotonic() + 30
+while trk.bad_messages() < {n} and time.monotonic() < end:
+    time.sleep(0.01)
+tb.stop()
+tb.wait()
+result(trk.bad_messages(), time.monotonic() - t0)
+"""
+        results, lines = log_lines.run(code)
+        bad, elapsed = results[0]
+        self.assertEqual(int(bad), n)
+        skipped = [line for line in lines if "message skipped" in line]
+        self.assertIn("(1 bad messages so far)", skipped[0])
+        # One per hundred, plus at most one per 10 s of the run (a slow machine).
+        self.assertGreaterEqual(len(skipped), n // 100)
+        self.assertLessEqual(len(skipped), n // 100 + 1 + float(elapsed) / 10, skipped)
+        for line in skipped[1:]:
+            self.assertRegex(line, r"\((\d+) bad messages so far, (\d+) of them since the "
+                                   r"last line not logged")
+        # Each line's count is the running total: the last says how many came before it.
+        last = int(re.search(r"\((\d+) bad messages so far", skipped[-1]).group(1))
+        self.assertGreater(last, n - 100 - 1)
 
     def test_004_bad_parameters_raise_value_error_naming_them(self):
         for kwargs, name in (({"gate": 0.0}, "gate"), ({"gate": -1.0}, "gate"),

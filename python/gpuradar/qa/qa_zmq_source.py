@@ -7,8 +7,10 @@ tags), behind CURVE, and against hostile messages from a pyzmq PUSH socket. Endp
 ipc:// in a private directory (mode 0700), as the block's documentation asks."""
 
 import os
+import re
 import shutil
 import struct
+import sys
 import tempfile
 import time
 import unittest
@@ -18,6 +20,9 @@ import pmt
 import zmq
 from gnuradio import blocks, gr, gr_unittest, zeromq
 from gnuradio import gpuradar
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import grc_asserts  # noqa: E402
 
 C64 = gr.sizeof_gr_complex
 
@@ -193,6 +198,38 @@ class qa_zmq_source(gr_unittest.TestCase):
             args.update(kwargs)
             with self.assertRaisesRegex(ValueError, name):
                 gpuradar.zmq_source(**args)
+
+    def test_006_address_libzmq_refuses_is_named(self):
+        # libzmq said only "Invalid argument".
+        for address, bind in (("tcp://nonsense:abc", False), ("tcp://nonsense:abc", True),
+                              ("tcp://127.0.0.1:", False), ("tcp://*:abc", True)):
+            with self.subTest(address=address, bind=bind):
+                with self.assertRaisesRegex(ValueError,
+                                            f"zmq_source: address '{re.escape(address)}' "
+                                            "cannot be "
+                                            ".*Invalid argument.*a valid endpoint: "
+                                            r"tcp://HOST:PORT"):
+                    gpuradar.zmq_source(itemsize=C64, vlen=1, address=address, bind=bind)
+        # Well formed, but no interface of this host: not a parameter error, still named.
+        with self.assertRaisesRegex(RuntimeError, "zmq_source: address 'tcp://nonsense:5555' "
+                                    "cannot be bound: No such device .*tcp://\\*:PORT"):
+            gpuradar.zmq_source(itemsize=C64, vlen=1, address="tcp://nonsense:5555",
+                                bind=True)
+
+    def test_007_grc_asserts_refuse_what_make_refuses(self):
+        block = "gpuradar_zmq_source"
+        good = dict(address="tcp://127.0.0.1:5555", hwm="-1")
+        self.assertEqual(grc_asserts.failed_asserts(block, **good), [])
+        for param, value, name in (("address", "udp://h:1", "address"),
+                                   ("hwm", "-5", "hwm")):
+            with self.subTest(param=param):
+                failed = grc_asserts.failed_asserts(block, **dict(good, **{param: value}))
+                self.assertEqual(len(failed), 1, failed)
+                self.assertIn(param, failed[0])
+                args = dict(itemsize=C64, vlen=1, address=good["address"])
+                args[param] = value if param == "address" else int(value)
+                with self.assertRaisesRegex(ValueError, name):
+                    gpuradar.zmq_source(**args)
 
 
 if __name__ == "__main__":
