@@ -186,7 +186,8 @@ def make_chain(rec, args, nfft):
     lfm = wf["type"] == "lfm"
     try:
         framer = gpuradar.pulse_framer(rec.pri_samples, rec.gate_start, rec.nrange,
-                                       rec.npulses, rec.fs, rec.fc, "free")
+                                       rec.npulses, rec.fs, rec.fc, "free",
+                                       backend=args.backend)
         pdp = gpuradar.pulse_doppler_processor(
             rec.nrange, rec.npulses, nfft, 1, "lfm" if lfm else "custom",
             [] if lfm else rec.custom_waveform(),
@@ -560,9 +561,8 @@ def run(args, tmpdir):
 
     print(f"{PROG}: {source}: {ncpi} CPIs x {rec.npulses} pulses x {rec.nrange} range "
           f"bins (fs {rec.fs / 1e6:g} MHz, PRF {rec.prf:g} Hz, fc {rec.fc / 1e9:g} GHz)")
-    print(f"  backend: {pdp.backend()} (pulse_doppler_processor), {cfar.backend()} (cfar_2d)"
-          + ("" if gpuradar.cuda_available() else
-             f"; no GPU: {gpuradar.cuda_unavailable_reason()}"))
+    # Why auto chose the CPU is logged once by the blocks; --backend cpu asked for it.
+    print(f"  backend: {pdp.backend()} (pulse_doppler_processor), {cfar.backend()} (cfar_2d)")
     print(f"  throughput: {sps / 1e6:.2f} Msamples/s ({rec.nsamples} samples in "
           f"{elapsed:.3f} s, flowgraph wall time including the file read)")
     print(f"  CFAR {args.cfar.upper()} Pfa {args.pfa:g}: {raw} local maxima -> "

@@ -31,7 +31,7 @@ kernels::backend select_backend(const std::string& requested, const char* block_
                 log.info("backend auto: using CUDA on {}",
                          kernels::current_device_properties().name);
             else
-                log.info("backend auto: using the CPU ({})",
+                log.info("backend auto: running on the CPU, {}",
                          kernels::cuda_unavailable_reason());
         });
         return cuda ? kernels::backend::cuda : kernels::backend::cpu;

@@ -19,6 +19,18 @@ namespace gpuradar::kernels::detail {
 std::string probe_cuda_device();
 #endif
 
+/*!
+ * Why the CUDA runtime cannot be used, in a user's words, from what the probe saw:
+ * `error_name` the runtime's error (cudaGetErrorName), `driver_version` what
+ * cudaDriverGetVersion reported (0: no driver at all) and `runtime_version` the runtime
+ * built in (1000 * major + 10 * minor), `visible_devices` CUDA_VISIBLE_DEVICES (may be
+ * null). The error's name ends the text, for searches and bug reports.
+ */
+std::string explain_cuda_unavailable(const std::string& error_name,
+                                     int driver_version,
+                                     int runtime_version,
+                                     const char* visible_devices);
+
 //! Throws cuda_error when `b` is cuda and no usable device exists (names the stage).
 void require_backend(backend b, const char* stage);
 

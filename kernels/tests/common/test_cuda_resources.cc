@@ -1,5 +1,6 @@
 /* cuda_resources: device_memory_in_use follows allocations (soak leak checks rely on it)
- * and fails cleanly without a device. */
+ * and fails cleanly without a device; why there is no device, in a user's words. */
+#include "common/factories.h"
 #include "test_support.h"
 #include <gpuradar/kernels/common/cuda_resources.h>
 #include <gtest/gtest.h>
@@ -21,6 +22,46 @@ TEST(DeviceMemoryQueryWithoutGpu, test_001_memory_query_throws_naming_itself)
         EXPECT_NE(std::string(e.what()).find("device_memory_in_use"), std::string::npos)
             << e.what();
     }
+}
+
+TEST(NoGpuReason, test_002_each_probe_outcome_in_words)
+{
+    using kernels::detail::explain_cuda_unavailable;
+    EXPECT_EQ(explain_cuda_unavailable("cudaErrorInsufficientDriver", 0, 13000, nullptr),
+              "no NVIDIA driver found: this machine has no NVIDIA GPU, or its driver is "
+              "not installed (cudaErrorInsufficientDriver)");
+    EXPECT_EQ(
+        explain_cuda_unavailable("cudaErrorInsufficientDriver", 12020, 13000, nullptr),
+        "the NVIDIA driver supports CUDA 12.2, older than the CUDA 13.0 gr-gpuradar "
+        "was built with: install a newer NVIDIA driver (cudaErrorInsufficientDriver)");
+    EXPECT_EQ(explain_cuda_unavailable("cudaErrorNoDevice", 13000, 13000, nullptr),
+              "no NVIDIA GPU found: the NVIDIA driver is installed but sees no GPU "
+              "(cudaErrorNoDevice)");
+    EXPECT_EQ(
+        explain_cuda_unavailable("cudaErrorNoDevice", 13000, 13000, "-1"),
+        "no NVIDIA GPU visible: CUDA_VISIBLE_DEVICES='-1' hides the GPUs the driver "
+        "sees (cudaErrorNoDevice)");
+    EXPECT_EQ(
+        explain_cuda_unavailable("cudaErrorSystemDriverMismatch", 13000, 13000, nullptr),
+        "the NVIDIA driver's kernel module and its library differ in version (after "
+        "a driver update, reboot) (cudaErrorSystemDriverMismatch)");
+    EXPECT_EQ(explain_cuda_unavailable("cudaErrorUnknown", 13000, 13000, nullptr),
+              "the NVIDIA GPU cannot be used (cudaErrorUnknown)");
+}
+
+TEST(NoGpuReason, test_003_this_machines_reason_is_in_words)
+{
+    if (kernels::cuda_available())
+        GTEST_SKIP() << "a CUDA device is present: nothing to explain";
+    const std::string reason = kernels::cuda_unavailable_reason();
+    if (!kernels::built_with_cuda()) {
+        EXPECT_NE(reason.find("built without CUDA"), std::string::npos) << reason;
+        return;
+    }
+    // The probe's outcome goes through the explanation, never the raw runtime text.
+    EXPECT_TRUE(reason.rfind("no NVIDIA ", 0) == 0 || reason.rfind("the NVIDIA ", 0) == 0)
+        << reason;
+    EXPECT_EQ(reason.find("cudaGetDeviceCount"), std::string::npos) << reason;
 }
 
 TEST(CudaResources, test_010_memory_in_use_follows_allocations)

@@ -3,6 +3,7 @@
 #include "common/factories.h"
 #include <gpuradar/kernels/common/device_split.h>
 #include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 namespace gpuradar::kernels {
@@ -229,11 +230,16 @@ std::string probe_cuda_device()
 {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess)
-        return std::string("cudaGetDeviceCount failed: ") + cudaGetErrorName(err) + " (" +
-               cudaGetErrorString(err) + ")";
-    if (count < 1)
-        return "no CUDA device is visible";
+    if (err != cudaSuccess || count < 1) {
+        int driver = 0, runtime = 0;
+        cudaDriverGetVersion(&driver); // leaves 0 when no driver is installed
+        cudaRuntimeGetVersion(&runtime);
+        return explain_cuda_unavailable(err != cudaSuccess ? cudaGetErrorName(err)
+                                                           : "cudaErrorNoDevice",
+                                        driver,
+                                        runtime,
+                                        std::getenv("CUDA_VISIBLE_DEVICES"));
+    }
     // A context on the device proves the driver can run our code, not only count devices.
     err = cudaFree(nullptr);
     if (err != cudaSuccess)
