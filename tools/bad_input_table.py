@@ -133,6 +133,16 @@ class call_log:
         for doc in filter(None, docs):
             names.update(re.findall(r"(\w+): ", doc))
         names.discard("self")
+        # A message parser (waveform_from_message) names the field of the message dict
+        # that is wrong ('up'): the dict's keys are its parameters too.
+        import pmt
+        for value in list(self.last[1]) + list(kwargs.values()):
+            if isinstance(value, pmt.pmt_base) and pmt.is_dict(value):
+                keys = pmt.dict_keys(value)
+                while pmt.is_pair(keys):
+                    if pmt.is_symbol(pmt.car(keys)):
+                        names.add(pmt.symbol_to_string(pmt.car(keys)))
+                    keys = pmt.cdr(keys)
         # Bindings without argument names (arg0, ...) leave nothing to look for.
         return {n for n in names if not re.fullmatch(r"arg\d+", n)}
 
