@@ -168,12 +168,13 @@ struct cfar_counters {
 /*!
  * The detections PDU of one group's report: logs and counts its NaN/Inf cells, a
  * detection list overflow and detections on negative cells (a map that cannot be power:
- * its thresholds are meaningless; the metadata's negative_power is their number); for cfar_1d the detections carry `item` and the metadata
- * first_item and items. With layout.cluster the list holds one merged detection per
- * target (clustered_detection_dict) and the metadata says clustered = true and cells
- * (the CFAR's listed cells). With `angles` (cfar_2d on a beam-major map) the listed
- * detections gain azimuths and a target seen in several beams at one cell is listed once
- * (with_azimuths); the metadata says angles = true.
+ * its thresholds are meaningless; the metadata's negative_power is their number); for
+ * cfar_1d the detections carry `item` and the metadata first_item and items. With
+ * layout.cluster the list holds one merged detection per target
+ * (clustered_detection_dict) and the metadata says clustered = true and cells (the CFAR's
+ * listed cells). With `angles` (cfar_2d on a beam-major map) the listed detections gain
+ * azimuths and a target seen in several beams at one cell is listed once (with_azimuths);
+ * the metadata says angles = true.
  */
 pmt::pmt_t cfar_report_pdu(const kernels::cfar_report& report,
                            const cfar_framer::decision& group,

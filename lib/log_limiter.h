@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Rate-limited warnings for events that can repeat once per message or per CPI (internal). */
+/* Rate-limited warnings for events that can repeat once per message or per CPI
+ * (internal). */
 #ifndef INCLUDED_GPURADAR_LOG_LIMITER_H
 #define INCLUDED_GPURADAR_LOG_LIMITER_H
 

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "waveform_message.h"
 #include "log_limiter.h"
+#include "waveform_message.h"
 #include <gpuradar/kernels/pulse_doppler/pulse_compression.h>
 #include <gpuradar/kernels/waveform/waveform.h>
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <sstream>
-#include <string>
 #include <stdexcept>
+#include <string>
 
 namespace gr {
 namespace gpuradar {
@@ -66,8 +66,8 @@ bool up_chirp(const pmt::pmt_t& msg)
         return pmt::to_uint64(up) == 1;
     if (pmt::is_integer(up) && (pmt::to_long(up) == 0 || pmt::to_long(up) == 1))
         return pmt::to_long(up) == 1;
-    if (pmt::is_symbol(up) && (pmt::symbol_to_string(up) == "true" ||
-                               pmt::symbol_to_string(up) == "false"))
+    if (pmt::is_symbol(up) &&
+        (pmt::symbol_to_string(up) == "true" || pmt::symbol_to_string(up) == "false"))
         return pmt::symbol_to_string(up) == "true";
     std::string got = pmt::write_string(up);
     constexpr std::size_t max_shown = 40; // a vector's text can be any length

@@ -20,7 +20,8 @@ const pmt::pmt_t& waveform_port();
  * The waveform a `waveform` message asks for: a c32 vector as it is, or a dict with
  * `pulse_width` (s) and optionally `waveform` (a code, kernels/waveform.h; default
  * "lfm"), for lfm also `bandwidth` (Hz) and optionally `up` (default true: a bool, 0 or
- * 1, or the symbol "true" or "false"; anything else is refused): the pulse at `samp_rate`. Throws std::invalid_argument saying what is wrong.
+ * 1, or the symbol "true" or "false"; anything else is refused): the pulse at
+ * `samp_rate`. Throws std::invalid_argument saying what is wrong.
  */
 std::vector<gr_complex> waveform_from_message(const pmt::pmt_t& msg, double samp_rate);
 

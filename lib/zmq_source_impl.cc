@@ -175,9 +175,10 @@ void zmq_source_impl::configure_socket()
                                  "port, e.g. tcp://127.0.0.1:5555, or tcp://*:5555 to "
                                  "bind; ipc:///path/to/socket; inproc://name)");
         if (e.num() == ENODEV && d_config.bind)
-            throw std::runtime_error("gpuradar::zmq_source: " + what +
-                                     " (bind takes an interface of this host: tcp://*:PORT "
-                                     "or one of its addresses)");
+            throw std::runtime_error(
+                "gpuradar::zmq_source: " + what +
+                " (bind takes an interface of this host: tcp://*:PORT "
+                "or one of its addresses)");
         throw std::runtime_error("gpuradar::zmq_source: " + what);
     }
     d_endpoint = d_socket.get(zmq::sockopt::last_endpoint);

@@ -140,7 +140,8 @@ TEST(LogLimiter, FirstThenEveryNthOrAfterTheInterval)
     // A slow trickle: within the interval nothing; 10 s after the last line the next
     // one is logged, with the 50 silent since (202..250 and the one at 5 s).
     EXPECT_FALSE(limit.count(t0 + std::chrono::seconds(5)));
-    EXPECT_TRUE(limit.count(t0 + std::chrono::milliseconds(201) + std::chrono::seconds(10)));
+    EXPECT_TRUE(
+        limit.count(t0 + std::chrono::milliseconds(201) + std::chrono::seconds(10)));
     EXPECT_EQ(limit.suppressed(), 50u);
     EXPECT_FALSE(limit.count(t0 + std::chrono::seconds(12)));
 }
