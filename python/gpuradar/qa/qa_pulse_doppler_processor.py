@@ -118,9 +118,41 @@ class qa_pulse_doppler_processor(gr_unittest.TestCase):
             gpuradar.pulse_compression(64, 4, pulse_width=1e-6, samp_rate=0.0,
                                        backend="cpu")
         block = "gpuradar_pulse_doppler_processor"
-        self.assertEqual(grc_asserts.failed_asserts(block, samp_rate="1e6"), [])
-        self.assertEqual(grc_asserts.failed_asserts(block, samp_rate="0"),
-                         ['Assertion "samp_rate > 0" failed.'])
+        self.assertEqual(grc_asserts.failed_asserts(block, samp_rate="1e7"), [])
+        self.assertIn('Assertion "samp_rate > 0" failed.',
+                      grc_asserts.failed_asserts(block, samp_rate="0"))
+
+    def test_003c_waveform_asserts_mirror_make(self):
+        # What make() refuses about the waveform, GRC refuses before the flowgraph runs.
+        good = dict(samp_rate=1e7, waveform="lfm", bandwidth=5e6, pulse_width=1e-5,
+                    custom_waveform=[1, 1j])
+        cases = [(dict(bandwidth=2e7), "bandwidth", "0 < bandwidth <= samp_rate"),
+                 (dict(pulse_width=1e-9), "pulse_width", "0.5 <= pulse_width * samp_rate"),
+                 (dict(waveform="barker:13", pulse_width=1e-9), "pulse_width",
+                  "0.5 <= pulse_width * samp_rate"),
+                 (dict(pulse_width=3e-5), "waveform", "<= nrange"),
+                 (dict(waveform="custom", custom_waveform=[]), "waveform",
+                  "0 < len(custom_waveform) <= nrange"),
+                 (dict(waveform="custom", custom_waveform=[1] * 257), "waveform",
+                  "0 < len(custom_waveform) <= nrange")]
+        for block, make in (("gpuradar_pulse_doppler_processor",
+                             lambda **kw: gpuradar.pulse_doppler_processor(
+                                 nrange=256, npulses=16, nfft=16, backend="cpu", **kw)),
+                            ("gpuradar_pulse_compression",
+                             lambda **kw: gpuradar.pulse_compression(
+                                 nrange=256, npulses=4, backend="cpu", **kw))):
+            grc = lambda kw: grc_asserts.failed_asserts(  # noqa: E731
+                block, nrange="256", **{k: repr(v) if k == "custom_waveform" else str(v)
+                                        for k, v in kw.items()})
+            self.assertEqual(grc(good), [], block)
+            make(**good)
+            for change, name, assertion in cases:
+                with self.subTest(block=block, change=change):
+                    failed = grc(dict(good, **change))
+                    self.assertEqual(len(failed), 1, failed)
+                    self.assertIn(assertion, failed[0])
+                    with self.assertRaisesRegex(ValueError, name):
+                        make(**dict(good, **change))
 
     def test_004_map_tap_every_nth_cpi_equals_the_stream(self):
         """tap_every=2 over 5 CPIs: CPIs 0, 2, 4 on the map port, each the stream's map."""

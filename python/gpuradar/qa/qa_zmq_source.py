@@ -217,17 +217,19 @@ class qa_zmq_source(gr_unittest.TestCase):
                                 bind=True)
 
     def test_007_grc_asserts_refuse_what_make_refuses(self):
+        # The address has no assert: the examples compute it from a variable
+        # (gpuradar.ipc_endpoint) that GRC cannot evaluate without the module on its
+        # path, and make() names it clearly at run time.
         block = "gpuradar_zmq_source"
         good = dict(address="tcp://127.0.0.1:5555", hwm="-1")
         self.assertEqual(grc_asserts.failed_asserts(block, **good), [])
-        for param, value, name in (("address", "udp://h:1", "address"),
-                                   ("hwm", "-5", "hwm")):
+        for param, value, name in (("hwm", "-5", "hwm"),):
             with self.subTest(param=param):
                 failed = grc_asserts.failed_asserts(block, **dict(good, **{param: value}))
                 self.assertEqual(len(failed), 1, failed)
                 self.assertIn(param, failed[0])
                 args = dict(itemsize=C64, vlen=1, address=good["address"])
-                args[param] = value if param == "address" else int(value)
+                args[param] = int(value)
                 with self.assertRaisesRegex(ValueError, name):
                     gpuradar.zmq_source(**args)
 
