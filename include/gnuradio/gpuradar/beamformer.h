@@ -50,7 +50,8 @@ public:
      * \param nchannels           array channels per item (>= 1)
      * \param nsamples            samples per channel per item (>= 1)
      * \param beam_angles_deg     steering azimuths in [-90, 90] degrees; empty: a fan
-     * \param nbeams              beams of the fan (used when beam_angles_deg is empty)
+     * \param nbeams              beams of the fan (>= 1), used when beam_angles_deg is
+     *                            empty
      * \param fan_first_deg       first beam of the fan, degrees in [-90, 90]
      * \param fan_last_deg        last beam of the fan, degrees in [-90, 90]
      * \param element_spacing_wl  ULA / URA element spacing in wavelengths (> 0; used
@@ -88,7 +89,7 @@ public:
     static sptr make(unsigned int nchannels,
                      unsigned int nsamples,
                      const std::vector<double>& beam_angles_deg = {},
-                     unsigned int nbeams = 0,
+                     unsigned int nbeams = 16,
                      double fan_first_deg = -45.0,
                      double fan_last_deg = 45.0,
                      double element_spacing_wl = 0.5,

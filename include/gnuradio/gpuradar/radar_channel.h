@@ -47,9 +47,11 @@ public:
      * \param velocities         radial velocities (m/s, closing positive), one per target
      * \param amplitudes         per-sample echo SNR (dB) or RCS (m^2), one per target
      * \param amplitude_unit     "snr_db" or "rcs_m2"
-     * \param radar_constant_db  rcs_m2 only: SNR (dB) of 1 m^2 at 1 m
+     * \param radar_constant_db  rcs_m2 only: SNR (dB) of 1 m^2 at 1 m (the default 200
+     *                           puts 1 m^2 at 10 km at 40 dB per sample)
      * \param tx_power           mean |x|^2 of the input's pulse samples (> 0;
-     *                           pulse_tx_source: amplitude^2)
+     *                           pulse_tx_source: amplitude^2, so the default is its
+     *                           default amplitude 0.5 squared)
      * \param noise_power        noise power per complex sample (>= 0)
      * \param leakage_amplitude  gain of the direct transmit -> receive path (>= 0)
      * \param system_delay       fixed receive-path delay (samples) of leakage and echoes
@@ -71,12 +73,12 @@ public:
      */
     static sptr make(double samp_rate,
                      double fc,
-                     const std::vector<double>& ranges,
-                     const std::vector<double>& velocities,
-                     const std::vector<double>& amplitudes,
+                     const std::vector<double>& ranges = {},
+                     const std::vector<double>& velocities = {},
+                     const std::vector<double>& amplitudes = {},
                      const std::string& amplitude_unit = "snr_db",
-                     double radar_constant_db = 0.0,
-                     double tx_power = 1.0,
+                     double radar_constant_db = 200.0,
+                     double tx_power = 0.25,
                      double noise_power = 1.0,
                      double leakage_amplitude = 0.0,
                      unsigned int system_delay = 0,

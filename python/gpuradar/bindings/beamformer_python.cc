@@ -21,7 +21,7 @@ void bind_beamformer(py::module& m)
              py::arg("nchannels"),
              py::arg("nsamples"),
              py::arg("beam_angles_deg") = std::vector<double>(),
-             py::arg("nbeams") = 0,
+             py::arg("nbeams") = 16,
              py::arg("fan_first_deg") = -45.0,
              py::arg("fan_last_deg") = 45.0,
              py::arg("element_spacing_wl") = 0.5,
