@@ -53,37 +53,80 @@ pulse_doppler_processor::make(unsigned int nrange,
                               unsigned int tap_every,
                               int device)
 {
-    constexpr const char* name = "pulse_doppler_processor";
-    check_positive(name, "nrange", nrange);
-    check_positive(name, "npulses", npulses);
-    check_positive(name, "nfft", nfft);
-    check_positive(name, "channels", channels);
-    kernels::pulse_doppler_processor_params p;
-    p.npulses = npulses;
+    params p;
     p.nrange = nrange;
-    p.channels = channels;
-    p.waveform = waveform_parameter(
-        name, waveform, custom_waveform, bandwidth, pulse_width, samp_rate, up_chirp);
-    p.range_window = kernels::window_spec::make(
-        range_window, range_nbar, range_sll_db, range_beta, name, "range_");
-    p.normalize = normalize;
-    p.pc_method = kernels::pulse_compression::parse_method(method);
+    p.npulses = npulses;
     p.nfft = nfft;
-    p.mti = kernels::doppler_filter::parse_mti(mti);
-    p.doppler_window = kernels::window_spec::make(
-        doppler_window, doppler_nbar, doppler_sll_db, doppler_beta, name, "doppler_");
+    p.channels = channels;
+    p.waveform = waveform;
+    p.custom_waveform = custom_waveform;
+    p.bandwidth = bandwidth;
+    p.pulse_width = pulse_width;
+    p.samp_rate = samp_rate;
+    p.up_chirp = up_chirp;
+    p.range_window = range_window;
+    p.range_nbar = range_nbar;
+    p.range_sll_db = range_sll_db;
+    p.range_beta = range_beta;
+    p.normalize = normalize;
+    p.method = method;
+    p.mti = mti;
+    p.doppler_window = doppler_window;
+    p.doppler_nbar = doppler_nbar;
+    p.doppler_sll_db = doppler_sll_db;
+    p.doppler_beta = doppler_beta;
     p.fftshift = fftshift;
-    p.env_mode = parse_envelope_mode(envelope_mode, name);
+    p.envelope_mode = envelope_mode;
     p.db = db;
+    p.backend = backend;
+    p.tap_every = tap_every;
+    p.device = device;
+    return make(p);
+}
+
+pulse_doppler_processor::sptr pulse_doppler_processor::make(const params& a)
+{
+    constexpr const char* name = "pulse_doppler_processor";
+    check_positive(name, "nrange", a.nrange);
+    check_positive(name, "npulses", a.npulses);
+    check_positive(name, "nfft", a.nfft);
+    check_positive(name, "channels", a.channels);
+    kernels::pulse_doppler_processor_params p;
+    p.npulses = a.npulses;
+    p.nrange = a.nrange;
+    p.channels = a.channels;
+    p.waveform = waveform_parameter(name,
+                                    a.waveform,
+                                    a.custom_waveform,
+                                    a.bandwidth,
+                                    a.pulse_width,
+                                    a.samp_rate,
+                                    a.up_chirp);
+    p.range_window = kernels::window_spec::make(
+        a.range_window, a.range_nbar, a.range_sll_db, a.range_beta, name, "range_");
+    p.normalize = a.normalize;
+    p.pc_method = kernels::pulse_compression::parse_method(a.method);
+    p.nfft = a.nfft;
+    p.mti = kernels::doppler_filter::parse_mti(a.mti);
+    p.doppler_window = kernels::window_spec::make(a.doppler_window,
+                                                  a.doppler_nbar,
+                                                  a.doppler_sll_db,
+                                                  a.doppler_beta,
+                                                  name,
+                                                  "doppler_");
+    p.fftshift = a.fftshift;
+    p.env_mode = parse_envelope_mode(a.envelope_mode, name);
+    p.db = a.db;
     // The kernel's checks (npulses >= 2 or 3, nfft >= npulses, waveform length, the
     // Doppler map's size) and the items', before the io_signatures are made.
     kernels::pulse_doppler_processor::validate(p);
     check_item_size(
-        name, { { "channels", channels }, { "nrange", nrange } }, sizeof(gr_complex));
-    check_item_size(name, { { "channels", channels }, { "nfft", nfft } }, sizeof(float));
-    const auto b = select_backend(backend, name);
+        name, { { "channels", a.channels }, { "nrange", a.nrange } }, sizeof(gr_complex));
+    check_item_size(
+        name, { { "channels", a.channels }, { "nfft", a.nfft } }, sizeof(float));
+    const auto b = select_backend(a.backend, name);
     return make_block_on_device<pulse_doppler_processor_impl>(
-        b, device, name, p, samp_rate, b, tap_every, device);
+        b, a.device, name, p, a.samp_rate, b, a.tap_every, a.device);
 }
 
 pulse_doppler_processor_impl::pulse_doppler_processor_impl(

@@ -49,31 +49,16 @@ GPURADAR_BENCH("pd_blocks/PD")
                     sink = gnuradio::make_block_sptr<device_sink>(in_item, w.npulses);
                     tb->connect(src, 0, sink, 0);
                 } else {
-                    auto pd = grr::pulse_doppler_processor::make(w.nrange,
-                                                                 w.npulses,
-                                                                 nfft,
-                                                                 w.channels,
-                                                                 "lfm",
-                                                                 {},
-                                                                 5e6,
-                                                                 pulse_width,
-                                                                 10e6,
-                                                                 true,
-                                                                 "hamming",
-                                                                 4,
-                                                                 35,
-                                                                 6,
-                                                                 false,
-                                                                 "auto",
-                                                                 "none",
-                                                                 "hann",
-                                                                 4,
-                                                                 35,
-                                                                 6,
-                                                                 true,
-                                                                 "square_law",
-                                                                 false,
-                                                                 "cuda");
+                    grr::pulse_doppler_processor::params cfg;
+                    cfg.nrange = w.nrange;
+                    cfg.npulses = w.npulses;
+                    cfg.nfft = nfft;
+                    cfg.channels = w.channels;
+                    cfg.pulse_width = pulse_width;
+                    cfg.range_window = "hamming";
+                    cfg.doppler_window = "hann";
+                    cfg.backend = "cuda";
+                    auto pd = grr::pulse_doppler_processor::make(cfg);
                     // DESIGN.md's CFAR window: Doppler guard 1 / training 1, range 1 / 5.
                     auto cfar = grr::cfar_2d::make(w.nrange,
                                                    nfft,

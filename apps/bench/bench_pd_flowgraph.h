@@ -100,6 +100,26 @@ inline void connect_host_stage(const gr::top_block_sptr& tb,
         tb->connect(framer, 0, gr::blocks::null_sink::make(pulse_bytes), 0);
 }
 
+//! The chain's pulse_doppler_processor: nfft = npulses, the workload's LFM pulse with a
+//! Taylor range window (normalised) and a Hann Doppler window.
+inline grr::pulse_doppler_processor::params
+processor_params(const workload& w, const std::string& backend, int device)
+{
+    grr::pulse_doppler_processor::params p;
+    p.nrange = w.nrange;
+    p.npulses = w.npulses;
+    p.nfft = unsigned(w.npulses);
+    p.bandwidth = bandwidth;
+    p.pulse_width = double(w.waveform) / fs;
+    p.samp_rate = fs;
+    p.range_window = "taylor";
+    p.normalize = true;
+    p.doppler_window = "hann";
+    p.backend = backend;
+    p.device = device;
+    return p;
+}
+
 //! The chain's blocks: nfft = npulses, Taylor range and Hann Doppler windows, CA CFAR
 //! with chain_cfar_params' window; every block on CUDA device `device`.
 struct pd_chain {
@@ -109,33 +129,8 @@ struct pd_chain {
 
     pd_chain(const workload& w, const std::string& backend, int device = 0)
         : framer(make_framer(w, backend, device)),
-          processor(grr::pulse_doppler_processor::make(w.nrange,
-                                                       w.npulses,
-                                                       unsigned(w.npulses),
-                                                       1,
-                                                       "lfm",
-                                                       {},
-                                                       bandwidth,
-                                                       double(w.waveform) / fs,
-                                                       fs,
-                                                       true,
-                                                       "taylor",
-                                                       4,
-                                                       35,
-                                                       6,
-                                                       true,
-                                                       "auto",
-                                                       "none",
-                                                       "hann",
-                                                       4,
-                                                       35,
-                                                       6,
-                                                       true,
-                                                       "square_law",
-                                                       false,
-                                                       backend,
-                                                       0,
-                                                       device))
+          processor(
+              grr::pulse_doppler_processor::make(processor_params(w, backend, device)))
     {
         const auto cp = chain_cfar_params(w);
         cfar = grr::cfar_2d::make(cp.nrange,

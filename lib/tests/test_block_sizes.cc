@@ -50,31 +50,21 @@ struct pdp_args {
 
 grr::pulse_doppler_processor::sptr make_pdp(const pdp_args& a)
 {
-    return grr::pulse_doppler_processor::make(a.nrange,
-                                              a.npulses,
-                                              a.nfft,
-                                              a.channels,
-                                              "lfm",
-                                              {},
-                                              5e6,
-                                              10e-6,
-                                              10e6,
-                                              true,
-                                              a.range_window,
-                                              a.range_nbar,
-                                              a.range_sll_db,
-                                              a.range_beta,
-                                              false,
-                                              "auto",
-                                              "none",
-                                              a.doppler_window,
-                                              a.doppler_nbar,
-                                              a.doppler_sll_db,
-                                              a.doppler_beta,
-                                              true,
-                                              "square_law",
-                                              false,
-                                              "cpu");
+    grr::pulse_doppler_processor::params cfg;
+    cfg.nrange = a.nrange;
+    cfg.npulses = a.npulses;
+    cfg.nfft = a.nfft;
+    cfg.channels = a.channels;
+    cfg.range_window = a.range_window;
+    cfg.range_nbar = a.range_nbar;
+    cfg.range_sll_db = a.range_sll_db;
+    cfg.range_beta = a.range_beta;
+    cfg.doppler_window = a.doppler_window;
+    cfg.doppler_nbar = a.doppler_nbar;
+    cfg.doppler_sll_db = a.doppler_sll_db;
+    cfg.doppler_beta = a.doppler_beta;
+    cfg.backend = "cpu";
+    return grr::pulse_doppler_processor::make(cfg);
 }
 
 //! make_pdp with `edit` applied to the defaults.

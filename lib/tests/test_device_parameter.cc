@@ -99,33 +99,16 @@ std::vector<gpu_block> every_gpu_block()
           } },
         { "pulse_doppler_processor",
           [](const char* b, int d) {
-              return device_of(grr::pulse_doppler_processor::make(64,
-                                                                  4,
-                                                                  8,
-                                                                  1,
-                                                                  "lfm",
-                                                                  {},
-                                                                  1e6,
-                                                                  4e-6,
-                                                                  4e6,
-                                                                  true,
-                                                                  "rectangular",
-                                                                  4,
-                                                                  35.0,
-                                                                  6.0,
-                                                                  false,
-                                                                  "auto",
-                                                                  "none",
-                                                                  "rectangular",
-                                                                  4,
-                                                                  35.0,
-                                                                  6.0,
-                                                                  true,
-                                                                  "square_law",
-                                                                  false,
-                                                                  b,
-                                                                  0,
-                                                                  d));
+              grr::pulse_doppler_processor::params cfg;
+              cfg.nrange = 64;
+              cfg.npulses = 4;
+              cfg.nfft = 8;
+              cfg.bandwidth = 1e6;
+              cfg.pulse_width = 4e-6;
+              cfg.samp_rate = 4e6;
+              cfg.backend = b;
+              cfg.device = d;
+              return device_of(grr::pulse_doppler_processor::make(cfg));
           } },
         { "pulse_framer",
           [](const char* b, int d) {

@@ -115,31 +115,23 @@ struct pd_config {
 
 grr::pulse_doppler_processor::sptr make_processor(const pd_config& c)
 {
-    return grr::pulse_doppler_processor::make(nr,
-                                              np,
-                                              nfft,
-                                              1,
-                                              "lfm",
-                                              {},
-                                              bw,
-                                              pw,
-                                              fs,
-                                              true,
-                                              c.range_window,
-                                              5,
-                                              30,
-                                              6,
-                                              false,
-                                              "auto",
-                                              c.mti,
-                                              c.doppler_window,
-                                              5,
-                                              30,
-                                              6,
-                                              true,
-                                              "square_law",
-                                              c.db,
-                                              "cpu");
+    grr::pulse_doppler_processor::params cfg;
+    cfg.nrange = nr;
+    cfg.npulses = np;
+    cfg.nfft = nfft;
+    cfg.bandwidth = bw;
+    cfg.pulse_width = pw;
+    cfg.samp_rate = fs;
+    cfg.range_window = c.range_window;
+    cfg.range_nbar = 5;
+    cfg.range_sll_db = 30;
+    cfg.mti = c.mti;
+    cfg.doppler_window = c.doppler_window;
+    cfg.doppler_nbar = 5;
+    cfg.doppler_sll_db = 30;
+    cfg.db = c.db;
+    cfg.backend = "cpu";
+    return grr::pulse_doppler_processor::make(cfg);
 }
 
 std::vector<cfloat> pulses() { return random_complex(std::size_t(ncpi) * np * nr, 91); }

@@ -59,32 +59,19 @@ tap_run run_tapped(const char* backend, unsigned tap_every)
         tags.push_back(full_cpi_tag(c));
     auto tb = gr::make_top_block("tap");
     auto src = gr::blocks::vector_source_c::make(x, false, ch * nr, tags);
-    auto pd = grr::pulse_doppler_processor::make(nr,
-                                                 np,
-                                                 nfft,
-                                                 ch,
-                                                 "lfm",
-                                                 {},
-                                                 bw,
-                                                 pw,
-                                                 fs,
-                                                 true,
-                                                 "hamming",
-                                                 4,
-                                                 35,
-                                                 6,
-                                                 false,
-                                                 "auto",
-                                                 "none",
-                                                 "hann",
-                                                 4,
-                                                 35,
-                                                 6,
-                                                 true,
-                                                 "square_law",
-                                                 false,
-                                                 backend,
-                                                 tap_every);
+    grr::pulse_doppler_processor::params cfg;
+    cfg.nrange = nr;
+    cfg.npulses = np;
+    cfg.nfft = nfft;
+    cfg.channels = ch;
+    cfg.bandwidth = bw;
+    cfg.pulse_width = pw;
+    cfg.samp_rate = fs;
+    cfg.range_window = "hamming";
+    cfg.doppler_window = "hann";
+    cfg.backend = backend;
+    cfg.tap_every = tap_every;
+    auto pd = grr::pulse_doppler_processor::make(cfg);
     auto snk = gr::blocks::vector_sink_f::make(ch * nfft);
     auto msgs = gr::blocks::message_debug::make();
     tb->connect(src, 0, pd, 0);

@@ -128,31 +128,18 @@ chain_result run_chain(const std::vector<cfloat>& x, const char* backend)
     auto src = gr::blocks::vector_source_c::make(x);
     auto framer =
         grr::pulse_framer::make(pri, 0, nr, np, fs, fc, "free", "trigger", 0.0, backend);
-    auto pd = grr::pulse_doppler_processor::make(nr,
-                                                 np,
-                                                 nfft,
-                                                 1,
-                                                 "lfm",
-                                                 {},
-                                                 bw,
-                                                 pw,
-                                                 fs,
-                                                 true,
-                                                 "hamming",
-                                                 4,
-                                                 35,
-                                                 6,
-                                                 true,
-                                                 "auto",
-                                                 "none",
-                                                 "hann",
-                                                 4,
-                                                 35,
-                                                 6,
-                                                 true,
-                                                 "square_law",
-                                                 false,
-                                                 backend);
+    grr::pulse_doppler_processor::params cfg;
+    cfg.nrange = nr;
+    cfg.npulses = np;
+    cfg.nfft = nfft;
+    cfg.bandwidth = bw;
+    cfg.pulse_width = pw;
+    cfg.samp_rate = fs;
+    cfg.range_window = "hamming";
+    cfg.normalize = true;
+    cfg.doppler_window = "hann";
+    cfg.backend = backend;
+    auto pd = grr::pulse_doppler_processor::make(cfg);
     auto cfar = grr::cfar_2d::make(
         nr, nfft, 1, 2, 8, 1, 4, 1e-6, "ca", 0, "clip", "wrap", true, 4096, backend);
     auto pulses = gr::blocks::vector_sink_c::make(nr);

@@ -405,31 +405,19 @@ run_result run_processor(const std::vector<cfloat>& x,
     auto tb = gr::make_top_block("pd");
     auto src = gr::blocks::vector_source_c::make(
         xs, false, sc.ch * sc.nr, { cpi_tag(0, 0, sc.np, sc.nr, fs) });
-    auto pd = grr::pulse_doppler_processor::make(sc.nr,
-                                                 sc.np,
-                                                 sc.nfft,
-                                                 sc.ch,
-                                                 "lfm",
-                                                 {},
-                                                 bw,
-                                                 pw,
-                                                 fs,
-                                                 true,
-                                                 "hamming",
-                                                 4,
-                                                 35,
-                                                 6,
-                                                 true,
-                                                 "auto",
-                                                 "none",
-                                                 "hann",
-                                                 4,
-                                                 35,
-                                                 6,
-                                                 true,
-                                                 "square_law",
-                                                 false,
-                                                 backend);
+    grr::pulse_doppler_processor::params cfg;
+    cfg.nrange = sc.nr;
+    cfg.npulses = sc.np;
+    cfg.nfft = sc.nfft;
+    cfg.channels = sc.ch;
+    cfg.bandwidth = bw;
+    cfg.pulse_width = pw;
+    cfg.samp_rate = fs;
+    cfg.range_window = "hamming";
+    cfg.normalize = true;
+    cfg.doppler_window = "hann";
+    cfg.backend = backend;
+    auto pd = grr::pulse_doppler_processor::make(cfg);
     auto snk = gr::blocks::vector_sink_f::make(sc.ch * sc.nfft);
     tb->connect(src, 0, pd, 0);
     tb->connect(pd, 0, snk, 0);
@@ -482,31 +470,18 @@ TEST(PulseDopplerProcessor, test_001_point_targets_at_their_range_and_doppler_bi
 TEST(PulseDopplerProcessor, test_002_bad_input_names_the_blocks_parameter)
 {
     auto make = [](unsigned np, unsigned nfft, const std::string& mti) {
-        return grr::pulse_doppler_processor::make(64,
-                                                  np,
-                                                  nfft,
-                                                  1,
-                                                  "lfm",
-                                                  {},
-                                                  bw,
-                                                  pw,
-                                                  fs,
-                                                  true,
-                                                  "hamming",
-                                                  4,
-                                                  35,
-                                                  6,
-                                                  false,
-                                                  "auto",
-                                                  mti,
-                                                  "hann",
-                                                  4,
-                                                  35,
-                                                  6,
-                                                  true,
-                                                  "square_law",
-                                                  false,
-                                                  "cpu");
+        grr::pulse_doppler_processor::params cfg;
+        cfg.nrange = 64;
+        cfg.npulses = np;
+        cfg.nfft = nfft;
+        cfg.bandwidth = bw;
+        cfg.pulse_width = pw;
+        cfg.samp_rate = fs;
+        cfg.range_window = "hamming";
+        cfg.mti = mti;
+        cfg.doppler_window = "hann";
+        cfg.backend = "cpu";
+        return grr::pulse_doppler_processor::make(cfg);
     };
     EXPECT_NO_THROW(make(4, 4, "none"));
     expect_invalid([&] { make(4, 3, "none"); }, "nfft");

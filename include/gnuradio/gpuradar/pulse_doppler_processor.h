@@ -14,6 +14,51 @@ namespace gr {
 namespace gpuradar {
 
 /*!
+ * pulse_doppler_processor's parameters as named fields, for C++ callers: set what differs
+ * from the defaults and pass it to pulse_doppler_processor::make(const params&). These
+ * initialisers are the block's defaults: the flat make() and the Python binding take
+ * theirs from here (GRC's YAML is checked against them by tools/check_defaults.py).
+ * Each field is the parameter of the stage it belongs to (pulse_compression,
+ * doppler_filter, envelope), checked as there, with the range_ / doppler_ prefix.
+ */
+struct pulse_doppler_processor_params {
+    // CPI shape.
+    unsigned int nrange = 0;   //!< range samples per pulse (>= 1; no default: set it)
+    unsigned int npulses = 0;  //!< pulses per CPI (>= 2, >= 3 with a three-pulse MTI)
+    unsigned int nfft = 0;     //!< Doppler bins (>= npulses; zero padded)
+    unsigned int channels = 1; //!< receive channels per item (>= 1)
+
+    // Pulse compression (pulse_compression's parameters).
+    std::string waveform = "lfm";             //!< lfm, barker:N, frank:N, p4:N or custom
+    std::vector<gr_complex> custom_waveform;  //!< the pulse when waveform is custom
+    double bandwidth = 5e6;                   //!< LFM swept bandwidth (Hz)
+    double pulse_width = 10e-6;               //!< pulse duration (s)
+    double samp_rate = 10e6;                  //!< sample rate (Hz, > 0)
+    bool up_chirp = true;                     //!< LFM direction: true +B/T
+    std::string range_window = "rectangular"; //!< reference window (window.h names)
+    int range_nbar = 4;                       //!< Taylor n-bar (>= 1)
+    double range_sll_db = 35.0;               //!< Taylor / Chebyshev sidelobes (dB)
+    double range_beta = 6.0;                  //!< Kaiser beta (>= 0)
+    bool normalize = false;                   //!< keep white-noise power unchanged
+    std::string method = "auto";              //!< auto, fft, overlap_save or fir
+
+    // Doppler filter (doppler_filter's parameters).
+    std::string mti = "none";                   //!< none, two_pulse or three_pulse
+    std::string doppler_window = "rectangular"; //!< slow-time window
+    int doppler_nbar = 4;                       //!< Taylor n-bar (>= 1)
+    double doppler_sll_db = 35.0;               //!< Taylor / Chebyshev sidelobes (dB)
+    double doppler_beta = 6.0;                  //!< Kaiser beta (>= 0)
+    bool fftshift = true;                       //!< zero Doppler in the centre
+
+    // Envelope and block.
+    std::string envelope_mode = "square_law"; //!< square_law (|x|^2) or linear (|x|)
+    bool db = false;                          //!< output in decibels
+    std::string backend = "auto";             //!< auto, cuda or cpu
+    unsigned int tap_every = 0; //!< publish every Nth CPI's map on `map` (0: never)
+    int device = 0;             //!< CUDA device (0 to number of GPUs - 1)
+};
+
+/*!
  * \brief The pulse-Doppler chain in one block: pulse compression -> corner turn ->
  * Doppler filter -> envelope.
  * \ingroup gpuradar
@@ -58,40 +103,51 @@ class GPURADAR_API pulse_doppler_processor : virtual public gr::block
 public:
     typedef std::shared_ptr<pulse_doppler_processor> sptr;
 
+    using params = pulse_doppler_processor_params;
+
     /*!
+     * The block from named parameters (pulse_doppler_processor_params): checked as the
+     * flat make() checks them, std::invalid_argument naming the parameter.
+     */
+    static sptr make(const params& p);
+
+    /*!
+     * The same, one argument per field, in the order GRC and Python use; the defaults
+     * are pulse_doppler_processor_params's.
      * The parameters are pulse_compression's, doppler_filter's and envelope's; `device`
      * is the CUDA device index (0 to number of GPUs - 1) the block's stream, plans and
      * memory live on, checked before anything is allocated (std::invalid_argument naming
      * `device` and the range); the CPU backend refuses a negative index and logs and
      * ignores any other.
      */
-    static sptr make(unsigned int nrange,
-                     unsigned int npulses,
-                     unsigned int nfft,
-                     unsigned int channels = 1,
-                     const std::string& waveform = "lfm",
-                     const std::vector<gr_complex>& custom_waveform = {},
-                     double bandwidth = 5e6,
-                     double pulse_width = 10e-6,
-                     double samp_rate = 10e6,
-                     bool up_chirp = true,
-                     const std::string& range_window = "rectangular",
-                     int range_nbar = 4,
-                     double range_sll_db = 35.0,
-                     double range_beta = 6.0,
-                     bool normalize = false,
-                     const std::string& method = "auto",
-                     const std::string& mti = "none",
-                     const std::string& doppler_window = "rectangular",
-                     int doppler_nbar = 4,
-                     double doppler_sll_db = 35.0,
-                     double doppler_beta = 6.0,
-                     bool fftshift = true,
-                     const std::string& envelope_mode = "square_law",
-                     bool db = false,
-                     const std::string& backend = "auto",
-                     unsigned int tap_every = 0,
-                     int device = 0);
+    static sptr
+    make(unsigned int nrange,
+         unsigned int npulses,
+         unsigned int nfft,
+         unsigned int channels = params{}.channels,
+         const std::string& waveform = params{}.waveform,
+         const std::vector<gr_complex>& custom_waveform = params{}.custom_waveform,
+         double bandwidth = params{}.bandwidth,
+         double pulse_width = params{}.pulse_width,
+         double samp_rate = params{}.samp_rate,
+         bool up_chirp = params{}.up_chirp,
+         const std::string& range_window = params{}.range_window,
+         int range_nbar = params{}.range_nbar,
+         double range_sll_db = params{}.range_sll_db,
+         double range_beta = params{}.range_beta,
+         bool normalize = params{}.normalize,
+         const std::string& method = params{}.method,
+         const std::string& mti = params{}.mti,
+         const std::string& doppler_window = params{}.doppler_window,
+         int doppler_nbar = params{}.doppler_nbar,
+         double doppler_sll_db = params{}.doppler_sll_db,
+         double doppler_beta = params{}.doppler_beta,
+         bool fftshift = params{}.fftshift,
+         const std::string& envelope_mode = params{}.envelope_mode,
+         bool db = params{}.db,
+         const std::string& backend = params{}.backend,
+         unsigned int tap_every = params{}.tap_every,
+         int device = params{}.device);
 
     /*!
      * Live control (GRC callbacks). Each setter checks its values as make() does
