@@ -63,27 +63,39 @@ sar_focus::sptr sar_focus::make(double fc,
                                 const std::string& backend,
                                 int device)
 {
-    check_algorithm(algorithm);
-    const auto p = make_stripmap_params(block_name,
-                                        fc,
-                                        bandwidth,
-                                        pulse_width,
-                                        up_chirp,
-                                        fs,
-                                        prf,
-                                        velocity,
-                                        altitude,
-                                        near_range,
-                                        nrange,
-                                        squint,
-                                        antenna_length);
-    const auto plan = azimuth_blocks::make(p, naz, block_name);
+    params p;
+    p.acquisition.fc = fc;
+    p.acquisition.bandwidth = bandwidth;
+    p.acquisition.pulse_width = pulse_width;
+    p.acquisition.up_chirp = up_chirp;
+    p.acquisition.fs = fs;
+    p.acquisition.prf = prf;
+    p.acquisition.velocity = velocity;
+    p.acquisition.altitude = altitude;
+    p.acquisition.near_range = near_range;
+    p.acquisition.nrange = nrange;
+    p.acquisition.squint = squint;
+    p.acquisition.antenna_length = antenna_length;
+    p.algorithm = algorithm;
+    p.naz = naz;
+    p.range_window = range_window;
+    p.azimuth_window = azimuth_window;
+    p.backend = backend;
+    p.device = device;
+    return make(p);
+}
+
+sar_focus::sptr sar_focus::make(const params& a)
+{
+    check_algorithm(a.algorithm);
+    const auto p = make_stripmap_params(block_name, a.acquisition);
+    const auto plan = azimuth_blocks::make(p, a.naz, block_name);
     kernels::csa::options o;
-    o.range_window = parse_window(range_window, "range_window");
-    o.azimuth_window = parse_window(azimuth_window, "azimuth_window");
-    const auto b = select_backend(backend, block_name);
+    o.range_window = parse_window(a.range_window, "range_window");
+    o.azimuth_window = parse_window(a.azimuth_window, "azimuth_window");
+    const auto b = select_backend(a.backend, block_name);
     return make_block_on_device<sar_focus_impl>(
-        b, device, block_name, p, plan, o, b, device);
+        b, a.device, block_name, p, plan, o, b, a.device);
 }
 
 sar_focus_impl::sar_focus_impl(const kernels::stripmap_params& p,

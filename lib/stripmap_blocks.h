@@ -1,43 +1,37 @@
 /* The stripmap blocks made from a kernels::stripmap_params, for C++ callers that hold the
- * acquisition as one (the block tests and the sar_focus benchmark) rather than as the
- * blocks' separate arguments. Header-only: it adds nothing to the library. */
+ * acquisition as one (the block tests and the sar_focus benchmark). Header-only: it adds
+ * nothing to the library. */
 #ifndef INCLUDED_GPURADAR_STRIPMAP_BLOCKS_H
 #define INCLUDED_GPURADAR_STRIPMAP_BLOCKS_H
 
 #include <gnuradio/gpuradar/sar_focus.h>
+#include <gnuradio/gpuradar/stripmap_acquisition.h>
 #include <gpuradar/kernels/sar/stripmap.h>
 #include <string>
-#include <utility>
 
 namespace gr {
 namespace gpuradar {
 
-/*!
- * make(fc, bandwidth, pulse_width, up_chirp, fs, prf, velocity, altitude, near_range,
- * nrange, squint, antenna_length, rest...) with the acquisition taken from `p`: the
- * leading arguments of stripmap_source::make and sar_focus::make.
- */
-template <typename Make, typename... Rest>
-auto make_with_acquisition(const ::gpuradar::kernels::stripmap_params& p,
-                           Make&& make,
-                           Rest&&... rest)
+//! The blocks' acquisition fields from the kernels' stripmap_params (units in its names).
+inline stripmap_acquisition acquisition_of(const ::gpuradar::kernels::stripmap_params& p)
 {
-    return make(p.fc_hz,
-                p.bandwidth_hz,
-                p.pulse_width_s,
-                p.up_chirp,
-                p.fs_hz,
-                p.prf_hz,
-                p.velocity_mps,
-                p.altitude_m,
-                p.near_range_m,
-                unsigned(p.nrange),
-                p.squint_rad,
-                p.antenna_length_m,
-                std::forward<Rest>(rest)...);
+    stripmap_acquisition a;
+    a.fc = p.fc_hz;
+    a.bandwidth = p.bandwidth_hz;
+    a.pulse_width = p.pulse_width_s;
+    a.up_chirp = p.up_chirp;
+    a.fs = p.fs_hz;
+    a.prf = p.prf_hz;
+    a.velocity = p.velocity_mps;
+    a.altitude = p.altitude_m;
+    a.near_range = p.near_range_m;
+    a.nrange = unsigned(p.nrange);
+    a.squint = p.squint_rad;
+    a.antenna_length = p.antenna_length_m;
+    return a;
 }
 
-//! sar_focus::make with the acquisition taken from `p`; the other arguments as there.
+//! sar_focus::make with the acquisition taken from `p`; the other fields as named.
 inline sar_focus::sptr make_sar_focus(const ::gpuradar::kernels::stripmap_params& p,
                                       unsigned int naz = 0,
                                       const std::string& backend = "cpu",
@@ -46,14 +40,15 @@ inline sar_focus::sptr make_sar_focus(const ::gpuradar::kernels::stripmap_params
                                       const std::string& azimuth_window = "rectangular",
                                       int device = 0)
 {
-    return make_with_acquisition(p,
-                                 &sar_focus::make,
-                                 algorithm,
-                                 naz,
-                                 range_window,
-                                 azimuth_window,
-                                 backend,
-                                 device);
+    sar_focus::params f;
+    f.acquisition = acquisition_of(p);
+    f.algorithm = algorithm;
+    f.naz = naz;
+    f.range_window = range_window;
+    f.azimuth_window = azimuth_window;
+    f.backend = backend;
+    f.device = device;
+    return sar_focus::make(f);
 }
 
 } // namespace gpuradar

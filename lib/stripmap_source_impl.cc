@@ -93,37 +93,56 @@ stripmap_source::make(double fc,
                       double scene_y0,
                       double scene_spacing)
 {
-    const auto p = make_stripmap_params(block_name,
-                                        fc,
-                                        bandwidth,
-                                        pulse_width,
-                                        up_chirp,
-                                        fs,
-                                        prf,
-                                        velocity,
-                                        altitude,
-                                        near_range,
-                                        nrange,
-                                        squint,
-                                        antenna_length);
-    auto targets = make_targets(target_x, target_y, target_z, target_amplitude);
-    if (!(noise_sigma >= 0.0) || !std::isfinite(noise_sigma))
-        bad("noise_sigma must be >= 0 and finite (got " + std::to_string(noise_sigma) +
+    params p;
+    p.acquisition.fc = fc;
+    p.acquisition.bandwidth = bandwidth;
+    p.acquisition.pulse_width = pulse_width;
+    p.acquisition.up_chirp = up_chirp;
+    p.acquisition.fs = fs;
+    p.acquisition.prf = prf;
+    p.acquisition.velocity = velocity;
+    p.acquisition.altitude = altitude;
+    p.acquisition.near_range = near_range;
+    p.acquisition.nrange = nrange;
+    p.acquisition.squint = squint;
+    p.acquisition.antenna_length = antenna_length;
+    p.target_x = target_x;
+    p.target_y = target_y;
+    p.target_z = target_z;
+    p.target_amplitude = target_amplitude;
+    p.noise_sigma = noise_sigma;
+    p.first_pulse_y = first_pulse_y;
+    p.max_pulses = max_pulses;
+    p.seed = seed;
+    p.scene_reflectivity = scene_reflectivity;
+    p.scene_nx = scene_nx;
+    p.scene_x0 = scene_x0;
+    p.scene_y0 = scene_y0;
+    p.scene_spacing = scene_spacing;
+    return make(p);
+}
+
+stripmap_source::sptr stripmap_source::make(const params& a)
+{
+    const auto p = make_stripmap_params(block_name, a.acquisition);
+    auto targets = make_targets(a.target_x, a.target_y, a.target_z, a.target_amplitude);
+    if (!(a.noise_sigma >= 0.0) || !std::isfinite(a.noise_sigma))
+        bad("noise_sigma must be >= 0 and finite (got " + std::to_string(a.noise_sigma) +
             ")");
-    if (!std::isfinite(first_pulse_y))
-        bad("first_pulse_y must be finite (m) (got " + std::to_string(first_pulse_y) +
+    if (!std::isfinite(a.first_pulse_y))
+        bad("first_pulse_y must be finite (m) (got " + std::to_string(a.first_pulse_y) +
             ")");
     kernels::stripmap_sim::reflectivity_grid scene{
-        scene_reflectivity, scene_nx, scene_x0, scene_y0, scene_spacing
+        a.scene_reflectivity, a.scene_nx, a.scene_x0, a.scene_y0, a.scene_spacing
     };
     scene.validate(block_name);
     return gnuradio::make_block_sptr<stripmap_source_impl>(p,
                                                            std::move(targets),
                                                            std::move(scene),
-                                                           noise_sigma,
-                                                           first_pulse_y,
-                                                           max_pulses,
-                                                           seed);
+                                                           a.noise_sigma,
+                                                           a.first_pulse_y,
+                                                           a.max_pulses,
+                                                           a.seed);
 }
 
 stripmap_source_impl::stripmap_source_impl(

@@ -12,32 +12,21 @@ pmt::pmt_t stripmap_tag_key()
 }
 
 kernels::stripmap_params make_stripmap_params(const char* block_name,
-                                              double fc,
-                                              double bandwidth,
-                                              double pulse_width,
-                                              bool up_chirp,
-                                              double fs,
-                                              double prf,
-                                              double velocity,
-                                              double altitude,
-                                              double near_range,
-                                              unsigned int nrange,
-                                              double squint,
-                                              double antenna_length)
+                                              const stripmap_acquisition& a)
 {
     kernels::stripmap_params p;
-    p.fc_hz = fc;
-    p.bandwidth_hz = bandwidth;
-    p.pulse_width_s = pulse_width;
-    p.up_chirp = up_chirp;
-    p.fs_hz = fs;
-    p.prf_hz = prf;
-    p.velocity_mps = velocity;
-    p.altitude_m = altitude;
-    p.near_range_m = near_range;
-    p.nrange = nrange;
-    p.squint_rad = squint;
-    p.antenna_length_m = antenna_length;
+    p.fc_hz = a.fc;
+    p.bandwidth_hz = a.bandwidth;
+    p.pulse_width_s = a.pulse_width;
+    p.up_chirp = a.up_chirp;
+    p.fs_hz = a.fs;
+    p.prf_hz = a.prf;
+    p.velocity_mps = a.velocity;
+    p.altitude_m = a.altitude;
+    p.near_range_m = a.near_range;
+    p.nrange = a.nrange;
+    p.squint_rad = a.squint;
+    p.antenna_length_m = a.antenna_length;
     p.validate(block_name);
     return p;
 }

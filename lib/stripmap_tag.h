@@ -3,6 +3,7 @@
 #ifndef INCLUDED_GPURADAR_STRIPMAP_TAG_H
 #define INCLUDED_GPURADAR_STRIPMAP_TAG_H
 
+#include <gnuradio/gpuradar/stripmap_acquisition.h>
 #include <gpuradar/kernels/sar/stripmap.h>
 #include <pmt/pmt.h>
 #include <cstdint>
@@ -18,18 +19,7 @@ pmt::pmt_t stripmap_tag_key();
 //! The blocks' acquisition arguments, validated (std::invalid_argument
 //! "gpuradar::<block_name>: <param> ..." naming the parameter).
 kernels::stripmap_params make_stripmap_params(const char* block_name,
-                                              double fc,
-                                              double bandwidth,
-                                              double pulse_width,
-                                              bool up_chirp,
-                                              double fs,
-                                              double prf,
-                                              double velocity,
-                                              double altitude,
-                                              double near_range,
-                                              unsigned int nrange,
-                                              double squint,
-                                              double antenna_length);
+                                              const stripmap_acquisition& a);
 
 /*!
  * The tag's dict: fc, bandwidth, pulse_width, up_chirp, fs, prf, velocity, altitude,

@@ -44,28 +44,24 @@ make_source(const kernels::stripmap_params& p,
             double first_pulse_y = 0.0,
             const kernels::stripmap_sim::reflectivity_grid& scene = {})
 {
-    std::vector<double> x, y, z, a;
+    gr::gpuradar::stripmap_source::params s;
+    s.acquisition = gr::gpuradar::acquisition_of(p);
     for (const auto& t : targets) {
-        x.push_back(t.x_m);
-        y.push_back(t.y_m);
-        z.push_back(t.z_m);
-        a.push_back(t.amplitude.real());
+        s.target_x.push_back(t.x_m);
+        s.target_y.push_back(t.y_m);
+        s.target_z.push_back(t.z_m);
+        s.target_amplitude.push_back(t.amplitude.real());
     }
-    return gr::gpuradar::make_with_acquisition(p,
-                                               &gr::gpuradar::stripmap_source::make,
-                                               x,
-                                               y,
-                                               z,
-                                               a,
-                                               noise_sigma,
-                                               first_pulse_y,
-                                               max_pulses,
-                                               7u,
-                                               scene.reflectivity,
-                                               unsigned(scene.nx),
-                                               scene.x0_m,
-                                               scene.y0_m,
-                                               scene.spacing_m);
+    s.noise_sigma = noise_sigma;
+    s.first_pulse_y = first_pulse_y;
+    s.max_pulses = max_pulses;
+    s.seed = 7;
+    s.scene_reflectivity = scene.reflectivity;
+    s.scene_nx = unsigned(scene.nx);
+    s.scene_x0 = scene.x0_m;
+    s.scene_y0 = scene.y0_m;
+    s.scene_spacing = scene.spacing_m;
+    return gr::gpuradar::stripmap_source::make(s);
 }
 
 //! A target on the ground whose closest approach is at slant range r0 and along-track y.

@@ -172,5 +172,22 @@ TEST(StripmapSource, BadParametersNameThemselves)
                         "nrange");
 }
 
+TEST(StripmapSource, NamedParametersLeftUnsetAreRefusedByName)
+{
+    // stripmap_source::params: the acquisition fields without a default start at 0 and
+    // make() names the first one left so; set, the block is the flat make()'s.
+    gr::gpuradar::stripmap_source::params s;
+    s.target_x = { 2300.0 };
+    s.target_y = { 10.0 };
+    expect_invalid_here([&] { gr::gpuradar::stripmap_source::make(s); }, "fc");
+    s.acquisition = gr::gpuradar::acquisition_of(small_stripmap());
+    s.acquisition.antenna_length = 0.0;
+    expect_invalid_here([&] { gr::gpuradar::stripmap_source::make(s); },
+                        "antenna_length");
+    s.acquisition.antenna_length = small_stripmap().antenna_length_m;
+    const auto src = gr::gpuradar::stripmap_source::make(s);
+    EXPECT_GT(src->far_aperture_pulses(), 10.0);
+}
+
 } // namespace
 } // namespace gpuradar::test

@@ -5,11 +5,31 @@
 
 #include <gnuradio/block.h>
 #include <gnuradio/gpuradar/api.h>
+#include <gnuradio/gpuradar/stripmap_acquisition.h>
 #include <cstdint>
 #include <string>
 
 namespace gr {
 namespace gpuradar {
+
+/*!
+ * sar_focus's parameters as named fields, for C++ callers: pass them to
+ * sar_focus::make(const params&). These initialisers are the block's defaults: the flat
+ * make() and the Python binding take theirs from here.
+ */
+struct sar_focus_params {
+    stripmap_acquisition acquisition; //!< the pass the echoes were acquired on
+    //! "csa" (chirp scaling); "rda" and "omega_k" are reserved, refused as not
+    //! implemented yet
+    std::string algorithm = "csa";
+    //! pulses per azimuth block: 0 picks the smallest 2^a 3^b 5^c length
+    //! >= max(4 (lead + trail), 256); else > lead + trail
+    unsigned int naz = 0;
+    std::string range_window = "rectangular";   //!< window over the chirp band
+    std::string azimuth_window = "rectangular"; //!< window over the 3 dB Doppler band
+    std::string backend = "auto";               //!< "auto", "cuda" or "cpu"
+    int device = 0;                             //!< CUDA device (0 to number of GPUs - 1)
+};
 
 /*!
  * \brief Stripmap SAR focusing of a continuous pulse stream, in overlapping azimuth
@@ -43,8 +63,17 @@ class GPURADAR_API sar_focus : virtual public gr::block
 {
 public:
     typedef std::shared_ptr<sar_focus> sptr;
+    using params = sar_focus_params;
 
     /*!
+     * The block from named parameters (sar_focus_params), checked as the flat make()
+     * checks them.
+     */
+    static sptr make(const params& p);
+
+    /*!
+     * The same, one argument per field (the acquisition's first), in the order GRC and
+     * Python use; the defaults are sar_focus_params's.
      * Acquisition (as stripmap_source, kernels::stripmap_params::validate):
      * \param fc, bandwidth, pulse_width, up_chirp, fs, prf, velocity, altitude,
      *        near_range, nrange, squint, antenna_length
@@ -74,12 +103,12 @@ public:
                      unsigned int nrange,
                      double squint,
                      double antenna_length,
-                     const std::string& algorithm = "csa",
-                     unsigned int naz = 0,
-                     const std::string& range_window = "rectangular",
-                     const std::string& azimuth_window = "rectangular",
-                     const std::string& backend = "auto",
-                     int device = 0);
+                     const std::string& algorithm = params{}.algorithm,
+                     unsigned int naz = params{}.naz,
+                     const std::string& range_window = params{}.range_window,
+                     const std::string& azimuth_window = params{}.azimuth_window,
+                     const std::string& backend = params{}.backend,
+                     int device = params{}.device);
 
     //! Pulses per azimuth block.
     virtual unsigned int naz() const = 0;

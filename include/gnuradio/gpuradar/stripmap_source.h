@@ -4,6 +4,7 @@
 #define INCLUDED_GPURADAR_STRIPMAP_SOURCE_H
 
 #include <gnuradio/gpuradar/api.h>
+#include <gnuradio/gpuradar/stripmap_acquisition.h>
 #include <gnuradio/gr_complex.h>
 #include <gnuradio/sync_block.h>
 #include <cstdint>
@@ -11,6 +12,29 @@
 
 namespace gr {
 namespace gpuradar {
+
+/*!
+ * stripmap_source's parameters as named fields, for C++ callers: pass them to
+ * stripmap_source::make(const params&). These initialisers are the block's defaults:
+ * the flat make() and the Python binding take theirs from here.
+ */
+struct stripmap_source_params {
+    stripmap_acquisition acquisition; //!< the pass
+    std::vector<double> target_x;     //!< point targets east (m, finite), one per target
+    std::vector<double> target_y;     //!< point targets north (m, finite), one per target
+    std::vector<double> target_z;     //!< heights (m): empty (all 0) or one per target
+    std::vector<double> target_amplitude; //!< empty (all 1) or one per target
+    double noise_sigma = 0.0;     //!< noise standard deviation per component (>= 0)
+    double first_pulse_y = 0.0;   //!< along-track position of pulse 0 (m, finite)
+    std::uint64_t max_pulses = 0; //!< pulses before the stream ends (0: endless)
+    std::uint32_t seed = 1;       //!< noise seed
+    //! distributed scene: ny x scene_nx complex amplitudes, rows along y; empty: none
+    std::vector<gr_complex> scene_reflectivity;
+    unsigned int scene_nx = 0;  //!< scene cells per row (dividing the cell count)
+    double scene_x0 = 0.0;      //!< x of scene cell (0, 0) (m)
+    double scene_y0 = 0.0;      //!< y of scene cell (0, 0) (m)
+    double scene_spacing = 1.0; //!< scene cell spacing on both axes (m, > 0)
+};
 
 /*!
  * \brief Simulated raw (uncompressed) stripmap SAR echoes, one pulse per item.
@@ -40,8 +64,17 @@ class GPURADAR_API stripmap_source : virtual public gr::sync_block
 {
 public:
     typedef std::shared_ptr<stripmap_source> sptr;
+    using params = stripmap_source_params;
 
     /*!
+     * The block from named parameters (stripmap_source_params), checked as the flat
+     * make() checks them.
+     */
+    static sptr make(const params& p);
+
+    /*!
+     * The same, one argument per field (the acquisition's first), in the order GRC and
+     * Python use; the defaults are stripmap_source_params's.
      * \param fc             carrier (Hz, > 0)
      * \param bandwidth      chirp bandwidth (Hz, 0 < B <= fs)
      * \param pulse_width    chirp length (s, > 0, shorter than the range window)
@@ -88,17 +121,17 @@ public:
          double antenna_length,
          const std::vector<double>& target_x,
          const std::vector<double>& target_y,
-         const std::vector<double>& target_z = std::vector<double>(),
-         const std::vector<double>& target_amplitude = std::vector<double>(),
-         double noise_sigma = 0.0,
-         double first_pulse_y = 0.0,
-         std::uint64_t max_pulses = 0,
-         std::uint32_t seed = 1,
-         const std::vector<gr_complex>& scene_reflectivity = std::vector<gr_complex>(),
-         unsigned int scene_nx = 0,
-         double scene_x0 = 0.0,
-         double scene_y0 = 0.0,
-         double scene_spacing = 1.0);
+         const std::vector<double>& target_z = params{}.target_z,
+         const std::vector<double>& target_amplitude = params{}.target_amplitude,
+         double noise_sigma = params{}.noise_sigma,
+         double first_pulse_y = params{}.first_pulse_y,
+         std::uint64_t max_pulses = params{}.max_pulses,
+         std::uint32_t seed = params{}.seed,
+         const std::vector<gr_complex>& scene_reflectivity = params{}.scene_reflectivity,
+         unsigned int scene_nx = params{}.scene_nx,
+         double scene_x0 = params{}.scene_x0,
+         double scene_y0 = params{}.scene_y0,
+         double scene_spacing = params{}.scene_spacing);
 
     //! Pulses in the synthetic aperture (3 dB beam) at the far edge of the range window.
     virtual double far_aperture_pulses() const = 0;

@@ -8,13 +8,32 @@ namespace py = pybind11;
 void bind_sar_focus(py::module& m)
 {
     using gr::gpuradar::sar_focus;
+    const sar_focus::params defaults;
     py::class_<sar_focus, gr::block, gr::basic_block, std::shared_ptr<sar_focus>>(
         m,
         "sar_focus",
         "Stripmap SAR focusing (chirp scaling) of a continuous pulse stream in "
         "overlapping azimuth blocks: raw pulses in, focused azimuth lines out, one per "
         "item (see C++ docs).")
-        .def(py::init(&sar_focus::make),
+        // The flat make() (GRC's and Python's argument list), not make(const params&).
+        .def(py::init(py::overload_cast<double,
+                                        double,
+                                        double,
+                                        bool,
+                                        double,
+                                        double,
+                                        double,
+                                        double,
+                                        double,
+                                        unsigned int,
+                                        double,
+                                        double,
+                                        const std::string&,
+                                        unsigned int,
+                                        const std::string&,
+                                        const std::string&,
+                                        const std::string&,
+                                        int>(&sar_focus::make)),
              py::arg("fc"),
              py::arg("bandwidth"),
              py::arg("pulse_width"),
@@ -27,12 +46,12 @@ void bind_sar_focus(py::module& m)
              py::arg("nrange"),
              py::arg("squint"),
              py::arg("antenna_length"),
-             py::arg("algorithm") = "csa",
-             py::arg("naz") = 0,
-             py::arg("range_window") = "rectangular",
-             py::arg("azimuth_window") = "rectangular",
-             py::arg("backend") = "auto",
-             py::arg("device") = 0)
+             py::arg("algorithm") = defaults.algorithm,
+             py::arg("naz") = defaults.naz,
+             py::arg("range_window") = defaults.range_window,
+             py::arg("azimuth_window") = defaults.azimuth_window,
+             py::arg("backend") = defaults.backend,
+             py::arg("device") = defaults.device)
         .def("naz", &sar_focus::naz)
         .def("lead", &sar_focus::lead)
         .def("trail", &sar_focus::trail)

@@ -9,6 +9,7 @@ namespace py = pybind11;
 void bind_stripmap_source(py::module& m)
 {
     using gr::gpuradar::stripmap_source;
+    const stripmap_source::params defaults;
     py::class_<stripmap_source,
                gr::sync_block,
                gr::block,
@@ -20,7 +21,32 @@ void bind_stripmap_source(py::module& m)
         "targets, an optional distributed scene, plus noise; a `stripmap` tag on item 0 "
         "holds the acquisition (see C++ "
         "docs).")
-        .def(py::init(&stripmap_source::make),
+        // The flat make() (GRC's and Python's argument list), not make(const params&).
+        .def(py::init(py::overload_cast<double,
+                                        double,
+                                        double,
+                                        bool,
+                                        double,
+                                        double,
+                                        double,
+                                        double,
+                                        double,
+                                        unsigned int,
+                                        double,
+                                        double,
+                                        const std::vector<double>&,
+                                        const std::vector<double>&,
+                                        const std::vector<double>&,
+                                        const std::vector<double>&,
+                                        double,
+                                        double,
+                                        std::uint64_t,
+                                        std::uint32_t,
+                                        const std::vector<gr_complex>&,
+                                        unsigned int,
+                                        double,
+                                        double,
+                                        double>(&stripmap_source::make)),
              py::arg("fc"),
              py::arg("bandwidth"),
              py::arg("pulse_width"),
@@ -35,17 +61,17 @@ void bind_stripmap_source(py::module& m)
              py::arg("antenna_length"),
              py::arg("target_x"),
              py::arg("target_y"),
-             py::arg("target_z") = std::vector<double>(),
-             py::arg("target_amplitude") = std::vector<double>(),
-             py::arg("noise_sigma") = 0.0,
-             py::arg("first_pulse_y") = 0.0,
-             py::arg("max_pulses") = 0,
-             py::arg("seed") = 1,
-             py::arg("scene_reflectivity") = std::vector<gr_complex>(),
-             py::arg("scene_nx") = 0,
-             py::arg("scene_x0") = 0.0,
-             py::arg("scene_y0") = 0.0,
-             py::arg("scene_spacing") = 1.0)
+             py::arg("target_z") = defaults.target_z,
+             py::arg("target_amplitude") = defaults.target_amplitude,
+             py::arg("noise_sigma") = defaults.noise_sigma,
+             py::arg("first_pulse_y") = defaults.first_pulse_y,
+             py::arg("max_pulses") = defaults.max_pulses,
+             py::arg("seed") = defaults.seed,
+             py::arg("scene_reflectivity") = defaults.scene_reflectivity,
+             py::arg("scene_nx") = defaults.scene_nx,
+             py::arg("scene_x0") = defaults.scene_x0,
+             py::arg("scene_y0") = defaults.scene_y0,
+             py::arg("scene_spacing") = defaults.scene_spacing)
         .def("far_aperture_pulses", &stripmap_source::far_aperture_pulses)
         .def("pulses", &stripmap_source::pulses);
 }
