@@ -4,11 +4,20 @@
 #   2. the libFuzzer targets of fuzz/ (ctest label fuzz: -runs bounded, seeds committed),
 #   3. the Python QA under ASan (Debian's python3 with clang's ASan runtime preloaded;
 #      leak checking off there: CPython's interned objects are never freed).
-# Any sanitizer report fails the run (halt_on_error, -fno-sanitize-recover). Called by
-# tools/build_and_test.sh after the normal tests; prints the time of each part.
-# Extra arguments go to cmake.
+# Any sanitizer report fails the run (halt_on_error, -fno-sanitize-recover). Prints the
+# time of each part.
+#   tools/sanitize.sh [cmake args]            build, then run
+#   tools/sanitize.sh --build [cmake args]    build only
+#   tools/sanitize.sh --run                   run only (after --build)
+# tools/build_and_test.sh builds while the normal build's tests run, then runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+do_build=1
+do_run=1
+case "${1:-}" in
+    --build) do_run=0; shift ;;
+    --run) do_build=0; shift ;;
+esac
 build=build-asan
 jobs="$(nproc)"
 t0=$(date +%s)
@@ -18,17 +27,20 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fram
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache
                                           -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DGPURADAR_ENABLE_CUDA=OFF \
-    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-    -DCMAKE_C_FLAGS="-O1 $san" -DCMAKE_CXX_FLAGS="-O1 $san" \
-    -DCMAKE_EXE_LINKER_FLAGS="" -DCMAKE_SHARED_LINKER_FLAGS="" \
-    -DGPURADAR_BUILD_FUZZERS=ON "${launcher[@]}" "$@" >/dev/null
+if [ "$do_build" = 1 ]; then
+    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DGPURADAR_ENABLE_CUDA=OFF \
+        -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+        -DCMAKE_C_FLAGS="-O1 $san" -DCMAKE_CXX_FLAGS="-O1 $san" \
+        -DCMAKE_EXE_LINKER_FLAGS="" -DCMAKE_SHARED_LINKER_FLAGS="" \
+        -DGPURADAR_BUILD_FUZZERS=ON "${launcher[@]}" "$@" >/dev/null
 
-# Only what the sanitizer run executes: test binaries, fuzzers, the Python module.
-mapfile -t targets < <(cmake --build "$build" --target help |
-    sed -n 's/^\.\.\. \(\(kernels\|lib\)_test_[a-z0-9_]*\|fuzz_[a-z_]*\|gpuradar_python_test_package\)$/\1/p')
-cmake --build "$build" -j"$jobs" --target "${targets[@]}"
-stamp "build done (${#targets[@]} targets)"
+    # Only what the sanitizer run executes: test binaries, fuzzers, the Python module.
+    mapfile -t targets < <(cmake --build "$build" --target help |
+        sed -n 's/^\.\.\. \(\(kernels\|lib\)_test_[a-z0-9_]*\|fuzz_[a-z_]*\|gpuradar_python_test_package\)$/\1/p')
+    cmake --build "$build" -j"$jobs" --target "${targets[@]}"
+    stamp "build done (${#targets[@]} targets)"
+fi
+[ "$do_run" = 1 ] || exit 0
 
 # Test binaries carry the runtime (clang links it statically into executables); python3
 # gets the shared one preloaded.
