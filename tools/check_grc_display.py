@@ -15,8 +15,11 @@ truth) where its axes put it, within a
 few dB of the peak, over a darker background, every detection_table list it and every
 track_sink draw a confirmed (or coasting) track at it (and, when the flowgraph has a
 variable azimuths, at its azimuth on the B-scope); every sar_image_sink must show the
-targets of DIR/sar.sigmf-meta. Exit status 0 only when
-every display drew at least one frame and passed (gnuradio.gpuradar.display_check).
+targets of DIR/sar.sigmf-meta. The window is checked as it opened (no resize, no saved
+geometry: QSettings go to a scratch directory): every display's plots, axes included, and
+tables lie wholly inside it, not scrolled away, and their axes are dark enough to read.
+Exit status 0 only when every display drew at least one frame and passed
+(gnuradio.gpuradar.display_check).
 Run under an X server (tools/run_grc_example.sh --check-display does).
 """
 
@@ -24,6 +27,7 @@ import argparse
 import importlib.util
 import os
 import sys
+import tempfile
 import threading
 
 import numpy as np
@@ -31,8 +35,6 @@ from PyQt5 import QtCore, QtWidgets
 
 #: seconds the displays get to draw their last frame after the flowgraph ended
 DRAW_GRACE_S = 3.0
-#: window size (px) for the check and the screenshot
-WINDOW_SIZE = (900, 900)
 #: a B-scope track is at its target's azimuth (variable azimuths) within this many degrees:
 #: a quarter of the 15-degree beam spacing of the array examples, so an azimuth taken as
 #: the nearest beam's centre fails for a target between two beams
@@ -77,7 +79,7 @@ def displays(tb):
 def table_errors(table, truth, range_bin_m):
     """The detection table lists a detection within 1.5 range bins of each target."""
     w = table.qwidget().table
-    ranges = [float(w.item(r, 0).text()) for r in range(w.rowCount()) if w.item(r, 0).text()]
+    ranges = [float(w.item(r, 0).text()) * 1e3 for r in range(w.rowCount()) if w.item(r, 0).text()]
     return [f"no row within 1.5 range bins of the target at {r:.0f} m (rows: {ranges})"
             for _, r, _ in truth if not any(abs(x - r) < 1.5 * range_bin_m for x in ranges)]
 
@@ -112,15 +114,18 @@ def tracks_errors(sink, truth, range_bin_m, azimuths=None):
                    for x, y in drawn)]
 
 
-def map_truth(tb, recordings):
+def map_truth(tb, recordings, at_time_s=None):
     """([(velocity, range, SNR dB)] of the targets, range bin (m)): the flowgraph's own
     scene when it has one (variables ranges, velocities, snr_db, samp_rate, as in the
-    loopback example), else the pulse-Doppler recording's truth."""
+    loopback example; ranges at time 0, or moved to at_time_s at their closing
+    velocities), else the pulse-Doppler recording's truth."""
     from gnuradio.gpuradar import pd_sim
     scene = [getattr(tb, k, None) for k in ("velocities", "ranges", "snr_db", "samp_rate")]
     if all(v is not None for v in scene):
         velocities, ranges, snrs, fs = scene
-        return list(zip(velocities, ranges, snrs)), pd_sim.SPEED_OF_LIGHT / (2 * fs)
+        t = at_time_s or 0.0
+        return ([(v, r - v * t, snr) for v, r, snr in zip(velocities, ranges, snrs)],
+                pd_sim.SPEED_OF_LIGHT / (2 * fs))
     rec = pd_sim.read(os.path.join(recordings, "pulse_doppler.sigmf-meta"))
     last = {t["target"]: t for t in rec.truth}  # one record per target and CPI: the last
     return ([(t["velocity_mps"], t["range_m"], t["snr_db"]) for t in last.values()],
@@ -144,11 +149,16 @@ def check(tb, recordings):
         return ["no range_doppler_sink, sar_image_sink or track_sink in the flowgraph"]
     for kind, group in found.items():
         for name, block in group:
+            errors += [f"{name}: {e}" for e in
+                       display_check.hidden_errors(block.qwidget()) +
+                       display_check.axis_colour_errors(block.qwidget())]
             if block.counts()["drawn"] < 1:
                 errors.append(f"{name}: drew nothing ({block.counts()})")
                 continue
             if kind == "map":
-                truth, _ = map_truth(tb, recordings)
+                # where the targets were at the drawn CPI (a target moves a fraction of
+                # a range bin over the run: read beside its cell the check fails)
+                truth, _ = map_truth(tb, recordings, block.qwidget().frame.time_s)
                 errors += [f"{name}: {e}" for e in
                            display_check.map_targets_errors(block, truth)]
             elif kind == "table":
@@ -167,6 +177,10 @@ def check(tb, recordings):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    # A window as a new user first sees it: no geometry saved by an earlier run.
+    settings = tempfile.TemporaryDirectory()
+    QtCore.QSettings.setPath(QtCore.QSettings.NativeFormat, QtCore.QSettings.UserScope,
+                             settings.name)
     module = load(args.flowgraph)
     options = module.argument_parser().parse_args(args.rest)
     if hasattr(options, "exit_when_done"):
@@ -177,7 +191,6 @@ def main(argv=None):
     class Checked(top_block_cls):
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
-            self.resize(*WINDOW_SIZE)  # the same picture whatever the saved geometry
             self._finished = threading.Event()
             self._poll = QtCore.QTimer()
             self._poll.timeout.connect(self._maybe_check)

@@ -17,10 +17,88 @@ NEAR_PEAK_DB = 6.0
 BACKGROUND_BELOW_DB = 15.0
 
 
-def rendered_db(plot, points):
+#: an axis line or label is readable when its colour's lightness (0..255) is below this
+#: (pyqtgraph's default grey, 150, was faint on the white plots)
+AXIS_MAX_LIGHTNESS = 100
+
+
+def plot_widgets(display):
+    """{name: QWidget} of what must be seen of a display widget: its plots (axes
+    included) and tables."""
+    import pyqtgraph as pg
+    from PyQt5 import QtWidgets
+    found = {}
+    for w in [display] + display.findChildren(QtWidgets.QWidget):
+        if isinstance(w, (pg.PlotWidget, QtWidgets.QTableWidget)) and not w.isHidden():
+            found[f"{type(w).__name__} {len(found)}"] = w
+    return found
+
+
+def hidden_errors(display):
+    """Parts of a display (plots with their axes, tables) not wholly visible in its
+    window as it is: cut by the window's edge or scrolled out of grcc's scroll area; and
+    a window larger than the screen."""
+    from PyQt5 import QtCore, QtWidgets
+    errors = []
+    window = display.window()
+    for name, w in plot_widgets(display).items():
+        # w's rectangle in window coordinates, clipped by the window and by the
+        # viewport of every scroll area it sits in (grcc's top_scroll)
+        rect = QtCore.QRect(w.mapTo(window, QtCore.QPoint(0, 0)), w.size())
+        visible = rect.intersected(window.rect())
+        parent = w.parentWidget()
+        while parent is not None and parent is not window:
+            if isinstance(parent, QtWidgets.QAbstractScrollArea):
+                port = parent.viewport()
+                visible = visible.intersected(
+                    QtCore.QRect(port.mapTo(window, QtCore.QPoint(0, 0)), port.size()))
+            parent = parent.parentWidget()
+        if w.width() < 50 or w.height() < 50 or visible != rect or not w.isVisible():
+            errors.append(f"{name} of {w.width()} x {w.height()} px shows only "
+                          f"{visible.width()} x {visible.height()} px in the "
+                          f"{window.width()} x {window.height()} px window (at "
+                          f"{rect.x()}, {rect.y()}; visible from {visible.x()}, "
+                          f"{visible.y()})")
+    screen = window.screen().availableGeometry()
+    if window.width() > screen.width() or window.height() > screen.height():
+        errors.append(f"window {window.width()} x {window.height()} px exceeds the screen "
+                      f"{screen.width()} x {screen.height()} px")
+    return errors
+
+
+def axis_colour_errors(display):
+    """Axis lines and labels of every plot of a display are dark (readable on white)."""
+    import pyqtgraph as pg
+    errors = []
+    for name, w in plot_widgets(display).items():
+        if not isinstance(w, pg.PlotWidget):
+            continue
+        for side in ("left", "bottom"):
+            axis = w.getPlotItem().getAxis(side)
+            for what, pen in (("line", axis.pen()), ("labels", axis.textPen())):
+                if pen.color().lightness() > AXIS_MAX_LIGHTNESS:
+                    errors.append(f"{name}: {side} axis {what} colour {pen.color().name()} "
+                                  "is too light to read")
+    return errors
+
+
+def rendered_db(plot, points, cell=None):
     """dB shown by an ImagePlot (the widget of range_doppler_sink / sar_image_sink) at
-    data coordinates points [(x, y), ...], read from its grab() as on screen."""
-    image = plot.grab().toImage()
+    data coordinates points [(x, y), ...], read from its grab() as on screen with the
+    markers drawn over the image hidden (a detection's outline may cross its target's
+    cell). With cell = (width, height) in data units, the highest level over the pixels
+    of the middle half of the drawn cell centred on each point: a cell one or two
+    pixels high may have its centre rounded onto its neighbour's pixel row."""
+    import pyqtgraph as pg
+    overlays = [i for i in plot.plot.getPlotItem().items
+                if isinstance(i, pg.ScatterPlotItem) and i.isVisible()]
+    for item in overlays:
+        item.hide()
+    try:
+        image = plot.grab().toImage()
+    finally:
+        for item in overlays:
+            item.show()
     lut = np.asarray(plot.image.lut, dtype=np.float64)[:, :3]  # as drawn
     low, high = plot.levels()
     out = []
@@ -28,9 +106,18 @@ def rendered_db(plot, points):
         col, row = plot.widget_point(x, y)
         if not (0 <= col < image.width() and 0 <= row < image.height()):
             raise ValueError(f"point ({x:g}, {y:g}) lies outside the widget")
-        rgb = image.pixelColor(col, row)
-        d = np.sum((lut - (rgb.red(), rgb.green(), rgb.blue())) ** 2, axis=1)
-        out.append(low + (high - low) * int(np.argmin(d)) / (len(lut) - 1))
+        pixels = {(col, row)}
+        if cell is not None:
+            (c0, r0), (c1, r1) = (plot.widget_point(x - cell[0] / 4, y - cell[1] / 4),
+                                  plot.widget_point(x + cell[0] / 4, y + cell[1] / 4))
+            pixels |= {(c, r) for c in range(min(c0, c1), max(c0, c1) + 1)
+                       for r in range(min(r0, r1), max(r0, r1) + 1)}
+        levels = []
+        for c, r in pixels:
+            rgb = image.pixelColor(c, r)
+            d = np.sum((lut - (rgb.red(), rgb.green(), rgb.blue())) ** 2, axis=1)
+            levels.append(low + (high - low) * int(np.argmin(d)) / (len(lut) - 1))
+        out.append(max(levels))
     return np.array(out)
 
 
@@ -42,7 +129,9 @@ def orientation_errors(plot, x_label, y_label):
     if view.xInverted() or view.yInverted():
         errors.append("an axis is inverted")
     (left, right), (bottom, top) = view.viewRange()
-    (x0, y0), (x1, y1) = plot.widget_point(left, bottom), plot.widget_point(right, top)
+    scale = getattr(plot, "y_scale", 1.0)  # view y is data y times the plot's y_scale
+    (x0, y0), (x1, y1) = (plot.widget_point(left, bottom / scale),
+                          plot.widget_point(right, top / scale))
     if not (x1 > x0 and y1 < y0):
         errors.append("data x does not grow to the right or y upwards on screen")
     for side, label in (("bottom", x_label), ("left", y_label)):
@@ -52,12 +141,13 @@ def orientation_errors(plot, x_label, y_label):
 
 
 def shown_errors(plot, targets, background, near_db=NEAR_PEAK_DB,
-                 below_db=BACKGROUND_BELOW_DB):
+                 below_db=BACKGROUND_BELOW_DB, cell=None):
     """targets [(x, y, expected dB below the top)] must be shown within near_db of their
-    expected level; background [(x, y)] must lie below_db under the top (median)."""
+    expected level (read over the middle of their cell, rendered_db); background
+    [(x, y)] must lie below_db under the top (median)."""
     top = plot.levels()[1]
     errors = []
-    shown = rendered_db(plot, [(x, y) for x, y, _ in targets])
+    shown = rendered_db(plot, [(x, y) for x, y, _ in targets], cell)
     for (x, y, below), level in zip(targets, shown):
         if level < top - below - near_db:
             errors.append(f"target at ({x:g}, {y:g}) shows {level:.1f} dB, expected near "
@@ -91,8 +181,8 @@ def map_targets_errors(sink, targets):
                 float(axes.range_m(round((r - axes.r0_m) / axes.dr_m) // g * g + (g - 1) / 2)),
                 strongest - snr)
                for v, r, snr in targets]
-    return (orientation_errors(plot, "closing +", "range (m)") +
-            shown_errors(plot, centred, cells))
+    return (orientation_errors(plot, "closing +", "range (km)") +
+            shown_errors(plot, centred, cells, cell=(axes.dv_mps, g * axes.dr_m)))
 
 
 def image_targets_errors(sink, targets, keep_out_m):

@@ -4,7 +4,8 @@
 """detection_table: the detections of the latest CPI as a QT GUI table.
 
 Input: the `detections` message of cfar_2d / cfar_1d. One row per detection, strongest
-first (at most max_rows): range (m), radial velocity (m/s, closing positive), SNR (dB),
+first (at most max_rows): range (km, as on the maps), radial velocity (m/s, closing
+positive), SNR (dB),
 range bin, Doppler bin, channel. With print_every_cpi, every CPI's list is printed as
 one line (a log of the run) and published on `summary` (e.g. for a QT GUI Message
 Edit Box); without it the handler only keeps the PDU. The table is redrawn by a Qt
@@ -17,7 +18,11 @@ from PyQt5 import QtCore, QtWidgets
 
 from . import _display, detections
 
-COLUMNS = ("range (m)", "velocity (m/s)", "SNR (dB)", "range bin", "Doppler bin", "channel")
+#: rows the table shows without scrolling
+TABLE_ROWS_SHOWN = 5
+#: px: every column header readable
+TABLE_MIN_WIDTH = 560
+COLUMNS = ("range (km)", "velocity (m/s)", "SNR (dB)", "range bin", "Doppler bin", "channel")
 
 
 def summary_line(meta, dets, max_rows):
@@ -38,9 +43,9 @@ def strongest(dets, max_rows):
 
 def table_cells(d):
     """The row of one detection, as strings in COLUMNS order."""
-    def fmt(key, spec):
-        return format(d[key], spec) if key in d else ""
-    return (fmt("range_m", ".1f"), fmt("velocity_mps", "+.2f"), fmt("snr_db", ".1f"),
+    def fmt(key, spec, scale=1):
+        return format(d[key] * scale, spec) if key in d else ""
+    return (fmt("range_m", ".4f", _display.RANGE_SCALE), fmt("velocity_mps", "+.2f"), fmt("snr_db", ".1f"),
             fmt("range_bin", "d"), fmt("doppler_bin", "d"), fmt("channel", "d"))
 
 
@@ -104,7 +109,7 @@ class _TableWidget(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         self.title = QtWidgets.QLabel(f"<b>{title}</b>" if title else "")
-        self.status = QtWidgets.QLabel("waiting for detections")
+        self.status = _display.status_label("waiting for detections")
         self.table = QtWidgets.QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
@@ -113,6 +118,12 @@ class _TableWidget(QtWidgets.QWidget):
         for w in (self.title, self.status):
             layout.addWidget(w)
         layout.addWidget(self.table, 1)
+        # the header and TABLE_ROWS_SHOWN rows without scrolling
+        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height() +
+                                    TABLE_ROWS_SHOWN * self.table.verticalHeader()
+                                    .defaultSectionSize() + 2 * self.table.frameWidth())
+        self.table.setMinimumWidth(TABLE_MIN_WIDTH)
+        _display.fit_window_on_first_show(self)
         self.timer = QtCore.QTimer(self)
         self.timer.timeout.connect(self._tick)
         self.timer.setInterval(max(1, int(round(1000.0 / update_rate))))

@@ -75,7 +75,7 @@ def stream_layout_to_channels(values, nrange, channels, ndoppler):
 
 
 class range_doppler_sink(gr.sync_block, _display.DisplayBlock):
-    """Range-Doppler map display: range (m) up, radial velocity (m/s, closing positive)
+    """Range-Doppler map display: range (km) up, radial velocity (m/s, closing positive)
     right, dB colour scale, CFAR detections and truth overlaid. Widget: qwidget()."""
 
     def __init__(self, input="message", nrange=512, ndoppler=32, channels=1, channel=0,
@@ -276,8 +276,8 @@ class _MapWidget(_display.ImagePlot):
     """The sink's widget: channel selector, status line, map, overlays."""
 
     def __init__(self, sink, title, update_rate):
-        super().__init__(title, "radial velocity (m/s, closing +)", "range (m)",
-                         "dB", update_rate, self._tick)
+        super().__init__(title, _display.VELOCITY_LABEL, _display.RANGE_LABEL,
+                         "dB", update_rate, self._tick, y_scale=_display.RANGE_SCALE)
         self.sink = sink
         self.channel_box = QtWidgets.QSpinBox()
         self.channel_box.setPrefix("channel ")
@@ -293,6 +293,13 @@ class _MapWidget(_display.ImagePlot):
         item.addItem(self.detection_marks)
         self.frame = None
         self.row_group = 1  # range bins per drawn row of the frame shown
+
+    def _mark(self, marks, points):
+        """Markers at points [(velocity m/s, range m)], drawn on the km axis."""
+        if points:
+            marks.setData(pos=[(v, r * self.y_scale) for v, r in points])
+        else:
+            marks.clear()
 
     def _channel_chosen(self, value):
         if value != self.sink.channel():
@@ -321,9 +328,8 @@ class _MapWidget(_display.ImagePlot):
         self.row_group = group
         self.set_image(db, frame.axes.extent(db.shape[0], group), sink.levels_for(db))
         dets = sink.detections_for(frame.cpi, sink.channel())
-        self.detection_marks.setData(pos=dets) if dets else self.detection_marks.clear()
-        truth = sink.truth_points()
-        self.truth_marks.setData(pos=truth) if truth else self.truth_marks.clear()
+        self._mark(self.detection_marks, dets)
+        self._mark(self.truth_marks, sink.truth_points())
         c = sink.counts()
         when = "" if frame.time_s is None else f" · t = {frame.time_s:.6f} s"
         self.status.setText(f"CPI {frame.cpi}{when} · {len(dets)} detections · frames "

@@ -9,8 +9,11 @@ marker at (velocity m/s, range km): confirmed tracks a filled green disc, coasti
 grey square; each confirmed or coasting track carries its id and a line through its last
 trail_length positions. When tracks carry azimuths (a CFAR with angles upstream of the
 tracker) a B-scope appears beside it: the same markers and trails at (azimuth deg,
-range km), azimuth from -90 to 90 degrees (boresight 0, positive towards +x). The handler only keeps the newest message; a Qt timer draws at
-update_rate, so a slow display never holds up the tracker (frames it skips are counted).
+range km), azimuth from -90 to 90 degrees (boresight 0, positive towards +x). Optional
+input `truth` (radar_scene_source's truth messages): each target's latest true position
+as a hollow orange square on both planes. The handler only keeps the newest message; a
+Qt timer draws at update_rate, so a slow display never holds up the tracker (frames it
+skips are counted).
 """
 
 import collections
@@ -26,6 +29,71 @@ from . import _display, detections
 #: marker colours by status (RGB)
 COLORS = {"confirmed": (0, 160, 0), "coasting": (230, 120, 0), "tentative": (128, 128, 128)}
 CONFIRMED_SIZE = 14
+#: truth markers: the range-Doppler map's colour and symbol
+TRUTH_COLOR, TRUTH_SYMBOL, TRUTH_SIZE = "#ff7f0e", "s", 22
+
+
+def track_points(msg):
+    """(meta, [(id, status, velocity m/s, range km, azimuth deg or NaN)]) of a tracks
+    message; ValueError, KeyError or TypeError when it is malformed."""
+    meta, tracks = detections.pdu_to_python(msg)
+    return meta, [(t["id"], t["status"], float(t["velocity_mps"]),
+                   float(t["range_m"]) * _display.RANGE_SCALE,
+                   float(t["azimuth_deg"]) if "azimuth_deg" in t else np.nan)
+                  for t in tracks]
+
+
+def truth_point(msg):
+    """(target, (velocity m/s, range km, azimuth deg or NaN)) of a radar_scene_source
+    truth message; ValueError, KeyError or TypeError when it is malformed."""
+    d = pmt.to_python(msg)
+    if not isinstance(d, dict):
+        raise ValueError("a truth message is a dict")
+    return int(d["target"]), (float(d["velocity_mps"]),
+                              float(d["range_m"]) * _display.RANGE_SCALE,
+                              float(d.get("azimuth_deg", np.nan)))
+
+
+class TrailKeeper:
+    """Each live track's last positions, built from every message (not only from the
+    drawn ones) and the latest truth of each target. Thread-safe."""
+
+    def __init__(self, trail_length):
+        self.trail_length = int(trail_length)
+        self._trails = collections.defaultdict(collections.deque)
+        self._truth = {}
+        self._lock = QtCore.QMutex()
+
+    def update(self, points):
+        """points as track_points gives them; returns {id: [(v, r, az), ...]}."""
+        self._lock.lock()
+        try:
+            live = {p[0] for p in points}
+            for gone in [i for i in self._trails if i not in live]:
+                del self._trails[gone]
+            for i, status, v, r, az in points:
+                trail = self._trails[i]
+                trail.append((v, r, az))
+                while len(trail) > max(1, self.trail_length):
+                    trail.popleft()
+            return {i: list(t) for i, t in self._trails.items()}
+        finally:
+            self._lock.unlock()
+
+    def set_truth(self, target, point):
+        self._lock.lock()
+        try:
+            self._truth[target] = point
+        finally:
+            self._lock.unlock()
+
+    def truth(self):
+        """[(velocity m/s, range km, azimuth deg or NaN)] of every target seen."""
+        self._lock.lock()
+        try:
+            return list(self._truth.values())
+        finally:
+            self._lock.unlock()
 
 
 def check_params(range_max_m, velocity_max_mps, trail_length, update_rate):
@@ -47,37 +115,25 @@ class track_sink(gr.basic_block, _display.DisplayBlock):
         self.show_tentative = bool(show_tentative)
         self.bad_messages = 0
         self._frames = _display.LatestFrame()
-        # Trails are built from every message (in the handler), not only from drawn ones.
-        self._trails = collections.defaultdict(collections.deque)
-        self._trail_lock = QtCore.QMutex()
-        self.message_port_register_in(pmt.intern("tracks"))
-        self.set_msg_handler(pmt.intern("tracks"), self._on_tracks)
+        self.keeper = TrailKeeper(self.trail_length)
+        for port, handler in (("tracks", self._on_tracks), ("truth", self._on_truth)):
+            self.message_port_register_in(pmt.intern(port))
+            self.set_msg_handler(pmt.intern(port), handler)
         self._widget = _TrackWidget(self, title, range_max_m, velocity_max_mps, update_rate)
 
     def _on_tracks(self, msg):
         try:
-            meta, tracks = detections.pdu_to_python(msg)
-            points = [(t["id"], t["status"], float(t["velocity_mps"]),
-                       float(t["range_m"]) / 1e3,
-                       float(t["azimuth_deg"]) if "azimuth_deg" in t else np.nan)
-                      for t in tracks]
+            meta, points = track_points(msg)
         except (ValueError, KeyError, TypeError):
             self.bad_messages += 1
             return
-        self._trail_lock.lock()
+        self._frames.put((meta, points, self.keeper.update(points)))
+
+    def _on_truth(self, msg):
         try:
-            live = {p[0] for p in points}
-            for gone in [i for i in self._trails if i not in live]:
-                del self._trails[gone]
-            for i, status, v, r, az in points:
-                trail = self._trails[i]
-                trail.append((v, r, az))
-                while len(trail) > max(1, self.trail_length):
-                    trail.popleft()
-            trails = {i: list(t) for i, t in self._trails.items()}
-        finally:
-            self._trail_lock.unlock()
-        self._frames.put((meta, points, trails))
+            self.keeper.set_truth(*truth_point(msg))
+        except (ValueError, KeyError, TypeError):
+            self.bad_messages += 1
 
     def set_update_rate(self, update_rate):
         _display.check_positive("update_rate", update_rate, "> 0 frames/s")
@@ -92,10 +148,10 @@ class _TrackPlot:
 
     def __init__(self, x_label, x_range, y_range_km):
         self.widget = pg.PlotWidget(background="w")
-        self.widget.setMinimumSize(320, 240)
+        _display.style_plot(self.widget)
         item = self.widget.getPlotItem()
         item.setLabel("bottom", x_label)
-        item.setLabel("left", "range (km)")
+        item.setLabel("left", _display.RANGE_LABEL)
         item.setMenuEnabled(False)
         item.showGrid(x=True, y=True, alpha=0.3)
         item.getViewBox().setRange(xRange=x_range, yRange=(0, y_range_km), padding=0)
@@ -107,10 +163,17 @@ class _TrackPlot:
             "tentative": pg.ScatterPlotItem(pen=None, brush=pg.mkBrush(COLORS["tentative"]),
                                             symbol="s", size=8, pxMode=True),
         }
+        self.truth = _display.markers(TRUTH_COLOR, TRUTH_SYMBOL, TRUTH_SIZE)
+        item.addItem(self.truth)
         item.addItem(self.trails)
         for m in self.markers.values():
             item.addItem(m)
         self.labels = []
+
+    def draw_truth(self, points):
+        """Truth markers at points [(x, y)]; NaN points are skipped."""
+        points = [p for p in points if np.all(np.isfinite(p))]
+        self.truth.setData(pos=points) if points else self.truth.clear()
 
     def draw(self, points, trails, show_tentative):
         """points: (id, status, x, y); trails: id -> [(x, y)]. NaN points are skipped."""
@@ -145,16 +208,16 @@ class _TrackWidget(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         self.title = QtWidgets.QLabel(f"<b>{title}</b>" if title else "")
-        self.status = QtWidgets.QLabel("waiting for tracks")
+        self.status = _display.status_label("waiting for tracks")
         layout.addWidget(self.title)
         layout.addWidget(self.status)
-        self.velocity_plane = _TrackPlot("radial velocity (m/s, closing positive)",
+        self.velocity_plane = _TrackPlot(_display.VELOCITY_LABEL,
                                          (-velocity_max_mps, velocity_max_mps),
-                                         range_max_m / 1e3)
+                                         range_max_m * _display.RANGE_SCALE)
         self.plot = self.velocity_plane.widget
         # The B-scope: shown once a track has an azimuth.
         self.azimuth_plane = _TrackPlot("azimuth (deg, boresight 0)", (-90.0, 90.0),
-                                        range_max_m / 1e3)
+                                        range_max_m * _display.RANGE_SCALE)
         self.azimuth_plane.widget.hide()
         planes = QtWidgets.QHBoxLayout()
         planes.addWidget(self.plot, 1)
@@ -164,6 +227,7 @@ class _TrackWidget(QtWidgets.QWidget):
         self.timer.timeout.connect(self._tick)
         self.timer.setInterval(max(1, int(round(1000.0 / update_rate))))
         self.timer.start()
+        _display.fit_window_on_first_show(self)
 
     @property
     def markers(self):
@@ -181,11 +245,16 @@ class _TrackWidget(QtWidgets.QWidget):
                                  {i: [(v, r) for v, r, _ in t] for i, t in trails.items()},
                                  show)
         with_azimuth = any(np.isfinite(p[4]) for p in points)
-        if with_azimuth:
+        if with_azimuth and self.azimuth_plane.widget.isHidden():
             self.azimuth_plane.widget.show()
+            # the B-scope doubles the width the display asks for
+            _display.fit_window_to_content(self)
         self.azimuth_plane.draw([(i, st, az, r) for i, st, _, r, az in points],
                                 {i: [(az, r) for _, r, az in t] for i, t in trails.items()},
                                 show)
+        truth = self.block.keeper.truth()
+        self.velocity_plane.draw_truth([(v, r) for v, r, _ in truth])
+        self.azimuth_plane.draw_truth([(az, r) for _, r, az in truth])
         n = collections.Counter(p[1] for p in points)
         self.status.setText(f"CPI {meta.get('cpi')}, t = {meta.get('time_s', 0):.3f} s: "
                             f"{n['confirmed']} confirmed, {n['coasting']} coasting, "

@@ -141,10 +141,10 @@ class qa_range_doppler_sink(gr_unittest.TestCase):
         self.assertIn("CPI 1", status)
         self.assertIn(f"t = {NPULSES / PRF:.6f} s", status)
         # The CFAR found both targets; they are drawn at their range and velocity.
-        marks = sink.qwidget().detection_marks.getData()
+        marks = sink.qwidget().detection_marks.getData()  # drawn on the km axis
         for v, r in target_points():
             self.assertTrue(np.any((np.abs(marks[0] - v) < 1.5 * DV) &
-                                   (np.abs(marks[1] - r) < 1.5 * DR)))
+                                   (np.abs(marks[1] * 1e3 - r) < 1.5 * DR)))
         self.assertEqual(sink.qwidget().truth_marks.getData()[0].size, 0)
 
     def test_007_truth_overlay(self):
@@ -158,6 +158,7 @@ class qa_range_doppler_sink(gr_unittest.TestCase):
         sink._on_map(map_message(maps[0], 0))
         pump(2.0, lambda: sink.counts()["drawn"] >= 1)
         xs, ys = sink.qwidget().truth_marks.getData()
+        ys = ys * 1e3  # drawn on the km axis
         for v, r in target_points():  # the scene's targets lie 1 m beyond the bin centre
             self.assertTrue(np.any((np.abs(xs - v) < 1e-6) & (np.abs(ys - r - 1.0) < 1e-3)),
                             f"no truth mark at {v} m/s, {r} m")
@@ -186,10 +187,10 @@ class qa_range_doppler_sink(gr_unittest.TestCase):
         self.assertEqual(sink.qwidget().frame.cpi % 2, 0)  # CPIs 0, 2, 4, ...
         sink.qwidget()._draw()  # the CFAR's PDU of this CPI may have come after the map
         self.check_targets_shown(sink)
-        marks = sink.qwidget().detection_marks.getData()
+        marks = sink.qwidget().detection_marks.getData()  # drawn on the km axis
         for v, r in target_points():
             self.assertTrue(np.any((np.abs(marks[0] - v) < 1.5 * DV) &
-                                   (np.abs(marks[1] - r) < 1.5 * DR)))
+                                   (np.abs(marks[1] * 1e3 - r) < 1.5 * DR)))
         self.assertEqual(sink.qwidget().truth_marks.getData()[0].size, len(TARGETS))
 
     def test_002_stream_input_reads_axes_from_the_cpi_tag(self):
@@ -352,6 +353,12 @@ class qa_sar_image_sink(gr_unittest.TestCase):
         self.assertEqual(sink.counts()["received"], 1)
         plot = sink.qwidget()
         self.assertEqual(plot.levels(), (-40.0, 0.0))
+        # Both ends of the colour scale labelled (0 dB, the peak, was missing), the
+        # labels drawn even where they reach past the bar's ends; axes dark.
+        labels = plot.bar_labels()
+        self.assertEqual((labels[0], labels[-1]), ("-40", "0"))
+        self.assertFalse(plot.bar.axis.style["hideOverlappingLabels"])
+        self.assertEqual(display_check.axis_colour_errors(plot), [])
         targets = [(t.position[0], t.position[1], 20 * np.log10(abs(t.amplitude)))
                    for t in history.targets]
         self.assertEqual(display_check.image_targets_errors(sink, targets, 3.0), [])
@@ -398,7 +405,8 @@ class qa_detection_table(gr_unittest.TestCase):
         pump(1.0, lambda: table.counts()["drawn"] >= 1)
         w = table.qwidget()
         self.assertIn("CPI 1", w.status.text())
-        ranges = [float(w.table.item(r, 0).text()) for r in range(w.table.rowCount())]
+        ranges = [float(w.table.item(r, 0).text()) * 1e3  # km
+                  for r in range(w.table.rowCount())]
         snrs = [float(w.table.item(r, 2).text()) for r in range(w.table.rowCount())]
         self.assertEqual(snrs, sorted(snrs, reverse=True))
         self.assertLessEqual(len(ranges), 4)

@@ -107,6 +107,32 @@ class qa_track_sink(gr_unittest.TestCase):
         pump(0.2)
         return sink, w, w.grab().toImage()
 
+    def test_005_truth_overlay(self):
+        """Truth messages of a scene source: each target's latest position as an orange
+        square on both planes; a malformed one is counted."""
+        sink = gpuradar.track_sink(30e3, 150.0, 20, update_rate=50.0)
+        w = sink.qwidget()
+        w.resize(1400, 600)
+        w.show()
+        pump(0.3)
+        for target, (r, v) in enumerate((A, B)):
+            d = {"target": target, "range_m": r, "velocity_mps": v,
+                 "azimuth_deg": AZIMUTH[(r, v)]}
+            sink._on_truth(pmt.to_pmt(d))
+        sink._on_truth(pmt.to_pmt({"target": 9}))  # no position: counted
+        for m in tracker_messages(azimuths=True):
+            sink._on_tracks(m)
+        pump(2.0, lambda: sink.counts()["drawn"] >= 1)
+        pump(0.2)
+        image = w.grab().toImage()
+        orange = (255, 127, 14)
+        for r, v in (A, B):
+            self.assertTrue(colour_near(w, image, v, r / 1e3, orange, 12))
+            self.assertTrue(colour_near(w, image, AZIMUTH[(r, v)], r / 1e3, orange, 12,
+                                        plane=w.azimuth_plane))
+        self.assertFalse(colour_near(w, image, -A[1], A[0] / 1e3, orange, 12))
+        self.assertEqual(sink.counts()["bad_messages"], 1)
+
     def test_001_statuses_where_the_axes_say(self):
         meta, tracks = detections.pdu_to_python(self.msgs[-1])
         self.assertEqual(sorted(t["status"] for t in tracks),
