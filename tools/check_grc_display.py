@@ -14,7 +14,8 @@ Every range_doppler_sink in the flowgraph must show each target of its own scene
 truth) where its axes put it, within a
 few dB of the peak, over a darker background, every detection_table list it and every
 track_sink draw a confirmed (or coasting) track at it (and, when the flowgraph has a
-variable azimuths, at its azimuth on the B-scope); every sar_image_sink must show the
+variable azimuths, at its azimuth on the B-scope, and every ppi_sink at its range and
+azimuth); every sar_image_sink must show the
 targets of DIR/sar.sigmf-meta. The window is checked as it opened (no resize, no saved
 geometry: QSettings go to a scratch directory): every display's plots, axes included, and
 tables lie wholly inside it, not scrolled away, and their axes are dark enough to read.
@@ -65,9 +66,10 @@ def displays(tb):
     from gnuradio.gpuradar.display_detection_table import detection_table
     from gnuradio.gpuradar.display_range_doppler import range_doppler_sink
     from gnuradio.gpuradar.display_sar_image import sar_image_sink
+    from gnuradio.gpuradar.display_ppi import ppi_sink
     from gnuradio.gpuradar.display_tracks import track_sink
     kinds = (("map", range_doppler_sink), ("sar", sar_image_sink), ("table", detection_table),
-             ("tracks", track_sink))
+             ("tracks", track_sink), ("ppi", ppi_sink))
     found = {kind: [] for kind, _ in kinds}
     for name, value in sorted(vars(tb).items()):
         for kind, cls in kinds:
@@ -114,6 +116,24 @@ def tracks_errors(sink, truth, range_bin_m, azimuths=None):
                    for x, y in drawn)]
 
 
+def ppi_errors(sink, truth, range_bin_m, azimuths):
+    """The PPI draws a confirmed or coasting track within 3 range bins and
+    AZIMUTH_TOLERANCE_DEG of each target (its markers as drawn, plan x, y km)."""
+    if azimuths is None or len(azimuths) != len(truth):
+        return [f"the flowgraph's variable azimuths ({azimuths}) does not give one azimuth "
+                f"per target ({len(truth)})"]
+    drawn = []
+    for status in ("confirmed", "coasting"):
+        xs, ys = sink.qwidget().markers[status].getData()
+        drawn += [(float(np.hypot(x, y)) * 1e3, float(np.degrees(np.arctan2(x, y))))
+                  for x, y in zip(xs, ys)]
+    return [f"no PPI track within 3 range bins and {AZIMUTH_TOLERANCE_DEG} deg of the "
+            f"target at {r:.0f} m, {az:.1f} deg (drawn: {drawn})"
+            for (_, r, _), az in zip(truth, azimuths)
+            if not any(abs(dr - r) < 3 * range_bin_m and abs(da - az) < AZIMUTH_TOLERANCE_DEG
+                       for dr, da in drawn)]
+
+
 def map_truth(tb, recordings, at_time_s=None):
     """([(velocity, range, SNR dB)] of the targets, range bin (m)): the flowgraph's own
     scene when it has one (variables ranges, velocities, snr_db, samp_rate, as in the
@@ -145,8 +165,9 @@ def check(tb, recordings):
     from gnuradio.gpuradar import display_check
     found = displays(tb)
     errors = []
-    if not (found["map"] or found["sar"] or found["tracks"]):
-        return ["no range_doppler_sink, sar_image_sink or track_sink in the flowgraph"]
+    if not (found["map"] or found["sar"] or found["tracks"] or found["ppi"]):
+        return ["no range_doppler_sink, sar_image_sink, track_sink or ppi_sink in the "
+                "flowgraph"]
     for kind, group in found.items():
         for name, block in group:
             errors += [f"{name}: {e}" for e in
@@ -164,6 +185,10 @@ def check(tb, recordings):
             elif kind == "table":
                 errors += [f"{name}: {e}" for e in
                            table_errors(block, *map_truth(tb, recordings))]
+            elif kind == "ppi":
+                errors += [f"{name}: {e}" for e in
+                           ppi_errors(block, *map_truth(tb, recordings),
+                                      getattr(tb, "azimuths", None))]
             elif kind == "tracks":
                 errors += [f"{name}: {e}" for e in
                            tracks_errors(block, *map_truth(tb, recordings),

@@ -120,6 +120,11 @@ tb.msg_connect(trk, "tracks", dbg, "store")                # or a track display'
 sink = gpuradar.track_sink(30e3, 150.0, 20, False, 10.0)   # range max, +-velocity, trail
 tb.msg_connect(trk, "tracks", sink, "tracks")             # trk: a gpuradar.tracker
 layout.addWidget(sink.qwidget())''',
+    "ppi_sink": '''
+ppi = gpuradar.ppi_sink(30e3, 90.0, 5, 20, False, 10.0)   # range max, +-sector, rings, trail
+tb.msg_connect(trk, "tracks", ppi, "tracks")             # trk: a tracker fed azimuths
+tb.msg_connect(scene, "truth", ppi, "truth")             # optional: the scene's truth
+layout.addWidget(ppi.qwidget())''',
     "detection_table": '''
 table = gpuradar.detection_table(8, True, 5.0)    # max rows, print every CPI, updates/s
 tb.msg_connect(cfar, "detections", table, "detections")

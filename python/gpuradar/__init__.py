@@ -20,7 +20,8 @@ from .ipc_paths import ipc_endpoint, private_ipc_dir  # noqa: F401,E402
 _DISPLAY_BLOCKS = {"range_doppler_sink": "display_range_doppler",
                    "sar_image_sink": "display_sar_image",
                    "detection_table": "display_detection_table",
-                   "track_sink": "display_tracks"}
+                   "track_sink": "display_tracks",
+                   "ppi_sink": "display_ppi"}
 
 
 def __getattr__(name):
