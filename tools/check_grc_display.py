@@ -16,7 +16,8 @@ few dB of the peak, over a darker background, every detection_table list it and 
 track_sink draw a confirmed (or coasting) track at it (and, when the flowgraph has a
 variable azimuths, at its azimuth on the B-scope, and every ppi_sink at its range and
 azimuth); every sar_image_sink must show the
-targets of DIR/sar.sigmf-meta. The window is checked as it opened (no resize, no saved
+targets of DIR/sar.sigmf-meta; every rti_sink with a "max" slice must show each
+target in its newest row. The window is checked as it opened (no resize, no saved
 geometry: QSettings go to a scratch directory): every display's plots, axes included, and
 tables lie wholly inside it, not scrolled away, and their axes are dark enough to read.
 Exit status 0 only when every display drew at least one frame and passed
@@ -67,9 +68,10 @@ def displays(tb):
     from gnuradio.gpuradar.display_range_doppler import range_doppler_sink
     from gnuradio.gpuradar.display_sar_image import sar_image_sink
     from gnuradio.gpuradar.display_ppi import ppi_sink
+    from gnuradio.gpuradar.display_rti import rti_sink
     from gnuradio.gpuradar.display_tracks import track_sink
     kinds = (("map", range_doppler_sink), ("sar", sar_image_sink), ("table", detection_table),
-             ("tracks", track_sink), ("ppi", ppi_sink))
+             ("tracks", track_sink), ("ppi", ppi_sink), ("rti", rti_sink))
     found = {kind: [] for kind, _ in kinds}
     for name, value in sorted(vars(tb).items()):
         for kind, cls in kinds:
@@ -185,6 +187,10 @@ def check(tb, recordings):
             elif kind == "table":
                 errors += [f"{name}: {e}" for e in
                            table_errors(block, *map_truth(tb, recordings))]
+            elif kind == "rti":
+                truth, _ = map_truth(tb, recordings, block.time_s)
+                errors += [f"{name}: {e}" for e in
+                           display_check.rti_targets_errors(block, truth)]
             elif kind == "ppi":
                 errors += [f"{name}: {e}" for e in
                            ppi_errors(block, *map_truth(tb, recordings),

@@ -120,6 +120,10 @@ tb.msg_connect(trk, "tracks", dbg, "store")                # or a track display'
 sink = gpuradar.track_sink(30e3, 150.0, 20, False, 10.0)   # range max, +-velocity, trail
 tb.msg_connect(trk, "tracks", sink, "tracks")             # trk: a gpuradar.tracker
 layout.addWidget(sink.qwidget())''',
+    "rti_sink": '''
+rti = gpuradar.rti_sink("range", "max", 0.0, 100)   # range profile, strongest over velocity
+tb.msg_connect(pd, "map", rti, "map")                # pd: a processor with tap_every >= 1
+layout.addWidget(rti.qwidget())''',
     "ppi_sink": '''
 ppi = gpuradar.ppi_sink(30e3, 90.0, 5, 20, False, 10.0)   # range max, +-sector, rings, trail
 tb.msg_connect(trk, "tracks", ppi, "tracks")             # trk: a tracker fed azimuths

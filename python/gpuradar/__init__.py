@@ -21,7 +21,8 @@ _DISPLAY_BLOCKS = {"range_doppler_sink": "display_range_doppler",
                    "sar_image_sink": "display_sar_image",
                    "detection_table": "display_detection_table",
                    "track_sink": "display_tracks",
-                   "ppi_sink": "display_ppi"}
+                   "ppi_sink": "display_ppi",
+                   "rti_sink": "display_rti"}
 
 
 def __getattr__(name):

@@ -208,13 +208,15 @@ class ImagePlot(QtWidgets.QWidget):
     """A title line, a status line and an image plot with a dB colour bar.
 
     set_image() draws a (rows, cols) dB array over extent (left, right, bottom, top) in
-    data coordinates: row 0 at the bottom, column 0 at the left. y_scale converts data y
-    to the axis's unit (RANGE_SCALE: metres drawn in km); extents and points given to
-    set_image, widget_point and the overlays of subclasses are in data units.
+    data coordinates: row 0 at the bottom, column 0 at the left. x_scale and y_scale
+    convert data x and y to the axes' units (RANGE_SCALE: metres drawn in km); extents
+    and points given to set_image, widget_point and the overlays of subclasses are in
+    data units. plot_width: the width (px) the plot asks for.
     """
 
     def __init__(self, title, x_label, y_label, bar_label, update_rate, on_tick,
-                 aspect_locked=False, parent=None, y_scale=1.0):
+                 aspect_locked=False, parent=None, y_scale=1.0, x_scale=1.0,
+                 plot_width=PLOT_SIZE_HINT[0]):
         super().__init__(parent)
         check_positive("update_rate", update_rate, "> 0 frames/s")
         layout = QtWidgets.QVBoxLayout(self)
@@ -226,7 +228,8 @@ class ImagePlot(QtWidgets.QWidget):
         self.header.addStretch(1)
         layout.addLayout(self.header)
         layout.addWidget(self.status)
-        self.y_scale = float(y_scale)
+        self.x_scale, self.y_scale = float(x_scale), float(y_scale)
+        self._plot_width = int(plot_width)
         self.plot = pg.PlotWidget(background="w")
         style_plot(self.plot)
         item = self.plot.getPlotItem()
@@ -261,6 +264,7 @@ class ImagePlot(QtWidgets.QWidget):
 
     def set_image(self, db, extent, levels):
         left, right, bottom, top = extent
+        left, right = left * self.x_scale, right * self.x_scale
         bottom, top = bottom * self.y_scale, top * self.y_scale
         self.image.setImage(db, autoLevels=False, levels=levels)
         self.bar.setLevels(values=levels)
@@ -304,12 +308,12 @@ class ImagePlot(QtWidgets.QWidget):
         return max(1, int(self.plot.getPlotItem().getViewBox().height()))
 
     def sizeHint(self):
-        return QtCore.QSize(PLOT_SIZE_HINT[0] + 80, PLOT_SIZE_HINT[1] + 50)
+        return QtCore.QSize(self._plot_width + 80, PLOT_SIZE_HINT[1] + 50)
 
     def widget_point(self, x, y):
         """Pixel (column, row) in this widget's grab() of data coordinates (x, y)."""
         view = self.plot.getPlotItem().getViewBox()
-        scene = view.mapViewToScene(QtCore.QPointF(x, y * self.y_scale))
+        scene = view.mapViewToScene(QtCore.QPointF(x * self.x_scale, y * self.y_scale))
         p = self.plot.mapTo(self, self.plot.mapFromScene(scene))
         return round(p.x()), round(p.y())
 

@@ -129,9 +129,10 @@ def orientation_errors(plot, x_label, y_label):
     if view.xInverted() or view.yInverted():
         errors.append("an axis is inverted")
     (left, right), (bottom, top) = view.viewRange()
-    scale = getattr(plot, "y_scale", 1.0)  # view y is data y times the plot's y_scale
-    (x0, y0), (x1, y1) = (plot.widget_point(left, bottom / scale),
-                          plot.widget_point(right, top / scale))
+    # view coordinates are data coordinates times the plot's scales
+    sx, sy = getattr(plot, "x_scale", 1.0), getattr(plot, "y_scale", 1.0)
+    (x0, y0), (x1, y1) = (plot.widget_point(left / sx, bottom / sy),
+                          plot.widget_point(right / sx, top / sy))
     if not (x1 > x0 and y1 < y0):
         errors.append("data x does not grow to the right or y upwards on screen")
     for side, label in (("bottom", x_label), ("left", y_label)):
@@ -183,6 +184,31 @@ def map_targets_errors(sink, targets):
                for v, r, snr in targets]
     return (orientation_errors(plot, "closing +", "range (km)") +
             shown_errors(plot, centred, cells, cell=(axes.dv_mps, g * axes.dr_m)))
+
+
+def rti_targets_errors(sink, targets):
+    """rti_sink with a "max" slice: targets [(velocity m/s, range m, SNR dB)] shown in the
+    newest row near the peak (less the target's SNR deficit), the rest of that row (cells
+    8 away from every target) well below it; axes oriented and labelled."""
+    plot = sink.qwidget()
+    x, rows = sink.rows()
+    if not rows:
+        return ["no row drawn"]
+    if sink.select != "max":
+        return []  # a slice at one velocity / range need not hold every target
+    newest = rows[-1][0]
+    dx = float(x[1] - x[0]) if len(x) > 1 else 1.0
+    g = sink.col_group  # cells per drawn column
+    along = [r if sink.profile == "range" else v for v, r, _ in targets]
+    strongest = max(snr for _, _, snr in targets)
+    # each target read at the centre of the drawn column holding its cell
+    shown = [(float(x[0] + (int(np.argmin(np.abs(x - a))) // g * g + (g - 1) / 2) * dx),
+              newest, strongest - snr) for a, (_, _, snr) in zip(along, targets)]
+    background = [(float(c), newest) for c in x[::max(1, len(x) // 40)]
+                  if all(abs(c - a) > 8 * abs(dx) for a in along)]
+    label = "range (km)" if sink.profile == "range" else "closing +"
+    return (orientation_errors(plot, label, "CPI") +
+            shown_errors(plot, shown, background, cell=(g * dx, 1.0)))
 
 
 def image_targets_errors(sink, targets, keep_out_m):
