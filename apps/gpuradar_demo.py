@@ -11,12 +11,19 @@ reports where the target is, against the truth.
 """
 
 import argparse
+import os
+import runpy
 import sys
 import time
 
 import numpy as np
 from gnuradio import blocks, gr
-from gnuradio import gpuradar
+try:
+    from gnuradio import gpuradar
+except ImportError as error:  # gpuradar-env, beside the app, says what to set
+    sys.exit(runpy.run_path(os.path.join(os.path.dirname(os.path.realpath(__file__)),
+                                         "gpuradar-env"))["import_failure"](
+        "gpuradar-demo", error))
 from gnuradio.gpuradar import app_util
 from gnuradio.gpuradar.app_util import number
 

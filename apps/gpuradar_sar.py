@@ -36,12 +36,18 @@ engineering notation (--f0 10G).
 import argparse
 import math
 import os
+import runpy
 import sys
 import tempfile
 
 import numpy as np
 from gnuradio import blocks, gr
-from gnuradio import gpuradar
+try:
+    from gnuradio import gpuradar
+except ImportError as error:  # gpuradar-env, beside the app, says what to set
+    sys.exit(runpy.run_path(os.path.join(os.path.dirname(os.path.realpath(__file__)),
+                                         "gpuradar-env"))["import_failure"](
+        "gpuradar-sar", error))
 from gnuradio.gpuradar import app_util, display_geometry, sar_sim, stripmap_sim
 from gnuradio.gpuradar.app_util import AppError, number
 from gnuradio.gpuradar.sigmf_io import naming_write_errors

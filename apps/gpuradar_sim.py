@@ -38,9 +38,16 @@ gpuradar-sim stripmap --help.
 
 import argparse
 import math
+import os
+import runpy
 import sys
 
-from gnuradio import gpuradar  # noqa: F401  (loads the bindings: a clear error if absent)
+try:
+    from gnuradio import gpuradar  # noqa: F401
+except ImportError as error:  # gpuradar-env, beside the app, says what to set
+    sys.exit(runpy.run_path(os.path.join(os.path.dirname(os.path.realpath(__file__)),
+                                         "gpuradar-env"))["import_failure"](
+        "gpuradar-sim", error))
 from gnuradio.gpuradar import app_util, pd_sim, sar_sim, stripmap_sim
 from gnuradio.gpuradar.app_util import AppError, number
 
