@@ -18,8 +18,9 @@ variable azimuths, at its azimuth on the B-scope, and every ppi_sink at its rang
 azimuth); every sar_image_sink must show the
 targets of DIR/sar.sigmf-meta; every rti_sink with a "max" slice must show each
 target in its newest row. The window is checked as it opened (no resize, no saved
-geometry: QSettings go to a scratch directory): every display's plots, axes included, and
-tables lie wholly inside it, not scrolled away, and their axes are dark enough to read.
+geometry: QSettings go to a scratch directory), at the first timer tick after it is shown
+and again at the end: every display's plots, axes included, and tables lie wholly inside
+it, not scrolled away, and their axes are dark enough to read.
 Exit status 0 only when every display drew at least one frame and passed
 (gnuradio.gpuradar.display_check).
 Run under an X server (tools/run_grc_example.sh --check-display does).
@@ -228,6 +229,7 @@ def main(argv=None):
             self._poll.start(100)
             self._waiter = None
             self._ended_at = None
+            self._opened = None  # hidden_errors of the displays at the first tick shown
 
         def start(self, *a):
             super().start(*a)
@@ -237,6 +239,12 @@ def main(argv=None):
             self._waiter.start()
 
         def _maybe_check(self):
+            if self._opened is None and self.isVisible():
+                # the window as it opened (first tick after show), before any data
+                from gnuradio.gpuradar import display_check
+                self._opened = [f"{name} as the window opened: {e}"
+                                for group in displays(self).values() for name, s in group
+                                for e in display_check.hidden_errors(s.qwidget())]
             if not self._finished.is_set():
                 return
             now = QtCore.QTime.currentTime()
@@ -248,7 +256,7 @@ def main(argv=None):
             if pending and self._ended_at.msecsTo(now) < DRAW_GRACE_S * 1000:
                 return
             self._poll.stop()
-            result["errors"] = check(self, args.recordings)
+            result["errors"] = (self._opened or []) + check(self, args.recordings)
             if args.screenshot:
                 self.grab().save(args.screenshot, "PNG")
             QtWidgets.QApplication.instance().quit()
