@@ -183,6 +183,11 @@ class Installed(unittest.TestCase):
         self.assertNotIn("cudaGetDeviceCount", out + err)
 
     def test_008_without_pythonpath_the_app_says_what_to_set(self):
+        rc, _, _ = run(PYTHON, "-c", "from gnuradio import gpuradar",
+                       env=user_env(pythonpath=False))
+        if rc == 0:
+            self.skipTest("another gr-gpuradar is importable without PYTHONPATH "
+                          "(installed into /usr/local or /usr?)")
         pydir = os.path.join(PREFIX, PYTHON_DIR)
         for app in APPS:
             with self.subTest(app=app):
@@ -315,10 +320,20 @@ class Package(unittest.TestCase):
                            env=deb_env())
         self.assertEqual(rc, 0, err)
         self.assertTrue(out.startswith(DEB_ROOT + os.sep), out)
+        # gpuradar-env finds the package where the .deb put it (moved from python3.X).
+        env = deb_env()
+        del env["PYTHONPATH"]
+        rc, out, err = run("gpuradar-env", env=env)
+        self.assertEqual(rc, 0, err)
+        pydir = os.path.join(DEB_ROOT, "usr", "lib", "python3", "dist-packages")
+        self.assertIn(f"export PYTHONPATH={shlex.quote(pydir)}", out.splitlines()[1])
+        self.assertEqual(len(out.splitlines()), 2, out)  # PATH and GRC are set already
 
     def test_005_grcc_with_the_packaged_blocks(self):
-        # Only the package's blocks: GNU Radio's own GRC directory holds none of ours.
-        self.assertEqual(glob.glob("/usr/share/gnuradio/grc/blocks/gpuradar_*"), [])
+        # Only the package's blocks: GNU Radio's own GRC directory must hold none of ours.
+        if glob.glob("/usr/share/gnuradio/grc/blocks/gpuradar_*"):
+            self.skipTest("gr-gpuradar's blocks are installed in /usr/share/gnuradio/grc/"
+                          "blocks: grcc would not show which copy it used")
         example = os.path.join(DEB_ROOT, "usr", "share", "gr-gpuradar", "examples",
                                "pulse_doppler_offline.grc")
         out = os.path.join(WORK, "grcc")
