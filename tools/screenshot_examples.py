@@ -16,7 +16,8 @@ For each example (default: examples/*.grc):
   * run_<example>.png (offline QT GUI examples, not with --layout-only): the running
     flowgraph's window, grabbed by tools/check_grc_display.py after it has checked the
     targets' pixels against the recordings of the examples' ctest runs (fixture
-    grc_recordings, run first when missing) or the example's own scene (loopback),
+    grc_recordings, run first when missing) or the example's own scene (loopback,
+    tracking, array_beamforming),
     with its blocks on --backend (default auto: CUDA where a GPU is usable).
 
 Without $DISPLAY it re-runs itself under xvfb-run. Needs the build tree (--build) for
@@ -39,6 +40,9 @@ RUN_ARGS = {
     "sar_offline": ["--recording", "{rec}/sar", "--exit-when-done", "1"],
     "pulse_doppler_loopback": ["--ncpi", "8", "--playback-rate", "1e9", "--exit-when-done",
                                "1"],
+    "pulse_doppler_tracking": ["--ncpi", "8", "--playback-rate", "1e9", "--exit-when-done",
+                               "1"],
+    "array_beamforming": ["--exit-when-done", "1"],
 }
 #: the values every example's backend parameter accepts (the blocks' own check)
 BACKENDS = ("auto", "cuda", "cpu")
@@ -266,6 +270,7 @@ def main(argv=None):
     if rc is not None:
         return rc
     args = parse_args(argv)
+    args.build = os.path.abspath(args.build)  # the examples run in a scratch directory
     sys.path.insert(0, os.path.join(args.build, "test_modules"))
     os.environ["PYTHONPATH"] = os.path.join(args.build, "test_modules")
     examples = args.examples or sorted(glob.glob(os.path.join(ROOT, "examples", "*.grc")))
