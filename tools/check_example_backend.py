@@ -17,7 +17,9 @@ generated Python sees them:
    usable GPU the construction fails with the documented RuntimeError (on a machine with
    one, every block is on CUDA); an unknown backend fails with a ValueError listing the
    allowed values.
-3. One generated example run as a user runs it, `<example>.py --backend cuda` (without a
+3. Every block YAML with a backend refuses another value in GRC (its assert, as the
+   block's make() does) and takes each allowed one.
+4. One generated example run as a user runs it, `<example>.py --backend cuda` (without a
    GPU) and `--backend bogus`, exits non-zero with those messages on stderr.
 
 Hardware examples (UHD, Soapy) are checked statically only: building them needs a radio.
@@ -148,6 +150,27 @@ def build_errors(path, cuda_usable, recordings, fixed):
     return errors
 
 
+def yaml_errors(blocks_dir):
+    """The backend assert of every block YAML in blocks_dir with a backend argument."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(here, "python", "gpuradar", "qa"))
+    import grc_asserts
+    errors = []
+    for path in sorted(glob.glob(os.path.join(blocks_dir, "*.block.yml"))):
+        with open(path) as f:
+            block = yaml.safe_load(f)
+        if not any(p["id"] == "backend" for p in block.get("parameters", [])):
+            continue
+        if not grc_asserts.failed_asserts(block["id"], backend="gpu"):
+            errors.append(f"{block['id']}: GRC accepts backend 'gpu'")
+        # (other asserts may not evaluate on a block's defaults, which name variables)
+        errors += [f"{block['id']}: GRC refuses backend {ok!r}: {e}" for ok in
+                   ("auto", "cuda", "cpu") for e in grc_asserts.failed_asserts(block["id"],
+                                                                             backend=ok)
+                   if "backend" in e]
+    return errors
+
+
 def run_errors(path, cuda_usable):
     """The generated script run as a user runs it, with a bad and (without a GPU) an
     unavailable backend: non-zero exit, the block's message on stderr."""
@@ -195,6 +218,7 @@ def main(argv=None):
         errors += build_errors(os.path.join(a.out, name + ".py"), cuda_usable,
                                a.recordings, fixed_backends(path))
         checked += 1
+    errors += yaml_errors(a.blocks)
     errors += run_errors(os.path.join(a.out, RUN_EXAMPLE + ".py"), cuda_usable)
     for e in errors:
         print(f"check_example_backend: {e}", file=sys.stderr)
