@@ -219,7 +219,7 @@ def main():
             lines += ["", "Checked by GRC before generating:", ""]
             lines += [f"- `{a.replace('${', '').replace('}', '').strip()}`" for a in y["asserts"]]
         lines += ["", "## Tags", "",
-                  "See [the CPI rules in DESIGN.md](../DESIGN.md#streams-and-the-cpi) and "
+                  "See [the CPI rules](../CONVENTIONS.md#streams-and-the-cpi) and "
                   "[the `cpi` tag fields](../CONVENTIONS.md#cpi-tag-fields); what this block "
                   "reads and writes is stated in *What it does* above.", ""]
         make = y.get("templates", {}).get("make", "").strip()
