@@ -26,7 +26,7 @@ constexpr int min_pulses_per_call = 64;
 //! pulse). When an image is copied out, the host waits for that copy while the kernels
 //! of up to two areas run: large enough that they outlast an image's copy over PCIe.
 constexpr std::size_t stage_bytes = std::size_t(32) << 20;
-//! Index of dr in the geometry vector [x, y, z, r0, dr, f0] (DESIGN.md).
+//! Index of dr in the geometry vector [x, y, z, r0, dr, f0] (CONVENTIONS.md).
 constexpr std::size_t geometry_dr = 4;
 //! Most image columns: one output item (nx complex, 1 GiB) must fit GNU Radio's int
 //! item size.

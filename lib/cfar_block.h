@@ -39,7 +39,7 @@ struct cfar_config {
  * kernels::cfar_2d, same run/collect API) run on groups of cfar_layout::group input
  * items, one run() and one detections PDU per group.
  *
- * Framing (DESIGN.md, Streams and the CPI; the rules in cfar_1d.h / cfar_2d.h):
+ * Framing (CONVENTIONS.md, Streams and the CPI; the rules in cfar_1d.h / cfar_2d.h):
  * - a `cpi` tag inside a group discards the items before it (a partial group, counted in
  *   dropped_cpis()) so that the next group starts on the tag;
  * - a tag whose shape differs from the block's (cfar_shape_mismatch) discards its group;

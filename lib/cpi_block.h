@@ -30,8 +30,8 @@ struct cpi_framing {
  * Base of pulse_compression, corner_turn, doppler_filter and pulse_doppler_processor
  * (as cfar_block is for the detectors): one general_work() for all of them. Per call it
  * runs as many whole CPIs as input and output room allow, framed by cpi_sequencer
- * (DESIGN.md, Streams and the CPI: partial and mis-shaped CPIs dropped and counted), with
- * the device-stream protocol of gpu_stream_owner around them. The block supplies
+ * (CONVENTIONS.md, Streams and the CPI: partial and mis-shaped CPIs dropped and counted),
+ * with the device-stream protocol of gpu_stream_owner around them. The block supplies
  * process_cpi(), which runs its kernels on one CPI and tags its output, and may do
  * more after each call in after_work(). The derived block initialises gr::block (a
  * virtual base) and sets its output multiple, relative rate and tag policy.

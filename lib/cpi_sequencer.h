@@ -15,7 +15,7 @@ namespace gpuradar {
 
 /*!
  * Decides, CPI by CPI, what a block that works on whole CPIs does with its input
- * (DESIGN.md, Streams and the CPI):
+ * (CONVENTIONS.md, Streams and the CPI):
  * - a `cpi` tag on the first item of the CPI gives its dict (and its index);
  * - without a tag the block counts items_per_cpi items from the start of the stream and
  *   makes a dict {index, npulses, nrange};

@@ -1,4 +1,4 @@
-/* The `cpi` stream tag (DESIGN.md, Streams and the CPI): read, check and re-emit
+/* The `cpi` stream tag (CONVENTIONS.md, Streams and the CPI): read, check and re-emit
  * (internal). */
 #ifndef INCLUDED_GPURADAR_CPI_TAG_H
 #define INCLUDED_GPURADAR_CPI_TAG_H

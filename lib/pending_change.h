@@ -12,8 +12,8 @@ namespace gr {
 namespace gpuradar {
 
 /*!
- * What a setter changes while the flowgraph runs (DESIGN.md: a setter takes effect at the
- * next CPI boundary, never inside a CPI).
+ * What a setter changes while the flowgraph runs (CONVENTIONS.md, Live control: a setter
+ * takes effect at the next CPI boundary, never inside a CPI).
  *
  * A setter calls change(edit): edit() modifies a copy of the newest configuration (the
  * pending one, else the running one), then `build` makes from it what work() will run —

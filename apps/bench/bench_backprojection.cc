@@ -1,6 +1,6 @@
 /*
  * Backprojection benchmarks: giga-backprojections per second (pixels x pulses / time) on
- * the DESIGN.md workloads BP-A/B/C (airborne, 500 m altitude, X band) and BP-S
+ * the CONVENTIONS.md workloads BP-A/B/C (airborne, 500 m altitude, X band) and BP-S
  * (spaceborne, ~800 km slant range, X band), each with its SER against an fp64
  * reference computed on the host on 4096 random pixels. CUDA: kernel time with the
  * pulses already on the device, and end-to-end time with the pulses streamed from

@@ -1,7 +1,7 @@
 /*
  * CFAR benchmarks (CUDA; one CPU figure for scale):
  *  - cfar_2d/PD: CFAR alone on the power map of each PD workload (channels x nrange x
- *    npulses floats, DESIGN.md's window: guard/train Doppler 1,1 and range 1,5), every
+ *    npulses floats, CONVENTIONS.md's window: guard/train Doppler 1,1, range 1,5), every
  *    variant and both estimators. Bytes per cell: 4 read + 1 written (mask), + 4 with the
  *    threshold output. GB/s beside a device copy measured in the same run.
  *  - cfar_window_sweep: CA on the PD-B map, segmented vs summed-area table, square,
@@ -36,7 +36,7 @@ kernels::device_memory exponential_device(std::size_t n, const kernels::cuda_str
     return pd::to_device(host.data(), n, s);
 }
 
-//! The PD workload's power map as a cfar_2d configuration (DESIGN.md's window).
+//! The PD workload's power map as a cfar_2d configuration (CONVENTIONS.md's window).
 kernels::cfar_2d_params pd_params(const pd::workload& w)
 {
     kernels::cfar_2d_params p;

@@ -59,7 +59,7 @@ GPURADAR_BENCH("pd_blocks/PD")
                     cfg.doppler_window = "hann";
                     cfg.backend = "cuda";
                     auto pd = grr::pulse_doppler_processor::make(cfg);
-                    // DESIGN.md's CFAR window: Doppler guard 1 / training 1, range 1 / 5.
+                    // CONVENTIONS.md's CFAR window: Doppler guard/train 1/1, range 1/5.
                     auto cfar = grr::cfar_2d::make(w.nrange,
                                                    nfft,
                                                    w.channels,

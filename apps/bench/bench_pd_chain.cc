@@ -1,9 +1,9 @@
 /*
- * The kernels-only pulse-Doppler chain per CPI, DESIGN.md's PD workloads:
+ * The kernels-only pulse-Doppler chain per CPI, CONVENTIONS.md's PD workloads:
  * pulse compression (Taylor, normalised, automatic method: overlap_save on these
  * waveforms; the fft method's settings measured beside it) -> corner turn -> Doppler
- * filter (Hann, fftshift, nfft = npulses) -> square-law envelope -> CA-CFAR (DESIGN.md's
- * window: guard/train Doppler 1,1, range 1,5; Pfa 1e-6).
+ * filter (Hann, fftshift, nfft = npulses) -> square-law envelope -> CA-CFAR
+ * (CONVENTIONS.md's window: guard/train Doppler 1,1, range 1,5; Pfa 1e-6).
  *
  *  pd_chain/PD     for each workload: the chain without and with cfar_2d::run, the
  *                  fused Doppler kernel on and off, pulse compression by the fft

@@ -1,8 +1,8 @@
 /*
  * Helpers for the pulse-Doppler stage benchmarks (bench_pulse_compression.cc,
- * bench_corner_turn.cc, bench_doppler_filter.cc): the PD workloads of DESIGN.md, CUDA
- * event timing, device inputs of random data (never zeros), and the device copy figure
- * every bandwidth is reported against.
+ * bench_corner_turn.cc, bench_doppler_filter.cc): the PD workloads of CONVENTIONS.md,
+ * CUDA event timing, device inputs of random data (never zeros), and the device copy
+ * figure every bandwidth is reported against.
  */
 #ifndef INCLUDED_GPURADAR_BENCH_PD_COMMON_H
 #define INCLUDED_GPURADAR_BENCH_PD_COMMON_H
@@ -18,7 +18,7 @@ namespace gpuradar::bench::pd {
 
 using kernels::cfloat;
 
-//! DESIGN.md, Benchmark workloads (complex64).
+//! CONVENTIONS.md, Benchmark workloads (complex64).
 struct workload {
     const char* name;
     std::size_t channels, npulses, nrange, waveform;
@@ -33,8 +33,8 @@ inline const std::vector<workload>& workloads()
     return w;
 }
 
-//! DESIGN.md's CFAR window on the workload's power map (Doppler guard / training 1 / 1,
-//! range 1 / 5), CA, Pfa 1e-6, nfft = npulses.
+//! CONVENTIONS.md's CFAR window on the workload's power map (Doppler guard / training
+//! 1 / 1, range 1 / 5), CA, Pfa 1e-6, nfft = npulses.
 inline kernels::cfar_2d_params chain_cfar_params(const workload& w)
 {
     kernels::cfar_2d_params cp;

@@ -192,7 +192,7 @@ GPURADAR_BENCH("detection_clustering/cpu")
  * device memory; run() and collect() timed), without clustering (collect() brings the
  * detection list to the host) and with it (the publish kernel merges the list in one
  * block, only the clusters cross PCIe), on the 4096 x 128 map and on a PD-B-sized one
- * (DESIGN.md's CFAR window). The CFAR always fetches the four neighbours of each
+ * (CONVENTIONS.md's CFAR window). The CFAR always fetches the four neighbours of each
  * detection (cfar_2d has no switch for it), so their cost is inside both times.
  */
 GPURADAR_BENCH("detection_clustering/cuda")

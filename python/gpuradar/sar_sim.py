@@ -24,7 +24,7 @@ Recording format (``<base>`` is any path prefix)
     The per-pulse geometry, raw little-endian float64, npulses x 6, row i =
     ``[x, y, z, r0, dr, f0]`` of pulse i: antenna phase centre (local Cartesian metres, x
     east, y north, z up), range of bin 0 (m), bin spacing (m), reference (centre)
-    frequency (Hz); DESIGN.md. ``blocks.file_source(gr.sizeof_double * 6, path)`` reads
+    frequency (Hz); CONVENTIONS.md. ``blocks.file_source(gr.sizeof_double * 6, path)`` reads
     one pulse's geometry per item: input 1 of ``gpuradar.backprojection``.
 ``<base>.sigmf-meta``
     SigMF JSON. ``global`` holds the core fields (``core:datatype`` ``cf32_le``,

@@ -84,7 +84,7 @@ def expected_range_bin(range_m, fs, gate_start):
 
 def expected_doppler_bin(velocity_mps, fc, prf, ndoppler, fftshift=True):
     """Doppler bin of a target (closing positive, f_d = 2 v fc / c), aliased into
-    [0, ndoppler); with fftshift zero Doppler is bin ndoppler // 2 (DESIGN.md)."""
+    [0, ndoppler); with fftshift zero Doppler is bin ndoppler // 2 (CONVENTIONS.md)."""
     fd = 2.0 * velocity_mps * fc / SPEED_OF_LIGHT
     m = int(round(fd / prf * ndoppler))
     if fftshift:

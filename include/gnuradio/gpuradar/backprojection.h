@@ -20,7 +20,7 @@ namespace gpuradar {
  * Input 0: range-compressed pulses, one item = nbins gr_complex (device buffer on CUDA).
  * Input 1: the geometry of each pulse, one item = 6 doubles [x, y, z, r0, dr, f0]
  * (antenna phase centre in local Cartesian metres, range of bin 0 (m), bin spacing (m),
- * reference frequency (Hz); DESIGN.md), item for item with input 0 (host memory).
+ * reference frequency (Hz); CONVENTIONS.md), item for item with input 0 (host memory).
  * Output: the complex image, nz*ny items of nx gr_complex, emitted every
  * pulses_per_image pulses (device buffer on CUDA): slice iz (height h + iz*dz, lowest
  * first), row iy (y0 + iy*dy), column ix (x0 + ix*dx) is item iz*ny + iy, element ix;

@@ -18,7 +18,7 @@ namespace gpuradar {
  *
  * In: the power map (square law, e.g. the envelope block after the Doppler filter): a CPI
  * is nrange items of float[channels * ndoppler] (one range bin each, channel-major,
- * Doppler contiguous; DESIGN.md). Each (CPI, channel) is one map.
+ * Doppler contiguous; CONVENTIONS.md). Each (CPI, channel) is one map.
  *
  * Out 0: detection mask, uint8[channels * ndoppler] per item (1 = detection), same
  * layout. Out 1 (optional, connect it to get it): the threshold T per cell, float, same

@@ -17,7 +17,7 @@ namespace gpuradar {
  *
  * In: npulses items of gr_complex[channels * nrange] (one pulse each, channel-major).
  * Out: nrange items of gr_complex[channels * npulses] (one range bin's slow-time vector
- * per channel), out[r][c][p] = in[p][c][r] (DESIGN.md, Streams and the CPI).
+ * per channel), out[r][c][p] = in[p][c][r] (CONVENTIONS.md, Streams and the CPI).
  *
  * CPI boundaries: a `cpi` tag on an input item starts a CPI there; without tags the block
  * counts npulses items from the start of the stream. A tag that arrives inside a CPI

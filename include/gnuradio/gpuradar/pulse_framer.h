@@ -22,7 +22,7 @@ namespace gpuradar {
  * carries the `cpi` tag {index, npulses, nrange, fs, prf = fs / pri, fc, r0 = gate_start
  * c / (2 fs), channels = 1, pulse (pulse number since the anchor), nonfinite_samples
  * (see below), rx_time (UHD tuple (uint64 secs, double frac) of that pulse's start, when
- * an rx_time tag was seen)} (DESIGN.md, docs/CONVENTIONS.md).
+ * an rx_time tag was seen)} (docs/CONVENTIONS.md).
  *
  * Non-finite input: a gate sample with a NaN or infinite real or imaginary part is
  * written as 0, so that one bad sample cannot turn the whole range-Doppler map of its CPI

@@ -964,7 +964,7 @@ TEST(Cfar2dCudaShapes, test_021_windows_and_map_shapes)
 }
 
 /*!
- * DESIGN.md's window (range 1/5, Doppler 1/1) on maps whose Doppler rows are whole
+ * CONVENTIONS.md's window (range 1/5, Doppler 1/1) on maps whose Doppler rows are whole
  * float4s: the CUDA backend's row-vector kernel (128 columns per warp, 32 rows per
  * block). Doppler extents below, at and between multiples of 128 (the last column tile
  * part-full: its halo wraps or clips inside the tile), range extents not multiples of 32,
@@ -1011,7 +1011,7 @@ TEST(Cfar2dCudaShapes, test_023_row_vector_kernel_matches_cpu_bitwise)
         for (auto v : { cfar_variant::ca, cfar_variant::go, cfar_variant::so })
             for (auto re : { cfar_edge::clip, cfar_edge::wrap })
                 for (auto de : { cfar_edge::wrap, cfar_edge::clip }) {
-                    cfar_2d_params p; // DESIGN.md's window is the default
+                    cfar_2d_params p; // CONVENTIONS.md's window is the default
                     p.nrange = s.nrange;
                     p.ndoppler = s.ndoppler;
                     p.channels = s.channels;
@@ -1074,7 +1074,7 @@ TEST(Cfar2dCudaShapes, test_025_row_vector_kernel_on_a_map_larger_than_l2)
 {
     GPURADAR_REQUIRE_CUDA();
     const std::size_t l2 = kernels::current_device_properties().l2_bytes;
-    cfar_2d_params p; // DESIGN.md's window is the default
+    cfar_2d_params p; // CONVENTIONS.md's window is the default
     p.ndoppler = 1024;
     p.nrange = (l2 + l2 / 4) / (p.ndoppler * sizeof(float)) + 1;
     p.max_cpi = 1;
@@ -1177,7 +1177,7 @@ TEST(Cfar2dCudaShapes, test_026_os_without_threshold_map_is_the_cpu_twin_bitwise
  * Every run starts from zeroed counters and reports only its own detections: one object
  * runs several times, with different CPI counts, twice without a collect in between,
  * with lists longer than the head copied back with the counters (the rest is a second
- * copy in collect), on the row-vector kernel (DESIGN.md's window, ndoppler % 4 == 0)
+ * copy in collect), on the row-vector kernel (CONVENTIONS.md's window, ndoppler % 4 == 0)
  * and on the generic one. Lists, counts, masks and thresholds equal the CPU twin's.
  */
 TEST(Cfar2dCudaShapes, test_024_repeated_runs_report_their_own_detections)
@@ -1185,7 +1185,7 @@ TEST(Cfar2dCudaShapes, test_024_repeated_runs_report_their_own_detections)
     GPURADAR_REQUIRE_CUDA();
     for (bool vec : { true, false }) {
         SCOPED_TRACE(vec ? "row-vector kernel" : "generic kernel");
-        cfar_2d_params p; // DESIGN.md's window
+        cfar_2d_params p; // CONVENTIONS.md's window
         p.nrange = 515;
         p.ndoppler = vec ? 132 : 131;
         p.channels = 2;

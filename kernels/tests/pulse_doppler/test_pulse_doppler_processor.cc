@@ -22,7 +22,7 @@ using cdouble = std::complex<double>;
 
 constexpr double pi = 3.14159265358979323846;
 
-// out[(r*C + c)*nfft + k] per DESIGN.md's range stream, straight from the definitions.
+// out[(r*C + c)*nfft + k] per CONVENTIONS.md's range stream, from the definitions.
 std::vector<double> reference(const std::vector<cfloat>& x,
                               const pulse_doppler_processor::params& p)
 {

@@ -24,7 +24,7 @@ C = 299792458.0
 
 
 def reference_image(pulses, geometry, grid):
-    """fp64 backprojection (DESIGN.md): linear interpolation, exp(+j 4 pi f0 R / c)."""
+    """fp64 backprojection (CONVENTIONS.md): linear interpolation, exp(+j 4 pi f0 R / c)."""
     x = grid.x0 + grid.dx * np.arange(grid.nx)
     y = grid.y0 + grid.dy * np.arange(grid.ny)
     px, py = np.meshgrid(x, y)

@@ -63,7 +63,7 @@ class qa_pulse_compression(gr_unittest.TestCase):
     def test_002_lfm_echo_peaks_at_its_delay(self):
         fs, bw, pw, nrange, delay = 20e6, 10e6, 5e-6, 400, 123
         t = np.arange(int(round(pw * fs))) / fs - pw / 2
-        s = np.exp(1j * np.pi * (bw / pw) * t ** 2)  # the up-chirp of DESIGN.md
+        s = np.exp(1j * np.pi * (bw / pw) * t ** 2)  # the up-chirp of CONVENTIONS.md
         x = np.zeros((1, 1, nrange), np.complex64)
         x[0, 0, delay:delay + len(s)] = s
         pc, y = self.run_block(x, 1, nrange, 1, waveform="lfm", bandwidth=bw,

@@ -7,9 +7,9 @@
  * Each block owns a tile of tile_rows x tile_cols cells of one map and loads it with its
  * halo (the window's reach) into shared memory once. The estimator's kernel family:
  *  - segmented (cfar_segmented.cu): ca, go, so on any window;
- *  - row-vector (cfar_row_vector.cu): the segmented sums on DESIGN.md's window when the
- *    run's maps are whole float4 rows (the pulse-Doppler chain's case), a thread per 4
- *    cells;
+ *  - row-vector (cfar_row_vector.cu): the segmented sums on CONVENTIONS.md's window when
+ *    the run's maps are whole float4 rows (the pulse-Doppler chain's case), a thread
+ *    per 4 cells;
  *  - summed-area (cfar_summed_area.cu): asked for, or taken by `automatic` where a tall
  *    window's segmented tile does not fit in shared memory;
  *  - ordered statistic (cfar_ordered_statistic.cu): os.
@@ -489,7 +489,7 @@ private:
     kernel_fn d_kernel = nullptr; //!< the estimator's kernel (any layout)
     //! os only: the kernel for runs with a threshold map (every cell selects), else null.
     kernel_fn d_kernel_thr = nullptr;
-    //! The row-vector kernel (segmented, DESIGN.md's window), or nullptr: [1] with
+    //! The row-vector kernel (segmented, CONVENTIONS.md's window), or nullptr: [1] with
     //! evict-first loads, for runs whose maps fit in L2 (d_l2_bytes, see fits_in_l2).
     kernel_fn d_vec_kernel[2] = { nullptr, nullptr };
     const std::size_t d_l2_bytes = l2_cache_bytes(d_plan.stage);

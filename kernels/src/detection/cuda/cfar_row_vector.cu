@@ -1,6 +1,6 @@
 /*
- * CUDA CFAR, row-vector segmented kernel (ca, go, so on DESIGN.md's window over maps of
- * whole float4 rows: the pulse-Doppler chain's case).
+ * CUDA CFAR, row-vector segmented kernel (ca, go, so on the workloads' window of
+ * CONVENTIONS.md over maps of whole float4 rows: the pulse-Doppler chain's case).
  *
  * The generic tile kernels (cfar_segmented.cu) spend hundreds of instructions per cell
  * (index math per element, predicated window loops up to 8 x 4, one thread per cell, a
@@ -339,7 +339,7 @@ __global__ void __launch_bounds__(block_threads, vec_blocks_per_sm)
     }
 }
 
-//! The row-vector kernel of variant V for DESIGN.md's window; stream: evict-first loads.
+//! The row-vector kernel of variant V for CONVENTIONS.md's window; stream: evict-first.
 template <cfar_variant V>
 kernel_fn vec_kernel_of(bool stream)
 {

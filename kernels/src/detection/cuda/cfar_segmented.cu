@@ -10,8 +10,9 @@ namespace gpuradar::kernels::detail::cfar_gpu {
 namespace {
 
 //! Window reach up to which the segmented kernel is unrolled (predicated, immediate
-//! shared-memory offsets): wr <= 8 rows, wc <= 4 columns per side covers DESIGN.md's PD
-//! window (6, 2) and its neighbours; larger windows run the loop version.
+//! shared-memory offsets): wr <= 8 rows, wc <= 4 columns per side covers the PD
+//! workloads' window (6, 2; CONVENTIONS.md) and its neighbours; larger windows run the
+//! loop version.
 constexpr int unrolled_max_wr = 8;
 constexpr int unrolled_max_wc = 4;
 

@@ -2,7 +2,7 @@
  * Antenna array geometry shared by the beamformer, the angle estimator and the
  * simulators (radar_scene, radar_channel).
  *
- * Geometry: local Cartesian metres (DESIGN.md), the array's boresight along +y. A
+ * Geometry: local Cartesian metres (CONVENTIONS.md), the array's boresight along +y. A
  * direction (a beam's steering direction, a target's direction of arrival) is an azimuth
  * theta and an elevation phi, both inside [-90, 90] degrees: the azimuth measured from
  * boresight, positive towards +x, the elevation from the x-y plane, positive towards +z.

@@ -94,9 +94,9 @@ std::vector<cfloat> beamformer_weights(const std::vector<position_m>& elements,
  * (channel-major: each channel's nsamples contiguous) in, nitems items of
  * nbeams x nsamples (beam-major) out.
  *
- * The layout is the module's channel-major item (DESIGN.md, Streams and the CPI): on the
- * pulse stream an item is one pulse and nsamples = nrange, on the range stream one range
- * bin and nsamples = npulses (or ndoppler). The weights are fixed at construction.
+ * The layout is the module's channel-major item (CONVENTIONS.md, Streams and the CPI):
+ * on the pulse stream an item is one pulse and nsamples = nrange, on the range stream one
+ * range bin and nsamples = npulses (or ndoppler). The weights are fixed at construction.
  * CPU: the fp32 twin; CUDA: one cuBLAS strided-batched complex GEMM per call (per item,
  * Y (nsamples x nbeams) = X (nsamples x nchannels) W^T in column-major terms).
  */

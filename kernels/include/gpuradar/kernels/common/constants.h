@@ -1,4 +1,4 @@
-/* Physical constants shared by every stage (DESIGN.md, Conventions). */
+/* Physical constants shared by every stage (CONVENTIONS.md, Units and signs). */
 #ifndef INCLUDED_GPURADAR_KERNELS_CONSTANTS_H
 #define INCLUDED_GPURADAR_KERNELS_CONSTANTS_H
 

@@ -20,7 +20,7 @@ class cfar_engine;
 struct cfar_2d_params {
     std::size_t nrange = 0;   //!< range bins per map (rows), >= 1
     std::size_t ndoppler = 0; //!< Doppler bins per map (contiguous), >= 1
-    std::size_t channels = 1; //!< maps per range item, channel-major (DESIGN.md)
+    std::size_t channels = 1; //!< maps per range item, channel-major (CONVENTIONS.md)
     int guard_range = 1;      //!< guard cells per side in range, >= 0
     int train_range = 5;      //!< training cells per side in range, >= 0
     int guard_doppler = 1;    //!< guard cells per side in Doppler, >= 0
@@ -50,7 +50,7 @@ constexpr std::size_t cfar_device_cluster_limit = 1024;
 /*!
  * \brief Two-dimensional CFAR on a square-law range-Doppler power map.
  *
- * Layout (DESIGN.md): a CPI holds nrange range items of channels x ndoppler floats,
+ * Layout (CONVENTIONS.md): a CPI holds nrange range items of channels x ndoppler floats,
  * channel-major, Doppler contiguous; element (cpi, range r, channel c, Doppler d) is at
  * ((cpi * nrange + r) * channels + c) * ndoppler + d. Each (cpi, channel) is an
  * independent map, numbered map = cpi * channels + c. Outputs use the same layout.

@@ -17,7 +17,7 @@ namespace gpuradar::kernels {
  * for pulse p < npulses, channel c < channels, range bin r < nrange. The input is the
  * pulse stream's CPI (npulses items of channels x nrange, channel-major inside an item),
  * the output the range stream's CPI (nrange items of channels x npulses): slow time
- * becomes contiguous for the Doppler FFT (DESIGN.md, Streams and the CPI).
+ * becomes contiguous for the Doppler FFT (CONVENTIONS.md, Streams and the CPI).
  *
  * CUDA: 32x32 tiles through shared memory with one padding column (conflict-free reads
  * down a column), 32x8 threads per tile, any sizes (partial edge tiles are masked).

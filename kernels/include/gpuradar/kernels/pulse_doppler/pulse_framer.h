@@ -32,7 +32,7 @@ trigger_mode parse_trigger_mode(const std::string& name,
                                 const char* stage = "pulse_framer");
 const char* to_string(trigger_mode m);
 
-//! The framer's parameters (pulse_framer block, DESIGN.md Streams and the CPI).
+//! The framer's parameters (pulse_framer block, CONVENTIONS.md, Streams and the CPI).
 struct framer_config {
     double pri_samples = 0;       //!< PRI in samples (fractional allowed), pri = fs / prf
     std::uint64_t gate_start = 0; //!< samples from pulse start to the first gate sample

@@ -45,7 +45,7 @@ struct image_grid {
  *
  * For every pixel P and every pulse i with geometry g_i = [x, y, z, r0, dr, f0]
  * (antenna phase centre A_i in m, range of bin 0 in m, bin spacing in m, reference
- * frequency in Hz; see DESIGN.md):
+ * frequency in Hz; see CONVENTIONS.md):
  *
  *   R = |P - A_i|,  b = (R - r0)/dr,
  *   v = (1 - w) p_i[k] + w p_i[k+1] with k = floor(b), w = b - k,  (0 when b is outside

@@ -52,7 +52,7 @@ struct radar {
 struct phase_history {
     std::size_t npulses = 0, nbins = 0;
     std::vector<cfloat> pulses;        //!< npulses x nbins, pulse-major
-    std::vector<double> geometry;      //!< npulses x 6: x, y, z, r0, dr, f0 (DESIGN.md)
+    std::vector<double> geometry;      //!< npulses x 6: x,y,z,r0,dr,f0 (CONVENTIONS.md)
     std::vector<point_target> targets; //!< the truth
 };
 

@@ -17,7 +17,7 @@
 namespace gpuradar::kernels {
 
 //! A point target. Range at time t: R(t) = range_m - velocity_mps * t (closing positive,
-//! DESIGN.md: its Doppler is f_d = 2 v fc / c > 0).
+//! CONVENTIONS.md: its Doppler is f_d = 2 v fc / c > 0).
 struct scene_target {
     double range_m = 0;      //!< range at t = 0 (m, > 0)
     double velocity_mps = 0; //!< radial velocity, closing positive (m/s)
