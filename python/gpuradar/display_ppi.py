@@ -19,13 +19,11 @@ orange square. Drawing is decoupled from the tracker as in every display here
 import collections
 
 import numpy as np
-import pmt
 import pyqtgraph as pg
-from gnuradio import gr
 from PyQt5 import QtCore, QtWidgets
 
 from . import _display
-from .display_tracks import TrailKeeper, _TrackPlot, track_points, truth_point
+from .display_tracks import TrackMessageSink, _TrackPlot
 
 #: azimuth spokes every this many degrees
 SPOKE_STEP_DEG = 30.0
@@ -58,44 +56,15 @@ def ring_step(range_max_km, rings):
     return float(min((m * decade for m in (1, 2, 5, 10)), key=lambda s: abs(s - raw)))
 
 
-class ppi_sink(gr.basic_block, _display.DisplayBlock):
+class ppi_sink(TrackMessageSink):
     """Tracks with azimuth on a plan-position indicator (widget: qwidget())."""
 
     def __init__(self, range_max_m=30e3, sector_deg=90.0, rings=5, trail_length=20,
                  show_tentative=False, update_rate=10.0, title="Tracks (PPI)"):
         check_params(range_max_m, sector_deg, rings, trail_length, update_rate)
-        gr.basic_block.__init__(self, name="ppi_sink", in_sig=None, out_sig=None)
-        self.trail_length = int(trail_length)
-        self.show_tentative = bool(show_tentative)
-        self.bad_messages = 0
-        self._frames = _display.LatestFrame()
-        self.keeper = TrailKeeper(self.trail_length)
-        for port, handler in (("tracks", self._on_tracks), ("truth", self._on_truth)):
-            self.message_port_register_in(pmt.intern(port))
-            self.set_msg_handler(pmt.intern(port), handler)
+        TrackMessageSink.__init__(self, "ppi_sink", trail_length, show_tentative)
         self._widget = _PpiWidget(self, title, range_max_m * _display.RANGE_SCALE,
                                   float(sector_deg), int(rings), update_rate)
-
-    def _on_tracks(self, msg):
-        try:
-            meta, points = track_points(msg)
-        except (ValueError, KeyError, TypeError):
-            self.bad_messages += 1
-            return
-        self._frames.put((meta, points, self.keeper.update(points)))
-
-    def _on_truth(self, msg):
-        try:
-            self.keeper.set_truth(*truth_point(msg))
-        except (ValueError, KeyError, TypeError):
-            self.bad_messages += 1
-
-    def set_update_rate(self, update_rate):
-        _display.check_positive("update_rate", update_rate, "> 0 frames/s")
-        self._widget.timer.setInterval(max(1, int(round(1000.0 / update_rate))))
-
-    def set_show_tentative(self, show):
-        self.show_tentative = bool(show)
 
 
 class _PpiWidget(QtWidgets.QWidget):

@@ -104,13 +104,13 @@ def check_params(range_max_m, velocity_max_mps, trail_length, update_rate):
     _display.check_positive("update_rate", update_rate, "> 0 frames/s")
 
 
-class track_sink(gr.basic_block, _display.DisplayBlock):
-    """Tracks in range and velocity (widget: qwidget())."""
+class TrackMessageSink(gr.basic_block, _display.DisplayBlock):
+    """The message side every track display shares: the `tracks` and `truth` ports, the
+    trails, the newest frame for the widget's timer, the malformed-message count and the
+    setters. A subclass makes its widget (self._widget) after calling this __init__."""
 
-    def __init__(self, range_max_m=30e3, velocity_max_mps=150.0, trail_length=20,
-                 show_tentative=False, update_rate=10.0, title="Tracks"):
-        check_params(range_max_m, velocity_max_mps, trail_length, update_rate)
-        gr.basic_block.__init__(self, name="track_sink", in_sig=None, out_sig=None)
+    def __init__(self, name, trail_length, show_tentative):
+        gr.basic_block.__init__(self, name=name, in_sig=None, out_sig=None)
         self.trail_length = int(trail_length)
         self.show_tentative = bool(show_tentative)
         self.bad_messages = 0
@@ -119,7 +119,6 @@ class track_sink(gr.basic_block, _display.DisplayBlock):
         for port, handler in (("tracks", self._on_tracks), ("truth", self._on_truth)):
             self.message_port_register_in(pmt.intern(port))
             self.set_msg_handler(pmt.intern(port), handler)
-        self._widget = _TrackWidget(self, title, range_max_m, velocity_max_mps, update_rate)
 
     def _on_tracks(self, msg):
         try:
@@ -141,6 +140,16 @@ class track_sink(gr.basic_block, _display.DisplayBlock):
 
     def set_show_tentative(self, show):
         self.show_tentative = bool(show)
+
+
+class track_sink(TrackMessageSink):
+    """Tracks in range and velocity (widget: qwidget())."""
+
+    def __init__(self, range_max_m=30e3, velocity_max_mps=150.0, trail_length=20,
+                 show_tentative=False, update_rate=10.0, title="Tracks"):
+        check_params(range_max_m, velocity_max_mps, trail_length, update_rate)
+        TrackMessageSink.__init__(self, "track_sink", trail_length, show_tentative)
+        self._widget = _TrackWidget(self, title, range_max_m, velocity_max_mps, update_rate)
 
 
 class _TrackPlot:
