@@ -79,9 +79,12 @@ cfar_1d::sptr cfar_1d::make(unsigned int nrange,
     check_item_size(
         block_name, { { "channels", channels }, { "nrange", nrange } }, sizeof(float));
     const auto b = select_backend(backend, block_name);
-    const cfar_layout layout{ nrange,
-                              0, // range lines: cfar_1d
-                              channels, items_per_cpi, max_detections, c.params.variant };
+    cfar_layout layout; // ndoppler stays 0: the items are range lines
+    layout.nrange = nrange;
+    layout.channels = channels;
+    layout.group = items_per_cpi; // one run and one PDU per CPI
+    layout.max_detections = max_detections;
+    layout.variant = c.params.variant;
     return make_block_on_device<cfar_1d_impl>(
         b, device, block_name, layout, c, b, device);
 }

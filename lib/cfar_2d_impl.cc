@@ -125,9 +125,13 @@ cfar_2d::sptr cfar_2d::make(unsigned int nrange,
                     { { "channels", channels }, { "ndoppler", ndoppler } },
                     sizeof(float));
     const auto b = select_backend(backend, block_name);
-    cfar_layout layout{ nrange,         ndoppler, channels,
-                        nrange, // one CPI per group
-                        max_detections, p.variant };
+    cfar_layout layout;
+    layout.nrange = nrange;
+    layout.ndoppler = ndoppler;
+    layout.channels = channels;
+    layout.group = nrange; // one CPI per group
+    layout.max_detections = max_detections;
+    layout.variant = p.variant;
     layout.cluster = cluster;
     layout.doppler_wrap = p.doppler_edge == kernels::cfar_edge::wrap;
     return make_block_on_device<cfar_2d_impl>(

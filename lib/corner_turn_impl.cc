@@ -30,6 +30,23 @@ corner_turn::sptr corner_turn::make(unsigned int npulses,
         b, device, "corner_turn", npulses, nrange, channels, b, device);
 }
 
+namespace {
+
+//! Pulses in, range bins out (every channel in each item): the transpose of one CPI.
+cpi_framing framing(unsigned npulses, unsigned nrange, unsigned channels)
+{
+    cpi_framing f;
+    f.npulses = npulses;
+    f.nrange = nrange;
+    f.in = cpi_item::pulse;
+    f.in_elements = std::size_t(channels) * nrange;
+    f.out = cpi_item::range_bin;
+    f.out_elements = std::size_t(channels) * npulses;
+    return f;
+}
+
+} // namespace
+
 corner_turn_impl::corner_turn_impl(unsigned int npulses,
                                    unsigned int nrange,
                                    unsigned int channels,
@@ -40,16 +57,7 @@ corner_turn_impl::corner_turn_impl(unsigned int npulses,
           stream_signature(backend, std::size_t(channels) * nrange * sizeof(gr_complex)),
           stream_signature(backend,
                            std::size_t(channels) * npulses * sizeof(gr_complex))),
-      cpi_block("corner_turn",
-                backend,
-                device,
-                cpi_framing{ npulses,
-                             nrange,
-                             std::size_t(channels) * nrange,
-                             std::size_t(channels) * npulses,
-                             npulses,
-                             nrange,
-                             "pulses" }),
+      cpi_block("corner_turn", backend, device, framing(npulses, nrange, channels)),
       d_kernel(kernels::corner_turn::make(backend, npulses, nrange, channels, stream()))
 {
     // Whole CPIs only: nrange output items per npulses input items. GNU Radio sizes the

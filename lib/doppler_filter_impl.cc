@@ -43,6 +43,24 @@ doppler_filter::sptr doppler_filter::make(unsigned int npulses,
         b, device, name, npulses, nrange, nfft, channels, m, w, fftshift, b, device);
 }
 
+namespace {
+
+//! Range bins in (the CPI's pulses), range bins out (their nfft Doppler bins), every
+//! channel in each item.
+cpi_framing framing(unsigned npulses, unsigned nrange, unsigned nfft, unsigned channels)
+{
+    cpi_framing f;
+    f.npulses = npulses;
+    f.nrange = nrange;
+    f.in = cpi_item::range_bin;
+    f.in_elements = std::size_t(channels) * npulses;
+    f.out = cpi_item::range_bin;
+    f.out_elements = std::size_t(channels) * nfft;
+    return f;
+}
+
+} // namespace
+
 doppler_filter_impl::doppler_filter_impl(unsigned int npulses,
                                          unsigned int nrange,
                                          unsigned int nfft,
@@ -56,16 +74,8 @@ doppler_filter_impl::doppler_filter_impl(unsigned int npulses,
           "doppler_filter",
           stream_signature(backend, std::size_t(channels) * npulses * sizeof(gr_complex)),
           stream_signature(backend, std::size_t(channels) * nfft * sizeof(gr_complex))),
-      cpi_block("doppler_filter",
-                backend,
-                device,
-                cpi_framing{ nrange,
-                             nrange,
-                             std::size_t(channels) * npulses,
-                             std::size_t(channels) * nfft,
-                             npulses,
-                             nrange,
-                             "range bins" }),
+      cpi_block(
+          "doppler_filter", backend, device, framing(npulses, nrange, nfft, channels)),
       d_nfft(nfft),
       d_fftshift(fftshift),
       // One kernel call per CPI: rows = every channel of every range bin.

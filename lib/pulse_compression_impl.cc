@@ -61,6 +61,23 @@ pulse_compression::make(unsigned int nrange,
                                                         device);
 }
 
+namespace {
+
+//! Pulses in, the compressed pulses out (every channel in each item).
+cpi_framing framing(unsigned npulses, unsigned nrange, unsigned channels)
+{
+    cpi_framing f;
+    f.npulses = npulses;
+    f.nrange = nrange;
+    f.in = cpi_item::pulse;
+    f.in_elements = std::size_t(channels) * nrange;
+    f.out = cpi_item::pulse;
+    f.out_elements = std::size_t(channels) * nrange;
+    return f;
+}
+
+} // namespace
+
 pulse_compression_impl::pulse_compression_impl(unsigned int nrange,
                                                unsigned int npulses,
                                                unsigned int channels,
@@ -75,16 +92,7 @@ pulse_compression_impl::pulse_compression_impl(unsigned int nrange,
           "pulse_compression",
           stream_signature(backend, std::size_t(channels) * nrange * sizeof(gr_complex)),
           stream_signature(backend, std::size_t(channels) * nrange * sizeof(gr_complex))),
-      cpi_block("pulse_compression",
-                backend,
-                device,
-                cpi_framing{ npulses,
-                             npulses,
-                             std::size_t(channels) * nrange,
-                             std::size_t(channels) * nrange,
-                             npulses,
-                             nrange,
-                             "pulses" }),
+      cpi_block("pulse_compression", backend, device, framing(npulses, nrange, channels)),
       d_npulses(npulses),
       d_samp_rate(samp_rate),
       // One kernel call per CPI: rows = every channel of every pulse of the CPI.

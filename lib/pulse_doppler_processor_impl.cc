@@ -129,6 +129,24 @@ pulse_doppler_processor::sptr pulse_doppler_processor::make(const params& a)
         b, a.device, name, p, a.samp_rate, b, a.tap_every, a.device);
 }
 
+namespace {
+
+//! Pulses in, each CPI's Doppler spectra out by range bin (every channel in each item).
+cpi_framing framing(const kernels::pulse_doppler_processor_params& p)
+{
+    cpi_framing f;
+    f.npulses = p.npulses;
+    f.nrange = p.nrange;
+    f.in = cpi_item::pulse;
+    f.in_elements = p.channels * p.nrange;
+    f.out = cpi_item::range_bin;
+    f.out_elements = p.channels * p.nfft;
+    f.wait_per_cpi = true; // each CPI waits only for its own input
+    return f;
+}
+
+} // namespace
+
 pulse_doppler_processor_impl::pulse_doppler_processor_impl(
     const kernels::pulse_doppler_processor_params& p,
     double samp_rate,
@@ -138,17 +156,7 @@ pulse_doppler_processor_impl::pulse_doppler_processor_impl(
     : gr::block("pulse_doppler_processor",
                 stream_signature(backend, p.channels * p.nrange * sizeof(gr_complex)),
                 stream_signature(backend, p.channels * p.nfft * sizeof(float))),
-      cpi_block("pulse_doppler_processor",
-                backend,
-                device,
-                cpi_framing{ p.npulses,
-                             p.nrange,
-                             p.channels * p.nrange,
-                             p.channels * p.nfft,
-                             p.npulses,
-                             p.nrange,
-                             "pulses",
-                             true }), // each CPI waits only for its own input
+      cpi_block("pulse_doppler_processor", backend, device, framing(p)),
       d_npulses(p.npulses),
       d_nrange(p.nrange),
       d_nfft(p.nfft),
