@@ -19,22 +19,6 @@
 #include <stdexcept>
 #include <string>
 
-namespace gpuradar::bench {
-std::vector<bench_case>& registry()
-{
-    static std::vector<bench_case> r;
-    return r;
-}
-double median(std::vector<double> v)
-{
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-} // namespace gpuradar::bench
-
 namespace {
 
 constexpr const char* usage =

@@ -1,6 +1,7 @@
 /*
  * gpuradar_bench: each stage adds its measurements in its own bench_<stage>.cc with
  * GPURADAR_BENCH("name") { ... }. Every measurement prints one JSON line on stdout.
+ * bench_registry.cc defines what this declares; gpuradar_bench.cc holds only main().
  */
 #ifndef INCLUDED_GPURADAR_BENCH_REGISTRY_H
 #define INCLUDED_GPURADAR_BENCH_REGISTRY_H

@@ -1,6 +1,6 @@
 /* pulse_compression: parameter checks, reference and spectrum (shared), dispatch. */
-#include "common/cpu/fftw_plan.h"
 #include "common/factories.h"
+#include "common/host_fft.h"
 #include "common/param_check.h"
 #include "pulse_doppler/pulse_compression_backends.h"
 #include <gpuradar/kernels/common/buffer_size.h>
@@ -183,18 +183,14 @@ pulse_compression::make_reference(const std::vector<cfloat>& waveform) const
 std::vector<cfloat> pulse_compression::make_spectrum(const reference& ref)
 {
     const std::size_t n = ref.fft_length;
-    auto buf = detail::fftwf_alloc(n);
-    std::fill(buf.get(), buf.get() + n, cfloat(0.0f, 0.0f));
+    std::vector<cfloat> h(n, cfloat(0.0f, 0.0f));
     // conj(taps) = g w s = g r.
     for (std::size_t k = 0; k < ref.taps.size(); ++k)
-        buf[k] = std::conj(ref.taps[k]);
-    detail::fftwf_plan_1d plan(
-        static_cast<int>(n), 1, 1, static_cast<int>(n), FFTW_FORWARD, true, who);
-    plan.execute(buf.get(), buf.get());
-    std::vector<cfloat> h(n);
+        h[k] = std::conj(ref.taps[k]);
+    detail::host_fft_forward(h, who);
     const float inv_n = 1.0f / static_cast<float>(n);
-    for (std::size_t f = 0; f < n; ++f)
-        h[f] = std::conj(buf[f]) * inv_n;
+    for (auto& v : h)
+        v = std::conj(v) * inv_n;
     return h;
 }
 

@@ -2,6 +2,9 @@
 #ifndef INCLUDED_GPURADAR_KERNELS_PULSE_COMPRESSION_BACKENDS_H
 #define INCLUDED_GPURADAR_KERNELS_PULSE_COMPRESSION_BACKENDS_H
 
+// The CUDA factory, make_pulse_compression_cuda, is declared there: other stages'
+// engines use it too.
+#include "pulse_doppler/pulse_compression_engine.h"
 #include <gpuradar/kernels/pulse_doppler/pulse_compression.h>
 #include <memory>
 
@@ -15,36 +18,6 @@ make_pulse_compression_cpu(std::size_t nrange,
                            bool normalize,
                            pulse_compression::method m,
                            std::size_t fft_length = 0);
-#ifdef GPURADAR_HAVE_CUDA
-//! Where a CUDA run left the compressed rows: row i's nrange samples start at
-//! data + i * row_stride (device memory).
-struct pc_rows_view {
-    const cfloat* data;
-    std::size_t row_stride;
-};
-
-/*!
- * The CUDA pulse_compression with one more entry point for pulse_doppler_processor:
- * run_view() may leave the result in the fft workspace (row stride = fft length) and skip
- * the strip pass; the view stays valid until the next run_view/run/set_waveform.
- */
-class pulse_compression_cuda_engine : public pulse_compression
-{
-public:
-    using pulse_compression::pulse_compression;
-    virtual pc_rows_view run_view(const cfloat* in, cfloat* out) = 0;
-};
-
-std::unique_ptr<pulse_compression_cuda_engine>
-make_pulse_compression_cuda(std::size_t nrange,
-                            std::size_t rows,
-                            const std::vector<cfloat>& waveform,
-                            const window_spec& window,
-                            bool normalize,
-                            pulse_compression::method m,
-                            stream_ref stream,
-                            std::size_t fft_length = 0);
-#endif
 
 } // namespace gpuradar::kernels::detail
 

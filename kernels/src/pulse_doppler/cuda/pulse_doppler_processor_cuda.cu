@@ -21,7 +21,7 @@
 #include "common/cuda/l2_residency.h"
 #include "common/cuda/smem_fft.cuh"
 #include "common/dft_tables.h"
-#include "pulse_doppler/pulse_compression_backends.h"
+#include "pulse_doppler/pulse_compression_engine.h"
 #include "pulse_doppler/pulse_doppler_processor_backends.h"
 #include <cuda_runtime.h>
 #include <gpuradar/kernels/pulse_doppler/corner_turn.h>
