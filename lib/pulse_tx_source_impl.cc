@@ -70,7 +70,7 @@ pulse_tx_source::make(const std::string& waveform,
     if (!(amplitude > 0.0 && amplitude <= 1.0))
         invalid("amplitude must be in (0, 1] (UHD's full scale is 1) (got " +
                 std::to_string(amplitude) + ")");
-    kernels::pulse_train_config c;
+    kernels::pulse_tx_config c;
     c.pulse = waveform_parameter(block_name,
                                  waveform,
                                  custom_waveform,
@@ -91,7 +91,7 @@ pulse_tx_source::make(const std::string& waveform,
     c.mode = kernels::parse_burst_mode(burst_mode, block_name);
     c.npulses = npulses;
     c.nbursts = nbursts;
-    kernels::pulse_train train(std::move(c), block_name); // validates npulses
+    kernels::pulse_tx train(std::move(c), block_name); // validates npulses
     const bool timed = check_start_time(start_time, time_reference);
     if (!timed && train.config().mode == kernels::burst_mode::pulse)
         invalid(
@@ -102,7 +102,7 @@ pulse_tx_source::make(const std::string& waveform,
         std::move(train), samp_rate, timed, start_time);
 }
 
-pulse_tx_source_impl::pulse_tx_source_impl(kernels::pulse_train train,
+pulse_tx_source_impl::pulse_tx_source_impl(kernels::pulse_tx train,
                                            double samp_rate,
                                            bool timed,
                                            double start_time)

@@ -5,7 +5,7 @@
 
 #include <gnuradio/gpuradar/pulse_tx_source.h>
 #include <gpuradar/kernels/waveform/pulse_timing.h>
-#include <gpuradar/kernels/waveform/pulse_train.h>
+#include <gpuradar/kernels/waveform/pulse_tx.h>
 
 namespace gr {
 namespace gpuradar {
@@ -15,7 +15,7 @@ namespace kernels = ::gpuradar::kernels;
 class pulse_tx_source_impl : public pulse_tx_source
 {
 public:
-    pulse_tx_source_impl(kernels::pulse_train train,
+    pulse_tx_source_impl(kernels::pulse_tx train,
                          double samp_rate,
                          bool timed,
                          double start_time);
@@ -32,7 +32,7 @@ private:
     //! Tags the burst starts and ends among output samples [w0, w0 + n).
     void tag_bursts(std::uint64_t w0, std::uint64_t n);
 
-    kernels::pulse_train d_train;
+    kernels::pulse_tx d_train;
     const double d_samp_rate;
     const bool d_timed;
     const kernels::time_spec d_start;

@@ -7,15 +7,6 @@ namespace gpuradar::kernels {
 
 const char* to_string(backend b) { return b == backend::cuda ? "cuda" : "cpu"; }
 
-bool built_with_cuda()
-{
-#ifdef GPURADAR_HAVE_CUDA
-    return true;
-#else
-    return false;
-#endif
-}
-
 std::string cuda_unavailable_reason()
 {
 #ifdef GPURADAR_HAVE_CUDA

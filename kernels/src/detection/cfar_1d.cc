@@ -32,7 +32,7 @@ void cfar_1d::validate(const params& p)
                              p.max_detections);
 }
 
-cfar_1d::cfar_1d(backend b, const params& p) : d_params(p), d_backend(b) {}
+cfar_1d::cfar_1d(const params& p) : d_params(p) {}
 cfar_1d::~cfar_1d() = default;
 
 std::unique_ptr<cfar_1d> cfar_1d::make(backend b, const params& p, stream_ref stream)
@@ -57,7 +57,7 @@ std::unique_ptr<cfar_1d> cfar_1d::make(backend b, const params& p, stream_ref st
     r.max_detections = p.max_detections;
     const detail::cfar_plan plan = detail::make_cfar_plan(r);
 
-    std::unique_ptr<cfar_1d> self(new cfar_1d(b, p));
+    std::unique_ptr<cfar_1d> self(new cfar_1d(p));
     self->d_alpha = plan.alpha_full;
     self->d_engine = detail::make_cfar_engine(b, plan, 1, p.nrange, stream);
     self->d_estimator = self->d_engine->estimator();

@@ -60,7 +60,7 @@ void cfar_2d::validate(const params& p)
                              p.max_detections);
 }
 
-cfar_2d::cfar_2d(backend b, const params& p) : d_params(p), d_backend(b) {}
+cfar_2d::cfar_2d(const params& p) : d_params(p) {}
 cfar_2d::~cfar_2d() = default;
 
 std::unique_ptr<cfar_2d> cfar_2d::make(backend b, const params& p, stream_ref stream)
@@ -90,7 +90,7 @@ std::unique_ptr<cfar_2d> cfar_2d::make(backend b, const params& p, stream_ref st
                                                     p.doppler_edge == cfar_edge::wrap };
     const detail::cfar_plan plan = detail::make_cfar_plan(r);
 
-    std::unique_ptr<cfar_2d> self(new cfar_2d(b, p));
+    std::unique_ptr<cfar_2d> self(new cfar_2d(p));
     self->d_training_cells = plan.n_full;
     self->d_alpha = plan.alpha_full;
     self->d_engine = detail::make_cfar_engine(b, plan, p.nrange, p.ndoppler, stream);

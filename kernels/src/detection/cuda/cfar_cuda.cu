@@ -28,7 +28,7 @@
 namespace gpuradar::kernels::detail {
 namespace {
 
-using namespace cfar_gpu;
+using namespace cfar_cuda_kernels;
 
 //! Cell rows per tile (4 per thread): the halo of 2 wr rows (12 for the PD window) is
 //! loaded once per 32 rows instead of once per 8. Halved while shared memory is short.

@@ -13,7 +13,7 @@
 #include <gpuradar/kernels/detection/cfar_2d.h>
 #include <cstdint>
 
-namespace gpuradar::kernels::detail::cfar_gpu {
+namespace gpuradar::kernels::detail::cfar_cuda_kernels {
 
 //! One warp across the columns (Doppler): each tile row is a coalesced 128-byte load.
 constexpr int tile_cols = 32;
@@ -379,6 +379,6 @@ void launch_publish_clusters(bool dependent,
                              const publish_args& a,
                              const cluster_args& c);
 
-} // namespace gpuradar::kernels::detail::cfar_gpu
+} // namespace gpuradar::kernels::detail::cfar_cuda_kernels
 
 #endif

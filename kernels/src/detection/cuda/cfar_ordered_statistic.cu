@@ -9,7 +9,7 @@
 #include "detection/cfar_math.h"
 #include "detection/cuda/cfar_cuda_kernels.cuh"
 
-namespace gpuradar::kernels::detail::cfar_gpu {
+namespace gpuradar::kernels::detail::cfar_cuda_kernels {
 namespace {
 
 //! Ascending bitonic sort of a register array (N a power of two, fully unrolled).
@@ -289,4 +289,4 @@ kernel_fn ordered_statistic_kernel(int n, bool threshold_map, bool design_window
                      : cfar_os_kernel<0>;
 }
 
-} // namespace gpuradar::kernels::detail::cfar_gpu
+} // namespace gpuradar::kernels::detail::cfar_cuda_kernels

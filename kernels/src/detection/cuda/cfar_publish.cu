@@ -15,7 +15,7 @@
  */
 #include "detection/cuda/cfar_cuda_kernels.cuh"
 
-namespace gpuradar::kernels::detail::cfar_gpu {
+namespace gpuradar::kernels::detail::cfar_cuda_kernels {
 namespace {
 
 constexpr int publish_threads = 256;
@@ -249,4 +249,4 @@ void launch_publish_clusters(bool dependent,
                      c);
 }
 
-} // namespace gpuradar::kernels::detail::cfar_gpu
+} // namespace gpuradar::kernels::detail::cfar_cuda_kernels

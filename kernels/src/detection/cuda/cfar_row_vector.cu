@@ -23,7 +23,7 @@
 #include "detection/cfar_math.h"
 #include "detection/cuda/cfar_cuda_kernels.cuh"
 
-namespace gpuradar::kernels::detail::cfar_gpu {
+namespace gpuradar::kernels::detail::cfar_cuda_kernels {
 namespace {
 
 //! Blocks per SM the launch bounds ask for: caps the registers (4 cell rows' sums kept
@@ -366,4 +366,4 @@ kernel_fn row_vector_kernel(cfar_variant v, int gr, int tr, int gc, int tc, bool
     }
 }
 
-} // namespace gpuradar::kernels::detail::cfar_gpu
+} // namespace gpuradar::kernels::detail::cfar_cuda_kernels

@@ -6,7 +6,7 @@
 #include "detection/cfar_math.h"
 #include "detection/cuda/cfar_cuda_kernels.cuh"
 
-namespace gpuradar::kernels::detail::cfar_gpu {
+namespace gpuradar::kernels::detail::cfar_cuda_kernels {
 namespace {
 
 //! Window reach up to which the segmented kernel is unrolled (predicated, immediate
@@ -161,4 +161,4 @@ kernel_fn segmented_kernel(cfar_variant v, int wr, int wc)
                : segmented_kernel_of<0, 0>(v);
 }
 
-} // namespace gpuradar::kernels::detail::cfar_gpu
+} // namespace gpuradar::kernels::detail::cfar_cuda_kernels

@@ -9,7 +9,7 @@
 #include "detection/cfar_math.h"
 #include "detection/cuda/cfar_cuda_kernels.cuh"
 
-namespace gpuradar::kernels::detail::cfar_gpu {
+namespace gpuradar::kernels::detail::cfar_cuda_kernels {
 namespace {
 
 //! Inclusive scan of n values p[0], p[step], ... by one warp, 32 at a time.
@@ -146,4 +146,4 @@ kernel_fn summed_area_kernel(cfar_variant v)
     }
 }
 
-} // namespace gpuradar::kernels::detail::cfar_gpu
+} // namespace gpuradar::kernels::detail::cfar_cuda_kernels

@@ -124,7 +124,7 @@ class csa_cpu final : public csa
 {
 public:
     csa_cpu(const stripmap_params& p, std::size_t naz, const options& o)
-        : csa(p, naz, o),
+        : csa(p, naz),
           d_t(csa_make_tables(p, naz, o)),
           d_col(naz + column_pad),
           d_az_fwd(plan(naz, column_block, 1, d_col, FFTW_FORWARD)),

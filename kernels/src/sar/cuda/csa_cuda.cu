@@ -152,7 +152,7 @@ class csa_cuda final : public csa
 {
 public:
     csa_cuda(const stripmap_params& p, std::size_t naz, const options& o, stream_ref s)
-        : csa(p, naz, o),
+        : csa(p, naz),
           d_stream(native(s)),
           d_four_step(csa_azimuth_fft_supported(naz)),
           d_t(tables_for(p, naz, o, d_four_step)),

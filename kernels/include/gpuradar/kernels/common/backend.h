@@ -14,9 +14,6 @@ enum class backend { cpu, cuda };
 
 const char* to_string(backend b);
 
-//! True when this build has the CUDA backend compiled in.
-bool built_with_cuda();
-
 /*!
  * True when a usable CUDA device exists: the build has CUDA, the driver loads, at least
  * one device is visible and a context can be made on it. Probed once per process.

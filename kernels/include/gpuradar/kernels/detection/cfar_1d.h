@@ -72,16 +72,14 @@ public:
     cfar_report collect();
 
     const params& get_params() const { return d_params; }
-    backend get_backend() const { return d_backend; }
     int training_cells() const { return 2 * d_params.train; }
     int os_k() const { return d_params.variant == cfar_variant::os ? d_params.os_k : 0; }
     double alpha() const { return d_alpha; }
     cfar_estimator estimator() const { return d_estimator; }
 
 private:
-    cfar_1d(backend b, const params& p);
+    explicit cfar_1d(const params& p);
     const params d_params;
-    const backend d_backend;
     double d_alpha = 0;
     cfar_estimator d_estimator = cfar_estimator::segmented;
     std::unique_ptr<detail::cfar_engine> d_engine;

@@ -126,7 +126,6 @@ public:
                                       const std::vector<cfar_detection>& detections);
 
     const params& get_params() const { return d_params; }
-    backend get_backend() const { return d_backend; }
     //! Training cells of a full (unclipped) window.
     int training_cells() const { return d_training_cells; }
     //! The os rank in use (0 for other variants).
@@ -138,9 +137,8 @@ public:
     cfar_estimator estimator() const { return d_estimator; }
 
 private:
-    cfar_2d(backend b, const params& p);
+    explicit cfar_2d(const params& p);
     const params d_params;
-    const backend d_backend;
     int d_training_cells = 0;
     double d_alpha = 0;
     cfar_estimator d_estimator = cfar_estimator::segmented;

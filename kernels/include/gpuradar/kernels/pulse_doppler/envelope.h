@@ -43,7 +43,6 @@ public:
      */
     virtual void run(const cfloat* in, float* out, std::size_t n) = 0;
 
-    mode get_mode() const { return d_mode; }
     bool db() const { return d_db; }
 
 protected:

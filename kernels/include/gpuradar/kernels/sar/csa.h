@@ -101,16 +101,11 @@ public:
 
     const stripmap_params& params() const { return d_params; }
     std::size_t naz() const { return d_naz; }
-    const options& get_options() const { return d_options; }
 
 protected:
-    csa(const stripmap_params& p, std::size_t naz, const options& o)
-        : d_params(p), d_naz(naz), d_options(o)
-    {
-    }
+    csa(const stripmap_params& p, std::size_t naz) : d_params(p), d_naz(naz) {}
     const stripmap_params d_params;
     const std::size_t d_naz;
-    const options d_options;
 };
 
 } // namespace gpuradar::kernels

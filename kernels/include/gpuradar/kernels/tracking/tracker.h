@@ -157,8 +157,6 @@ public:
 
 private:
     void predict(double dt);
-    //! The gate of each angle (chi-square, one degree of freedom) matching `gate`.
-    double angle_gate() const { return d_angle_gate; }
     tracker_scan_report manage(const std::vector<long>& assigned_det_of_track,
                                const std::vector<track_measurement>& z);
 
@@ -166,6 +164,7 @@ private:
     std::vector<track> d_tracks;
     double d_time;
     std::uint64_t d_next_id = 1;
+    //! The gate of each angle (chi-square, one degree of freedom) matching `gate`.
     double d_angle_gate = 0;
 };
 

@@ -1,9 +1,9 @@
-/* pulse_train: samples and burst geometry of both burst modes with a fractional PRI,
+/* pulse_tx: samples and burst geometry of both burst modes with a fractional PRI,
  * independent of how the stream is cut into calls; the end of a finite train; bad input.
  */
 #include "invalid_argument_check.h"
 #include "test_support.h"
-#include <gpuradar/kernels/waveform/pulse_train.h>
+#include <gpuradar/kernels/waveform/pulse_tx.h>
 
 namespace gpuradar::test {
 namespace {
@@ -13,9 +13,9 @@ using namespace gpuradar::kernels;
 // PRI 700.5: pulse k starts at floor(700.5 k + 1/2) = (1401 k + 1) / 2.
 std::uint64_t start_of(std::uint64_t k) { return (1401 * k + 1) / 2; }
 
-pulse_train_config base(burst_mode m)
+pulse_tx_config base(burst_mode m)
 {
-    pulse_train_config c;
+    pulse_tx_config c;
     c.pulse = random_complex(40, 3);
     c.pri_samples = 700.5;
     c.mode = m;
@@ -24,7 +24,7 @@ pulse_train_config base(burst_mode m)
     return c;
 }
 
-std::vector<cfloat> run(pulse_train& t, std::size_t chunk)
+std::vector<cfloat> run(pulse_tx& t, std::size_t chunk)
 {
     std::vector<cfloat> all, buf(chunk);
     for (;;) {
@@ -39,7 +39,7 @@ TEST(PulseTrain, test_001_cpi_timeline)
 {
     const auto c = base(burst_mode::cpi);
     for (const std::size_t chunk : { 1u, 333u, 100000u }) {
-        pulse_train t(c, "test");
+        pulse_tx t(c, "test");
         const auto x = run(t, chunk);
         ASSERT_EQ(x.size(), start_of(12)) << chunk;
         EXPECT_EQ(t.total_samples(), start_of(12));
@@ -48,7 +48,7 @@ TEST(PulseTrain, test_001_cpi_timeline)
             std::copy(c.pulse.begin(), c.pulse.end(), want.begin() + start_of(k));
         EXPECT_EQ(x, want) << chunk;
     }
-    pulse_train t(c, "test");
+    pulse_tx t(c, "test");
     for (std::uint64_t b = 0; b < 4; ++b) {
         const burst br = t.burst_at(b);
         EXPECT_EQ(br.first_pulse, 3 * b);
@@ -63,7 +63,7 @@ TEST(PulseTrain, test_001_cpi_timeline)
 TEST(PulseTrain, test_002_pulse_bursts)
 {
     const auto c = base(burst_mode::pulse);
-    pulse_train t(c, "test");
+    pulse_tx t(c, "test");
     const auto x = run(t, 17);
     ASSERT_EQ(x.size(), 4 * 40u);
     for (std::size_t i = 0; i < x.size(); ++i)
@@ -81,18 +81,18 @@ TEST(PulseTrain, test_003_endless_and_bad_input)
 {
     auto c = base(burst_mode::cpi);
     c.nbursts = 0;
-    pulse_train t(c, "test");
+    pulse_tx t(c, "test");
     std::vector<cfloat> buf(50000);
     EXPECT_EQ(t.generate(buf.data(), buf.size()), buf.size());
     EXPECT_EQ(t.total_samples(), 0u);
     c.pri_samples = 39.5;
-    expect_invalid([&] { pulse_train(c, "blk"); }, "prf", "gpuradar::blk");
+    expect_invalid([&] { pulse_tx(c, "blk"); }, "prf", "gpuradar::blk");
     c = base(burst_mode::cpi);
     c.npulses = 0;
-    expect_invalid([&] { pulse_train(c, "blk"); }, "npulses", "gpuradar::blk");
+    expect_invalid([&] { pulse_tx(c, "blk"); }, "npulses", "gpuradar::blk");
     c = base(burst_mode::cpi);
     c.pulse.clear();
-    expect_invalid([&] { pulse_train(c, "blk"); }, "waveform", "gpuradar::blk");
+    expect_invalid([&] { pulse_tx(c, "blk"); }, "waveform", "gpuradar::blk");
     expect_invalid(
         [] { parse_burst_mode("frame", "blk"); }, "burst_mode", "gpuradar::blk");
 }

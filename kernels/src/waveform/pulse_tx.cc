@@ -1,6 +1,6 @@
-/* pulse_train: bursts of the transmit waveform on the pulse schedule. */
+/* pulse_tx: bursts of the transmit waveform on the pulse schedule. */
 #include "common/param_check.h"
-#include <gpuradar/kernels/waveform/pulse_train.h>
+#include <gpuradar/kernels/waveform/pulse_tx.h>
 #include <algorithm>
 #include <cmath>
 
@@ -16,7 +16,7 @@ burst_mode parse_burst_mode(const std::string& name, const char* stage)
 }
 
 namespace {
-pulse_train_config checked(pulse_train_config c, const char* stage)
+pulse_tx_config checked(pulse_tx_config c, const char* stage)
 {
     if (c.pulse.empty())
         detail::throw_invalid(
@@ -36,13 +36,13 @@ pulse_train_config checked(pulse_train_config c, const char* stage)
 }
 } // namespace
 
-pulse_train::pulse_train(pulse_train_config cfg, const char* stage)
+pulse_tx::pulse_tx(pulse_tx_config cfg, const char* stage)
     : d_cfg(checked(std::move(cfg), stage)),
       d_timing(d_cfg.pri_samples, 0, d_cfg.pulse.size(), stage)
 {
 }
 
-burst pulse_train::burst_at(std::uint64_t b) const
+burst pulse_tx::burst_at(std::uint64_t b) const
 {
     burst r;
     r.index = b;
@@ -60,14 +60,14 @@ burst pulse_train::burst_at(std::uint64_t b) const
     return r;
 }
 
-std::uint64_t pulse_train::burst_containing(std::uint64_t offset) const
+std::uint64_t pulse_tx::burst_containing(std::uint64_t offset) const
 {
     if (d_cfg.mode == burst_mode::pulse)
         return offset / d_cfg.pulse.size();
     return d_timing.pulse_containing(offset) / d_cfg.npulses;
 }
 
-std::uint64_t pulse_train::total_samples() const
+std::uint64_t pulse_tx::total_samples() const
 {
     if (d_cfg.nbursts == 0)
         return 0;
@@ -75,7 +75,7 @@ std::uint64_t pulse_train::total_samples() const
     return last.offset + last.length;
 }
 
-std::size_t pulse_train::generate(cfloat* out, std::size_t n)
+std::size_t pulse_tx::generate(cfloat* out, std::size_t n)
 {
     const std::uint64_t end = total_samples();
     if (end != 0)

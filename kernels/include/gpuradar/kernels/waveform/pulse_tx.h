@@ -1,7 +1,7 @@
-/* The transmit pulse train cut into bursts (pulse_tx_source's samples and burst
+/* pulse_tx: the transmit pulse train cut into bursts (pulse_tx_source's samples and burst
  * boundaries; no GNU Radio here). */
-#ifndef INCLUDED_GPURADAR_KERNELS_PULSE_TRAIN_H
-#define INCLUDED_GPURADAR_KERNELS_PULSE_TRAIN_H
+#ifndef INCLUDED_GPURADAR_KERNELS_PULSE_TX_H
+#define INCLUDED_GPURADAR_KERNELS_PULSE_TX_H
 
 #include <gpuradar/kernels/common/backend.h>
 #include <gpuradar/kernels/waveform/pulse_timing.h>
@@ -34,7 +34,7 @@ struct burst {
                                 //!< at pulse_timing(pri).pulse_start(k))
 };
 
-struct pulse_train_config {
+struct pulse_tx_config {
     std::vector<cfloat> pulse; //!< transmitted pulse (already scaled), L >= 1 samples
     double pri_samples = 0;    //!< fs / prf, fractional allowed, >= L
     burst_mode mode = burst_mode::cpi;
@@ -50,11 +50,11 @@ struct pulse_train_config {
  * b holds pulses b npulses .. (b+1) npulses - 1 and lasts from the start of its first
  * pulse to the start of the next burst's (npulses PRIs, +-1 sample for a fractional PRI).
  */
-class pulse_train
+class pulse_tx
 {
 public:
     //! Validates (std::invalid_argument "gpuradar::<stage>: <param> ...").
-    pulse_train(pulse_train_config cfg, const char* stage);
+    pulse_tx(pulse_tx_config cfg, const char* stage);
 
     //! Writes the next samples, up to n; fewer only when the last burst ends.
     std::size_t generate(cfloat* out, std::size_t n);
@@ -67,11 +67,11 @@ public:
     std::uint64_t position() const { return d_pos; }
     //! Stream samples in all; 0 for an endless train.
     std::uint64_t total_samples() const;
-    const pulse_train_config& config() const { return d_cfg; }
+    const pulse_tx_config& config() const { return d_cfg; }
     const pulse_timing& timing() const { return d_timing; }
 
 private:
-    pulse_train_config d_cfg;
+    pulse_tx_config d_cfg;
     pulse_timing d_timing;
     std::uint64_t d_pos = 0;
 };
