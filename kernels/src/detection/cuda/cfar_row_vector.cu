@@ -42,17 +42,17 @@ struct vec_row {
 };
 
 //! The raw float4 of columns [c, c + 4) of map row rr; zeros where rr or c is -1 (beyond
-//! a clipped edge). Row and column already resolved. STREAM (the run's maps fit in L2,
-//! fits_in_l2): evict-first loads, the map's last use, so that a pulse-Doppler chain
+//! a clipped edge). Row and column already resolved. EvictFirst (the run's maps fit in
+//! L2, fits_in_l2): evict-first loads, the map's last use, so that a pulse-Doppler chain
 //! running beside on another stream keeps its lines in L2.
-template <bool STREAM>
+template <bool EvictFirst>
 __device__ __forceinline__ float4
 vec_fetch(const float* map, int rr, long long row_stride, int c)
 {
     float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
     if (rr >= 0 && c >= 0) {
         const auto* p = reinterpret_cast<const float4*>(map + rr * row_stride + c);
-        v = STREAM ? __ldcs(p) : __ldg(p);
+        v = EvictFirst ? __ldcs(p) : __ldg(p);
     }
     return v;
 }
@@ -118,26 +118,267 @@ __device__ __forceinline__ float4 f4(const float (&v)[vec_width])
 }
 
 /*!
- * Warp w owns the cell rows w, w + 8, w + 16, w + 24 of the tile (and a share of the
- * 2 wr halo rows): in phase A it loads all of them at once (up to 6 float4 per lane in
- * flight), stores their full and side row sums, and keeps its cell rows' lo / hi sums
- * and cells in registers for phase B, which reads the other rows' sums from shared
- * memory.
+ * How the kernel's 8 warps share the rows of a tile of vec_tile_rows cell rows and WR
+ * window rows above and below (tile row t: 0 is WR rows above the first cell row): warp
+ * w owns the cell rows w, w + 8, w + 16, w + 24 (tile rows WR + those) and the halo rows
+ * w, w + 8, ... of the 2 WR (halo index hidx: < WR above the tile, else below).
  */
-template <cfar_variant V, int GR, int TR, int GC, int TC, bool STREAM>
+template <int WR>
+struct vec_warp_rows {
+    static constexpr int nwarps = block_threads / 32;
+    static constexpr int cell_rows = vec_tile_rows / nwarps;         // per warp
+    static constexpr int halo_rows = (2 * WR + nwarps - 1) / nwarps; // per warp, at most
+    static constexpr int tile_rows = vec_tile_rows + 2 * WR;         // with the halo
+    static_assert(vec_tile_rows % nwarps == 0, "whole cell rows per warp");
+};
+
+/*!
+ * Phase A, loads: this warp's cell rows (cv, chv) and halo rows (hv, hhv), this lane's
+ * float4 and the one beyond the warp (c_halo, lanes 0 and 31), all in flight at once (up
+ * to 6 float4 per lane) before any is summed. map_row(t): the map row of tile row t.
+ */
+template <int WR, bool EvictFirst, typename MapRow>
+__device__ __forceinline__ void vec_load_rows(const kernel_args& a,
+                                              const float* map,
+                                              int c_own,
+                                              int c_halo,
+                                              int warp,
+                                              MapRow map_row,
+                                              float4 (&cv)[vec_warp_rows<WR>::cell_rows],
+                                              float4 (&chv)[vec_warp_rows<WR>::cell_rows],
+                                              float4 (&hv)[vec_warp_rows<WR>::halo_rows],
+                                              float4 (&hhv)[vec_warp_rows<WR>::halo_rows])
+{
+    using rows = vec_warp_rows<WR>;
+    constexpr int ROWS = vec_tile_rows, nwarps = rows::nwarps;
+#pragma unroll
+    for (int k = 0; k < rows::cell_rows; ++k) {
+        const int rr = map_row(WR + warp + nwarps * k);
+        cv[k] = vec_fetch<EvictFirst>(map, rr, a.row_stride, c_own);
+        chv[k] = vec_fetch<EvictFirst>(map, rr, a.row_stride, c_halo);
+    }
+#pragma unroll
+    for (int h = 0; h < rows::halo_rows; ++h) {
+        const int hidx = warp + nwarps * h; // halo row: < WR above the tile, else below
+        const int t = hidx < WR ? hidx : hidx + ROWS;
+        const int rr = hidx < 2 * WR ? map_row(t) : -1;
+        hv[h] = vec_fetch<EvictFirst>(map, rr, a.row_stride, c_own);
+        hhv[h] = vec_fetch<EvictFirst>(map, rr, a.row_stride, c_halo);
+    }
+}
+
+/*!
+ * Phase A, sums: the row sums of every row vec_load_rows loaded; their full and side
+ * planes into shared memory (float4 stores), and this warp's cell rows' lo / hi sums and
+ * cells kept in `own` for phase B.
+ */
+template <int WR, int GC, int TC>
+__device__ __forceinline__ void
+vec_store_row_sums(const float4 (&cv)[vec_warp_rows<WR>::cell_rows],
+                   const float4 (&chv)[vec_warp_rows<WR>::cell_rows],
+                   const float4 (&hv)[vec_warp_rows<WR>::halo_rows],
+                   const float4 (&hhv)[vec_warp_rows<WR>::halo_rows],
+                   int warp,
+                   int lane,
+                   float4* s_full,
+                   float4* s_side,
+                   vec_row (&own)[vec_warp_rows<WR>::cell_rows])
+{
+    using rows = vec_warp_rows<WR>;
+    constexpr int ROWS = vec_tile_rows, nwarps = rows::nwarps;
+#pragma unroll
+    for (int k = 0; k < rows::cell_rows; ++k) {
+        own[k] = vec_row_sums<GC, TC>(cv[k], chv[k]);
+        const int t = WR + warp + nwarps * k;
+        s_full[t * 32 + lane] = f4(own[k].full);
+        s_side[t * 32 + lane] = f4(own[k].side);
+    }
+#pragma unroll
+    for (int h = 0; h < rows::halo_rows; ++h) {
+        const int hidx = warp + nwarps * h;
+        if (hidx < 2 * WR) { // uniform over the warp
+            const vec_row s = vec_row_sums<GC, TC>(hv[h], hhv[h]);
+            const int t = hidx < WR ? hidx : hidx + ROWS;
+            s_full[t * 32 + lane] = f4(s.full);
+            s_side[t * 32 + lane] = f4(s.side);
+        }
+    }
+}
+
+/*!
+ * Phase B, the window sums of a lane's 4 cells of one row, in cfar_halves' order: lead =
+ * rows -wr .. -gr-1 (full), -gr .. -1 (side), then lo0; lag = hi0, rows 1 .. gr (side),
+ * gr+1 .. wr (full). pf, ps: the full and side planes at the lane's float4 of that row;
+ * lead arrives zeroed (the caller's initialiser: moved in here, it changed the order
+ * in which the compiler lays out the adds).
+ */
+template <int GR, int TR>
+__device__ __forceinline__ void vec_window_sums(const float4* pf,
+                                                const float4* ps,
+                                                const vec_row& own,
+                                                float (&lead)[vec_width],
+                                                float (&lag)[vec_width])
+{
+    constexpr int WR = GR + TR;
+#pragma unroll
+    for (int d = WR; d >= 1; --d) {
+        const float4 q = d > GR ? pf[-d * 32] : ps[-d * 32];
+        lead[0] += q.x;
+        lead[1] += q.y;
+        lead[2] += q.z;
+        lead[3] += q.w;
+    }
+#pragma unroll
+    for (int j = 0; j < vec_width; ++j) {
+        lead[j] += own.lo[j];
+        lag[j] = own.hi[j];
+    }
+#pragma unroll
+    for (int d = 1; d <= WR; ++d) {
+        const float4 q = d > GR ? pf[d * 32] : ps[d * 32];
+        lag[0] += q.x;
+        lag[1] += q.y;
+        lag[2] += q.z;
+        lag[3] += q.w;
+    }
+}
+
+/*!
+ * Phase B, the thresholds of a lane's 4 cells of one row and their alpha: the interior
+ * entry where the row and all 4 columns are interior (no table read), else each cell's
+ * clip-class entry.
+ */
+template <cfar_variant V, int WR, int WC>
+__device__ __forceinline__ void vec_thresholds(const kernel_args& a,
+                                               const float (&lead)[vec_width],
+                                               const float (&lag)[vec_width],
+                                               int row_class,
+                                               const int (&col_class)[vec_width],
+                                               bool interior_cols,
+                                               float (&t)[vec_width],
+                                               float (&alpha)[vec_width])
+{
+    if (row_class == WR && interior_cols) {
+#pragma unroll
+        for (int j = 0; j < vec_width; ++j) {
+            t[j] = cfar_sum_threshold<V>(lead[j], lag[j], a.interior);
+            alpha[j] = a.interior.alpha;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < vec_width; ++j) {
+            const cfar_class_entry e = a.classes[row_class * (2 * WC + 1) + col_class[j]];
+            t[j] = cfar_sum_threshold<V>(lead[j], lag[j], e);
+            alpha[j] = e.alpha;
+        }
+    }
+}
+
+/*!
+ * Phase B, the rare part of a cell row (a lane of the warp has a detection or a
+ * non-finite cell: Pfa, bad input): the local-maximum filter, the detections compacted
+ * with one atomic per warp and row, and the non-finite cells counted per label. Returns
+ * det_bits less the cells the filter dropped.
+ */
+__device__ __forceinline__ unsigned vec_publish_row(const kernel_args& a,
+                                                    const float* map,
+                                                    int m,
+                                                    int lane,
+                                                    int r,
+                                                    int c,
+                                                    const float (&x)[vec_width],
+                                                    const float (&t)[vec_width],
+                                                    const float (&alpha)[vec_width],
+                                                    unsigned det_bits,
+                                                    unsigned bad)
+{
+    if (det_bits && a.local_max) {
+#pragma unroll
+        for (int j = 0; j < vec_width; ++j)
+            if ((det_bits >> j) & 1u)
+                if (!cfar_is_local_max(x[j],
+                                       r,
+                                       c + j,
+                                       a.nrows,
+                                       a.ncols,
+                                       a.row_wrap,
+                                       a.col_wrap,
+                                       a.lm_rows,
+                                       [&](int rr, int cc) {
+                                           return __ldg(map + rr * a.row_stride + cc);
+                                       }))
+                    det_bits &= ~(1u << j);
+    }
+    // Detections: one atomic per warp and row, slots handed out by a warp scan.
+    const unsigned n = __popc(det_bits);
+    unsigned incl = n;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const unsigned u = __shfl_up_sync(full_warp, incl, o);
+        if (lane >= o)
+            incl += u;
+    }
+    const unsigned total = __shfl_sync(full_warp, incl, 31);
+    const std::uint32_t label = std::uint32_t(m + r / a.rows_per_label);
+    if (total != 0) {
+        unsigned long long first = 0;
+        if (lane == 31)
+            first = atomicAdd(a.det_count, (unsigned long long)total);
+        first = __shfl_sync(full_warp, first, 31);
+        unsigned long long slot = first + (incl - n);
+        const std::uint32_t row = std::uint32_t(r % a.rows_per_label);
+#pragma unroll
+        for (int j = 0; j < vec_width; ++j)
+            if ((det_bits >> j) & 1u) {
+                if (slot < a.det_capacity) {
+                    device_detection d{ label, row,  std::uint32_t(c + j),
+                                        x[j],  t[j], t[j] / alpha[j] };
+                    fetch_neighbours(a, map, r, c + j, d);
+                    a.det_list[slot] = d;
+                }
+                ++slot;
+            }
+    }
+    // Butterfly sum (__reduce_add_sync needs sm_80; the build targets sm_75 too).
+    unsigned nbad = bad;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        nbad += __shfl_xor_sync(full_warp, nbad, o);
+    if (nbad && lane == 0)
+        atomicAdd(a.nonfinite + label, (unsigned long long)nbad);
+    return det_bits;
+}
+
+//! The mask bytes of a lane's 4 cells, one per bit of det_bits, as one uint32 (little
+//! endian: cell j in byte j).
+__device__ __forceinline__ std::uint32_t mask_word(unsigned det_bits)
+{
+    return (det_bits & 1u) | ((det_bits & 2u) << 7) | ((det_bits & 4u) << 14) |
+           ((det_bits & 8u) << 21);
+}
+
+/*!
+ * Variant V over the window of GR guard and TR training rows and GC guard and TC
+ * training columns either side; EvictFirst: vec_fetch's loads. Warp w owns the cell rows
+ * w, w + 8, w + 16, w + 24 of the tile and a share of the 2 WR halo rows
+ * (vec_warp_rows). Phase A loads all of them at once (vec_load_rows), stores their full
+ * and side row sums and keeps its cell rows' lo / hi sums and cells in registers
+ * (vec_store_row_sums). Phase B, per cell row, reads the other rows' sums from shared
+ * memory (vec_window_sums), makes the thresholds (vec_thresholds), tests the 4 cells,
+ * publishes the rare detections and non-finite counts (vec_publish_row), and writes
+ * the thresholds as one float4 and the mask as one uint32 (mask_word).
+ */
+template <cfar_variant V, int GR, int TR, int GC, int TC, bool EvictFirst>
 __global__ void __launch_bounds__(block_threads, vec_blocks_per_sm)
     cfar_vec_kernel(const kernel_args a)
 {
     constexpr int ROWS = vec_tile_rows;
     constexpr int WR = GR + TR, WC = GC + TC;
-    constexpr int trh = ROWS + 2 * WR;
-    constexpr int nwarps = block_threads / 32;
-    constexpr int cell_rows = ROWS / nwarps;                  // per warp
-    constexpr int halo_rows = (2 * WR + nwarps - 1) / nwarps; // per warp, at most
+    using rows = vec_warp_rows<WR>;
+    constexpr int nwarps = rows::nwarps, cell_rows = rows::cell_rows;
     static_assert(WC <= vec_max_wc, "the register halo covers one float4 per side");
-    static_assert(ROWS % nwarps == 0, "whole cell rows per warp");
-    __shared__ float4 s_full[trh * 32];
-    __shared__ float4 s_side[trh * 32];
+    __shared__ float4 s_full[rows::tile_rows * 32];
+    __shared__ float4 s_side[rows::tile_rows * 32];
 
     begin_cfar_kernel(a);
     const int lane = threadIdx.x & 31;
@@ -163,39 +404,10 @@ __global__ void __launch_bounds__(block_threads, vec_blocks_per_sm)
     auto map_row = [&](int t) {
         return rows_inside ? r0 - WR + t : resolve(r0 - WR + t, a.nrows, a.row_wrap);
     };
-    float4 cv[cell_rows], chv[cell_rows], hv[halo_rows], hhv[halo_rows];
-#pragma unroll
-    for (int k = 0; k < cell_rows; ++k) {
-        const int rr = map_row(WR + warp + nwarps * k);
-        cv[k] = vec_fetch<STREAM>(map, rr, a.row_stride, c_own);
-        chv[k] = vec_fetch<STREAM>(map, rr, a.row_stride, c_halo);
-    }
-#pragma unroll
-    for (int h = 0; h < halo_rows; ++h) {
-        const int hidx = warp + nwarps * h; // halo row: < WR above the tile, else below
-        const int t = hidx < WR ? hidx : hidx + ROWS;
-        const int rr = hidx < 2 * WR ? map_row(t) : -1;
-        hv[h] = vec_fetch<STREAM>(map, rr, a.row_stride, c_own);
-        hhv[h] = vec_fetch<STREAM>(map, rr, a.row_stride, c_halo);
-    }
+    float4 cv[cell_rows], chv[cell_rows], hv[rows::halo_rows], hhv[rows::halo_rows];
+    vec_load_rows<WR, EvictFirst>(a, map, c_own, c_halo, warp, map_row, cv, chv, hv, hhv);
     vec_row own[cell_rows];
-#pragma unroll
-    for (int k = 0; k < cell_rows; ++k) {
-        own[k] = vec_row_sums<GC, TC>(cv[k], chv[k]);
-        const int t = WR + warp + nwarps * k;
-        s_full[t * 32 + lane] = f4(own[k].full);
-        s_side[t * 32 + lane] = f4(own[k].side);
-    }
-#pragma unroll
-    for (int h = 0; h < halo_rows; ++h) {
-        const int hidx = warp + nwarps * h;
-        if (hidx < 2 * WR) { // uniform over the warp
-            const vec_row s = vec_row_sums<GC, TC>(hv[h], hhv[h]);
-            const int t = hidx < WR ? hidx : hidx + ROWS;
-            s_full[t * 32 + lane] = f4(s.full);
-            s_side[t * 32 + lane] = f4(s.side);
-        }
-    }
+    vec_store_row_sums<WR, GC, TC>(cv, chv, hv, hhv, warp, lane, s_full, s_side, own);
     __syncthreads();
 
     // Phase B: this warp's cell rows, 4 cells per lane.
@@ -215,51 +427,17 @@ __global__ void __launch_bounds__(block_threads, vec_blocks_per_sm)
         const int r = r0 + i;
         if (r >= a.nrows) // uniform over the warp
             break;
-        const float4* pf = s_full + (i + WR) * 32 + lane;
-        const float4* ps = s_side + (i + WR) * 32 + lane;
-        // cfar_halves: lead = rows -wr .. -gr-1 (full), -gr .. -1 (side), then lo0;
-        // lag = hi0, rows 1 .. gr (side), gr+1 .. wr (full).
-        float lead[vec_width] = { 0.f, 0.f, 0.f, 0.f };
-#pragma unroll
-        for (int d = WR; d >= 1; --d) {
-            const float4 q = d > GR ? pf[-d * 32] : ps[-d * 32];
-            lead[0] += q.x;
-            lead[1] += q.y;
-            lead[2] += q.z;
-            lead[3] += q.w;
-        }
-        float lag[vec_width];
-#pragma unroll
-        for (int j = 0; j < vec_width; ++j) {
-            lead[j] += own[k].lo[j];
-            lag[j] = own[k].hi[j];
-        }
-#pragma unroll
-        for (int d = 1; d <= WR; ++d) {
-            const float4 q = d > GR ? pf[d * 32] : ps[d * 32];
-            lag[0] += q.x;
-            lag[1] += q.y;
-            lag[2] += q.z;
-            lag[3] += q.w;
-        }
+        float lead[vec_width] = { 0.f, 0.f, 0.f, 0.f }, lag[vec_width];
+        vec_window_sums<GR, TR>(s_full + (i + WR) * 32 + lane,
+                                s_side + (i + WR) * 32 + lane,
+                                own[k],
+                                lead,
+                                lag);
         const float(&x)[vec_width] = own[k].x;
         const int row_class = cfar_clip_class(r, a.nrows, WR, a.row_wrap);
         float t[vec_width], alpha[vec_width];
-        if (row_class == WR && interior_cols) {
-#pragma unroll
-            for (int j = 0; j < vec_width; ++j) {
-                t[j] = cfar_sum_threshold<V>(lead[j], lag[j], a.interior);
-                alpha[j] = a.interior.alpha;
-            }
-        } else {
-#pragma unroll
-            for (int j = 0; j < vec_width; ++j) {
-                const cfar_class_entry e =
-                    a.classes[row_class * (2 * WC + 1) + col_class[j]];
-                t[j] = cfar_sum_threshold<V>(lead[j], lag[j], e);
-                alpha[j] = e.alpha;
-            }
-        }
+        vec_thresholds<V, WR, WC>(
+            a, lead, lag, row_class, col_class, interior_cols, t, alpha);
         unsigned det_bits = 0, bad = 0;
 #pragma unroll
         for (int j = 0; j < vec_width; ++j) {
@@ -273,68 +451,11 @@ __global__ void __launch_bounds__(block_threads, vec_blocks_per_sm)
             if (a.thr)
                 *reinterpret_cast<float4*>(a.thr + o) = f4(t);
         }
-        if (__any_sync(full_warp, (det_bits | bad) != 0)) { // rare: Pfa, bad input
-            if (det_bits && a.local_max) {
-#pragma unroll
-                for (int j = 0; j < vec_width; ++j)
-                    if ((det_bits >> j) & 1u)
-                        if (!cfar_is_local_max(x[j],
-                                               r,
-                                               c + j,
-                                               a.nrows,
-                                               a.ncols,
-                                               a.row_wrap,
-                                               a.col_wrap,
-                                               a.lm_rows,
-                                               [&](int rr, int cc) {
-                                                   return __ldg(map + rr * a.row_stride +
-                                                                cc);
-                                               }))
-                            det_bits &= ~(1u << j);
-            }
-            // Detections: one atomic per warp and row, slots handed out by a warp scan.
-            const unsigned n = __popc(det_bits);
-            unsigned incl = n;
-#pragma unroll
-            for (int o = 1; o < 32; o <<= 1) {
-                const unsigned u = __shfl_up_sync(full_warp, incl, o);
-                if (lane >= o)
-                    incl += u;
-            }
-            const unsigned total = __shfl_sync(full_warp, incl, 31);
-            const std::uint32_t label = std::uint32_t(m + r / a.rows_per_label);
-            if (total != 0) {
-                unsigned long long first = 0;
-                if (lane == 31)
-                    first = atomicAdd(a.det_count, (unsigned long long)total);
-                first = __shfl_sync(full_warp, first, 31);
-                unsigned long long slot = first + (incl - n);
-                const std::uint32_t row = std::uint32_t(r % a.rows_per_label);
-#pragma unroll
-                for (int j = 0; j < vec_width; ++j)
-                    if ((det_bits >> j) & 1u) {
-                        if (slot < a.det_capacity) {
-                            device_detection d{ label, row,  std::uint32_t(c + j),
-                                                x[j],  t[j], t[j] / alpha[j] };
-                            fetch_neighbours(a, map, r, c + j, d);
-                            a.det_list[slot] = d;
-                        }
-                        ++slot;
-                    }
-            }
-            // Butterfly sum (__reduce_add_sync needs sm_80; the build targets sm_75 too).
-            unsigned nbad = bad;
-#pragma unroll
-            for (int o = 16; o > 0; o >>= 1)
-                nbad += __shfl_xor_sync(full_warp, nbad, o);
-            if (nbad && lane == 0)
-                atomicAdd(a.nonfinite + label, (unsigned long long)nbad);
-        }
+        if (__any_sync(full_warp, (det_bits | bad) != 0)) // rare: Pfa, bad input
+            det_bits = vec_publish_row(a, map, m, lane, r, c, x, t, alpha, det_bits, bad);
         if (col_valid) {
             const long long o = base + r * a.row_stride + c;
-            *reinterpret_cast<std::uint32_t*>(a.mask + o) =
-                (det_bits & 1u) | ((det_bits & 2u) << 7) | ((det_bits & 4u) << 14) |
-                ((det_bits & 8u) << 21);
+            *reinterpret_cast<std::uint32_t*>(a.mask + o) = mask_word(det_bits);
         }
     }
 }
