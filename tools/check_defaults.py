@@ -243,7 +243,9 @@ def grc_defaults(path):
                 raise Unparsed("%s: a '%s' comment belongs on a parameter's default: line "
                                "(found %r)" % (path, MARKER, line.strip()))
             params[current][2] = line.split(MARKER, 1)[1].strip()
-    return params, d.get("templates", {}).get("make", "")
+    templates = d.get("templates", {})
+    # A block that is also a GRC variable (sigmf_cpi_source) is made by its var_make.
+    return params, templates.get("make") or templates.get("var_make", "")
 
 
 def grc_value(dtype, default, namespace):

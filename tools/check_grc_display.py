@@ -10,13 +10,13 @@ saves a screenshot of its window.
                              [-- flowgraph arguments...]
 
 Every range_doppler_sink in the flowgraph must show each target of its own scene
-(variables ranges, velocities, snr_db) or else of DIR/pulse_doppler.sigmf-meta (its
+(variables ranges, velocities, snr_db) or else of DIR/gpuradar_pd.sigmf-meta (its
 truth) where its axes put it, within a
 few dB of the peak, over a darker background, every detection_table list it and every
 track_sink draw a confirmed (or coasting) track at it (and, when the flowgraph has a
 variable azimuths, at its azimuth on the B-scope, and every ppi_sink at its range and
 azimuth); every sar_image_sink must show the
-targets of DIR/sar.sigmf-meta; every rti_sink with a "max" slice must show each
+targets of DIR/gpuradar_sar_ph.sigmf-meta; every rti_sink with a "max" slice must show each
 target in its newest row. The window is checked as it opened (no resize, no saved
 geometry: QSettings go to a scratch directory), at the first timer tick after it is shown
 and again at the end: every display's plots, axes included, and tables lie wholly inside
@@ -149,7 +149,7 @@ def map_truth(tb, recordings, at_time_s=None):
         t = at_time_s or 0.0
         return ([(v, r - v * t, snr) for v, r, snr in zip(velocities, ranges, snrs)],
                 pd_sim.SPEED_OF_LIGHT / (2 * fs))
-    rec = pd_sim.read(os.path.join(recordings, "pulse_doppler.sigmf-meta"))
+    rec = pd_sim.read(os.path.join(recordings, "gpuradar_pd.sigmf-meta"))
     last = {t["target"]: t for t in rec.truth}  # one record per target and CPI: the last
     return ([(t["velocity_mps"], t["range_m"], t["snr_db"]) for t in last.values()],
             rec.range_bin_m)
@@ -157,7 +157,7 @@ def map_truth(tb, recordings, at_time_s=None):
 
 def sar_truth(recordings):
     from gnuradio.gpuradar import sar_sim
-    rec = sar_sim.read(os.path.join(recordings, "sar"))
+    rec = sar_sim.read(os.path.join(recordings, "gpuradar_sar_ph"))
     amplitudes = [abs(t.amplitude) for t in rec.targets]
     top = max(amplitudes)
     return [(t.position[0], t.position[1], 20 * np.log10(a / top))

@@ -26,9 +26,18 @@ scene = gpuradar.radar_scene_source(fs, fc, fs / pri, 1e6, 10e-6, [], [15000.0],
 framer = gpuradar.pulse_framer(pri, 100, 512, 32, fs, fc, "rx_time")
 tb.connect(scene, blocks.head(gr.sizeof_gr_complex, 4 * 32 * pri), framer,
            blocks.null_sink(gr.sizeof_gr_complex * 512))''',
+    "sigmf_cpi_source": '''
+# gpuradar-sim --preset examples wrote gpuradar_pd.sigmf-meta / .sigmf-data
+src = gpuradar.sigmf_cpi_source("gpuradar_pd", "pulse_doppler")
+framer = gpuradar.pulse_framer(src.pri_samples(), src.gate_start(), src.nrange(),
+                               src.npulses(), src.fs(), src.fc(), "free")
+tb.connect(src, framer, blocks.null_sink(gr.sizeof_gr_complex * src.nrange()))
+tb.msg_connect(src, "truth", blocks.message_debug(), "print")
+tb.run()
+print(framer.emitted_cpis(), src.ncpi())''',
     "pulse_framer": '''
 # file recorded from pulse 0 on: free-running schedule
-src = blocks.file_source(gr.sizeof_gr_complex, "pulse_doppler.sigmf-data", False)
+src = blocks.file_source(gr.sizeof_gr_complex, "gpuradar_pd.sigmf-data", False)
 framer = gpuradar.pulse_framer(1000, 100, 512, 32, 2e6, 10e9, "free")
 tb.connect(src, framer, blocks.null_sink(gr.sizeof_gr_complex * 512))
 tb.run()
@@ -222,7 +231,9 @@ def main():
                   "See [the CPI rules](../CONVENTIONS.md#streams-and-the-cpi) and "
                   "[the `cpi` tag fields](../CONVENTIONS.md#cpi-tag-fields); what this block "
                   "reads and writes is stated in *What it does* above.", ""]
-        make = y.get("templates", {}).get("make", "").strip()
+        templates = y.get("templates", {})
+        # A block that is also a variable (sigmf_cpi_source) is made by its var_make.
+        make = (templates.get("make") or templates.get("var_make", "")).strip()
         # QT GUI blocks: drop GRC's Mako preamble (<% ... %>) from the call shown.
         make = re.sub(r"<%.*?%>\\?\n?", "", make, flags=re.S).strip()
         lines += ["## Python", "", "```python", make.replace("${", "{"), "```", ""]

@@ -35,9 +35,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: examples run for a window screenshot, with the arguments their ctest run uses (the
 #: backend is --backend's)
 RUN_ARGS = {
-    "pulse_doppler_offline": ["--recording", "{rec}/pulse_doppler.sigmf-data",
+    "pulse_doppler_offline": ["--recording", "{rec}/gpuradar_pd.sigmf-data",
                               "--playback-rate", "2e6", "--exit-when-done", "1"],
-    "sar_offline": ["--recording", "{rec}/sar", "--exit-when-done", "1"],
+    "sar_offline": ["--recording", "{rec}/gpuradar_sar_ph", "--exit-when-done", "1"],
     "pulse_doppler_loopback": ["--ncpi", "8", "--playback-rate", "1e9", "--exit-when-done",
                                "1"],
     "pulse_doppler_tracking": ["--ncpi", "8", "--playback-rate", "1e9", "--exit-when-done",
@@ -253,7 +253,7 @@ def run_example(grc, out_png, build, backend):
     returns its exit code."""
     name = os.path.splitext(os.path.basename(grc))[0]
     rec = os.path.join(build, "examples", "recordings")
-    if not os.path.exists(os.path.join(rec, "pulse_doppler.sigmf-meta")):
+    if not os.path.exists(os.path.join(rec, "gpuradar_pd.sigmf-meta")):
         # the recordings of the examples' own ctest runs (test fixture grc_recordings)
         subprocess.check_call(["ctest", "--test-dir", build, "-R", "^grc_recordings$",
                                "--output-on-failure"])

@@ -12,6 +12,9 @@ from .gpuradar_python import *  # noqa: F401,F403
 from . import detections, scene_truth  # noqa: F401,E402
 # Same-host ZMQ endpoints in a private directory (the live-path examples use it).
 from .ipc_paths import ipc_endpoint, private_ipc_dir  # noqa: F401,E402
+# SigMF recordings as a source whose getters give the chain its parameters (the class
+# replaces the package attribute its module's import bound).
+from .sigmf_cpi_source import sigmf_cpi_source  # noqa: F401,E402
 
 # QT GUI display blocks (PyQt5 + pyqtgraph), imported on first use so that the rest of
 # the module works without a display stack.

@@ -387,7 +387,7 @@ OPTIONS[NS + "waveform"] = "--bandwidth and --pulse-width"
 OPTIONS["core:sample_rate"] = "--fs"
 
 
-def read(path, overrides=None) -> Recording:
+def read(path, overrides=None, datatypes=("cf32_le",), options=None) -> Recording:
     """Reads and validates a recording (any of its file names, or the prefix).
 
     overrides: {field: (option, value)} for fields of OVERRIDABLE given on the command line
@@ -395,7 +395,9 @@ def read(path, overrides=None) -> Recording:
     in messages; a given bandwidth and pulse width make the waveform an LFM, a given prf or
     pri_samples replaces both of the metadata's PRI fields. A path naming an existing file
     that is not part of a SigMF recording is read as raw cf32 samples, every parameter
-    from the overrides.
+    from the overrides. datatypes: the SigMF datatypes accepted (sigmf_io.SAMPLE_FORMATS;
+    the apps read cf32_le only). options: field -> the option that gives it, named when
+    the field is missing (default: gpuradar-process's OPTIONS; {} names none).
 
     Raises RecordingError naming the file and the field for anything missing, unreadable,
     of the wrong type, inconsistent or truncated."""
@@ -413,10 +415,13 @@ def read(path, overrides=None) -> Recording:
     if unknown:
         raise ValueError(f"pd_sim.read: overrides of {sorted(unknown)}: not overridable")
     g = sigmf_io.Fields(meta["global"], mpath, "global",
-                        {NS + k: v for k, v in ov.items()}, OPTIONS)
+                        {NS + k: v for k, v in ov.items()},
+                        OPTIONS if options is None else options)
     datatype = g.string("core:datatype")
-    if datatype != "cf32_le":
-        raise g.error("core:datatype", f"must be cf32_le (got {datatype!r})")
+    if datatype not in datatypes:
+        raise g.error("core:datatype", f"must be {' or '.join(datatypes)} (got "
+                                       f"{datatype!r})")
+    sample_bytes = sigmf_io.sample_bytes(datatype)
     fs, fc = _sample_rate(g), _carrier(g, meta, mpath)
     pri = _pri(g, fs, ov)
     gate_start = g.number(NS + "gate_start", int, minimum=0)
@@ -434,10 +439,10 @@ def read(path, overrides=None) -> Recording:
     _check_r0(g, gate_start, fs)
 
     size = sigmf_io.data_file(dpath, mpath)
-    if size % SAMPLE_BYTES:
+    if size % sample_bytes:
         raise RecordingError(f"{dpath}: truncated: {size} bytes is not a whole number of "
-                             f"cf32_le samples ({SAMPLE_BYTES} bytes each)")
-    nsamples = size // SAMPLE_BYTES
+                             f"{datatype} samples ({sample_bytes} bytes each)")
+    nsamples = size // sample_bytes
     if g.has(NS + "nsamples"):
         expected = g.number(NS + "nsamples", int, minimum=0)
         if nsamples < expected:
@@ -490,8 +495,9 @@ def _carrier(g, meta, mpath):
     caps = meta.get("captures")
     if not isinstance(caps, list) or not caps or not isinstance(caps[0], dict) or \
             "core:frequency" not in caps[0]:
+        hint = f"; or give {g.options[NS + 'fc']}" if NS + "fc" in g.options else ""
         raise RecordingError(f"{mpath}: metadata field 'global.{NS}fc' is missing (nor "
-                             f"captures[0].core:frequency; or give --fc)")
+                             f"captures[0].core:frequency{hint})")
     return sigmf_io.Fields(caps[0], mpath, "captures[0]").number("core:frequency", above=0)
 
 
@@ -504,8 +510,8 @@ def _pri(g, fs, ov):
         return _pri_of_prf(g, fs)
     has_pri, has_prf = g.has(NS + "pri_samples"), g.has(NS + "prf")
     if not has_pri and not has_prf:
-        raise g.error(NS + "pri_samples", f"is missing (nor 'global.{NS}prf'; or give "
-                                          f"--pri-samples or --prf)")
+        hint = "; or give --pri-samples or --prf" if NS + "prf" in g.options else ""
+        raise g.error(NS + "pri_samples", f"is missing (nor 'global.{NS}prf'{hint})")
     pri = g.number(NS + "pri_samples", above=0, maximum=MAX_CPI_CELLS) if has_pri else None
     if pri is None:
         return _pri_of_prf(g, fs)

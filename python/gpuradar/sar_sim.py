@@ -293,7 +293,7 @@ MAX_SAMPLES = 1 << 31
 MAX_GRID_PIXELS = 1 << 26
 
 
-def read(path, overrides=None) -> Recording:
+def read(path, overrides=None, datatypes=("cf32_le",)) -> Recording:
     """Reads and validates a recording written by write() (any of its file names, or the
     prefix).
 
@@ -302,7 +302,9 @@ def read(path, overrides=None) -> Recording:
     path). Without npulses anywhere, it is the data's size over nbins. Raises
     sigmf_io.RecordingError naming the file and the field for anything missing, of the
     wrong type, or disagreeing with the data (its size must be npulses x nbins samples,
-    the geometry's npulses x 6 values, its bin spacing the metadata's dr)."""
+    the geometry's npulses x 6 values, its bin spacing the metadata's dr). datatypes: the
+    SigMF datatypes accepted (sigmf_io.SAMPLE_FORMATS; the apps read cf32_le only; pulses
+    of an integer datatype are mapped as (re, im) records)."""
     base = base_of(path)
     mpath, dpath = base + META_SUFFIX, base + DATA_SUFFIX
     meta = sigmf_io.read_meta(mpath)
@@ -310,11 +312,13 @@ def read(path, overrides=None) -> Recording:
     ov = {ns + k: v for k, v in (overrides or {}).items() if v[1] is not None}
     g = sigmf_io.Fields(meta["global"], mpath, "global", ov)
     datatype = g.string("core:datatype")
-    if datatype != "cf32_le":
-        raise g.error("core:datatype", f"must be cf32_le (got {datatype!r})")
+    if datatype not in datatypes:
+        raise g.error("core:datatype", f"must be {' or '.join(datatypes)} (got "
+                                       f"{datatype!r})")
+    sample_bytes = sigmf_io.sample_bytes(datatype)
     nbins = g.number(ns + "nbins", int, minimum=1, maximum=MAX_SAMPLES)
     size = sigmf_io.data_file(dpath, mpath)
-    samples = size // 8
+    samples = size // sample_bytes
     if g.has(ns + "npulses"):
         npulses = g.number(ns + "npulses", int, minimum=1, maximum=MAX_SAMPLES)
         npulses_name = g.name(ns + "npulses")
@@ -324,10 +328,10 @@ def read(path, overrides=None) -> Recording:
         if npulses < 1:
             raise RecordingError(f"{dpath}: {samples} samples, not one pulse of "
                                  f"{g.name(ns + 'nbins')} = {nbins}")
-    if size != npulses * nbins * 8:
+    if size != npulses * nbins * sample_bytes:
         raise RecordingError(f"{dpath}: {size} bytes, not {npulses_name} x "
-                             f"{g.name(ns + 'nbins')} = {npulses} x {nbins} cf32_le samples "
-                             f"({npulses * nbins * 8} bytes)")
+                             f"{g.name(ns + 'nbins')} = {npulses} x {nbins} {datatype} "
+                             f"samples ({npulses * nbins * sample_bytes} bytes)")
     for key in ("f0", "bandwidth", "dr"):
         if ns + key in g.obj:
             g.number(ns + key, above=0)
@@ -349,7 +353,9 @@ def read(path, overrides=None) -> Recording:
                              f"bytes")
     geometry = np.fromfile(geo_path, dtype="<f8").reshape(npulses, GEOMETRY_LENGTH)
     _check_geometry(geometry, geo_path, g, mpath)
-    pulses = np.memmap(dpath, dtype="<c8", mode="r", shape=(npulses, nbins))
+    component = sigmf_io.SAMPLE_FORMATS[datatype][1]
+    sample = "<c8" if datatype == "cf32_le" else [("re", component), ("im", component)]
+    pulses = np.memmap(dpath, dtype=sample, mode="r", shape=(npulses, nbins))
     grid = _grid(g, ns)
     targets = _targets(meta, mpath, ns)
     meta = dict(meta, **{"global": dict(meta["global"], **{k: v for k, (_, v) in ov.items()

@@ -23,6 +23,8 @@ import math
 import os
 import stat
 
+import numpy as np
+
 DATA_SUFFIX = ".sigmf-data"
 META_SUFFIX = ".sigmf-meta"
 #: SigMF extension namespace of the gpuradar fields.
@@ -38,6 +40,40 @@ AGREE_RTOL = 1e-9
 
 class RecordingError(ValueError):
     """A recording that cannot be used; the message names the file and the field."""
+
+
+#: Sample formats a reader may accept (SigMF ``core:datatype``): bytes per complex
+#: sample, numpy dtype of one component, and the component value that reads as 1.0.
+#: Integer samples become complex64 with 1.0 = full scale (ci16: 32768 -> 1.0), the
+#: convention of GNU Radio's sc16 -> fc32 conversion (UHD's cpu format fc32).
+SAMPLE_FORMATS = {
+    "cf32_le": (8, "<f4", 1.0),
+    "ci16_le": (4, "<i2", 32768.0),
+    "ci8": (2, "i1", 128.0),
+}
+
+
+def sample_bytes(datatype):
+    """Bytes per complex sample of a datatype of SAMPLE_FORMATS."""
+    return SAMPLE_FORMATS[datatype][0]
+
+
+def to_complex64(raw, datatype, out=None):
+    """Complex64 samples of the interleaved components `raw` (numpy array of the
+    datatype's component dtype, 2 per sample), scaled so that full scale is 1.0; written
+    into `out` (a complex64 array of len(raw) // 2) when given."""
+    _, component, full_scale = SAMPLE_FORMATS[datatype]
+    raw = np.asarray(raw, dtype=component)
+    if out is None:
+        out = np.empty(raw.size // 2, dtype=np.complex64)
+    if datatype == "cf32_le":
+        out[...] = raw.view("<c8")
+        return out
+    pairs = raw.reshape(-1, 2).astype(np.float32)
+    pairs *= np.float32(1.0 / full_scale)
+    out.real = pairs[:, 0]
+    out.imag = pairs[:, 1]
+    return out
 
 
 _MISSING = object()

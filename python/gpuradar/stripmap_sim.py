@@ -294,17 +294,21 @@ def is_stripmap(path):
         return False
 
 
-def read(path) -> Recording:
+def read(path, datatypes=("cf32_le",)) -> Recording:
     """Reads and checks a recording written by simulate(): RecordingError naming the file
     and the field for anything missing, of the wrong type, or disagreeing with the data
-    (its size must be npulses x nrange cf32 samples)."""
+    (its size must be npulses x nrange samples). datatypes: the SigMF datatypes accepted
+    (sigmf_io.SAMPLE_FORMATS; the apps read cf32_le only)."""
     base = base_of(path)
     mpath, dpath = base + META_SUFFIX, base + DATA_SUFFIX
     meta = sigmf_io.read_meta(mpath)
     ns = NAMESPACE + ":"
     g = sigmf_io.Fields(meta["global"], mpath, "global")
-    if g.string("core:datatype") != "cf32_le":
-        raise g.error("core:datatype", f"must be cf32_le (got {g.raw('core:datatype')!r})")
+    datatype = g.string("core:datatype")
+    if datatype not in datatypes:
+        raise g.error("core:datatype", f"must be {' or '.join(datatypes)} (got "
+                                       f"{datatype!r})")
+    sample_bytes = sigmf_io.sample_bytes(datatype)
     g.string(ns + "mode", choices=(MODE,))
     s = g.object(ns + "stripmap")
     a = Acquisition(
@@ -322,12 +326,12 @@ def read(path) -> Recording:
                              f" and 'global.{ns}stripmap.fs' ({a.fs:g}) disagree")
     npulses = g.number(ns + "npulses", int, minimum=1, maximum=MAX_SAMPLES // a.nrange)
     size = sigmf_io.data_file(dpath, mpath)
-    if size != npulses * a.nrange * 8:
+    if size != npulses * a.nrange * sample_bytes:
         raise RecordingError(f"{dpath}: {size} bytes, not metadata fields "
                              f"'global.{ns}npulses' x 'global.{ns}stripmap.nrange' = "
-                             f"{npulses} x {a.nrange} cf32_le samples "
-                             f"({npulses * a.nrange * 8} bytes): truncated or not this "
-                             f"recording's data")
+                             f"{npulses} x {a.nrange} {datatype} samples "
+                             f"({npulses * a.nrange * sample_bytes} bytes): truncated or not "
+                             f"this recording's data")
     targets = []
     for f in sigmf_io.annotations_with(meta, mpath, ns + "position"):
         x, y, z = f.numbers(ns + "position", 3)
