@@ -84,15 +84,15 @@ _KEY_FIELD.update({NS + "stripmap": "the stripmap acquisition", NS + "mode": "ki
 
 
 def _prefixed(e):
-    """A RecordingError whose message starts with the block and the chain's field the
-    metadata key in it belongs to."""
+    """A RecordingError whose message starts with the block, its parameter (recording) and
+    the chain's field the metadata key in it belongs to."""
     text = str(e)
     for m in re.finditer(r"'(?:global\.)?([a-z]+:[a-z0-9_]+(?:\.[a-z0-9_]+)?)", text):
         key = m.group(1)
         field = _KEY_FIELD.get(key) or _KEY_FIELD.get(key.split(".")[0])
         if field:
-            return RecordingError(f"sigmf_cpi_source: {field}: {text}")
-    return RecordingError(f"sigmf_cpi_source: {text}")
+            return RecordingError(f"sigmf_cpi_source: recording: {field}: {text}")
+    return RecordingError(f"sigmf_cpi_source: recording: {text}")
 
 
 def kind_of(meta):
