@@ -16,7 +16,7 @@ few dB of the peak, over a darker background, every detection_table list it and 
 track_sink draw a confirmed (or coasting) track at it (and, when the flowgraph has a
 variable azimuths, at its azimuth on the B-scope, and every ppi_sink at its range and
 azimuth); every sar_image_sink must show the
-targets of DIR/gpuradar_sar_ph.sigmf-meta; every rti_sink with a "max" slice must show each
+targets of DIR/gpuradar_sar_ph.sigmf-meta and draw them as its truth; every rti_sink with a "max" slice must show each
 target in its newest row. The window is checked as it opened (no resize, no saved
 geometry: QSettings go to a scratch directory), at the first timer tick after it is shown
 and again at the end: every display's plots, axes included, and tables lie wholly inside
@@ -204,6 +204,11 @@ def check(tb, recordings):
                 targets, keep_out = sar_truth(recordings)
                 errors += [f"{name}: {e}" for e in
                            display_check.image_targets_errors(block, targets, keep_out)]
+                drawn = sorted(block.truth_points())
+                want = sorted((x, y) for x, y, _ in targets)
+                if len(drawn) != len(want) or not np.allclose(drawn, want):
+                    errors.append(f"{name}: truth squares at {drawn}, the recording's "
+                                  f"targets are at {[t[:2] for t in targets]}")
     return errors
 
 

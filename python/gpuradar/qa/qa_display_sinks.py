@@ -343,7 +343,10 @@ class qa_sar_image_sink(gr_unittest.TestCase):
         geo = gpuradar_geometry_source(history.geometry)
         bp = gpuradar.backprojection(history.nbins, g.nx, g.ny, g.x0, g.y0, g.dx, g.dy, g.z,
                                      history.npulses, "restart", "fast", [], "cpu")
-        sink = gpuradar.sar_image_sink(g.nx, g.ny, g.x0, g.y0, g.dx, g.dy, 40.0, 50.0)
+        truth = [{"target": i, "x_m": t.position[0], "y_m": t.position[1]}
+                 for i, t in enumerate(history.targets)]
+        sink = gpuradar.sar_image_sink(g.nx, g.ny, g.x0, g.y0, g.dx, g.dy, 40.0, 50.0,
+                                       "SAR", truth)
         show(sink.qwidget())
         tb.connect(pulses, (bp, 0))
         tb.connect(geo, (bp, 1))
@@ -368,11 +371,22 @@ class qa_sar_image_sink(gr_unittest.TestCase):
         self.assertLess(plot.widget_point(*north)[1], plot.widget_point(*south)[1])
         east, west = max(pts, key=lambda p: p[0]), min(pts, key=lambda p: p[0])
         self.assertGreater(plot.widget_point(*east)[0], plot.widget_point(*west)[0])
+        # The truth squares sit on the targets (where the image peaks, checked above).
+        xs, ys = sink.truth_marks.getData()
+        self.assertEqual(sorted(zip(xs.tolist(), ys.tolist())), sorted(map(tuple, pts)))
+        sink.set_truth([(1.0, 2.0)])
+        self.assertEqual(sink.truth_points(), [(1.0, 2.0)])
+        sink.set_truth([])
+        self.assertEqual(len(sink.truth_marks.getData()[0]), 0)
 
     def test_002_bad_parameters(self):
         for args, name in (((0, 10), "nx"), ((10, 10, 0.0, 0.0, -1.0), "dx"),
                            ((10, 10, float("nan")), "x0"),
-                           ((10, 10, 0.0, 0.0, 1.0, 1.0, 0.0), "dynamic_range")):
+                           ((10, 10, 0.0, 0.0, 1.0, 1.0, 0.0), "dynamic_range"),
+                           ((10, 10, 0.0, 0.0, 1.0, 1.0, 50.0, 5.0, "t", [{"x_m": 1.0}]),
+                            "truth"),
+                           ((10, 10, 0.0, 0.0, 1.0, 1.0, 50.0, 5.0, "t",
+                             [(float("inf"), 0.0)]), "truth")):
             with self.assertRaisesRegex(ValueError, name):
                 gpuradar.sar_image_sink(*args)
 
