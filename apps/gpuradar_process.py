@@ -53,7 +53,8 @@ except ImportError as error:  # gpuradar-env, beside the app, says what to set
     sys.exit(runpy.run_path(os.path.join(os.path.dirname(os.path.realpath(__file__)),
                                          "gpuradar-env"))["import_failure"](
         "gpuradar-process", error))
-from gnuradio.gpuradar import app_util, detections as gdet, display_geometry, pd_sim
+from gnuradio.gpuradar import (app_util, detections as gdet, display_geometry, pd_sim,
+                               sigmf_io)
 from gnuradio.gpuradar.app_util import AppError, number
 from gnuradio.gpuradar.sigmf_io import naming_write_errors
 
@@ -209,10 +210,27 @@ def make_chain(rec, args, nfft):
     return framer, pdp
 
 
+#: GNU Radio's converter of each integer datatype's interleaved components to complex,
+#: scaled so that full scale reads as 1.0 (sigmf_io.SAMPLE_FORMATS).
+INTEGER_SOURCES = {
+    "ci16_le": (gr.sizeof_short, lambda scale: blocks.interleaved_short_to_complex(
+        False, False, scale)),
+    "ci8": (gr.sizeof_char, lambda scale: blocks.interleaved_char_to_complex(False, scale)),
+}
+
+
 def source(tb, rec, nsamples=None):
-    """file_source (-> head) (-> skip_head to pulse 0): the recording's samples."""
-    src = blocks.file_source(gr.sizeof_gr_complex, rec.data_path, False)
-    last = src
+    """file_source (-> integer to complex) (-> head) (-> skip_head to pulse 0): the
+    recording's samples as complex."""
+    datatype = rec.datatype
+    if datatype in INTEGER_SOURCES:
+        size, converter = INTEGER_SOURCES[datatype]
+        src = blocks.file_source(size, rec.data_path, False)
+        last = converter(sigmf_io.SAMPLE_FORMATS[datatype][2])
+        tb.connect(src, last)
+    else:
+        src = blocks.file_source(gr.sizeof_gr_complex, rec.data_path, False)
+        last = src
     if nsamples is not None:
         head = blocks.head(gr.sizeof_gr_complex, nsamples)
         tb.connect(last, head)
@@ -463,7 +481,8 @@ def run(args, tmpdir):
         raise AppError(f"--track-confirm: need M <= N <= 32 (got {args.track_confirm!r})")
     args.output = app_util.output_prefix(args.output, "gpuradar_process")
     if args.input:
-        rec = pd_sim.read(args.input, overrides(args))
+        rec = pd_sim.read(args.input, overrides(args),
+                          datatypes=tuple(sigmf_io.SAMPLE_FORMATS))
         source = rec.base
     elif overrides(args):
         raise AppError(f"{', '.join(o for o, _ in overrides(args).values())}: recording "

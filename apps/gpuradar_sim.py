@@ -48,14 +48,15 @@ except ImportError as error:  # gpuradar-env, beside the app, says what to set
     sys.exit(runpy.run_path(os.path.join(os.path.dirname(os.path.realpath(__file__)),
                                          "gpuradar-env"))["import_failure"](
         "gpuradar-sim", error))
-from gnuradio.gpuradar import app_util, pd_sim, sar_sim, stripmap_sim
+from gnuradio.gpuradar import app_util, pd_sim, sar_sim, sigmf_io, stripmap_sim
 from gnuradio.gpuradar.app_util import AppError, number
 
 PROG = "gpuradar-sim"
 COMMANDS = ("pulse-doppler", "sar", "stripmap")
 #: Scenario fields settable from the command line (--pri-samples sets pri_samples, ...).
 SCENARIO_FIELDS = ("fs", "fc", "pri_samples", "bandwidth", "pulse_width", "gate_start",
-                   "nrange", "npulses", "ncpi", "noise_power", "clutter_cnr_db", "seed")
+                   "nrange", "npulses", "ncpi", "noise_power", "clutter_cnr_db", "seed",
+                   "datatype", "full_scale")
 #: Most samples one pulse-Doppler recording may have (2^40: 8 TB), beside the free space.
 MAX_SAMPLES = 1 << 40
 
@@ -123,6 +124,14 @@ def parse_args(argv):
     pd.add_argument("--no-targets", action="store_true", help="noise (and clutter) only")
     pd.add_argument("--seed", type=number(int, minimum=0, maximum=2**63 - 1),
                     help="noise seed")
+    pd.add_argument("--datatype", choices=list(sigmf_io.SAMPLE_FORMATS),
+                    help="samples written: cf32_le (default), or ci16_le / ci8, interleaved "
+                         "integers as an SDR's sc16 / sc8 give them")
+    pd.add_argument("--full-scale", type=number(above=0),
+                    help="ci16_le / ci8: the sample component amplitude written as the "
+                         "integers' full scale (it reads back as 1.0; default 8, about 11 "
+                         "noise standard deviations at noise power 1); larger ones clip "
+                         "and are counted")
     pd.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
     sar = sub.add_parser("sar", help="SAR phase history (sar_sim)",
@@ -347,7 +356,8 @@ def describe(sc):
     print(f"  gate: samples {sc.gate_start}..{sc.gate_start + sc.nrange - 1} of each PRI "
           f"({sc.r0:.0f}..{hi:.0f} m, {sc.range_bin_m:.2f} m/bin); {sc.ncpi} CPIs x "
           f"{sc.npulses} pulses = {sc.nsamples} samples "
-          f"({sc.nsamples * pd_sim.SAMPLE_BYTES / 1e6:.1f} MB)")
+          f"({sc.nsamples * sc.sample_bytes / 1e6:.1f} MB {sc.datatype}"
+          + (f", full scale {sc.full_scale:g}" if sc.datatype != "cf32_le" else "") + ")")
     print(f"  noise power {sc.noise_power:g}" + (
         f", clutter {sc.clutter_cnr_db:g} dB CNR over {sc.clutter_start_m:g}.."
         f"{sc.clutter_stop_m:g} m" if sc.clutter_stop_m > sc.clutter_start_m else ""))
@@ -376,7 +386,7 @@ def run_pulse_doppler(args):
     output = app_util.output_prefix(args.output, "gpuradar_pd")
     if not args.allow_large_output:
         # The data, and the metadata: about 400 bytes of truth per target and CPI.
-        app_util.check_free_space(output, sc.nsamples * pd_sim.SAMPLE_BYTES +
+        app_util.check_free_space(output, sc.nsamples * sc.sample_bytes +
                                   400 * (len(sc.targets) + 1) * sc.ncpi + 65536)
     with app_util.StagedOutputs() as out:
         tmp_data = out.path(output + pd_sim.DATA_SUFFIX)
@@ -390,6 +400,11 @@ def run_pulse_doppler(args):
     args.output = output
     print(f"  wrote {args.output}{pd_sim.DATA_SUFFIX} and {args.output}{pd_sim.META_SUFFIX} "
           f"({len(truth)} truth annotations: {len(sc.targets)} targets x {sc.ncpi} CPIs)")
+    clipped = sigmf_io.read_meta(args.output + pd_sim.META_SUFFIX)["global"].get(
+        pd_sim.NS + "clipped_samples", 0)
+    if clipped:
+        print(f"{PROG}: warning: {clipped} of {sc.nsamples} samples clipped at full scale "
+              f"{sc.full_scale:g} (--full-scale)", file=sys.stderr)
     print(f"  next: gpuradar-process --input {args.output}")
     return 0
 

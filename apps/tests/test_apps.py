@@ -19,6 +19,8 @@ import sys
 import tempfile
 import unittest
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 APPS = os.path.dirname(HERE)
 SIM = os.path.join(APPS, "gpuradar_sim.py")
@@ -220,6 +222,86 @@ class SimSar(AppTest):
         self.assertEqual(rc, 0, out + err)
         self.assertTrue(os.path.isfile(img + ".png"))
         png_size(img + ".png")
+
+
+class IntegerRecordings(AppTest):
+    """gpuradar-sim writes ci16_le and ci8 as an SDR gives sc16 / sc8; gpuradar-process
+    reads them (GNU Radio's interleaved-integer-to-complex blocks, full scale = 1.0)."""
+
+    FULL_SCALE = 8.0
+
+    def simulate(self, datatype, *extra):
+        base = self.path(datatype)
+        rc, out, err = run(SIM, "--preset", "small", "--datatype", datatype, "-o", base,
+                           "-q", *extra)
+        self.assertEqual(rc, 0, out + err)
+        return base, err
+
+    def detections(self, base):
+        prefix = self.path("out_" + os.path.basename(base))
+        rc, out, err = run(PROCESS, "--input", base, "--backend", "cpu", "-q",
+                           "--output", prefix)
+        self.assertEqual(rc, 0, out + err)
+        with open(prefix + ".csv") as f:
+            rows = [line.strip().split(",") for line in f][1:]
+        return {(r[0], r[1], r[2]): (float(r[5]), float(r[7])) for r in rows}
+
+    def test_001_same_detections_as_the_float_recording(self):
+        ref = self.detections(self.simulate("cf32_le")[0])
+        self.assertGreater(len(ref), 0)
+        # Quantisation adds an error e of variance q = LSB^2 / 12 per component (LSB =
+        # full scale / 32768 or / 128; uncorrelated with the signal, the noise being far
+        # above an LSB) to every sample of the unit-noise-power preset. Through the
+        # coherent chain a detection's power |S|^2 = snr N (N samples summed, S the
+        # target) moves by 2 Re(e_sum S*) / |S|^2, of RMS 2 sqrt(q / snr): bounded at 4
+        # of these, in dB for the SNR (the training cells' noise moves far less).
+        for datatype, lsb in (("ci16_le", self.FULL_SCALE / 32768),
+                              ("ci8", self.FULL_SCALE / 128)):
+            with self.subTest(datatype=datatype):
+                base, _ = self.simulate(datatype)
+                with open(base + ".sigmf-meta") as f:
+                    g = json.load(f)["global"]
+                self.assertEqual((g["core:datatype"], g["gpuradar:full_scale"],
+                                  g["gpuradar:clipped_samples"]),
+                                 (datatype, self.FULL_SCALE, 0))
+                self.assertEqual(os.path.getsize(base + ".sigmf-data"),
+                                 g["gpuradar:nsamples"] * (4 if datatype == "ci16_le" else 2))
+                got = self.detections(base)
+                self.assertEqual(sorted(got), sorted(ref))  # same cells
+                q = lsb ** 2 / 12
+                for cell, (power, snr_db) in got.items():
+                    rms = 2 * np.sqrt(q / 10 ** (ref[cell][1] / 10))
+                    # read back with 1.0 = full scale: powers scale by 1 / full_scale^2
+                    self.assertAlmostEqual(power * self.FULL_SCALE ** 2 / ref[cell][0], 1.0,
+                                           delta=4 * rms)
+                    self.assertAlmostEqual(snr_db, ref[cell][1],
+                                           delta=4 * 10 * np.log10(1 + rms))
+
+    def test_002_clipping_counted(self):
+        # A full scale below the noise: the clipped samples are counted in the metadata
+        # and a warning, as a recount from the float recording of the same scene says.
+        full_scale = 0.5
+        base, err = self.simulate("ci8", "--full-scale", str(full_scale))
+        with open(base + ".sigmf-meta") as f:
+            clipped = json.load(f)["global"]["gpuradar:clipped_samples"]
+        ref, _ = self.simulate("cf32_le")
+        x = np.fromfile(ref + ".sigmf-data", dtype="<f4").reshape(-1, 2)
+        q = np.rint(x.astype(np.float64) * 128 / full_scale)
+        self.assertEqual(clipped, int(np.count_nonzero(((q < -128) | (q > 127)).any(axis=1))))
+        self.assertGreater(clipped, 0)
+        self.assertIn(f"{clipped} of", err)
+        self.assertIn("--full-scale", err)
+
+    def test_003_bad_datatype_and_full_scale(self):
+        for extra, needle in ((("--datatype", "cu8"), "--datatype"),
+                              (("--datatype", "ci8", "--full-scale", "0"), "--full-scale"),
+                              (("--datatype", "ci8", "--full-scale", "nan"), "--full-scale")):
+            with self.subTest(extra=extra):
+                rc, out, err = run(SIM, "--preset", "tiny", "-o", self.path("bad"), "-q",
+                                   *extra)
+                self.assertNotEqual(rc, 0)
+                self.assertIn(needle, err)
+                self.assertNotIn("Traceback", err)
 
 
 class Presets(unittest.TestCase):

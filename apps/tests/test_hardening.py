@@ -118,13 +118,21 @@ class ProcessMetadata(Hardening):
              ["'global.gpuradar:nrange'", "finite number"]),
             (lambda m: m["global"].update({ns + "npulses": 1 << 30}),
              ["gpuradar:nrange", "cells per CPI"]),
-            (lambda m: m["global"].update({"core:datatype": "ci16_le"}),
-             ["'global.core:datatype'", "cf32_le"]),
+            (lambda m: m["global"].update({"core:datatype": "cu8"}),
+             ["'global.core:datatype'", "cf32_le or ci16_le or ci8"]),
             (lambda m: m.update(annotations={"a": 1}), ["'annotations'", "list"]),
             (lambda m: m.update({"global": []}), ["'global'", "not an object"]),
             (lambda m: m["global"][ns + "waveform"].update(pulse_width=1.0),
              ["pulse_width", "must fit in the PRI"]),
         ]
+        # a datatype the reader takes, over a data file of another one's size
+        with open(base + META) as f:
+            original = f.read()
+        self.each_edit_fails(
+            base, [(lambda m: m["global"].update({"core:datatype": "ci16_le"}),
+                    ["'global.gpuradar:nsamples'", "not this recording's data"])],
+            lambda b, *needles: self.process_fails(b, b + DATA, *needles))
+        self.write_meta_text(base, original)
         self.each_edit_fails(base, cases,
                              lambda b, *needles: self.process_fails(b, b + META, *needles))
 

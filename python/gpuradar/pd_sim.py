@@ -13,10 +13,12 @@ adds scenarios, the recording format and its reader; it is used by ``gpuradar-si
 Recording format (``<base>`` is any path prefix)
 -------------------------------------------------
 ``<base>.sigmf-data``
-    The receive stream, SigMF ``cf32_le``, continuous at fs; pulse k starts at sample
-    first_pulse_sample + floor(k * pri_samples + 1/2).
+    The receive stream, continuous at fs; pulse k starts at sample
+    first_pulse_sample + floor(k * pri_samples + 1/2). SigMF ``cf32_le``, or ``ci16_le`` /
+    ``ci8`` (interleaved integers as an SDR's sc16 / sc8, read back with full scale =
+    1.0; written at the scenario's full_scale).
 ``<base>.sigmf-meta``
-    SigMF JSON. ``global``: ``core:datatype`` (cf32_le), ``core:sample_rate`` (fs) and,
+    SigMF JSON. ``global``: ``core:datatype``, ``core:sample_rate`` (fs) and,
     in the ``gpuradar`` extension namespace (all SI):
 
     ========================== ========== ================================================
@@ -38,6 +40,9 @@ Recording format (``<base>`` is any path prefix)
     ``gpuradar:ncpi``          no         whole CPIs recorded
     ``gpuradar:r0``            no         range of gate sample 0 (m)
     ``gpuradar:scene``         no         the simulation's parameters and targets
+    ``gpuradar:full_scale``    no         integer datatypes: the amplitude written as
+                                          full scale (informative)
+    ``gpuradar:clipped_samples`` no       integer datatypes: samples clipped on writing
     ========================== ========== ================================================
 
     .. [1] or ``core:sample_rate``  .. [2] or ``captures[0].core:frequency``
@@ -111,6 +116,17 @@ class Scenario(_PulseAxes):
     clutter_stop_m: float = 0.0
     seed: int = 1
     targets: List[Target] = field(default_factory=list)
+    #: SigMF datatype written (sigmf_io.SAMPLE_FORMATS): cf32_le, or ci16_le / ci8 as an
+    #: SDR delivers them (sc16 / sc8), quantised at full_scale
+    datatype: str = "cf32_le"
+    #: integer datatypes: the component amplitude written as the integers' full scale
+    #: (it reads back as 1.0); larger components clip and are counted
+    full_scale: float = 8.0
+
+    @property
+    def sample_bytes(self):
+        """Bytes per complex sample of the datatype written."""
+        return sigmf_io.sample_bytes(self.datatype)
 
     @property
     def max_unambiguous_velocity(self):
@@ -200,11 +216,13 @@ def scenario(preset="default") -> Scenario:
     return PRESETS[preset]()
 
 
-def _file_writer(path):
-    """A sink writing its complex input to path. Not blocks.file_sink: when its write
-    fails (disk full) it throws in its thread, which ends while the rest of the
-    flowgraph waits for it forever; this one stores the error and returns WORK_DONE, so
-    the flowgraph ends and the error is reported (writer.error)."""
+def _file_writer(path, datatype="cf32_le", full_scale=1.0):
+    """A sink writing its complex input to path in a datatype of sigmf_io.SAMPLE_FORMATS
+    (integers quantised at full_scale; writer.clipped counts the clipped samples). Not
+    blocks.file_sink: when its write fails (disk full) it throws in its thread, which
+    ends while the rest of the flowgraph waits for it forever; this one stores the error
+    and returns WORK_DONE, so the flowgraph ends and the error is reported
+    (writer.error)."""
     from gnuradio import gr
 
     class file_writer(gr.sync_block):
@@ -213,10 +231,13 @@ def _file_writer(path):
                                    in_sig=[np.complex64], out_sig=None)
             self.file = open(path, "wb")
             self.error = None
+            self.clipped = 0
 
         def work(self, input_items, output_items):
+            raw, clipped = sigmf_io.from_complex64(input_items[0], datatype, full_scale)
+            self.clipped += clipped
             try:
-                self.file.write(memoryview(input_items[0]).cast("B"))
+                self.file.write(memoryview(raw).cast("B"))
             except OSError as e:
                 self.error = e
                 return -1  # WORK_DONE: the flowgraph stops
@@ -255,7 +276,7 @@ def simulate(sc: Scenario, base, progress=None):
     total = sc.nsamples
     head = blocks.head(gr.sizeof_gr_complex, total)
     data_path = str(base) + DATA_SUFFIX
-    sink = _file_writer(data_path)
+    sink = _file_writer(data_path, sc.datatype, sc.full_scale)
     rec = scene_truth.truth_recorder()
     tb.connect(src, head, sink)
     tb.msg_connect(src, "truth", rec, "truth")
@@ -270,9 +291,9 @@ def simulate(sc: Scenario, base, progress=None):
         raise sigmf_io.WriteError(sink.error.errno, sink.error.strerror,
                          data_path)
     size = os.path.getsize(data_path)
-    if size != total * SAMPLE_BYTES:
+    if size != total * sc.sample_bytes:
         raise RuntimeError(f"{base}{DATA_SUFFIX}: wrote {size} bytes, expected "
-                           f"{total * SAMPLE_BYTES}")
+                           f"{total * sc.sample_bytes}")
     centre = n // 2
     truth = []
     for r in rec.records():
@@ -295,13 +316,17 @@ def simulate(sc: Scenario, base, progress=None):
         raise RuntimeError(f"radar_scene_source: {len(truth)} truth records at CPI centres, "
                            f"expected {sc.ncpi * len(sc.targets)}")
     truth.sort(key=lambda a: (a["core:sample_start"], a[NS + "target"]))
-    write_meta(base, sc, truth)
+    write_meta(base, sc, truth, sink.clipped)
     return truth
 
 
-def write_meta(base, sc: Scenario, truth):
+def write_meta(base, sc: Scenario, truth, clipped=0):
     g = sigmf_io.global_fields(sc.fs, "gpuradar pulse-Doppler simulation "
                                "(radar_scene_source)", "gnuradio.gpuradar.pd_sim")
+    g["core:datatype"] = sc.datatype
+    if sc.datatype != "cf32_le":
+        # what an integer recording's 1.0 stood for, and what did not fit
+        g.update({NS + "full_scale": sc.full_scale, NS + "clipped_samples": int(clipped)})
     g.update({
         NS + "fs": sc.fs,
         NS + "fc": sc.fc,
@@ -346,6 +371,11 @@ class Recording(_PulseAxes):
     has_truth: bool = False
     #: a raw cf32 file read without SigMF metadata (its parameters all from overrides)
     raw_file: Optional[str] = None
+
+    @property
+    def datatype(self):
+        """The data file's SigMF datatype (cf32_le, ci16_le or ci8)."""
+        return self.meta["global"].get("core:datatype", "cf32_le")
 
     @property
     def meta_path(self):

@@ -76,6 +76,29 @@ def to_complex64(raw, datatype, out=None):
     return out
 
 
+def from_complex64(samples, datatype, full_scale=1.0):
+    """The interleaved components of complex `samples` in a datatype of SAMPLE_FORMATS
+    (numpy array of its component dtype) and the number of samples clipped. Integer
+    datatypes quantise with full_scale (> 0) read back as 1.0: a component x becomes
+    round(x / full_scale * S) (S = 32768 for ci16_le, 128 for ci8), clipped to the
+    integer range (NaN written as 0); a sample counts as clipped when either component
+    is. cf32_le keeps the values (full_scale unused)."""
+    _, component, scale = SAMPLE_FORMATS[datatype]
+    samples = np.asarray(samples, dtype=np.complex64)
+    if datatype == "cf32_le":
+        return samples.view("<f4").copy(), 0
+    if not (full_scale > 0 and math.isfinite(full_scale)):
+        raise ValueError(f"full_scale must be a finite number > 0 (got {full_scale!r})")
+    info = np.iinfo(component)
+    pairs = samples.view(np.float32).reshape(-1, 2).astype(np.float64)
+    pairs *= scale / full_scale
+    np.rint(pairs, out=pairs)
+    over = (pairs < info.min) | (pairs > info.max) | np.isnan(pairs)
+    pairs[np.isnan(pairs)] = 0.0  # counted with the clipped: no integer stands for NaN
+    np.clip(pairs, info.min, info.max, out=pairs)
+    return pairs.astype(component).reshape(-1), int(np.count_nonzero(over.any(axis=1)))
+
+
 _MISSING = object()
 
 
