@@ -15,6 +15,8 @@ from .ipc_paths import ipc_endpoint, private_ipc_dir  # noqa: F401,E402
 # SigMF recordings as a source whose getters give the chain its parameters (the class
 # replaces the package attribute its module's import bound).
 from .sigmf_cpi_source import sigmf_cpi_source  # noqa: F401,E402
+# The passive radar scene simulator (NumPy; its module is passive_sim).
+from .passive_sim import passive_scene_source  # noqa: F401,E402
 
 # QT GUI display blocks (PyQt5 + pyqtgraph), imported on first use so that the rest of
 # the module works without a display stack.

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""QA of passive_scene_source (gnuradio.gpuradar.passive_sim): each part of the signal
+model measured by an estimator written here (least squares, cross-ambiguity by FFT,
+phase differences), the block's stream equal to simulate() across work() calls, the
+truth messages, and the refusals."""
+
+import math
+
+import numpy as np
+import pmt
+from gnuradio import blocks, gr, gr_unittest
+from gnuradio import gpuradar
+from gnuradio.gpuradar import passive_sim
+
+C = passive_sim.SPEED_OF_LIGHT
+OFF_DB = -300.0  # a level far below the noise: the part is absent
+N = 1 << 16
+
+
+def scene(**kw):
+    base = dict(ref_snr_db=OFF_DB, dpi_db=OFF_DB)
+    base.update(kw)
+    return passive_sim.PassiveScene(**base)
+
+
+def illuminator(sc, n=N):
+    """The illuminator alone (reference at 200 dB SNR, divided by its gain)."""
+    sc.ref_snr_db = 200.0
+    ref, _, _ = passive_sim.simulate(sc, n)
+    return ref.astype(np.complex128) / 1e10
+
+
+class qa_passive_scene_source(gr_unittest.TestCase):
+
+    def test_001_noise_only_unit_power(self):
+        # |noise|^2 has mean 1 and variance 1 per sample: the mean of N is within
+        # 5 / sqrt(N) of 1.
+        ref, surv, truth = passive_sim.simulate(scene(nsurv=3), N)
+        self.assertEqual(truth, [])
+        for x in (ref, *surv):
+            self.assertAlmostEqual(float(np.mean(np.abs(x) ** 2)), 1.0, delta=5 / math.sqrt(N))
+        # independent channels: cross-correlation within 5 / sqrt(N)
+        self.assertLess(abs(np.vdot(surv[0], surv[1])) / N, 5 / math.sqrt(N))
+
+    def test_002_target_peaks_at_its_delay_and_doppler(self):
+        fs, fc, k = 2.4e6, 98e6, 5
+        doppler = k * fs / N  # on a Doppler bin of an N-point FFT
+        velocity = doppler * C / fc
+        delay = 37
+        for illum in passive_sim.ILLUMINATORS:
+            with self.subTest(illuminator=illum):
+                sc = scene(fs=fs, fc=fc, illuminator=illum, ref_snr_db=40.0,
+                           ranges_m=[delay * C / fs], velocities_mps=[velocity],
+                           snr_db=[0.0])
+                ref, surv, _ = passive_sim.simulate(sc, N)
+                lags = np.arange(0, 80)
+                caf = np.array([np.abs(np.fft.fft(surv[0] * np.conj(np.roll(ref, d))))
+                                for d in lags])
+                d, f = np.unravel_index(np.argmax(caf), caf.shape)
+                self.assertEqual((int(lags[d]), int(f)), (delay, k))
+
+    def test_003_direct_path_level_and_steering(self):
+        sc = scene(nsurv=4, dpi_db=30.0, dpi_azimuth_deg=30.0)
+        x = illuminator(sc)
+        sc.ref_snr_db = OFF_DB
+        _, surv, _ = passive_sim.simulate(sc, N)
+        # least-squares amplitude on the unit-power illuminator; the unit noise leaves an
+        # error of RMS 1 / sqrt(N) on it
+        a = surv.astype(np.complex128) @ np.conj(x) / np.vdot(x, x)
+        np.testing.assert_allclose(np.abs(a), 10 ** (30 / 20), atol=5 / math.sqrt(N))
+        # a half-wavelength array: pi sin(30 deg) = pi / 2 between neighbours
+        np.testing.assert_allclose(np.angle(a[1:] / a[:-1]), np.pi / 2, atol=1e-3)
+
+    def test_004_clutter_static_within_its_delays(self):
+        # Least squares on delays 0..max of the illuminator: the clutter's powers sum
+        # to its CNR, nothing sits at delay 0 (no direct path here), and the residual is
+        # the unit noise (zero Doppler: a moving scatterer would not fit).
+        sc = scene(clutter_count=12, clutter_max_delay=20, clutter_cnr_db=20.0,
+                   illuminator="ofdm")
+        x = illuminator(sc, 1 << 14)
+        sc.ref_snr_db = OFF_DB
+        _, surv, _ = passive_sim.simulate(sc, 1 << 14)
+        n0 = 32
+        a = np.stack([x[n0 - d:x.size - d] for d in range(0, 21)], axis=1)
+        coef, *_ = np.linalg.lstsq(a, surv[0, n0:].astype(np.complex128), rcond=None)
+        self.assertAlmostEqual(float(np.sum(np.abs(coef) ** 2)), 100.0, delta=1.0)
+        self.assertLess(abs(coef[0]), 0.1)
+        residual = surv[0, n0:] - a @ coef
+        self.assertAlmostEqual(float(np.mean(np.abs(residual) ** 2)), 1.0, delta=0.05)
+
+    def test_005_fm_deviation_and_band(self):
+        sc = scene(deviation_hz=50e3, audio_bandwidth_hz=15e3)
+        x = illuminator(sc)
+        np.testing.assert_allclose(np.abs(x), 1.0, atol=1e-6)  # constant envelope
+        f = np.diff(np.unwrap(np.angle(x))) * sc.fs / (2 * np.pi)
+        # the programme decorrelates over ~fs / (2 B) samples: N 2 B / fs independent
+        # ones give the RMS a relative error of about 1 / sqrt(2 N 2B/fs) (5 of them)
+        independent = N * 2 * sc.audio_bandwidth_hz / sc.fs
+        self.assertAlmostEqual(float(np.sqrt(np.mean(f ** 2))) / 50e3, 1.0,
+                               delta=5 / math.sqrt(2 * independent))
+        # Woodward: the spectrum follows the deviation's (Gaussian) distribution
+        spectrum = np.abs(np.fft.fftshift(np.fft.fft(x))) ** 2
+        freqs = np.fft.fftshift(np.fft.fftfreq(N, 1 / sc.fs))
+        outside = spectrum[np.abs(freqs) > 3 * 50e3 + 15e3].sum() / spectrum.sum()
+        self.assertLess(outside, 0.01)
+
+    def test_006_ofdm_prefix_and_subcarriers(self):
+        sc = scene(illuminator="ofdm", ofdm_fft=256, ofdm_used=200, ofdm_cp=64)
+        x = illuminator(sc, 10 * 320)
+        symbols = x.reshape(10, 320)
+        np.testing.assert_allclose(symbols[:, :64], symbols[:, 256:], atol=1e-6)
+        spectrum = np.abs(np.fft.fft(symbols[:, 64:], axis=1)) ** 2
+        used = spectrum.sum(axis=0) > 1e-6 * spectrum.sum() / 256
+        self.assertEqual(int(used.sum()), 200)
+        self.assertFalse(used[0])  # DC empty
+        # unit power: QPSK of unit modulus on `used` bins (Parseval over each body)
+        self.assertAlmostEqual(float(np.mean(np.abs(symbols[:, 64:]) ** 2)), 1.0, delta=1e-5)
+
+    def test_007_block_stream_equals_simulate_and_truth(self):
+        sc_args = dict(fs=1e6, nsurv=2, ref_snr_db=20.0, dpi_db=40.0, clutter_count=5,
+                       ranges_m=[9000.0, 21000.0], velocities_mps=[-150.0, 90.0],
+                       snr_db=[-10.0, -5.0], azimuths_deg=[10.0, -20.0],
+                       truth_every=10000, seed=7)
+        n = 30001
+        src = gpuradar.passive_scene_source(**sc_args)
+        tb = gr.top_block()
+        sinks = [blocks.vector_sink_c() for _ in range(3)]
+        truth = blocks.message_debug()
+        for k in range(3):
+            tb.connect((src, k), blocks.head(gr.sizeof_gr_complex, n), sinks[k])
+        tb.msg_connect(src, "truth", truth, "store")
+        tb.run()
+        ref, surv, want = passive_sim.simulate(passive_sim.PassiveScene(**sc_args), n)
+        # streamed in work() calls of any length: the same samples as one call
+        np.testing.assert_allclose(np.array(sinks[0].data()), ref, rtol=0, atol=1e-3)
+        for k in range(2):
+            np.testing.assert_allclose(np.array(sinks[1 + k].data()), surv[k], rtol=0,
+                                       atol=1e-3)
+        got = [pmt.to_python(truth.get_message(i)) for i in range(truth.num_messages())]
+        self.assertGreaterEqual(len(got), len(want))  # the source may run past the head
+        for g, w in zip(got, want):
+            self.assertEqual(set(g), set(w))
+            for key in w:
+                self.assertAlmostEqual(g[key], w[key], places=6)
+        first = want[0]
+        self.assertEqual((first["delay_samples"], first["sample"]), (30, 0))
+        self.assertAlmostEqual(first["doppler_hz"], -150.0 * 98e6 / C)
+
+    def test_008_bad_parameters(self):
+        for kw, name in ((dict(fs=0.0), "fs"), (dict(fc=float("nan")), "fc"),
+                         (dict(illuminator="dab"), "illuminator"), (dict(nsurv=0), "nsurv"),
+                         (dict(ranges_m=[1e3], velocities_mps=[], snr_db=[0.0]),
+                          "velocities_mps"),
+                         (dict(ranges_m=[1e3], velocities_mps=[0.0], snr_db=[]), "snr_db"),
+                         (dict(ranges_m=[-5.0], velocities_mps=[0.0], snr_db=[0.0]),
+                          "ranges_m"),
+                         (dict(ranges_m=[1e3], velocities_mps=[0.0], snr_db=[0.0],
+                               azimuths_deg=[95.0]), "azimuths_deg"),
+                         (dict(dpi_azimuth_deg=-91.0), "dpi_azimuth_deg"),
+                         (dict(clutter_count=-1), "clutter_count"),
+                         (dict(clutter_max_delay=0), "clutter_max_delay"),
+                         (dict(audio_bandwidth_hz=2e6), "audio_bandwidth_hz"),
+                         (dict(illuminator="ofdm", ofdm_used=4096), "ofdm_used"),
+                         (dict(illuminator="ofdm", ofdm_cp=5000), "ofdm_cp"),
+                         (dict(truth_every=0), "truth_every")):
+            with self.subTest(parameter=name):
+                with self.assertRaisesRegex(ValueError, name):
+                    gpuradar.passive_scene_source(**kw)
+
+
+if __name__ == "__main__":
+    gr_unittest.run(qa_passive_scene_source)
