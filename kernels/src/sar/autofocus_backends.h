@@ -1,0 +1,58 @@
+/*
+ * Phase-gradient autofocus internals shared by the neutral driver (autofocus.cc) and
+ * the backends: the backend factories and the host-side steps both use (internal).
+ */
+#ifndef INCLUDED_GPURADAR_KERNELS_AUTOFOCUS_BACKENDS_H
+#define INCLUDED_GPURADAR_KERNELS_AUTOFOCUS_BACKENDS_H
+
+#include <gpuradar/kernels/sar/autofocus.h>
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#if defined(__CUDACC__)
+#define GPURADAR_PGA_HD __host__ __device__ __forceinline__
+#else
+#define GPURADAR_PGA_HD inline
+#endif
+
+namespace gpuradar::kernels::detail {
+
+//! Whether column c lies within a window of `width` columns around column 0 (circularly).
+GPURADAR_PGA_HD bool pga_in_window(std::size_t c, std::size_t naz, std::size_t width)
+{
+    const std::size_t d = c < naz - c ? c : naz - c;
+    return 2 * d < width;
+}
+
+//! The turns, in [0, 1), of the centring rotation exp(-j slope n) at sample n: in double
+//! on both backends, so that only the final sine and cosine are rounded.
+GPURADAR_PGA_HD double pga_centring_turns(double slope_rad, std::size_t n)
+{
+    const double t = -slope_rad / (2.0 * 3.14159265358979323846) * static_cast<double>(n);
+    return t - ::floor(t);
+}
+
+//! Window width from the centred rows' summed intensity (autofocus.h, step 2).
+std::size_t pga_window_width(const std::vector<double>& profile,
+                             std::size_t min_window,
+                             std::size_t previous);
+
+//! Step 4: the integrated, detrended phase of the sums' phase differences.
+std::vector<double> pga_phase(const std::vector<std::complex<double>>& sums);
+
+std::unique_ptr<phase_gradient_autofocus> make_autofocus_cpu(
+    std::size_t nrange, std::size_t naz, const phase_gradient_autofocus::options& o);
+#ifdef GPURADAR_HAVE_CUDA
+std::unique_ptr<phase_gradient_autofocus>
+make_autofocus_cuda(std::size_t nrange,
+                    std::size_t naz,
+                    const phase_gradient_autofocus::options& o,
+                    stream_ref s);
+#endif
+
+} // namespace gpuradar::kernels::detail
+
+#endif

@@ -1,0 +1,131 @@
+/* Phase-gradient autofocus, CPU twin (FFTW). */
+#include "common/cpu/fftw_plan.h"
+#include "sar/autofocus_backends.h"
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace gpuradar::kernels::detail {
+namespace {
+
+constexpr double detail_pi = 3.14159265358979323846;
+
+class autofocus_cpu final : public phase_gradient_autofocus
+{
+public:
+    autofocus_cpu(std::size_t nrange, std::size_t naz, const options& o)
+        : phase_gradient_autofocus(nrange, naz, o),
+          d_kept(nrange * naz),
+          d_scratch(fftwf_alloc(nrange * naz)),
+          d_peaks(nrange),
+          d_inverse(int(naz), int(nrange), 1, int(naz), FFTW_BACKWARD, true, "autofocus"),
+          d_forward(int(naz), int(nrange), 1, int(naz), FFTW_FORWARD, true, "autofocus")
+    {
+    }
+
+private:
+    std::size_t keep_input(const cfloat* in) override
+    {
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < d_kept.size(); ++i) {
+            d_kept[i] = in[i];
+            bad += std::isfinite(in[i].real()) && std::isfinite(in[i].imag()) ? 0 : 1;
+        }
+        return bad;
+    }
+
+    void restore(cfloat* out) override
+    {
+        std::memcpy(out, d_kept.data(), d_kept.size() * sizeof(cfloat));
+    }
+
+    //! Step 1: each row's brightest column (the first of equals).
+    void find_peaks(const cfloat* image)
+    {
+        for (std::size_t r = 0; r < d_nrange; ++r) {
+            const cfloat* row = image + r * d_naz;
+            std::size_t best = 0;
+            float top = -1.0f;
+            for (std::size_t c = 0; c < d_naz; ++c) {
+                const float p =
+                    row[c].real() * row[c].real() + row[c].imag() * row[c].imag();
+                if (p > top) {
+                    top = p;
+                    best = c;
+                }
+            }
+            d_peaks[r] = best;
+        }
+    }
+
+    void centre(const cfloat* image, std::vector<double>& profile) override
+    {
+        find_peaks(image);
+        cfloat* g = d_scratch.get();
+        for (std::size_t r = 0; r < d_nrange; ++r)
+            for (std::size_t c = 0; c < d_naz; ++c)
+                g[r * d_naz + c] = image[r * d_naz + (c + d_peaks[r]) % d_naz];
+        d_inverse.execute(g, g);
+        for (std::size_t r = 0; r < d_nrange; ++r) {
+            cfloat* row = g + r * d_naz;
+            std::complex<double> s(0.0, 0.0);
+            for (std::size_t n = 0; n + 1 < d_naz; ++n)
+                s += std::complex<double>(row[n + 1]) *
+                     std::conj(std::complex<double>(row[n]));
+            const double slope = std::arg(s);
+            // the 1/naz of the inverse DFT folded in
+            const double scale = 1.0 / static_cast<double>(d_naz);
+            for (std::size_t n = 0; n < d_naz; ++n)
+                row[n] *= cfloat(
+                    std::polar(scale, 2.0 * detail_pi * pga_centring_turns(slope, n)));
+        }
+        d_forward.execute(g, g);
+        profile.assign(d_naz, 0.0);
+        for (std::size_t r = 0; r < d_nrange; ++r)
+            for (std::size_t c = 0; c < d_naz; ++c)
+                profile[c] += std::norm(std::complex<double>(g[r * d_naz + c]));
+    }
+
+    void phase_sums(std::size_t width, std::vector<std::complex<double>>& sums) override
+    {
+        cfloat* g = d_scratch.get();
+        for (std::size_t r = 0; r < d_nrange; ++r)
+            for (std::size_t c = 0; c < d_naz; ++c)
+                if (!pga_in_window(c, d_naz, width))
+                    g[r * d_naz + c] = cfloat(0, 0);
+        d_inverse.execute(g, g);
+        sums.assign(d_naz, std::complex<double>(0.0, 0.0));
+        for (std::size_t r = 0; r < d_nrange; ++r)
+            for (std::size_t n = 1; n < d_naz; ++n)
+                sums[n] += std::complex<double>(g[r * d_naz + n]) *
+                           std::conj(std::complex<double>(g[r * d_naz + n - 1]));
+    }
+
+    void correct(cfloat* image, const std::vector<double>& phase) override
+    {
+        // exp(-j e(n)) and the 1/naz of the inverse DFT, in double, rounded once
+        std::vector<cfloat> factor(d_naz);
+        for (std::size_t n = 0; n < d_naz; ++n)
+            factor[n] = cfloat(std::polar(1.0 / static_cast<double>(d_naz), -phase[n]));
+        d_inverse.execute(image, image);
+        for (std::size_t r = 0; r < d_nrange; ++r)
+            for (std::size_t n = 0; n < d_naz; ++n)
+                image[r * d_naz + n] *= factor[n];
+        d_forward.execute(image, image);
+    }
+
+    std::vector<cfloat> d_kept;
+    fftwf_complex_array d_scratch;
+    std::vector<std::size_t> d_peaks;
+    fftwf_plan_1d d_inverse, d_forward;
+};
+
+} // namespace
+
+std::unique_ptr<phase_gradient_autofocus> make_autofocus_cpu(
+    std::size_t nrange, std::size_t naz, const phase_gradient_autofocus::options& o)
+{
+    return std::make_unique<autofocus_cpu>(nrange, naz, o);
+}
+
+} // namespace gpuradar::kernels::detail
