@@ -20,6 +20,19 @@
 
 namespace gpuradar::kernels::detail {
 
+//! Index of range line r's azimuth sample n in the caller's image.
+struct pga_layout {
+    std::size_t nrange, naz;
+    bool azimuth_contiguous;
+    GPURADAR_PGA_HD std::size_t index(std::size_t r, std::size_t n) const
+    {
+        return azimuth_contiguous ? r * naz + n : n * nrange + r;
+    }
+    //! FFTW / cuFFT advanced layout of the image's azimuth transforms.
+    int stride() const { return azimuth_contiguous ? 1 : int(nrange); }
+    int distance() const { return azimuth_contiguous ? int(naz) : 1; }
+};
+
 //! Whether column c lies within a window of `width` columns around column 0 (circularly).
 GPURADAR_PGA_HD bool pga_in_window(std::size_t c, std::size_t naz, std::size_t width)
 {

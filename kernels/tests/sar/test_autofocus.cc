@@ -310,6 +310,37 @@ TEST(AutofocusCpu, test_003_in_place)
               std::memcmp(apart.data(), inplace.data(), apart.size() * sizeof(cfloat)));
 }
 
+//! The image with rows and columns exchanged (azimuth along the rows).
+std::vector<cfloat>
+transposed(const std::vector<cfloat>& a, std::size_t rows, std::size_t cols)
+{
+    std::vector<cfloat> t(a.size());
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c)
+            t[c * rows + r] = a[r * cols + c];
+    return t;
+}
+
+TEST(AutofocusCpu, test_006_azimuth_along_rows)
+{
+    // The same image laid out as sar_focus gives it (azimuth lines as rows): the same
+    // focus, transposed.
+    const auto s = make_scene(nrange, naz, 15);
+    auto across = phase_gradient_autofocus::make(kernels::backend::cpu, nrange, naz, {});
+    std::vector<cfloat> want(s.blurred.size());
+    const auto a = across->run(s.blurred.data(), want.data());
+    phase_gradient_autofocus::options o;
+    o.azimuth_contiguous = false;
+    auto along = phase_gradient_autofocus::make(kernels::backend::cpu, nrange, naz, o);
+    const auto in = transposed(s.blurred, nrange, naz);
+    std::vector<cfloat> out(in.size(), cfloat(NAN, NAN));
+    const auto b = along->run(in.data(), out.data());
+    ASSERT_TRUE(a.converged && b.converged) << b.reason;
+    EXPECT_EQ(a.iterations, b.iterations);
+    EXPECT_LT(rel_l2(transposed(out, naz, nrange), want), 1e-5);
+    EXPECT_LT(detrended_rms(a.phase_error, b.phase_error), 1e-5);
+}
+
 TEST(AutofocusCpu, test_004_no_point_targets_or_nan_leaves_the_image)
 {
     const auto noise = make_scene(nrange, naz, 13, false).blurred;
@@ -380,6 +411,24 @@ TEST(AutofocusCuda, test_010_matches_cpu_twin)
         // cuFFT and FFTW round differently: both within float rounding of the fp64 steps
         EXPECT_LT(rel_l2(got, want), 1e-4) << "seed " << seed;
         EXPECT_LT(detrended_rms(rg.phase_error, rc.phase_error), 1e-4);
+    }
+    // azimuth along the rows, on the device too
+    {
+        const auto s = make_scene(nrange, naz, 24);
+        phase_gradient_autofocus::options o;
+        o.azimuth_contiguous = false;
+        auto cpu = phase_gradient_autofocus::make(kernels::backend::cpu, nrange, naz, o);
+        auto gpu = phase_gradient_autofocus::make(
+            kernels::backend::cuda, nrange, naz, o, stream.ref());
+        const auto in = transposed(s.blurred, nrange, naz);
+        std::vector<cfloat> want(in.size());
+        const auto rc = cpu->run(in.data(), want.data());
+        auto d_in = to_device(in, stream);
+        kernels::device_memory d_out(in.size() * sizeof(cfloat));
+        poison(d_out, stream);
+        const auto rg = gpu->run(d_in.as<cfloat>(), d_out.as<cfloat>());
+        EXPECT_EQ(rg.iterations, rc.iterations);
+        EXPECT_LT(rel_l2(to_host<cfloat>(d_out, in.size(), stream), want), 1e-4);
     }
     // unchanged output when not converged, on the device too
     const auto noise = make_scene(nrange, naz, 23, false).blurred;

@@ -18,7 +18,22 @@ public:
           d_kept(nrange * naz),
           d_scratch(fftwf_alloc(nrange * naz)),
           d_peaks(nrange),
+          d_layout{ nrange, naz, o.azimuth_contiguous },
           d_inverse(int(naz), int(nrange), 1, int(naz), FFTW_BACKWARD, true, "autofocus"),
+          d_image_inverse(int(naz),
+                          int(nrange),
+                          d_layout.stride(),
+                          d_layout.distance(),
+                          FFTW_BACKWARD,
+                          true,
+                          "autofocus"),
+          d_image_forward(int(naz),
+                          int(nrange),
+                          d_layout.stride(),
+                          d_layout.distance(),
+                          FFTW_FORWARD,
+                          true,
+                          "autofocus"),
           d_forward(int(naz), int(nrange), 1, int(naz), FFTW_FORWARD, true, "autofocus")
     {
     }
@@ -43,12 +58,11 @@ private:
     void find_peaks(const cfloat* image)
     {
         for (std::size_t r = 0; r < d_nrange; ++r) {
-            const cfloat* row = image + r * d_naz;
             std::size_t best = 0;
             float top = -1.0f;
             for (std::size_t c = 0; c < d_naz; ++c) {
-                const float p =
-                    row[c].real() * row[c].real() + row[c].imag() * row[c].imag();
+                const cfloat v = image[d_layout.index(r, c)];
+                const float p = v.real() * v.real() + v.imag() * v.imag();
                 if (p > top) {
                     top = p;
                     best = c;
@@ -64,7 +78,7 @@ private:
         cfloat* g = d_scratch.get();
         for (std::size_t r = 0; r < d_nrange; ++r)
             for (std::size_t c = 0; c < d_naz; ++c)
-                g[r * d_naz + c] = image[r * d_naz + (c + d_peaks[r]) % d_naz];
+                g[r * d_naz + c] = image[d_layout.index(r, (c + d_peaks[r]) % d_naz)];
         d_inverse.execute(g, g);
         for (std::size_t r = 0; r < d_nrange; ++r) {
             cfloat* row = g + r * d_naz;
@@ -107,17 +121,19 @@ private:
         std::vector<cfloat> factor(d_naz);
         for (std::size_t n = 0; n < d_naz; ++n)
             factor[n] = cfloat(std::polar(1.0 / static_cast<double>(d_naz), -phase[n]));
-        d_inverse.execute(image, image);
+        d_image_inverse.execute(image, image);
         for (std::size_t r = 0; r < d_nrange; ++r)
             for (std::size_t n = 0; n < d_naz; ++n)
-                image[r * d_naz + n] *= factor[n];
-        d_forward.execute(image, image);
+                image[d_layout.index(r, n)] *= factor[n];
+        d_image_forward.execute(image, image);
     }
 
     std::vector<cfloat> d_kept;
     fftwf_complex_array d_scratch;
     std::vector<std::size_t> d_peaks;
-    fftwf_plan_1d d_inverse, d_forward;
+    pga_layout d_layout;
+    // scratch rows (azimuth contiguous) and the caller's image (its layout)
+    fftwf_plan_1d d_inverse, d_image_inverse, d_image_forward, d_forward;
 };
 
 } // namespace

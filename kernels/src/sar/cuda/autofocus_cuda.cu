@@ -30,15 +30,15 @@ __global__ void keep_kernel(const float2* __restrict__ in,
 
 // One block per row: the column of the row's largest |x|^2 (the first of equals), |x|^2
 // rounded as the CPU twin rounds it (no fused multiply-add).
-__global__ void peak_kernel(const float2* __restrict__ image, std::size_t naz, int* peaks)
+__global__ void
+peak_kernel(const float2* __restrict__ image, pga_layout layout, int* peaks)
 {
     __shared__ float best_p[row_threads];
     __shared__ int best_c[row_threads];
-    const float2* row = image + std::size_t(blockIdx.x) * naz;
     float p = -1.0f;
     int c = 0;
-    for (std::size_t k = threadIdx.x; k < naz; k += blockDim.x) {
-        const float2 v = row[k];
+    for (std::size_t k = threadIdx.x; k < layout.naz; k += blockDim.x) {
+        const float2 v = image[layout.index(blockIdx.x, k)];
         const float q = __fadd_rn(__fmul_rn(v.x, v.x), __fmul_rn(v.y, v.y));
         if (q > p) {
             p = q;
@@ -68,15 +68,14 @@ __global__ void peak_kernel(const float2* __restrict__ image, std::size_t naz, i
 __global__ void gather_kernel(const float2* __restrict__ image,
                               const int* __restrict__ peaks,
                               float2* __restrict__ scratch,
-                              std::size_t nrange,
-                              std::size_t naz)
+                              pga_layout layout)
 {
-    const std::size_t n = nrange * naz;
+    const std::size_t naz = layout.naz, n = layout.nrange * naz;
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += stride) {
         const std::size_t r = i / naz, c = i % naz;
-        scratch[i] = image[r * naz + (c + std::size_t(peaks[r])) % naz];
+        scratch[i] = image[layout.index(r, (c + std::size_t(peaks[r])) % naz)];
     }
 }
 
@@ -176,17 +175,18 @@ __global__ void sums_kernel(const float2* __restrict__ g,
     }
 }
 
-// Every row times factor[n] (exp(-j e(n)) / naz).
+// Every range line times factor[n] (exp(-j e(n)) / naz), in the caller's layout.
 __global__ void correct_kernel(float2* __restrict__ g,
                                const float2* __restrict__ factor,
-                               std::size_t nrange,
-                               std::size_t naz)
+                               pga_layout layout)
 {
-    const std::size_t total = nrange * naz;
+    const std::size_t total = layout.nrange * layout.naz;
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
          i += stride) {
-        const float2 f = factor[i % naz], v = g[i];
+        const std::size_t n =
+            layout.azimuth_contiguous ? i % layout.naz : i / layout.nrange;
+        const float2 f = factor[n], v = g[i];
         g[i] = make_float2(v.x * f.x - v.y * f.y, v.x * f.y + v.y * f.x);
     }
 }
@@ -205,7 +205,14 @@ public:
           d_factor(naz * sizeof(float2)),
           d_count(sizeof(unsigned long long)),
           d_host(naz * sizeof(double2) + sizeof(unsigned long long)),
-          d_plan(int(naz), int(nrange), 1, int(naz), native(s), who)
+          d_layout{ nrange, naz, o.azimuth_contiguous },
+          d_plan(int(naz), int(nrange), 1, int(naz), native(s), who),
+          d_image_plan(int(naz),
+                       int(nrange),
+                       d_layout.stride(),
+                       d_layout.distance(),
+                       native(s),
+                       who)
     {
     }
 
@@ -213,10 +220,10 @@ private:
     std::size_t total() const { return d_nrange * d_naz; }
     int blocks() const { return elementwise_blocks(total()); }
     cudaStream_t stream() const { return native(d_stream); }
-    void fft(float2* data, int direction)
+    void fft(const cufft_plan_1d& plan, float2* data, int direction)
     {
         GPURADAR_CUFFT_CHECK(who,
-                             cufftExecC2C(d_plan.get(),
+                             cufftExecC2C(plan.get(),
                                           reinterpret_cast<cufftComplex*>(data),
                                           reinterpret_cast<cufftComplex*>(data),
                                           direction));
@@ -260,19 +267,19 @@ private:
         const auto* img = reinterpret_cast<const float2*>(image);
         float2* g = d_scratch.as<float2>();
         peak_kernel<<<unsigned(d_nrange), row_threads, 0, stream()>>>(
-            img, d_naz, d_peaks.as<int>());
+            img, d_layout, d_peaks.as<int>());
         GPURADAR_CUDA_CHECK_LAUNCH(who, "peak_kernel");
         gather_kernel<<<blocks(), elementwise_threads, 0, stream()>>>(
-            img, d_peaks.as<int>(), g, d_nrange, d_naz);
+            img, d_peaks.as<int>(), g, d_layout);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "gather_kernel");
-        fft(g, CUFFT_INVERSE);
+        fft(d_plan, g, CUFFT_INVERSE);
         slope_kernel<<<unsigned(d_nrange), row_threads, 0, stream()>>>(
             g, d_naz, d_slopes.as<double>());
         GPURADAR_CUDA_CHECK_LAUNCH(who, "slope_kernel");
         rotate_kernel<<<blocks(), elementwise_threads, 0, stream()>>>(
             g, d_slopes.as<double>(), d_nrange, d_naz);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "rotate_kernel");
-        fft(g, CUFFT_FORWARD);
+        fft(d_plan, g, CUFFT_FORWARD);
         profile_kernel<<<elementwise_blocks(d_naz), elementwise_threads, 0, stream()>>>(
             g, d_nrange, d_naz, d_columns.as<double>());
         GPURADAR_CUDA_CHECK_LAUNCH(who, "profile_kernel");
@@ -287,7 +294,7 @@ private:
         window_kernel<<<blocks(), elementwise_threads, 0, stream()>>>(
             g, d_nrange, d_naz, width);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "window_kernel");
-        fft(g, CUFFT_INVERSE);
+        fft(d_plan, g, CUFFT_INVERSE);
         sums_kernel<<<elementwise_blocks(d_naz), elementwise_threads, 0, stream()>>>(
             g, d_nrange, d_naz, d_columns.as<double2>());
         GPURADAR_CUDA_CHECK_LAUNCH(who, "sums_kernel");
@@ -313,11 +320,11 @@ private:
                                             cudaMemcpyHostToDevice,
                                             stream()));
         auto* img = reinterpret_cast<float2*>(image);
-        fft(img, CUFFT_INVERSE);
+        fft(d_image_plan, img, CUFFT_INVERSE);
         correct_kernel<<<blocks(), elementwise_threads, 0, stream()>>>(
-            img, d_factor.as<float2>(), d_nrange, d_naz);
+            img, d_factor.as<float2>(), d_layout);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "correct_kernel");
-        fft(img, CUFFT_FORWARD);
+        fft(d_image_plan, img, CUFFT_FORWARD);
         // the pinned factors are reused by the next call: wait until they are copied
         GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(stream()));
     }
@@ -325,7 +332,9 @@ private:
     stream_ref d_stream;
     device_memory d_kept, d_scratch, d_peaks, d_slopes, d_columns, d_factor, d_count;
     pinned_memory d_host;
-    cufft_plan_1d d_plan;
+    pga_layout d_layout;
+    // scratch rows (azimuth contiguous) and the caller's image (its layout)
+    cufft_plan_1d d_plan, d_image_plan;
 };
 
 } // namespace

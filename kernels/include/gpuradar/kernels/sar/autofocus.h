@@ -27,7 +27,9 @@ struct autofocus_result {
 
 /*!
  * \brief Phase-gradient autofocus (Wahl, Eichel, Ghiglia and Jakowatz 1994) of a
- * complex image of nrange rows by naz azimuth columns (azimuth contiguous).
+ * complex image of nrange range lines by naz azimuth samples (azimuth contiguous, or
+ * along the rows: options::azimuth_contiguous). Below, "row" is a range line and
+ * "column" an azimuth sample.
  *
  * Model: the image's azimuth axis is the DFT of the pulses (slow time), image[r, c] =
  * sum_n g[r, n] exp(-2 pi i c n / naz), as in spotlight and polar-format images and,
@@ -38,10 +40,10 @@ struct autofocus_result {
  *     g[n+1] conj(g[n]) (g the row's inverse DFT; the row's g times exp(-j s n)), so that
  *     an off-bin response is centred too (an integer shift alone leaves it off-bin, and
  *     the window below then bends its phase at the aperture's ends);
- *  2. window: the columns within width/2 of column 0 (circularly) are kept, where width
- * is the extent around column 0 over which the rows' summed intensity stays within 10 dB
- * of its peak, times 2, at least min_window and never wider than the previous
- *     iteration's;
+ *  2. window: the columns within width/2 of column 0 (circularly) are kept, where
+ *     width is the extent around column 0 over which the rows' summed intensity stays
+ *     within 10 dB of its peak, times 2, at least min_window and never wider than the
+ *     previous iteration's;
  *  3. g = inverse DFT of each windowed row; phase gradient (the maximum-likelihood
  *     estimator): d(n) = arg sum_r g[r, n] conj(g[r, n-1]) for n >= 1, in double;
  *  4. e(n) = sum of d up to n, its least-squares line removed (a linear phase only
@@ -62,6 +64,9 @@ public:
         double tolerance_rad =
             0.01;                   //!< > 0: converged when the correction's RMS is below
         std::size_t min_window = 8; //!< 3 to naz: narrowest window (columns)
+        //! true: the image is nrange rows of naz azimuth samples (azimuth contiguous);
+        //! false: naz rows (azimuth) of nrange samples, as sar_focus's stripmap images
+        bool azimuth_contiguous = true;
     };
 
     //! Largest image (nrange * naz samples): 2^30.
