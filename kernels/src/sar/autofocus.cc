@@ -17,9 +17,9 @@ template <typename V>
     detail::throw_invalid("autofocus", param, constraint, got);
 }
 
-void validate(std::size_t nrange,
-              std::size_t naz,
-              const phase_gradient_autofocus::options& o)
+void check(std::size_t nrange,
+           std::size_t naz,
+           const phase_gradient_autofocus::options& o)
 {
     constexpr std::size_t max_naz = std::size_t(1) << 24;
     if (nrange < 1)
@@ -89,6 +89,13 @@ std::vector<double> pga_phase(const std::vector<std::complex<double>>& sums)
 }
 
 } // namespace detail
+
+void phase_gradient_autofocus::validate(std::size_t nrange,
+                                        std::size_t naz,
+                                        const options& o)
+{
+    check(nrange, naz, o);
+}
 
 std::unique_ptr<phase_gradient_autofocus> phase_gradient_autofocus::make(
     backend b, std::size_t nrange, std::size_t naz, const options& o, stream_ref stream)

@@ -72,6 +72,9 @@ public:
     //! Largest image (nrange * naz samples): 2^30.
     static constexpr std::size_t max_samples = std::size_t(1) << 30;
 
+    //! The checks of make() alone (std::invalid_argument naming the parameter).
+    static void validate(std::size_t nrange, std::size_t naz, const options& o);
+
     /*!
      * nrange >= 1, naz 8 to 2^24, nrange*naz <= max_samples, options in their ranges:
      * else std::invalid_argument "gpuradar::autofocus: <param> must be ...", before
