@@ -6,7 +6,10 @@
 namespace gpuradar::kernels {
 
 std::unique_ptr<framer_copy>
-framer_copy::make(backend b, std::size_t cpi_samples, stream_ref stream)
+framer_copy::make(backend b,
+                  std::size_t cpi_samples,
+                  stream_ref stream,
+                  sample_format input)
 {
     detail::require_backend(b, "framer_copy");
     if (cpi_samples == 0)
@@ -17,10 +20,10 @@ framer_copy::make(backend b, std::size_t cpi_samples, stream_ref stream)
                       "the staging CPI");
 #ifdef GPURADAR_HAVE_CUDA
     if (b == backend::cuda)
-        return detail::make_framer_copy_cuda(cpi_samples, stream);
+        return detail::make_framer_copy_cuda(cpi_samples, stream, input);
 #endif
     (void)stream;
-    return detail::make_framer_copy_cpu(cpi_samples);
+    return detail::make_framer_copy_cpu(cpi_samples, input);
 }
 
 } // namespace gpuradar::kernels

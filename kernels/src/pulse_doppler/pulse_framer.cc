@@ -76,7 +76,10 @@ pulse_framer::pulse_framer(const framer_config& cfg, std::unique_ptr<framer_copy
       d_timing(cfg.pri_samples, cfg.gate_start, cfg.nrange, "pulse_framer"),
       d_copy(copy
                  ? std::move(copy)
-                 : framer_copy::make(backend::cpu, std::size_t(cfg.npulses) * cfg.nrange))
+                 : framer_copy::make(backend::cpu,
+                                     std::size_t(cfg.npulses) * cfg.nrange,
+                                     stream_ref(),
+                                     cfg.input))
 {
     d_batch.reserve(cfg.npulses);
     if (cfg.trigger == trigger_mode::free)
@@ -165,7 +168,7 @@ pulse_framer::time_check pulse_framer::check_time(const framer_event& e,
     return time_check::gap;
 }
 
-void pulse_framer::flush_gates(const cfloat* in)
+void pulse_framer::flush_gates(const void* in)
 {
     // One call for all the gates taken since the last flush (one 2-D copy on the GPU).
     if (!d_batch.empty())
@@ -189,7 +192,7 @@ void pulse_framer::drop_partial(std::uint64_t at,
     d_batch.clear(); // gates of a discarded or finished CPI
 }
 
-bool pulse_framer::scan_rising(const cfloat* in,
+bool pulse_framer::scan_rising(const void* in,
                                std::uint64_t offset,
                                std::uint64_t from,
                                std::uint64_t to,
@@ -197,7 +200,7 @@ bool pulse_framer::scan_rising(const cfloat* in,
 {
     const float level = static_cast<float>(d_cfg.threshold);
     for (std::uint64_t i = from; i < to; ++i) {
-        const int above = std::norm(in[i - offset]) > level ? 1 : 0;
+        const int above = std::norm(sample_at(in, d_cfg.input, i - offset)) > level ? 1 : 0;
         const bool rising = above == 1 && d_prev_level == 0;
         d_prev_level = above;
         if (rising) {
@@ -208,7 +211,7 @@ bool pulse_framer::scan_rising(const cfloat* in,
     return false;
 }
 
-framer_result pulse_framer::process(const cfloat* in,
+framer_result pulse_framer::process(const void* in,
                                     std::uint64_t offset,
                                     std::size_t n,
                                     const std::vector<framer_event>& events,
@@ -254,7 +257,7 @@ framer_result pulse_framer::process(const cfloat* in,
     return r;
 }
 
-bool pulse_framer::seek_anchor(const cfloat* in,
+bool pulse_framer::seek_anchor(const void* in,
                                std::uint64_t offset,
                                std::uint64_t end,
                                const std::vector<framer_event>& events,
@@ -334,7 +337,7 @@ std::uint64_t pulse_framer::first_pulse_from(std::uint64_t abs_offset) const
     return d_timing.first_pulse_at_or_after(rel, d_gap_samples);
 }
 
-void pulse_framer::take_gate(const cfloat* in,
+void pulse_framer::take_gate(const void* in,
                              std::uint64_t offset,
                              std::uint64_t gs,
                              cfloat* out,
@@ -365,7 +368,7 @@ void pulse_framer::begin_cpi(std::uint64_t gs)
                         d_cfg.fs);
 }
 
-void pulse_framer::finish_cpi(const cfloat* in, cfloat* out, framer_result& r)
+void pulse_framer::finish_cpi(const void* in, cfloat* out, framer_result& r)
 {
     const std::uint64_t cpi_len = d_cfg.npulses * d_cfg.nrange;
     flush_gates(in);

@@ -1,7 +1,6 @@
 #include "pulse_doppler/framer_copy_backends.h"
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 namespace gpuradar::kernels::detail {
 namespace {
@@ -9,15 +8,20 @@ namespace {
 class framer_copy_cpu final : public framer_copy
 {
 public:
-    explicit framer_copy_cpu(std::size_t cpi_samples) : d_staging(cpi_samples) {}
+    framer_copy_cpu(std::size_t cpi_samples, sample_format input)
+        : d_staging(cpi_samples), d_convert(sample_convert::make(backend::cpu, input))
+    {
+    }
     cfloat* staging() override { return d_staging.data(); }
     void gather(cfloat* dst,
-                const cfloat* src,
+                const void* src,
                 const std::vector<std::uint64_t>& offsets,
                 std::size_t nrange) override
     {
+        const auto* in = static_cast<const unsigned char*>(src);
+        const std::size_t bytes = sample_bytes(d_convert->format());
         for (std::size_t i = 0; i < offsets.size(); ++i)
-            std::memcpy(dst + i * nrange, src + offsets[i], nrange * sizeof(cfloat));
+            d_convert->run(in + offsets[i] * bytes, dst + i * nrange, nrange);
     }
     void
     copy_finite(cfloat* dst, const cfloat* src, std::size_t n, std::size_t slot) override
@@ -42,14 +46,16 @@ public:
 
 private:
     std::vector<cfloat> d_staging;
+    std::unique_ptr<sample_convert> d_convert; // the gates' copy (and conversion)
     std::vector<std::uint64_t> d_counts; // per slot since the last take_nonfinite()
 };
 
 } // namespace
 
-std::unique_ptr<framer_copy> make_framer_copy_cpu(std::size_t cpi_samples)
+std::unique_ptr<framer_copy> make_framer_copy_cpu(std::size_t cpi_samples,
+                                                  sample_format input)
 {
-    return std::make_unique<framer_copy_cpu>(cpi_samples);
+    return std::make_unique<framer_copy_cpu>(cpi_samples, input);
 }
 
 } // namespace gpuradar::kernels::detail

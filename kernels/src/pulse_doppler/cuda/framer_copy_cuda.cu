@@ -55,46 +55,37 @@ __global__ void copy_finite_kernel(V* __restrict__ dst,
 class framer_copy_cuda final : public framer_copy
 {
 public:
-    framer_copy_cuda(std::size_t cpi_samples, stream_ref stream)
-        : d_staging(cpi_samples * sizeof(cfloat)), d_stream(stream)
+    framer_copy_cuda(std::size_t cpi_samples, stream_ref stream, sample_format input)
+        : d_staging(cpi_samples * sizeof(cfloat)),
+          d_stream(stream),
+          d_convert(sample_convert::make(backend::cuda, input, stream))
     {
         grow_counts(initial_slots);
     }
     cfloat* staging() override { return d_staging.as<cfloat>(); }
 
     void gather(cfloat* dst,
-                const cfloat* src,
+                const void* src,
                 const std::vector<std::uint64_t>& offsets,
                 std::size_t nrange) override
     {
         if (offsets.empty())
             return;
-        const std::size_t row = nrange * sizeof(cfloat);
+        const auto* in = static_cast<const unsigned char*>(src);
+        const std::size_t bytes = sample_bytes(d_convert->format());
         const std::uint64_t stride =
             offsets.size() > 1 ? offsets[1] - offsets[0] : nrange;
         bool uniform = true;
         for (std::size_t i = 1; i < offsets.size() && uniform; ++i)
             uniform = offsets[i] - offsets[i - 1] == stride;
         if (uniform) {
-            // Every gate of an integer PRI in one strided copy (rows = gates).
-            GPURADAR_CUDA_CHECK(who,
-                                cudaMemcpy2DAsync(dst,
-                                                  row,
-                                                  src + offsets[0],
-                                                  stride * sizeof(cfloat),
-                                                  row,
-                                                  offsets.size(),
-                                                  cudaMemcpyDeviceToDevice,
-                                                  native(d_stream)));
+            // Every gate of an integer PRI in one strided pass (rows = gates).
+            d_convert->rows(
+                in + offsets[0] * bytes, stride, dst, nrange, nrange, offsets.size());
             return;
         }
         for (std::size_t i = 0; i < offsets.size(); ++i)
-            GPURADAR_CUDA_CHECK(who,
-                                cudaMemcpyAsync(dst + i * nrange,
-                                                src + offsets[i],
-                                                row,
-                                                cudaMemcpyDeviceToDevice,
-                                                native(d_stream)));
+            d_convert->rows(in + offsets[i] * bytes, nrange, dst + i * nrange, nrange, nrange, 1);
     }
 
     void
@@ -188,6 +179,7 @@ private:
 
     device_memory d_staging;
     stream_ref d_stream;
+    std::unique_ptr<sample_convert> d_convert; // the gates' copy (and conversion)
     std::size_t d_slots = 0;     // capacity of the arrays below
     std::size_t d_used = 0;      // slots written since the last take_nonfinite()
     device_memory d_counts;      // one counter per CPI slot (unsigned long long)
@@ -198,9 +190,10 @@ private:
 } // namespace
 
 std::unique_ptr<framer_copy> make_framer_copy_cuda(std::size_t cpi_samples,
-                                                   stream_ref stream)
+                                                   stream_ref stream,
+                                                   sample_format input)
 {
-    return std::make_unique<framer_copy_cuda>(cpi_samples, stream);
+    return std::make_unique<framer_copy_cuda>(cpi_samples, stream, input);
 }
 
 } // namespace gpuradar::kernels::detail

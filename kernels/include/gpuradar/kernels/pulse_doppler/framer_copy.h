@@ -5,6 +5,7 @@
 
 #include <gpuradar/kernels/common/backend.h>
 #include <gpuradar/kernels/common/cuda_resources.h>
+#include <gpuradar/kernels/common/sample_convert.h>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -32,20 +33,26 @@ class framer_copy
 public:
     /*!
      * \param cpi_samples npulses * nrange: the staging CPI's size (>= 1)
+     * \param input       the input samples' format: sc16 and sc8 gates are converted to
+     *                    complex float (sample_convert) as they are gathered, so the
+     *                    integers are what reaches the GPU and nothing makes a second
+     *                    pass over them
      */
-    static std::unique_ptr<framer_copy>
-    make(backend b, std::size_t cpi_samples, stream_ref stream = stream_ref());
+    static std::unique_ptr<framer_copy> make(backend b,
+                                             std::size_t cpi_samples,
+                                             stream_ref stream = stream_ref(),
+                                             sample_format input = sample_format::fc32);
     virtual ~framer_copy() = default;
 
     //! The CPI being assembled (cpi_samples samples; host or device memory).
     virtual cfloat* staging() = 0;
 
     /*!
-     * Gate i of `count` (nrange samples starting at src + offsets[i]) to
-     * dst + i * nrange.
+     * Gate i of `count` (nrange samples starting at sample offsets[i] of src, in the
+     * input format) to dst + i * nrange as complex float.
      */
     virtual void gather(cfloat* dst,
-                        const cfloat* src,
+                        const void* src,
                         const std::vector<std::uint64_t>& offsets,
                         std::size_t nrange) = 0;
 

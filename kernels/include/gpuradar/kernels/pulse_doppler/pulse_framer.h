@@ -42,6 +42,10 @@ struct framer_config {
     double fc = 0;                //!< centre frequency (Hz, > 0)
     trigger_mode trigger = trigger_mode::rx_time;
     double threshold = 0; //!< |x|^2 level of the threshold trigger (> 0 there)
+    //! Format of process()'s input samples; sc16 / sc8 are scaled to 1.0 = full scale
+    //! (sample_convert.h) as the gates are copied, and the threshold compares the scaled
+    //! |x|^2. A framer_copy passed to the constructor must have been made for it.
+    sample_format input = sample_format::fc32;
 };
 
 //! A stream event the framer reacts to, at an absolute input sample offset.
@@ -149,12 +153,13 @@ public:
     static void validate(const framer_config& cfg);
 
     /*!
-     * \param in       samples in[0 .. n) at absolute offsets offset .. offset + n
+     * \param in       samples in[0 .. n) at absolute offsets offset .. offset + n, in
+     *                 config().input's format (cfloat for fc32)
      * \param offset   absolute offset of in[0] (equal to the samples consumed so far)
      * \param events   events with offsets in [offset, offset + n), sorted by offset
      * \param out      room for max_cpis CPIs of npulses * nrange samples
      */
-    framer_result process(const cfloat* in,
+    framer_result process(const void* in,
                           std::uint64_t offset,
                           std::size_t n,
                           const std::vector<framer_event>& events,
@@ -190,14 +195,14 @@ private:
     void anchor_at(std::uint64_t abs_offset);
     std::uint64_t gate_abs(std::uint64_t k) const; // absolute offset of pulse k's gate
     void drop_partial(std::uint64_t at, const std::string& why, framer_result& r);
-    bool scan_rising(const cfloat* in,
+    bool scan_rising(const void* in,
                      std::uint64_t offset,
                      std::uint64_t from,
                      std::uint64_t to,
                      std::uint64_t& found);
     // The steps of process(): pos is the absolute offset consumed so far, ei the next
     // event. Not anchored: anchors on the next trigger; false when the input ends first.
-    bool seek_anchor(const cfloat* in,
+    bool seek_anchor(const void* in,
                      std::uint64_t offset,
                      std::uint64_t end,
                      const std::vector<framer_event>& events,
@@ -215,13 +220,13 @@ private:
     // First pulse whose gate starts at or after absolute offset abs_offset.
     std::uint64_t first_pulse_from(std::uint64_t abs_offset) const;
     // The gate at gs into the current CPI; the CPI goes out when complete.
-    void take_gate(const cfloat* in,
+    void take_gate(const void* in,
                    std::uint64_t offset,
                    std::uint64_t gs,
                    cfloat* out,
                    framer_result& r);
     void begin_cpi(std::uint64_t gs);
-    void finish_cpi(const cfloat* in, cfloat* out, framer_result& r);
+    void finish_cpi(const void* in, cfloat* out, framer_result& r);
     // The non-finite counts of the CPIs in r (waits for them on CUDA).
     void collect_nonfinite(framer_result& r);
 
@@ -230,7 +235,7 @@ private:
     std::unique_ptr<framer_copy> d_copy; // moves gates into its staging CPI, CPIs out
     std::vector<std::uint64_t> d_batch;  // gates taken, not yet copied: offsets in `in`
     std::uint64_t d_batch_slot = 0;      // pulse slot of d_batch's first gate
-    void flush_gates(const cfloat* in);
+    void flush_gates(const void* in);
     bool d_anchored = false;
     std::uint64_t d_anchor = 0; // absolute input offset of the anchor (pulse 0)
     sample_shift d_gap_samples; // samples lost in gaps since the anchor
