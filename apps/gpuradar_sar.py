@@ -28,6 +28,15 @@ peak's position error, the range and azimuth -3 dB impulse-response widths, PSLR
 ISLR, each beside its theory for the windows used (the azimuth theory includes the
 antenna's two-way pattern over the processed Doppler band).
 
+Products for other tools (see docs/APPS.md): --geotiff writes <output>.tif, the detected
+image (dB or magnitude, float32) north up in a transverse Mercator projection centred on
+--scene-center LAT,LON[,H] (the image's x/y metres are its easting/northing; GDAL:
+python3-gdal); --sigmf writes the complex image as <output>.sigmf-data (cf32_le) +
+<output>.sigmf-meta with its grid (gnuradio.gpuradar.sar_products.read_image reads it);
+--looks RANGE,AZIMUTH averages the detected power over blocks of that many pixels for the
+GeoTIFF and the PNG (pixel spacing times the looks; the .npy and SigMF images stay
+single-look complex).
+
 A recording whose metadata lacks gpuradar:npulses, gpuradar:nbins or
 gpuradar:geometry_file takes them from --npulses, --nbins and --geometry. Numbers take
 engineering notation (--f0 10G).
@@ -48,7 +57,7 @@ except ImportError as error:  # gpuradar-env, beside the app, says what to set
     sys.exit(runpy.run_path(os.path.join(os.path.dirname(os.path.realpath(__file__)),
                                          "gpuradar-env"))["import_failure"](
         "gpuradar-sar", error))
-from gnuradio.gpuradar import app_util, display_geometry, sar_sim, stripmap_sim
+from gnuradio.gpuradar import app_util, display_geometry, sar_products, sar_sim, stripmap_sim
 from gnuradio.gpuradar.app_util import AppError, number
 from gnuradio.gpuradar.sigmf_io import naming_write_errors
 
@@ -94,6 +103,29 @@ def parse_args(argv):
                    help="exit with status 1 unless every truth target focuses within 1 "
                         "pixel of its true position")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    g = p.add_argument_group("products for other tools")
+    g.add_argument("--scene-center", "--scene-centre", metavar="LAT,LON[,H]",
+                   type=parse_scene_centre,
+                   help="WGS 84 latitude and longitude (degrees) and height above the "
+                        "ellipsoid (m, default 0) of the image grid's origin x = y = 0; "
+                        "the GeoTIFF's projection is centred there (a negative latitude: "
+                        "--scene-center=-33.9,151.2)")
+    g.add_argument("--geotiff", action="store_true",
+                   help="write <output>.tif: the detected image, float32, north up, in a "
+                        "transverse Mercator centred on --scene-center (needs it; "
+                        "easting = x, northing = y; GDAL, Debian: python3-gdal)")
+    g.add_argument("--geotiff-values", choices=sar_products.SCALES, default="db",
+                   help="GeoTIFF pixel values: db, 10 log10 of the (multilooked) power "
+                        f"|pixel|^2 ({sar_products.NODATA:g}, the band's no-data value, "
+                        "where it is 0), or magnitude, its square root (default: "
+                        "%(default)s)")
+    g.add_argument("--sigmf", action="store_true",
+                   help="also write the complex image as <output>.sigmf-data (cf32_le) + "
+                        "<output>.sigmf-meta carrying its grid")
+    g.add_argument("--looks", metavar="RANGE,AZIMUTH", type=parse_looks, default=(1, 1),
+                   help="multilook the detected products (GeoTIFF, PNG): mean power over "
+                        "RANGE x AZIMUTH pixels, pixel spacing multiplied by the looks "
+                        "(default: 1,1, none)")
     r = p.add_argument_group(
         "recording parameters (with --input)",
         "for a recording whose metadata lacks them: --npulses and --nbins (below) replace "
@@ -125,6 +157,71 @@ def parse_grid(text):
         raise argparse.ArgumentTypeError(f"NX x NY = {nx * ny} pixels, more than "
                                          f"{sar_sim.MAX_GRID_PIXELS}")
     return x0, y0, dx, dy, nx, ny, z
+
+
+def parse_scene_centre(text):
+    try:
+        return sar_products.SceneCentre.parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def parse_looks(text):
+    """RANGE,AZIMUTH -> (looks in range, looks in azimuth), whole numbers >= 1."""
+    parts = text.split(",")
+    if len(parts) != 2:
+        raise argparse.ArgumentTypeError(f"expected RANGE,AZIMUTH looks (got {text!r})")
+    try:
+        return tuple(number(int, minimum=1)(t) for t in parts)
+    except argparse.ArgumentTypeError as e:
+        raise argparse.ArgumentTypeError(f"{e} in {text!r} (RANGE,AZIMUTH looks)") from None
+
+
+def check_products(args, ground=True):
+    """Refuses products that cannot be made, before anything runs."""
+    if args.geotiff:
+        if args.scene_center is None:
+            raise AppError("--geotiff: needs --scene-center LAT,LON[,H], the geographic "
+                           "position of the grid's origin")
+        if not ground:
+            raise AppError("--geotiff: the csa image is in slant range and zero-Doppler "
+                           "geometry, not on the ground: use --algorithm bp (or both)")
+        try:
+            sar_products.require_gdal()
+        except sar_products.GdalMissing as e:
+            raise AppError(f"--geotiff: {e}") from None
+
+
+def stage_products(out, output, images, grid, args, azimuth_axis, ground, x_axis, y_axis,
+                   description):
+    """Writes the products the options ask for into `out`; returns the detected image to
+    draw and its grid (multilooked with --looks) and the names written."""
+    last = images[-1] if images.ndim == 3 else images
+    lx, ly = sar_products.looks_xy(*args.looks, azimuth_axis)
+    try:
+        power = sar_products.multilook(last, lx, ly, "--looks")
+    except ValueError as e:
+        raise AppError(f"{e} (range along {'y' if azimuth_axis == 'x' else 'x'}, "
+                       f"azimuth along {azimuth_axis})") from None
+    ml_grid = sar_products.multilook_grid(grid, lx, ly)
+    written = []
+    if args.sigmf:
+        data = out.path(output + sar_sim.DATA_SUFFIX)
+        out.path(output + sar_sim.META_SUFFIX)
+        with naming_write_errors(data):
+            sar_products.write_image(sar_sim.base_of(data), images, grid, args.scene_center,
+                                     x_axis, y_axis, description, "gpuradar-sar")
+        written += [output + sar_sim.DATA_SUFFIX, output + sar_sim.META_SUFFIX]
+    if args.geotiff and ground:
+        tif = out.path(output + ".tif")
+        try:
+            sar_products.write_geotiff(
+                tif, sar_products.detected(power, args.geotiff_values), ml_grid,
+                args.scene_center, args.geotiff_values, description)
+        except RuntimeError as e:  # GDAL's own errors
+            raise AppError(f"{output}.tif: {e}") from None
+        written.append(output + ".tif")
+    return np.sqrt(power), ml_grid, written
 
 
 def form_images(rec, grid, ppi, args):
@@ -256,9 +353,11 @@ def run(args, tmp):
         raise AppError(f"--algorithm {args.algorithm}: needs a stripmap recording of raw "
                        "echoes (gpuradar-sim stripmap); this one is a range-compressed "
                        "phase history (use --algorithm bp)")
+    check_products(args)
     rec, source = recording(args, tmp)
     check_pulses_usable(rec)
     grid = image_grid(args, rec)
+    azimuth_axis = sar_products.along_track_axis(rec.geometry)
     ppi = args.pulses_per_image or rec.npulses
     if ppi > rec.npulses:
         raise AppError(f"--pulses-per-image: {ppi} is more than the recording's "
@@ -283,14 +382,19 @@ def run(args, tmp):
         with naming_write_errors(tmp_npy), open(tmp_npy, "wb") as f:
             np.save(f, images[0] if nimages == 1 else images)
         last = images[-1]
+        shown, shown_grid, products = stage_products(
+            out, output, images[0] if nimages == 1 else images, grid, args, azimuth_axis,
+            True, "x (east), m", "y (north), m",
+            f"{PROG}: {os.path.basename(rec.base)} ({bp.backend()}, {bp.precision()})")
         if tmp_png:
             with naming_write_errors(tmp_png):
-                write_png(tmp_png, last, grid, [t.position[:2] for t in rec.targets],
+                write_png(tmp_png, shown, shown_grid, [t.position[:2] for t in rec.targets],
                           args.dynamic_range,
                           f"{PROG}: {os.path.basename(rec.base)} ({bp.backend()}, "
                           f"{bp.precision()})")
         out.commit()
     report(rec, source, grid, images, ppi, bp, elapsed, output, args)
+    report_products(products, args, azimuth_axis)
     ok = focus_table(rec, grid, last)
     if args.check and not ok:
         print(f"{PROG}: --check: a target did not focus within 1 pixel", file=sys.stderr)
@@ -311,6 +415,15 @@ def report(rec, source, grid, images, ppi, bp, elapsed, output, args):
           f"{bp.skipped_pulses()} pulses skipped, {bp.nonfinite_samples()} non-finite "
           f"samples zeroed")
     print(f"  wrote {output}.npy" + ("" if args.no_png else f" and {output}.png"))
+
+
+def report_products(products, args, azimuth_axis):
+    if products:
+        print(f"  wrote {', '.join(products)}")
+    if args.looks != (1, 1):
+        lx, ly = sar_products.looks_xy(*args.looks, azimuth_axis)
+        print(f"  multilook {args.looks[0]} x {args.looks[1]} (range x azimuth): {lx} x "
+              f"{ly} pixels (x x y) per detected pixel")
 
 
 def focus_table(rec, grid, image):
@@ -335,19 +448,28 @@ def run_stripmap(args, output):
     rec = stripmap_sim.read(args.input)
     sc, a = rec.scene, rec.scene.acq
     algorithms = ["csa", "bp"] if args.algorithm == "both" else [args.algorithm or "csa"]
+    check_products(args, ground="bp" in algorithms)
     with app_util.StagedOutputs() as out:
         npys = {alg: out.path(output + (f"-{alg}" if len(algorithms) > 1 else "") + ".npy")
                 for alg in algorithms}
         tmp_png = None if args.no_png else out.path(output + ".png")
         images = {alg: stripmap_image(rec, alg, args) for alg in algorithms}
+        panels, products = [], []
         for alg, image in images.items():
             with naming_write_errors(npys[alg]), open(npys[alg], "wb") as f:
                 np.save(f, image.data)
+            # rows along track: azimuth is y for both algorithms
+            shown, shown_grid, written = stage_products(
+                out, output + (f"-{alg}" if len(algorithms) > 1 else ""), image.data,
+                image.grid, args, "y", not image.x_is_slant,
+                "slant range, m" if image.x_is_slant else "x (east), m",
+                "y (along track, north), m",
+                f"{PROG}: {os.path.basename(rec.base)} ({alg}, {image.backend})")
+            products += written
+            panels.append(stripmap_panel(rec, alg, image, shown, shown_grid))
         if tmp_png:
             with naming_write_errors(tmp_png):
-                write_png_panels(tmp_png, [stripmap_panel(rec, alg, image)
-                                           for alg, image in images.items()],
-                                 args.dynamic_range)
+                write_png_panels(tmp_png, panels, args.dynamic_range)
         out.commit()
     ok = True
     for alg, image in images.items():
@@ -358,6 +480,7 @@ def run_stripmap(args, output):
         name = output + (f"-{alg}" if len(algorithms) > 1 else "")
         print(f"  wrote {name}.npy" + ("" if args.no_png else f" and {output}.png"))
         ok = stripmap_report(image, a, sc.targets, args) and ok
+    report_products(products, args, "y")
     if args.check and not ok:
         print(f"{PROG}: --check: a target did not focus within one resolution cell",
               file=sys.stderr)
@@ -394,12 +517,13 @@ def stripmap_image(rec, algorithm, args):
     return image
 
 
-def stripmap_panel(rec, algorithm, image):
-    """write_png_panels' entry of one image: truth in the image's axes."""
+def stripmap_panel(rec, algorithm, image, shown, shown_grid):
+    """write_png_panels' entry of one image (drawn: `shown` on `shown_grid`, multilooked
+    with --looks): truth in the image's axes."""
     a = rec.scene.acq
     marks = [((t.slant_range(a) if image.x_is_slant else t.x), t.y)
              for t in rec.scene.targets]
-    return (image.data, image.grid, marks,
+    return (shown, shown_grid, marks,
             f"{PROG}: {os.path.basename(rec.base)} ({algorithm}, {image.backend})",
             "slant range, m" if image.x_is_slant else "x (east), m",
             "y (along track, north), m")

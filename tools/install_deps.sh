@@ -19,6 +19,7 @@ packages=(
     libclang-rt-14-dev
     python3-hypothesis
     python3-zmq
+    python3-gdal
     valgrind
 )
 missing=()
