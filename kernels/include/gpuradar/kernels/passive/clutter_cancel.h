@@ -1,0 +1,103 @@
+/* Passive radar: direct-path and clutter cancellation of a surveillance channel by the
+ * batched extensive cancellation algorithm (ECA-B). */
+#ifndef INCLUDED_GPURADAR_KERNELS_CLUTTER_CANCEL_H
+#define INCLUDED_GPURADAR_KERNELS_CLUTTER_CANCEL_H
+
+#include <gpuradar/kernels/common/backend.h>
+#include <gpuradar/kernels/common/cuda_resources.h>
+#include <cstddef>
+#include <memory>
+
+namespace gpuradar::kernels {
+
+struct clutter_cancel_params {
+    std::size_t nsamples = 0; //!< N, samples per CPI in each channel, >= 1
+    std::size_t ntaps = 0;    //!< K, reference delays 0..K-1 (samples), >= 1
+    std::size_t nbatches = 1; //!< B, batches per CPI: divides N
+    //! also the copies shifted by +-1 Doppler bin of the CPI (exp(+-j 2 pi n / N)): 3K
+    //! columns, for clutter spread over the bins next to zero Doppler
+    bool doppler_taps = false;
+    //! Diagonal loading always added, relative to the mean diagonal of the normal
+    //! equations (>= 0; 0: none unless the system is singular)
+    double diagonal_loading = 0.0;
+};
+
+//! What one CPI's cancellation did.
+struct clutter_cancel_result {
+    double power_before = 0;    //!< mean |s|^2 of the surveillance input
+    double power_after = 0;     //!< mean |e|^2 of the output
+    double cancellation_db = 0; //!< 10 log10(power_before / power_after) (0 when both 0)
+    std::size_t loaded_batches = 0; //!< batches whose system was singular: solved loaded
+    std::size_t nonfinite_samples =
+        0; //!< NaN/inf input samples (either channel), used as 0
+};
+
+/*!
+ * \brief ECA-B (Colone, O'Hagan, Lombardo and Baker, IEEE Trans. AES 45(2), 2009): the
+ * CPI of N samples in B batches of L = N / B; in each batch b the surveillance samples
+ * s[n] (n in [bL, bL + L)) are fitted in the least-squares sense by the columns
+ *
+ *     x_{d,q}[n] = r[n - d] exp(j 2 pi q n / N),  d = 0..K-1, q = 0 (or -1, 0, +1),
+ *
+ * (r[n] = 0 for n < 0: the reference before the batch is used, never wrapped), and the
+ * fit subtracted: e = s - X a with (X^H X + delta I) a = X^H s, solved by Cholesky;
+ * delta = diagonal_loading * tr(X^H X) / columns, or, when the factorisation fails
+ * (a singular system: a reference of zeros, a tone), 1e-6 * tr / columns (1 when the
+ * trace is 0), the batch counted in loaded_batches. The output is never NaN.
+ *
+ * What it removes: anything in the span of the delayed reference within a batch — the
+ * direct path (d = 0), static clutter at delays below K, and so also a target at a
+ * bistatic delay below K whose Doppler is well inside one batch's resolution (|f| << B
+ * / N cycles per sample, e.g. zero Doppler): such targets are cancelled as clutter.
+ * A target beyond K taps or moving loses about K / L of its power (the fit's degrees
+ * of freedom per batch), the CAF's integration gain otherwise intact.
+ *
+ * CPU: double precision (normal equations built by the Toeplitz recursion along their
+ * diagonals). CUDA: single precision, cuBLAS batched products and cuSOLVER batched
+ * Cholesky.
+ */
+class clutter_cancel
+{
+public:
+    //! Columns per batch: K, or 3K with Doppler taps.
+    static std::size_t columns(const clutter_cancel_params& p)
+    {
+        return p.doppler_taps ? 3 * p.ntaps : p.ntaps;
+    }
+
+    /*!
+     * The checks of make() alone, before anything is allocated: std::invalid_argument
+     * "gpuradar::clutter_cancel: <param> must be <range> (got <value>)"; ntaps (times 3
+     * with Doppler taps) at most the samples per batch N / B.
+     */
+    static void validate(const clutter_cancel_params& p);
+
+    static std::unique_ptr<clutter_cancel>
+    make(backend b, const clutter_cancel_params& p, stream_ref stream = stream_ref());
+    virtual ~clutter_cancel() = default;
+
+    /*!
+     * Cancels `surveillance` (N samples) against `reference` (N) into `out` (N, may be
+     * `surveillance`). Device pointers on CUDA. Returns when done.
+     */
+    virtual clutter_cancel_result
+    run(const cfloat* reference, const cfloat* surveillance, cfloat* out) = 0;
+
+    //! run() after checking both lengths are nsamples (std::invalid_argument naming
+    //! reference_length or surveillance_length).
+    clutter_cancel_result run(const cfloat* reference,
+                              std::size_t reference_length,
+                              const cfloat* surveillance,
+                              std::size_t surveillance_length,
+                              cfloat* out);
+
+    const clutter_cancel_params& params() const { return d_params; }
+
+protected:
+    explicit clutter_cancel(const clutter_cancel_params& p) : d_params(p) {}
+    clutter_cancel_params d_params;
+};
+
+} // namespace gpuradar::kernels
+
+#endif

@@ -1,0 +1,74 @@
+/* ECA-B clutter cancellation: parameter checks and backend dispatch. */
+#include "common/factories.h"
+#include "common/param_check.h"
+#include "passive/clutter_cancel_backends.h"
+#include <cmath>
+#include <string>
+
+namespace gpuradar::kernels {
+
+namespace {
+
+template <typename V>
+[[noreturn]] void bad(const char* param, const std::string& constraint, const V& got)
+{
+    detail::throw_invalid("clutter_cancel", param, constraint, got);
+}
+
+//! cuBLAS and cuSOLVER take int sizes; a CPI of 2^28 samples is 2 GiB a channel.
+constexpr std::size_t max_nsamples = std::size_t(1) << 28;
+
+} // namespace
+
+void clutter_cancel::validate(const clutter_cancel_params& p)
+{
+    if (p.nsamples < 1 || p.nsamples > max_nsamples)
+        bad("nsamples", "in [1, " + std::to_string(max_nsamples) + "]", p.nsamples);
+    if (p.nbatches < 1 || p.nsamples % p.nbatches != 0)
+        bad("nbatches",
+            "a divisor of nsamples = " + std::to_string(p.nsamples) + " (>= 1)",
+            p.nbatches);
+    const std::size_t l = p.nsamples / p.nbatches;
+    const std::size_t per_tap = p.doppler_taps ? 3 : 1;
+    if (p.ntaps < 1 || p.ntaps * per_tap > l)
+        bad("ntaps",
+            "in [1, " + std::to_string(l / per_tap) + "] (" +
+                (p.doppler_taps ? "3 x ntaps columns with Doppler taps"
+                                : "ntaps columns") +
+                " <= the " + std::to_string(l) +
+                " samples per batch, nsamples / nbatches: more would fit anything)",
+            p.ntaps);
+    if (!(p.diagonal_loading >= 0.0) || !std::isfinite(p.diagonal_loading))
+        bad("diagonal_loading", ">= 0 and finite", p.diagonal_loading);
+}
+
+std::unique_ptr<clutter_cancel>
+clutter_cancel::make(backend b, const clutter_cancel_params& p, stream_ref stream)
+{
+    validate(p);
+    detail::require_backend(b, "clutter_cancel");
+#ifdef GPURADAR_HAVE_CUDA
+    if (b == backend::cuda)
+        return detail::make_clutter_cancel_cuda(p, stream);
+#endif
+    (void)stream;
+    return detail::make_clutter_cancel_cpu(p);
+}
+
+clutter_cancel_result clutter_cancel::run(const cfloat* reference,
+                                          std::size_t reference_length,
+                                          const cfloat* surveillance,
+                                          std::size_t surveillance_length,
+                                          cfloat* out)
+{
+    const std::string want = "nsamples = " + std::to_string(d_params.nsamples);
+    if (reference_length != d_params.nsamples)
+        bad("reference_length", want, reference_length);
+    if (surveillance_length != d_params.nsamples)
+        bad("surveillance_length",
+            want + " (the reference's length; the two channels must be one CPI)",
+            surveillance_length);
+    return run(reference, surveillance, out);
+}
+
+} // namespace gpuradar::kernels

@@ -1,0 +1,405 @@
+/*
+ * ECA-B, CUDA: the columns of every batch materialised (B x L x P, column-major per
+ * batch), their normal equations and right-hand sides by cuBLAS strided-batched
+ * products, cuSOLVER's batched Cholesky (potrf / potrs), the fit subtracted by one more
+ * batched product. Single precision; sums over samples of the input powers in double.
+ */
+#include "common/cuda/cublas_handle.h"
+#include "common/cuda/cuda_check.h"
+#include "common/cuda/launch.h"
+#include "passive/clutter_cancel_backends.h"
+#include <cuComplex.h>
+#include <cusolverDn.h>
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace gpuradar::kernels::detail {
+
+namespace {
+
+constexpr const char* who = "clutter_cancel";
+
+void check_cusolver(cusolverStatus_t r, const char* call)
+{
+    if (r != CUSOLVER_STATUS_SUCCESS)
+        throw cuda_error(std::string(who) + ": " + call + " failed: cusolverStatus_t " +
+                         std::to_string(int(r)));
+}
+#define ECA_CUSOLVER_CHECK(call) check_cusolver((call), #call)
+
+//! One cuSOLVER dense handle bound to the stream.
+class cusolver_handle
+{
+public:
+    explicit cusolver_handle(cudaStream_t stream)
+    {
+        ECA_CUSOLVER_CHECK(cusolverDnCreate(&d_handle));
+        try {
+            ECA_CUSOLVER_CHECK(cusolverDnSetStream(d_handle, stream));
+        } catch (...) {
+            cusolverDnDestroy(d_handle);
+            throw;
+        }
+    }
+    ~cusolver_handle()
+    {
+        release_on(d_device, [this] { cusolverDnDestroy(d_handle); });
+    }
+    cusolver_handle(const cusolver_handle&) = delete;
+    cusolver_handle& operator=(const cusolver_handle&) = delete;
+    cusolverDnHandle_t get() const { return d_handle; }
+
+private:
+    cusolverDnHandle_t d_handle = nullptr;
+    int d_device = current_device_or_0();
+};
+
+//! What the kernels accumulate for the host: [0] power before, [1] power after (sums
+//! of |x|^2 in double), then the non-finite count.
+struct eca_stats {
+    double power_before;
+    double power_after;
+    unsigned long long nonfinite;
+};
+
+__device__ inline bool finite(cuFloatComplex x) { return isfinite(x.x) && isfinite(x.y); }
+
+//! Block sum of v into *target (double atomics: sm_60 and later).
+__device__ void block_add(double v, double* target)
+{
+    __shared__ double part[elementwise_threads];
+    part[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = elementwise_threads / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s)
+            part[threadIdx.x] += part[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        atomicAdd(target, part[0]);
+}
+
+//! r, s copied with non-finite samples as 0 (counted); the surveillance power summed.
+__global__ void sanitise(const cuFloatComplex* __restrict__ r_in,
+                         const cuFloatComplex* __restrict__ s_in,
+                         cuFloatComplex* __restrict__ r,
+                         cuFloatComplex* __restrict__ s,
+                         std::size_t n,
+                         eca_stats* stats)
+{
+    double power = 0.0;
+    unsigned long long bad = 0;
+    for (std::size_t t = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; t < n;
+         t += std::size_t(gridDim.x) * blockDim.x) {
+        cuFloatComplex a = r_in[t], b = s_in[t];
+        if (!finite(a)) {
+            a = make_cuFloatComplex(0.f, 0.f);
+            ++bad;
+        }
+        if (!finite(b)) {
+            b = make_cuFloatComplex(0.f, 0.f);
+            ++bad;
+        }
+        r[t] = a;
+        s[t] = b;
+        power += double(b.x) * b.x + double(b.y) * b.y;
+    }
+    if (bad)
+        atomicAdd(&stats->nonfinite, bad);
+    block_add(power, &stats->power_before);
+}
+
+__global__ void
+output_power(const cuFloatComplex* __restrict__ e, std::size_t n, eca_stats* stats)
+{
+    double power = 0.0;
+    for (std::size_t t = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; t < n;
+         t += std::size_t(gridDim.x) * blockDim.x)
+        power += double(e[t].x) * e[t].x + double(e[t].y) * e[t].y;
+    block_add(power, &stats->power_after);
+}
+
+//! x[b][c][i] = r[bL + i - d] exp(j 2 pi q (bL + i) / N), d = c mod K, q the column's
+//! shift (r before the CPI is 0); the phase from (q n mod N) in integers, as the CPU.
+__global__ void build_columns(const cuFloatComplex* __restrict__ r,
+                              cuFloatComplex* __restrict__ x,
+                              std::size_t n,
+                              std::size_t l,
+                              std::size_t ncols,
+                              std::size_t ntaps,
+                              bool doppler_taps)
+{
+    const std::size_t total = n * ncols; // B batches x ncols x L
+    for (std::size_t t = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; t < total;
+         t += std::size_t(gridDim.x) * blockDim.x) {
+        const std::size_t i = t % l, c = (t / l) % ncols, b = t / (l * ncols);
+        const std::size_t sample = b * l + i, d = c % ntaps;
+        cuFloatComplex v = sample >= d ? r[sample - d] : make_cuFloatComplex(0.f, 0.f);
+        const int q = doppler_taps ? int(c / ntaps) - 1 : 0;
+        if (q != 0) {
+            long long ph = (static_cast<long long>(q) * static_cast<long long>(sample)) %
+                           static_cast<long long>(n);
+            if (ph < 0)
+                ph += n;
+            double sn, cs;
+            sincospi(2.0 * double(ph) / double(n), &sn, &cs);
+            const float c0 = float(cs), s0 = float(sn);
+            v = make_cuFloatComplex(v.x * c0 - v.y * s0, v.x * s0 + v.y * c0);
+        }
+        x[t] = v;
+    }
+}
+
+//! One block per batch: g_b = saved_b + (loading + (fallback[b] ? extra : 0)) * mean
+//! diagonal on the diagonal (mean diagonal 1 when the trace is 0).
+__global__ void load_diagonal(const cuFloatComplex* __restrict__ saved,
+                              cuFloatComplex* __restrict__ g,
+                              const int* __restrict__ fallback,
+                              std::size_t ncols,
+                              double loading,
+                              double extra)
+{
+    const std::size_t b = blockIdx.x, sz = ncols * ncols;
+    double trace = 0.0;
+    for (std::size_t c = threadIdx.x; c < ncols; c += blockDim.x)
+        trace += saved[b * sz + c * ncols + c].x;
+    __shared__ double total;
+    if (threadIdx.x == 0)
+        total = 0.0;
+    __syncthreads();
+    atomicAdd(&total, trace);
+    __syncthreads();
+    const double mean = total > 0.0 ? total / double(ncols) : 1.0;
+    const float delta = float((loading + (fallback && fallback[b] ? extra : 0.0)) * mean);
+    for (std::size_t t = threadIdx.x; t < sz; t += blockDim.x) {
+        cuFloatComplex v = saved[b * sz + t];
+        if (t % (ncols + 1) == 0)
+            v.x += delta;
+        g[b * sz + t] = v;
+    }
+}
+
+class clutter_cancel_cuda final : public clutter_cancel
+{
+public:
+    clutter_cancel_cuda(const clutter_cancel_params& p, stream_ref s)
+        : clutter_cancel(p),
+          d_stream(s),
+          d_ncols(columns(p)),
+          d_l(p.nsamples / p.nbatches),
+          d_blas(native(s), who),
+          d_solver(native(s)),
+          d_r(p.nsamples * sizeof(cuFloatComplex)),
+          d_s(p.nsamples * sizeof(cuFloatComplex)),
+          d_x(p.nsamples * d_ncols * sizeof(cuFloatComplex)),
+          d_gram(p.nbatches * d_ncols * d_ncols * sizeof(cuFloatComplex)),
+          d_factor(p.nbatches * d_ncols * d_ncols * sizeof(cuFloatComplex)),
+          d_rhs(p.nbatches * d_ncols * sizeof(cuFloatComplex)),
+          d_pointers(2 * p.nbatches * sizeof(void*)),
+          d_info(p.nbatches * sizeof(int)),
+          d_fallback(p.nbatches * sizeof(int)),
+          d_stats(sizeof(eca_stats))
+    {
+        std::vector<void*> ptrs(2 * p.nbatches);
+        for (std::size_t b = 0; b < p.nbatches; ++b) {
+            ptrs[b] = d_factor.as<cuFloatComplex>() + b * d_ncols * d_ncols;
+            ptrs[p.nbatches + b] = d_rhs.as<cuFloatComplex>() + b * d_ncols;
+        }
+        copy_async(d_pointers.get(),
+                   ptrs.data(),
+                   ptrs.size() * sizeof(void*),
+                   copy_kind::host_to_device,
+                   d_stream,
+                   who);
+        synchronize(d_stream, who); // before `ptrs` goes
+    }
+
+    clutter_cancel_result
+    run(const cfloat* reference, const cfloat* surveillance, cfloat* out) override
+    {
+        const cudaStream_t st = native(d_stream);
+        const std::size_t n = d_params.nsamples, nb = d_params.nbatches, m = d_ncols;
+        const int im = int(m), il = int(d_l), ib = int(nb);
+        auto* x = d_x.as<cuFloatComplex>();
+        auto* s = d_s.as<cuFloatComplex>();
+        auto* e = reinterpret_cast<cuFloatComplex*>(out);
+        auto* stats = d_stats.as<eca_stats>();
+        GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(stats, 0, sizeof(eca_stats), st));
+        sanitise<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(
+            reinterpret_cast<const cuFloatComplex*>(reference),
+            reinterpret_cast<const cuFloatComplex*>(surveillance),
+            d_r.as<cuFloatComplex>(),
+            s,
+            n,
+            stats);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "sanitise");
+        build_columns<<<elementwise_blocks(n * m), elementwise_threads, 0, st>>>(
+            d_r.as<cuFloatComplex>(),
+            x,
+            n,
+            d_l,
+            m,
+            d_params.ntaps,
+            d_params.doppler_taps);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "build_columns");
+        const cuFloatComplex one = make_cuFloatComplex(1.f, 0.f);
+        const cuFloatComplex zero = make_cuFloatComplex(0.f, 0.f);
+        const cuFloatComplex minus_one = make_cuFloatComplex(-1.f, 0.f);
+        const long long xs = static_cast<long long>(d_l) * im;
+        // G_b = X_b^H X_b (m x m), y_b = X_b^H s_b
+        GPURADAR_CUBLAS_CHECK(who,
+                              cublasCgemmStridedBatched(d_blas.get(),
+                                                        CUBLAS_OP_C,
+                                                        CUBLAS_OP_N,
+                                                        im,
+                                                        im,
+                                                        il,
+                                                        &one,
+                                                        x,
+                                                        il,
+                                                        xs,
+                                                        x,
+                                                        il,
+                                                        xs,
+                                                        &zero,
+                                                        d_gram.as<cuFloatComplex>(),
+                                                        im,
+                                                        static_cast<long long>(m) * im,
+                                                        ib));
+        GPURADAR_CUBLAS_CHECK(who,
+                              cublasCgemmStridedBatched(d_blas.get(),
+                                                        CUBLAS_OP_C,
+                                                        CUBLAS_OP_N,
+                                                        im,
+                                                        1,
+                                                        il,
+                                                        &one,
+                                                        x,
+                                                        il,
+                                                        xs,
+                                                        s,
+                                                        il,
+                                                        il,
+                                                        &zero,
+                                                        d_rhs.as<cuFloatComplex>(),
+                                                        im,
+                                                        im,
+                                                        ib));
+        // Cholesky with the user's loading; singular batches again with the fallback's
+        std::size_t loaded = 0;
+        factor(nullptr);
+        std::vector<int> info(nb);
+        copy_async(info.data(),
+                   d_info.get(),
+                   nb * sizeof(int),
+                   copy_kind::device_to_host,
+                   d_stream,
+                   who);
+        synchronize(d_stream, who);
+        for (int& v : info) {
+            v = v != 0 ? 1 : 0;
+            loaded += std::size_t(v);
+        }
+        if (loaded) {
+            copy_async(d_fallback.get(),
+                       info.data(),
+                       nb * sizeof(int),
+                       copy_kind::host_to_device,
+                       d_stream,
+                       who);
+            factor(d_fallback.as<int>());
+            synchronize(d_stream, who); // `info` is read by the copy above
+        }
+        auto** ptrs = d_pointers.as<cuFloatComplex*>();
+        ECA_CUSOLVER_CHECK(cusolverDnCpotrsBatched(d_solver.get(),
+                                                   CUBLAS_FILL_MODE_LOWER,
+                                                   im,
+                                                   1,
+                                                   ptrs,
+                                                   im,
+                                                   ptrs + nb,
+                                                   im,
+                                                   d_info.as<int>(),
+                                                   ib));
+        // e_b = s_b - X_b a_b
+        // from the sanitised copy: also right when `out` is `surveillance`
+        GPURADAR_CUDA_CHECK(
+            who,
+            cudaMemcpyAsync(
+                e, s, n * sizeof(cuFloatComplex), cudaMemcpyDeviceToDevice, st));
+        GPURADAR_CUBLAS_CHECK(who,
+                              cublasCgemmStridedBatched(d_blas.get(),
+                                                        CUBLAS_OP_N,
+                                                        CUBLAS_OP_N,
+                                                        il,
+                                                        1,
+                                                        im,
+                                                        &minus_one,
+                                                        x,
+                                                        il,
+                                                        xs,
+                                                        d_rhs.as<cuFloatComplex>(),
+                                                        im,
+                                                        im,
+                                                        &one,
+                                                        e,
+                                                        il,
+                                                        il,
+                                                        ib));
+        output_power<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(e, n, stats);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "output_power");
+        eca_stats h{};
+        copy_async(&h, stats, sizeof(h), copy_kind::device_to_host, d_stream, who);
+        synchronize(d_stream, who);
+        clutter_cancel_result res;
+        res.power_before = h.power_before / double(n);
+        res.power_after = h.power_after / double(n);
+        res.cancellation_db = res.power_after > 0
+                                  ? 10.0 * std::log10(res.power_before / res.power_after)
+                                  : 0.0;
+        res.loaded_batches = loaded;
+        res.nonfinite_samples = std::size_t(h.nonfinite);
+        return res;
+    }
+
+private:
+    //! factor_b = gram_b + loading, then potrf (lower) of every batch into d_info.
+    void factor(const int* fallback)
+    {
+        const cudaStream_t st = native(d_stream);
+        const std::size_t nb = d_params.nbatches;
+        load_diagonal<<<unsigned(nb), elementwise_threads, 0, st>>>(
+            d_gram.as<cuFloatComplex>(),
+            d_factor.as<cuFloatComplex>(),
+            fallback,
+            d_ncols,
+            d_params.diagonal_loading,
+            eca_fallback_loading);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "load_diagonal");
+        ECA_CUSOLVER_CHECK(cusolverDnCpotrfBatched(d_solver.get(),
+                                                   CUBLAS_FILL_MODE_LOWER,
+                                                   int(d_ncols),
+                                                   d_pointers.as<cuFloatComplex*>(),
+                                                   int(d_ncols),
+                                                   d_info.as<int>(),
+                                                   int(nb)));
+    }
+
+    stream_ref d_stream;
+    std::size_t d_ncols, d_l;
+    cublas_handle d_blas;
+    cusolver_handle d_solver;
+    device_memory d_r, d_s, d_x, d_gram, d_factor, d_rhs, d_pointers, d_info, d_fallback,
+        d_stats;
+};
+
+} // namespace
+
+std::unique_ptr<clutter_cancel> make_clutter_cancel_cuda(const clutter_cancel_params& p,
+                                                         stream_ref s)
+{
+    return std::make_unique<clutter_cancel_cuda>(p, s);
+}
+
+} // namespace gpuradar::kernels::detail

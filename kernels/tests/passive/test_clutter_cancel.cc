@@ -1,0 +1,342 @@
+/* ECA-B clutter cancellation: suppression of the direct path and clutter, the residual
+ * as the least-squares solution, a moving target's CAF SNR against theory, zero-Doppler
+ * targets cancelled, Doppler taps, singular systems and non-finite input survived, bad
+ * input named, and CUDA against the CPU twin. */
+#include "../invalid_argument_check.h"
+#include "../test_support.h"
+#include <gpuradar/kernels/passive/clutter_cancel.h>
+#include <gpuradar/kernels/passive/cross_ambiguity.h>
+#include <gtest/gtest.h>
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <random>
+#include <vector>
+
+namespace gpuradar::test {
+namespace {
+
+using kernels::clutter_cancel;
+using kernels::clutter_cancel_params;
+using cd = std::complex<double>;
+constexpr double two_pi = 6.283185307179586476925286766559;
+
+constexpr std::size_t n_cpi = 24000; // 4 batches of 6000
+
+clutter_cancel_params eca(std::size_t ntaps = 16, std::size_t nbatches = 4)
+{
+    clutter_cancel_params p;
+    p.nsamples = n_cpi;
+    p.ntaps = ntaps;
+    p.nbatches = nbatches;
+    return p;
+}
+
+//! s[n] += amp r[n - delay] exp(j 2 pi k n / N) (0 before the reference starts).
+void add_echo(std::vector<cfloat>& s,
+              const std::vector<cfloat>& r,
+              std::size_t delay,
+              double k,
+              cd amp)
+{
+    const std::size_t n = r.size();
+    for (std::size_t i = delay; i < n; ++i)
+        s[i] += cfloat(amp * cd(r[i - delay]) *
+                       std::polar(1.0, two_pi * k * double(i) / double(n)));
+}
+
+//! The direct path (70 dB above unit noise) and zero-Doppler clutter at delays 1..15.
+std::vector<cfloat> interference(const std::vector<cfloat>& r)
+{
+    std::vector<cfloat> s(r.size());
+    add_echo(s, r, 0, 0.0, 3000.0);
+    add_echo(s, r, 1, 0.0, cd(300.0, -100.0));
+    add_echo(s, r, 3, 0.0, cd(-80.0, 40.0));
+    add_echo(s, r, 7, 0.0, cd(0.0, 30.0));
+    add_echo(s, r, 12, 0.0, cd(10.0, 10.0));
+    add_echo(s, r, 15, 0.0, cd(-5.0, 0.0));
+    return s;
+}
+
+double mean_power(const std::vector<cfloat>& v)
+{
+    double p = 0;
+    for (const cfloat& x : v)
+        p += std::norm(cd(x));
+    return p / double(v.size());
+}
+
+std::vector<cfloat> cancel(const clutter_cancel_params& p,
+                           const std::vector<cfloat>& r,
+                           const std::vector<cfloat>& s,
+                           kernels::clutter_cancel_result* res = nullptr)
+{
+    auto c = clutter_cancel::make(kernels::backend::cpu, p);
+    std::vector<cfloat> out(s.size(), cfloat(NAN, NAN));
+    const auto got = c->run(r.data(), r.size(), s.data(), s.size(), out.data());
+    if (res)
+        *res = got;
+    return out;
+}
+
+TEST(ClutterCancelCpu, test_001_direct_path_and_clutter_suppressed_50_db)
+{
+    const auto r = random_complex(n_cpi, 101);
+    const auto s = interference(r);
+    kernels::clutter_cancel_result res;
+    const auto out = cancel(eca(), r, s, &res);
+    EXPECT_GE(res.cancellation_db, 50.0);
+    // the report is what the channels hold
+    EXPECT_NEAR(res.power_before, mean_power(s), 1e-9 * mean_power(s));
+    EXPECT_NEAR(res.power_after, mean_power(out), 1e-9 * res.power_before);
+    EXPECT_EQ(res.loaded_batches, 0u);
+    EXPECT_EQ(res.nonfinite_samples, 0u);
+    // with unit noise the residual is that noise less the fit's K of L degrees of
+    // freedom per batch: interference gone to far below the noise
+    auto noisy = s;
+    const auto noise = random_complex(n_cpi, 102, float(std::sqrt(0.5)));
+    for (std::size_t i = 0; i < n_cpi; ++i)
+        noisy[i] += noise[i];
+    const auto out2 = cancel(eca(), r, noisy, &res);
+    const double expected = mean_power(noise) * (1.0 - 16.0 / 6000.0);
+    EXPECT_NEAR(res.power_after, expected, 0.005 * expected);
+    EXPECT_GT(res.cancellation_db, 65.0);
+}
+
+TEST(ClutterCancelCpu, test_002_residual_orthogonal_to_every_column)
+{
+    // the least-squares optimum, however the normal equations were formed: X_b^H e_b = 0
+    for (const bool doppler_taps : { false, true }) {
+        auto p = eca(8, 3);
+        p.doppler_taps = doppler_taps;
+        const auto r = random_complex(n_cpi, 111);
+        auto s = random_complex(n_cpi, 112);
+        add_echo(s, r, 2, 0.4, 20.0);
+        const auto e = cancel(p, r, s);
+        const std::size_t l = n_cpi / 3;
+        double worst = 0;
+        for (std::size_t b = 0; b < 3; ++b)
+            for (int q :
+                 doppler_taps ? std::vector<int>{ -1, 0, 1 } : std::vector<int>{ 0 })
+                for (std::size_t d = 0; d < 8; ++d) {
+                    cd dot = 0;
+                    double xx = 0, ee = 0;
+                    for (std::size_t i = b * l; i < (b + 1) * l; ++i) {
+                        const cd x =
+                            i >= d ? cd(r[i - d]) *
+                                         std::polar(
+                                             1.0, two_pi * q * double(i) / double(n_cpi))
+                                   : cd(0);
+                        dot += std::conj(x) * cd(e[i]);
+                        xx += std::norm(x);
+                        ee += std::norm(cd(e[i]));
+                    }
+                    worst = std::max(worst, std::abs(dot) / std::sqrt(xx * ee));
+                }
+        EXPECT_LT(worst, 1e-5) << "doppler_taps " << doppler_taps;
+        EXPECT_GT(mean_power(e), 0.5); // the random surveillance part is kept
+    }
+}
+
+//! The CAF of one output: M = 64 lags, Doppler -40..40, direct, no window.
+std::vector<float> caf(const std::vector<cfloat>& r, const std::vector<cfloat>& s)
+{
+    kernels::cross_ambiguity_params p;
+    p.nsamples = n_cpi;
+    p.nrange = 64;
+    p.doppler_half = 40;
+    p.method = kernels::caf_method::direct;
+    auto c = kernels::cross_ambiguity::make(kernels::backend::cpu, p);
+    std::vector<float> map(p.nrange * c->ndoppler());
+    c->run(r.data(), s.data(), map.data());
+    return map;
+}
+
+TEST(ClutterCancelCpu, test_003_moving_target_keeps_its_caf_snr)
+{
+    // SNR theory: |a|^2 E / sigma^2 with E = sum |r[n - m0]|^2 (coherent sum over the
+    // CPI against noise of power sigma^2 E per cell). Measured: the target's CAF peak
+    // after cancellation over the mean CAF level of the same scene without the target
+    // (the canceller is linear), so the target's own sidelobes do not bias the floor.
+    const std::size_t m0 = 40;
+    const double k0 = 25, a = 0.3, sigma2 = 1.0;
+    const auto r = random_complex(n_cpi, 121, float(std::sqrt(0.5)));
+    auto background = interference(r);
+    const auto noise = random_complex(n_cpi, 122, float(std::sqrt(sigma2 / 2)));
+    for (std::size_t i = 0; i < n_cpi; ++i)
+        background[i] += noise[i];
+    auto scene = background;
+    add_echo(scene, r, m0, k0, a);
+    const auto map = caf(r, cancel(eca(), r, scene));
+    const auto floor_map = caf(r, cancel(eca(), r, background));
+    const std::size_t nd = 81;
+    const float peak = map[m0 * nd + std::size_t(k0 + 40)];
+    EXPECT_EQ(std::size_t(std::max_element(map.begin(), map.end()) - map.begin()),
+              m0 * nd + std::size_t(k0 + 40));
+    double floor = 0;
+    for (float v : floor_map)
+        floor += v;
+    floor /= double(floor_map.size());
+    double e = 0;
+    for (std::size_t i = m0; i < n_cpi; ++i)
+        e += std::norm(cd(r[i - m0]));
+    const double theory_db = 10.0 * std::log10(a * a * e / sigma2);
+    const double measured_db = 10.0 * std::log10(peak / floor);
+    EXPECT_NEAR(measured_db, theory_db, 1.0);
+    // and without cancellation the direct path buries it
+    const auto raw = caf(r, scene);
+    EXPECT_NE(std::size_t(std::max_element(raw.begin(), raw.end()) - raw.begin()),
+              m0 * nd + std::size_t(k0 + 40));
+}
+
+TEST(ClutterCancelCpu, test_004_zero_doppler_target_inside_the_taps_is_cancelled)
+{
+    // documented: a target within the K delays at zero Doppler is clutter to ECA-B;
+    // the same target moving is kept
+    const auto r = random_complex(n_cpi, 131);
+    std::vector<cfloat> still(n_cpi), moving(n_cpi);
+    add_echo(still, r, 5, 0.0, 1.0);
+    add_echo(moving, r, 5, 25.0, 1.0);
+    kernels::clutter_cancel_result res;
+    cancel(eca(), r, still, &res);
+    EXPECT_GE(res.cancellation_db, 50.0);
+    cancel(eca(), r, moving, &res);
+    EXPECT_LT(res.cancellation_db, 0.5);
+}
+
+TEST(ClutterCancelCpu, test_005_doppler_taps_cancel_clutter_one_bin_off_zero)
+{
+    const auto r = random_complex(n_cpi, 141);
+    std::vector<cfloat> s(n_cpi);
+    add_echo(s, r, 3, 1.0, 100.0); // one CPI Doppler bin: a quarter turn per batch
+    add_echo(s, r, 6, -1.0, 50.0);
+    add_echo(s, r, 0, 0.0, 1000.0);
+    kernels::clutter_cancel_result plain, with_taps;
+    cancel(eca(), r, s, &plain);
+    auto p = eca();
+    p.doppler_taps = true;
+    cancel(p, r, s, &with_taps);
+    EXPECT_GE(with_taps.cancellation_db, 50.0);
+    EXPECT_LT(plain.cancellation_db, with_taps.cancellation_db - 10.0);
+}
+
+TEST(ClutterCancelCpu, test_006_singular_systems_and_nonfinite_input_survive)
+{
+    auto r = random_complex(n_cpi, 151);
+    const auto s = random_complex(n_cpi, 152);
+    std::vector<cfloat> zero(n_cpi);
+    kernels::clutter_cancel_result res;
+    // no reference at all: every batch singular, loaded, nothing fitted
+    auto out = cancel(eca(), zero, s, &res);
+    EXPECT_EQ(res.loaded_batches, 4u);
+    EXPECT_EQ(out, s);
+    // the reference silent in the last batch only
+    std::fill(r.begin() + 18000, r.end(), cfloat());
+    out = cancel(eca(), r, s, &res);
+    EXPECT_EQ(res.loaded_batches, 1u);
+    for (const cfloat& x : out)
+        ASSERT_TRUE(std::isfinite(x.real()) && std::isfinite(x.imag()));
+    // NaN and inf samples counted, used as 0
+    auto r2 = random_complex(n_cpi, 153);
+    auto s2 = interference(r2);
+    r2[100] = cfloat(NAN, 0);
+    s2[7000] = cfloat(0, INFINITY);
+    s2[7001] = cfloat(NAN, NAN);
+    out = cancel(eca(), r2, s2, &res);
+    EXPECT_EQ(res.nonfinite_samples, 3u);
+    for (const cfloat& x : out)
+        ASSERT_TRUE(std::isfinite(x.real()) && std::isfinite(x.imag()));
+    EXPECT_GT(res.cancellation_db, 20.0); // one bad reference sample spoils little
+}
+
+TEST(ClutterCancelCpu, test_007_bad_input_named_before_allocating)
+{
+    const std::string stage = "gpuradar::clutter_cancel";
+    auto with = [](auto change) {
+        auto p = eca();
+        change(p);
+        return [p] { clutter_cancel::validate(p); };
+    };
+    expect_invalid(with([](auto& p) { p.nsamples = 0; }), "nsamples", stage);
+    expect_invalid(with([](auto& p) { p.nbatches = 7; }),
+                   "nbatches must be a divisor of nsamples = 24000",
+                   stage);
+    expect_invalid(with([](auto& p) { p.nbatches = 0; }), "nbatches", stage);
+    expect_invalid(with([](auto& p) { p.ntaps = 0; }), "ntaps", stage);
+    // the boundary: as many columns as samples per batch passes, one more tap does not
+    EXPECT_NO_THROW(with([](auto& p) { p.ntaps = 6000; })());
+    expect_invalid(
+        with([](auto& p) { p.ntaps = 6001; }), "ntaps must be in [1, 6000]", stage);
+    EXPECT_NO_THROW(with([](auto& p) {
+        p.ntaps = 2000;
+        p.doppler_taps = true;
+    })());
+    expect_invalid(with([](auto& p) {
+                       p.ntaps = 2001;
+                       p.doppler_taps = true;
+                   }),
+                   "ntaps must be in [1, 2000]",
+                   stage);
+    expect_invalid(
+        with([](auto& p) { p.diagonal_loading = -1; }), "diagonal_loading", stage);
+    auto c = clutter_cancel::make(kernels::backend::cpu, eca());
+    std::vector<cfloat> r(n_cpi), s(n_cpi - 1), out(n_cpi);
+    expect_invalid([&] { c->run(r.data(), r.size(), s.data(), s.size(), out.data()); },
+                   "surveillance_length must be nsamples = 24000",
+                   stage);
+    expect_invalid([&] { c->run(s.data(), s.size(), r.data(), r.size(), out.data()); },
+                   "reference_length",
+                   stage);
+}
+
+void expect_cuda_matches_cpu(const clutter_cancel_params& p,
+                             const std::vector<cfloat>& r,
+                             const std::vector<cfloat>& s)
+{
+    kernels::clutter_cancel_result cres;
+    const auto cpu = cancel(p, r, s, &cres);
+    kernels::cuda_stream stream;
+    auto c = clutter_cancel::make(kernels::backend::cuda, p, stream.ref());
+    auto dr = to_device(r, stream);
+    auto ds = to_device(s, stream);
+    kernels::device_memory dout(s.size() * sizeof(cfloat));
+    poison(dout, stream);
+    const auto gres = c->run(dr.as<cfloat>(), ds.as<cfloat>(), dout.as<cfloat>());
+    const auto gpu = to_host<cfloat>(dout, s.size(), stream);
+    // float normal equations against double: the residual differs by float rounding of
+    // the fit, relative to the interference the fit removed (at most 40 dB here)
+    EXPECT_LE(rel_l2(gpu, cpu), 1e-3);
+    EXPECT_NEAR(gres.cancellation_db, cres.cancellation_db, 0.01);
+    EXPECT_NEAR(gres.power_before, cres.power_before, 1e-5 * cres.power_before);
+    EXPECT_EQ(gres.loaded_batches, cres.loaded_batches);
+    EXPECT_EQ(gres.nonfinite_samples, cres.nonfinite_samples);
+    EXPECT_EQ(to_host<cfloat>(dr, r.size(), stream), r); // inputs unchanged
+    EXPECT_EQ(to_host<cfloat>(ds, s.size(), stream), s);
+}
+
+TEST(ClutterCancelCuda, test_010_matches_cpu_twin)
+{
+    GPURADAR_REQUIRE_CUDA();
+    std::random_device rd; // fresh data each run; the seed is printed on failure
+    const std::uint32_t seed = rd();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const auto r = random_complex(n_cpi, seed);
+    auto s = random_complex(n_cpi, seed + 1);
+    add_echo(s, r, 0, 0.0, 100.0);
+    add_echo(s, r, 4, 0.0, cd(10.0, 5.0));
+    add_echo(s, r, 9, 1.0, cd(0.0, 8.0));
+    expect_cuda_matches_cpu(eca(), r, s);
+    auto p = eca(7, 5); // sizes off any launch multiple, Doppler taps
+    p.doppler_taps = true;
+    expect_cuda_matches_cpu(p, r, s);
+    // singular last batch and non-finite samples
+    auto r2 = r;
+    std::fill(r2.begin() + 18000, r2.end(), cfloat());
+    r2[10] = cfloat(NAN, 0);
+    auto s2 = s;
+    s2[20000] = cfloat(INFINITY, 0);
+    expect_cuda_matches_cpu(eca(), r2, s2);
+}
+
+} // namespace
+} // namespace gpuradar::test
