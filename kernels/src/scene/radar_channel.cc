@@ -12,6 +12,8 @@ namespace {
 
 //! As radar_scene's: channel c > 0 is seeded with seed + c times this odd constant.
 constexpr std::uint64_t channel_seed_stride = 0xD1B54A32D192ED03ull;
+//! As radar_scene's: the phase noise draws from seed + this.
+constexpr std::uint64_t phase_noise_seed_offset = 0xA0761D6478BD642Full;
 
 channel_config checked(channel_config c)
 {
@@ -37,7 +39,9 @@ channel_config checked(channel_config c)
 } // namespace
 
 radar_channel::radar_channel(channel_config cfg)
-    : d_cfg(checked(std::move(cfg))), d_noise(d_cfg.seed)
+    : d_cfg(checked(std::move(cfg))),
+      d_noise(d_cfg.seed),
+      d_front_end(d_cfg.front_end, d_cfg.fs, d_cfg.seed + phase_noise_seed_offset, stage)
 {
     // Channel c > 0 draws from its own generator, independent of channel 0's.
     for (std::size_t c = 1; c < nchannels(); ++c)
@@ -147,6 +151,7 @@ void radar_channel::process(const cfloat* in, cfloat* const* out, std::size_t n)
         for (std::size_t i = 0; i < d_geometry.size(); ++i)
             add_echo(out[c], n, i, c);
     }
+    d_front_end.apply(out, nchannels(), n);
     d_pos += n;
     trim_history();
 }

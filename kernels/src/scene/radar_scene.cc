@@ -18,6 +18,14 @@ constexpr std::uint64_t clutter_seed_offset = 0x9E3779B97F4A7C15ull;
 //! Channel c > 0 of an array draws its noise from seed + c times this (odd, far from the
 //! clutter offset), independent of channel 0, which keeps the single-channel stream.
 constexpr std::uint64_t channel_seed_stride = 0xD1B54A32D192ED03ull;
+//! The phase noise's generator: seed + this (odd, apart from the offsets above).
+constexpr std::uint64_t phase_noise_seed_offset = 0xA0761D6478BD642Full;
+
+//! fs_rx = fs (1 + ppm 1e-6); exactly fs without an offset (the stream to the bit).
+double rx_rate(const scene_config& c)
+{
+    return c.clock_offset_ppm == 0.0 ? c.fs : c.fs * (1.0 + c.clock_offset_ppm * 1e-6);
+}
 
 std::string entry(const char* list, std::size_t i)
 {
@@ -83,6 +91,21 @@ scene_config checked(scene_config c)
         check_target_direction(t, i, s);
     }
     c.array.validate(s);
+    if (!(std::fabs(c.clock_offset_ppm) <= max_clock_offset_ppm))
+        detail::throw_invalid(s,
+                              "clock_offset_ppm",
+                              "in [-" + std::to_string(max_clock_offset_ppm) + ", " +
+                                  std::to_string(max_clock_offset_ppm) + "] ppm",
+                              c.clock_offset_ppm);
+    c.front_end.validate(c.fs, s);
+    const double max_prf_rx = rx_rate(c) / static_cast<double>(c.waveform.size());
+    if (c.prf > max_prf_rx)
+        detail::throw_invalid(s,
+                              "prf",
+                              "<= fs_rx / waveform length = " + std::to_string(max_prf_rx) +
+                                  " Hz with clock_offset_ppm " +
+                                  std::to_string(c.clock_offset_ppm),
+                              c.prf);
     return c;
 }
 
@@ -260,8 +283,10 @@ void radar_scene::set_directions(std::vector<scene_target>& targets,
 
 radar_scene::radar_scene(scene_config cfg)
     : d_cfg(checked(std::move(cfg))),
-      d_timing(d_cfg.fs / d_cfg.prf, 0, d_cfg.waveform.size(), stage),
-      d_noise(d_cfg.seed)
+      d_timing(rx_rate(d_cfg) / d_cfg.prf, 0, d_cfg.waveform.size(), stage),
+      d_fs_rx(rx_rate(d_cfg)),
+      d_noise(d_cfg.seed),
+      d_front_end(d_cfg.front_end, d_fs_rx, d_cfg.seed + phase_noise_seed_offset, stage)
 {
     for (std::size_t c = 1; c < nchannels(); ++c)
         d_channel_noise.emplace_back(d_cfg.seed + c * channel_seed_stride);
@@ -275,7 +300,7 @@ radar_scene::radar_scene(scene_config cfg)
         d_amplitude.push_back(echo_amplitude(t.snr_db, d_cfg.noise_power, d_wave_power));
 
     if (d_cfg.clutter_stop_m > d_cfg.clutter_start_m) {
-        const double cell = c0 / (2.0 * d_cfg.fs); // one sample of two-way delay (m)
+        const double cell = c0 / (2.0 * d_fs_rx); // one sample of two-way delay (m)
         const auto first =
             static_cast<std::uint64_t>(std::ceil(d_cfg.clutter_start_m / cell));
         const auto last =
@@ -311,6 +336,7 @@ void radar_scene::continue_from(const radar_scene& previous)
 {
     d_pos = previous.d_pos;
     d_noise = previous.d_noise; // the noise stream goes on where it was
+    d_front_end = previous.d_front_end; // and the phase noise and clip count
     if (previous.d_channel_noise.size() == d_channel_noise.size())
         d_channel_noise = previous.d_channel_noise;
 }
@@ -399,7 +425,7 @@ void radar_scene::render_channel(cfloat* out,
                    phase + array.arrival_phase_rad(c, d_cfg.fc, 0.0));
     for (std::size_t i = 0; i < d_cfg.targets.size(); ++i) {
         const auto& t = d_cfg.targets[i];
-        const auto g = echo_geometry::of(t, d_cfg.fs, d_cfg.fc);
+        const auto g = echo_geometry::of(t, d_fs_rx, d_cfg.fc);
         add_pulses(
             out,
             d_pos,
@@ -431,6 +457,7 @@ void radar_scene::generate(cfloat* const* out, std::size_t n)
     render_channel(out[0], n, 0, d_noise);
     for (std::size_t c = 1; c < nchannels(); ++c)
         render_channel(out[c], n, c, d_channel_noise[c - 1]);
+    d_front_end.apply(out, nchannels(), n);
     d_pos += n;
 }
 
@@ -441,11 +468,11 @@ target_truth radar_scene::truth(std::size_t i, std::uint64_t k) const
     r.target = i;
     r.pulse = k;
     r.sample = d_timing.pulse_start(k);
-    r.time_s = static_cast<double>(r.sample) / d_cfg.fs;
+    r.time_s = static_cast<double>(r.sample) / d_fs_rx;
     r.range_m = t.range_m - t.velocity_mps * r.time_s;
     r.velocity_mps = t.velocity_mps;
     r.doppler_hz = 2.0 * t.velocity_mps * d_cfg.fc / c0;
-    r.delay_samples = 2.0 * r.range_m * d_cfg.fs / c0;
+    r.delay_samples = 2.0 * r.range_m * d_fs_rx / c0;
     r.snr_db = t.snr_db;
     r.amplitude = d_amplitude[i];
     r.azimuth_deg = t.azimuth_deg;

@@ -6,6 +6,7 @@
 
 #include <gpuradar/kernels/common/backend.h>
 #include <gpuradar/kernels/scene/complex_noise.h>
+#include <gpuradar/kernels/scene/front_end.h>
 #include <gpuradar/kernels/scene/radar_scene.h>
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +33,9 @@ struct channel_config {
     //! Receive channels (radar_scene.h's array_config; default: one, no array phase).
     //! Targets' azimuth_deg set their echoes' array phase.
     array_config array;
+    //! Receiver impairments applied to every output after the channel (front_end.h;
+    //! default: none). Its phase noise draws from its own generator, seeded from seed.
+    front_end_config front_end;
 };
 
 /*!
@@ -48,6 +52,10 @@ struct channel_config {
  * With an array, channel c's output is y with echo i rotated by the array phase of its
  * azimuth, the leakage and echoes scaled by the channel's gain and phase error, and the
  * channel's own noise (channel 0's is the single-channel output's generator).
+ *
+ * Then the receiver: config().front_end's impairments (phase noise common to the
+ * outputs, I/Q imbalance, DC offset, ADC) on every output. The channel has no clock
+ * offset (the transmit stream sets the time base); radar_scene has one.
  */
 class radar_channel
 {
@@ -68,6 +76,8 @@ public:
     const channel_config& config() const { return d_cfg; }
     //! a_i, the linear echo amplitude of target i.
     double amplitude(std::size_t i) const { return d_amplitude.at(i); }
+    //! Rail values clipped by the ADC so far (front_end::clipped()).
+    std::uint64_t clipped() const { return d_front_end.clipped(); }
 
 private:
     //! Input sample at absolute index i (zero before the stream start).
@@ -81,6 +91,7 @@ private:
     std::vector<double> d_amplitude;
     complex_noise d_noise;
     std::vector<complex_noise> d_channel_noise; //!< channels 1 .. nchannels - 1
+    front_end d_front_end;
     std::vector<cfloat> d_hist; //!< input samples [d_hist_begin, d_pos + pending)
     std::uint64_t d_hist_begin = 0;
     std::uint64_t d_pos = 0;

@@ -7,6 +7,7 @@
 #include <gpuradar/kernels/array/array_geometry.h>
 #include <gpuradar/kernels/common/backend.h>
 #include <gpuradar/kernels/scene/complex_noise.h>
+#include <gpuradar/kernels/scene/front_end.h>
 #include <gpuradar/kernels/waveform/pulse_timing.h>
 #include <complex>
 #include <cstddef>
@@ -114,20 +115,36 @@ struct scene_config {
     double clutter_cnr_db = 0.0;
     double clutter_start_m = 0.0;
     double clutter_stop_m = 0.0;
-    std::uint64_t seed = 1; //!< noise and clutter generator seed
+    std::uint64_t seed = 1; //!< noise, clutter and phase-noise generator seed
     array_config array;     //!< receive channels (default: one element at the origin)
+    //! Receiver impairments applied to every channel after the scene (front_end.h;
+    //! default: none).
+    front_end_config front_end;
+    /*!
+     * Receive sample-clock offset (ppm, |ppm| <= max_clock_offset_ppm): the receiver
+     * samples at fs_rx = fs (1 + ppm 1e-6) while the radar's timing (PRI, delays,
+     * Doppler) runs on true time, so in receive samples pulse k starts at
+     * pulse_timing(fs_rx / prf).pulse_start(k) and its echoes are 2 R fs_rx / c samples
+     * late: pulse k lands k PRI ppm 1e-6 samples later than on a perfect clock (PRI in
+     * samples). The pulse shape itself is not resampled (a few ppm of stretch). 0: none.
+     */
+    double clock_offset_ppm = 0.0;
 };
+
+//! The largest receive clock offset the scene accepts (ppm): far beyond any crystal, and
+//! small enough that the pulse shape's unresampled stretch stays negligible.
+constexpr double max_clock_offset_ppm = 1000.0;
 
 //! The truth of one target at one pulse.
 struct target_truth {
     std::size_t target = 0;
     std::uint64_t pulse = 0;  //!< pulse number k from the start of the stream
     std::uint64_t sample = 0; //!< stream sample where pulse k is transmitted
-    double time_s = 0;        //!< sample / fs
+    double time_s = 0;        //!< sample / fs_rx (true time of that receive sample)
     double range_m = 0;       //!< R(time_s)
     double velocity_mps = 0;  //!< closing positive
     double doppler_hz = 0;    //!< 2 v fc / c
-    double delay_samples = 0; //!< 2 R fs / c (the echo starts round(delay) samples
+    double delay_samples = 0; //!< 2 R fs_rx / c (the echo starts round(delay) samples
                               //!< after the pulse start)
     double snr_db = 0;
     double amplitude = 0;     //!< echo amplitude (linear)
@@ -158,6 +175,10 @@ struct target_truth {
  * with the echo of target i rotated by the array phase of its azimuth and everything but
  * the noise scaled by the channel's gain and phase error (array_config); channel c's
  * noise comes from its own generator (channel 0's is the single-channel stream's).
+ *
+ * Then the receiver: config().front_end's impairments (phase noise common to the
+ * channels, I/Q imbalance, DC offset, ADC) on every channel, and the clock offset
+ * (scene_config::clock_offset_ppm) in the timing above, with fs replaced by fs_rx.
  */
 class radar_scene
 {
@@ -184,7 +205,10 @@ public:
     std::uint64_t position() const { return d_pos; }
     const pulse_timing& timing() const { return d_timing; }
     const scene_config& config() const { return d_cfg; }
+    //! fs_rx / prf: the PRI in receive samples (fs / prf without a clock offset).
     double pri_samples() const { return d_timing.pri(); }
+    //! Rail values clipped by the ADC so far (front_end::clipped()).
+    std::uint64_t clipped() const { return d_front_end.clipped(); }
     std::size_t waveform_length() const { return d_cfg.waveform.size(); }
 
     //! Truth of target i at pulse k.
@@ -256,7 +280,9 @@ private:
     std::vector<cfloat> d_clutter;   // clutter return, starting at d_clutter_delay
     std::uint64_t d_clutter_delay = 0;
     std::uint64_t d_pos = 0;
+    double d_fs_rx = 0; //!< receive sample rate, fs (1 + clock_offset_ppm 1e-6)
     complex_noise d_noise;
+    front_end d_front_end;
     std::vector<complex_noise> d_channel_noise; //!< channels 1 .. nchannels - 1
 };
 
