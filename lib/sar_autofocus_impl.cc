@@ -28,6 +28,7 @@ bool azimuth_along_x(const std::string& axis)
 sar_autofocus::sptr sar_autofocus::make(unsigned int nx,
                                         unsigned int ny,
                                         const std::string& azimuth_axis,
+                                        const std::string& method,
                                         int max_iterations,
                                         double tolerance_rad,
                                         unsigned int min_window,
@@ -39,7 +40,8 @@ sar_autofocus::sptr sar_autofocus::make(unsigned int nx,
     check_positive("sar_autofocus", "ny", ny);
     check_item_size("sar_autofocus", { { "nx", nx } }, sizeof(gr_complex));
     const bool along_x = azimuth_along_x(azimuth_axis);
-    kernels::phase_gradient_autofocus::options o;
+    kernels::autofocus::options o;
+    o.algorithm = kernels::autofocus::parse_method(method);
     o.max_iterations = max_iterations;
     o.tolerance_rad = tolerance_rad;
     o.min_window = min_window;
@@ -50,18 +52,17 @@ sar_autofocus::sptr sar_autofocus::make(unsigned int nx,
             std::string("gpuradar::sar_autofocus: ") + (along_x ? "nx" : "ny") +
             " must be >= 8 with azimuth_axis \"" + azimuth_axis +
             "\" (the azimuth samples; got " + std::to_string(naz) + ")");
-    kernels::phase_gradient_autofocus::validate(nrange, naz, o);
+    kernels::autofocus::validate(nrange, naz, o);
     const auto b = select_backend(backend, "sar_autofocus");
     return make_block_on_device<sar_autofocus_impl>(
         b, device, "sar_autofocus", nx, ny, o, b, device);
 }
 
-sar_autofocus_impl::sar_autofocus_impl(
-    unsigned int nx,
-    unsigned int ny,
-    const kernels::phase_gradient_autofocus::options& o,
-    kernels::backend backend,
-    int device)
+sar_autofocus_impl::sar_autofocus_impl(unsigned int nx,
+                                       unsigned int ny,
+                                       const kernels::autofocus::options& o,
+                                       kernels::backend backend,
+                                       int device)
     : gr::sync_block("sar_autofocus",
                      stream_signature(backend, nx * sizeof(gr_complex)),
                      stream_signature(backend, nx * sizeof(gr_complex))),
@@ -70,11 +71,11 @@ sar_autofocus_impl::sar_autofocus_impl(
       d_ny(ny),
       d_image_samples(std::size_t(nx) * ny),
       d_backend(backend),
-      d_kernel(kernels::phase_gradient_autofocus::make(backend,
-                                                       o.azimuth_contiguous ? ny : nx,
-                                                       o.azimuth_contiguous ? nx : ny,
-                                                       o,
-                                                       stream()))
+      d_kernel(kernels::autofocus::make(backend,
+                                        o.azimuth_contiguous ? ny : nx,
+                                        o.azimuth_contiguous ? nx : ny,
+                                        o,
+                                        stream()))
 {
     set_output_multiple(int(ny)); // whole images in every call
     message_port_register_out(autofocus_port);

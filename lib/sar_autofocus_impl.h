@@ -17,7 +17,7 @@ class sar_autofocus_impl : public sar_autofocus, public gpu_stream_owner
 public:
     sar_autofocus_impl(unsigned int nx,
                        unsigned int ny,
-                       const kernels::phase_gradient_autofocus::options& o,
+                       const kernels::autofocus::options& o,
                        kernels::backend backend,
                        int device);
 
@@ -36,7 +36,7 @@ private:
     const unsigned int d_ny;
     const std::size_t d_image_samples;
     const kernels::backend d_backend;
-    std::unique_ptr<kernels::phase_gradient_autofocus> d_kernel;
+    std::unique_ptr<kernels::autofocus> d_kernel;
     std::atomic<unsigned long long> d_converged{ 0 }, d_unconverged{ 0 };
     unsigned long long d_images = 0;
 };

@@ -98,8 +98,7 @@ GPURADAR_BENCH("autofocus/cuda")
             pd::copy_gb_per_s(host.size() * sizeof(kernels::cfloat), s, opt.repeats);
         auto in = pd::to_device(host.data(), host.size(), s);
         kernels::device_memory out(in.size());
-        auto pga = kernels::phase_gradient_autofocus::make(
-            kernels::backend::cuda, n, n, {}, s.ref());
+        auto pga = kernels::autofocus::make(kernels::backend::cuda, n, n, {}, s.ref());
         kernels::autofocus_result r;
         const double ms = pd::time_ms(s, std::max(3, opt.repeats / 10), [&] {
             r = pga->run(in.as<kernels::cfloat>(), out.as<kernels::cfloat>());
@@ -113,7 +112,7 @@ GPURADAR_BENCH("autofocus/cpu")
     const std::size_t n = opt.quick ? 256 : 1024;
     const auto image = blurred_scene(n, n);
     std::vector<kernels::cfloat> out(image.size());
-    auto pga = kernels::phase_gradient_autofocus::make(kernels::backend::cpu, n, n, {});
+    auto pga = kernels::autofocus::make(kernels::backend::cpu, n, n, {});
     kernels::autofocus_result r;
     std::vector<double> t;
     for (int i = 0; i < std::max(1, opt.repeats / 10); ++i) {

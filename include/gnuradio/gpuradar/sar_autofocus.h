@@ -13,15 +13,16 @@ namespace gr {
 namespace gpuradar {
 
 /*!
- * \brief Autofocus of complex SAR images by phase-gradient autofocus (PGA).
+ * \brief Autofocus of complex SAR images: phase-gradient (PGA) or minimum-entropy.
  * \ingroup gpuradar
  *
  * Streams: in and out gr_complex[nx], ny items per image (row iy, column ix), as
  * backprojection and sar_focus give them; each image is autofocused whole
- * (kernels::phase_gradient_autofocus: the image's azimuth axis taken as the DFT of the
- * pulses, a phase error common to every range line estimated from the brightest point of
- * each line, removed, iterated). An image that does not converge (no point-like content)
- * goes out unchanged. Tags pass through.
+ * (kernels::autofocus: the image's azimuth axis taken as the DFT of the pulses, a phase
+ * error common to every range line estimated, from the brightest point of each line
+ * (pga) or as the phases that minimise the image's entropy (entropy), and removed). An
+ * image that does not converge (no point-like content) goes out unchanged. Tags pass
+ * through.
  *
  * Message output `autofocus`, one per image: a dict with image (index), iterations,
  * converged, correction_rms_rad (the last iteration's), nonfinite_samples, reason (""
@@ -39,8 +40,11 @@ public:
      * \param azimuth_axis   "x": azimuth along the columns (x), naz = nx >= 8; "y":
      *                       azimuth along the rows (sar_focus's stripmap images: y along
      *                       track), naz = ny >= 8
+     * \param method         "pga" or "entropy"
      * \param max_iterations 1 to 1000
-     * \param tolerance_rad  > 0: converged when an iteration's correction RMS is below
+     * \param tolerance_rad  pga: > 0, converged when an iteration's correction RMS is
+     *                       below (entropy: converged when a step lowers the entropy by
+     *                       less than 1e-6 of itself, or none lowers it)
      * \param min_window     3 to naz: narrowest window (azimuth samples)
      * \param backend        "auto", "cuda" or "cpu"
      * \param device         CUDA device (0 to number of GPUs - 1)
@@ -50,7 +54,8 @@ public:
     static sptr make(unsigned int nx,
                      unsigned int ny,
                      const std::string& azimuth_axis = "x",
-                     int max_iterations = 20,
+                     const std::string& method = "pga",
+                     int max_iterations = 50,
                      double tolerance_rad = 0.01,
                      unsigned int min_window = 8,
                      const std::string& backend = "auto",

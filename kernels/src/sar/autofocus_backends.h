@@ -1,5 +1,5 @@
 /*
- * Phase-gradient autofocus internals shared by the neutral driver (autofocus.cc) and
+ * Autofocus internals shared by the neutral driver (autofocus.cc) and
  * the backends: the backend factories and the host-side steps both use (internal).
  */
 #ifndef INCLUDED_GPURADAR_KERNELS_AUTOFOCUS_BACKENDS_H
@@ -48,22 +48,40 @@ GPURADAR_PGA_HD double pga_centring_turns(double slope_rad, std::size_t n)
     return t - ::floor(t);
 }
 
+//! -p ln p of one pixel, p = |x|^2 / energy (0 for p = 0), in double.
+GPURADAR_PGA_HD double pga_entropy_term(float re, float im, double energy)
+{
+    const double p = (double(re) * re + double(im) * im) / energy;
+    return p > 0.0 ? -p * ::log(p) : 0.0;
+}
+
+//! ln p + 1, the entropy gradient's weight of one pixel (p floored at 1e-300).
+GPURADAR_PGA_HD float pga_entropy_weight(float re, float im, double energy)
+{
+    const double p = (double(re) * re + double(im) * im) / energy;
+    return float(::log(p > 1e-300 ? p : 1e-300) + 1.0);
+}
+
 //! Window width from the centred rows' summed intensity (autofocus.h, step 2).
 std::size_t pga_window_width(const std::vector<double>& profile,
                              std::size_t min_window,
                              std::size_t previous);
 
+//! e minus its least-squares line.
+std::vector<double> detrended(std::vector<double> e);
+//! e with its steps brought into (-pi, pi] (phases found modulo 2 pi), then detrended.
+std::vector<double> unwrapped_detrended(std::vector<double> e);
+
 //! Step 4: the integrated, detrended phase of the sums' phase differences.
 std::vector<double> pga_phase(const std::vector<std::complex<double>>& sums);
 
-std::unique_ptr<phase_gradient_autofocus> make_autofocus_cpu(
-    std::size_t nrange, std::size_t naz, const phase_gradient_autofocus::options& o);
+std::unique_ptr<autofocus>
+make_autofocus_cpu(std::size_t nrange, std::size_t naz, const autofocus::options& o);
 #ifdef GPURADAR_HAVE_CUDA
-std::unique_ptr<phase_gradient_autofocus>
-make_autofocus_cuda(std::size_t nrange,
-                    std::size_t naz,
-                    const phase_gradient_autofocus::options& o,
-                    stream_ref s);
+std::unique_ptr<autofocus> make_autofocus_cuda(std::size_t nrange,
+                                               std::size_t naz,
+                                               const autofocus::options& o,
+                                               stream_ref s);
 #endif
 
 } // namespace gpuradar::kernels::detail

@@ -15,7 +15,7 @@
 namespace gpuradar::test {
 namespace {
 
-using kernels::phase_gradient_autofocus;
+using kernels::autofocus;
 using cd = std::complex<double>;
 constexpr double pi = 3.14159265358979323846;
 
@@ -96,7 +96,7 @@ struct reference_result {
 reference_result reference_pga(const std::vector<cfloat>& in,
                                std::size_t nrange,
                                std::size_t naz,
-                               const phase_gradient_autofocus::options& o)
+                               const autofocus::options& o)
 {
     reference_result out;
     out.image.assign(in.begin(), in.end());
@@ -263,8 +263,8 @@ constexpr std::size_t nrange = 24, naz = 128;
 TEST(AutofocusCpu, test_001_matches_fp64_reference)
 {
     const auto s = make_scene(nrange, naz, 7);
-    phase_gradient_autofocus::options o;
-    auto pga = phase_gradient_autofocus::make(kernels::backend::cpu, nrange, naz, o);
+    autofocus::options o;
+    auto pga = autofocus::make(kernels::backend::cpu, nrange, naz, o);
     std::vector<cfloat> out(s.blurred.size(), cfloat(NAN, NAN));
     const auto got = pga->run(s.blurred.data(), out.data());
     const auto want = reference_pga(s.blurred, nrange, naz, o);
@@ -285,7 +285,7 @@ TEST(AutofocusCpu, test_002_refocuses_an_injected_phase_error)
     ASSERT_TRUE(blurred.first >= 3 * clean.first || blurred.second > -6.0)
         << "IRW " << blurred.first << " vs " << clean.first << ", PSLR "
         << blurred.second;
-    auto pga = phase_gradient_autofocus::make(kernels::backend::cpu, nrange, naz, {});
+    auto pga = autofocus::make(kernels::backend::cpu, nrange, naz, {});
     std::vector<cfloat> out(s.blurred.size(), cfloat(NAN, NAN));
     const auto r = pga->run(s.blurred.data(), out.data());
     ASSERT_TRUE(r.converged) << r.reason;
@@ -300,7 +300,7 @@ TEST(AutofocusCpu, test_002_refocuses_an_injected_phase_error)
 TEST(AutofocusCpu, test_003_in_place)
 {
     const auto s = make_scene(nrange, naz, 12);
-    auto pga = phase_gradient_autofocus::make(kernels::backend::cpu, nrange, naz, {});
+    auto pga = autofocus::make(kernels::backend::cpu, nrange, naz, {});
     std::vector<cfloat> apart(s.blurred.size());
     const auto a = pga->run(s.blurred.data(), apart.data());
     auto inplace = s.blurred;
@@ -326,12 +326,12 @@ TEST(AutofocusCpu, test_006_azimuth_along_rows)
     // The same image laid out as sar_focus gives it (azimuth lines as rows): the same
     // focus, transposed.
     const auto s = make_scene(nrange, naz, 15);
-    auto across = phase_gradient_autofocus::make(kernels::backend::cpu, nrange, naz, {});
+    auto across = autofocus::make(kernels::backend::cpu, nrange, naz, {});
     std::vector<cfloat> want(s.blurred.size());
     const auto a = across->run(s.blurred.data(), want.data());
-    phase_gradient_autofocus::options o;
+    autofocus::options o;
     o.azimuth_contiguous = false;
-    auto along = phase_gradient_autofocus::make(kernels::backend::cpu, nrange, naz, o);
+    auto along = autofocus::make(kernels::backend::cpu, nrange, naz, o);
     const auto in = transposed(s.blurred, nrange, naz);
     std::vector<cfloat> out(in.size(), cfloat(NAN, NAN));
     const auto b = along->run(in.data(), out.data());
@@ -344,7 +344,7 @@ TEST(AutofocusCpu, test_006_azimuth_along_rows)
 TEST(AutofocusCpu, test_004_no_point_targets_or_nan_leaves_the_image)
 {
     const auto noise = make_scene(nrange, naz, 13, false).blurred;
-    auto pga = phase_gradient_autofocus::make(kernels::backend::cpu, nrange, naz, {});
+    auto pga = autofocus::make(kernels::backend::cpu, nrange, naz, {});
     std::vector<cfloat> out(noise.size(), cfloat(NAN, NAN));
     const auto r = pga->run(noise.data(), out.data());
     EXPECT_FALSE(r.converged);
@@ -362,20 +362,18 @@ TEST(AutofocusCpu, test_004_no_point_targets_or_nan_leaves_the_image)
 
 TEST(AutofocusCpu, test_005_bad_parameters_named)
 {
-    auto expect = [](std::size_t nr,
-                     std::size_t na,
-                     phase_gradient_autofocus::options o,
-                     const char* name) {
-        try {
-            phase_gradient_autofocus::make(kernels::backend::cpu, nr, na, o);
-            ADD_FAILURE() << name << " accepted";
-        } catch (const std::invalid_argument& e) {
-            EXPECT_NE(std::string(e.what()).find(std::string(name) + " must be"),
-                      std::string::npos)
-                << e.what();
-        }
-    };
-    phase_gradient_autofocus::options o;
+    auto expect =
+        [](std::size_t nr, std::size_t na, autofocus::options o, const char* name) {
+            try {
+                autofocus::make(kernels::backend::cpu, nr, na, o);
+                ADD_FAILURE() << name << " accepted";
+            } catch (const std::invalid_argument& e) {
+                EXPECT_NE(std::string(e.what()).find(std::string(name) + " must be"),
+                          std::string::npos)
+                    << e.what();
+            }
+        };
+    autofocus::options o;
     expect(0, 64, o, "nrange");
     expect(4, 4, o, "naz");
     expect(std::size_t(1) << 20, std::size_t(1) << 20, o, "nrange");
@@ -390,15 +388,142 @@ TEST(AutofocusCpu, test_005_bad_parameters_named)
     expect(4, 64, win, "min_window");
 }
 
+//! Minimum-entropy autofocus in double with naive DFTs: the steps of autofocus.h.
+std::vector<cd> reference_entropy(const std::vector<cfloat>& in,
+                                  std::size_t nrange,
+                                  std::size_t naz,
+                                  int max_iterations)
+{
+    std::vector<std::vector<cd>> pulses(nrange);
+    double energy = 0;
+    for (std::size_t r = 0; r < nrange; ++r) {
+        std::vector<cd> row(in.begin() + r * naz, in.begin() + (r + 1) * naz);
+        for (const auto& v : row)
+            energy += std::norm(v);
+        pulses[r] = dft(row, +1);
+        for (auto& v : pulses[r])
+            v /= double(naz);
+    }
+    auto image_of = [&](const std::vector<double>& phase) {
+        std::vector<cd> img(nrange * naz);
+        for (std::size_t r = 0; r < nrange; ++r) {
+            std::vector<cd> g(naz);
+            for (std::size_t n = 0; n < naz; ++n)
+                g[n] = pulses[r][n] * std::polar(1.0, -phase[n]);
+            const auto row = dft(g, -1);
+            std::copy(row.begin(), row.end(), img.begin() + r * naz);
+        }
+        return img;
+    };
+    auto entropy_of = [&](const std::vector<cd>& img) {
+        double h = 0;
+        for (const auto& v : img) {
+            const double p = std::norm(v) / energy;
+            h -= p > 0 ? p * std::log(p) : 0.0;
+        }
+        return h;
+    };
+    std::vector<double> phase(naz, 0.0);
+    auto img = image_of(phase);
+    double h = entropy_of(img), last = 0;
+    for (int it = 0; it < max_iterations; ++it) {
+        std::vector<double> grad(naz, 0.0);
+        for (std::size_t r = 0; r < nrange; ++r) {
+            std::vector<cd> row(img.begin() + r * naz, img.begin() + (r + 1) * naz),
+                w(naz);
+            for (std::size_t c = 0; c < naz; ++c)
+                w[c] =
+                    row[c] * (std::log(std::max(std::norm(row[c]) / energy, 1e-300)) + 1);
+            const auto a = dft(row, +1), b = dft(w, +1);
+            for (std::size_t n = 0; n < naz; ++n)
+                grad[n] += std::imag(a[n] * std::conj(b[n]));
+        }
+        double top = 0, norm2 = 0;
+        for (auto& g : grad) {
+            g *= -2.0 / (double(naz) * energy);
+            top = std::max(top, std::abs(g));
+            norm2 += g * g;
+        }
+        double step = last > 0 ? 4 * last : 0.5 / top;
+        bool lowered = false;
+        std::vector<double> trial(naz);
+        std::vector<cd> trial_img;
+        double ht = h;
+        for (int k = 0; k < 40 && !lowered; ++k) {
+            for (std::size_t n = 0; n < naz; ++n)
+                trial[n] = phase[n] - step * grad[n];
+            trial_img = image_of(trial);
+            ht = entropy_of(trial_img);
+            lowered = ht < h - 1e-4 * step * norm2;
+            if (!lowered)
+                step *= 0.5;
+        }
+        if (!lowered)
+            break;
+        const double drop = h - ht;
+        phase = trial;
+        img = trial_img;
+        h = ht;
+        last = step;
+        if (drop < 1e-6 * std::abs(h))
+            break;
+    }
+    return img;
+}
+
+TEST(AutofocusCpu, test_007_entropy_matches_fp64_reference)
+{
+    const auto s = make_scene(nrange, naz, 31);
+    kernels::autofocus::options o;
+    o.algorithm = kernels::autofocus::method::entropy;
+    auto mea = kernels::autofocus::make(kernels::backend::cpu, nrange, naz, o);
+    std::vector<cfloat> out(s.blurred.size(), cfloat(NAN, NAN));
+    const auto r = mea->run(s.blurred.data(), out.data());
+    ASSERT_TRUE(r.converged) << r.reason;
+    // both descend to the same minimum; float rounding may move a line-search decision
+    EXPECT_LT(rel_l2(out, reference_entropy(s.blurred, nrange, naz, o.max_iterations)),
+              1e-3);
+}
+
+TEST(AutofocusCpu, test_008_entropy_refocuses_an_injected_phase_error)
+{
+    const auto s = make_scene(nrange, naz, 32);
+    kernels::autofocus::options o;
+    o.algorithm = kernels::autofocus::method::entropy;
+    auto mea = kernels::autofocus::make(kernels::backend::cpu, nrange, naz, o);
+    std::vector<cfloat> out(s.blurred.size(), cfloat(NAN, NAN));
+    const auto r = mea->run(s.blurred.data(), out.data());
+    ASSERT_TRUE(r.converged) << r.reason;
+    const auto clean = irw_pslr(s.clean, s.bright_row, naz);
+    const auto focused = irw_pslr(out, s.bright_row, naz);
+    EXPECT_NEAR(focused.first, clean.first, 0.1 * clean.first);
+    EXPECT_NEAR(focused.second, clean.second, 1.0);
+    EXPECT_LT(entropy(out), entropy(s.blurred));
+    EXPECT_NEAR(entropy(out), entropy(s.clean), 1e-3 * entropy(s.clean));
+    // the per-pulse phases come back modulo 2 pi: reported unwrapped and detrended
+    std::vector<double> d(naz);
+    for (std::size_t n = 0; n < naz; ++n)
+        d[n] = std::remainder(r.phase_error[n] - s.error[n], 2 * pi);
+    for (std::size_t n = 1; n < naz; ++n)
+        d[n] = d[n - 1] + std::remainder(d[n] - d[n - 1], 2 * pi);
+    EXPECT_LE(detrended_rms(d, std::vector<double>(naz, 0.0)), 0.1);
+    // noise: it keeps finding tiny improvements and never converges: unchanged
+    const auto noise = make_scene(nrange, naz, 33, false).blurred;
+    o.max_iterations = 30;
+    auto short_mea = kernels::autofocus::make(kernels::backend::cpu, nrange, naz, o);
+    const auto q = short_mea->run(noise.data(), out.data());
+    EXPECT_FALSE(q.converged);
+    EXPECT_EQ(0, std::memcmp(out.data(), noise.data(), out.size() * sizeof(cfloat)));
+}
+
 TEST(AutofocusCuda, test_010_matches_cpu_twin)
 {
     GPURADAR_REQUIRE_CUDA();
     kernels::cuda_stream stream;
     for (std::uint32_t seed : { 21u, 22u }) {
         const auto s = make_scene(nrange, naz, seed);
-        auto cpu = phase_gradient_autofocus::make(kernels::backend::cpu, nrange, naz, {});
-        auto gpu = phase_gradient_autofocus::make(
-            kernels::backend::cuda, nrange, naz, {}, stream.ref());
+        auto cpu = autofocus::make(kernels::backend::cpu, nrange, naz, {});
+        auto gpu = autofocus::make(kernels::backend::cuda, nrange, naz, {}, stream.ref());
         std::vector<cfloat> want(s.blurred.size());
         const auto rc = cpu->run(s.blurred.data(), want.data());
         auto d_in = to_device(s.blurred, stream);
@@ -415,11 +540,10 @@ TEST(AutofocusCuda, test_010_matches_cpu_twin)
     // azimuth along the rows, on the device too
     {
         const auto s = make_scene(nrange, naz, 24);
-        phase_gradient_autofocus::options o;
+        autofocus::options o;
         o.azimuth_contiguous = false;
-        auto cpu = phase_gradient_autofocus::make(kernels::backend::cpu, nrange, naz, o);
-        auto gpu = phase_gradient_autofocus::make(
-            kernels::backend::cuda, nrange, naz, o, stream.ref());
+        auto cpu = autofocus::make(kernels::backend::cpu, nrange, naz, o);
+        auto gpu = autofocus::make(kernels::backend::cuda, nrange, naz, o, stream.ref());
         const auto in = transposed(s.blurred, nrange, naz);
         std::vector<cfloat> want(in.size());
         const auto rc = cpu->run(in.data(), want.data());
@@ -430,10 +554,30 @@ TEST(AutofocusCuda, test_010_matches_cpu_twin)
         EXPECT_EQ(rg.iterations, rc.iterations);
         EXPECT_LT(rel_l2(to_host<cfloat>(d_out, in.size(), stream), want), 1e-4);
     }
+    // minimum entropy, azimuth contiguous and along the rows
+    for (bool contiguous : { true, false }) {
+        const auto s = make_scene(nrange, naz, 25);
+        kernels::autofocus::options o;
+        o.algorithm = kernels::autofocus::method::entropy;
+        o.azimuth_contiguous = contiguous;
+        const auto in = contiguous ? s.blurred : transposed(s.blurred, nrange, naz);
+        auto cpu = kernels::autofocus::make(kernels::backend::cpu, nrange, naz, o);
+        auto gpu = kernels::autofocus::make(
+            kernels::backend::cuda, nrange, naz, o, stream.ref());
+        std::vector<cfloat> want(in.size());
+        const auto rc = cpu->run(in.data(), want.data());
+        auto d_in = to_device(in, stream);
+        kernels::device_memory d_out(in.size() * sizeof(cfloat));
+        poison(d_out, stream);
+        const auto rg = gpu->run(d_in.as<cfloat>(), d_out.as<cfloat>());
+        EXPECT_TRUE(rc.converged && rg.converged) << rg.reason;
+        // sums in another order may move a line-search decision: the same minimum
+        EXPECT_LT(rel_l2(to_host<cfloat>(d_out, in.size(), stream), want), 1e-3)
+            << "contiguous " << contiguous;
+    }
     // unchanged output when not converged, on the device too
     const auto noise = make_scene(nrange, naz, 23, false).blurred;
-    auto gpu = phase_gradient_autofocus::make(
-        kernels::backend::cuda, nrange, naz, {}, stream.ref());
+    auto gpu = autofocus::make(kernels::backend::cuda, nrange, naz, {}, stream.ref());
     auto d_in = to_device(noise, stream);
     kernels::device_memory d_out(noise.size() * sizeof(cfloat));
     poison(d_out, stream);

@@ -15,12 +15,13 @@ void bind_sar_autofocus(py::module& m)
                std::shared_ptr<sar_autofocus>>(
         m,
         "sar_autofocus",
-        "Phase-gradient autofocus of complex SAR images (see C++ docs).")
+        "Autofocus of complex SAR images: PGA or minimum entropy (see C++ docs).")
         .def(py::init(&sar_autofocus::make),
              py::arg("nx"),
              py::arg("ny"),
              py::arg("azimuth_axis") = "x",
-             py::arg("max_iterations") = 20,
+             py::arg("method") = "pga",
+             py::arg("max_iterations") = 50,
              py::arg("tolerance_rad") = 0.01,
              py::arg("min_window") = 8,
              py::arg("backend") = "auto",

@@ -86,6 +86,15 @@ class qa_sar_autofocus(gr_unittest.TestCase):
         self.assertGreater(entropy(wrong[0]) if wrong_reports[0]["converged"] else
                            entropy(along_y[0]), entropy(out[0]) + 0.5)
 
+    def test_005_minimum_entropy(self):
+        images, error = blurred_images(1, 4)
+        out, reports, _ = run(images, NAZ, NRANGE, "x", method="entropy")
+        self.assertTrue(reports[0]["converged"], reports[0]["reason"])
+        self.assertLess(entropy(out[0]), entropy(images[0]) - 0.5)
+        # phases per pulse, modulo 2 pi: compared unwrapped
+        d = np.unwrap(np.angle(np.exp(1j * (np.array(reports[0]["phase_error_rad"]) - error))))
+        self.assertLessEqual(detrended_rms(d, np.zeros_like(d)), 0.1)
+
     def test_003_unfocusable_image_unchanged(self):
         images, _ = blurred_images(1, 3, targets=False)
         out, reports, af = run(images, NAZ, NRANGE, "x", max_iterations=5)
@@ -99,6 +108,7 @@ class qa_sar_autofocus(gr_unittest.TestCase):
                                ((16, 16, "z"), {}, "azimuth_axis"),
                                ((4, 16, "x"), {}, "nx"), ((16, 4, "y"), {}, "ny"),
                                ((16, 16), dict(max_iterations=0), "max_iterations"),
+                               ((16, 16), dict(method="sharpness"), "method"),
                                ((16, 16), dict(tolerance_rad=-1.0), "tolerance_rad"),
                                ((16, 16), dict(min_window=2), "min_window"),
                                ((16, 16), dict(backend="gpu"), "backend")):

@@ -1,4 +1,4 @@
-/* Phase-gradient autofocus, CPU twin (FFTW). */
+/* Autofocus (phase-gradient and minimum-entropy), CPU twin (FFTW). */
 #include "common/cpu/fftw_plan.h"
 #include "sar/autofocus_backends.h"
 #include <algorithm>
@@ -10,11 +10,11 @@ namespace {
 
 constexpr double detail_pi = 3.14159265358979323846;
 
-class autofocus_cpu final : public phase_gradient_autofocus
+class autofocus_cpu final : public autofocus
 {
 public:
     autofocus_cpu(std::size_t nrange, std::size_t naz, const options& o)
-        : phase_gradient_autofocus(nrange, naz, o),
+        : autofocus(nrange, naz, o),
           d_kept(nrange * naz),
           d_scratch(fftwf_alloc(nrange * naz)),
           d_peaks(nrange),
@@ -128,7 +128,81 @@ private:
         d_image_forward.execute(image, image);
     }
 
+    // --- minimum entropy -------------------------------------------------------------
+    //! The image's samples as contiguous rows (range line r, azimuth n).
+    void gather_rows(const cfloat* image, cfloat* rows) const
+    {
+        for (std::size_t r = 0; r < d_nrange; ++r)
+            for (std::size_t n = 0; n < d_naz; ++n)
+                rows[r * d_naz + n] = image[d_layout.index(r, n)];
+    }
+
+    double keep_pulses(const cfloat* image) override
+    {
+        if (!d_pulses)
+            d_pulses = fftwf_alloc(d_nrange * d_naz);
+        cfloat* g = d_pulses.get();
+        gather_rows(image, g);
+        double energy = 0.0;
+        for (std::size_t i = 0; i < d_nrange * d_naz; ++i)
+            energy += std::norm(std::complex<double>(g[i]));
+        d_inverse.execute(g, g);
+        const float scale = 1.0f / static_cast<float>(d_naz);
+        for (std::size_t i = 0; i < d_nrange * d_naz; ++i)
+            g[i] *= scale;
+        return energy;
+    }
+
+    double entropy(const cfloat* image, double energy) override
+    {
+        double h = 0.0;
+        for (std::size_t i = 0; i < d_nrange * d_naz; ++i)
+            h += pga_entropy_term(image[i].real(), image[i].imag(), energy);
+        return h;
+    }
+
+    void entropy_gradient(const cfloat* image,
+                          double energy,
+                          std::vector<double>& gradient) override
+    {
+        cfloat* a = d_scratch.get();
+        if (!d_weighted)
+            d_weighted = fftwf_alloc(d_nrange * d_naz);
+        cfloat* b = d_weighted.get();
+        gather_rows(image, a);
+        for (std::size_t i = 0; i < d_nrange * d_naz; ++i)
+            b[i] = a[i] * pga_entropy_weight(a[i].real(), a[i].imag(), energy);
+        d_inverse.execute(a, a);
+        d_inverse.execute(b, b);
+        gradient.assign(d_naz, 0.0);
+        for (std::size_t r = 0; r < d_nrange; ++r)
+            for (std::size_t n = 0; n < d_naz; ++n)
+                gradient[n] +=
+                    std::imag(std::complex<double>(a[r * d_naz + n]) *
+                              std::conj(std::complex<double>(b[r * d_naz + n])));
+        const double k = -2.0 / (static_cast<double>(d_naz) * energy);
+        for (auto& g : gradient)
+            g *= k;
+    }
+
+    void apply_phase(const std::vector<double>& phase, cfloat* image) override
+    {
+        cfloat* a = d_scratch.get();
+        const cfloat* g = d_pulses.get();
+        std::vector<cfloat> factor(d_naz);
+        for (std::size_t n = 0; n < d_naz; ++n)
+            factor[n] = cfloat(std::polar(1.0, -phase[n]));
+        for (std::size_t r = 0; r < d_nrange; ++r)
+            for (std::size_t n = 0; n < d_naz; ++n)
+                a[r * d_naz + n] = g[r * d_naz + n] * factor[n];
+        d_forward.execute(a, a);
+        for (std::size_t r = 0; r < d_nrange; ++r)
+            for (std::size_t n = 0; n < d_naz; ++n)
+                image[d_layout.index(r, n)] = a[r * d_naz + n];
+    }
+
     std::vector<cfloat> d_kept;
+    fftwf_complex_array d_pulses, d_weighted; // entropy only: made on first use
     fftwf_complex_array d_scratch;
     std::vector<std::size_t> d_peaks;
     pga_layout d_layout;
@@ -138,8 +212,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<phase_gradient_autofocus> make_autofocus_cpu(
-    std::size_t nrange, std::size_t naz, const phase_gradient_autofocus::options& o)
+std::unique_ptr<autofocus>
+make_autofocus_cpu(std::size_t nrange, std::size_t naz, const autofocus::options& o)
 {
     return std::make_unique<autofocus_cpu>(nrange, naz, o);
 }

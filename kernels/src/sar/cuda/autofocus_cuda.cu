@@ -1,5 +1,6 @@
-/* Phase-gradient autofocus on the GPU (cuFFT); the steps of autofocus.h as the CPU twin
- * takes them. Sums over rows in double, one thread per column in row order. */
+/* Autofocus on the GPU (cuFFT): the steps of autofocus.h as the CPU twin takes them.
+ * Sums over rows in double, one thread per column in row order; whole-image sums in
+ * double, per block then added atomically. */
 #include "common/cuda/cuda_check.h"
 #include "common/cuda/cufft_plan.h"
 #include "common/cuda/launch.h"
@@ -191,11 +192,104 @@ __global__ void correct_kernel(float2* __restrict__ g,
     }
 }
 
-class autofocus_cuda final : public phase_gradient_autofocus
+// rows[r, n] = image[layout.index(r, n)] (contiguous rows), or the reverse (to_image).
+__global__ void rows_kernel(const float2* __restrict__ from,
+                            float2* __restrict__ to,
+                            pga_layout layout,
+                            bool to_image)
+{
+    const std::size_t total = layout.nrange * layout.naz;
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+         i += stride) {
+        const std::size_t at = layout.index(i / layout.naz, i % layout.naz);
+        if (to_image)
+            to[at] = from[i];
+        else
+            to[i] = from[at];
+    }
+}
+
+// out[r, n] = rows[r, n] * factor[n] (contiguous rows).
+__global__ void scale_rows_kernel(const float2* __restrict__ rows,
+                                  const float2* __restrict__ factor,
+                                  float2* __restrict__ out,
+                                  std::size_t total,
+                                  std::size_t naz)
+{
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+         i += stride) {
+        const float2 f = factor[i % naz], v = rows[i];
+        out[i] = make_float2(v.x * f.x - v.y * f.y, v.x * f.y + v.y * f.x);
+    }
+}
+
+// *sum += the image's energy (entropy false) or entropy terms with p = |x|^2 / energy.
+__global__ void image_sum_kernel(const float2* __restrict__ image,
+                                 std::size_t total,
+                                 bool entropy,
+                                 double energy,
+                                 double* sum)
+{
+    __shared__ double part[row_threads];
+    double s = 0.0;
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+         i += stride) {
+        const float2 v = image[i];
+        s += entropy ? pga_entropy_term(v.x, v.y, energy)
+                     : double(v.x) * v.x + double(v.y) * v.y;
+    }
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+        if (int(threadIdx.x) < half)
+            part[threadIdx.x] += part[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        atomicAdd(sum, part[0]);
+}
+
+// b = a times the entropy gradient's weight (ln p + 1), contiguous rows.
+__global__ void weight_kernel(const float2* __restrict__ a,
+                              float2* __restrict__ b,
+                              std::size_t total,
+                              double energy)
+{
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+         i += stride) {
+        const float2 v = a[i];
+        const float w = pga_entropy_weight(v.x, v.y, energy);
+        b[i] = make_float2(v.x * w, v.y * w);
+    }
+}
+
+// Per column n: sum_r Im(a[r, n] conj(b[r, n])) (double, rows in order).
+__global__ void gradient_kernel(const float2* __restrict__ a,
+                                const float2* __restrict__ b,
+                                std::size_t nrange,
+                                std::size_t naz,
+                                double* out)
+{
+    for (std::size_t n = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; n < naz;
+         n += std::size_t(gridDim.x) * blockDim.x) {
+        double s = 0.0;
+        for (std::size_t r = 0; r < nrange; ++r) {
+            const float2 x = a[r * naz + n], y = b[r * naz + n];
+            s += double(x.y) * y.x - double(x.x) * y.y;
+        }
+        out[n] = s;
+    }
+}
+
+class autofocus_cuda final : public autofocus
 {
 public:
     autofocus_cuda(std::size_t nrange, std::size_t naz, const options& o, stream_ref s)
-        : phase_gradient_autofocus(nrange, naz, o),
+        : autofocus(nrange, naz, o),
           d_stream(s),
           d_kept(nrange * naz * sizeof(float2)),
           d_scratch(nrange * naz * sizeof(float2)),
@@ -329,8 +423,103 @@ private:
         GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(stream()));
     }
 
+    // --- minimum entropy -------------------------------------------------------------
+    void upload_factors(const std::vector<std::complex<double>>& factors)
+    {
+        auto* f = d_host.as<float2>();
+        for (std::size_t n = 0; n < d_naz; ++n)
+            f[n] = make_float2(float(factors[n].real()), float(factors[n].imag()));
+        GPURADAR_CUDA_CHECK(who,
+                            cudaMemcpyAsync(d_factor.get(),
+                                            f,
+                                            d_naz * sizeof(float2),
+                                            cudaMemcpyHostToDevice,
+                                            stream()));
+    }
+
+    double image_sum(const float2* image, bool entropy, double energy)
+    {
+        GPURADAR_CUDA_CHECK(
+            who, cudaMemsetAsync(d_columns.get(), 0, sizeof(double), stream()));
+        image_sum_kernel<<<blocks(), row_threads, 0, stream()>>>(
+            image, total(), entropy, energy, d_columns.as<double>());
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "image_sum_kernel");
+        to_host(d_columns.get(), sizeof(double));
+        return *d_host.as<double>();
+    }
+
+    double keep_pulses(const cfloat* image) override
+    {
+        if (!d_pulses.get())
+            d_pulses = device_memory(total() * sizeof(float2));
+        float2* g = d_pulses.as<float2>();
+        rows_kernel<<<blocks(), elementwise_threads, 0, stream()>>>(
+            reinterpret_cast<const float2*>(image), g, d_layout, false);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "rows_kernel");
+        const double energy = image_sum(g, false, 0.0);
+        fft(d_plan, g, CUFFT_INVERSE);
+        upload_factors(std::vector<std::complex<double>>(d_naz, 1.0 / double(d_naz)));
+        scale_rows_kernel<<<blocks(), elementwise_threads, 0, stream()>>>(
+            g, d_factor.as<float2>(), g, total(), d_naz);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "scale_rows_kernel");
+        GPURADAR_CUDA_CHECK(who,
+                            cudaStreamSynchronize(stream())); // pinned factors reused
+        return energy;
+    }
+
+    double entropy(const cfloat* image, double energy) override
+    {
+        return image_sum(reinterpret_cast<const float2*>(image), true, energy);
+    }
+
+    void entropy_gradient(const cfloat* image,
+                          double energy,
+                          std::vector<double>& gradient) override
+    {
+        if (!d_weighted.get())
+            d_weighted = device_memory(total() * sizeof(float2));
+        float2* a = d_scratch.as<float2>();
+        float2* b = d_weighted.as<float2>();
+        rows_kernel<<<blocks(), elementwise_threads, 0, stream()>>>(
+            reinterpret_cast<const float2*>(image), a, d_layout, false);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "rows_kernel");
+        weight_kernel<<<blocks(), elementwise_threads, 0, stream()>>>(
+            a, b, total(), energy);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "weight_kernel");
+        fft(d_plan, a, CUFFT_INVERSE);
+        fft(d_plan, b, CUFFT_INVERSE);
+        gradient_kernel<<<elementwise_blocks(d_naz), elementwise_threads, 0, stream()>>>(
+            a, b, d_nrange, d_naz, d_columns.as<double>());
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "gradient_kernel");
+        to_host(d_columns.get(), d_naz * sizeof(double));
+        const double* g = d_host.as<double>();
+        const double k = -2.0 / (static_cast<double>(d_naz) * energy);
+        gradient.resize(d_naz);
+        for (std::size_t n = 0; n < d_naz; ++n)
+            gradient[n] = k * g[n];
+    }
+
+    void apply_phase(const std::vector<double>& phase, cfloat* image) override
+    {
+        std::vector<std::complex<double>> factors(d_naz);
+        for (std::size_t n = 0; n < d_naz; ++n)
+            factors[n] = std::polar(1.0, -phase[n]);
+        upload_factors(factors);
+        float2* a = d_scratch.as<float2>();
+        scale_rows_kernel<<<blocks(), elementwise_threads, 0, stream()>>>(
+            d_pulses.as<float2>(), d_factor.as<float2>(), a, total(), d_naz);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "scale_rows_kernel");
+        fft(d_plan, a, CUFFT_FORWARD);
+        rows_kernel<<<blocks(), elementwise_threads, 0, stream()>>>(
+            a, reinterpret_cast<float2*>(image), d_layout, true);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "rows_kernel");
+        GPURADAR_CUDA_CHECK(who,
+                            cudaStreamSynchronize(stream())); // pinned factors reused
+    }
+
     stream_ref d_stream;
     device_memory d_kept, d_scratch, d_peaks, d_slopes, d_columns, d_factor, d_count;
+    device_memory d_pulses, d_weighted; // entropy only: made on first use
     pinned_memory d_host;
     pga_layout d_layout;
     // scratch rows (azimuth contiguous) and the caller's image (its layout)
@@ -339,11 +528,10 @@ private:
 
 } // namespace
 
-std::unique_ptr<phase_gradient_autofocus>
-make_autofocus_cuda(std::size_t nrange,
-                    std::size_t naz,
-                    const phase_gradient_autofocus::options& o,
-                    stream_ref s)
+std::unique_ptr<autofocus> make_autofocus_cuda(std::size_t nrange,
+                                               std::size_t naz,
+                                               const autofocus::options& o,
+                                               stream_ref s)
 {
     return std::make_unique<autofocus_cuda>(nrange, naz, o, s);
 }

@@ -1,4 +1,4 @@
-/* SAR autofocus: phase-gradient autofocus (PGA) of a complex image. */
+/* SAR autofocus of a complex image: phase-gradient (PGA) or minimum-entropy. */
 #ifndef INCLUDED_GPURADAR_KERNELS_AUTOFOCUS_H
 #define INCLUDED_GPURADAR_KERNELS_AUTOFOCUS_H
 
@@ -26,15 +26,17 @@ struct autofocus_result {
 };
 
 /*!
- * \brief Phase-gradient autofocus (Wahl, Eichel, Ghiglia and Jakowatz 1994) of a
- * complex image of nrange range lines by naz azimuth samples (azimuth contiguous, or
- * along the rows: options::azimuth_contiguous). Below, "row" is a range line and
- * "column" an azimuth sample.
+ * \brief Autofocus of a complex SAR image of nrange range lines by naz azimuth samples
+ * (azimuth contiguous, or along the rows: options::azimuth_contiguous). Below, "row" is
+ * a range line and "column" an azimuth sample.
  *
  * Model: the image's azimuth axis is the DFT of the pulses (slow time), image[r, c] =
  * sum_n g[r, n] exp(-2 pi i c n / naz), as in spotlight and polar-format images and,
  * over a short aperture, backprojected ones; a phase error e(n) common to every range
- * row multiplies g. Each iteration:
+ * row multiplies g. The image is corrected by exp(-j e(n)) on every row's g.
+ *
+ * method::pga, phase-gradient autofocus (Wahl, Eichel, Ghiglia and Jakowatz 1994). Each
+ * iteration:
  *  1. centre: each row circularly shifted so that its brightest sample sits at column 0,
  *     then by the rest of a bin its mean azimuth-time phase slope gives, s = arg sum_n
  *     g[n+1] conj(g[n]) (g the row's inverse DFT; the row's g times exp(-j s n)), so that
@@ -48,22 +50,36 @@ struct autofocus_result {
  *     estimator): d(n) = arg sum_r g[r, n] conj(g[r, n-1]) for n >= 1, in double;
  *  4. e(n) = sum of d up to n, its least-squares line removed (a linear phase only
  *     shifts the image);
- *  5. the image is corrected: every row's inverse DFT times exp(-j e(n)), then the DFT.
- * It stops when the correction's RMS falls below tolerance_rad (converged) or after
- * max_iterations. Not converged (no point-like content, e.g. noise or a flat scene):
- * the output is the input, unchanged, and result.reason says why. An image with a
- * non-finite sample is not processed (output = input; counted).
+ *  5. the image is corrected.
+ * Converged when a correction's RMS falls below tolerance_rad.
  *
- * Both backends follow these steps in the same order; sums over rows are in double.
+ * method::entropy, minimum-entropy autofocus by gradient descent: the phases e(n)
+ * minimise the image entropy H = -sum p ln p, p = |image|^2 / sum |image|^2. Its
+ * gradient, dH/de(n) = -(2 / (naz E)) sum_r Im(A[r, n] conj(B[r, n])) with A, B the
+ * unnormalised inverse DFTs of the image and of (ln p + 1) times the image and E = sum
+ * |image|^2, is taken each iteration; the step starts at 0.5 / max |gradient| (then four
+ * times the last accepted step) and is halved until the entropy falls by the Armijo
+ * margin 1e-4 x step x |gradient|^2 (at most 40 halvings). Converged when a step lowers
+ * the entropy by less than tolerance_entropy x H, or no step lowers it (a minimum).
+ * The phases are found per pulse, so modulo 2 pi: phase_error is unwrapped (and its
+ * line removed) before it is reported.
+ *
+ * Either method: after max_iterations without converging (no point-like content, e.g.
+ * noise or a flat scene), the output is the input, unchanged, and result.reason says
+ * why. An image with a non-finite sample is not processed (output = input; counted).
+ * Both backends follow the same steps in the same order; sums over rows are in double.
  */
-class phase_gradient_autofocus
+class autofocus
 {
 public:
+    enum class method { pga, entropy };
+
     struct options {
-        int max_iterations = 20; //!< 1 to 1000
-        double tolerance_rad =
-            0.01;                   //!< > 0: converged when the correction's RMS is below
-        std::size_t min_window = 8; //!< 3 to naz: narrowest window (columns)
+        method algorithm = method::pga;
+        int max_iterations = 50;     //!< 1 to 1000
+        double tolerance_rad = 0.01; //!< pga: > 0, converged below this correction RMS
+        double tolerance_entropy = 1e-6; //!< entropy: > 0, relative decrease that stops
+        std::size_t min_window = 8;      //!< pga: 3 to naz, narrowest window (columns)
         //! true: the image is nrange rows of naz azimuth samples (azimuth contiguous);
         //! false: naz rows (azimuth) of nrange samples, as sar_focus's stripmap images
         bool azimuth_contiguous = true;
@@ -71,6 +87,10 @@ public:
 
     //! Largest image (nrange * naz samples): 2^30.
     static constexpr std::size_t max_samples = std::size_t(1) << 30;
+
+    //! Parses "pga" | "entropy"; std::invalid_argument naming `method` otherwise.
+    static method parse_method(const std::string& name);
+    static const char* to_string(method m);
 
     //! The checks of make() alone (std::invalid_argument naming the parameter).
     static void validate(std::size_t nrange, std::size_t naz, const options& o);
@@ -80,13 +100,12 @@ public:
      * else std::invalid_argument "gpuradar::autofocus: <param> must be ...", before
      * anything is allocated. CUDA queues its work on `stream`; run() waits for it.
      */
-    static std::unique_ptr<phase_gradient_autofocus>
-    make(backend b,
-         std::size_t nrange,
-         std::size_t naz,
-         const options& o,
-         stream_ref stream = stream_ref());
-    virtual ~phase_gradient_autofocus() = default;
+    static std::unique_ptr<autofocus> make(backend b,
+                                           std::size_t nrange,
+                                           std::size_t naz,
+                                           const options& o,
+                                           stream_ref stream = stream_ref());
+    virtual ~autofocus() = default;
 
     /*!
      * Autofocus `in` (nrange x naz) into `out` (may be `in`). Device pointers on CUDA.
@@ -98,7 +117,7 @@ public:
     std::size_t naz() const { return d_naz; }
 
 protected:
-    phase_gradient_autofocus(std::size_t nrange, std::size_t naz, const options& o)
+    autofocus(std::size_t nrange, std::size_t naz, const options& o)
         : d_nrange(nrange), d_naz(naz), d_options(o)
     {
     }
@@ -107,6 +126,8 @@ protected:
     virtual std::size_t keep_input(const cfloat* in) = 0;
     //! Copies the kept input into `out`.
     virtual void restore(cfloat* out) = 0;
+
+    // pga
     //! Steps 1-2's centring into the backend's scratch rows; returns through `profile`
     //! their summed intensity per column (naz values).
     virtual void centre(const cfloat* image, std::vector<double>& profile) = 0;
@@ -117,6 +138,24 @@ protected:
     //! Step 5: image rows times exp(-j phase[n]) in the azimuth-time domain.
     virtual void correct(cfloat* image, const std::vector<double>& phase) = 0;
 
+    // entropy
+    //! Keeps the pulses g of `image` (each row's inverse DFT, 1/naz) for apply_phase();
+    //! returns E = sum |image|^2.
+    virtual double keep_pulses(const cfloat* image) = 0;
+    //! The image's entropy with p = |image|^2 / energy (double).
+    virtual double entropy(const cfloat* image, double energy) = 0;
+    //! dH/de(n) of the image (see the class comment), naz values.
+    virtual void entropy_gradient(const cfloat* image,
+                                  double energy,
+                                  std::vector<double>& gradient) = 0;
+    //! image = the DFT of the kept pulses times exp(-j phase[n]).
+    virtual void apply_phase(const std::vector<double>& phase, cfloat* image) = 0;
+
+private:
+    void run_pga(cfloat* out, autofocus_result& r);
+    void run_entropy(cfloat* out, autofocus_result& r);
+
+protected:
     std::size_t d_nrange, d_naz;
     options d_options;
 };
