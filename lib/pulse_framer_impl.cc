@@ -22,7 +22,8 @@ pulse_framer::sptr pulse_framer::make(double pri_samples,
                                       const std::string& trigger_tag,
                                       double threshold,
                                       const std::string& backend,
-                                      int device)
+                                      int device,
+                                      const std::string& input_type)
 {
     kernels::framer_config c;
     c.pri_samples = pri_samples;
@@ -33,6 +34,7 @@ pulse_framer::sptr pulse_framer::make(double pri_samples,
     c.fc = fc;
     c.trigger = kernels::parse_trigger_mode(trigger, "pulse_framer");
     c.threshold = threshold;
+    c.input = kernels::parse_sample_format(input_type, "pulse_framer", "input_type");
     if (c.trigger == kernels::trigger_mode::tag && trigger_tag.empty())
         throw std::invalid_argument("gpuradar::pulse_framer: trigger_tag must be a tag "
                                     "key with trigger=tag (got '')");
@@ -57,13 +59,13 @@ pulse_framer_impl::pulse_framer_impl(const kernels::framer_config& cfg,
                                      kernels::backend backend,
                                      int device)
     : gr::block("pulse_framer",
-                stream_signature(backend, sizeof(gr_complex)),
+                stream_signature(backend, kernels::sample_bytes(cfg.input)),
                 stream_signature(backend, sizeof(gr_complex) * cfg.nrange)),
       gpu_stream_owner(backend, "pulse_framer", kernels::stream_priority::normal, device),
       d_backend(backend),
       d_core(cfg,
              kernels::framer_copy::make(
-                 backend, std::size_t(cfg.npulses) * cfg.nrange, stream())),
+                 backend, std::size_t(cfg.npulses) * cfg.nrange, stream(), cfg.input)),
       d_rx_time_key(pmt::intern("rx_time")),
       d_trigger_key(pmt::intern(trigger_tag.empty() ? "trigger" : trigger_tag))
 {
@@ -157,7 +159,7 @@ int pulse_framer_impl::general_work(int noutput_items,
                                     gr_vector_void_star& output_items)
 {
     begin_work(); // before any kernel touches the buffers
-    const auto* in = static_cast<const kernels::cfloat*>(input_items[0]);
+    const void* in = input_items[0]; // in config().input's format
     auto* out = static_cast<kernels::cfloat*>(output_items[0]);
     const auto& cfg = d_core.config();
     const std::uint64_t offset = nitems_read(0);

@@ -23,6 +23,10 @@ public:
 
     std::uint64_t dropped_cpis() const override { return d_dropped; }
     std::uint64_t emitted_cpis() const override { return d_emitted; }
+    std::string input_type() const override
+    {
+        return kernels::to_string(d_core.config().input);
+    }
     std::uint64_t lost_samples() const override { return d_lost; }
     std::uint64_t rejected_time_jumps() const override { return d_rejected; }
     std::uint64_t nonfinite_samples() const override { return d_nonfinite; }

@@ -188,7 +188,10 @@ def port_rows(ports):
             rows.append(f"| {p.get('id', p.get('label'))} | message | — | "
                         f"{'optional' if p.get('optional') else ''} |")
         else:
-            rows.append(f"| {p.get('label', '')} | {p.get('dtype')} | "
+            dtype = str(p.get("dtype"))
+            if "${" in dtype:  # a type that follows a parameter (input_type.type)
+                dtype = f"`{dtype.replace('${', '').replace('}', '').strip()}`"
+            rows.append(f"| {p.get('label', '')} | {dtype} | "
                         f"`{str(p.get('vlen', 1)).replace('${', '').replace('}', '').strip()}` | "
                         f"{'optional' if p.get('optional') else ''} |")
     return rows

@@ -5,11 +5,16 @@
 #include "test_support.h"
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
+#include <gpuradar/kernels/common/sample_convert.h>
 #include <gnuradio/gpuradar/pulse_framer.h>
 #include <gnuradio/top_block.h>
 #include <gpuradar/kernels/waveform/pulse_timing.h>
 #include <pmt/pmt.h>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
 #include <utility>
 
 namespace gpuradar::test {
@@ -280,6 +285,112 @@ TEST(PulseFramerCpu, test_004_bad_parameters_name_them)
                         "trigger_tag");
     EXPECT_NO_THROW(pulse_framer::make(100.0, 0, 10, 1, 1e6, 1e9, "threshold", "", 0.5));
     EXPECT_NO_THROW(pulse_framer::make(100.0, 0, 10, 1, 1e6, 1e9, "free"));
+    expect_invalid_here(
+        [] {
+            pulse_framer::make(
+                100.0, 0, 10, 1, 1e6, 1e9, "free", "", 0.0, "cpu", 0, "cs16");
+        },
+        "input_type must be one of fc32, sc16, sc8 (got 'cs16')");
+}
+
+// Interleaved integer parts over the whole code range, the extremes planted at both ends.
+template <typename Int>
+std::vector<Int> random_parts(std::size_t samples, std::uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> u(std::numeric_limits<Int>::min(),
+                                         std::numeric_limits<Int>::max());
+    std::vector<Int> v(2 * samples);
+    for (auto& x : v)
+        x = static_cast<Int>(u(rng));
+    v[0] = std::numeric_limits<Int>::min();
+    v[1] = std::numeric_limits<Int>::max();
+    v[v.size() - 2] = std::numeric_limits<Int>::max();
+    v[v.size() - 1] = std::numeric_limits<Int>::min();
+    return v;
+}
+
+// The framer on integers through GNU Radio's own port types (short / byte with vlen 2:
+// the sc16 / sc8 item sizes a UHD source gives).
+// (vector_source_b takes unsigned char: the int8 parts go in as their bytes.)
+template <typename Int, typename Source, typename Sink, typename Item = Int>
+std::vector<gr_complex> run_integers(const std::vector<Int>& parts,
+                                     grr::pulse_framer::sptr f,
+                                     unsigned nrange,
+                                     const std::vector<gr::tag_t>& tags = {})
+{
+    static_assert(sizeof(Item) == sizeof(Int));
+    std::vector<Item> items(parts.size());
+    std::memcpy(items.data(), parts.data(), parts.size() * sizeof(Int));
+    auto tb = gr::make_top_block("pulse_framer_integers");
+    auto src = Source::make(items, false, 2, tags);
+    auto snk = Sink::make(nrange);
+    tb->connect(src, 0, f, 0);
+    tb->connect(f, 0, snk, 0);
+    tb->run();
+    return snk->data();
+}
+
+TEST(PulseFramerCpu, test_007_sc16_and_sc8_gates_scaled_to_full_scale)
+{
+    // The same schedule (fractional PRI, free trigger) on the integers and on their
+    // exact float values x / 32768 (sc16) or x / 128 (sc8): bit for bit the same pulses.
+    const double pri = 1000.0 / 7.0;
+    const unsigned gs = 3, nr = 101, np = 5;
+    const std::size_t n = 30 * np * 143;
+    const auto s16 = random_parts<std::int16_t>(n, 11);
+    const auto s8 = random_parts<std::int8_t>(n, 12);
+    std::vector<gr_complex> f16(n), f8(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        f16[i] = gr_complex(float(s16[2 * i] / 32768.0), float(s16[2 * i + 1] / 32768.0));
+        f8[i] = gr_complex(float(s8[2 * i] / 128.0), float(s8[2 * i + 1] / 128.0));
+    }
+    auto make = [&](const char* type) {
+        return grr::pulse_framer::make(
+            pri, gs, nr, np, 1e6, 1e9, "free", "", 0.0, "cpu", 0, type);
+    };
+    auto fr16 = make("sc16");
+    EXPECT_EQ(fr16->input_type(), "sc16");
+    const auto y16 =
+        run_integers<std::int16_t, gr::blocks::vector_source_s, gr::blocks::vector_sink_c>(
+            s16, fr16, nr);
+    const auto y8 =
+        run_integers<std::int8_t,
+                     gr::blocks::vector_source_b,
+                     gr::blocks::vector_sink_c,
+                     unsigned char>(s8, make("sc8"), nr);
+    const auto ref16 = run(f16, {}, make("fc32"), nr).data;
+    const auto ref8 = run(f8, {}, make("fc32"), nr).data;
+    ASSERT_GE(ref16.size(), 25u * np * nr);
+    EXPECT_TRUE(y16 == ref16);
+    EXPECT_TRUE(y8 == ref8);
+    // Free anchoring at sample 0 with gate_start 3: pulse 0's first sample is sample 3.
+    EXPECT_EQ(y16[0], f16[gs]);
+    EXPECT_EQ(y8[0], f8[gs]);
+}
+
+TEST(PulseFramerCpu, test_008_threshold_compares_the_scaled_power)
+{
+    // Noise of about 200 codes (|x|^2 about 1e-4 of full scale, but 8e4 in raw codes)
+    // and a leakage burst of 0.5 full scale at sample 777: the threshold 0.1 (full-scale
+    // units) must anchor at the burst; read as raw codes it would fire on sample 0.
+    const unsigned nr = 20, np = 2;
+    const std::size_t n = 4000, at = 777;
+    std::mt19937 rng(5);
+    std::normal_distribution<float> g(0.0f, 200.0f);
+    std::vector<std::int16_t> parts(2 * n);
+    for (auto& v : parts)
+        v = static_cast<std::int16_t>(std::lround(g(rng)));
+    for (std::size_t i = at; i < at + 10; ++i)
+        parts[2 * i] = 16384;
+    auto f = grr::pulse_framer::make(
+        100.0, 0, nr, np, 1e6, 1e9, "threshold", "", 0.1, "cpu", 0, "sc16");
+    const auto y =
+        run_integers<std::int16_t, gr::blocks::vector_source_s, gr::blocks::vector_sink_c>(
+            parts, f, nr);
+    ASSERT_FALSE(y.empty());
+    EXPECT_EQ(y[0], kernels::sample_at(parts.data(), kernels::sample_format::sc16, at));
+    EXPECT_EQ(y[0].real(), 0.5f);
 }
 
 } // namespace

@@ -92,6 +92,16 @@ public:
      *                     (std::invalid_argument naming `device` and the range). The CPU
      *                     backend refuses a negative index and logs and ignores any
      *                     other.
+     * \param input_type   the input samples' format: "fc32" (gr_complex, the default),
+     *                     "sc16" (interleaved int16 I, Q: 4 bytes a sample, as UHD and
+     *                     SoapySDR deliver with cpu_format sc16) or "sc8" (interleaved
+     *                     int8, 2 bytes). Integers are scaled to 1.0 = full scale, x /
+     *                     32768 (sc16) or x / 128 (sc8), UHD's and VOLK's convention:
+     *                     the threshold compares |x|^2 after that scaling. The gates
+     *                     are converted as they are cut (CUDA: the integers are what the
+     *                     device buffer copies to the GPU, half or a quarter of the fc32
+     *                     bytes, and the gather kernel converts them; CPU: VOLK). Other
+     *                     names throw std::invalid_argument naming `input_type`.
      */
     static sptr make(double pri_samples,
                      unsigned int gate_start,
@@ -103,7 +113,8 @@ public:
                      const std::string& trigger_tag = "trigger",
                      double threshold = 0.0,
                      const std::string& backend = "auto",
-                     int device = 0);
+                     int device = 0,
+                     const std::string& input_type = "fc32");
 
     /*!
      * Live control (GRC callback): the |x|^2 level of the threshold trigger from the next
@@ -117,6 +128,8 @@ public:
     virtual std::uint64_t dropped_cpis() const = 0;
     //! CPIs written.
     virtual std::uint64_t emitted_cpis() const = 0;
+    //! The input samples' format: "fc32", "sc16" or "sc8".
+    virtual std::string input_type() const = 0;
     //! Samples reported lost by rx_time gaps (each gap rounded to whole samples).
     virtual std::uint64_t lost_samples() const = 0;
     //! rx_time tags ignored as implausible: time going backwards, or a jump of more than

@@ -24,10 +24,12 @@ void bind_pulse_framer(py::module& m)
              py::arg("trigger_tag") = "trigger",
              py::arg("threshold") = 0.0,
              py::arg("backend") = "auto",
-             py::arg("device") = 0)
+             py::arg("device") = 0,
+             py::arg("input_type") = "fc32")
         .def("set_threshold", &pulse_framer::set_threshold, py::arg("threshold"))
         .def("dropped_cpis", &pulse_framer::dropped_cpis)
         .def("emitted_cpis", &pulse_framer::emitted_cpis)
+        .def("input_type", &pulse_framer::input_type)
         .def("lost_samples", &pulse_framer::lost_samples)
         .def("rejected_time_jumps", &pulse_framer::rejected_time_jumps)
         .def("nonfinite_samples", &pulse_framer::nonfinite_samples)
