@@ -85,6 +85,24 @@ scene make_scene(std::size_t nrange,
     return s;
 }
 
+//! x minus its least-squares line (in double).
+std::vector<double> detrend(std::vector<double> x)
+{
+    const double n = double(x.size());
+    double si = 0, sx = 0, sii = 0, six = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        si += double(i);
+        sx += x[i];
+        sii += double(i) * double(i);
+        six += double(i) * x[i];
+    }
+    const double slope = (n * six - si * sx) / (n * sii - si * si);
+    const double icpt = (sx - slope * si) / n;
+    for (std::size_t i = 0; i < x.size(); ++i)
+        x[i] -= icpt + slope * double(i);
+    return x;
+}
+
 //! The steps of autofocus.h in double with naive DFTs.
 struct reference_result {
     std::vector<cd> image;
@@ -156,18 +174,9 @@ reference_result reference_pga(const std::vector<cfloat>& in,
         std::vector<double> e(naz, 0.0);
         for (std::size_t n = 1; n < naz; ++n)
             e[n] = e[n - 1] + std::arg(sums[n]);
-        double si = 0, se = 0, sii = 0, sie = 0;
-        for (std::size_t n = 0; n < naz; ++n) {
-            si += double(n);
-            se += e[n];
-            sii += double(n) * double(n);
-            sie += double(n) * e[n];
-        }
-        const double b = (double(naz) * sie - si * se) / (double(naz) * sii - si * si);
-        const double a = (se - b * si) / double(naz);
+        e = detrend(e);
         double ss = 0;
         for (std::size_t n = 0; n < naz; ++n) {
-            e[n] -= a + b * double(n);
             out.phase[n] += e[n];
             ss += e[n] * e[n];
         }
@@ -238,24 +247,13 @@ double entropy(const std::vector<cfloat>& image)
 //! RMS difference of two phase curves after removing the best line between them.
 double detrended_rms(const std::vector<double>& a, const std::vector<double>& b)
 {
-    const std::size_t n = a.size();
-    std::vector<double> d(n);
-    double si = 0, sd = 0, sii = 0, sid = 0;
-    for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> d(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
         d[i] = a[i] - b[i];
-        si += double(i);
-        sd += d[i];
-        sii += double(i) * double(i);
-        sid += double(i) * d[i];
-    }
-    const double slope = (double(n) * sid - si * sd) / (double(n) * sii - si * si);
-    const double icpt = (sd - slope * si) / double(n);
     double ss = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const double r = d[i] - icpt - slope * double(i);
+    for (double r : detrend(d))
         ss += r * r;
-    }
-    return std::sqrt(ss / double(n));
+    return std::sqrt(ss / double(a.size()));
 }
 
 constexpr std::size_t nrange = 24, naz = 128;
