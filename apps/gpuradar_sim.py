@@ -143,6 +143,11 @@ def parse_args(argv):
     sar.add_argument("--allow-large-output", action="store_true",
                      help="write even when the recording is larger than the free space")
     app_util.add_sar_scenario_args(sar, seed=True)
+    add_motion_args(sar.add_argument_group(
+        "navigation errors (off by default)",
+        "the echoes come from the scenario's (true) track; the geometry file carries the "
+        "measured track, true + errors, and <output>.true_geometry.f64 the true one "
+        "(models: gnuradio.gpuradar.sar_sim.MotionErrors)"))
     sar.add_argument("--quiet", "-q", action="store_true", help="(no effect: quick)")
 
     add_stripmap_parser(sub)
@@ -153,6 +158,72 @@ def parse_args(argv):
                                                                 "--version")):
         argv.insert(0, "pulse-doppler")
     return p.parse_args(argv)
+
+
+def parse_sinusoid(text):
+    """A,PERIOD[s|m][,PHASE] -> sar_sim.Sinusoid (m, s or m, rad)."""
+    parts = text.split(",")
+    if len(parts) not in (2, 3):
+        raise argparse.ArgumentTypeError(f"expected AMPLITUDE_M,PERIOD(s|m)[,PHASE_RAD] "
+                                         f"(got {text!r})")
+    period = parts[1].strip()
+    unit = period[-1:]
+    if unit not in ("s", "m"):
+        raise argparse.ArgumentTypeError(f"the period needs its unit, s (seconds) or m "
+                                         f"(metres along track): e.g. 2s or 50m (got "
+                                         f"{text!r})")
+    try:
+        amp = number(minimum=0)(parts[0])
+        value = number(above=0)(period[:-1])
+        phase = number()(parts[2]) if len(parts) == 3 else 0.0
+    except argparse.ArgumentTypeError as e:
+        raise argparse.ArgumentTypeError(f"{e} in {text!r} (AMPLITUDE_M,PERIOD(s|m)"
+                                         f"[,PHASE_RAD])") from None
+    return sar_sim.Sinusoid(amp, value if unit == "s" else None,
+                            value if unit == "m" else None, phase)
+
+
+MOTION_OPTIONS = ("velocity_error", "cross_track_sine", "vertical_sine", "cross_track_walk",
+                  "vertical_walk", "cross_track_noise", "vertical_noise")
+
+
+def add_motion_args(g, prf=True):
+    """The navigation error options (sar_sim.MotionErrors); prf: add --prf (the pulse
+    times), which stripmap has already."""
+    if prf:
+        g.add_argument("--prf", type=number(above=0, maximum=1e7), default=1000.0,
+                       help="pulse rate giving each pulse's time for the error models "
+                            "(Hz; default: %(default)s)")
+    g.add_argument("--velocity-error", type=number(minimum=-1e3, maximum=1e3),
+                   metavar="M_PER_S",
+                   help="along-track velocity error: measured - true = this x t, t from "
+                        "the aperture's centre")
+    for axis in ("cross-track", "vertical"):
+        g.add_argument(f"--{axis}-sine", action="append", type=parse_sinusoid,
+                       metavar="A_M,PERIOD(s|m)[,PHASE_RAD]",
+                       help=f"{axis} error A sin(2 pi t / T + phase) (period in s) or of "
+                            f"the along-track distance (in m); repeat to add")
+        g.add_argument(f"--{axis}-walk", type=number(minimum=0, maximum=1e3),
+                       metavar="M_PER_SQRT_S",
+                       help=f"{axis} random walk (m/sqrt(s), from 0 at the first pulse)")
+        g.add_argument(f"--{axis}-noise", type=number(minimum=0, maximum=1e3),
+                       metavar="M_RMS", help=f"{axis} white noise (m RMS, per pulse)")
+    g.add_argument("--motion-seed", type=number(int, minimum=0, maximum=2**63 - 1),
+                   default=1, help="seed of the random walks and white noise")
+
+
+def motion_errors(args):
+    """The MotionErrors of the options, or None when none was given."""
+    if all(getattr(args, k) is None for k in MOTION_OPTIONS):
+        return None
+    return sar_sim.MotionErrors(
+        prf=args.prf, velocity_error_mps=args.velocity_error or 0.0,
+        cross_track=sar_sim.AxisErrors(args.cross_track_sine or [],
+                                       args.cross_track_walk or 0.0,
+                                       args.cross_track_noise or 0.0),
+        vertical=sar_sim.AxisErrors(args.vertical_sine or [], args.vertical_walk or 0.0,
+                                    args.vertical_noise or 0.0),
+        seed=args.motion_seed)
 
 
 #: Acquisition options of gpuradar-sim stripmap: (option, Acquisition field, check, help).
@@ -411,14 +482,17 @@ def run_pulse_doppler(args):
 
 def run_sar(args):
     args.output = app_util.output_prefix(args.output, "gpuradar_sar_ph")
-    history = app_util.sar_scenario(args)
+    motion = motion_errors(args)
+    history = app_util.sar_scenario(args, motion)
     if not args.allow_large_output:
         app_util.check_free_space(args.output, history.pulses.nbytes +
-                                  history.geometry.nbytes + 65536)
+                                  2 * history.geometry.nbytes + 65536)
     with app_util.StagedOutputs() as out:
         tmp = out.path(args.output + sar_sim.DATA_SUFFIX)
         out.path(args.output + sar_sim.META_SUFFIX)
         out.path(args.output + sar_sim.GEOMETRY_SUFFIX)
+        if motion is not None:
+            out.path(args.output + sar_sim.TRUE_GEOMETRY_SUFFIX)
         try:
             sar_sim.write(sar_sim.base_of(tmp), history)
         except ValueError as e:  # e.g. a non-finite value for the metadata
@@ -429,6 +503,11 @@ def run_sar(args):
           f"{len(history.targets)} point targets")
     print(f"  wrote {args.output}{sar_sim.DATA_SUFFIX}, {args.output}{sar_sim.META_SUFFIX} "
           f"and {args.output}{sar_sim.GEOMETRY_SUFFIX}")
+    if motion is not None:
+        e = history.geometry[:, :3] - history.true_geometry[:, :3]
+        rms = " / ".join(f"{math.sqrt(float((e[:, i] ** 2).mean())):.4g}" for i in range(3))
+        print(f"  navigation errors: measured - true track RMS {rms} m (x / y / z); the "
+              f"true track in {args.output}{sar_sim.TRUE_GEOMETRY_SUFFIX}")
     print(f"  next: gpuradar-sar --input {args.output}")
     return 0
 

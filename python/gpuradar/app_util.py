@@ -386,9 +386,10 @@ MAX_SAR_SAMPLES = 1 << 27
 MAX_SAR_PIXELS = 1 << 24
 
 
-def sar_scenario(args):
+def sar_scenario(args, motion=None):
     """sar_sim.scenario() of the options add_sar_scenario_args added (sizes checked
-    before anything is allocated)."""
+    before anything is allocated), with navigation errors `motion` (sar_sim.MotionErrors)
+    when given."""
     from . import sar_sim
     p = dict(sar_sim.PRESETS[args.preset])
     for name in ("npulses", "nbins", "image_size", "noise"):
@@ -408,6 +409,6 @@ def sar_scenario(args):
                                 f0=args.f0, bandwidth=args.bandwidth,
                                 standoff=args.standoff, altitude=args.altitude,
                                 image_size=p["image_size"], noise_sigma=p["noise"],
-                                seed=getattr(args, "seed", 1))
+                                seed=getattr(args, "seed", 1), motion=motion)
     except ValueError as e:
         raise AppError(f"SAR scenario: {e}") from None

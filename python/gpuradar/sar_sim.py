@@ -36,8 +36,30 @@ Recording format (``<base>`` is any path prefix)
     and ``gpuradar:geometry_format``. The truth is one annotation per target spanning
     the whole recording, with ``gpuradar:position`` [x, y, z] (m) and
     ``gpuradar:amplitude`` [re, im].
+``<base>.true_geometry.f64`` (only with navigation errors)
+    The geometry of the track the echoes were simulated on, in the format of
+    ``<base>.geometry.f64``, named by ``gpuradar:true_geometry_file``; the metadata's
+    ``gpuradar:motion_errors`` holds the error model (``MotionErrors``' fields).
+
+Navigation errors (``MotionErrors``, off by default)
+----------------------------------------------------
+The echoes are simulated on the scenario's track (the true one); the recording's
+geometry file carries the measured track, true + e(t), with r0, dr and f0 unchanged (the
+range gate is timed by the radar, not by its navigation). Pulse i is at time
+t_i = (i - (npulses - 1) / 2) / prf and along-track distance s_i from the first pulse.
+e(t) has three components on the track's local axes: along track (the horizontal unit
+tangent), cross track (the horizontal normal to its left, tangent x z-up) and vertical
+(z up):
+
+- along track: ``velocity_error_mps`` x t_i (a constant velocity error, zero at the
+  aperture centre);
+- cross track and vertical, each the sum of: sinusoids (``Sinusoid``: amplitude A m,
+  period T s or P m, phase phi: A sin(2 pi t_i / T + phi) or A sin(2 pi s_i / P + phi)), a
+  random walk (sigma m/sqrt(s): the sum of independent N(0, sigma^2 / prf) steps, 0 at
+  the first pulse) and white noise (m RMS, independent per pulse), both from ``seed``.
 """
 
+import math
 import os
 from dataclasses import asdict, dataclass, field
 from typing import List, Optional, Sequence, Tuple
@@ -53,6 +75,7 @@ from .sigmf_io import DATA_SUFFIX, META_SUFFIX, NAMESPACE, RecordingError
 SPEED_OF_LIGHT = _speed_of_light
 GEOMETRY_LENGTH = 6
 GEOMETRY_SUFFIX = ".geometry.f64"
+TRUE_GEOMETRY_SUFFIX = ".true_geometry.f64"
 GEOMETRY_FORMAT = ("float64 little-endian, npulses x 6, row = [x, y, z, r0, dr, f0] "
                    "(m, m, m, m, m, Hz)")
 #: Sizes and noise of the apps' embedded scenarios (gpuradar-sim sar --preset, gpuradar-sar
@@ -133,14 +156,119 @@ class _Pulses:
 
 
 @dataclass
+class Sinusoid:
+    """A sinusoidal track error A sin(2 pi t / T + phi) (period_s) or
+    A sin(2 pi s / P + phi) (period_m, s the along-track distance); exactly one period."""
+    amplitude_m: float
+    period_s: Optional[float] = None
+    period_m: Optional[float] = None
+    phase_rad: float = 0.0
+
+    def check(self, name):
+        if not (math.isfinite(self.amplitude_m) and self.amplitude_m >= 0):
+            raise ValueError(f"{name}: amplitude must be >= 0 m and finite (got "
+                             f"{self.amplitude_m!r})")
+        if (self.period_s is None) == (self.period_m is None):
+            raise ValueError(f"{name}: give exactly one period, in s or in m")
+        period = self.period_s if self.period_s is not None else self.period_m
+        if not (math.isfinite(period) and period > 0):
+            raise ValueError(f"{name}: period must be > 0 and finite (got {period!r})")
+        if not math.isfinite(self.phase_rad):
+            raise ValueError(f"{name}: phase must be finite (got {self.phase_rad!r})")
+
+    def __call__(self, t, s):
+        if self.period_s is not None:
+            return self.amplitude_m * np.sin(2 * np.pi * t / self.period_s + self.phase_rad)
+        return self.amplitude_m * np.sin(2 * np.pi * s / self.period_m + self.phase_rad)
+
+
+@dataclass
+class AxisErrors:
+    """Cross-track or vertical error: sinusoids, a random walk (m/sqrt(s)) and white
+    noise (m RMS)."""
+    sinusoids: List[Sinusoid] = field(default_factory=list)
+    random_walk: float = 0.0
+    white: float = 0.0
+
+    def check(self, name):
+        for i, sn in enumerate(self.sinusoids):
+            sn.check(f"{name} sinusoid {i}")
+        for what, v, unit in (("random walk", self.random_walk, "m/sqrt(s)"),
+                              ("white noise", self.white, "m RMS")):
+            if not (math.isfinite(v) and v >= 0):
+                raise ValueError(f"{name} {what}: must be >= 0 {unit} and finite (got {v!r})")
+
+
+@dataclass
+class MotionErrors:
+    """Navigation errors of a simulation (module docstring): measured = true + e(t)."""
+    prf: float = 1000.0                     #: pulse rate giving the pulses' times (Hz)
+    velocity_error_mps: float = 0.0         #: along-track velocity error (m/s)
+    cross_track: AxisErrors = field(default_factory=AxisErrors)
+    vertical: AxisErrors = field(default_factory=AxisErrors)
+    seed: int = 1
+
+    def check(self):
+        if not (math.isfinite(self.prf) and self.prf > 0):
+            raise ValueError(f"motion errors: prf must be > 0 Hz and finite (got {self.prf!r})")
+        if not math.isfinite(self.velocity_error_mps):
+            raise ValueError(f"motion errors: along-track velocity error must be finite "
+                             f"(got {self.velocity_error_mps!r})")
+        self.cross_track.check("cross-track")
+        self.vertical.check("vertical")
+
+    def track_axes(self, path):
+        """(tangent, cross, up): unit vectors (npulses, 3) of each pulse's local axes."""
+        p = np.asarray(path, np.float64)
+        tangent = np.gradient(p, axis=0) if len(p) > 1 else np.zeros_like(p)
+        tangent[:, 2] = 0.0
+        norm = np.linalg.norm(tangent, axis=1, keepdims=True)
+        tangent = np.where(norm > 0, tangent / np.where(norm > 0, norm, 1.0), [[0.0, 1.0, 0.0]])
+        up = np.zeros_like(p)
+        up[:, 2] = 1.0
+        cross = np.cross(up, tangent)  # horizontal, to the left of the direction of travel
+        return tangent, cross, up
+
+    def errors(self, path):
+        """e (npulses, 3), measured minus true position of each pulse (m)."""
+        self.check()
+        p = np.asarray(path, np.float64)
+        n = len(p)
+        t = (np.arange(n) - (n - 1) / 2) / self.prf
+        steps = np.linalg.norm(np.diff(p, axis=0), axis=1)
+        s = np.concatenate([[0.0], np.cumsum(steps)])
+        rng = np.random.default_rng(self.seed)
+        tangent, cross, up = self.track_axes(p)
+        e = self.velocity_error_mps * t[:, None] * tangent
+        for axis, errs in ((cross, self.cross_track), (up, self.vertical)):
+            value = np.zeros(n)
+            for sn in errs.sinusoids:
+                value += sn(t, s)
+            # Drawn whatever the amplitudes so that one component's seed stream does not
+            # shift when another is switched on.
+            walk_steps = rng.standard_normal(n)
+            white = rng.standard_normal(n)
+            walk = np.concatenate([[0.0], np.cumsum(walk_steps[1:])])
+            value += errs.random_walk / math.sqrt(self.prf) * walk + errs.white * white
+            e += value[:, None] * axis
+        return e
+
+    def describe(self):
+        return asdict(self)
+
+
+@dataclass
 class PhaseHistory(_Pulses):
     """Range-compressed pulses, their geometry, and the truth."""
     pulses: np.ndarray          #: complex64 (npulses, nbins)
-    geometry: np.ndarray        #: float64 (npulses, 6): [x, y, z, r0, dr, f0]
+    geometry: np.ndarray        #: float64 (npulses, 6): [x, y, z, r0, dr, f0], measured
     targets: List[Target]
     radar: Radar
     grid: Grid                  #: the suggested image grid
     path: dict = field(default_factory=dict)  #: flight path description
+    #: with navigation errors: the true track's geometry (the echoes'), else None
+    true_geometry: Optional[np.ndarray] = None
+    motion: Optional[MotionErrors] = None
 
 
 def straight_path(start, end, npulses):
@@ -155,9 +283,13 @@ def circular_path(centre, radius, start_rad, span_rad, npulses):
 
 
 def simulate(path, targets: Sequence[Target], radar: Radar, grid: Grid,
-             path_description=None) -> PhaseHistory:
-    """Phase history of targets seen from path ((npulses, 3) antenna positions)."""
+             path_description=None, motion: Optional[MotionErrors] = None) -> PhaseHistory:
+    """Phase history of targets seen from path ((npulses, 3) antenna positions, the true
+    track). With `motion`, the geometry is the measured track (true + motion.errors())
+    and true_geometry the true one."""
     path = np.ascontiguousarray(path, dtype=np.float64)
+    if motion is not None:
+        motion.check()
     positions = np.array([t.position for t in targets], dtype=np.float64).reshape(-1, 3)
     amplitudes = [complex(t.amplitude) for t in targets]
     gate = None if radar.gate_centre is None else tuple(map(float, radar.gate_centre))
@@ -165,13 +297,20 @@ def simulate(path, targets: Sequence[Target], radar: Radar, grid: Grid,
                                       radar.bandwidth, radar.dr, radar.nbins, radar.r0,
                                       gate, radar.sinc_half_width, radar.noise_sigma,
                                       radar.seed)
+    true_geometry = None
+    if motion is not None:
+        true_geometry = geometry
+        geometry = geometry.copy()
+        geometry[:, :3] += motion.errors(path)
     return PhaseHistory(pulses, geometry, list(targets), radar, grid,
-                        dict(path_description or {"kind": "custom"}))
+                        dict(path_description or {"kind": "custom"}), true_geometry,
+                        motion)
 
 
 def scenario(kind="spotlight", npulses=256, nbins=512, f0=10e9, bandwidth=300e6,
              standoff=2000.0, altitude=500.0, aperture=None, image_size=40.0,
-             pixel=None, targets=None, noise_sigma=0.0, seed=1) -> PhaseHistory:
+             pixel=None, targets=None, noise_sigma=0.0, seed=1,
+             motion: Optional[MotionErrors] = None) -> PhaseHistory:
     """A ready-made scenario around the origin.
 
     kind: ``spotlight`` (straight path along x at y = -standoff, gate centred on the
@@ -182,7 +321,7 @@ def scenario(kind="spotlight", npulses=256, nbins=512, f0=10e9, bandwidth=300e6,
     a third of the range resolution. targets: list of Target; by default three on the
     ground (z = 0) inside the image, on pixel centres (a full circular aperture resolves
     ~lambda/4, far finer than any pixel: off-centre points would be sampled off their
-    main lobe).
+    main lobe). motion: navigation errors (None: the measured track is the true one).
     """
     res = SPEED_OF_LIGHT / (2 * bandwidth)
     dr = res / 2  # two samples per resolution cell
@@ -219,7 +358,7 @@ def scenario(kind="spotlight", npulses=256, nbins=512, f0=10e9, bandwidth=300e6,
         radar.r0 = slant - dr * (nbins // 2)
     else:
         radar.gate_centre = centre
-    return simulate(path, targets, radar, grid, desc)
+    return simulate(path, targets, radar, grid, desc, motion)
 
 
 def write(base, history: PhaseHistory, description="gpuradar point-target SAR simulation"):
@@ -229,6 +368,9 @@ def write(base, history: PhaseHistory, description="gpuradar point-target SAR si
                         np.ascontiguousarray(history.pulses, dtype="<c8"))
     sigmf_io.write_file(base + GEOMETRY_SUFFIX,
                         np.ascontiguousarray(history.geometry, dtype="<f8"))
+    if history.true_geometry is not None:
+        sigmf_io.write_file(base + TRUE_GEOMETRY_SUFFIX,
+                            np.ascontiguousarray(history.true_geometry, dtype="<f8"))
     r = history.radar
     n = history.npulses * history.nbins
     ns = NAMESPACE + ":"
@@ -246,6 +388,9 @@ def write(base, history: PhaseHistory, description="gpuradar point-target SAR si
         ns + "geometry_file": os.path.basename(base) + GEOMETRY_SUFFIX,
         ns + "geometry_format": GEOMETRY_FORMAT,
     })
+    if history.true_geometry is not None:
+        g[ns + "true_geometry_file"] = os.path.basename(base) + TRUE_GEOMETRY_SUFFIX
+        g[ns + "motion_errors"] = history.motion.describe()
     annotations = [
         {"core:sample_start": 0, "core:sample_count": n,
          "core:label": f"target {i}",
@@ -269,6 +414,9 @@ class Recording(_Pulses):
     #: the geometry file read: named by the metadata (beside the recording) or given on
     #: the command line
     geometry_file: Optional[str] = None
+    #: float64 (npulses, 6): the true track's geometry of a recording with navigation
+    #: errors (gpuradar:true_geometry_file), else None
+    true_geometry: Optional[np.ndarray] = None
 
     @property
     def data_path(self):
@@ -285,7 +433,7 @@ class Recording(_Pulses):
 
 def base_of(path):
     """The recording prefix of any of its files (or of the prefix itself)."""
-    return sigmf_io.base_of(path, (GEOMETRY_SUFFIX,))
+    return sigmf_io.base_of(path, (TRUE_GEOMETRY_SUFFIX, GEOMETRY_SUFFIX))
 
 
 #: Largest recording read (samples) and image grid accepted from metadata (pixels).
@@ -353,6 +501,17 @@ def read(path, overrides=None, datatypes=("cf32_le",)) -> Recording:
                              f"bytes")
     geometry = np.fromfile(geo_path, dtype="<f8").reshape(npulses, GEOMETRY_LENGTH)
     _check_geometry(geometry, geo_path, g, mpath)
+    true_geometry = None
+    if g.has(ns + "true_geometry_file"):
+        true_path = sigmf_io.side_file(base, g.raw(ns + "true_geometry_file"),
+                                       f"global.{ns}true_geometry_file", mpath)
+        true_size = sigmf_io.data_file(true_path, mpath, "true geometry file")
+        if true_size != npulses * GEOMETRY_LENGTH * 8:
+            raise RecordingError(f"{true_path}: {true_size} bytes, not {npulses_name} x "
+                                 f"{GEOMETRY_LENGTH} float64 = "
+                                 f"{npulses * GEOMETRY_LENGTH * 8} bytes")
+        true_geometry = np.fromfile(true_path, dtype="<f8").reshape(npulses,
+                                                                    GEOMETRY_LENGTH)
     component = sigmf_io.SAMPLE_FORMATS[datatype][1]
     sample = "<c8" if datatype == "cf32_le" else [("re", component), ("im", component)]
     pulses = np.memmap(dpath, dtype=sample, mode="r", shape=(npulses, nbins))
@@ -360,7 +519,7 @@ def read(path, overrides=None, datatypes=("cf32_le",)) -> Recording:
     targets = _targets(meta, mpath, ns)
     meta = dict(meta, **{"global": dict(meta["global"], **{k: v for k, (_, v) in ov.items()
                                                             if k != ns + "geometry_file"})})
-    return Recording(base, meta, pulses, geometry, targets, grid, geo_path)
+    return Recording(base, meta, pulses, geometry, targets, grid, geo_path, true_geometry)
 
 
 def _check_geometry(geometry, geo_path, g, mpath):
