@@ -24,7 +24,14 @@ radar_channel::sptr radar_channel::make(double samp_rate,
                                         const std::vector<double>& element_positions_m,
                                         const std::vector<double>& channel_gain_db,
                                         const std::vector<double>& channel_phase_deg,
-                                        const std::vector<double>& elevations_deg)
+                                        const std::vector<double>& elevations_deg,
+                                        double dc_offset_i,
+                                        double dc_offset_q,
+                                        double iq_gain_db,
+                                        double iq_phase_deg,
+                                        double phase_noise_linewidth_hz,
+                                        unsigned int adc_bits,
+                                        double adc_full_scale)
 {
     kernels::channel_config c;
     c.fs = samp_rate;
@@ -49,6 +56,13 @@ radar_channel::sptr radar_channel::make(double samp_rate,
                                           channel_gain_db,
                                           channel_phase_deg,
                                           who);
+    c.front_end.dc_offset_i = dc_offset_i;
+    c.front_end.dc_offset_q = dc_offset_q;
+    c.front_end.iq_gain_db = iq_gain_db;
+    c.front_end.iq_phase_deg = iq_phase_deg;
+    c.front_end.phase_noise_linewidth_hz = phase_noise_linewidth_hz;
+    c.front_end.adc_bits = adc_bits;
+    c.front_end.adc_full_scale = adc_full_scale;
     kernels::radar_channel channel(std::move(c)); // validates before the block exists
     return gnuradio::make_block_sptr<radar_channel_impl>(std::move(channel));
 }
@@ -83,6 +97,7 @@ int radar_channel_impl::work(int noutput_items,
     d_channel.process(static_cast<const gr_complex*>(input_items[0]),
                       reinterpret_cast<gr_complex* const*>(output_items.data()),
                       n);
+    d_clipped.store(d_channel.clipped(), std::memory_order_relaxed);
     std::vector<gr::tag_t> tags;
     get_tags_in_window(tags, 0, 0, n, tx_time);
     for (const auto& t : tags)

@@ -5,6 +5,7 @@
 
 #include <gnuradio/gpuradar/radar_channel.h>
 #include <gpuradar/kernels/scene/radar_channel.h>
+#include <atomic>
 
 namespace gr {
 namespace gpuradar {
@@ -17,6 +18,10 @@ public:
     explicit radar_channel_impl(kernels::radar_channel channel);
 
     std::vector<double> echo_amplitudes() const override;
+    std::uint64_t adc_clipped() const override
+    {
+        return d_clipped.load(std::memory_order_relaxed);
+    }
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
@@ -24,6 +29,8 @@ public:
 
 private:
     kernels::radar_channel d_channel;
+    //! d_channel's clip count, published by work() for the getter's thread.
+    std::atomic<std::uint64_t> d_clipped{ 0 };
 };
 
 } // namespace gpuradar

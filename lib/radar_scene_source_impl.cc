@@ -55,7 +55,15 @@ radar_scene_source::make(double fs,
                          const std::vector<double>& element_positions_m,
                          const std::vector<double>& channel_gain_db,
                          const std::vector<double>& channel_phase_deg,
-                         const std::vector<double>& elevations_deg)
+                         const std::vector<double>& elevations_deg,
+                         double dc_offset_i,
+                         double dc_offset_q,
+                         double iq_gain_db,
+                         double iq_phase_deg,
+                         double phase_noise_linewidth_hz,
+                         unsigned int adc_bits,
+                         double adc_full_scale,
+                         double clock_offset_ppm)
 {
     scene_live_config live;
     live.amplitude_unit = amplitude_unit;
@@ -104,6 +112,14 @@ radar_scene_source::make(double fs,
                                           channel_gain_db,
                                           channel_phase_deg,
                                           kernels::radar_scene::stage);
+    c.front_end.dc_offset_i = dc_offset_i;
+    c.front_end.dc_offset_q = dc_offset_q;
+    c.front_end.iq_gain_db = iq_gain_db;
+    c.front_end.iq_phase_deg = iq_phase_deg;
+    c.front_end.phase_noise_linewidth_hz = phase_noise_linewidth_hz;
+    c.front_end.adc_bits = adc_bits;
+    c.front_end.adc_full_scale = adc_full_scale;
+    c.clock_offset_ppm = clock_offset_ppm;
     if (!(start_time >= 0.0) || !std::isfinite(start_time))
         throw std::invalid_argument(
             "gpuradar::radar_scene_source: start_time must be >= 0 "
@@ -269,6 +285,7 @@ int radar_scene_source_impl::work(int noutput_items,
         }
     }
     generate(output_items, n);
+    d_clipped.store(d_scene.clipped(), std::memory_order_relaxed);
     publish_truth(w0, w0 + n);
     if (d_paced) {
         const auto now = std::chrono::steady_clock::now();

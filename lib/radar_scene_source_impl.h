@@ -7,6 +7,7 @@
 #include <gnuradio/gpuradar/radar_scene_source.h>
 #include <gpuradar/kernels/scene/radar_scene.h>
 #include <gpuradar/kernels/waveform/pulse_timing.h>
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <string>
@@ -40,6 +41,10 @@ public:
     void set_noise_power(double noise_power) override;
     double pri_samples() const override { return d_scene.pri_samples(); }
     std::vector<double> snr_db() const override;
+    std::uint64_t adc_clipped() const override
+    {
+        return d_clipped.load(std::memory_order_relaxed);
+    }
 
     bool start() override;
     int work(int noutput_items,
@@ -63,6 +68,8 @@ private:
     std::chrono::steady_clock::time_point d_t0; // paced: wall time of sample d_w0
     std::uint64_t d_w0 = 0;
     bool d_started = false;
+    //! d_scene's clip count, published by work() for the getter's thread.
+    std::atomic<std::uint64_t> d_clipped{ 0 };
 };
 
 } // namespace gpuradar

@@ -34,6 +34,10 @@ namespace gpuradar {
  * Receive array (nchannels > 1): one output per channel, with the array phase of each
  * target's azimuth, per-channel gain/phase errors and independent noise, exactly as in
  * radar_scene_source (kernels/radar_channel.h); rx_time goes on every output.
+ *
+ * Receiver front end (off by default): DC offset, I/Q imbalance, LO phase noise and an
+ * ADC with clipping, as radar_scene_source's (kernels/scene/front_end.h). The channel
+ * has no sample-clock offset (radar_scene_source has).
  */
 class GPURADAR_API radar_channel : virtual public gr::sync_block
 {
@@ -68,6 +72,24 @@ public:
      *                           +z), one per target; empty: all at 0 (a planar array in
      *                           the x-z plane sees them, a linear one on x only through
      *                           cos(elevation))
+     * Receiver front end (each off by default; kernels/scene/front_end.h, in this order):
+     * \param dc_offset_i, dc_offset_q  DC offset added to I and Q (absolute, sample
+     *                           units: with adc_full_scale 1, a fraction of full scale)
+     * \param iq_gain_db        Q-branch gain relative to I (dB, finite)
+     * \param iq_phase_deg      Q-branch LO phase error (degrees, in (-90, 90)): Re y =
+     *                           Re x, Im y = g (Im x cos p - Re x sin p), i.e. y = mu x +
+     *                           nu conj(x), mu = (1 + g e^-jp) / 2,
+     *                           nu = (1 - g e^jp) / 2, image rejection |nu|^2 / |mu|^2
+     * \param phase_noise_linewidth_hz  receive LO phase noise, a Wiener process of this
+     *                           3 dB linewidth (Hz, in [0, fs / 2)): phase steps of
+     *                           variance 2 pi linewidth / fs, Lorentzian spectrum; one
+     *                           LO for all channels; seeded from seed
+     * \param adc_bits          ADC bits per rail (0: no ADC; 1 .. 32): codes
+     *                           round(u / D) clamped to [-2^(b-1), 2^(b-1) - 1], D =
+     *                           2 adc_full_scale / 2^b; quantisation noise
+     *                           adc_full_scale^2 / (3 4^b) per rail
+     * \param adc_full_scale    ADC full scale per rail (> 0, sample units); I and Q
+     *                           clip separately, counted by adc_clipped()
      * Throws std::invalid_argument naming the parameter or the target entry
      * ("ranges[2]", "velocities": one entry per target).
      */
@@ -89,10 +111,20 @@ public:
                      const std::vector<double>& element_positions_m = {},
                      const std::vector<double>& channel_gain_db = {},
                      const std::vector<double>& channel_phase_deg = {},
-                     const std::vector<double>& elevations_deg = {});
+                     const std::vector<double>& elevations_deg = {},
+                     double dc_offset_i = 0.0,
+                     double dc_offset_q = 0.0,
+                     double iq_gain_db = 0.0,
+                     double iq_phase_deg = 0.0,
+                     double phase_noise_linewidth_hz = 0.0,
+                     unsigned int adc_bits = 0,
+                     double adc_full_scale = 1.0);
 
     //! Linear echo amplitude a_i of each target.
     virtual std::vector<double> echo_amplitudes() const = 0;
+    //! I and Q values the ADC clipped so far, all outputs (a sample clipped on both
+    //! rails counts twice; 0 without an ADC).
+    virtual std::uint64_t adc_clipped() const = 0;
 };
 
 } // namespace gpuradar

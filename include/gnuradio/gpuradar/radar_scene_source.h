@@ -50,6 +50,13 @@ namespace gpuradar {
  * channel has its own noise. Clutter arrives from boresight. The truth messages carry
  * azimuth_deg and elevation_deg. With the defaults (one channel, no errors) the stream is
  * that of a single antenna.
+ *
+ * Receiver (each off by default): the stream above, on every channel, goes through LO
+ * phase noise (one LO for all channels), I/Q imbalance, a DC offset and an ADC that
+ * quantises and clips each rail at adc_full_scale (kernels/scene/front_end.h); with
+ * clock_offset_ppm the receiver samples at fs (1 + ppm 1e-6) and the pulses walk
+ * (pri_samples() is then the PRI in receive samples). Transmit leakage at range 0 is
+ * leakage_amplitude (absolute, sample units).
  */
 class GPURADAR_API radar_scene_source : virtual public gr::sync_block
 {
@@ -89,6 +96,28 @@ public:
      *                           +z), one per target; empty: all at 0 (a planar array in
      *                           the x-z plane sees them, a linear one on x only through
      *                           cos(elevation))
+     * Receiver front end (each off by default; kernels/scene/front_end.h, in this order):
+     * \param dc_offset_i, dc_offset_q  DC offset added to I and Q (absolute, sample
+     *                           units: with adc_full_scale 1, a fraction of full scale)
+     * \param iq_gain_db        Q-branch gain relative to I (dB, finite)
+     * \param iq_phase_deg      Q-branch LO phase error (degrees, in (-90, 90)): Re y =
+     *                           Re x, Im y = g (Im x cos p - Re x sin p), i.e. y = mu x +
+     *                           nu conj(x), mu = (1 + g e^-jp) / 2,
+     *                           nu = (1 - g e^jp) / 2, image rejection |nu|^2 / |mu|^2
+     * \param phase_noise_linewidth_hz  receive LO phase noise, a Wiener process of this
+     *                           3 dB linewidth (Hz, in [0, fs / 2)): phase steps of
+     *                           variance 2 pi linewidth / fs, Lorentzian spectrum; one
+     *                           LO for all channels; seeded from seed
+     * \param adc_bits          ADC bits per rail (0: no ADC; 1 .. 32): codes
+     *                           round(u / D) clamped to [-2^(b-1), 2^(b-1) - 1], D =
+     *                           2 adc_full_scale / 2^b; quantisation noise
+     *                           adc_full_scale^2 / (3 4^b) per rail
+     * \param adc_full_scale    ADC full scale per rail (> 0, sample units); I and Q
+     *                           clip separately, counted by adc_clipped()
+     * \param clock_offset_ppm  receive sample clock offset (ppm, |ppm| <= 1000): the
+     *                           receiver samples at fs (1 + ppm 1e-6), so pulse k lands
+     *                           k PRI ppm 1e-6 samples later than on a perfect clock
+     *                           (its delays and Doppler in receive samples too)
      * Throws std::invalid_argument naming the parameter, or the malformed target entry
      * (e.g. "ranges[2]").
      */
@@ -118,7 +147,15 @@ public:
                      const std::vector<double>& element_positions_m = {},
                      const std::vector<double>& channel_gain_db = {},
                      const std::vector<double>& channel_phase_deg = {},
-                     const std::vector<double>& elevations_deg = {});
+                     const std::vector<double>& elevations_deg = {},
+                     double dc_offset_i = 0.0,
+                     double dc_offset_q = 0.0,
+                     double iq_gain_db = 0.0,
+                     double iq_phase_deg = 0.0,
+                     double phase_noise_linewidth_hz = 0.0,
+                     unsigned int adc_bits = 0,
+                     double adc_full_scale = 1.0,
+                     double clock_offset_ppm = 0.0);
 
     /*!
      * Live control (GRC callbacks). Each setter checks its values as make() does
@@ -140,10 +177,14 @@ public:
 
     //! The transmitted pulse (for the matched filter downstream).
     virtual std::vector<gr_complex> waveform() const = 0;
-    //! fs / prf (samples, may be fractional).
+    //! fs (1 + clock_offset_ppm 1e-6) / prf: the PRI in receive samples (may be
+    //! fractional).
     virtual double pri_samples() const = 0;
     //! Per-sample SNR (dB) of each target (after the RCS conversion, when used).
     virtual std::vector<double> snr_db() const = 0;
+    //! I and Q values the ADC clipped so far, all channels (a sample clipped on both
+    //! rails counts twice; 0 without an ADC).
+    virtual std::uint64_t adc_clipped() const = 0;
 };
 
 } // namespace gpuradar

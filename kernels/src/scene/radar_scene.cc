@@ -100,12 +100,12 @@ scene_config checked(scene_config c)
     c.front_end.validate(c.fs, s);
     const double max_prf_rx = rx_rate(c) / static_cast<double>(c.waveform.size());
     if (c.prf > max_prf_rx)
-        detail::throw_invalid(s,
-                              "prf",
-                              "<= fs_rx / waveform length = " + std::to_string(max_prf_rx) +
-                                  " Hz with clock_offset_ppm " +
-                                  std::to_string(c.clock_offset_ppm),
-                              c.prf);
+        detail::throw_invalid(
+            s,
+            "prf",
+            "<= fs_rx / waveform length = " + std::to_string(max_prf_rx) +
+                " Hz with clock_offset_ppm " + std::to_string(c.clock_offset_ppm),
+            c.prf);
     return c;
 }
 
@@ -335,7 +335,7 @@ radar_scene::radar_scene(scene_config cfg)
 void radar_scene::continue_from(const radar_scene& previous)
 {
     d_pos = previous.d_pos;
-    d_noise = previous.d_noise; // the noise stream goes on where it was
+    d_noise = previous.d_noise;         // the noise stream goes on where it was
     d_front_end = previous.d_front_end; // and the phase noise and clip count
     if (previous.d_channel_noise.size() == d_channel_noise.size())
         d_channel_noise = previous.d_channel_noise;

@@ -298,13 +298,15 @@ TEST(FrontEnd, test_008_clock_offset_walks_pulse_k_by_k_pri_ppm)
         const auto s = echo_starts(ppm, K);
         for (std::size_t k = 0; k < K; ++k) {
             const double eps = ppm * 1e-6;
-            EXPECT_NEAR(s[k], std::floor(k * pri * (1 + eps) + 0.5) +
-                                  std::round(d0 * (1 + eps)),
+            EXPECT_NEAR(s[k],
+                        std::floor(k * pri * (1 + eps) + 0.5) +
+                            std::round(d0 * (1 + eps)),
                         0.5)
                 << "pulse " << k << " at " << ppm << " ppm";
             EXPECT_NEAR(s[k] - base[k], k * pri * eps, 1.01) << "pulse " << k;
         }
-        EXPECT_NEAR((s[K - 1] - base[K - 1]) - (s[0] - base[0]), (K - 1) * pri * ppm * 1e-6,
+        EXPECT_NEAR((s[K - 1] - base[K - 1]) - (s[0] - base[0]),
+                    (K - 1) * pri * ppm * 1e-6,
                     1.01);
         radar_scene sc(pulse_scene(ppm));
         EXPECT_DOUBLE_EQ(sc.pri_samples(), pri * (1 + ppm * 1e-6));
@@ -388,7 +390,8 @@ TEST(FrontEnd, test_010_bad_parameters_named_before_allocation)
     expect_invalid(fe([&](auto& c) { c.adc_bits = 33; }), "adc_bits", p);
     expect_invalid(fe([&](auto& c) { c.adc_full_scale = 0.0; }), "adc_full_scale", p);
     expect_invalid(fe([&](auto& c) { c.adc_full_scale = -1.0; }), "adc_full_scale", p);
-    expect_invalid(fe([&](auto& c) { c.adc_full_scale = INFINITY; }), "adc_full_scale", p);
+    expect_invalid(
+        fe([&](auto& c) { c.adc_full_scale = INFINITY; }), "adc_full_scale", p);
     // The boundaries pass.
     fe([](auto& c) {
         c.adc_bits = 32;

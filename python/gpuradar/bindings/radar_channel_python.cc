@@ -37,6 +37,14 @@ void bind_radar_channel(py::module& m)
              py::arg("element_positions_m") = std::vector<double>(),
              py::arg("channel_gain_db") = std::vector<double>(),
              py::arg("channel_phase_deg") = std::vector<double>(),
-             py::arg("elevations_deg") = std::vector<double>())
-        .def("echo_amplitudes", &radar_channel::echo_amplitudes);
+             py::arg("elevations_deg") = std::vector<double>(),
+             py::arg("dc_offset_i") = 0.0,
+             py::arg("dc_offset_q") = 0.0,
+             py::arg("iq_gain_db") = 0.0,
+             py::arg("iq_phase_deg") = 0.0,
+             py::arg("phase_noise_linewidth_hz") = 0.0,
+             py::arg("adc_bits") = 0,
+             py::arg("adc_full_scale") = 1.0)
+        .def("echo_amplitudes", &radar_channel::echo_amplitudes)
+        .def("adc_clipped", &radar_channel::adc_clipped);
 }

@@ -45,7 +45,15 @@ void bind_radar_scene_source(py::module& m)
              py::arg("element_positions_m") = std::vector<double>(),
              py::arg("channel_gain_db") = std::vector<double>(),
              py::arg("channel_phase_deg") = std::vector<double>(),
-             py::arg("elevations_deg") = std::vector<double>())
+             py::arg("elevations_deg") = std::vector<double>(),
+             py::arg("dc_offset_i") = 0.0,
+             py::arg("dc_offset_q") = 0.0,
+             py::arg("iq_gain_db") = 0.0,
+             py::arg("iq_phase_deg") = 0.0,
+             py::arg("phase_noise_linewidth_hz") = 0.0,
+             py::arg("adc_bits") = 0,
+             py::arg("adc_full_scale") = 1.0,
+             py::arg("clock_offset_ppm") = 0.0)
         .def("set_targets",
              &radar_scene_source::set_targets,
              py::arg("ranges"),
@@ -58,5 +66,6 @@ void bind_radar_scene_source(py::module& m)
              py::arg("noise_power"))
         .def("waveform", &radar_scene_source::waveform)
         .def("pri_samples", &radar_scene_source::pri_samples)
-        .def("snr_db", &radar_scene_source::snr_db);
+        .def("snr_db", &radar_scene_source::snr_db)
+        .def("adc_clipped", &radar_scene_source::adc_clipped);
 }

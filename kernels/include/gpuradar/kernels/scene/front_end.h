@@ -64,7 +64,8 @@ struct front_end_config {
  * I/Q imbalance: the Q branch has gain g = 10^(iq_gain_db / 20) and LO phase error
  * p = iq_phase_deg: Re v = Re z, Im v = g (Im z cos p - Re z sin p), i.e.
  * mu = (1 + g e^{-jp}) / 2, nu = (1 - g e^{jp}) / 2. A tone exp(j w n) gets an image at
- * -w of power ratio IRR = |nu|^2 / |mu|^2 = (1 - 2 g cos p + g^2) / (1 + 2 g cos p + g^2).
+ * -w of power ratio IRR = |nu|^2 / |mu|^2
+ *                      = (1 - 2 g cos p + g^2) / (1 + 2 g cos p + g^2).
  *
  * ADC (adc_bits = b >= 1, full scale F): step D = 2 F / 2^b, code q = round(u / D)
  * (half away from zero) clamped to [-2^(b-1), 2^(b-1) - 1], output q D. Over the
@@ -79,7 +80,10 @@ class front_end
 {
 public:
     //! Validates (std::invalid_argument prefixed by `who`). seed: the phase noise's.
-    front_end(const front_end_config& cfg, double fs, std::uint64_t seed, const char* who);
+    front_end(const front_end_config& cfg,
+              double fs,
+              std::uint64_t seed,
+              const char* who);
 
     //! Impairs the next n samples of each of nch channels, in place: out[c][0..n).
     void apply(cfloat* const* out, std::size_t nch, std::size_t n);
