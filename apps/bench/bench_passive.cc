@@ -1,0 +1,138 @@
+/*
+ * passive/PR-FM: one passive radar CPI of the PR-FM workload (issue 33): 2.4 Msps, a
+ * CPI of 0.5 s (1.2 M samples), ECA-B with 50 taps in 10 batches (clutter_cancel), then
+ * the cross-ambiguity map of 400 range bins x +-256 Doppler bins (cross_ambiguity, its
+ * automatic method: batched, 1200 batches of 1000 samples). Channels in device memory
+ * (CUDA) or on the host (CPU twin). --quick: a tenth of the CPI, 100 bins, +-64 bins.
+ *
+ * Floors printed beside the times: ECA-B's normal equations are B products of L x P by
+ * P x L, 8 N P flops per column pair counted as 8 N P^2 (complex multiply-adds); the
+ * map's batched FFTs are counted as 5 n log2 n flops each (B transforms of the
+ * correlation length, twice, plus one of the reference segments, and M transforms of
+ * B), against the device's peak fp32 rate not measured here: the figures are flop
+ * counts, for the performance page's comparison.
+ */
+#include "bench_pd_common.h"
+#include <gpuradar/kernels/passive/clutter_cancel.h>
+#include <gpuradar/kernels/passive/cross_ambiguity.h>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace gpuradar::bench {
+namespace {
+
+struct pr_workload {
+    const char* name;
+    kernels::clutter_cancel_params eca;
+    kernels::cross_ambiguity_params caf;
+};
+
+pr_workload pr_fm(bool quick)
+{
+    pr_workload w{ "PR-FM", {}, {} };
+    w.eca.nsamples = quick ? 120000 : 1200000;
+    w.eca.ntaps = quick ? 20 : 50;
+    w.eca.nbatches = 10;
+    w.caf.nsamples = w.eca.nsamples;
+    w.caf.nrange = quick ? 100 : 400;
+    w.caf.doppler_half = quick ? 64 : 256;
+    return w;
+}
+
+double eca_gflop(const pr_workload& w)
+{
+    const double p = double(kernels::clutter_cancel::columns(w.eca));
+    return 8.0 * double(w.eca.nsamples) * p * p * 1e-9;
+}
+
+void emit(const char* bench,
+          const std::string& device,
+          const pr_workload& w,
+          const kernels::cross_ambiguity& caf,
+          double eca_ms,
+          double caf_ms,
+          double cancellation_db)
+{
+    json_line(bench)
+        .field("device", device)
+        .field("workload", w.name)
+        .field("nsamples", static_cast<long long>(w.eca.nsamples))
+        .field("ntaps", static_cast<long long>(w.eca.ntaps))
+        .field("eca_batches", static_cast<long long>(w.eca.nbatches))
+        .field("nrange", static_cast<long long>(w.caf.nrange))
+        .field("ndoppler", static_cast<long long>(caf.ndoppler()))
+        .field("caf_method",
+               caf.method() == kernels::caf_method::batched ? "batched" : "direct")
+        .field("caf_batch_length", static_cast<long long>(caf.batch_length()))
+        .field("eca_ms", eca_ms)
+        .field("caf_ms", caf_ms)
+        .field("ms_per_cpi", eca_ms + caf_ms)
+        .field("realtime_factor",
+               1000.0 * double(w.eca.nsamples) / 2.4e6 / (eca_ms + caf_ms))
+        .field("eca_gram_gflop", eca_gflop(w))
+        .field("cancellation_db", cancellation_db)
+        .emit();
+}
+
+} // namespace
+
+GPURADAR_BENCH("passive/cuda")
+{
+    if (!pd::have_cuda("passive/cuda"))
+        return;
+    const auto props = kernels::current_device_properties();
+    kernels::cuda_stream s;
+    const pr_workload w = pr_fm(opt.quick);
+    const std::size_t n = w.eca.nsamples;
+    auto r = pd::random_device(n, s);
+    auto surv = pd::random_device(n, s);
+    kernels::device_memory e(n * sizeof(kernels::cfloat));
+    kernels::device_memory map(w.caf.nrange * (2 * w.caf.doppler_half + 1) *
+                               sizeof(float));
+    auto eca = kernels::clutter_cancel::make(kernels::backend::cuda, w.eca, s.ref());
+    auto caf = kernels::cross_ambiguity::make(kernels::backend::cuda, w.caf, s.ref());
+    kernels::clutter_cancel_result res;
+    const int reps = std::max(3, opt.repeats / 5);
+    const double eca_ms = pd::time_ms(s, reps, [&] {
+        res = eca->run(
+            r.as<kernels::cfloat>(), surv.as<kernels::cfloat>(), e.as<kernels::cfloat>());
+    });
+    const double caf_ms = pd::time_ms(s, reps, [&] {
+        caf->run(r.as<kernels::cfloat>(), e.as<kernels::cfloat>(), map.as<float>());
+    });
+    emit("passive/cuda", props.name, w, *caf, eca_ms, caf_ms, res.cancellation_db);
+}
+
+GPURADAR_BENCH("passive/cpu")
+{
+    const pr_workload w = pr_fm(opt.quick);
+    const std::size_t n = w.eca.nsamples;
+    std::mt19937 rng(3);
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    std::vector<kernels::cfloat> r(n), surv(n), e(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        r[i] = kernels::cfloat(g(rng), g(rng));
+        surv[i] = kernels::cfloat(g(rng), g(rng)) + 100.0f * r[i];
+    }
+    std::vector<float> map(w.caf.nrange * (2 * w.caf.doppler_half + 1));
+    auto eca = kernels::clutter_cancel::make(kernels::backend::cpu, w.eca);
+    auto caf = kernels::cross_ambiguity::make(kernels::backend::cpu, w.caf);
+    kernels::clutter_cancel_result res;
+    auto ms_of = [](auto&& f) {
+        const auto a = std::chrono::steady_clock::now();
+        f();
+        return std::chrono::duration<double, std::milli>(
+                   std::chrono::steady_clock::now() - a)
+            .count();
+    };
+    std::vector<double> te, tc;
+    for (int i = 0; i < (opt.quick ? 1 : 3); ++i) {
+        te.push_back(ms_of([&] { res = eca->run(r.data(), surv.data(), e.data()); }));
+        tc.push_back(ms_of([&] { caf->run(r.data(), e.data(), map.data()); }));
+    }
+    emit("passive/cpu", "cpu", w, *caf, median(te), median(tc), res.cancellation_db);
+}
+
+} // namespace gpuradar::bench
