@@ -475,6 +475,10 @@ def run_stripmap(args, output):
     for alg, image in images.items():
         print(f"{PROG}: {rec.base}: stripmap, {sc.npulses} pulses x {a.nrange} samples; "
               f"{image.detail}, backend {image.backend}")
+        if rec.track is not None:
+            print("  track: " + ("the recording's measured track" if alg == "bp" else
+                                 "the straight pass (csa ignores the recording's measured "
+                                 "track)"))
         print(f"  image {image.data.shape[1]} x {image.data.shape[0]} px of {image.dx:.4g} x "
               f"{image.dy:.4g} m (rows from y = {image.y0:.2f} m)")
         name = output + (f"-{alg}" if len(algorithms) > 1 else "")

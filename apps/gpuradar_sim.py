@@ -217,7 +217,7 @@ def motion_errors(args):
     if all(getattr(args, k) is None for k in MOTION_OPTIONS):
         return None
     return sar_sim.MotionErrors(
-        prf=args.prf, velocity_error_mps=args.velocity_error or 0.0,
+        prf=args.prf or 1000.0, velocity_error_mps=args.velocity_error or 0.0,
         cross_track=sar_sim.AxisErrors(args.cross_track_sine or [],
                                        args.cross_track_walk or 0.0,
                                        args.cross_track_noise or 0.0),
@@ -304,6 +304,13 @@ def add_stripmap_parser(sub):
                          "centre at the middle of the strip)")
     sm.add_argument("--seed", type=number(int, minimum=0, maximum=2**32 - 1),
                     help="noise seed")
+    add_motion_args(sm.add_argument_group(
+        "navigation errors (off by default)",
+        "the echoes come from the straight pass (the true track); <output>.track.f64 "
+        "carries the measured track, true + errors, <output>.true_track.f64 the true one "
+        "(models: gnuradio.gpuradar.sar_sim.MotionErrors; pulse times from --prf); "
+        "gpuradar-sar's bp images from the measured track, csa assumes the straight pass"),
+        prf=False)
     sm.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
 
@@ -336,6 +343,7 @@ def stripmap_scene(args):
     if sc.npulses * sc.acq.nrange > stripmap_sim.MAX_SAMPLES:
         raise AppError(f"--npulses x --nrange: {sc.npulses} x {sc.acq.nrange} samples, "
                        f"more than {stripmap_sim.MAX_SAMPLES}")
+    sc.motion = motion_errors(args)  # its prf: the acquisition's (--prf or the preset's)
     return sc
 
 
@@ -361,6 +369,9 @@ def run_stripmap(args):
     with app_util.StagedOutputs() as out:
         tmp = out.path(args.output + stripmap_sim.DATA_SUFFIX)
         out.path(args.output + stripmap_sim.META_SUFFIX)
+        if sc.motion is not None:
+            out.path(args.output + stripmap_sim.TRACK_SUFFIX)
+            out.path(args.output + stripmap_sim.TRUE_TRACK_SUFFIX)
         try:
             stripmap_sim.simulate(sc, stripmap_sim.base_of(tmp), progress)
         except ValueError as e:  # the block's checks name the parameter
@@ -373,6 +384,12 @@ def run_stripmap(args):
           f"{len(sc.targets)} point targets" + scene_summary(sc.reflectivity))
     print(f"  wrote {args.output}{stripmap_sim.DATA_SUFFIX} and "
           f"{args.output}{stripmap_sim.META_SUFFIX}")
+    if sc.motion is not None:
+        e = sc.measured_track() - sc.true_track()
+        rms = " / ".join(f"{math.sqrt(float((e[:, i] ** 2).mean())):.4g}" for i in range(3))
+        print(f"  navigation errors: measured - true track RMS {rms} m (x / y / z) in "
+              f"{args.output}{stripmap_sim.TRACK_SUFFIX}; the true track in "
+              f"{args.output}{stripmap_sim.TRUE_TRACK_SUFFIX}")
     print(f"  next: gpuradar-sar --input {args.output} --algorithm csa")
     return 0
 

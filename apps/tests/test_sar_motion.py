@@ -7,7 +7,9 @@ backend, the tiny presets: seconds).
 
 Sar: gpuradar-sim sar with errors writes the measured track as the geometry and the true
 track beside it, measured - true as the options say; zero errors give the same bytes as
-none; gpuradar-sar images either track. BadInput: each error option checked, named.
+none; gpuradar-sar images either track. Stripmap: the track files, measured - true as
+the options say at the acquisition's PRF, bp from the measured track; none without
+errors. BadInput: each error option checked, named.
 
 `test_sar_motion.py Sar` runs one group.
 """
@@ -72,6 +74,39 @@ class Sar(AppTest):
         self.assertEqual(read_bytes(zero + TRUE), read_bytes(zero + GEOMETRY))
 
 
+class Stripmap(AppTest):
+    def test_001_tracks_written_and_used(self):
+        base = self.path("s")
+        rc, so, se = run(SIM, "stripmap", "--preset", "tiny", "-q", "-o", base,
+                         "--vertical-sine", "0.003,40m", "--velocity-error", "0.2")
+        self.assertEqual(rc, 0, so + se)
+        with open(base + ".sigmf-meta") as f:
+            g = json.load(f)["global"]
+        self.assertEqual(g["gpuradar:track_file"], "s.track.f64")
+        # the pulses' times are the acquisition's
+        self.assertEqual(g["gpuradar:motion_errors"]["prf"], g["gpuradar:stripmap"]["prf"])
+        meas = np.fromfile(base + ".track.f64", "<f8").reshape(-1, 3)
+        true = np.fromfile(base + ".true_track.f64", "<f8").reshape(-1, 3)
+        n, prf = len(true), g["gpuradar:stripmap"]["prf"]
+        t = (np.arange(n) - (n - 1) / 2) / prf
+        s = true[:, 1] - true[0, 1]
+        np.testing.assert_allclose(meas - true, np.stack(
+            [0 * t, 0.2 * t, 0.003 * np.sin(2 * np.pi * s / 40)], axis=1), atol=1e-9)
+        rc, so, se = run(SAR, "--input", base, "--backend", "cpu", "-q", "--no-png",
+                         "--algorithm", "both", "-o", self.path("img"))
+        self.assertEqual(rc, 0, so + se)
+        self.assertIn("track: the recording's measured track", so)
+        self.assertIn("csa ignores the recording's measured track", so)
+
+    def test_002_no_errors_no_track_files(self):
+        base = self.path("s")
+        rc, so, se = run(SIM, "stripmap", "--preset", "tiny", "-q", "-o", base)
+        self.assertEqual(rc, 0, so + se)
+        self.assertEqual(sorted(f for f in os.listdir(self.dir) if f.startswith("s.")),
+                         ["s.sigmf-data", "s.sigmf-meta"])
+        self.assertNotIn(b"track_file", read_bytes(base + ".sigmf-meta"))
+
+
 class BadInput(AppTest):
     def test_001_each_option_named(self):
         for args, needle in ((["--cross-track-sine", "0.01,10"], "--cross-track-sine"),
@@ -90,6 +125,14 @@ class BadInput(AppTest):
             self.assertIn(needle, se)
             self.assertNotIn("Traceback", se)
             self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("bad")], [])
+
+    def test_002_stripmap_options_named(self):
+        for args in (["--cross-track-sine", "0.01,10"], ["--vertical-walk", "-1"]):
+            rc, so, se = run(SIM, "stripmap", "--preset", "tiny", "-o", self.path("bad"),
+                             *args)
+            self.assertEqual(rc, 2, (args, so, se))
+            self.assertIn(args[0], se)
+            self.assertNotIn("Traceback", se)
 
 
 if __name__ == "__main__":

@@ -77,8 +77,8 @@ class Products(AppTest):
         out = self.path("strip")
         rc, so, se = run(SAR, "--input", base, "-o", out, "--backend", "cpu", "-q",
                          "--algorithm", "both", "--geotiff",
-                         "--scene-centre=-20.5,-45,0", "--geotiff-values", "magnitude", "--looks", "1,4",
-                         "--sigmf", "--no-png")
+                         "--scene-centre=-20.5,-45,0", "--geotiff-values", "magnitude",
+                         "--looks", "1,4", "--sigmf", "--no-png")
         self.assertEqual(rc, 0, so + se)
         self.assertFalse(os.path.exists(out + "-csa.tif"))  # slant range: no GeoTIFF
         bp = np.load(out + "-bp.npy")

@@ -48,7 +48,6 @@ it back.
 """
 
 import math
-import os
 from dataclasses import asdict, dataclass
 from typing import Optional
 

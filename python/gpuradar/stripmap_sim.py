@@ -30,21 +30,35 @@ Recording format (``<base>`` is any path prefix)
     The truth is one annotation per target with ``gpuradar:position`` [x, y, z] (m),
     ``gpuradar:amplitude`` [re, im] and, for convenience, ``gpuradar:slant_range_m``
     and ``gpuradar:azimuth_m`` (its closest approach).
+``<base>.track.f64``, ``<base>.true_track.f64`` (only with navigation errors)
+    The measured and the true antenna positions, float64 little-endian, npulses x 3
+    ([x, y, z] m), named by ``gpuradar:track_file`` and ``gpuradar:true_track_file``; the
+    model is ``gpuradar:motion_errors`` (sar_sim.MotionErrors' fields, its prf the
+    acquisition's). The echoes are the true track's, the straight level pass
+    (x = 0, y = first_pulse_y + i v / prf, z = altitude) that stripmap_source flies: these
+    are navigation errors, the measured track true + e(t) (sar_sim's module docstring has
+    the models). Backprojection (focus_bp) uses the measured track; chirp scaling
+    assumes the straight pass whatever the track.
 """
 
+import dataclasses
 import math
+import os
 from dataclasses import asdict, dataclass, field
 from typing import List, Optional, Sequence
 
 import numpy as np
 
 from . import sigmf_io
+from .sar_sim import MotionErrors
 from .gpuradar_python import speed_of_light as _speed_of_light
 from .gpuradar_python import window_coefficients
 from .sigmf_io import DATA_SUFFIX, META_SUFFIX, NAMESPACE, RecordingError
 
 SPEED_OF_LIGHT = _speed_of_light
 MODE = "stripmap"
+TRACK_SUFFIX = ".track.f64"
+TRUE_TRACK_SUFFIX = ".true_track.f64"
 #: Largest recording read or simulated (samples).
 MAX_SAMPLES = 1 << 31
 #: The acquisition's fields, in the blocks' argument order.
@@ -140,6 +154,27 @@ class Scene:
     seed: int = 1
     first_pulse_y: float = 0.0
     reflectivity: Optional[Reflectivity] = None
+    #: navigation errors (None: the measured track is the true one, no track files)
+    motion: Optional[MotionErrors] = None
+
+    def true_track(self):
+        """(npulses, 3) antenna positions of the straight pass the echoes come from."""
+        p = np.zeros((self.npulses, 3))
+        p[:, 1] = self.first_pulse_y + np.arange(self.npulses) * self.acq.dy
+        p[:, 2] = self.acq.altitude
+        return p
+
+    def motion_at_prf(self):
+        """motion with the acquisition's prf (the pulses' times), or None."""
+        if self.motion is None:
+            return None
+        return dataclasses.replace(self.motion, prf=self.acq.prf)
+
+    def measured_track(self):
+        """true_track() plus the navigation errors."""
+        motion = self.motion_at_prf()
+        true = self.true_track()
+        return true if motion is None else true + motion.errors(true)
 
 
 def textured_patch(n=64):
@@ -221,6 +256,8 @@ def simulate(scene: Scene, base, progress=None):
     if scene.npulses * a.nrange > MAX_SAMPLES:
         raise ValueError(f"npulses x nrange = {scene.npulses} x {a.nrange} samples, more "
                          f"than {MAX_SAMPLES}")
+    if scene.motion is not None:
+        scene.motion_at_prf().check()
     src = gpr.stripmap_source(*a.block_args(), [t.x for t in scene.targets],
                               [t.y for t in scene.targets], [t.z for t in scene.targets],
                               [t.amplitude for t in scene.targets], scene.noise_sigma,
@@ -236,6 +273,11 @@ def simulate(scene: Scene, base, progress=None):
         tb.run()
     snk.close()
     write_meta(base, scene)
+    if scene.motion is not None:
+        sigmf_io.write_file(str(base) + TRACK_SUFFIX,
+                            np.ascontiguousarray(scene.measured_track(), "<f8"))
+        sigmf_io.write_file(str(base) + TRUE_TRACK_SUFFIX,
+                            np.ascontiguousarray(scene.true_track(), "<f8"))
     return base
 
 
@@ -258,6 +300,11 @@ def write_meta(base, scene: Scene, description="gpuradar stripmap SAR simulation
         g[ns + "scene"] = {"source": r.source, "nx": r.nx, "ny": r.ny, "x0": r.x0,
                            "y0": r.y0, "spacing": r.spacing, "phase_seed": r.phase_seed,
                            "mean_intensity": float(np.mean(np.abs(r.data) ** 2))}
+    if scene.motion is not None:
+        name = os.path.basename(str(base))
+        g[ns + "track_file"] = name + TRACK_SUFFIX
+        g[ns + "true_track_file"] = name + TRUE_TRACK_SUFFIX
+        g[ns + "motion_errors"] = asdict(scene.motion_at_prf())
     n = scene.npulses * a.nrange
     annotations = [
         {"core:sample_start": 0, "core:sample_count": n, "core:label": f"target {i}",
@@ -271,6 +318,10 @@ def write_meta(base, scene: Scene, description="gpuradar stripmap SAR simulation
 class Recording:
     base: str
     scene: Scene
+    #: (npulses, 3) measured and true antenna positions of a recording with navigation
+    #: errors (gpuradar:track_file, gpuradar:true_track_file), else None
+    track: Optional[np.ndarray] = None
+    true_track: Optional[np.ndarray] = None
 
     @property
     def data_path(self):
@@ -282,7 +333,7 @@ class Recording:
 
 
 def base_of(path):
-    return sigmf_io.base_of(path)
+    return sigmf_io.base_of(path, (TRUE_TRACK_SUFFIX, TRACK_SUFFIX))
 
 
 def is_stripmap(path):
@@ -341,7 +392,26 @@ def read(path, datatypes=("cf32_le",)) -> Recording:
                   g.number(ns + "seed", int, minimum=0, default=1),
                   g.number(ns + "first_pulse_y", default=0.0),
                   _read_scene(g.object(ns + "scene", default=None)))
-    return Recording(base, scene)
+    tracks = [_read_track(base, g, ns + key, npulses, mpath)
+              for key in ("track_file", "true_track_file")]
+    return Recording(base, scene, *tracks)
+
+
+def _read_track(base, g, key, npulses, mpath):
+    """The npulses x 3 float64 side file the field `key` names, or None without it."""
+    if not g.has(key):
+        return None
+    path = sigmf_io.side_file(base, g.raw(key), f"global.{key}", mpath)
+    size = sigmf_io.data_file(path, mpath, "track file")
+    if size != npulses * 3 * 8:
+        raise RecordingError(f"{path}: {size} bytes, not metadata field "
+                             f"'global.{NAMESPACE}:npulses' x 3 float64 = {npulses * 24} "
+                             f"bytes")
+    track = np.fromfile(path, dtype="<f8").reshape(npulses, 3)
+    if not np.isfinite(track).all():
+        i = int(np.argmax(~np.isfinite(track).all(axis=1)))
+        raise RecordingError(f"{path}: pulse {i}: non-finite position {track[i].tolist()}")
+    return track
 
 
 def _read_scene(f):
@@ -520,23 +590,28 @@ def focus_csa(rec: Recording, backend="auto", naz=0, range_window="rectangular",
                  f"{focus.blocks()} blocks")
 
 
-def geometry(acq: Acquisition, npulses, first_pulse_y):
+def geometry(acq: Acquisition, npulses, first_pulse_y, track=None):
     """backprojection's per-pulse geometry [x, y, z, r0, dr, f0] of range-compressed
     pulses: pulse_compression puts an echo *starting* at sample d at bin d, and the echo of
     slant range R is centred at (R - r0)/dr, half a pulse after its start, so bin 0 lies
-    half a pulse farther than the raw sample 0."""
+    half a pulse farther than the raw sample 0. track: (npulses, 3) antenna positions
+    (default: the straight level pass)."""
     g = np.zeros((npulses, 6))
     g[:, 1] = first_pulse_y + np.arange(npulses) * acq.dy
     g[:, 2] = acq.altitude
+    if track is not None:
+        g[:, :3] = track
     g[:, 3] = acq.r0 + acq.pulse_width * SPEED_OF_LIGHT / 4
     g[:, 4] = acq.dr
     g[:, 5] = acq.fc
     return g
 
 
-def focus_bp(rec: Recording, grid, backend="auto", range_window="rectangular", run=None):
+def focus_bp(rec: Recording, grid, backend="auto", range_window="rectangular", run=None,
+             track=None):
     """file_source -> pulse_compression -> backprojection (all pulses, one image) on the
-    ground grid (a sar_sim.Grid). ValueError: the blocks' parameter checks."""
+    ground grid (a sar_sim.Grid), from the recording's measured track (or `track`, e.g.
+    rec.true_track). ValueError: the blocks' parameter checks."""
     from gnuradio import blocks, gr
     from . import gpuradar_python as gpr
     a, n = rec.scene.acq, rec.scene.npulses
@@ -546,7 +621,8 @@ def focus_bp(rec: Recording, grid, backend="auto", range_window="rectangular", r
     bp = gpr.backprojection(a.nrange, grid.nx, grid.ny, grid.x0, grid.y0, grid.dx,
                             grid.dy, 0.0, n, "restart", "fast", [], backend)
     # GNU Radio has no double vector source: the geometry goes as 48-byte items
-    geo_bytes = np.ascontiguousarray(geometry(a, n, rec.scene.first_pulse_y), "<f8")
+    track = rec.track if track is None else track
+    geo_bytes = np.ascontiguousarray(geometry(a, n, rec.scene.first_pulse_y, track), "<f8")
     geo = blocks.vector_source_b(geo_bytes.ravel().view(np.uint8).tolist(), False, 6 * 8)
     tb = gr.top_block()
     src = blocks.file_source(gr.sizeof_gr_complex * a.nrange, rec.data_path)
