@@ -333,6 +333,8 @@ TEST(ClutterCancelCuda, test_010_matches_cpu_twin)
     auto p = eca(7, 5); // sizes off any launch multiple, Doppler taps
     p.doppler_taps = true;
     expect_cuda_matches_cpu(p, r, s);
+    // batches of 240 samples: the normal equations in one product each (no chunks)
+    expect_cuda_matches_cpu(eca(4, 100), r, s);
     // singular last batch and non-finite samples
     auto r2 = r;
     std::fill(r2.begin() + 18000, r2.end(), cfloat());

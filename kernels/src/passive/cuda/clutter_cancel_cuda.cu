@@ -180,6 +180,39 @@ __global__ void load_diagonal(const cuFloatComplex* __restrict__ saved,
     }
 }
 
+//! out[b][t] = sum_j partial[b][j][t] (j < chunks, t < size), summed in double.
+__global__ void sum_chunks(const cuFloatComplex* __restrict__ partial,
+                           cuFloatComplex* __restrict__ out,
+                           std::size_t nbatches,
+                           std::size_t chunks,
+                           std::size_t size)
+{
+    const std::size_t total = nbatches * size;
+    for (std::size_t t = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; t < total;
+         t += std::size_t(gridDim.x) * blockDim.x) {
+        const std::size_t b = t / size, i = t % size;
+        double re = 0.0, im = 0.0;
+        for (std::size_t j = 0; j < chunks; ++j) {
+            const cuFloatComplex v = partial[(b * chunks + j) * size + i];
+            re += v.x;
+            im += v.y;
+        }
+        out[t] = make_cuFloatComplex(float(re), float(im));
+    }
+}
+
+//! The chunks a batch's L samples are summed in (L / chunks samples each, at most
+//! max_chunk_samples): the smallest divisor of L that short; 1 when only chunks of
+//! fewer than min_chunk_samples would do (a product that short is overhead).
+constexpr std::size_t max_chunk_samples = 2048, min_chunk_samples = 256;
+std::size_t gram_chunks(std::size_t l)
+{
+    for (std::size_t c = (l + max_chunk_samples - 1) / max_chunk_samples; c <= l; ++c)
+        if (l % c == 0)
+            return l / c >= min_chunk_samples ? c : 1;
+    return 1;
+}
+
 class clutter_cancel_cuda final : public clutter_cancel
 {
 public:
@@ -188,6 +221,7 @@ public:
           d_stream(s),
           d_ncols(columns(p)),
           d_l(p.nsamples / p.nbatches),
+          d_chunks(gram_chunks(d_l)),
           d_blas(native(s), who),
           d_solver(native(s)),
           d_r(p.nsamples * sizeof(cuFloatComplex)),
@@ -196,6 +230,9 @@ public:
           d_gram(p.nbatches * d_ncols * d_ncols * sizeof(cuFloatComplex)),
           d_factor(p.nbatches * d_ncols * d_ncols * sizeof(cuFloatComplex)),
           d_rhs(p.nbatches * d_ncols * sizeof(cuFloatComplex)),
+          d_partial_gram(p.nbatches * d_chunks * d_ncols * d_ncols *
+                         sizeof(cuFloatComplex)),
+          d_partial_rhs(p.nbatches * d_chunks * d_ncols * sizeof(cuFloatComplex)),
           d_pointers(2 * p.nbatches * sizeof(void*)),
           d_info(p.nbatches * sizeof(int)),
           d_fallback(p.nbatches * sizeof(int)),
@@ -247,45 +284,60 @@ public:
         const cuFloatComplex zero = make_cuFloatComplex(0.f, 0.f);
         const cuFloatComplex minus_one = make_cuFloatComplex(-1.f, 0.f);
         const long long xs = static_cast<long long>(d_l) * im;
-        // G_b = X_b^H X_b (m x m), y_b = X_b^H s_b
-        GPURADAR_CUBLAS_CHECK(who,
-                              cublasCgemmStridedBatched(d_blas.get(),
-                                                        CUBLAS_OP_C,
-                                                        CUBLAS_OP_N,
-                                                        im,
-                                                        im,
-                                                        il,
-                                                        &one,
-                                                        x,
-                                                        il,
-                                                        xs,
-                                                        x,
-                                                        il,
-                                                        xs,
-                                                        &zero,
-                                                        d_gram.as<cuFloatComplex>(),
-                                                        im,
-                                                        static_cast<long long>(m) * im,
-                                                        ib));
-        GPURADAR_CUBLAS_CHECK(who,
-                              cublasCgemmStridedBatched(d_blas.get(),
-                                                        CUBLAS_OP_C,
-                                                        CUBLAS_OP_N,
-                                                        im,
-                                                        1,
-                                                        il,
-                                                        &one,
-                                                        x,
-                                                        il,
-                                                        xs,
-                                                        s,
-                                                        il,
-                                                        il,
-                                                        &zero,
-                                                        d_rhs.as<cuFloatComplex>(),
-                                                        im,
-                                                        im,
-                                                        ib));
+        // G_b = X_b^H X_b (m x m), y_b = X_b^H s_b, as sums over d_chunks chunks of
+        // each batch's samples: a product of m x L by L x m for ten batches would keep
+        // few of the device's multiprocessors busy
+        const int ic = int(d_chunks), kc = int(d_l / d_chunks);
+        const long long m2 = static_cast<long long>(m) * im;
+        auto* pg = d_partial_gram.as<cuFloatComplex>();
+        auto* py = d_partial_rhs.as<cuFloatComplex>();
+        for (std::size_t b = 0; b < nb; ++b) {
+            const cuFloatComplex* xb = x + b * d_l * m;
+            GPURADAR_CUBLAS_CHECK(who,
+                                  cublasCgemmStridedBatched(d_blas.get(),
+                                                            CUBLAS_OP_C,
+                                                            CUBLAS_OP_N,
+                                                            im,
+                                                            im,
+                                                            kc,
+                                                            &one,
+                                                            xb,
+                                                            il,
+                                                            kc,
+                                                            xb,
+                                                            il,
+                                                            kc,
+                                                            &zero,
+                                                            pg + b * d_chunks * m * m,
+                                                            im,
+                                                            m2,
+                                                            ic));
+            GPURADAR_CUBLAS_CHECK(who,
+                                  cublasCgemmStridedBatched(d_blas.get(),
+                                                            CUBLAS_OP_C,
+                                                            CUBLAS_OP_N,
+                                                            im,
+                                                            1,
+                                                            kc,
+                                                            &one,
+                                                            xb,
+                                                            il,
+                                                            kc,
+                                                            s + b * d_l,
+                                                            il,
+                                                            kc,
+                                                            &zero,
+                                                            py + b * d_chunks * m,
+                                                            im,
+                                                            im,
+                                                            ic));
+        }
+        sum_chunks<<<elementwise_blocks(nb * m * m), elementwise_threads, 0, st>>>(
+            pg, d_gram.as<cuFloatComplex>(), nb, d_chunks, m * m);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "sum_chunks");
+        sum_chunks<<<elementwise_blocks(nb * m), elementwise_threads, 0, st>>>(
+            py, d_rhs.as<cuFloatComplex>(), nb, d_chunks, m);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "sum_chunks");
         // Cholesky with the user's loading; singular batches again with the fallback's
         std::size_t loaded = 0;
         factor(nullptr);
@@ -387,11 +439,11 @@ private:
     }
 
     stream_ref d_stream;
-    std::size_t d_ncols, d_l;
+    std::size_t d_ncols, d_l, d_chunks;
     cublas_handle d_blas;
     cusolver_handle d_solver;
-    device_memory d_r, d_s, d_x, d_gram, d_factor, d_rhs, d_pointers, d_info, d_fallback,
-        d_stats;
+    device_memory d_r, d_s, d_x, d_gram, d_factor, d_rhs, d_partial_gram, d_partial_rhs,
+        d_pointers, d_info, d_fallback, d_stats;
 };
 
 } // namespace
