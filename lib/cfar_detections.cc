@@ -95,18 +95,20 @@ double cpi_axes::velocity_mps(double m) const
         k -= half;
     else if (k >= half && ndoppler > 1)
         k -= nd;
-    return k * prf / nd * kernels::speed_of_light / (2.0 * fc);
+    return k * prf / nd * kernels::speed_of_light / (path * fc);
 }
 
 cpi_axes read_cpi_axes(const pmt::pmt_t& dict, std::uint64_t index, bool doppler_axis)
 {
     cpi_axes a;
     a.index = index;
+    if (cpi_bool(dict, "bistatic", false))
+        a.path = 1.0;
     const double fs = cpi_double(dict, "fs", 0.0);
     if (fs > 0.0 && std::isfinite(fs)) {
         a.has_range = true;
         a.r0 = cpi_double(dict, "r0", 0.0);
-        a.bin_m = kernels::speed_of_light / (2.0 * fs);
+        a.bin_m = kernels::speed_of_light / (a.path * fs);
     }
     const double prf = cpi_double(dict, "prf", 0.0);
     const double fc = cpi_double(dict, "fc", 0.0);

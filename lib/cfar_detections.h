@@ -33,9 +33,12 @@ struct cpi_axes {
     std::uint64_t index = 0;
     bool has_range = false;
     double r0 = 0;    //!< m, range of bin 0
-    double bin_m = 0; //!< m per range bin, c / (2 fs)
+    double bin_m = 0; //!< m per range bin, c / (2 fs) (bistatic: c / fs)
     bool has_velocity = false;
     double prf = 0, fc = 0;
+    //! Radar path per unit of range: 2 (monostatic, two-way) or 1 (bistatic range and
+    //! velocity, from a cpi dict's `bistatic`: the echo path minus the baseline)
+    double path = 2.0;
     std::uint64_t ndoppler = 0;
     bool fftshift = false;
     pmt::pmt_t rx_time; //!< the tag's rx_time, or null

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""QA of the cross_ambiguity block (CPU backend): each CPI's map equals a cross-ambiguity
+computed here with NumPy from the same two streams; a target of passive_scene_source
+peaks at its bistatic delay and Doppler bin; the cpi tag gives cfar_2d bistatic range
+and velocity; bad parameters refused by name."""
+
+import numpy as np
+import pmt
+from gnuradio import blocks, gr, gr_unittest
+from gnuradio import gpuradar
+from gnuradio.gpuradar import detections, passive_sim
+
+C = passive_sim.SPEED_OF_LIGHT
+FS, FC, N, M, K = 1e6, 100e6, 4096, 48, 6
+
+
+def numpy_caf(ref, surv, m_lags, k_half):
+    """|sum_n s[n] conj(r[n-m]) exp(-j 2 pi k n / N)|^2, r[n] = 0 for n < 0."""
+    n = ref.size
+    out = np.empty((m_lags, 2 * k_half + 1))
+    ks = np.arange(-k_half, k_half + 1)
+    steer = np.exp(-2j * np.pi * np.outer(ks, np.arange(n)) / n)
+    for m in range(m_lags):
+        shifted = np.concatenate([np.zeros(m, complex), ref[:n - m]])
+        out[m] = np.abs(steer @ (surv * np.conj(shifted))) ** 2
+    return out
+
+
+def scene(delay, k, **kw):
+    velocity = k * FS / N * C / FC  # on Doppler bin k of an N-sample CPI
+    args = dict(fs=FS, fc=FC, illuminator="ofdm", ofdm_fft=256, ofdm_used=200, ofdm_cp=32,
+                ref_snr_db=30.0, dpi_db=-300.0, ranges_m=[delay * C / FS],
+                velocities_mps=[velocity], snr_db=[-5.0], truth_every=N)
+    args.update(kw)
+    return args
+
+
+class qa_cross_ambiguity(gr_unittest.TestCase):
+
+    def run_chain(self, sc, ncpi, **caf_kw):
+        src = gpuradar.passive_scene_source(**sc)
+        caf = gpuradar.cross_ambiguity(FS, FC, N, M, K, backend="cpu", **caf_kw)
+        tb = gr.top_block()
+        refs, survs = blocks.vector_sink_c(), blocks.vector_sink_c()
+        maps = blocks.vector_sink_f(2 * K + 1)
+        head0 = blocks.head(gr.sizeof_gr_complex, ncpi * N)
+        head1 = blocks.head(gr.sizeof_gr_complex, ncpi * N)
+        tb.connect((src, 0), head0, refs)
+        tb.connect((src, 1), head1, survs)
+        tb.connect(head0, (caf, 0))
+        tb.connect(head1, (caf, 1))
+        tb.connect(caf, maps)
+        tb.run()
+        out = np.array(maps.data(), np.float64).reshape(-1, M, 2 * K + 1)
+        return np.array(refs.data()), np.array(survs.data()), out, maps.tags(), caf
+
+    def test_001_equals_numpy_caf_and_peaks_at_the_target(self):
+        delay, k = 17, 3
+        ref, surv, maps, tags, caf = self.run_chain(scene(delay, k), 2, method="direct",
+                                                    window="rectangular")
+        self.assertEqual(maps.shape[0], 2)
+        self.assertEqual(caf.method(), "direct")
+        for c in range(2):
+            want = numpy_caf(ref[c * N:(c + 1) * N], surv[c * N:(c + 1) * N], M, K)
+            np.testing.assert_allclose(maps[c], want, rtol=1e-3, atol=1e-4 * want.max())
+            m, kk = np.unravel_index(np.argmax(maps[c]), maps[c].shape)
+            self.assertEqual((m, kk - K), (delay, k))
+        # one cpi tag per map, on its first item, with the bistatic axes
+        self.assertEqual([t.offset for t in tags], [0, M])
+        d = pmt.to_python(tags[1].value)
+        self.assertEqual((d["index"], d["nrange"], d["ndoppler"], d["bistatic"]), (1, M, 2 * K + 1, True))
+        self.assertAlmostEqual(d["prf"] / d["ndoppler"], FS / N)
+
+    def test_002_cfar_reports_bistatic_range_and_velocity(self):
+        delay, k = 22, -4
+        sc = scene(delay, k, snr_db=[0.0])
+        src = gpuradar.passive_scene_source(**sc)
+        caf = gpuradar.cross_ambiguity(FS, FC, N, M, K, backend="cpu", window="hann")
+        cfar = gpuradar.cfar_2d(M, 2 * K + 1, guard_range=2, train_range=6, guard_doppler=1,
+                                train_doppler=2, pfa=1e-6, local_max_only=True, backend="cpu")
+        dets = blocks.message_debug()
+        tb = gr.top_block()
+        for port in (0, 1):
+            tb.connect((src, port), blocks.head(gr.sizeof_gr_complex, N), (caf, port))
+        tb.connect(caf, cfar, blocks.null_sink(gr.sizeof_char * (2 * K + 1)))
+        tb.msg_connect(cfar, "detections", dets, "store")
+        tb.run()
+        found = detections.collect(dets)
+        truth = passive_sim.PassiveScene(**sc).truth(0)[0]
+        ranges = [f["range_m"] for f in found]
+        velocities = [f["velocity_mps"] for f in found]
+        self.assertTrue(any(abs(r - truth["bistatic_range_m"]) < 0.5 * C / FS and
+                            abs(v - truth["velocity_mps"]) < 0.5 * FS / N * C / FC
+                            for r, v in zip(ranges, velocities)),
+                        (ranges, velocities, truth))
+
+    def test_003_bad_parameters(self):
+        for args, kw, name in (((0.0, FC, N, M, K), {}, "fs"), ((FS, -1.0, N, M, K), {}, "fc"),
+                               ((FS, FC, N, M, K), dict(method="fast"), "method"),
+                               ((FS, FC, N, M, K), dict(window="boxcar"), "window"),
+                               ((FS, FC, N, 0, K), {}, "nrange"),
+                               ((FS, FC, 8, 4, 8), {}, "doppler_half"),
+                               ((FS, FC, N, M, K), dict(backend="gpu"), "backend")):
+            with self.subTest(parameter=name):
+                with self.assertRaisesRegex(ValueError, name):
+                    gpuradar.cross_ambiguity(*args, **kw)
+
+
+if __name__ == "__main__":
+    gr_unittest.run(qa_cross_ambiguity)
