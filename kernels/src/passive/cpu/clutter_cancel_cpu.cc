@@ -2,6 +2,7 @@
  * diagonals), Cholesky with diagonal loading, the fit subtracted. */
 #include "common/param_check.h"
 #include "passive/clutter_cancel_backends.h"
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <vector>
@@ -51,6 +52,40 @@ void cholesky_solve(const std::vector<cd>& g, std::size_t n, std::vector<cd>& y)
     }
 }
 
+//! Complex products written out: std::complex's operator* checks for NaN and
+//! infinities on every call (C99 Annex G), which keeps the sample loops from vectorising.
+inline cd mul(cd a, cd b)
+{
+    return cd(a.real() * b.real() - a.imag() * b.imag(),
+              a.real() * b.imag() + a.imag() * b.real());
+}
+
+//! sum_i a[i] b[i]
+cd dot_plain(const cd* a, const cd* b, std::size_t n)
+{
+    double re = 0.0, im = 0.0;
+    const double* x = reinterpret_cast<const double*>(a);
+    const double* y = reinterpret_cast<const double*>(b);
+    for (std::size_t i = 0; i < n; ++i) {
+        re += x[2 * i] * y[2 * i] - x[2 * i + 1] * y[2 * i + 1];
+        im += x[2 * i] * y[2 * i + 1] + x[2 * i + 1] * y[2 * i];
+    }
+    return cd(re, im);
+}
+
+//! sum_i conj(a[i]) b[i]
+cd dot_conj(const cd* a, const cd* b, std::size_t n)
+{
+    double re = 0.0, im = 0.0;
+    const double* x = reinterpret_cast<const double*>(a);
+    const double* y = reinterpret_cast<const double*>(b);
+    for (std::size_t i = 0; i < n; ++i) {
+        re += x[2 * i] * y[2 * i] + x[2 * i + 1] * y[2 * i + 1];
+        im += x[2 * i] * y[2 * i + 1] - x[2 * i + 1] * y[2 * i];
+    }
+    return cd(re, im);
+}
+
 class clutter_cancel_cpu final : public clutter_cancel
 {
 public:
@@ -61,7 +96,11 @@ public:
           d_s(p.nsamples),
           d_r_matrix(d_ncols * d_ncols),
           d_factor(d_ncols * d_ncols),
-          d_rhs(d_ncols)
+          d_rhs(d_ncols),
+          d_ext(p.nsamples / p.nbatches + p.ntaps - 1),
+          d_u(p.nsamples / p.nbatches),
+          d_v(p.nsamples / p.nbatches),
+          d_phase(p.doppler_taps ? 3 : 1, std::vector<cd>(p.nsamples / p.nbatches))
     {
     }
 
@@ -129,16 +168,20 @@ private:
         auto term = [&](std::size_t i, std::size_t j, long long nn) {
             return std::conj(column(c1 + i, nn)) * column(c2 + j, nn);
         };
+        // first row: sum_i conj(x_{q1,0}[i]) x_{q2,j}[i] = sum_i u[i] ext[i+K-1-j];
+        // first column: sum_i conj(x_{q1,j}[i]) x_{q2,0}[i] = sum_i conj(ext[i+K-1-j])
+        // v[i]
+        const cd* p1 = d_phase[shift_index(c1)].data();
+        const cd* p2 = d_phase[shift_index(c2)].data();
+        for (std::size_t i = 0; i < l; ++i) {
+            const cd x1 = mul(d_ext[i + k - 1], p1[i]), x2 = mul(d_ext[i + k - 1], p2[i]);
+            d_u[i] = mul(std::conj(x1), p2[i]);
+            d_v[i] = mul(std::conj(p1[i]), x2);
+        }
         for (std::size_t j = 0; j < k; ++j) {
-            cd row = 0.0, col = 0.0;
-            for (long long nn = n0; nn < n0 + static_cast<long long>(l); ++nn) {
-                row += term(0, j, nn);
-                if (j > 0)
-                    col += term(j, 0, nn);
-            }
-            at(0, j) = row;
+            at(0, j) = dot_plain(d_u.data(), d_ext.data() + (k - 1 - j), l);
             if (j > 0)
-                at(j, 0) = col;
+                at(j, 0) = dot_conj(d_ext.data() + (k - 1 - j), d_v.data(), l);
         }
         const int dq = eca_column_shift(c2, k, d_params.doppler_taps) -
                        eca_column_shift(c1, k, d_params.doppler_taps);
@@ -155,15 +198,26 @@ private:
     {
         const std::size_t m = d_ncols, k = d_params.ntaps;
         const long long n0 = static_cast<long long>(start);
+        // the batch's reference from K-1 samples before it, and its shifts' phases
+        for (std::size_t j = 0; j < l + k - 1; ++j)
+            d_ext[j] =
+                ref(n0 - static_cast<long long>(k - 1) + static_cast<long long>(j));
+        for (std::size_t qi = 0; qi < d_phase.size(); ++qi) {
+            const int q = d_params.doppler_taps ? int(qi) - 1 : 0;
+            for (std::size_t i = 0; i < l; ++i)
+                d_phase[qi][i] =
+                    q == 0 ? cd(1.0) : phase(q, n0 + static_cast<long long>(i));
+        }
         for (std::size_t c1 = 0; c1 < m; c1 += k)
             for (std::size_t c2 = 0; c2 < m; c2 += k)
                 gram_block(c1, c2, n0, l);
-        for (std::size_t c = 0; c < m; ++c) {
-            cd y = 0.0;
+        // y[q, d] = sum_i conj(ext[i+K-1-d]) conj(ph_q[i]) s[i]
+        for (std::size_t c0 = 0; c0 < m; c0 += k) {
+            const cd* ph = d_phase[shift_index(c0)].data();
             for (std::size_t i = 0; i < l; ++i)
-                y +=
-                    std::conj(column(c, n0 + static_cast<long long>(i))) * d_s[start + i];
-            d_rhs[c] = y;
+                d_u[i] = mul(std::conj(ph[i]), d_s[start + i]);
+            for (std::size_t d = 0; d < k; ++d)
+                d_rhs[c0 + d] = dot_conj(d_ext.data() + (k - 1 - d), d_u.data(), l);
         }
         double trace = 0.0;
         for (std::size_t c = 0; c < m; ++c)
@@ -175,12 +229,27 @@ private:
             factor((d_params.diagonal_loading + eca_fallback_loading) * mean_diag);
         }
         cholesky_solve(d_factor, m, d_rhs);
-        for (std::size_t i = 0; i < l; ++i) {
-            cd e = d_s[start + i];
-            for (std::size_t c = 0; c < m; ++c)
-                e -= d_rhs[c] * column(c, n0 + static_cast<long long>(i));
-            out[start + i] = cfloat(e);
+        // e[i] = s[i] - sum_q ph_q[i] sum_d a[q, d] ext[i+K-1-d]
+        for (std::size_t i = 0; i < l; ++i)
+            d_v[i] = d_s[start + i];
+        for (std::size_t c0 = 0; c0 < m; c0 += k) {
+            std::fill(d_u.begin(), d_u.begin() + long(l), cd(0.0));
+            for (std::size_t d = 0; d < k; ++d) {
+                const double ar = d_rhs[c0 + d].real(), ai = d_rhs[c0 + d].imag();
+                const cd* x = d_ext.data() + (k - 1 - d);
+                double* u = reinterpret_cast<double*>(d_u.data());
+                const double* xd = reinterpret_cast<const double*>(x);
+                for (std::size_t i = 0; i < l; ++i) {
+                    u[2 * i] += ar * xd[2 * i] - ai * xd[2 * i + 1];
+                    u[2 * i + 1] += ar * xd[2 * i + 1] + ai * xd[2 * i];
+                }
+            }
+            const cd* ph = d_phase[shift_index(c0)].data();
+            for (std::size_t i = 0; i < l; ++i)
+                d_v[i] -= mul(ph[i], d_u[i]);
         }
+        for (std::size_t i = 0; i < l; ++i)
+            out[start + i] = cfloat(d_v[i]);
         return loaded;
     }
 
@@ -192,8 +261,13 @@ private:
         return cholesky(d_factor, d_ncols);
     }
 
+    std::size_t shift_index(std::size_t c) const { return c / d_params.ntaps; }
+
     std::size_t d_ncols;
     std::vector<cd> d_r, d_s, d_r_matrix, d_factor, d_rhs;
+    std::vector<cd> d_ext, d_u, d_v; //!< a batch's reference from K-1 before it; scratch
+    std::vector<std::vector<cd>>
+        d_phase; //!< per shift, exp(j 2 pi q n / N) over the batch
 };
 
 } // namespace
