@@ -15,6 +15,9 @@ package, status 2, no outputs.
 `test_sar_products.py Products` runs one group.
 """
 
+import contextlib
+import importlib.util
+import io
 import os
 import subprocess
 import sys
@@ -25,6 +28,10 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_apps import SAR, AppTest, png_size, run  # noqa: E402
 from test_stripmap_apps import stripmap_recording  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("gpuradar_sar_app", SAR)
+APP = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(APP)
 
 #: the app_gpuradar_sar ctest's scene: a 96 x 96 grid of 0.1666 m
 SMALL = ("--backend", "cpu", "-q", "--npulses", "192", "--nbins", "384", "--image-size",
@@ -111,15 +118,29 @@ class BadInput(AppTest):
         self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("bad")], [])
         return err
 
+    def parse_fails(self, args, *needles):
+        """The argument checks in-process (the app's parse_args; seconds saved per case),
+        one line naming the option, status 2."""
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as e:
+            APP.parse_args([*SMALL, *args])
+        self.assertEqual(e.exception.code, 2)
+        line = err.getvalue().strip()
+        self.assertEqual(len(line.splitlines()), 1, line)
+        for n in needles:
+            self.assertIn(n, line)
+
     def test_001_scene_centre_out_of_range(self):
-        for text, word in (("91,8,0", "latitude"), ("-90,8,0", "latitude"),
-                           ("45,181,0", "longitude"), ("45,nan,0", "longitude"),
-                           ("45,8,1e6", "height"), ("45", "LAT,LON")):
-            self.fails(["--geotiff", "--scene-center=" + text], "--scene-center", word)
+        self.fails(["--geotiff", "--scene-center=91,8,0"], "--scene-center", "latitude")
+        for text, word in (("-90,8,0", "latitude"), ("45,181,0", "longitude"),
+                           ("45,nan,0", "longitude"), ("45,8,1e6", "height"),
+                           ("45", "LAT,LON")):
+            self.parse_fails(["--geotiff", "--scene-center=" + text], "--scene-center", word)
 
     def test_002_looks(self):
-        for text in ("0,1", "1,0", "-1,2", "2", "a,b"):
-            self.fails(["--looks", text], "--looks")
+        self.fails(["--looks", "0,1"], "--looks")
+        for text in ("1,0", "-1,2", "2", "a,b"):
+            self.parse_fails(["--looks", text], "--looks")
         # larger than the 96 x 96 image: names the flag and the axis
         self.fails(["--looks", "97,1"], "--looks", "[1, 96]", "range along y")
         self.fails(["--looks", "1,200"], "--looks", "[1, 96]")
