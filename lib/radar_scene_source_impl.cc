@@ -63,7 +63,8 @@ radar_scene_source::make(double fs,
                          double phase_noise_linewidth_hz,
                          unsigned int adc_bits,
                          double adc_full_scale,
-                         double clock_offset_ppm)
+                         double clock_offset_ppm,
+                         unsigned int leakage_delay)
 {
     scene_live_config live;
     live.amplitude_unit = amplitude_unit;
@@ -120,6 +121,7 @@ radar_scene_source::make(double fs,
     c.front_end.adc_bits = adc_bits;
     c.front_end.adc_full_scale = adc_full_scale;
     c.clock_offset_ppm = clock_offset_ppm;
+    c.leakage_delay = leakage_delay;
     if (!(start_time >= 0.0) || !std::isfinite(start_time))
         throw std::invalid_argument(
             "gpuradar::radar_scene_source: start_time must be >= 0 "

@@ -118,6 +118,8 @@ public:
      *                           receiver samples at fs (1 + ppm 1e-6), so pulse k lands
      *                           k PRI ppm 1e-6 samples later than on a perfect clock
      *                           (its delays and Doppler in receive samples too)
+     * \param leakage_delay     delay of the transmit leakage after each pulse start
+     *                           (samples, <= floor(PRI) - pulse length; 0: range zero)
      * Throws std::invalid_argument naming the parameter, or the malformed target entry
      * (e.g. "ranges[2]").
      */
@@ -155,7 +157,8 @@ public:
                      double phase_noise_linewidth_hz = 0.0,
                      unsigned int adc_bits = 0,
                      double adc_full_scale = 1.0,
-                     double clock_offset_ppm = 0.0);
+                     double clock_offset_ppm = 0.0,
+                     unsigned int leakage_delay = 0);
 
     /*!
      * Live control (GRC callbacks). Each setter checks its values as make() does

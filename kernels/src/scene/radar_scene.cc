@@ -68,6 +68,14 @@ scene_config checked(scene_config c)
     }
     check_finite_nonneg(c.noise_power, "noise_power", "(power per complex sample)");
     check_finite_nonneg(c.leakage_amplitude, "leakage_amplitude", "(linear)");
+    // The leakage of pulse k ends before pulse k + 1 starts (it is not an echo).
+    const double max_leak_delay = std::floor(c.fs / c.prf) - double(c.waveform.size());
+    if (c.leakage_delay > 0 && !(double(c.leakage_delay) <= max_leak_delay))
+        detail::throw_invalid(s,
+                              "leakage_delay",
+                              "<= floor(PRI) - waveform length = " +
+                                  std::to_string(max_leak_delay) + " samples",
+                              c.leakage_delay);
     if (c.clutter_stop_m > c.clutter_start_m) {
         check_finite_nonneg(c.clutter_start_m, "clutter_start_m", "(m)");
         if (!std::isfinite(c.clutter_stop_m))
@@ -410,8 +418,16 @@ void radar_scene::render_channel(cfloat* out,
     const auto& array = d_cfg.array;
     const double gain = array.gain(c), phase = array.phase_rad(c);
     if (d_cfg.leakage_amplitude > 0.0)
-        add_pulses(
-            out, d_pos, n, s, L, d_cfg.leakage_amplitude * gain, 0.0, 0.0, 0.0, phase);
+        add_pulses(out,
+                   d_pos,
+                   n,
+                   s,
+                   L,
+                   d_cfg.leakage_amplitude * gain,
+                   static_cast<double>(d_cfg.leakage_delay),
+                   0.0,
+                   0.0,
+                   phase);
     if (!d_clutter.empty())
         add_pulses(out,
                    d_pos,

@@ -365,6 +365,53 @@ TEST(FrontEnd, test_009_scene_and_channel_apply_it_to_every_channel)
     EXPECT_GT(adc_ch.clipped(), n / 10);
 }
 
+TEST(FrontEnd, test_011_leakage_level_and_delay)
+{
+    // Leakage alone (no targets, no noise): pulse k's samples p_k + d .. p_k + d + L - 1
+    // are A s, nothing else is non-zero; its power A^2 mean|s|^2 is its level.
+    std::mt19937_64 r(fresh_seed());
+    for (std::uint64_t d : { std::uint64_t(0), std::uint64_t(1 + r() % 800) }) {
+        auto c = pulse_scene(0.0);
+        c.targets.clear();
+        c.leakage_amplitude = 50.0 + (r() % 1000) / 10.0;
+        c.leakage_delay = d;
+        radar_scene s(c);
+        const std::size_t n = 10000;
+        std::vector<cfloat> x(n);
+        s.generate(x.data(), n);
+        const std::size_t L = c.waveform.size();
+        double wp = 0;
+        for (auto v : c.waveform)
+            wp += std::norm(std::complex<double>(v));
+        wp /= double(L);
+        for (std::uint64_t k = 0; s.timing().pulse_start(k) + d + L <= n; ++k) {
+            const std::uint64_t e0 = s.timing().pulse_start(k) + d;
+            double p = 0;
+            for (std::size_t m = 0; m < L; ++m) {
+                const auto want =
+                    c.leakage_amplitude * std::complex<double>(c.waveform[m]);
+                ASSERT_NEAR(std::abs(std::complex<double>(x[e0 + m]) - want),
+                            0.0,
+                            1e-5 * c.leakage_amplitude)
+                    << "pulse " << k << " delay " << d;
+                p += std::norm(std::complex<double>(x[e0 + m]));
+            }
+            EXPECT_NEAR(
+                10 * std::log10(p / L / wp), 20 * std::log10(c.leakage_amplitude), 1e-4);
+            if (e0 > 0)
+                EXPECT_EQ(x[e0 - 1], cfloat(0.0f, 0.0f)) << "delay " << d;
+            EXPECT_EQ(x[e0 + L], cfloat(0.0f, 0.0f)) << "delay " << d;
+        }
+    }
+    auto c = pulse_scene(0.0);
+    c.leakage_amplitude = 1.0;
+    c.leakage_delay = 1000 - 100; // floor(PRI) - L: the last delay that fits
+    radar_scene ok(c);
+    c.leakage_delay += 1;
+    expect_invalid(
+        [&] { radar_scene s(c); }, "leakage_delay", "gpuradar::radar_scene_source");
+}
+
 TEST(FrontEnd, test_010_bad_parameters_named_before_allocation)
 {
     const auto nan = std::nan("");

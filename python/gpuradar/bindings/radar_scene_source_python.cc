@@ -53,7 +53,8 @@ void bind_radar_scene_source(py::module& m)
              py::arg("phase_noise_linewidth_hz") = 0.0,
              py::arg("adc_bits") = 0,
              py::arg("adc_full_scale") = 1.0,
-             py::arg("clock_offset_ppm") = 0.0)
+             py::arg("clock_offset_ppm") = 0.0,
+             py::arg("leakage_delay") = 0)
         .def("set_targets",
              &radar_scene_source::set_targets,
              py::arg("ranges"),

@@ -135,6 +135,28 @@ class qa_radar_front_end(gr_unittest.TestCase):
                 self.assertLessEqual(abs((s1 - s0) - k * 1000.5 * ppm * 1e-6), 1.0,
                                      (ppm, k))
 
+    def test_008_leakage_level_and_delay(self):
+        # No targets, no noise: pulse k's leakage is A s at p_k + delay, and only there.
+        amp, delay = 40.0, 321
+        src = gpuradar.radar_scene_source(FS, FC, PRF, 1e6, 50e-6, noise_power=0.0,
+                                          leakage_amplitude=amp, leakage_delay=delay)
+        s = np.array(src.waveform())
+        snk = blocks.vector_sink_c()
+        tb = gr.top_block()
+        tb.connect(src, blocks.head(gr.sizeof_gr_complex, 20 * 1001), snk)
+        tb.run()
+        x = np.array(snk.data())
+        for k in range(19):
+            p = int(np.floor(k * 1000.5 + 0.5))
+            nz = np.flatnonzero(x[p:p + 1000])
+            self.assertEqual(nz[0], delay)
+            self.assertEqual(nz[-1], delay + len(s) - 1)
+            np.testing.assert_allclose(x[p + delay:p + delay + len(s)], amp * s,
+                                       atol=1e-5 * amp)
+        level_db = 10 * np.log10(np.mean(np.abs(x[delay:delay + len(s)]) ** 2) /
+                                 np.mean(np.abs(s) ** 2))
+        self.assertAlmostEqual(level_db, 20 * np.log10(amp), places=4)
+
     def test_007_bad_values_named(self):
         cases = [("dc_offset_i", float("nan")), ("iq_gain_db", float("inf")),
                  ("iq_phase_deg", 90.0), ("phase_noise_linewidth_hz", -1.0),
@@ -147,8 +169,10 @@ class qa_radar_front_end(gr_unittest.TestCase):
                 gpuradar.radar_channel(FS, FC, **{name: value})
         with self.assertRaisesRegex(ValueError, "clock_offset_ppm"):
             gpuradar.radar_scene_source(FS, FC, PRF, 1e6, 50e-6, clock_offset_ppm=1001.0)
+        with self.assertRaisesRegex(ValueError, "radar_scene_source: leakage_delay"):
+            gpuradar.radar_scene_source(FS, FC, PRF, 1e6, 50e-6, leakage_delay=901)
         gpuradar.radar_scene_source(FS, FC, PRF, 1e6, 50e-6, clock_offset_ppm=1000.0,
-                                    adc_bits=32)
+                                    adc_bits=32, leakage_delay=900)
 
 
 if __name__ == "__main__":

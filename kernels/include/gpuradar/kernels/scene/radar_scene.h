@@ -108,6 +108,10 @@ struct scene_config {
     //! Amplitude of the transmit pulse leaking into the receiver at each pulse start
     //! (0: none). Its |x|^2 is what the framer's threshold trigger sees.
     double leakage_amplitude = 0.0;
+    //! Delay of the leakage after the pulse start (receive samples, < PRI - waveform
+    //! length + 1): the short path of an antenna reflection or a circulator (0: at the
+    //! pulse start, range zero).
+    std::uint64_t leakage_delay = 0;
     //! Stationary clutter: independent complex Gaussian reflectivity in every sample-wide
     //! range cell of [clutter_start_m, clutter_stop_m] (none when stop <= start), fixed
     //! in time (zero Doppler); clutter_cnr_db is its per-sample power over the noise
@@ -158,7 +162,7 @@ struct target_truth {
  * Pulse k is transmitted at sample p_k = pulse_timing(fs/prf).pulse_start(k) (drift-free
  * for fractional PRIs). Sample n of the stream (time t = n / fs) is
  *
- *   x[n] = w[n] + leakage * s[n - p_k]
+ *   x[n] = w[n] + leakage * s[n - p_k - leakage_delay]
  *        + sum_targets a_i * s[n - p_k - d_ik] * exp(j (phi_i + 2 pi f_di t))
  *        + sum_k c[n - p_k - d_c]
  *
