@@ -245,6 +245,31 @@ class qa_sar_motion_errors(unittest.TestCase):
         # 0.02: the sidebands' sidelobes at the peak (their echoes lie ~8 m away)
         self.assertAlmostEqual(blurred[peak] / focused[peak], bessel_j(0, beta), delta=0.02)
 
+    def test_007_bad_track_files_are_named(self):
+        motion = MotionErrors(vertical=AxisErrors(white=0.001))
+        base = sar_sim.write(os.path.join(self.dir, "r"), self.scenario(motion, npulses=16))
+        with open(base + ".true_geometry.f64", "ab") as f:
+            f.write(b"\0" * 8)
+        with self.assertRaisesRegex(sar_sim.RecordingError,
+                                    r"r\.true_geometry\.f64: 776 bytes, not"):
+            sar_sim.read(base)
+        with open(base + ".sigmf-meta") as f:
+            text = f.read()
+        with open(base + ".sigmf-meta", "w") as f:
+            f.write(text.replace('"r.true_geometry.f64"', '"../r.true_geometry.f64"'))
+        with self.assertRaisesRegex(sar_sim.RecordingError, "true_geometry_file"):
+            sar_sim.read(base)
+        scene = stripmap_sim.presets()["tiny"]
+        scene.npulses = 8
+        scene.motion = motion
+        sbase = stripmap_sim.simulate(scene, os.path.join(self.dir, "s"))
+        track = np.fromfile(sbase + ".track.f64", "<f8")
+        track[7] = np.nan
+        track.tofile(sbase + ".track.f64")
+        with self.assertRaisesRegex(sar_sim.RecordingError, r"s\.track\.f64: pulse 2: "
+                                                            r"non-finite"):
+            stripmap_sim.read(sbase)
+
     def test_005_bad_parameters_are_named(self):
         path = sar_sim.straight_path((0, 0, 0), (10, 0, 0), 8)
         for motion, word in (
