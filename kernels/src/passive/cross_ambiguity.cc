@@ -19,6 +19,9 @@ template <typename V>
 //! Largest CPI: cuFFT and FFTW take int lengths, and the direct method's FFT is >= N+M-1.
 constexpr std::size_t max_nsamples = std::size_t(1) << 28;
 
+//! Longest Chebyshev taper: its O(n^2) coefficients take about a second at 2^16.
+constexpr std::size_t max_chebyshev_taper = std::size_t(1) << 16;
+
 std::size_t min_batches(std::size_t k) { return std::max(4 * k, 2 * k + 1); }
 
 } // namespace
@@ -76,6 +79,19 @@ void cross_ambiguity::validate(const cross_ambiguity_params& p)
                 " into >= " + std::to_string(min_batches(p.doppler_half)) + " batches",
             "batched");
     }
+    // the taper spans the CPI (direct) or the batches (batched); Chebyshev's
+    // coefficients are a direct O(n^2) DFT (window.h), minutes for a long CPI
+    const std::size_t taper = choose_method(p) == caf_method::batched
+                                  ? p.nsamples / choose_batch_length(p)
+                                  : p.nsamples;
+    if (p.window.type == window_type::chebyshev && taper > max_chebyshev_taper)
+        bad("window",
+            "not chebyshev over a taper of more than " +
+                std::to_string(max_chebyshev_taper) + " points (this one has " +
+                std::to_string(taper) +
+                ": the direct method tapers the CPI); taylor gives the same sidelobe "
+                "level",
+            "chebyshev");
 }
 
 double

@@ -275,6 +275,18 @@ TEST(CrossAmbiguityCpu, test_007_bad_input_named_before_allocating)
                    }),
                    "beta",
                    stage);
+    // a Chebyshev taper over a long CPI (direct): refused; over its batches: fine
+    cross_ambiguity_params cheb;
+    cheb.nsamples = 1 << 17;
+    cheb.nrange = 10;
+    cheb.doppler_half = 3;
+    cheb.method = caf_method::direct;
+    cheb.window = kernels::window_spec::make("chebyshev");
+    expect_invalid([cheb] { cross_ambiguity::validate(cheb); },
+                   "window must be not chebyshev over a taper of more than 65536 points",
+                   stage);
+    cheb.method = caf_method::batched;
+    EXPECT_NO_THROW(cross_ambiguity::validate(cheb));
     expect_invalid(
         [] {
             cross_ambiguity_params p;
