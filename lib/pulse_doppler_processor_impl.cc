@@ -51,7 +51,8 @@ pulse_doppler_processor::make(unsigned int nrange,
                               bool db,
                               const std::string& backend,
                               unsigned int tap_every,
-                              int device)
+                              int device,
+                              const std::string& input_type)
 {
     params p;
     p.nrange = nrange;
@@ -81,6 +82,7 @@ pulse_doppler_processor::make(unsigned int nrange,
     p.backend = backend;
     p.tap_every = tap_every;
     p.device = device;
+    p.input_type = input_type;
     return make(p);
 }
 
@@ -117,6 +119,7 @@ pulse_doppler_processor::sptr pulse_doppler_processor::make(const params& a)
     p.fftshift = a.fftshift;
     p.env_mode = parse_envelope_mode(a.envelope_mode, name);
     p.db = a.db;
+    p.input = kernels::parse_sample_format(a.input_type, name, "input_type");
     // The kernel's checks (npulses >= 2 or 3, nfft >= npulses, waveform length, the
     // Doppler map's size) and the items', before the io_signatures are made.
     kernels::pulse_doppler_processor::validate(p);
@@ -138,7 +141,7 @@ cpi_framing framing(const kernels::pulse_doppler_processor_params& p)
     f.npulses = p.npulses;
     f.nrange = p.nrange;
     f.in = cpi_item::pulse;
-    f.in_elements = p.channels * p.nrange;
+    f.in_elements = p.channels * p.nrange * kernels::sample_bytes(p.input); // bytes
     f.out = cpi_item::range_bin;
     f.out_elements = p.channels * p.nfft;
     f.wait_per_cpi = true; // each CPI waits only for its own input
@@ -154,7 +157,8 @@ pulse_doppler_processor_impl::pulse_doppler_processor_impl(
     unsigned tap_every,
     int device)
     : gr::block("pulse_doppler_processor",
-                stream_signature(backend, p.channels * p.nrange * sizeof(gr_complex)),
+                stream_signature(backend,
+                                 p.channels * p.nrange * kernels::sample_bytes(p.input)),
                 stream_signature(backend, p.channels * p.nfft * sizeof(float))),
       cpi_block("pulse_doppler_processor", backend, device, framing(p)),
       d_npulses(p.npulses),
@@ -294,7 +298,7 @@ bool pulse_doppler_processor_impl::stop()
 void pulse_doppler_processor_impl::process_cpi(const cpi_io& io)
 {
     apply_pending_change();
-    d_kernel->run(io.in, io.out);
+    d_kernel->run_samples(io.in, io.out); // in the input_type's format
     if (d_tap.due())
         d_tap.capture(io.out, tap_meta(io.dict));
     add_item_tag(

@@ -15,7 +15,7 @@ namespace gr {
 namespace gpuradar {
 
 class pulse_doppler_processor_impl
-    : public cpi_block<pulse_doppler_processor, gr_complex, float>
+    : public cpi_block<pulse_doppler_processor, std::uint8_t, float> // input as bytes
 {
 public:
     pulse_doppler_processor_impl(const kernels::pulse_doppler_processor_params& p,

@@ -507,6 +507,108 @@ TEST(PulseDopplerProcessorCuda, test_010_chain_matches_cpu_and_stays_on_device)
     EXPECT_EQ(cpi_tags_of(gpu.tags).size(), ncpi);
 }
 
+// The scene's CPI as an SDR gives it: parts scaled by 1/4 (headroom for the targets'
+// peaks) and rounded to int16 or int8 codes at 1.0 = full scale; `exact` gets the codes'
+// float values (what the block must see).
+template <typename Item>
+std::vector<Item> quantised(const std::vector<cfloat>& x,
+                            double full_scale_code,
+                            std::vector<cfloat>& exact)
+{
+    std::vector<Item> q(2 * x.size());
+    exact.resize(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const long re = std::lround(0.25 * x[i].real() * full_scale_code);
+        const long im = std::lround(0.25 * x[i].imag() * full_scale_code);
+        EXPECT_LT(std::max(std::abs(re), std::abs(im)), long(full_scale_code));
+        q[2 * i] = static_cast<Item>(re);
+        q[2 * i + 1] = static_cast<Item>(im);
+        exact[i] = cfloat(float(re / full_scale_code), float(im / full_scale_code));
+    }
+    return q;
+}
+
+// The processor on sc16 / sc8 items (short / byte vectors of 2 per sample, as a UHD
+// source's sc16 / sc8 ports give).
+template <typename Item>
+run_result run_processor_integers(const std::vector<Item>& codes,
+                                  const scene& sc,
+                                  const char* input_type,
+                                  const char* backend)
+{
+    auto tb = gr::make_top_block("pd_integers");
+    auto src = gr::blocks::vector_source<Item>::make(
+        codes, false, 2 * sc.ch * sc.nr, { cpi_tag(0, 0, sc.np, sc.nr, fs) });
+    grr::pulse_doppler_processor::params cfg;
+    cfg.nrange = sc.nr;
+    cfg.npulses = sc.np;
+    cfg.nfft = sc.nfft;
+    cfg.channels = sc.ch;
+    cfg.bandwidth = bw;
+    cfg.pulse_width = pw;
+    cfg.samp_rate = fs;
+    cfg.range_window = "hamming";
+    cfg.normalize = true;
+    cfg.doppler_window = "hann";
+    cfg.backend = backend;
+    cfg.input_type = input_type;
+    auto pd = grr::pulse_doppler_processor::make(cfg);
+    auto snk = gr::blocks::vector_sink_f::make(sc.ch * sc.nfft);
+    tb->connect(src, 0, pd, 0);
+    tb->connect(pd, 0, snk, 0);
+    tb->run();
+    std::vector<gr_complex> unused;
+    run_result r{ unused, snk->tags(), pd->dropped_cpis() };
+    const auto y = snk->data();
+    r.data.assign(y.begin(), y.end());
+    return r;
+}
+
+TEST(PulseDopplerProcessor, test_003_sc16_and_sc8_items_equal_their_float_values)
+{
+    // Bit for bit the map of the fc32 stream of the codes' exact values (x / 32768, x /
+    // 128): a wrong scale or item size cannot pass.
+    const scene sc;
+    std::vector<cfloat> exact16, exact8;
+    const auto q16 = quantised<std::int16_t>(sc.cpi(), 32768.0, exact16);
+    const auto q8 = quantised<std::uint8_t>(sc.cpi(), 128.0, exact8); // int8's bytes
+    const auto r16 = run_processor_integers(q16, sc, "sc16", "cpu");
+    const auto r8 = run_processor_integers(q8, sc, "sc8", "cpu");
+    const auto f16 = run_processor(exact16, sc, 1, "cpu");
+    const auto f8 = run_processor(exact8, sc, 1, "cpu");
+    ASSERT_EQ(r16.data.size(), std::size_t(sc.nr) * sc.ch * sc.nfft);
+    EXPECT_TRUE(r16.data == f16.data);
+    EXPECT_TRUE(r8.data == f8.data);
+    EXPECT_EQ(cpi_tags_of(r16.tags).size(), 1u);
+    expect_invalid(
+        [] {
+            grr::pulse_doppler_processor::params cfg;
+            cfg.nrange = 64;
+            cfg.npulses = 4;
+            cfg.nfft = 4;
+            cfg.backend = "cpu";
+            cfg.input_type = "complex_int16";
+            grr::pulse_doppler_processor::make(cfg);
+        },
+        "input_type must be one of fc32, sc16, sc8");
+}
+
+TEST(PulseDopplerProcessorCuda, test_011_sc16_crosses_pcie_as_integers_and_matches_cpu)
+{
+    GPURADAR_REQUIRE_CUDA();
+    const scene sc;
+    std::vector<cfloat> exact;
+    const auto q16 = quantised<std::int16_t>(sc.cpi(), 32768.0, exact);
+    const auto cpu = run_processor_integers(q16, sc, "sc16", "cpu");
+    grr::device_buffer::reset_transfer_stats();
+    const auto gpu = run_processor_integers(q16, sc, "sc16", "cuda");
+    const auto stats = grr::device_buffer::transfer_stats();
+    ASSERT_EQ(gpu.data.size(), cpu.data.size());
+    EXPECT_LE(rel_l2(gpu.data, cpu.data), 1e-5);
+    EXPECT_EQ(stats.h2d_bytes, q16.size() * sizeof(std::int16_t))
+        << "the int16 samples cross PCIe, not floats";
+}
+
 TEST(PulseCompressionBlockCuda, test_010_waveform_change_only_between_cpis)
 {
     GPURADAR_REQUIRE_CUDA();

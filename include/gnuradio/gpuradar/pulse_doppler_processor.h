@@ -56,6 +56,10 @@ struct pulse_doppler_processor_params {
     std::string backend = "auto";             //!< auto, cuda or cpu
     unsigned int tap_every = 0; //!< publish every Nth CPI's map on `map` (0: never)
     int device = 0;             //!< CUDA device (0 to number of GPUs - 1)
+    //! Input samples: fc32 (gr_complex), sc16 or sc8 (interleaved int16 / int8 I, Q as
+    //! UHD / SoapySDR give with cpu_format sc16 / sc8), scaled to 1.0 = full scale (x /
+    //! 32768, x / 128). CUDA: the integers are copied to the GPU and converted there.
+    std::string input_type = "fc32";
 };
 
 /*!
@@ -118,7 +122,9 @@ public:
      * is the CUDA device index (0 to number of GPUs - 1) the block's stream, plans and
      * memory live on, checked before anything is allocated (std::invalid_argument naming
      * `device` and the range); the CPU backend refuses a negative index and logs and
-     * ignores any other.
+     * ignores any other. `input_type` is "fc32", "sc16" or "sc8" (the input item is
+     * channels * nrange samples of that format; any other name throws
+     * std::invalid_argument naming `input_type` and the three).
      */
     static sptr
     make(unsigned int nrange,
@@ -147,7 +153,8 @@ public:
          bool db = params{}.db,
          const std::string& backend = params{}.backend,
          unsigned int tap_every = params{}.tap_every,
-         int device = params{}.device);
+         int device = params{}.device,
+         const std::string& input_type = params{}.input_type);
 
     /*!
      * Live control (GRC callbacks). Each setter checks its values as make() does

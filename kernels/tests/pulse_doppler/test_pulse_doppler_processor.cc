@@ -8,7 +8,10 @@
 #include "test_support.h"
 #include <gpuradar/kernels/pulse_doppler/pulse_doppler_processor.h>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <string>
 
 namespace gpuradar::test {
 namespace {
@@ -479,6 +482,101 @@ TEST(PulseDopplerCudaFused, test_013_map_not_16_byte_aligned)
     std::vector<float> want(gpu->output_size());
     pulse_doppler_processor::make(kernels::backend::cpu, p)->run(x.data(), want.data());
     EXPECT_LT(rel_l2(got, want), 1e-5);
+}
+
+// A CPI quantised as an SDR would: parts rounded to integer codes at 1.0 = full scale
+// (the inputs here stay far inside it, so nothing clips). Returns the interleaved codes.
+template <typename Int>
+std::vector<Int> quantise(const std::vector<cfloat>& x, double full_scale_code)
+{
+    std::vector<Int> q(2 * x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        q[2 * i] = static_cast<Int>(std::lround(x[i].real() * full_scale_code));
+        q[2 * i + 1] = static_cast<Int>(std::lround(x[i].imag() * full_scale_code));
+    }
+    return q;
+}
+
+// sc16 and sc8 CPIs quantised from an fc32 CPI give its linear (magnitude) map within
+// the quantisation error. The chain before the envelope is linear and the error e is
+// independent of x, so ||map_q - map|| <= ||L e|| and ||L e|| / ||L x|| ~ sigma_e /
+// sigma_x, sigma_e^2 = 2 LSB^2 / 12 (each part uniform in +-LSB/2), sigma_x^2 = 2 s^2:
+// the bound LSB / (sqrt(12) s), doubled for the spread of one CPI's error (thousands of
+// samples). Read with the wrong scale (sc8 as 1/32768) the map is 256 times too small
+// and the error about 1.
+TEST(PulseDoppler, test_004_integer_input_within_quantisation_error)
+{
+    const double s = 0.2; // RMS of each part, in full scale
+    auto p = make_params(16, 2, 300, 31, 16, mti_mode::none, true, envelope::mode::linear,
+                         false, 9);
+    const auto x = random_complex(p.npulses * p.channels * p.nrange, 10, float(s));
+    auto fc32 = pulse_doppler_processor::make(kernels::backend::cpu, p);
+    std::vector<float> want(fc32->output_size());
+    fc32->run(x.data(), want.data());
+
+    const auto q16 = quantise<std::int16_t>(x, 32768.0);
+    const auto q8 = quantise<std::int8_t>(x, 128.0);
+    struct variant {
+        kernels::sample_format f;
+        const void* codes;
+        double lsb;
+    };
+    for (const auto& v : { variant{ kernels::sample_format::sc16, q16.data(), 1.0 / 32768 },
+                           variant{ kernels::sample_format::sc8, q8.data(), 1.0 / 128 } }) {
+        SCOPED_TRACE(kernels::to_string(v.f));
+        p.input = v.f;
+        auto pd = pulse_doppler_processor::make(kernels::backend::cpu, p);
+        std::vector<float> got(pd->output_size(), NAN);
+        pd->run_samples(v.codes, got.data());
+        const double bound = 2.0 * v.lsb / (std::sqrt(12.0) * s);
+        const double err = rel_l2(got, want);
+        std::printf("[ quantised ] %s: error %.3g, bound %.3g\n",
+                    kernels::to_string(v.f), err, bound);
+        EXPECT_LT(err, bound);
+        EXPECT_GT(err, 0.0) << "a quantised CPI cannot give the float map exactly";
+        // run_samples is the conversion then run(): the same bits as run() on the
+        // codes' exact values.
+        std::vector<cfloat> exact(x.size());
+        for (std::size_t i = 0; i < x.size(); ++i)
+            exact[i] = kernels::sample_at(v.codes, v.f, i);
+        std::vector<float> direct(pd->output_size());
+        pd->run(exact.data(), direct.data());
+        EXPECT_TRUE(std::memcmp(got.data(), direct.data(), got.size() * sizeof(float)) == 0);
+    }
+}
+
+TEST(PulseDopplerCudaApi, test_014_integer_input_matches_cpu)
+{
+    GPURADAR_REQUIRE_CUDA();
+    const std::uint32_t seed = std::random_device{}();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    auto p = make_params(32, 1, 1000, 101, 32, mti_mode::two_pulse, true,
+                         envelope::mode::square_law, false, 11);
+    const auto x = random_complex(p.npulses * p.channels * p.nrange, seed, 0.1f);
+    const auto q16 = quantise<std::int16_t>(x, 32768.0);
+    const auto q8 = quantise<std::int8_t>(x, 128.0);
+    kernels::cuda_stream stream;
+    for (auto f : { kernels::sample_format::sc16, kernels::sample_format::sc8 }) {
+        SCOPED_TRACE(kernels::to_string(f));
+        p.input = f;
+        auto gpu = pulse_doppler_processor::make(kernels::backend::cuda, p, stream.ref());
+        auto cpu = pulse_doppler_processor::make(kernels::backend::cpu, p);
+        const bool is16 = f == kernels::sample_format::sc16;
+        const auto d_in = is16 ? to_device(q16, stream) : to_device(q8, stream);
+        kernels::device_memory d_out(gpu->output_size() * sizeof(float));
+        poison(d_out, stream);
+        gpu->run_samples(d_in.get(), d_out.as<float>());
+        const auto got = to_host<float>(d_out, gpu->output_size(), stream);
+        std::vector<float> want(cpu->output_size());
+        cpu->run_samples(is16 ? static_cast<const void*>(q16.data())
+                              : static_cast<const void*>(q8.data()),
+                         want.data());
+        EXPECT_LT(rel_l2(got, want), 1e-5) << gpu->implementation();
+        if (is16)
+            EXPECT_TRUE(to_host<std::int16_t>(d_in, q16.size(), stream) == q16);
+        else
+            EXPECT_TRUE(to_host<std::int8_t>(d_in, q8.size(), stream) == q8);
+    }
 }
 
 } // namespace

@@ -44,7 +44,8 @@ void bind_pulse_doppler_processor(py::module& m)
                                         bool,
                                         const std::string&,
                                         unsigned int,
-                                        int>(&pulse_doppler_processor::make)),
+                                        int,
+                                        const std::string&>(&pulse_doppler_processor::make)),
              py::arg("nrange"),
              py::arg("npulses"),
              py::arg("nfft"),
@@ -71,7 +72,8 @@ void bind_pulse_doppler_processor(py::module& m)
              py::arg("db") = defaults.db,
              py::arg("backend") = defaults.backend,
              py::arg("tap_every") = defaults.tap_every,
-             py::arg("device") = defaults.device)
+             py::arg("device") = defaults.device,
+             py::arg("input_type") = defaults.input_type)
         .def("set_waveform", &pulse_doppler_processor::set_waveform, py::arg("waveform"))
         .def("set_mti", &pulse_doppler_processor::set_mti, py::arg("mti"))
         .def("set_range_window",

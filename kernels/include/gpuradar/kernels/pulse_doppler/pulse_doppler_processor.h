@@ -5,6 +5,7 @@
 
 #include <gpuradar/kernels/common/backend.h>
 #include <gpuradar/kernels/common/cuda_resources.h>
+#include <gpuradar/kernels/common/sample_convert.h>
 #include <gpuradar/kernels/common/window.h>
 #include <gpuradar/kernels/pulse_doppler/doppler_filter.h>
 #include <gpuradar/kernels/pulse_doppler/envelope.h>
@@ -32,6 +33,9 @@ struct pulse_doppler_processor_params {
     bool fftshift = true;       //!< zero Doppler at bin nfft/2
     envelope::mode env_mode = envelope::mode::square_law; //!< square law for CFAR
     bool db = false;                                      //!< envelope in dB
+    //! Format of run_samples()'s input (sample_convert.h: sc16 / sc8 at 1.0 = full
+    //! scale); run() always takes complex float.
+    sample_format input = sample_format::fc32;
 };
 
 /*!
@@ -88,6 +92,15 @@ public:
     virtual void run(const cfloat* in, float* out) = 0;
 
     /*!
+     * One CPI of input_size() samples in params().input's format (device memory on the
+     * CUDA backend). fc32 is run() itself. sc16 / sc8 are converted (sample_convert, the
+     * CUDA kernel or VOLK) into a workspace made by make(), then run(): the integers are
+     * what reaches the device; the conversion is one pass over the CPI on the device,
+     * not yet fused into pulse compression's load.
+     */
+    void run_samples(const void* in, float* out);
+
+    /*!
      * Replace the waveform (pulse_compression::set_waveform: the next run() uses it;
      * throws on a bad waveform and keeps the old one).
      */
@@ -111,6 +124,16 @@ public:
 protected:
     explicit pulse_doppler_processor(const params& p) : d_params(p) {}
     params d_params; //!< with nfft resolved (never 0); waveform follows set_waveform
+
+private:
+    // Integer input only (made by make()): its conversion and the converted CPI.
+    std::unique_ptr<sample_convert> d_convert;
+    std::vector<cfloat> d_host_converted; // CPU backend
+    device_memory d_device_converted;     // CUDA backend
+    friend std::unique_ptr<pulse_doppler_processor>
+    attach_input_conversion(std::unique_ptr<pulse_doppler_processor> proc,
+                            backend b,
+                            stream_ref stream);
 };
 
 } // namespace gpuradar::kernels
