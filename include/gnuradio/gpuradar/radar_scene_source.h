@@ -19,8 +19,8 @@ namespace gpuradar {
  * Out: gr_complex samples at fs, continuous. Pulse k is transmitted at sample
  * floor(k fs/prf + 1/2) (drift-free for fractional PRIs). Each sample is
  *
- *   x[n] = noise + leakage s[n - p_k] + sum_i a_i s[n - p_k - d_ik] exp(-j 4 pi fc
- * R_i(t)/c)
+ *   x[n] = noise + leakage s[n - p_k - leakage_delay]
+ *          + sum_i a_i s[n - p_k - d_ik] exp(-j 4 pi fc R_i(t)/c)
  *          + stationary clutter,
  *
  * t = n / fs, R_i(t) = ranges[i] - velocities[i] t (closing positive), d_ik =
