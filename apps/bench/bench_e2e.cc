@@ -15,6 +15,9 @@
  * Beside them, where the time goes (same source, same data, unpaced, wall time over
  * N CPIs): source -> null sink, and source -> pulse_framer -> sink (device sink on CUDA:
  * the framer cuts the gates on the GPU from the stream its input buffer copied there).
+ * Then the chain once more from the same samples quantised to sc16 (input "sc16", the
+ * framer's input_type sc16: the host writes and PCIe carries half the bytes), unpaced,
+ * with its rate against the fc32 run's (vs_fc32) and both detection counts.
  * Workloads: PD-B and PD-C (one channel: the framer cuts one stream), PRI = gate = nrange
  * samples (every sample of the stream is processed). Data: uniform noise plus LFM echoes
  * of three targets, never zeros.
@@ -23,6 +26,8 @@
 #include <gnuradio/blocks/null_sink.h>
 #include <gpuradar/kernels/common/cpu_threads.h>
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 
 namespace gpuradar::bench::pd {
 namespace {
@@ -41,8 +46,43 @@ struct run_result {
     std::uint64_t dropped;
 };
 
+//! The host samples a chain replays: fc32, or the same quantised to sc16 as an SDR
+//! gives them with cpu_format sc16.
+struct replay_data {
+    const void* data;
+    std::size_t nsamples;
+    std::size_t sample_bytes;
+    std::string input_type;
+    replay_data(const std::vector<cfloat>& x)
+        : data(x.data()), nsamples(x.size()), sample_bytes(sizeof(cfloat)), input_type("fc32")
+    {
+    }
+    replay_data(const std::vector<std::int16_t>& parts)
+        : data(parts.data()),
+          nsamples(parts.size() / 2),
+          sample_bytes(2 * sizeof(std::int16_t)),
+          input_type("sc16")
+    {
+    }
+};
+
+//! x quantised to interleaved int16 with its largest part at 0.9 of full scale.
+std::vector<std::int16_t> quantise_sc16(const std::vector<cfloat>& x)
+{
+    float peak = 0;
+    for (const auto& v : x)
+        peak = std::max({ peak, std::abs(v.real()), std::abs(v.imag()) });
+    const double scale = peak > 0 ? 0.9 * 32767.0 / peak : 1.0;
+    std::vector<std::int16_t> q(2 * x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        q[2 * i] = static_cast<std::int16_t>(std::lround(x[i].real() * scale));
+        q[2 * i + 1] = static_cast<std::int16_t>(std::lround(x[i].imag() * scale));
+    }
+    return q;
+}
+
 run_result run_chain(const workload& w,
-                     const std::vector<cfloat>& samples,
+                     const replay_data& samples,
                      std::uint64_t ncpi,
                      double rate,
                      const std::string& backend,
@@ -52,9 +92,15 @@ run_result run_chain(const workload& w,
     const std::uint64_t cpi_samples = w.npulses * w.nrange;
     const auto nfft = static_cast<unsigned>(w.npulses);
     auto tb = gr::make_top_block("e2e");
-    auto src = gnuradio::make_block_sptr<host_replay_source>(
-        samples, ncpi * cpi_samples, cpi_samples, tuning, rate, pieces_per_cpi);
-    const pd_chain chain(w, backend);
+    auto src = gnuradio::make_block_sptr<host_replay_source>(samples.data,
+                                                             samples.nsamples,
+                                                             samples.sample_bytes,
+                                                             ncpi * cpi_samples,
+                                                             cpi_samples,
+                                                             tuning,
+                                                             rate,
+                                                             pieces_per_cpi);
+    const pd_chain chain(w, backend, 0, samples.input_type);
     auto timer = gnuradio::make_block_sptr<detections_timer>();
     const auto cfar = chain.connect(tb, src);
     if (backend == "cuda")
@@ -137,6 +183,7 @@ GPURADAR_BENCH("e2e/PD")
             json_line("e2e/PD")
                 .field("workload", w.name)
                 .field("backend", backend)
+                .field("input", "fc32")
                 .field("cpis", double(n))
                 .field("cpu_threads", static_cast<long long>(kernels::cpu_threads()))
                 .field("samples_per_s", sps)
@@ -151,6 +198,25 @@ GPURADAR_BENCH("e2e/PD")
                 .field("detections_per_cpi", r.detections_per_cpi)
                 .field("dropped_cpis",
                        double(r.dropped + paced.dropped + paced_pieces.dropped))
+                .emit();
+            // The same chain from sc16 host samples (issue 31): the framer's input is
+            // the integers, half the bytes to write on the host and to copy to the GPU.
+            const auto sc16 = quantise_sc16(samples);
+            const auto q = run_chain(w, sc16, n, 0.0, backend, opt.source);
+            const double q_sps =
+                double(w.npulses * w.nrange) / (q.steady_ms_per_cpi * 1e-3);
+            json_line("e2e/PD")
+                .field("workload", w.name)
+                .field("backend", backend)
+                .field("input", "sc16")
+                .field("cpis", double(n))
+                .field("samples_per_s", q_sps)
+                .field("vs_fc32", q_sps / sps)
+                .field("ms_per_cpi", q.steady_ms_per_cpi)
+                .field("first_cpi_ms", q.first_cpi_ms)
+                .field("detections_per_cpi", q.detections_per_cpi)
+                .field("fc32_detections_per_cpi", r.detections_per_cpi)
+                .field("dropped_cpis", double(q.dropped))
                 .emit();
         }
 }

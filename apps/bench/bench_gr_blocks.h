@@ -342,10 +342,34 @@ public:
                        double rate = 0.0,
                        std::uint64_t pieces_per_cpi = 1,
                        std::size_t vlen = 1)
+        : host_replay_source(samples.data(),
+                             samples.size(),
+                             sizeof(cfloat),
+                             total,
+                             cpi_samples,
+                             tuning,
+                             rate,
+                             pieces_per_cpi,
+                             vlen)
+    {
+    }
+    //! The same from nsamples samples of sample_bytes each (sc16: 4, sc8: 2) at data,
+    //! which must outlive the source.
+    host_replay_source(const void* data,
+                       std::size_t nsamples,
+                       std::size_t sample_bytes,
+                       std::uint64_t total,
+                       std::uint64_t cpi_samples,
+                       const source_tuning& tuning,
+                       double rate = 0.0,
+                       std::uint64_t pieces_per_cpi = 1,
+                       std::size_t vlen = 1)
         : gr::sync_block("host_replay_source",
                          gr::io_signature::make(0, 0, 0),
-                         gr::io_signature::make(1, 1, vlen * sizeof(cfloat))),
-          d_samples(samples),
+                         gr::io_signature::make(1, 1, vlen * sample_bytes)),
+          d_data(static_cast<const char*>(data)),
+          d_nsamples(nsamples),
+          d_sample_bytes(sample_bytes),
           d_vlen(vlen),
           d_total(total),
           d_cpi_samples(cpi_samples),
@@ -381,13 +405,14 @@ public:
                 d_start + std::chrono::duration_cast<clock_type::duration>(
                               std::chrono::duration<double>(double(done + n) / d_rate)));
         }
-        auto* dst = static_cast<cfloat*>(out[0]);
+        auto* dst = static_cast<char*>(out[0]);
         const std::size_t first = done * d_vlen, count = n * d_vlen;
+        const std::size_t sb = d_sample_bytes;
         std::size_t copied = 0;
         while (copied < count) {
-            const std::size_t at = (first + copied) % d_samples.size();
-            const std::size_t len = std::min(count - copied, d_samples.size() - at);
-            d_copy.copy(dst + copied, d_samples.data() + at, len * sizeof(cfloat));
+            const std::size_t at = (first + copied) % d_nsamples;
+            const std::size_t len = std::min(count - copied, d_nsamples - at);
+            d_copy.copy(dst + copied * sb, d_data + at * sb, len * sb);
             copied += len;
         }
         const auto now = clock_type::now();
@@ -401,7 +426,9 @@ public:
     const std::vector<clock_type::time_point>& cpi_end() const { return d_cpi_end; }
 
 private:
-    const std::vector<cfloat>& d_samples;
+    const char* d_data;         //!< the caller's samples
+    const std::size_t d_nsamples;
+    const std::size_t d_sample_bytes;
     const std::size_t d_vlen;
     const std::uint64_t d_total, d_cpi_samples;
     const double d_rate;

@@ -53,7 +53,10 @@ inline std::vector<cfloat> scene_samples(const workload& w, std::size_t ncpi)
 
 //! PRI = gate = nrange samples from the first sample: every sample becomes a range bin.
 inline grr::pulse_framer::sptr
-make_framer(const workload& w, const std::string& backend, int device = 0)
+make_framer(const workload& w,
+            const std::string& backend,
+            int device = 0,
+            const std::string& input_type = "fc32")
 {
     return grr::pulse_framer::make(double(w.nrange),
                                    0,
@@ -65,7 +68,8 @@ make_framer(const workload& w, const std::string& backend, int device = 0)
                                    "trigger",
                                    0.0,
                                    backend,
-                                   device);
+                                   device,
+                                   input_type);
 }
 
 /*!
@@ -127,8 +131,11 @@ struct pd_chain {
     grr::pulse_doppler_processor::sptr processor;
     grr::cfar_2d::sptr cfar;
 
-    pd_chain(const workload& w, const std::string& backend, int device = 0)
-        : framer(make_framer(w, backend, device)),
+    pd_chain(const workload& w,
+             const std::string& backend,
+             int device = 0,
+             const std::string& input_type = "fc32")
+        : framer(make_framer(w, backend, device, input_type)),
           processor(
               grr::pulse_doppler_processor::make(processor_params(w, backend, device)))
     {
