@@ -158,7 +158,7 @@ int pulse_framer_impl::general_work(int noutput_items,
                                     gr_vector_const_void_star& input_items,
                                     gr_vector_void_star& output_items)
 {
-    begin_work(); // before any kernel touches the buffers
+    begin_work();                    // before any kernel touches the buffers
     const void* in = input_items[0]; // in config().input's format
     auto* out = static_cast<kernels::cfloat*>(output_items[0]);
     const auto& cfg = d_core.config();

@@ -54,7 +54,10 @@ struct replay_data {
     std::size_t sample_bytes;
     std::string input_type;
     replay_data(const std::vector<cfloat>& x)
-        : data(x.data()), nsamples(x.size()), sample_bytes(sizeof(cfloat)), input_type("fc32")
+        : data(x.data()),
+          nsamples(x.size()),
+          sample_bytes(sizeof(cfloat)),
+          input_type("fc32")
     {
     }
     replay_data(const std::vector<std::int16_t>& parts)

@@ -426,7 +426,7 @@ public:
     const std::vector<clock_type::time_point>& cpi_end() const { return d_cpi_end; }
 
 private:
-    const char* d_data;         //!< the caller's samples
+    const char* d_data; //!< the caller's samples
     const std::size_t d_nsamples;
     const std::size_t d_sample_bytes;
     const std::size_t d_vlen;

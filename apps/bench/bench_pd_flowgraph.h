@@ -52,11 +52,10 @@ inline std::vector<cfloat> scene_samples(const workload& w, std::size_t ncpi)
 }
 
 //! PRI = gate = nrange samples from the first sample: every sample becomes a range bin.
-inline grr::pulse_framer::sptr
-make_framer(const workload& w,
-            const std::string& backend,
-            int device = 0,
-            const std::string& input_type = "fc32")
+inline grr::pulse_framer::sptr make_framer(const workload& w,
+                                           const std::string& backend,
+                                           int device = 0,
+                                           const std::string& input_type = "fc32")
 {
     return grr::pulse_framer::make(double(w.nrange),
                                    0,

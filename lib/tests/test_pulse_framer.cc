@@ -5,9 +5,9 @@
 #include "test_support.h"
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
-#include <gpuradar/kernels/common/sample_convert.h>
 #include <gnuradio/gpuradar/pulse_framer.h>
 #include <gnuradio/top_block.h>
+#include <gpuradar/kernels/common/sample_convert.h>
 #include <gpuradar/kernels/waveform/pulse_timing.h>
 #include <pmt/pmt.h>
 #include <cmath>
@@ -351,14 +351,13 @@ TEST(PulseFramerCpu, test_007_sc16_and_sc8_gates_scaled_to_full_scale)
     };
     auto fr16 = make("sc16");
     EXPECT_EQ(fr16->input_type(), "sc16");
-    const auto y16 =
-        run_integers<std::int16_t, gr::blocks::vector_source_s, gr::blocks::vector_sink_c>(
-            s16, fr16, nr);
-    const auto y8 =
-        run_integers<std::int8_t,
-                     gr::blocks::vector_source_b,
-                     gr::blocks::vector_sink_c,
-                     unsigned char>(s8, make("sc8"), nr);
+    const auto y16 = run_integers<std::int16_t,
+                                  gr::blocks::vector_source_s,
+                                  gr::blocks::vector_sink_c>(s16, fr16, nr);
+    const auto y8 = run_integers<std::int8_t,
+                                 gr::blocks::vector_source_b,
+                                 gr::blocks::vector_sink_c,
+                                 unsigned char>(s8, make("sc8"), nr);
     const auto ref16 = run(f16, {}, make("fc32"), nr).data;
     const auto ref8 = run(f8, {}, make("fc32"), nr).data;
     ASSERT_GE(ref16.size(), 25u * np * nr);
@@ -385,9 +384,9 @@ TEST(PulseFramerCpu, test_008_threshold_compares_the_scaled_power)
         parts[2 * i] = 16384;
     auto f = grr::pulse_framer::make(
         100.0, 0, nr, np, 1e6, 1e9, "threshold", "", 0.1, "cpu", 0, "sc16");
-    const auto y =
-        run_integers<std::int16_t, gr::blocks::vector_source_s, gr::blocks::vector_sink_c>(
-            parts, f, nr);
+    const auto y = run_integers<std::int16_t,
+                                gr::blocks::vector_source_s,
+                                gr::blocks::vector_sink_c>(parts, f, nr);
     ASSERT_FALSE(y.empty());
     EXPECT_EQ(y[0], kernels::sample_at(parts.data(), kernels::sample_format::sc16, at));
     EXPECT_EQ(y[0].real(), 0.5f);

@@ -5,11 +5,10 @@
 
 namespace gpuradar::kernels {
 
-std::unique_ptr<framer_copy>
-framer_copy::make(backend b,
-                  std::size_t cpi_samples,
-                  stream_ref stream,
-                  sample_format input)
+std::unique_ptr<framer_copy> framer_copy::make(backend b,
+                                               std::size_t cpi_samples,
+                                               stream_ref stream,
+                                               sample_format input)
 {
     detail::require_backend(b, "framer_copy");
     if (cpi_samples == 0)

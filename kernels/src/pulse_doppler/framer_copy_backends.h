@@ -9,9 +9,8 @@ namespace gpuradar::kernels::detail {
 std::unique_ptr<framer_copy> make_framer_copy_cpu(std::size_t cpi_samples,
                                                   sample_format input);
 #ifdef GPURADAR_HAVE_CUDA
-std::unique_ptr<framer_copy> make_framer_copy_cuda(std::size_t cpi_samples,
-                                                   stream_ref stream,
-                                                   sample_format input);
+std::unique_ptr<framer_copy>
+make_framer_copy_cuda(std::size_t cpi_samples, stream_ref stream, sample_format input);
 #endif
 
 } // namespace gpuradar::kernels::detail

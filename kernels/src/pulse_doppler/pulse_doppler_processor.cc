@@ -14,10 +14,8 @@ constexpr const char* who = "pulse_doppler_processor";
 } // namespace
 
 // Gives an engine the conversion of integer input (run_samples) and its workspace.
-std::unique_ptr<pulse_doppler_processor>
-attach_input_conversion(std::unique_ptr<pulse_doppler_processor> proc,
-                        backend b,
-                        stream_ref stream);
+std::unique_ptr<pulse_doppler_processor> attach_input_conversion(
+    std::unique_ptr<pulse_doppler_processor> proc, backend b, stream_ref stream);
 
 void pulse_doppler_processor::validate(const params& p)
 {
@@ -62,13 +60,12 @@ std::unique_ptr<pulse_doppler_processor> pulse_doppler_processor::make(backend b
 #else
     (void)f;
 #endif
-    return attach_input_conversion(detail::make_pulse_doppler_processor_cpu(p), b, stream);
+    return attach_input_conversion(
+        detail::make_pulse_doppler_processor_cpu(p), b, stream);
 }
 
-std::unique_ptr<pulse_doppler_processor>
-attach_input_conversion(std::unique_ptr<pulse_doppler_processor> proc,
-                        backend b,
-                        stream_ref stream)
+std::unique_ptr<pulse_doppler_processor> attach_input_conversion(
+    std::unique_ptr<pulse_doppler_processor> proc, backend b, stream_ref stream)
 {
     const sample_format f = proc->d_params.input;
     if (f == sample_format::fc32)

@@ -74,12 +74,11 @@ void pulse_framer::validate(const framer_config& cfg) { checked(cfg); }
 pulse_framer::pulse_framer(const framer_config& cfg, std::unique_ptr<framer_copy> copy)
     : d_cfg(checked(cfg)),
       d_timing(cfg.pri_samples, cfg.gate_start, cfg.nrange, "pulse_framer"),
-      d_copy(copy
-                 ? std::move(copy)
-                 : framer_copy::make(backend::cpu,
-                                     std::size_t(cfg.npulses) * cfg.nrange,
-                                     stream_ref(),
-                                     cfg.input))
+      d_copy(copy ? std::move(copy)
+                  : framer_copy::make(backend::cpu,
+                                      std::size_t(cfg.npulses) * cfg.nrange,
+                                      stream_ref(),
+                                      cfg.input))
 {
     d_batch.reserve(cfg.npulses);
     if (cfg.trigger == trigger_mode::free)
@@ -200,7 +199,8 @@ bool pulse_framer::scan_rising(const void* in,
 {
     const float level = static_cast<float>(d_cfg.threshold);
     for (std::uint64_t i = from; i < to; ++i) {
-        const int above = std::norm(sample_at(in, d_cfg.input, i - offset)) > level ? 1 : 0;
+        const int above =
+            std::norm(sample_at(in, d_cfg.input, i - offset)) > level ? 1 : 0;
         const bool rising = above == 1 && d_prev_level == 0;
         d_prev_level = above;
         if (rising) {
@@ -337,11 +337,8 @@ std::uint64_t pulse_framer::first_pulse_from(std::uint64_t abs_offset) const
     return d_timing.first_pulse_at_or_after(rel, d_gap_samples);
 }
 
-void pulse_framer::take_gate(const void* in,
-                             std::uint64_t offset,
-                             std::uint64_t gs,
-                             cfloat* out,
-                             framer_result& r)
+void pulse_framer::take_gate(
+    const void* in, std::uint64_t offset, std::uint64_t gs, cfloat* out, framer_result& r)
 {
     if (d_in_cpi == 0)
         begin_cpi(gs);

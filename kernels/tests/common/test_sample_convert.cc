@@ -25,10 +25,9 @@ std::vector<Int> random_codes(std::size_t samples, std::uint32_t seed)
     std::vector<Int> v(2 * samples);
     for (auto& x : v)
         x = static_cast<Int>(u(rng));
-    const Int extremes[] = { std::numeric_limits<Int>::min(),
-                             std::numeric_limits<Int>::max(),
-                             Int(0),
-                             Int(-1) };
+    const Int extremes[] = {
+        std::numeric_limits<Int>::min(), std::numeric_limits<Int>::max(), Int(0), Int(-1)
+    };
     for (std::size_t k = 0; k < 4 && k < v.size(); ++k) {
         v[k] = extremes[k];
         v[v.size() - 1 - k] = extremes[k];
@@ -102,14 +101,16 @@ TEST(SampleConvert, test_003_cpu_rows_take_strides_in_input_samples)
     for (auto f : { sample_format::sc16, sample_format::fc32 }) {
         auto c = kernels::sample_convert::make(kernels::backend::cpu, f);
         std::vector<cfloat> out(dst_stride * nrows, cfloat(-7, -7));
-        const void* src = f == sample_format::sc16 ? static_cast<const void*>(codes.data())
-                                                   : static_cast<const void*>(fc.data());
+        const void* src = f == sample_format::sc16
+                              ? static_cast<const void*>(codes.data())
+                              : static_cast<const void*>(fc.data());
         c->rows(src, src_stride, out.data(), dst_stride, row_len, nrows);
         for (std::size_t r = 0; r < nrows; ++r)
             for (std::size_t k = 0; k < dst_stride; ++k) {
-                const cfloat want =
-                    k < row_len ? fc[r * src_stride + k] : cfloat(-7, -7); // gap untouched
-                ASSERT_EQ(out[r * dst_stride + k], want) << kernels::to_string(f) << r << k;
+                const cfloat want = k < row_len ? fc[r * src_stride + k]
+                                                : cfloat(-7, -7); // gap untouched
+                ASSERT_EQ(out[r * dst_stride + k], want)
+                    << kernels::to_string(f) << r << k;
             }
     }
 }

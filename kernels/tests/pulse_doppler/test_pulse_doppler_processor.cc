@@ -507,8 +507,8 @@ std::vector<Int> quantise(const std::vector<cfloat>& x, double full_scale_code)
 TEST(PulseDoppler, test_004_integer_input_within_quantisation_error)
 {
     const double s = 0.2; // RMS of each part, in full scale
-    auto p = make_params(16, 2, 300, 31, 16, mti_mode::none, true, envelope::mode::linear,
-                         false, 9);
+    auto p = make_params(
+        16, 2, 300, 31, 16, mti_mode::none, true, envelope::mode::linear, false, 9);
     const auto x = random_complex(p.npulses * p.channels * p.nrange, 10, float(s));
     auto fc32 = pulse_doppler_processor::make(kernels::backend::cpu, p);
     std::vector<float> want(fc32->output_size());
@@ -521,8 +521,9 @@ TEST(PulseDoppler, test_004_integer_input_within_quantisation_error)
         const void* codes;
         double lsb;
     };
-    for (const auto& v : { variant{ kernels::sample_format::sc16, q16.data(), 1.0 / 32768 },
-                           variant{ kernels::sample_format::sc8, q8.data(), 1.0 / 128 } }) {
+    for (const auto& v :
+         { variant{ kernels::sample_format::sc16, q16.data(), 1.0 / 32768 },
+           variant{ kernels::sample_format::sc8, q8.data(), 1.0 / 128 } }) {
         SCOPED_TRACE(kernels::to_string(v.f));
         p.input = v.f;
         auto pd = pulse_doppler_processor::make(kernels::backend::cpu, p);
@@ -531,7 +532,9 @@ TEST(PulseDoppler, test_004_integer_input_within_quantisation_error)
         const double bound = 2.0 * v.lsb / (std::sqrt(12.0) * s);
         const double err = rel_l2(got, want);
         std::printf("[ quantised ] %s: error %.3g, bound %.3g\n",
-                    kernels::to_string(v.f), err, bound);
+                    kernels::to_string(v.f),
+                    err,
+                    bound);
         EXPECT_LT(err, bound);
         EXPECT_GT(err, 0.0) << "a quantised CPI cannot give the float map exactly";
         // run_samples is the conversion then run(): the same bits as run() on the
@@ -541,7 +544,8 @@ TEST(PulseDoppler, test_004_integer_input_within_quantisation_error)
             exact[i] = kernels::sample_at(v.codes, v.f, i);
         std::vector<float> direct(pd->output_size());
         pd->run(exact.data(), direct.data());
-        EXPECT_TRUE(std::memcmp(got.data(), direct.data(), got.size() * sizeof(float)) == 0);
+        EXPECT_TRUE(std::memcmp(got.data(), direct.data(), got.size() * sizeof(float)) ==
+                    0);
     }
 }
 
@@ -550,8 +554,16 @@ TEST(PulseDopplerCudaApi, test_014_integer_input_matches_cpu)
     GPURADAR_REQUIRE_CUDA();
     const std::uint32_t seed = std::random_device{}();
     SCOPED_TRACE("seed " + std::to_string(seed));
-    auto p = make_params(32, 1, 1000, 101, 32, mti_mode::two_pulse, true,
-                         envelope::mode::square_law, false, 11);
+    auto p = make_params(32,
+                         1,
+                         1000,
+                         101,
+                         32,
+                         mti_mode::two_pulse,
+                         true,
+                         envelope::mode::square_law,
+                         false,
+                         11);
     const auto x = random_complex(p.npulses * p.channels * p.nrange, seed, 0.1f);
     const auto q16 = quantise<std::int16_t>(x, 32768.0);
     const auto q8 = quantise<std::int8_t>(x, 128.0);

@@ -47,7 +47,7 @@ public:
 private:
     std::vector<cfloat> d_staging;
     std::unique_ptr<sample_convert> d_convert; // the gates' copy (and conversion)
-    std::vector<std::uint64_t> d_counts; // per slot since the last take_nonfinite()
+    std::vector<std::uint64_t> d_counts;       // per slot since the last take_nonfinite()
 };
 
 } // namespace

@@ -85,7 +85,8 @@ public:
             return;
         }
         for (std::size_t i = 0; i < offsets.size(); ++i)
-            d_convert->rows(in + offsets[i] * bytes, nrange, dst + i * nrange, nrange, nrange, 1);
+            d_convert->rows(
+                in + offsets[i] * bytes, nrange, dst + i * nrange, nrange, nrange, 1);
     }
 
     void
@@ -180,7 +181,7 @@ private:
     device_memory d_staging;
     stream_ref d_stream;
     std::unique_ptr<sample_convert> d_convert; // the gates' copy (and conversion)
-    std::size_t d_slots = 0;     // capacity of the arrays below
+    std::size_t d_slots = 0;                   // capacity of the arrays below
     std::size_t d_used = 0;      // slots written since the last take_nonfinite()
     device_memory d_counts;      // one counter per CPI slot (unsigned long long)
     pinned_memory d_host_counts; // take_nonfinite()'s copy of them
@@ -189,9 +190,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<framer_copy> make_framer_copy_cuda(std::size_t cpi_samples,
-                                                   stream_ref stream,
-                                                   sample_format input)
+std::unique_ptr<framer_copy>
+make_framer_copy_cuda(std::size_t cpi_samples, stream_ref stream, sample_format input)
 {
     return std::make_unique<framer_copy_cuda>(cpi_samples, stream, input);
 }

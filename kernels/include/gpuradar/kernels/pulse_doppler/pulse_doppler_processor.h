@@ -130,10 +130,8 @@ private:
     std::unique_ptr<sample_convert> d_convert;
     std::vector<cfloat> d_host_converted; // CPU backend
     device_memory d_device_converted;     // CUDA backend
-    friend std::unique_ptr<pulse_doppler_processor>
-    attach_input_conversion(std::unique_ptr<pulse_doppler_processor> proc,
-                            backend b,
-                            stream_ref stream);
+    friend std::unique_ptr<pulse_doppler_processor> attach_input_conversion(
+        std::unique_ptr<pulse_doppler_processor> proc, backend b, stream_ref stream);
 };
 
 } // namespace gpuradar::kernels
