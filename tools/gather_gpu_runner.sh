@@ -7,7 +7,8 @@
 #
 # Never copied (the GPU host has its own): glibc (libc, libm, libdl, librt, libpthread,
 # ld-linux), libstdc++, libgcc_s, the driver (libcuda, libnvidia-*), cudart, cuFFT, cuBLAS
-# (with cuBLASLt, half a gigabyte: the CUDA 13 toolkit on the GPU host has them).
+# (with cuBLASLt), cuSOLVER (with cuSPARSE and nvJitLink, which it loads): half a
+# gigabyte that the CUDA 13 toolkit on the GPU host has.
 # Then, on the GPU host:
 #   LD_LIBRARY_PATH=<out-dir>/lib:/usr/local/cuda/lib64 <out-dir>/run_gpu_tests.sh
 set -euo pipefail
@@ -18,7 +19,7 @@ list="$build/gpuradar_test_binaries.txt"
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
-system_lib='^(linux-vdso|libc\.so|libm\.so|libdl\.so|librt\.so|libpthread\.so|ld-linux|libstdc\+\+\.so|libgcc_s\.so|libcuda\.so|libnvidia-|libcudart\.so|libcufft\.so|libcublas\.so|libcublasLt\.so)'
+system_lib='^(linux-vdso|libc\.so|libm\.so|libdl\.so|librt\.so|libpthread\.so|ld-linux|libstdc\+\+\.so|libgcc_s\.so|libcuda\.so|libnvidia-|libcudart\.so|libcufft\.so|libcublas\.so|libcublasLt\.so|libcusolver\.so|libcusparse\.so|libnvJitLink\.so)'
 
 binaries=()
 while read -r bin; do
