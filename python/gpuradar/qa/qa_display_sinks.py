@@ -41,7 +41,14 @@ def pump(seconds, until=lambda: False):
     APP.processEvents()
 
 
+#: Every widget shown stays referenced until the process ends: a widget (and its block)
+#: collected by Python's garbage collector while Qt paints (the collector runs inside
+#: pyqtgraph's paint code too) is deleted mid-paint and crashes the process.
+_SHOWN = []
+
+
 def show(widget):
+    _SHOWN.append(widget)
     widget.resize(700, 600)
     widget.show()
     pump(0.3)
