@@ -167,9 +167,11 @@ def source_case(tb, test_file):
 def classify_exception(exc, names, expected=(ValueError,)):
     """CLEAN for a ValueError (TypeError: pybind11's wrong argument types) that names one
     of `names` (any text when names is empty), or an exception of a class the test
-    expected for a failure that is not bad input (RuntimeError: backend cuda without a
-    device); else OTHER."""
-    if isinstance(exc, RuntimeError) and RuntimeError in expected:
+    expected for a failure that is not bad input (RuntimeError or a subclass: backend
+    cuda without a device, a missing optional package); else OTHER."""
+    # a RuntimeError (or a subclass the test names, e.g. a missing optional package)
+    if isinstance(exc, RuntimeError) and any(
+            isinstance(e, type) and issubclass(e, RuntimeError) for e in expected):
         return CLEAN if first_line(exc) else OTHER
     if not isinstance(exc, (ValueError, TypeError)):
         return OTHER
