@@ -1,6 +1,7 @@
 /* ECA-B clutter cancellation: parameter checks and backend dispatch. */
 #include "common/factories.h"
 #include "common/param_check.h"
+#include "passive/channel_lengths.h"
 #include "passive/clutter_cancel_backends.h"
 #include <cmath>
 #include <string>
@@ -61,13 +62,8 @@ clutter_cancel_result clutter_cancel::run(const cfloat* reference,
                                           std::size_t surveillance_length,
                                           cfloat* out)
 {
-    const std::string want = "nsamples = " + std::to_string(d_params.nsamples);
-    if (reference_length != d_params.nsamples)
-        bad("reference_length", want, reference_length);
-    if (surveillance_length != d_params.nsamples)
-        bad("surveillance_length",
-            want + " (the reference's length; the two channels must be one CPI)",
-            surveillance_length);
+    detail::check_channel_lengths(
+        "clutter_cancel", d_params.nsamples, reference_length, surveillance_length);
     return run(reference, surveillance, out);
 }
 

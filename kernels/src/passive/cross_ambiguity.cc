@@ -1,6 +1,7 @@
 /* Cross-ambiguity map: parameter checks, the method rule and backend dispatch. */
 #include "common/factories.h"
 #include "common/param_check.h"
+#include "passive/channel_lengths.h"
 #include "passive/cross_ambiguity_backends.h"
 #include <algorithm>
 #include <cmath>
@@ -142,13 +143,8 @@ void cross_ambiguity::run(const cfloat* reference,
                           std::size_t surveillance_length,
                           float* map)
 {
-    const std::string want = "nsamples = " + std::to_string(d_params.nsamples);
-    if (reference_length != d_params.nsamples)
-        bad("reference_length", want, reference_length);
-    if (surveillance_length != d_params.nsamples)
-        bad("surveillance_length",
-            want + " (the reference's length; the two channels must be one CPI)",
-            surveillance_length);
+    detail::check_channel_lengths(
+        "cross_ambiguity", d_params.nsamples, reference_length, surveillance_length);
     run(reference, surveillance, map);
 }
 
