@@ -43,7 +43,9 @@ import numpy as np
 import pmt
 from gnuradio import gr
 
-SPEED_OF_LIGHT = 299792458.0
+from . import scene_truth
+
+SPEED_OF_LIGHT = scene_truth.SPEED_OF_LIGHT
 ILLUMINATORS = ("fm", "ofdm")
 #: Longest delay (samples) a target or clutter may have: the history kept per channel.
 MAX_DELAY = 1 << 20
@@ -292,14 +294,6 @@ def simulate(sc: PassiveScene, nsamples):
     return ref.astype(np.complex64), surv.astype(np.complex64), truth
 
 
-def _truth_pmt(d):
-    out = pmt.make_dict()
-    for k, v in d.items():
-        value = pmt.from_long(v) if isinstance(v, int) else pmt.from_double(float(v))
-        out = pmt.dict_add(out, pmt.intern(k), value)
-    return out
-
-
 class passive_scene_source(gr.sync_block):
     """A passive radar scene as streams (see the module): output 0 the reference
     channel, outputs 1..nsurv the surveillance channels (complex64), the targets' truth
@@ -331,7 +325,7 @@ class passive_scene_source(gr.sync_block):
         start, every = self._gen.position, self.scene.truth_every
         for s in range(-(-start // every) * every, start + n, every):
             for t in self.scene.truth(s):
-                self.message_port_pub(pmt.intern("truth"), _truth_pmt(t))
+                self.message_port_pub(pmt.intern("truth"), scene_truth.dict_to_truth(t))
         ref, surv = self._gen.next(n)
         output_items[0][:] = ref
         for k in range(self.scene.nsurv):

@@ -21,6 +21,21 @@ from .gpuradar_python import speed_of_light as _speed_of_light
 SPEED_OF_LIGHT = _speed_of_light
 
 
+def dict_to_truth(d):
+    """A truth dict of bool, integer and real values as the PMT dict a truth message is
+    (the inverse of truth_to_dict for such values)."""
+    out = pmt.make_dict()
+    for k, v in d.items():
+        if isinstance(v, bool):
+            p = pmt.from_bool(v)
+        elif isinstance(v, int):
+            p = pmt.from_long(v)
+        else:
+            p = pmt.from_double(float(v))
+        out = pmt.dict_add(out, pmt.intern(k), p)
+    return out
+
+
 def truth_to_dict(msg):
     """One truth message (PMT dict) as a plain dict; rx_time becomes [secs, frac]."""
     d = pmt.to_python(msg)

@@ -36,7 +36,7 @@ import numpy as np
 import pmt
 from gnuradio import gr
 
-from . import pd_sim, sar_sim, sigmf_io, stripmap_sim
+from . import pd_sim, sar_sim, scene_truth, sigmf_io, stripmap_sim
 from .sigmf_io import DATA_SUFFIX, META_SUFFIX, NS, RecordingError
 
 KINDS = ("pulse_doppler", "sar", "stripmap")
@@ -443,19 +443,6 @@ def _placeholder(recording, kind):
                                 placeholder=True)
 
 
-def _to_pmt(d):
-    out = pmt.make_dict()
-    for k, v in d.items():
-        if isinstance(v, bool):
-            p = pmt.from_bool(v)
-        elif isinstance(v, int):
-            p = pmt.from_long(v)
-        else:
-            p = pmt.from_double(float(v))
-        out = pmt.dict_add(out, pmt.intern(k), p)
-    return out
-
-
 class sigmf_cpi_source(gr.sync_block, recording_parameters):
     """Plays a SigMF radar recording (see the module): output complex64 items of vlen()
     samples, truth messages on the `truth` port, the recording's parameters as getters.
@@ -533,7 +520,7 @@ class sigmf_cpi_source(gr.sync_block, recording_parameters):
         end_sample = self._pos * self._vlen if self._kind == "pulse_doppler" else self._pos
         while self._next_truth < len(self._truth) and \
                 self._truth[self._next_truth]["sample"] < end_sample:
-            self.message_port_pub(pmt.intern("truth"),
-                                  _to_pmt(self._truth[self._next_truth]))
+            truth = scene_truth.dict_to_truth(self._truth[self._next_truth])
+            self.message_port_pub(pmt.intern("truth"), truth)
             self._next_truth += 1
         return n

@@ -1,5 +1,6 @@
 /* Autofocus (phase-gradient and minimum-entropy), CPU twin (FFTW). */
 #include "common/cpu/fftw_plan.h"
+#include "common/param_check.h"
 #include "sar/autofocus_backends.h"
 #include <algorithm>
 #include <cmath>
@@ -7,8 +8,6 @@
 
 namespace gpuradar::kernels::detail {
 namespace {
-
-constexpr double detail_pi = 3.14159265358979323846;
 
 class autofocus_cpu final : public autofocus
 {
@@ -90,8 +89,8 @@ private:
             // the 1/naz of the inverse DFT folded in
             const double scale = 1.0 / static_cast<double>(d_naz);
             for (std::size_t n = 0; n < d_naz; ++n)
-                row[n] *= cfloat(
-                    std::polar(scale, 2.0 * detail_pi * pga_centring_turns(slope, n)));
+                row[n] *=
+                    cfloat(std::polar(scale, 2.0 * pi * pga_centring_turns(slope, n)));
         }
         d_forward.execute(g, g);
         profile.assign(d_naz, 0.0);
