@@ -45,7 +45,7 @@ gr::io_signature::sptr channel_signature(kernels::backend b)
 
 cross_ambiguity::sptr cross_ambiguity::make(double fs,
                                             double fc,
-                                            unsigned int cpi_samples,
+                                            unsigned int nsamples,
                                             unsigned int nrange,
                                             unsigned int doppler_half,
                                             const std::string& method,
@@ -59,7 +59,7 @@ cross_ambiguity::sptr cross_ambiguity::make(double fs,
     check_rate("fs", fs);
     check_rate("fc", fc);
     kernels::cross_ambiguity_params p;
-    p.nsamples = cpi_samples;
+    p.nsamples = nsamples;
     p.nrange = nrange;
     p.doppler_half = doppler_half;
     p.batch_length = batch_length;

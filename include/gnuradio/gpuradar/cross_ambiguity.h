@@ -18,16 +18,16 @@ namespace gpuradar {
  * \ingroup gpuradar
  *
  * Streams: input 0 the reference channel, input 1 the surveillance channel (gr_complex,
- * continuous, the same sample rate; after clutter cancellation); every cpi_samples
+ * continuous, the same sample rate; after clutter cancellation); every nsamples
  * samples of each make one CPI. Output: float[2 doppler_half + 1] items, nrange per CPI
  * (range lag m = 0..nrange-1, Doppler bins -K..K with zero Doppler in the middle):
  * the layout cfar_2d takes (nrange = nrange, ndoppler = 2 doppler_half + 1).
  * kernels::cross_ambiguity computes it (direct or batched method, the window over the
  * slow time).
  *
- * Each CPI's first output item carries a `cpi` tag: index, npulses = cpi_samples,
- * nrange, ndoppler, fftshift true, fs, fc, prf = fs (2K+1) / cpi_samples (so that a
- * Doppler bin is fs / cpi_samples Hz) and bistatic true: cfar_2d then reports
+ * Each CPI's first output item carries a `cpi` tag: index, npulses = nsamples,
+ * nrange, ndoppler, fftshift true, fs, fc, prf = fs (2K+1) / nsamples (so that a
+ * Doppler bin is fs / nsamples Hz) and bistatic true: cfar_2d then reports
  * range_m = m c / fs (bistatic range: the echo path minus the baseline) and
  * velocity_mps = f c / fc (bistatic velocity, closing positive).
  */
@@ -39,7 +39,7 @@ public:
     /*!
      * \param fs            sample rate (Hz, > 0)
      * \param fc            carrier (Hz, > 0), for the velocity axis
-     * \param cpi_samples   N, samples per CPI (>= 2)
+     * \param nsamples   N, samples per CPI (>= 2)
      * \param nrange        M, range lags (1 to N)
      * \param doppler_half  K, Doppler bins -K..K (2K+1 <= N)
      * \param method        "auto", "direct" or "batched" (kernels::cross_ambiguity)
@@ -53,7 +53,7 @@ public:
      */
     static sptr make(double fs,
                      double fc,
-                     unsigned int cpi_samples,
+                     unsigned int nsamples,
                      unsigned int nrange,
                      unsigned int doppler_half,
                      const std::string& method = "auto",

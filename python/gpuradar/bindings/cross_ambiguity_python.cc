@@ -19,7 +19,7 @@ void bind_cross_ambiguity(py::module& m)
         .def(py::init(&cross_ambiguity::make),
              py::arg("fs"),
              py::arg("fc"),
-             py::arg("cpi_samples"),
+             py::arg("nsamples"),
              py::arg("nrange"),
              py::arg("doppler_half"),
              py::arg("method") = "auto",

@@ -102,6 +102,9 @@ class qa_cross_ambiguity(gr_unittest.TestCase):
                                ((FS, FC, N, M, K), dict(method="fast"), "method"),
                                ((FS, FC, N, M, K), dict(window="boxcar"), "window"),
                                ((FS, FC, N, 0, K), {}, "nrange"),
+                               ((FS, FC, 1, 1, 0), {}, "nsamples"),
+                               ((FS, FC, N, M, K), dict(batch_length=3), "batch_length"),
+                               ((FS, FC, N, M, K), dict(device=-1), "device"),
                                ((FS, FC, 8, 4, 8), {}, "doppler_half"),
                                ((FS, FC, N, M, K), dict(backend="gpu"), "backend")):
             with self.subTest(parameter=name):

@@ -111,7 +111,8 @@ class qa_sar_autofocus(gr_unittest.TestCase):
                                ((16, 16), dict(method="sharpness"), "method"),
                                ((16, 16), dict(tolerance_rad=-1.0), "tolerance_rad"),
                                ((16, 16), dict(min_window=2), "min_window"),
-                               ((16, 16), dict(backend="gpu"), "backend")):
+                               ((16, 16), dict(backend="gpu"), "backend"),
+                               ((16, 16), dict(device=-1), "device")):
             with self.subTest(parameter=name):
                 with self.assertRaisesRegex(ValueError, name):
                     gpuradar.sar_autofocus(*args, **kw)
