@@ -8,12 +8,16 @@
 #               SKIP_RETURN_CODE, never by matching the output (a failing test exits 1).
 # Every binary is recorded in the global property GPURADAR_TEST_BINARIES so that
 # tools/gather_gpu_runner.sh can carry them to a GPU host without GNU Radio.
-set(GPURADAR_GTEST_MAIN ${CMAKE_CURRENT_LIST_DIR}/gpuradar_gtest_main.cc)
+# The main() is compiled once for every binary (kernels/ and lib/ both include this file).
+if(NOT TARGET gpuradar_gtest_main)
+    add_library(gpuradar_gtest_main STATIC ${CMAKE_CURRENT_LIST_DIR}/gpuradar_gtest_main.cc)
+    target_link_libraries(gpuradar_gtest_main PUBLIC GTest::gtest)
+endif()
 
 function(gpuradar_add_gtest name)
     cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
-    add_executable(${name} ${ARG_SOURCES} ${GPURADAR_GTEST_MAIN})
-    target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest)
+    add_executable(${name} ${ARG_SOURCES})
+    target_link_libraries(${name} PRIVATE ${ARG_LIBS} gpuradar_gtest_main GTest::gtest)
     target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/kernels/tests)
     add_test(NAME ${name} COMMAND ${name} --gtest_filter=-*Cuda*)
     # A binary without Cuda suites gets no gpu entry: an empty run would count as passed.
