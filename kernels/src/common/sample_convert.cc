@@ -47,9 +47,9 @@ float full_scale_code(sample_format f)
 {
     switch (f) {
     case sample_format::sc16:
-        return 32768.0f;
+        return sc16_full_scale_code;
     case sample_format::sc8:
-        return 128.0f;
+        return sc8_full_scale_code;
     case sample_format::fc32:
     default:
         return 1.0f;

@@ -111,14 +111,16 @@ pulse_compression::pulse_compression(backend b,
                                      const window_spec& window,
                                      bool normalize,
                                      method m,
-                                     std::size_t requested_fft_length)
+                                     std::size_t requested_fft_length,
+                                     sample_format input)
     : d_backend(b),
       d_nrange(nrange),
       d_rows(rows),
       d_window(window),
       d_normalize(normalize),
       d_requested(m),
-      d_requested_fft_length(requested_fft_length)
+      d_requested_fft_length(requested_fft_length),
+      d_input(input)
 {
 }
 
@@ -211,7 +213,8 @@ pulse_compression::make(backend b,
                         bool normalize,
                         method m,
                         stream_ref stream,
-                        std::size_t fft_length)
+                        std::size_t fft_length,
+                        sample_format input)
 {
     if (nrange < 1)
         detail::throw_invalid(who, "nrange", ">= 1", nrange);
@@ -227,12 +230,27 @@ pulse_compression::make(backend b,
 #ifdef GPURADAR_HAVE_CUDA
     if (b == backend::cuda)
         return detail::make_pulse_compression_cuda(
-            nrange, rows, waveform, window, normalize, m, stream, fft_length);
+            nrange, rows, waveform, window, normalize, m, stream, fft_length, input);
 #else
     (void)stream;
 #endif
-    return detail::make_pulse_compression_cpu(
-        nrange, rows, waveform, window, normalize, m, fft_length);
+    auto pc = detail::make_pulse_compression_cpu(
+        nrange, rows, waveform, window, normalize, m, fft_length, input);
+    if (input != sample_format::fc32) {
+        pc->d_convert = sample_convert::make(backend::cpu, input);
+        pc->d_converted.resize(rows * nrange);
+    }
+    return pc;
+}
+
+void pulse_compression::run_samples(const void* in, cfloat* out)
+{
+    if (!d_convert) {
+        run(static_cast<const cfloat*>(in), out);
+        return;
+    }
+    d_convert->run(in, d_converted.data(), d_converted.size());
+    run(d_converted.data(), out);
 }
 
 } // namespace gpuradar::kernels

@@ -17,7 +17,8 @@ make_pulse_compression_cpu(std::size_t nrange,
                            const window_spec& window,
                            bool normalize,
                            pulse_compression::method m,
-                           std::size_t fft_length = 0);
+                           std::size_t fft_length = 0,
+                           sample_format input = sample_format::fc32);
 
 } // namespace gpuradar::kernels::detail
 

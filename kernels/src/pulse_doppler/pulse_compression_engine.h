@@ -22,15 +22,18 @@ struct pc_rows_view {
 };
 
 /*!
- * The CUDA pulse_compression with one more entry point for pulse_doppler_processor:
+ * The CUDA pulse_compression with more entry points for pulse_doppler_processor:
  * run_view() may leave the result in the fft workspace (row stride = fft length) and skip
  * the strip pass; the view stays valid until the next run_view/run/set_waveform.
+ * run_samples_view() is run_view() on input in input_format(), converted in the first
+ * kernel's load (run_samples()).
  */
 class pulse_compression_cuda_engine : public pulse_compression
 {
 public:
     using pulse_compression::pulse_compression;
     virtual pc_rows_view run_view(const cfloat* in, cfloat* out) = 0;
+    virtual pc_rows_view run_samples_view(const void* in, cfloat* out) = 0;
 };
 
 std::unique_ptr<pulse_compression_cuda_engine>
@@ -41,7 +44,8 @@ make_pulse_compression_cuda(std::size_t nrange,
                             bool normalize,
                             pulse_compression::method m,
                             stream_ref stream,
-                            std::size_t fft_length = 0);
+                            std::size_t fft_length = 0,
+                            sample_format input = sample_format::fc32);
 #endif
 
 } // namespace gpuradar::kernels::detail

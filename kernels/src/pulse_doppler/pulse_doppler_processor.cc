@@ -13,9 +13,10 @@ namespace {
 constexpr const char* who = "pulse_doppler_processor";
 } // namespace
 
-// Gives an engine the conversion of integer input (run_samples) and its workspace.
-std::unique_ptr<pulse_doppler_processor> attach_input_conversion(
-    std::unique_ptr<pulse_doppler_processor> proc, backend b, stream_ref stream);
+// Gives the CPU engine VOLK's conversion of integer input (run_samples) and its
+// workspace; the CUDA engine converts inside pulse compression's load instead.
+std::unique_ptr<pulse_doppler_processor>
+attach_input_conversion(std::unique_ptr<pulse_doppler_processor> proc);
 
 void pulse_doppler_processor::validate(const params& p)
 {
@@ -55,26 +56,22 @@ std::unique_ptr<pulse_doppler_processor> pulse_doppler_processor::make(backend b
     detail::require_backend(b, who);
 #ifdef GPURADAR_HAVE_CUDA
     if (b == backend::cuda)
-        return attach_input_conversion(
-            detail::make_pulse_doppler_processor_cuda(p, stream, f), b, stream);
+        return detail::make_pulse_doppler_processor_cuda(p, stream, f);
 #else
+    (void)stream;
     (void)f;
 #endif
-    return attach_input_conversion(
-        detail::make_pulse_doppler_processor_cpu(p), b, stream);
+    return attach_input_conversion(detail::make_pulse_doppler_processor_cpu(p));
 }
 
-std::unique_ptr<pulse_doppler_processor> attach_input_conversion(
-    std::unique_ptr<pulse_doppler_processor> proc, backend b, stream_ref stream)
+std::unique_ptr<pulse_doppler_processor>
+attach_input_conversion(std::unique_ptr<pulse_doppler_processor> proc)
 {
     const sample_format f = proc->d_params.input;
     if (f == sample_format::fc32)
         return proc;
-    proc->d_convert = sample_convert::make(b, f, stream);
-    if (b == backend::cuda)
-        proc->d_device_converted = device_memory(proc->input_size() * sizeof(cfloat));
-    else
-        proc->d_host_converted.resize(proc->input_size());
+    proc->d_convert = sample_convert::make(backend::cpu, f);
+    proc->d_host_converted.resize(proc->input_size());
     return proc;
 }
 
@@ -84,10 +81,8 @@ void pulse_doppler_processor::run_samples(const void* in, float* out)
         run(static_cast<const cfloat*>(in), out);
         return;
     }
-    cfloat* converted = d_host_converted.empty() ? d_device_converted.as<cfloat>()
-                                                 : d_host_converted.data();
-    d_convert->run(in, converted, input_size());
-    run(converted, out);
+    d_convert->run(in, d_host_converted.data(), input_size());
+    run(d_host_converted.data(), out);
 }
 
 } // namespace gpuradar::kernels

@@ -2,6 +2,7 @@
  * exact for every code including the extremes; rows with strides; the host scalar
  * sample_at() equals the VOLK converter bit for bit; the CUDA converter equals the CPU
  * twin bit for bit on fresh random integers (extremes planted), output poisoned first. */
+#include "common/sample_convert_codes.h"
 #include "invalid_argument_check.h"
 #include "test_support.h"
 #include <gpuradar/kernels/common/sample_convert.h>
@@ -13,27 +14,6 @@ namespace gpuradar::test {
 namespace {
 
 using kernels::sample_format;
-
-//! Interleaved integer parts (2 per sample) uniformly over the whole code range, with
-//! the extremes (most negative, most positive, 0, -1) planted at the start and the end.
-template <typename Int>
-std::vector<Int> random_codes(std::size_t samples, std::uint32_t seed)
-{
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> u(std::numeric_limits<Int>::min(),
-                                         std::numeric_limits<Int>::max());
-    std::vector<Int> v(2 * samples);
-    for (auto& x : v)
-        x = static_cast<Int>(u(rng));
-    const Int extremes[] = {
-        std::numeric_limits<Int>::min(), std::numeric_limits<Int>::max(), Int(0), Int(-1)
-    };
-    for (std::size_t k = 0; k < 4 && k < v.size(); ++k) {
-        v[k] = extremes[k];
-        v[v.size() - 1 - k] = extremes[k];
-    }
-    return v;
-}
 
 std::uint32_t fresh_seed() { return std::random_device{}(); }
 

@@ -1,13 +1,17 @@
 /*
  * pulse_compression: CPU twin against a direct fp64 correlation; alignment of a point
  * target; LFM + window sidelobes; noise gain; waveform replacement; bad input; CUDA
- * against the CPU twin.
+ * against the CPU twin; sc16 / sc8 input (run_samples) on both backends.
  */
+#include "common/sample_convert_codes.h"
 #include "invalid_argument_check.h"
 #include "test_support.h"
 #include <gpuradar/kernels/pulse_doppler/pulse_compression.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
 
 namespace gpuradar::test {
 namespace {
@@ -705,6 +709,153 @@ TEST(PulseCompressionCudaApi, test_011_set_waveform_between_queued_runs)
             ->run(x.data(), want.data());
         EXPECT_LT(rel_l2(to_host<cfloat>(*d, x.size(), stream), want), 1e-5) << s->size();
     }
+}
+
+// ---- sc16 / sc8 input (run_samples) ----
+
+template <typename T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b)
+{
+    return a.size() == b.size() &&
+           std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+// run_samples on integer codes is run() on their exact values (x / 32768, x / 128), bit
+// for bit, for both CPU methods; a code read at the wrong scale or as the wrong type
+// cannot match. fc32 run_samples is run().
+TEST(PulseCompression, test_016_integer_input_is_run_on_the_exact_values)
+{
+    const auto cpu = kernels::backend::cpu;
+    const std::size_t rows = 5, nrange = 777;
+    const auto s = random_complex(40, 160);
+    for (const method m : { method::fir, method::fft }) {
+        SCOPED_TRACE(pulse_compression::to_string(m));
+        auto fc32 = pulse_compression::make(cpu, nrange, rows, s, {}, true, m);
+        EXPECT_EQ(fc32->input_format(), kernels::sample_format::fc32);
+        const auto q16 = random_codes<std::int16_t>(rows * nrange, 161);
+        const auto q8 = random_codes<std::int8_t>(rows * nrange, 162);
+        struct variant {
+            kernels::sample_format f;
+            const void* codes;
+            std::vector<cfloat> exact;
+        };
+        for (const auto& v :
+             { variant{ kernels::sample_format::sc16, q16.data(), exact_values(q16) },
+               variant{ kernels::sample_format::sc8, q8.data(), exact_values(q8) } }) {
+            SCOPED_TRACE(kernels::to_string(v.f));
+            auto pc =
+                pulse_compression::make(cpu, nrange, rows, s, {}, true, m, {}, 0, v.f);
+            EXPECT_EQ(pc->input_format(), v.f);
+            std::vector<cfloat> got(rows * nrange, cfloat(NAN, NAN)), want(rows * nrange);
+            pc->run_samples(v.codes, got.data());
+            fc32->run(v.exact.data(), want.data());
+            EXPECT_TRUE(same_bits(got, want));
+            std::vector<cfloat> again(rows * nrange, cfloat(NAN, NAN));
+            fc32->run_samples(v.exact.data(), again.data());
+            EXPECT_TRUE(same_bits(again, want));
+        }
+    }
+}
+
+struct integer_case {
+    std::size_t rows, nrange, L;
+    method m;
+};
+
+class PulseCompressionCudaInteger : public ::testing::TestWithParam<integer_case>
+{
+};
+
+// The CUDA conversion happens in the first kernel's load (pad copy, FIR tile,
+// overlap_save segment): run_samples on fresh random codes (extremes planted) must be
+// the same object's run() on the codes' exact values bit for bit (so the fused
+// conversion is exactly x / 32768, x / 128, as the CPU twin's VOLK), and the CPU twin's
+// run_samples within float rounding. Output poisoned, input unchanged.
+TEST_P(PulseCompressionCudaInteger, test_016_integer_input_converted_in_the_first_kernel)
+{
+    GPURADAR_REQUIRE_CUDA();
+    const auto c = GetParam();
+    const std::uint32_t seed = std::random_device{}();
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", rows " + std::to_string(c.rows) +
+                 ", nrange " + std::to_string(c.nrange) + ", L " + std::to_string(c.L));
+    kernels::cuda_stream stream;
+    const auto s = random_complex(c.L, seed + 1);
+    const auto w = window_named("taylor");
+    const std::size_t n = c.rows * c.nrange;
+    const auto q16 = random_codes<std::int16_t>(n, seed + 2);
+    const auto q8 = random_codes<std::int8_t>(n, seed + 3);
+    for (const auto f : { kernels::sample_format::sc16, kernels::sample_format::sc8 }) {
+        SCOPED_TRACE(kernels::to_string(f));
+        const bool is16 = f == kernels::sample_format::sc16;
+        auto gpu = pulse_compression::make(kernels::backend::cuda,
+                                           c.nrange,
+                                           c.rows,
+                                           s,
+                                           w,
+                                           true,
+                                           c.m,
+                                           stream.ref(),
+                                           0,
+                                           f);
+        EXPECT_EQ(gpu->resolved_method(), c.m);
+        auto cpu = pulse_compression::make(
+            kernels::backend::cpu, c.nrange, c.rows, s, w, true, c.m, {}, 0, f);
+        const auto exact = is16 ? exact_values(q16) : exact_values(q8);
+        auto d_codes = is16 ? to_device(q16, stream) : to_device(q8, stream);
+        auto d_exact = to_device(exact, stream);
+        kernels::device_memory d_out(n * sizeof(cfloat)), d_ref(n * sizeof(cfloat));
+        poison(d_out, stream);
+        poison(d_ref, stream);
+        gpu->run_samples(d_codes.get(), d_out.as<cfloat>());
+        gpu->run(d_exact.as<cfloat>(), d_ref.as<cfloat>());
+        const auto got = to_host<cfloat>(d_out, n, stream);
+        const auto ref = to_host<cfloat>(d_ref, n, stream);
+        EXPECT_TRUE(same_bits(got, ref)) << gpu->implementation();
+        std::vector<cfloat> want(n);
+        cpu->run_samples(is16 ? static_cast<const void*>(q16.data())
+                              : static_cast<const void*>(q8.data()),
+                         want.data());
+        EXPECT_LT(rel_l2(got, want), 1e-5) << gpu->implementation();
+        if (is16)
+            EXPECT_TRUE(to_host<std::int16_t>(d_codes, q16.size(), stream) == q16);
+        else
+            EXPECT_TRUE(to_host<std::int8_t>(d_codes, q8.size(), stream) == q8);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes,
+    PulseCompressionCudaInteger,
+    // Every method; rows not a multiple of anything, nrange not a multiple of the FIR
+    // tile or the segment; overlap_save at F = 512 and 4096 and over two segments.
+    ::testing::Values(integer_case{ 6, 1000, 37, method::fft },
+                      integer_case{ 6, 1000, 37, method::fir },
+                      integer_case{ 6, 1000, 37, method::overlap_save },
+                      integer_case{ 3, 4097, 1000, method::overlap_save },
+                      integer_case{ 7, 5000, 100, method::overlap_save },
+                      integer_case{ 70000, 7, 3, method::fir }));
+
+// A pointer that is not on a whole sample of the input format is refused, naming it.
+TEST(PulseCompressionCudaApi, test_017_integer_input_must_be_sample_aligned)
+{
+    GPURADAR_REQUIRE_CUDA();
+    kernels::cuda_stream stream;
+    auto gpu = pulse_compression::make(kernels::backend::cuda,
+                                       100,
+                                       2,
+                                       random_complex(9, 5),
+                                       {},
+                                       false,
+                                       method::automatic,
+                                       stream.ref(),
+                                       0,
+                                       kernels::sample_format::sc16);
+    kernels::device_memory d_in(2 * 100 * 4 + 4), d_out(2 * 100 * sizeof(cfloat));
+    expect_invalid(
+        [&] { gpu->run_samples(static_cast<char*>(d_in.get()) + 2, d_out.as<cfloat>()); },
+        "run_samples");
+    EXPECT_NO_THROW(gpu->run_samples(d_in.get(), d_out.as<cfloat>()));
+    stream.synchronize("test");
 }
 
 } // namespace

@@ -25,8 +25,10 @@ public:
                           const window_spec& window,
                           bool normalize,
                           method m,
-                          std::size_t fft_length)
-        : pulse_compression(backend::cpu, nrange, rows, window, normalize, m, fft_length)
+                          std::size_t fft_length,
+                          sample_format input)
+        : pulse_compression(
+              backend::cpu, nrange, rows, window, normalize, m, fft_length, input)
     {
         install(make_reference(waveform));
     }
@@ -143,10 +145,11 @@ make_pulse_compression_cpu(std::size_t nrange,
                            const window_spec& window,
                            bool normalize,
                            pulse_compression::method m,
-                           std::size_t fft_length)
+                           std::size_t fft_length,
+                           sample_format input)
 {
     return std::make_unique<pulse_compression_cpu>(
-        nrange, rows, waveform, window, normalize, m, fft_length);
+        nrange, rows, waveform, window, normalize, m, fft_length, input);
 }
 
 } // namespace gpuradar::kernels::detail

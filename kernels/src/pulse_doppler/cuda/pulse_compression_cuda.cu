@@ -10,12 +10,16 @@
  *      spectrum stored in that order, conjugated, the transposed passes (digit-reversed
  *      in, natural out) = conj of the unnormalised inverse, store the first M
  *      conjugated: read x once (plus the L-1 overlap), write y once.
+ * sc16 / sc8 input (run_samples): the kernel that reads x (pad copy, FIR tile,
+ * overlap_save segment) is instantiated on the integer element type and converts in its
+ * load (sample_convert.cuh), so a CPI of integers is read once and never stored as float.
  */
 #include "common/cuda/complex_math.cuh"
 #include "common/cuda/cuda_check.h"
 #include "common/cuda/cufft_plan.h"
 #include "common/cuda/dependent_launch.cuh"
 #include "common/cuda/l2_residency.h"
+#include "common/cuda/sample_convert.cuh"
 #include "common/cuda/smem_fft.cuh"
 #include "common/dft_tables.h"
 #include "pulse_doppler/pulse_compression_backends.h"
@@ -25,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 namespace gpuradar::kernels::detail {
@@ -58,9 +63,11 @@ dim3 row_grid(std::size_t cols, std::size_t rows)
 }
 
 //! out row r = the first `keep` samples of in row r, zeros up to out_len: pads the rows
-//! into the FFT workspace (keep = in_len = nrange, out_len = nfft) and strips them out
-//! of it (in_len = nfft, keep = out_len = nrange).
-__global__ void copy_rows(const float2* __restrict__ in,
+//! into the FFT workspace (keep = in_len = nrange, out_len = nfft; In the input's
+//! element, converted here) and strips them out of it (in_len = nfft, keep = out_len =
+//! nrange).
+template <typename In>
+__global__ void copy_rows(const In* __restrict__ in,
                           float2* __restrict__ out,
                           unsigned in_len,
                           unsigned out_len,
@@ -68,11 +75,11 @@ __global__ void copy_rows(const float2* __restrict__ in,
                           std::size_t rows)
 {
     for (std::size_t r = blockIdx.y; r < rows; r += gridDim.y) {
-        const float2* x = in + r * in_len;
+        const In* x = in + r * in_len;
         float2* y = out + r * out_len;
         for (unsigned n = blockIdx.x * blockDim.x + threadIdx.x; n < out_len;
              n += gridDim.x * blockDim.x)
-            y[n] = n < keep ? x[n] : make_float2(0.0f, 0.0f);
+            y[n] = n < keep ? sample_to_float2(x[n]) : make_float2(0.0f, 0.0f);
     }
 }
 
@@ -102,7 +109,8 @@ __device__ __forceinline__ unsigned skew(unsigned i)
  * fir_outputs_per_block + taps_padded samples; the outputs are staged back through the
  * tile so the global stores are coalesced.
  */
-__global__ void __launch_bounds__(fir_threads) fir_rows(const float2* __restrict__ in,
+template <typename In>
+__global__ void __launch_bounds__(fir_threads) fir_rows(const In* __restrict__ in,
                                                         float2* __restrict__ out,
                                                         const float2* __restrict__ taps,
                                                         unsigned taps_padded,
@@ -120,11 +128,11 @@ __global__ void __launch_bounds__(fir_threads) fir_rows(const float2* __restrict
 
     const unsigned d0 = blockIdx.x * fir_outputs_per_block;
     for (std::size_t r = blockIdx.y; r < rows; r += gridDim.y) {
-        const float2* x = in + r * nrange;
+        const In* x = in + r * nrange;
         __syncthreads(); // the previous row's outputs have left the tile
         for (unsigned i = threadIdx.x; i < tile; i += fir_threads) {
             const unsigned g = d0 + i;
-            xs[skew(i)] = g < nrange ? x[g] : make_float2(0.0f, 0.0f);
+            xs[skew(i)] = g < nrange ? sample_to_float2(x[g]) : make_float2(0.0f, 0.0f);
         }
         __syncthreads();
 
@@ -182,8 +190,9 @@ constexpr int os_radix = 16;
 //! grid-stride loop.
 constexpr std::size_t os_max_blocks = 0x7fffffff;
 
+template <typename In>
 struct os_args {
-    const float2* x;        // rows x nrange
+    const In* x;            // rows x nrange, the input's element (converted on load)
     float2* y;              // rows x nrange
     const float2* spectrum; // F: H[k] of digit position 16 b + r at r * (F / 16) + b
     // The passes' twiddles in pairs by butterfly (dft_pass_twiddles): the radix-RS
@@ -210,9 +219,9 @@ struct os_args {
  * one F-point table with the powers formed by products (5 % fewer instructions; the
  * per-butterfly layout, one thread's 128 bytes contiguous, saturated L1 instead).
  */
-template <int RS, bool STREAM>
+template <int RS, bool STREAM, typename In>
 __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
-    overlap_save_rows(os_args a)
+    overlap_save_rows(os_args<In> a)
 {
     extern __shared__ float2 sm[];
     constexpr unsigned log2RS = smem_fft_log2_radix(RS);
@@ -227,7 +236,7 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
     for (std::size_t b = blockIdx.x; b < a.blocks; b += gridDim.x) {
         const std::size_t row = b / a.segs;
         const unsigned d0 = static_cast<unsigned>(b - row * a.segs) * a.M;
-        const float2* x = a.x + row * a.nrange + d0;
+        const In* x = a.x + row * a.nrange + d0;
         const unsigned n_in = a.nrange - d0; // samples of x from d0 (> 0)
         // DIF pass radix RS (L = F, stride sA), from global memory. A thread runs
         // sA / T = 16 / RS butterflies (T = F / 16); all 16 of its loads are issued
@@ -242,8 +251,8 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
                 const unsigned i = threadIdx.x + it * T + j * sA;
                 // STREAM (fits_in_l2): evict-first loads, so that the rows this
                 // kernel writes stay in L2 for the Doppler kernel.
-                v[it][j] =
-                    i < n_in ? (STREAM ? __ldcs(x + i) : x[i]) : make_float2(0.0f, 0.0f);
+                v[it][j] = i < n_in ? sample_to_float2(STREAM ? __ldcs(x + i) : x[i])
+                                    : make_float2(0.0f, 0.0f);
             }
         __syncthreads(); // the previous segment's reads of shared memory are done
 #pragma unroll
@@ -292,18 +301,18 @@ __global__ void __launch_bounds__(os_max_threads, os_min_blocks_per_sm)
 unsigned os_first_radix(unsigned log2F) { return 1u << (log2F - 8); }
 
 //! The overlap_save_rows instance for F = 2^log2F.
-template <bool STREAM>
-void (*os_kernel(unsigned log2F))(os_args)
+template <bool STREAM, typename In>
+void (*os_kernel(unsigned log2F))(os_args<In>)
 {
     switch (os_first_radix(log2F)) {
     case 2:
-        return overlap_save_rows<2, STREAM>;
+        return overlap_save_rows<2, STREAM, In>;
     case 4:
-        return overlap_save_rows<4, STREAM>;
+        return overlap_save_rows<4, STREAM, In>;
     case 8:
-        return overlap_save_rows<8, STREAM>;
+        return overlap_save_rows<8, STREAM, In>;
     default:
-        return overlap_save_rows<16, STREAM>;
+        return overlap_save_rows<16, STREAM, In>;
     }
 }
 
@@ -335,9 +344,10 @@ public:
                            bool normalize,
                            method m,
                            stream_ref s,
-                           std::size_t fft_length)
+                           std::size_t fft_length,
+                           sample_format input)
         : pulse_compression_cuda_engine(
-              backend::cuda, nrange, rows, window, normalize, m, fft_length),
+              backend::cuda, nrange, rows, window, normalize, m, fft_length, input),
           d_stream(native(s)),
           d_dependent(dependent_launch_supported(who))
     {
@@ -359,17 +369,47 @@ public:
         install(make_reference(waveform));
     }
 
-    void run(const cfloat* in, cfloat* out) override { run_view(in, out, true); }
+    void run(const cfloat* in, cfloat* out) override
+    {
+        run_rows(reinterpret_cast<const float2*>(in), out, true);
+    }
 
     pc_rows_view run_view(const cfloat* in, cfloat* out) override
     {
-        return run_view(in, out, false);
+        return run_rows(reinterpret_cast<const float2*>(in), out, false);
+    }
+
+    void run_samples(const void* in, cfloat* out) override { run_samples(in, out, true); }
+
+    pc_rows_view run_samples_view(const void* in, cfloat* out) override
+    {
+        return run_samples(in, out, false);
     }
 
 private:
-    pc_rows_view run_view(const cfloat* in, cfloat* out, bool strip)
+    //! The input format's element type picks the instance of the first kernel.
+    pc_rows_view run_samples(const void* in, cfloat* out, bool strip)
     {
-        const auto* x = reinterpret_cast<const float2*>(in);
+        const std::size_t align = sample_bytes(d_input);
+        if (reinterpret_cast<std::uintptr_t>(in) % align != 0)
+            throw std::invalid_argument(std::string("gpuradar::") + who +
+                                        ": run_samples input must be aligned to " +
+                                        std::to_string(align) + " bytes (one " +
+                                        kernels::to_string(d_input) + " sample)");
+        switch (d_input) {
+        case sample_format::sc16:
+            return run_rows(static_cast<const short2*>(in), out, strip);
+        case sample_format::sc8:
+            return run_rows(static_cast<const char2*>(in), out, strip);
+        case sample_format::fc32:
+        default:
+            return run_rows(static_cast<const float2*>(in), out, strip);
+        }
+    }
+
+    template <typename In>
+    pc_rows_view run_rows(const In* x, cfloat* out, bool strip)
+    {
         auto* y = reinterpret_cast<float2*>(out);
         if (d_resolved == method::fir)
             run_fir(x, y);
@@ -380,12 +420,13 @@ private:
         return { out, d_nrange };
     }
 
-    void run_fir(const float2* x, float2* y)
+    template <typename In>
+    void run_fir(const In* x, float2* y)
     {
         const dim3 grid(static_cast<unsigned>((d_nrange + fir_outputs_per_block - 1) /
                                               fir_outputs_per_block),
                         static_cast<unsigned>(std::min(d_rows, max_grid_y)));
-        fir_rows<<<grid, fir_threads, fir_shared_bytes(d_taps_padded), d_stream>>>(
+        fir_rows<In><<<grid, fir_threads, fir_shared_bytes(d_taps_padded), d_stream>>>(
             x,
             y,
             d_taps.as<float2>(),
@@ -395,9 +436,10 @@ private:
         GPURADAR_CUDA_CHECK_LAUNCH(who, "fir_rows");
     }
 
-    void run_overlap_save(const float2* x, float2* y)
+    template <typename In>
+    void run_overlap_save(const In* x, float2* y)
     {
-        os_args a;
+        os_args<In> a;
         a.x = x;
         a.y = y;
         a.spectrum = d_os_spectrum.as<float2>();
@@ -413,19 +455,20 @@ private:
             static_cast<unsigned>(std::min<std::size_t>(a.blocks, os_max_blocks));
         const unsigned threads = a.F / os_radix;
         const std::size_t smem = (d_os_fft + d_os_fft / 16) * sizeof(float2);
-        const auto kernel =
-            d_os_stream_loads ? os_kernel<true>(a.log2F) : os_kernel<false>(a.log2F);
+        const auto kernel = d_os_stream_loads ? os_kernel<true, In>(a.log2F)
+                                              : os_kernel<false, In>(a.log2F);
         launch_dependent(
             d_dependent, kernel, dim3(grid), dim3(threads), smem, d_stream, who, a);
     }
 
     //! Without `strip` the rows stay in the workspace (row stride nfft).
-    pc_rows_view run_fft(const float2* x, float2* y, bool strip)
+    template <typename In>
+    pc_rows_view run_fft(const In* x, float2* y, bool strip)
     {
         const auto nrange = static_cast<unsigned>(d_nrange);
         const auto nfft = static_cast<unsigned>(d_nfft);
         float2* work = d_work.as<float2>();
-        copy_rows<<<row_grid(d_nfft, d_rows), row_threads, 0, d_stream>>>(
+        copy_rows<In><<<row_grid(d_nfft, d_rows), row_threads, 0, d_stream>>>(
             x, work, nrange, nfft, nrange, d_rows);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_rows (pad)");
         auto* w = reinterpret_cast<cufftComplex*>(work);
@@ -436,7 +479,7 @@ private:
         GPURADAR_CUFFT_CHECK(who, cufftExecC2C(d_plan->get(), w, w, CUFFT_INVERSE));
         if (!strip)
             return { reinterpret_cast<const cfloat*>(work), d_nfft };
-        copy_rows<<<row_grid(d_nrange, d_rows), row_threads, 0, d_stream>>>(
+        copy_rows<float2><<<row_grid(d_nrange, d_rows), row_threads, 0, d_stream>>>(
             work, y, nfft, nrange, nrange, d_rows);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_rows (strip)");
         return { reinterpret_cast<const cfloat*>(y), d_nrange };
@@ -559,10 +602,11 @@ make_pulse_compression_cuda(std::size_t nrange,
                             bool normalize,
                             pulse_compression::method m,
                             stream_ref stream,
-                            std::size_t fft_length)
+                            std::size_t fft_length,
+                            sample_format input)
 {
     return std::make_unique<pulse_compression_cuda>(
-        nrange, rows, waveform, window, normalize, m, stream, fft_length);
+        nrange, rows, waveform, window, normalize, m, stream, fft_length, input);
 }
 
 } // namespace gpuradar::kernels::detail

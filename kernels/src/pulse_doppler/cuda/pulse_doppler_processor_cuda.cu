@@ -14,6 +14,9 @@
  *    / npulses written, instead of corner turn (16N) + prepare and in-place FFT (32N) +
  *    envelope (12N).
  *  - otherwise corner_turn, doppler_filter and envelope objects, as separate kernels.
+ * sc16 / sc8 input (run_samples): pulse compression's first kernel converts the integers
+ * as it loads them (pulse_compression::run_samples), so the CPI the device receives is
+ * read once, as integers, and no converted copy is ever stored.
  */
 #include "common/cuda/complex_math.cuh"
 #include "common/cuda/cuda_check.h"
@@ -374,7 +377,9 @@ public:
                                            p.range_window,
                                            p.normalize,
                                            p.pc_method,
-                                           s)),
+                                           s,
+                                           0,
+                                           p.input)),
           d_compressed(input_size() * sizeof(cfloat))
     {
         if (!f.fused_doppler)
@@ -403,17 +408,42 @@ public:
         }
     }
 
-    void run(const cfloat* in, float* out) override
+    void run(const cfloat* in, float* out) override { run_any(in, false, out); }
+
+    void run_samples(const void* in, float* out) override { run_any(in, true, out); }
+
+    void set_waveform(const std::vector<cfloat>& waveform) override
+    {
+        d_pc->set_waveform(waveform);
+        d_params.waveform = waveform;
+    }
+
+    std::string implementation() const override
+    {
+        return "pc: " + d_pc->implementation() + "; doppler: " +
+               (d_fused ? std::string("fused kernel (corner turn, window, FFT, envelope)")
+                        : "corner_turn, doppler_filter, envelope (" + d_fused_why + ")");
+    }
+
+private:
+    //! in: complex float, or (samples) params().input's format, which pulse
+    //! compression's first kernel converts as it loads.
+    void run_any(const void* in, bool samples, float* out)
     {
         cfloat* a = d_compressed.as<cfloat>();
+        const auto* in_f = static_cast<const cfloat*>(in);
         if (!d_fused) {
-            d_pc->run(in, a);
+            if (samples)
+                d_pc->run_samples(in, a);
+            else
+                d_pc->run(in_f, a);
             d_ct->run(a, d_turned.as<cfloat>());
             d_df->run(d_turned.as<cfloat>(), d_doppler.as<cfloat>());
             d_env->run(d_doppler.as<cfloat>(), out, output_size());
             return;
         }
-        const pc_rows_view v = d_pc->run_view(in, a);
+        const pc_rows_view v =
+            samples ? d_pc->run_samples_view(in, a) : d_pc->run_view(in_f, a);
         const auto& p = d_params;
         fd_args args;
         args.x = reinterpret_cast<const float2*>(v.data);
@@ -451,20 +481,6 @@ public:
         GPURADAR_CUDA_CHECK_LAUNCH(who, "fused_doppler");
     }
 
-    void set_waveform(const std::vector<cfloat>& waveform) override
-    {
-        d_pc->set_waveform(waveform);
-        d_params.waveform = waveform;
-    }
-
-    std::string implementation() const override
-    {
-        return "pc: " + d_pc->implementation() + "; doppler: " +
-               (d_fused ? std::string("fused kernel (corner turn, window, FFT, envelope)")
-                        : "corner_turn, doppler_filter, envelope (" + d_fused_why + ")");
-    }
-
-private:
     template <int THREADS, bool STREAM>
     static void (*r16_kernel(unsigned order))(fd_args)
     {

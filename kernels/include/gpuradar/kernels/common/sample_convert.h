@@ -28,6 +28,11 @@ namespace gpuradar::kernels {
  */
 enum class sample_format { fc32, sc16, sc8 };
 
+//! The integer codes of 1.0 (x_float = x_code / code): one definition for every backend
+//! (the CUDA loads that convert inside other stages' kernels use these too).
+constexpr float sc16_full_scale_code = 32768.0f;
+constexpr float sc8_full_scale_code = 128.0f;
+
 //! "fc32", "sc16" or "sc8"; anything else throws std::invalid_argument
 //! "gpuradar::<stage>: <param> must be one of fc32, sc16, sc8 (got '<name>')".
 sample_format
@@ -45,11 +50,13 @@ inline cfloat sample_at(const void* in, sample_format f, std::size_t i)
     switch (f) {
     case sample_format::sc16: {
         const auto* p = static_cast<const std::int16_t*>(in) + 2 * i;
-        return { float(p[0]) * (1.0f / 32768.0f), float(p[1]) * (1.0f / 32768.0f) };
+        return { float(p[0]) * (1.0f / sc16_full_scale_code),
+                 float(p[1]) * (1.0f / sc16_full_scale_code) };
     }
     case sample_format::sc8: {
         const auto* p = static_cast<const std::int8_t*>(in) + 2 * i;
-        return { float(p[0]) * (1.0f / 128.0f), float(p[1]) * (1.0f / 128.0f) };
+        return { float(p[0]) * (1.0f / sc8_full_scale_code),
+                 float(p[1]) * (1.0f / sc8_full_scale_code) };
     }
     case sample_format::fc32:
     default:

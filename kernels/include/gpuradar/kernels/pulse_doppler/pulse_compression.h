@@ -5,6 +5,7 @@
 
 #include <gpuradar/kernels/common/backend.h>
 #include <gpuradar/kernels/common/cuda_resources.h>
+#include <gpuradar/kernels/common/sample_convert.h>
 #include <gpuradar/kernels/common/window.h>
 #include <cstddef>
 #include <memory>
@@ -187,6 +188,9 @@ public:
      *                  the fft method uses max(fft_length, nrange + L - 1) exactly, for
      *                  this and every later waveform (benchmarks, callers with their own
      *                  size rule)
+     * \param input     format of run_samples()'s input (fc32, or an SDR's sc16 / sc8 at
+     *                  1.0 = full scale, sample_convert.h); run() always takes complex
+     *                  float
      * Throws std::invalid_argument naming the parameter (nrange, rows, waveform, window
      * parameters) before allocating anything; cuda_error without a device for cuda.
      */
@@ -199,7 +203,8 @@ public:
          bool normalize = false,
          method m = method::automatic,
          stream_ref stream = stream_ref(),
-         std::size_t fft_length = 0);
+         std::size_t fft_length = 0,
+         sample_format input = sample_format::fc32);
 
     virtual ~pulse_compression() = default;
 
@@ -208,6 +213,16 @@ public:
      * (device pointers on the CUDA backend, queued, not waited for).
      */
     virtual void run(const cfloat* in, cfloat* out) = 0;
+
+    /*!
+     * Compress rows() rows of input_format() samples (rows()*nrange() of them; device
+     * memory on the CUDA backend, aligned to one sample). fc32 is run(). sc16 / sc8:
+     * on CUDA the conversion to float (x / 32768, x / 128) happens in the first kernel's
+     * load (the pad copy, the FIR tile or the overlap_save segment), so the integers are
+     * all that is read; on the CPU VOLK converts into a workspace made by make(), then
+     * run(). Either way the result is bit for bit run() on the codes' exact values.
+     */
+    virtual void run_samples(const void* in, cfloat* out);
 
     /*!
      * Replace the waveform (same window, gain rule and requested method). Rebuilds the
@@ -236,6 +251,8 @@ public:
     {
         return overlap_save_fft_length(d_waveform_length, d_nrange);
     }
+    //! The format run_samples() takes.
+    sample_format input_format() const { return d_input; }
     //! The fft_length argument of make() (0: automatic).
     std::size_t requested_fft_length() const { return d_requested_fft_length; }
     method requested_method() const { return d_requested; }
@@ -253,7 +270,8 @@ protected:
                       const window_spec& window,
                       bool normalize,
                       method m,
-                      std::size_t requested_fft_length = 0);
+                      std::size_t requested_fft_length = 0,
+                      sample_format input = sample_format::fc32);
 
     //! What a waveform turns into; computed (and validated) before any state changes.
     struct reference {
@@ -284,10 +302,16 @@ protected:
     const bool d_normalize;
     const method d_requested;
     const std::size_t d_requested_fft_length;
+    const sample_format d_input;
     std::size_t d_waveform_length = 0;
     std::size_t d_fft_length = 1;
     method d_resolved = method::fft;
     double d_gain = 1.0;
+
+private:
+    // CPU backend, integer input (made by make()): VOLK's conversion and its workspace.
+    std::unique_ptr<sample_convert> d_convert;
+    std::vector<cfloat> d_converted;
 };
 
 } // namespace gpuradar::kernels

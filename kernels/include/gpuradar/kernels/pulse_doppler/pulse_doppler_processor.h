@@ -93,12 +93,13 @@ public:
 
     /*!
      * One CPI of input_size() samples in params().input's format (device memory on the
-     * CUDA backend). fc32 is run() itself. sc16 / sc8 are converted (sample_convert, the
-     * CUDA kernel or VOLK) into a workspace made by make(), then run(): the integers are
-     * what reaches the device; the conversion is one pass over the CPI on the device,
-     * not yet fused into pulse compression's load.
+     * CUDA backend, aligned to one sample). fc32 is run() itself. sc16 / sc8: on CUDA
+     * the integers are what reaches the device and pulse compression's first kernel
+     * converts them as it loads them (pulse_compression::run_samples), no separate pass;
+     * on the CPU VOLK converts the CPI into a workspace made by make(), then run(). The
+     * map is bit for bit run()'s on the codes' exact values.
      */
-    void run_samples(const void* in, float* out);
+    virtual void run_samples(const void* in, float* out);
 
     /*!
      * Replace the waveform (pulse_compression::set_waveform: the next run() uses it;
@@ -126,12 +127,12 @@ protected:
     params d_params; //!< with nfft resolved (never 0); waveform follows set_waveform
 
 private:
-    // Integer input only (made by make()): its conversion and the converted CPI.
+    // CPU backend, integer input only (made by make()): VOLK's conversion and the
+    // converted CPI.
     std::unique_ptr<sample_convert> d_convert;
-    std::vector<cfloat> d_host_converted; // CPU backend
-    device_memory d_device_converted;     // CUDA backend
-    friend std::unique_ptr<pulse_doppler_processor> attach_input_conversion(
-        std::unique_ptr<pulse_doppler_processor> proc, backend b, stream_ref stream);
+    std::vector<cfloat> d_host_converted;
+    friend std::unique_ptr<pulse_doppler_processor>
+    attach_input_conversion(std::unique_ptr<pulse_doppler_processor> proc);
 };
 
 } // namespace gpuradar::kernels
