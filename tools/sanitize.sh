@@ -32,6 +32,7 @@ if [ "$do_build" = 1 ]; then
         -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
         -DCMAKE_C_FLAGS="-O1 $san" -DCMAKE_CXX_FLAGS="-O1 $san" \
         -DCMAKE_EXE_LINKER_FLAGS="" -DCMAKE_SHARED_LINKER_FLAGS="" \
+        -DGPURADAR_PLUMBING_COMPILE_OPTIONS=-O0 \
         -DGPURADAR_BUILD_FUZZERS=ON "${launcher[@]}" "$@" >/dev/null
 
     # Only what the sanitizer run executes: test binaries, fuzzers, the Python module.
