@@ -1,8 +1,9 @@
 /*
  * A forward FFT of one host array, for the setup a stage does on either backend (a
  * reference spectrum, a table) (internal). The interface is backend-neutral so that the
- * neutral layer (the .cc files directly under kernels/src/<domain>/) can use it without a cpu/ header; FFTW, the
- * host FFT of both backends, sits behind it in common/cpu/host_fft.cc.
+ * neutral layer (the .cc files directly under kernels/src/<domain>/) can use it without
+ * a cpu/ header; FFTW, the host FFT of both backends, sits behind it in
+ * common/cpu/host_fft.cc.
  */
 #ifndef INCLUDED_GPURADAR_KERNELS_HOST_FFT_H
 #define INCLUDED_GPURADAR_KERNELS_HOST_FFT_H
