@@ -1,0 +1,124 @@
+/* SAR fast factorized backprojection (FFBP): the backprojection stage in O(N^2 log P). */
+#ifndef INCLUDED_GPURADAR_KERNELS_BACKPROJECTION_FACTORIZED_H
+#define INCLUDED_GPURADAR_KERNELS_BACKPROJECTION_FACTORIZED_H
+
+#include <gpuradar/kernels/sar/backprojection.h>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpuradar::kernels {
+
+//! How `backprojection` forms its image: direct (every pulse to every pixel) or FFBP.
+enum class bp_algorithm { direct, factorized };
+//! Parses "direct" | "factorized"; throws std::invalid_argument naming `algorithm`.
+bp_algorithm parse_bp_algorithm(const std::string& name);
+const char* to_string(bp_algorithm a);
+
+/*!
+ * \brief Accuracy knobs of fast factorized backprojection (backprojection_factorized).
+ *
+ * Accuracy against direct backprojection of the same data (SER = 10 log10(sum |direct|^2
+ * / sum |ffbp - direct|^2), point targets and a random-reflectivity scene, X band
+ * airborne geometry; test_backprojection.cc FFBP tests, docs/PERFORMANCE.md):
+ *  - accurate: order 8, oversample_range 2, oversample_angle 2: SER >= 30 dB;
+ *  - fast:     order 4, oversample_range 1.5, oversample_angle 1.5: SER ~ 20 dB.
+ * Each stage interpolates once more, so SER falls by ~1-2 dB per stage added.
+ */
+struct ffbp_options {
+    /*!
+     * Merge stages, 0 (auto) or 1 to floor(log_factor(npulses)). With S stages the
+     * aperture of P usable pulses is cut into factor^S subapertures of L0 =
+     * ceil(P / factor^S) pulses, each backprojected directly onto its own polar grid
+     * (cost L0 per polar sample), then merged `factor` at a time S times; the last
+     * polar image is interpolated onto the Cartesian grid. Auto: the most stages that
+     * leave L0 >= auto_initial_pulses (0 stages for short apertures).
+     */
+    int stages = 0;
+    //! Subapertures merged per stage: 2 or 4 (4: half the stages, so half the
+    //! interpolations, for the same accuracy per stage).
+    int factor = 4;
+    /*!
+     * Taps in range of the Kaiser-windowed sinc interpolator (`kaiser_sinc`, weights
+     * normalised to sum 1): even, min_order to max_order.
+     */
+    int order_range = 8;
+    //! Taps in angle of the same interpolator: even, min_order to max_order.
+    int order_angle = 8;
+    /*!
+     * Range sampling of the polar images: the pulses' bin spacing / oversample_range;
+     * min_oversample to max_oversample. The Kaiser window's guard band is the margin.
+     */
+    double oversample_range = 3.0;
+    //! Angular sampling of the polar images over their Nyquist spacing c / (2 f_max L)
+    //! (L: the subaperture's length, f_max: the highest frequency in the band);
+    //! min_oversample to max_oversample.
+    double oversample_angle = 2.0;
+
+    static constexpr int min_order = 2;
+    static constexpr int max_order = 16;
+    static constexpr double min_oversample = 1.25;
+    static constexpr double max_oversample = 8.0;
+    //! Auto stages keep at least this many pulses per initial subaperture: below it a
+    //! merge (factor x order^2 taps per sample) costs more than the direct sum it saves.
+    static constexpr int auto_initial_pulses = 8;
+};
+
+/*!
+ * \brief Fast factorized backprojection (Ulander, Hellsten, Stenstroem, IEEE TAES 39(3),
+ * 2003), the same image as backprojection (direct) to the accuracy of ffbp_options.
+ *
+ * Per run() call, over its usable pulses (skipped ones as in direct backprojection):
+ *  1. subapertures of L0 consecutive pulses; each is backprojected directly onto its
+ *     polar grid: slant range r and azimuth phi (around the vertical through the
+ *     subaperture centre C, the mean antenna position) of points on the image plane,
+ *     the value at (r, phi) (point P) being sum_i p_i(R_i) exp(j 2 pi (kt_i R_i - kt r))
+ *     with R_i = |P - A_i|, p_i linearly interpolated as in direct backprojection, kt_i
+ *     = 2 f0_i / c, kt that of the first usable pulse (the demodulation that keeps the
+ *     polar images band-limited);
+ *  2. S times: `factor` neighbouring polar images merged into one on the parent's grid,
+ *     s(r, phi) = sum_children s_c(r_c, phi_c) exp(j 2 pi kt (r_c - r)), (r_c, phi_c)
+ *     the child's coordinates of the parent sample's point, interpolated by the
+ *     kaiser_sinc kernel of `order` taps per dimension (weights normalised to sum 1);
+ *  3. the last polar image interpolated at every pixel: image(P) += s(r, phi) exp(j 2 pi
+ *     kt r).
+ * Polar grids: range spacing min(dr) / oversample_range; angle spacing c / (2 f_max L
+ * oversample_angle), f_max = |f0| + c / (4 dr) the band's highest frequency, L = 2
+ * max |A_i - C|; each covers the image rectangle plus order/2 + 1 samples of margin; a
+ * subaperture above the image (its nadir inside the rectangle) gets the full circle.
+ * Everything geometric is in double; polar images are complex float.
+ *
+ * Supported: flat images and volumes (each slice a flat image), any 3-D track, f0 and dr
+ * varying per pulse (accuracy holds while f0 varies by less than the guard band). Not
+ * supported (std::invalid_argument naming the parameter): a height map (`height`, the
+ * polar images live on one plane) and several CUDA devices (`devices`). `precision` is
+ * direct backprojection's; FFBP's accuracy is set by ffbp_options.
+ * Bad data as direct: non-finite geometry skips the pulse (skipped_pulses()), a
+ * non-finite sample is used as 0 (nonfinite_samples()), a finite dr <= 0 throws.
+ * run() throws std::invalid_argument naming `stages` when factor^stages exceeds the
+ * usable pulses of the call, before the image is touched.
+ */
+class backprojection_factorized
+{
+public:
+    //! Checks the options: std::invalid_argument naming the field and its range.
+    static void validate(const ffbp_options& o);
+    //! Stages for P usable pulses: o.stages, or the auto choice when it is 0; throws
+    //! naming `stages` when factor^stages > P.
+    static int stages_for(const ffbp_options& o, std::size_t npulses);
+
+    /*!
+     * As backprojection::make (grid, nbins, stream, devices), with `o` checked first.
+     * The returned object's run() / run_host_pulses() form the image by FFBP.
+     */
+    static std::unique_ptr<backprojection> make(backend b,
+                                                const image_grid& grid,
+                                                std::size_t nbins,
+                                                const ffbp_options& o,
+                                                stream_ref stream = stream_ref(),
+                                                const std::vector<int>& devices = {});
+};
+
+} // namespace gpuradar::kernels
+
+#endif

@@ -1,0 +1,376 @@
+#include "common/factories.h"
+#include "common/param_check.h"
+#include <gpuradar/kernels/common/device_split.h>
+#include "sar/backprojection_factorized_backends.h"
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace gpuradar::kernels {
+
+namespace {
+
+constexpr const char* stage_name = "backprojection";
+//! Most merge stages: 4^30 pulses is far beyond any aperture; keeps factor^stages exact.
+constexpr int max_stages = 30;
+
+template <typename V>
+[[noreturn]] void bad(const char* param, const std::string& constraint, const V& got)
+{
+    detail::throw_invalid(stage_name, param, constraint, got);
+}
+
+} // namespace
+
+bp_algorithm parse_bp_algorithm(const std::string& name)
+{
+    if (name == "direct")
+        return bp_algorithm::direct;
+    if (name == "factorized")
+        return bp_algorithm::factorized;
+    bad("algorithm", "one of direct, factorized", "'" + name + "'");
+}
+
+const char* to_string(bp_algorithm a)
+{
+    return a == bp_algorithm::direct ? "direct" : "factorized";
+}
+
+void backprojection_factorized::validate(const ffbp_options& o)
+{
+    if (o.stages < 0 || o.stages > max_stages)
+        bad("stages", "0 (auto) to " + std::to_string(max_stages), o.stages);
+    if (o.factor != 2 && o.factor != 4)
+        bad("factor", "2 or 4", o.factor);
+    const auto check_order = [](const char* name, int v) {
+        if (v < ffbp_options::min_order || v > ffbp_options::max_order || v % 2 != 0)
+            bad(name, "even, 2 to 16", v);
+    };
+    check_order("order_range (interpolator taps)", o.order_range);
+    check_order("order_angle (interpolator taps)", o.order_angle);
+    const auto check_os = [](const char* name, double v) {
+        if (!(v >= ffbp_options::min_oversample && v <= ffbp_options::max_oversample))
+            bad(name, "1.25 to 8", v);
+    };
+    check_os("oversample_range", o.oversample_range);
+    check_os("oversample_angle", o.oversample_angle);
+}
+
+int backprojection_factorized::stages_for(const ffbp_options& o, std::size_t npulses)
+{
+    const double f = o.factor;
+    if (o.stages == 0) {
+        int s = 0;
+        while (s < max_stages &&
+               std::pow(f, s + 1) * ffbp_options::auto_initial_pulses <= double(npulses))
+            ++s;
+        return s;
+    }
+    if (std::pow(f, o.stages) > double(npulses)) {
+        const int most = npulses > 0 ? int(std::floor(std::log(double(npulses)) /
+                                                      std::log(f) +
+                                                      1e-9))
+                                     : 0;
+        bad("stages",
+            "at most " + std::to_string(most) + " (factor^stages <= " +
+                std::to_string(npulses) + " usable pulses, factor " +
+                std::to_string(o.factor) + ")",
+            o.stages);
+    }
+    return o.stages;
+}
+
+std::unique_ptr<backprojection> backprojection_factorized::make(backend b,
+                                                                const image_grid& grid,
+                                                                std::size_t nbins,
+                                                                const ffbp_options& o,
+                                                                stream_ref stream,
+                                                                const std::vector<int>& devices)
+{
+    validate(o);
+    backprojection::validate(grid, nbins);
+    if (!grid.height.empty())
+        bad("height (algorithm factorized)",
+            "empty: FFBP forms flat images and volumes, not images on a height map "
+            "(use algorithm direct)",
+            std::to_string(grid.height.size()) + " values");
+    detail::require_backend(b, "backprojection");
+    if (b == backend::cuda && devices.size() > 1)
+        bad("device (algorithm factorized)",
+            "a single device: FFBP does not split an image over several GPUs (use "
+            "algorithm direct)",
+            std::to_string(devices.size()) + " devices");
+#ifdef GPURADAR_HAVE_CUDA
+    if (b == backend::cuda) {
+        if (devices.size() == 1) {
+            // As direct backprojection: the listed device is current while the object
+            // (its buffers and table) is made.
+            check_device_index("backprojection", devices[0], cuda_device_count());
+            device_scope on(devices[0]);
+            return detail::make_backprojection_factorized_cuda(grid, nbins, o, stream);
+        }
+        return detail::make_backprojection_factorized_cuda(grid, nbins, o, stream);
+    }
+#else
+    (void)stream;
+#endif
+    return detail::make_backprojection_factorized_cpu(grid, nbins, o);
+}
+
+namespace detail {
+
+namespace {
+
+//! Zeroth-order modified Bessel function of the first kind (power series).
+double bessel_i0(double x)
+{
+    double sum = 1, term = 1;
+    for (int k = 1; k < 60; ++k) {
+        term *= (x / (2 * k)) * (x / (2 * k));
+        sum += term;
+        if (term < 1e-17 * sum)
+            break;
+    }
+    return sum;
+}
+
+/*!
+ * Kaiser beta for `order` taps and oversampling os: the window's main lobe half-width
+ * sqrt(beta^2 + pi^2) / (pi order) set to half the guard band (1 - 1/os) / 2, so that the
+ * passband |f| < 1/(2 os) stays flat and the images from |f| > 1 - 1/(2 os) fall in the
+ * stop band.
+ */
+double kaiser_beta(int order, double os)
+{
+    const double a = ffbp_pi * order * (1 - 1 / os) / 2;
+    return a > ffbp_pi ? std::sqrt(a * a - ffbp_pi * ffbp_pi) : 0.0;
+}
+
+void fill_kernel(float* out, int order, double os)
+{
+    const double beta = kaiser_beta(order, os);
+    const double half = order / 2.0;
+    const int n = ffbp_table_length(order);
+    for (int i = 0; i < n; ++i) {
+        const double x = double(i) / ffbp_table_per_sample;
+        if (x >= half) {
+            out[i] = 0;
+            continue;
+        }
+        const double sinc = x == 0 ? 1.0 : std::sin(ffbp_pi * x) / (ffbp_pi * x);
+        const double t = x / half;
+        out[i] = float(sinc * bessel_i0(beta * std::sqrt(1 - t * t)) / bessel_i0(beta));
+    }
+}
+
+struct box {
+    double x0, x1, y0, y1;
+};
+
+//! The polar grid of centre (cx, cy, cz) covering box b on plane zp.
+ffbp_polar grid_for(double cx,
+                    double cy,
+                    double cz,
+                    const box& b,
+                    double zp,
+                    double dr,
+                    double da_max,
+                    int margin_r,
+                    int margin_a)
+{
+    ffbp_polar g{};
+    g.cx = cx;
+    g.cy = cy;
+    g.cz = cz;
+    g.h2 = (cz - zp) * (cz - zp);
+    const double ex = std::max({ b.x0 - cx, 0.0, cx - b.x1 });
+    const double ey = std::max({ b.y0 - cy, 0.0, cy - b.y1 });
+    const double rho_min = std::hypot(ex, ey);
+    double rho_max = 0;
+    double ang[4];
+    const double xs[2] = { b.x0, b.x1 }, ys[2] = { b.y0, b.y1 };
+    const double phic = std::atan2(0.5 * (b.y0 + b.y1) - cy, 0.5 * (b.x0 + b.x1) - cx);
+    for (int i = 0; i < 4; ++i) {
+        const double x = xs[i & 1] - cx, y = ys[i >> 1] - cy;
+        rho_max = std::max(rho_max, std::hypot(x, y));
+        double rel = std::atan2(y, x) - phic;
+        rel -= 2 * ffbp_pi * std::floor((rel + ffbp_pi) / (2 * ffbp_pi));
+        ang[i] = rel;
+    }
+    const double r_lo = std::sqrt(rho_min * rho_min + g.h2);
+    const double r_hi = std::sqrt(rho_max * rho_max + g.h2);
+    g.dr = dr;
+    g.inv_dr = 1 / dr;
+    g.r0 = r_lo - margin_r * dr;
+    g.nr = int(std::ceil((r_hi - r_lo) / dr)) + 1 + 2 * margin_r;
+    // The nadir inside the box (or on its edge): the box surrounds the centre.
+    if (rho_min <= 0) {
+        const double da = std::min(da_max, 2 * ffbp_pi / (2 * margin_a + 2));
+        g.wrap = 1;
+        g.na = int(std::ceil(2 * ffbp_pi / da));
+        g.da = 2 * ffbp_pi / g.na;
+        g.phic = 0;
+        g.a0 = -ffbp_pi;
+    } else {
+        const double lo = *std::min_element(ang, ang + 4);
+        const double hi = *std::max_element(ang, ang + 4);
+        // A subaperture of one pulse has no angular bandwidth: a few samples suffice.
+        const double da = std::min(da_max, std::max(hi - lo, 1e-12) / 4);
+        g.wrap = 0;
+        g.da = da;
+        g.phic = phic;
+        g.a0 = lo - margin_a * da;
+        g.na = int(std::ceil((hi - lo) / da)) + 1 + 2 * margin_a;
+    }
+    g.inv_da = 1 / g.da;
+    return g;
+}
+
+//! Bounding box of the points of polar grid g on its plane.
+box sector_box(const ffbp_polar& g)
+{
+    const double r_end = g.r0 + (g.nr - 1) * g.dr;
+    const double rho_lo = std::sqrt(std::max(g.r0 * g.r0 - g.h2, 0.0));
+    const double rho_hi = std::sqrt(std::max(r_end * r_end - g.h2, 0.0));
+    if (g.wrap)
+        return { g.cx - rho_hi, g.cx + rho_hi, g.cy - rho_hi, g.cy + rho_hi };
+    const double a_lo = g.phic + g.a0, a_hi = a_lo + (g.na - 1) * g.da;
+    box b{ INFINITY, -INFINITY, INFINITY, -INFINITY };
+    auto add = [&](double rho, double a) {
+        const double x = g.cx + rho * std::cos(a), y = g.cy + rho * std::sin(a);
+        b.x0 = std::min(b.x0, x);
+        b.x1 = std::max(b.x1, x);
+        b.y0 = std::min(b.y0, y);
+        b.y1 = std::max(b.y1, y);
+    };
+    add(rho_lo, a_lo);
+    add(rho_lo, a_hi);
+    add(rho_hi, a_lo);
+    add(rho_hi, a_hi);
+    // The outer arc's extremes along the axes, where the span crosses them.
+    for (int k = -8; k <= 8; ++k) {
+        const double a = k * ffbp_pi / 2;
+        if (a > a_lo && a < a_hi)
+            add(rho_hi, a);
+    }
+    return b;
+}
+
+} // namespace
+
+std::vector<float> ffbp_kernel_table(const ffbp_options& o)
+{
+    const int n = ffbp_table_length(o.order_range);
+    std::vector<float> t(std::size_t(n + ffbp_table_length(o.order_angle)));
+    fill_kernel(t.data(), o.order_range, o.oversample_range);
+    fill_kernel(t.data() + n, o.order_angle, o.oversample_angle);
+    return t;
+}
+
+long long ffbp_max_level_samples(const ffbp_plan& p)
+{
+    long long m = 0;
+    for (long long n : p.level_samples)
+        m = std::max(m, n);
+    return m;
+}
+
+ffbp_plan ffbp_make_plan(const std::vector<bp_pulse>& pulses,
+                         const image_grid& g,
+                         double zp,
+                         const ffbp_options& o)
+{
+    const std::size_t P = pulses.size();
+    const int S = backprojection_factorized::stages_for(o, P);
+    const long long f = o.factor;
+    long long fs = 1;
+    for (int s = 0; s < S; ++s)
+        fs *= f;
+    const long long L0 = (static_cast<long long>(P) + fs - 1) / fs;
+    ffbp_plan plan;
+    plan.zp = zp;
+    plan.kt = pulses[0].kt;
+    double dr_min = INFINITY, kt_band = 0;
+    for (const bp_pulse& p : pulses) {
+        dr_min = std::min(dr_min, p.dr);
+        // 2 f_max / c: the top of the band, |f0| + c / (4 dr), in turns per metre.
+        kt_band = std::max(kt_band, std::abs(p.kt) + 0.5 / p.dr);
+    }
+    const double dr_polar = dr_min / o.oversample_range;
+    const int margin_r = o.order_range / 2 + 1, margin_a = o.order_angle / 2 + 1;
+
+    // The tree: pulse ranges per node, level 0 up.
+    struct span {
+        long long first, count;    // pulses
+        long long cfirst, ccount;  // children
+    };
+    std::vector<std::vector<span>> tree(S + 1);
+    const long long n0 = (static_cast<long long>(P) + L0 - 1) / L0;
+    for (long long j = 0; j < n0; ++j)
+        tree[0].push_back({ j * L0, std::min<long long>(L0, P - j * L0), j * L0, 0 });
+    for (int s = 1; s <= S; ++s) {
+        const auto& prev = tree[s - 1];
+        const long long n = (static_cast<long long>(prev.size()) + f - 1) / f;
+        for (long long j = 0; j < n; ++j) {
+            const long long c0 = j * f;
+            const long long cn = std::min<long long>(f, prev.size() - c0);
+            const long long p0 = prev[c0].first;
+            const long long pn = prev[c0 + cn - 1].first + prev[c0 + cn - 1].count - p0;
+            tree[s].push_back({ p0, pn, c0, cn });
+        }
+    }
+    // Grids from the top down: the last covers the image, each child the points of its
+    // parent's samples (margins included), so that every tap a parent reads exists.
+    plan.levels.resize(S + 1);
+    const box image{ g.x0,
+                     g.x0 + double(g.nx - 1) * g.dx,
+                     g.y0,
+                     g.y0 + double(g.ny - 1) * g.dy };
+    for (int s = S; s >= 0; --s) {
+        auto& level = plan.levels[s];
+        level.resize(tree[s].size());
+        long long offset = 0;
+        for (std::size_t j = 0; j < tree[s].size(); ++j) {
+            const span& n = tree[s][j];
+            double cx = 0, cy = 0, cz = 0;
+            for (long long i = n.first; i < n.first + n.count; ++i) {
+                cx += pulses[i].ax;
+                cy += pulses[i].ay;
+                cz += pulses[i].az;
+            }
+            cx /= double(n.count);
+            cy /= double(n.count);
+            cz /= double(n.count);
+            double ell = 0;
+            for (long long i = n.first; i < n.first + n.count; ++i)
+                ell = std::max(ell,
+                               std::sqrt((pulses[i].ax - cx) * (pulses[i].ax - cx) +
+                                         (pulses[i].ay - cy) * (pulses[i].ay - cy) +
+                                         (pulses[i].az - cz) * (pulses[i].az - cz)));
+            const double da_nyquist =
+                ell > 0 ? 1 / (kt_band * 2 * ell) : std::numeric_limits<double>::infinity();
+            const box cover =
+                s == S ? image : sector_box(plan.levels[s + 1][j / std::size_t(f)]);
+            ffbp_polar p = grid_for(
+                cx, cy, cz, cover, zp, dr_polar, da_nyquist / o.oversample_angle, margin_r, margin_a);
+            if (s == 0) {
+                p.first = int(n.first);
+                p.count = int(n.count);
+            } else {
+                p.first = int(n.cfirst);
+                p.count = int(n.ccount);
+            }
+            p.offset = offset;
+            offset += static_cast<long long>(p.na) * p.nr;
+            level[j] = p;
+        }
+        plan.level_samples.insert(plan.level_samples.begin(), offset);
+    }
+    return plan;
+}
+
+} // namespace detail
+
+} // namespace gpuradar::kernels
