@@ -13,13 +13,30 @@ sample in each channel, each channel's noise independent):
   ofdm_used occupied subcarriers around DC (DC itself empty) with random QPSK, a cyclic
   prefix of ofdm_cp samples);
 - reference channel: sqrt(10^(ref_snr_db/10)) x[n] + noise;
-- surveillance channel k (k = 0 .. nsurv-1, a uniform line array of half-wavelength
-  spacing: a wave from azimuth a reaches channel k with phase exp(j pi k sin a)):
+- surveillance channel k (k = 0 .. nsurv-1), an array with the module's geometry
+  (kernels/array/array_geometry.h, as radar_scene_source and the beamformer): element k
+  at p_k, element_positions_m (x, y, z per channel, m) or, empty, the ULA on the x axis
+  centred on the origin, element_spacing_wl wavelengths at fc apart (channel 0 at the
+  most negative x); a wave from azimuth a (elevation 0) reaches channel k with phase
+  exp(+j 2 pi p_k . u(a) / lambda), u(a) = (sin a, cos a, 0), lambda = c / fc:
   the direct path sqrt(10^(dpi_db/10)) x[n] from dpi_azimuth_deg; static clutter: scatterers
   at zero Doppler, delays 1..clutter_max_delay samples (uniform; all different while
   clutter_count <= clutter_max_delay), random azimuths,
   complex Gaussian amplitudes whose powers sum to 10^(clutter_cnr_db/10); targets:
   sqrt(10^(snr_db/10)) x[n - d] exp(j 2 pi f_D n / fs) from their azimuth; and noise.
+
+Front end (each off by default; the active simulators' receiver model and parameter
+names, kernels/scene/front_end.h), applied to every channel, reference included, after
+the noise, in the order of a direct-conversion receiver: LO phase noise (a Wiener process
+of 3 dB linewidth phase_noise_linewidth_hz: steps of variance 2 pi linewidth / fs; one LO
+feeds every channel, so all rotate by the same phase, as a coherent receiver such as a
+KrakenSDR does), I/Q imbalance (the Q branch's gain iq_gain_db and LO phase error
+iq_phase_deg: v = mu z + nu conj(z), mu = (1 + g e^-jp) / 2, nu = (1 - g e^jp) / 2),
+DC offset (dc_offset_i + j dc_offset_q, sample units), then the ADC (adc_bits > 0: codes
+round(u / D) half away from zero, D = 2 adc_full_scale / 2^bits, clamped to
+[-2^(bits-1), 2^(bits-1) - 1]; each clamped rail counted, adc_clipped()). Levels are in
+units of the noise: with the direct path at 60 dB its amplitude is 1000, so a full scale
+a few times the channel's RMS is the realistic choice.
 
 A target's bistatic range R (m) is the echo path minus the direct (baseline) path; its
 echo is delayed by d = round(R fs / c) samples (no fractional delay: the truth reports
@@ -77,6 +94,15 @@ class PassiveScene:
     ofdm_cp: int = 512
     truth_every: int = 1 << 20
     seed: int = 1
+    element_spacing_wl: float = 0.5
+    element_positions_m: List[float] = field(default_factory=list)
+    dc_offset_i: float = 0.0
+    dc_offset_q: float = 0.0
+    iq_gain_db: float = 0.0
+    iq_phase_deg: float = 0.0
+    phase_noise_linewidth_hz: float = 0.0
+    adc_bits: int = 0
+    adc_full_scale: float = 1.0
 
     def check(self):
         """ValueError naming the first bad parameter and its allowed range."""
@@ -142,6 +168,51 @@ class PassiveScene:
             raise ValueError(f"truth_every must be >= 1 sample (got {self.truth_every!r})")
         if not 0 <= int(self.seed) < 2 ** 63:
             raise ValueError(f"seed must be in [0, 2^63) (got {self.seed!r})")
+        if self.element_positions_m:
+            if len(self.element_positions_m) != 3 * int(self.nsurv):
+                raise ValueError(f"element_positions_m must be empty (the ULA) or hold x, y, "
+                                 f"z for each of the nsurv = {int(self.nsurv)} channels "
+                                 f"({3 * int(self.nsurv)} numbers) (got "
+                                 f"{len(self.element_positions_m)} numbers)")
+            for i, v in enumerate(self.element_positions_m):
+                if not math.isfinite(v):
+                    raise ValueError(f"element_positions_m[{i}] must be finite (m) "
+                                     f"(got {v!r})")
+        else:
+            positive("element_spacing_wl", self.element_spacing_wl)
+        for name in ("dc_offset_i", "dc_offset_q", "iq_gain_db"):
+            if not math.isfinite(getattr(self, name)):
+                raise ValueError(f"{name} must be finite (got {getattr(self, name)!r})")
+        if not (math.isfinite(self.iq_phase_deg) and -90.0 < self.iq_phase_deg < 90.0):
+            raise ValueError(f"iq_phase_deg must be in (-90, 90) degrees (got "
+                             f"{self.iq_phase_deg!r})")
+        if not (math.isfinite(self.phase_noise_linewidth_hz) and
+                0.0 <= self.phase_noise_linewidth_hz < self.fs / 2):
+            raise ValueError(f"phase_noise_linewidth_hz must be in [0, fs/2 = "
+                             f"{self.fs / 2:g}) Hz (got {self.phase_noise_linewidth_hz!r})")
+        if not (int(self.adc_bits) == self.adc_bits and 0 <= int(self.adc_bits) <= 32):
+            raise ValueError(f"adc_bits must be 0 (no ADC) or in 1 .. 32 (got "
+                             f"{self.adc_bits!r})")
+        positive("adc_full_scale", self.adc_full_scale)
+
+    def wavelength_m(self):
+        return SPEED_OF_LIGHT / self.fc
+
+    def element_positions(self):
+        """(nsurv, 3) element positions (m): element_positions_m or the centred ULA."""
+        n = int(self.nsurv)
+        if self.element_positions_m:
+            return np.asarray(self.element_positions_m, np.float64).reshape(n, 3)
+        pos = np.zeros((n, 3))
+        pos[:, 0] = (np.arange(n) - (n - 1) / 2) * self.element_spacing_wl * \
+            self.wavelength_m()
+        return pos
+
+    def steering(self, azimuth_deg):
+        """Phases of a plane wave from azimuth_deg (elevation 0) at each channel."""
+        a = math.radians(azimuth_deg)
+        u = np.array([math.sin(a), math.cos(a), 0.0])
+        return np.exp(2j * np.pi * (self.element_positions() @ u) / self.wavelength_m())
 
     def delay_samples(self, i):
         return int(round(self.ranges_m[i] * self.fs / SPEED_OF_LIGHT))
@@ -167,9 +238,51 @@ class PassiveScene:
         return out
 
 
-def _steering(azimuth_deg, nsurv):
-    """Phases of a wave from azimuth_deg across the half-wavelength line array."""
-    return np.exp(1j * np.pi * np.arange(nsurv) * math.sin(math.radians(azimuth_deg)))
+class FrontEnd:
+    """The receiver front end of the module's simulators (kernels/scene/front_end.h; see
+    the module): apply(channels) impairs the next samples of every channel in place,
+    continuing the previous call; clipped counts the ADC's clamped rails."""
+
+    def __init__(self, sc, seed):
+        self._sc = sc
+        g, p = 10 ** (sc.iq_gain_db / 20), math.radians(sc.iq_phase_deg)
+        self.mu = (1 + g * complex(math.cos(p), -math.sin(p))) / 2
+        self.nu = (1 - g * complex(math.cos(p), math.sin(p))) / 2
+        self._step_sd = math.sqrt(2 * math.pi * sc.phase_noise_linewidth_hz / sc.fs)
+        self._rng = np.random.default_rng(seed)
+        self._phase = 0.0
+        self.clipped = 0
+
+    def active(self):
+        sc = self._sc
+        return bool(sc.dc_offset_i or sc.dc_offset_q or sc.iq_gain_db or sc.iq_phase_deg
+                    or sc.phase_noise_linewidth_hz or sc.adc_bits)
+
+    def apply(self, x):
+        """x: (channels, n) complex128, impaired in place and returned."""
+        sc, n = self._sc, x.shape[1]
+        if not self.active() or n == 0:
+            return x
+        if self._step_sd:
+            phi = self._phase + np.cumsum(self._step_sd * self._rng.standard_normal(n))
+            self._phase = float(phi[-1])
+            x *= np.exp(1j * phi)[None, :]
+        if sc.iq_gain_db or sc.iq_phase_deg:
+            x[:] = self.mu * x + self.nu * np.conj(x)
+        if sc.dc_offset_i or sc.dc_offset_q:
+            x += complex(sc.dc_offset_i, sc.dc_offset_q)
+        if sc.adc_bits:
+            step = 2 * sc.adc_full_scale / 2 ** int(sc.adc_bits)
+            hi, lo = 2 ** (int(sc.adc_bits) - 1) - 1, -2 ** (int(sc.adc_bits) - 1)
+            rails = []
+            for rail in (x.real, x.imag):
+                u = rail / step
+                q = np.sign(u) * np.floor(np.abs(u) + 0.5)  # half away from zero
+                with np.errstate(invalid="ignore"):
+                    self.clipped += int(np.count_nonzero(q > hi) + np.count_nonzero(q < lo))
+                rails.append(np.clip(q, lo, hi) * step)
+            x[:] = rails[0] + 1j * rails[1]
+        return x
 
 
 class _FmIlluminator:
@@ -236,9 +349,10 @@ class PassiveSceneGenerator:
         self._illuminator = (_FmIlluminator if sc.illuminator == "fm" else
                              _OfdmIlluminator)(sc, np.random.default_rng(
                                  rng.integers(0, 2 ** 63)))
-        nsurv = int(sc.nsurv)
+        # its own generator: the scene's other draws do not depend on the front end
+        self.front_end = FrontEnd(sc, [int(sc.seed), 0xFE])
         self._ref_gain = 10 ** (sc.ref_snr_db / 20)
-        self._direct = 10 ** (sc.dpi_db / 20) * _steering(sc.dpi_azimuth_deg, nsurv)
+        self._direct = 10 ** (sc.dpi_db / 20) * sc.steering(sc.dpi_azimuth_deg)
         # (delay, per-channel complex amplitude, Doppler in cycles per sample)
         self._echoes = []
         if sc.clutter_count:
@@ -250,10 +364,10 @@ class PassiveSceneGenerator:
             azimuths = rng.uniform(-90.0, 90.0, int(sc.clutter_count))
             for d, p, ph, az in zip(delays, powers, phases, azimuths):
                 self._echoes.append((int(d), math.sqrt(p) * np.exp(1j * ph) *
-                                     _steering(az, nsurv), 0.0))
+                                     sc.steering(az), 0.0))
         for i in range(len(sc.ranges_m)):
             self._echoes.append((sc.delay_samples(i), 10 ** (sc.snr_db[i] / 20) *
-                                 _steering(sc.azimuth_deg(i), nsurv),
+                                 sc.steering(sc.azimuth_deg(i)),
                                  sc.doppler_hz(i) / sc.fs))
         self._history = np.zeros(max([d for d, _, _ in self._echoes], default=0),
                                  np.complex128)
@@ -280,6 +394,9 @@ class PassiveSceneGenerator:
         if h:
             self._history = extended[-h:]
         self.position += n
+        if self.front_end.active():
+            both = self.front_end.apply(np.vstack([ref[None, :], surv]))
+            ref, surv = both[0], both[1:]
         return ref, surv
 
 
@@ -305,14 +422,21 @@ class passive_scene_source(gr.sync_block):
                  clutter_cnr_db=40.0, ranges_m=(15e3,), velocities_mps=(150.0,),
                  snr_db=(-20.0,), azimuths_deg=(), deviation_hz=75e3,
                  audio_bandwidth_hz=15e3, ofdm_fft=2048, ofdm_used=1705, ofdm_cp=512,
-                 truth_every=1048576, seed=1):
+                 truth_every=1048576, seed=1, element_spacing_wl=0.5,
+                 element_positions_m=(), dc_offset_i=0.0, dc_offset_q=0.0, iq_gain_db=0.0,
+                 iq_phase_deg=0.0, phase_noise_linewidth_hz=0.0, adc_bits=0,
+                 adc_full_scale=1.0):
         sc = PassiveScene(float(fs), float(fc), str(illuminator), int(nsurv),
                           float(ref_snr_db), float(dpi_db), float(dpi_azimuth_deg),
                           int(clutter_count), int(clutter_max_delay), float(clutter_cnr_db),
                           [float(v) for v in ranges_m], [float(v) for v in velocities_mps],
                           [float(v) for v in snr_db], [float(v) for v in azimuths_deg],
                           float(deviation_hz), float(audio_bandwidth_hz), int(ofdm_fft),
-                          int(ofdm_used), int(ofdm_cp), int(truth_every), int(seed))
+                          int(ofdm_used), int(ofdm_cp), int(truth_every), int(seed),
+                          float(element_spacing_wl), [float(v) for v in element_positions_m],
+                          float(dc_offset_i), float(dc_offset_q), float(iq_gain_db),
+                          float(iq_phase_deg), float(phase_noise_linewidth_hz),
+                          int(adc_bits), float(adc_full_scale))
         sc.check()
         gr.sync_block.__init__(self, name="passive_scene_source", in_sig=None,
                                out_sig=[np.complex64] * (1 + sc.nsurv))
@@ -326,8 +450,19 @@ class passive_scene_source(gr.sync_block):
         for s in range(-(-start // every) * every, start + n, every):
             for t in self.scene.truth(s):
                 self.message_port_pub(pmt.intern("truth"), scene_truth.dict_to_truth(t))
+        clipped = self._gen.front_end.clipped
         ref, surv = self._gen.next(n)
+        if self._gen.front_end.clipped > clipped and not clipped:
+            # once: the count keeps growing in adc_clipped(), the log would flood
+            self.logger.warn(f"ADC clipping: {self._gen.front_end.clipped - clipped} rail "
+                             f"values clamped at full scale {self.scene.adc_full_scale:g} "
+                             f"(levels are noise units: raise adc_full_scale; counted in "
+                             f"adc_clipped())")
         output_items[0][:] = ref
         for k in range(self.scene.nsurv):
             output_items[1 + k][:] = surv[k]
         return n
+
+    def adc_clipped(self):
+        """Rail values (I and Q counted separately, every channel) clamped by the ADC."""
+        return self._gen.front_end.clipped

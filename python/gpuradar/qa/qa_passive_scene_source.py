@@ -165,10 +165,148 @@ class qa_passive_scene_source(gr_unittest.TestCase):
                          (dict(audio_bandwidth_hz=2e6), "audio_bandwidth_hz"),
                          (dict(illuminator="ofdm", ofdm_used=4096), "ofdm_used"),
                          (dict(illuminator="ofdm", ofdm_cp=5000), "ofdm_cp"),
-                         (dict(truth_every=0), "truth_every")):
+                         (dict(truth_every=0), "truth_every"),
+                         (dict(nsurv=2, element_spacing_wl=0.0), "element_spacing_wl"),
+                         (dict(nsurv=2, element_positions_m=[0.0] * 5),
+                          "element_positions_m"),
+                         (dict(nsurv=1, element_positions_m=[0.0, float("inf"), 0.0]),
+                          "element_positions_m"),
+                         (dict(dc_offset_i=float("nan")), "dc_offset_i"),
+                         (dict(dc_offset_q=float("inf")), "dc_offset_q"),
+                         (dict(iq_gain_db=float("nan")), "iq_gain_db"),
+                         (dict(iq_phase_deg=90.0), "iq_phase_deg"),
+                         (dict(phase_noise_linewidth_hz=-1.0), "phase_noise_linewidth_hz"),
+                         (dict(fs=1e6, phase_noise_linewidth_hz=5e5),
+                          "phase_noise_linewidth_hz"),
+                         (dict(adc_bits=33), "adc_bits"),
+                         (dict(adc_bits=-1), "adc_bits"),
+                         (dict(adc_bits=8, adc_full_scale=0.0), "adc_full_scale")):
             with self.subTest(parameter=name):
                 with self.assertRaisesRegex(ValueError, name):
                     gpuradar.passive_scene_source(**kw)
+
+    def test_009_array_geometry_as_the_beamformer(self):
+        # element positions: the direct path's least-squares amplitude per channel is
+        # its level times exp(+j 2 pi p . u / lambda), u = (sin a, cos a, 0)
+        fc = 98e6
+        lam = C / fc
+        pos = [0.0, 0.0, 0.0, 0.9, 0.2, 0.0, -1.3, 0.5, 0.4, 2.1, -0.7, 0.0]
+        for kw in (dict(element_positions_m=pos),
+                   dict(element_spacing_wl=0.7)):
+            with self.subTest(**{k: str(v) for k, v in kw.items()}):
+                sc = scene(nsurv=4, fc=fc, dpi_db=30.0, dpi_azimuth_deg=25.0, **kw)
+                x = illuminator(sc)
+                sc.ref_snr_db = OFF_DB
+                _, surv, _ = passive_sim.simulate(sc, N)
+                a = surv.astype(np.complex128) @ np.conj(x) / np.vdot(x, x)
+                if "element_positions_m" in kw:
+                    p = np.reshape(pos, (4, 3))
+                else:  # centred on x, channel 0 most negative
+                    p = np.zeros((4, 3))
+                    p[:, 0] = (np.arange(4) - 1.5) * 0.7 * lam
+                az = math.radians(25.0)
+                want = 10 ** 1.5 * np.exp(2j * np.pi * (p @ [math.sin(az), math.cos(az),
+                                                            0.0]) / lam)
+                np.testing.assert_allclose(a, want, atol=10 ** 1.5 * 1e-3 + 5 / math.sqrt(N))
+
+    def test_010_beamformer_steers_at_a_target(self):
+        # The module's beamformer with the same ULA, steered at the target, passes the
+        # target's echo at its level (a unit plane wave gives 1 in its beam) and puts the
+        # direct path from elsewhere in a sidelobe (OFDM: the illuminator is white over
+        # the 20-sample lag, so the direct path does not bias the echo's estimate).
+        nsurv, n = 4, 1 << 14
+        sc = scene(nsurv=nsurv, fc=98e6, illuminator="ofdm", ref_snr_db=200.0, dpi_db=30.0,
+                   dpi_azimuth_deg=-50.0, ranges_m=[20 * C / 2.4e6], velocities_mps=[0.0],
+                   snr_db=[10.0], azimuths_deg=[20.0])
+        ref, surv, _ = passive_sim.simulate(sc, n)
+        x = np.roll(ref.astype(np.complex128), 20) / 1e10
+        bf = gpuradar.beamformer(nchannels=nsurv, nsamples=n, beam_angles_deg=[20.0],
+                                 window="rectangular", backend="cpu")
+        tb = gr.top_block()
+        sink = blocks.vector_sink_c(n)
+        tb.connect(blocks.vector_source_c(surv.reshape(-1).tolist(), False, nsurv * n), bf,
+                   sink)
+        tb.run()
+        beam = np.array(sink.data(), np.complex128)
+        echo = abs(np.vdot(x[64:], beam[64:]) / np.vdot(x[64:], x[64:]))
+        self.assertAlmostEqual(echo, 10 ** 0.5, delta=0.05 * 10 ** 0.5)
+        w = sc.steering(20.0) / nsurv
+        self.assertLess(abs(np.vdot(w, sc.steering(-50.0))), 0.5)
+
+    def test_011_front_end_each_impairment(self):
+        fs = 2.4e6
+        base = dict(fs=fs, nsurv=2, ref_snr_db=20.0, dpi_db=20.0)
+        n = 1 << 15
+
+        def run(**kw):
+            gen = passive_sim.PassiveSceneGenerator(scene(**base, **kw))
+            ref, surv = gen.next(n)
+            return np.vstack([ref[None, :], surv]), gen.front_end
+        clean, fe = run()
+        self.assertFalse(fe.active())
+        # DC: the mean moves by the offset, nothing else changes
+        dc, _ = run(dc_offset_i=0.3, dc_offset_q=-0.2)
+        np.testing.assert_allclose(dc - clean, 0.3 - 0.2j, atol=1e-12)
+        # I/Q imbalance: exactly mu z + nu conj(z); 1 dB and 5 degrees: image -22.83 dB
+        iq, fe = run(iq_gain_db=1.0, iq_phase_deg=5.0)
+        np.testing.assert_allclose(iq, fe.mu * clean + fe.nu * np.conj(clean), atol=1e-12)
+        g, p = 10 ** (1 / 20), math.radians(5.0)
+        np.testing.assert_allclose(iq.real, clean.real, atol=1e-12)
+        np.testing.assert_allclose(iq.imag, g * (clean.imag * math.cos(p) -
+                                                 clean.real * math.sin(p)), atol=1e-12)
+        irr = (1 - 2 * g * math.cos(p) + g * g) / (1 + 2 * g * math.cos(p) + g * g)
+        self.assertAlmostEqual(abs(fe.nu) ** 2 / abs(fe.mu) ** 2, irr, delta=1e-12 * irr)
+        self.assertAlmostEqual(10 * math.log10(irr), -22.83, delta=0.01)
+        # phase noise: every channel rotated by the same Wiener phase, whose steps have
+        # variance 2 pi linewidth / fs (N steps: relative error ~ sqrt(2 / N), 5 sigma)
+        pn, _ = run(phase_noise_linewidth_hz=2000.0)
+        rot = pn / clean
+        np.testing.assert_allclose(np.abs(rot), 1.0, atol=1e-9)
+        np.testing.assert_allclose(rot[1:], np.broadcast_to(rot[0], rot[1:].shape),
+                                   atol=1e-9)
+        steps = np.angle(rot[0, 1:] / rot[0, :-1])
+        self.assertAlmostEqual(float(np.var(steps)) / (2 * np.pi * 2000.0 / fs), 1.0,
+                               delta=5 * math.sqrt(2 / n))
+        # ADC: the model on the clean samples, to the bit; clamped rails counted
+        adc, fe = run(adc_bits=6, adc_full_scale=12.0)
+        d = 2 * 12.0 / 2 ** 6
+        want, clipped = [], 0
+        for rail in (clean.real, clean.imag):
+            q = np.sign(rail) * np.floor(np.abs(rail) / d + 0.5)
+            clipped += int(np.sum(q > 31) + np.sum(q < -32))
+            want.append(np.clip(q, -32, 31) * d)
+        np.testing.assert_array_equal(adc, want[0] + 1j * want[1])
+        self.assertGreater(clipped, 0)  # 12 is about 1.2 sigma of a 20 dB signal's rail
+        self.assertEqual(fe.clipped, clipped)
+        # noise-only quantisation error: D^2 / 12 per rail (uniform), no clipping
+        sc = scene(fs=fs, adc_bits=10, adc_full_scale=8.0)
+        gen = passive_sim.PassiveSceneGenerator(sc)
+        q, _ = gen.next(n)
+        raw, _ = passive_sim.PassiveSceneGenerator(scene(fs=fs)).next(n)
+        d = 2 * 8.0 / 2 ** 10
+        self.assertEqual(gen.front_end.clipped, 0)
+        self.assertAlmostEqual(float(np.mean(np.abs(q - raw) ** 2)) / (2 * d * d / 12), 1.0,
+                               delta=0.05)
+
+    def test_012_block_counts_adc_clipping(self):
+        kw = dict(fs=1e6, nsurv=2, ref_snr_db=20.0, dpi_db=30.0, adc_bits=8,
+                  adc_full_scale=20.0, phase_noise_linewidth_hz=100.0, iq_gain_db=0.5,
+                  ranges_m=[15e3], velocities_mps=[150.0], snr_db=[-10.0], seed=3)
+        n = 20000
+        src = gpuradar.passive_scene_source(**kw)
+        tb = gr.top_block()
+        sinks = [blocks.vector_sink_c() for _ in range(3)]
+        for k in range(3):
+            tb.connect((src, k), blocks.head(gr.sizeof_gr_complex, n), sinks[k])
+        tb.run()
+        gen = passive_sim.PassiveSceneGenerator(passive_sim.PassiveScene(**kw))
+        ref, surv = gen.next(n)
+        # the same impaired stream as the generator, however work() cut it
+        np.testing.assert_allclose(np.array(sinks[0].data()), ref, rtol=0, atol=1e-4)
+        np.testing.assert_allclose(np.array(sinks[2].data()), surv[1], rtol=0, atol=1e-4)
+        self.assertGreater(gen.front_end.clipped, 0)
+        # the block may have produced past the head: at least the generator's count
+        self.assertGreaterEqual(src.adc_clipped(), gen.front_end.clipped)
 
 
 if __name__ == "__main__":
