@@ -25,6 +25,22 @@ void clutter_cancel::validate(const clutter_cancel_params& p)
 {
     if (p.nsamples < 1 || p.nsamples > max_nsamples)
         bad("nsamples", "in [1, " + std::to_string(max_nsamples) + "]", p.nsamples);
+    if (p.method == cancel_method::nlms) {
+        if (p.ntaps < 1 || p.ntaps > p.nsamples)
+            bad("ntaps",
+                "in [1, nsamples = " + std::to_string(p.nsamples) +
+                    "] (NLMS: the reference history kept is one CPI)",
+                p.ntaps);
+        if (p.doppler_taps)
+            bad("doppler_taps", "false with method nlms (ECA-B only)", "true");
+        if (!(p.nlms_step > 0.0 && p.nlms_step < 2.0))
+            bad("nlms_step", "in (0, 2) (NLMS is stable there)", p.nlms_step);
+        if (p.nlms_block < 1 || p.nsamples % p.nlms_block != 0)
+            bad("nlms_block",
+                "a divisor of nsamples = " + std::to_string(p.nsamples) + " (>= 1)",
+                p.nlms_block);
+        return;
+    }
     if (p.nbatches < 1 || p.nsamples % p.nbatches != 0)
         bad("nbatches",
             "a divisor of nsamples = " + std::to_string(p.nsamples) + " (>= 1)",

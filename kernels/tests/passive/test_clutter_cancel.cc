@@ -250,6 +250,96 @@ TEST(ClutterCancelCpu, test_006_singular_systems_and_nonfinite_input_survive)
     EXPECT_GT(res.cancellation_db, 20.0); // one bad reference sample spoils little
 }
 
+clutter_cancel_params nlms(std::size_t ntaps = 16, double mu = 0.5, std::size_t block = 64)
+{
+    clutter_cancel_params p;
+    p.nsamples = n_cpi;
+    p.ntaps = ntaps;
+    p.method = kernels::cancel_method::nlms;
+    p.nlms_step = mu;
+    p.nlms_block = block;
+    return p;
+}
+
+//! One canceller over consecutive CPIs of a stream (r, s each cpis x N).
+std::vector<cfloat> cancel_stream(clutter_cancel& c,
+                                  const std::vector<cfloat>& r,
+                                  const std::vector<cfloat>& s,
+                                  std::vector<kernels::clutter_cancel_result>& res)
+{
+    const std::size_t n = c.params().nsamples;
+    std::vector<cfloat> out(s.size(), cfloat(NAN, NAN));
+    res.clear();
+    for (std::size_t o = 0; o < s.size(); o += n)
+        res.push_back(c.run(r.data() + o, n, s.data() + o, n, out.data() + o));
+    return out;
+}
+
+TEST(ClutterCancelCpu, test_008_nlms_streaming_suppresses_direct_path_and_clutter)
+{
+    // two CPIs of one stream: the first converges, the second is cancelled to about
+    // the noise (NLMS's excess residual ~ mu / (2 - mu) of it, block-averaged less)
+    const auto r = random_complex(2 * n_cpi, 161);
+    auto s = interference(r);
+    const auto noise = random_complex(2 * n_cpi, 162, float(std::sqrt(0.5)));
+    for (std::size_t i = 0; i < s.size(); ++i)
+        s[i] += noise[i];
+    auto c = clutter_cancel::make(kernels::backend::cpu, nlms());
+    std::vector<kernels::clutter_cancel_result> res;
+    const auto out = cancel_stream(*c, r, s, res);
+    const std::vector<cfloat> second(out.begin() + long(n_cpi), out.end());
+    EXPECT_GE(res[1].cancellation_db, 50.0);
+    EXPECT_NEAR(res[1].power_after, mean_power(second), 1e-9 * res[1].power_before);
+    EXPECT_LT(res[1].power_after, 1.5);  // unit noise plus the excess
+    EXPECT_GT(res[1].power_after, 0.9);  // the noise itself is not fitted
+    EXPECT_LT(res[0].cancellation_db, res[1].cancellation_db - 3.0); // convergence
+    EXPECT_EQ(res[1].loaded_batches, 0u);
+    // the weights carry over: the second CPI alone, after reset(), converges again
+    c->reset();
+    kernels::clutter_cancel_result fresh = c->run(
+        r.data() + n_cpi, n_cpi, s.data() + n_cpi, n_cpi, std::vector<cfloat>(n_cpi).data());
+    EXPECT_LT(fresh.cancellation_db, res[1].cancellation_db - 3.0);
+    // a moving target outside the taps survives (NLMS fits the reference's span only)
+    std::vector<cfloat> target(2 * n_cpi);
+    add_echo(target, r, 40, 25.0, 1.0);
+    auto c2 = clutter_cancel::make(kernels::backend::cpu, nlms());
+    cancel_stream(*c2, r, target, res);
+    EXPECT_LT(res[1].cancellation_db, 0.5);
+}
+
+TEST(ClutterCancelCpu, test_009_nlms_block_one_is_textbook_nlms)
+{
+    // P = 1 against NLMS written out here: w += mu e conj(x) / |x|^2 per sample, the
+    // reference history across the CPI boundary included
+    const std::size_t n = 600, k = 5;
+    const double mu = 0.7;
+    const auto r = random_complex(2 * n, 171);
+    auto s = random_complex(2 * n, 172, 0.1f);
+    add_echo(s, r, 0, 0.0, cd(3.0, 1.0));
+    add_echo(s, r, 3, 0.0, cd(-1.0, 0.5));
+    auto p = nlms(k, mu, 1);
+    p.nsamples = n;
+    auto c = clutter_cancel::make(kernels::backend::cpu, p);
+    std::vector<kernels::clutter_cancel_result> res;
+    const auto out = cancel_stream(*c, r, s, res);
+    std::vector<cd> w(k);
+    double worst = 0;
+    for (std::size_t i = 0; i < 2 * n; ++i) {
+        cd fit = 0;
+        double norm = 0;
+        for (std::size_t d = 0; d < k && d <= i; ++d) {
+            fit += w[d] * cd(r[i - d]);
+            norm += std::norm(cd(r[i - d]));
+        }
+        const cd e = cd(s[i]) - fit;
+        for (std::size_t d = 0; d < k && d <= i; ++d)
+            w[d] += mu * e * std::conj(cd(r[i - d])) / norm;
+        worst = std::max(worst, std::abs(e - cd(out[i])) / std::abs(cd(s[i])));
+    }
+    EXPECT_LT(worst, 1e-5);
+    EXPECT_GT(res[1].cancellation_db, 15.0); // it did adapt: 20 dB above the 0.1 noise
+}
+
 TEST(ClutterCancelCpu, test_007_bad_input_named_before_allocating)
 {
     const std::string stage = "gpuradar::clutter_cancel";
@@ -280,6 +370,26 @@ TEST(ClutterCancelCpu, test_007_bad_input_named_before_allocating)
                    stage);
     expect_invalid(
         with([](auto& p) { p.diagonal_loading = -1; }), "diagonal_loading", stage);
+    // NLMS: its own limits
+    auto with_nlms = [](auto change) {
+        auto p = nlms();
+        change(p);
+        return [p] { clutter_cancel::validate(p); };
+    };
+    expect_invalid(
+        with_nlms([](auto& p) { p.nlms_step = 0; }), "nlms_step must be in (0, 2)", stage);
+    expect_invalid(with_nlms([](auto& p) { p.nlms_step = 2; }), "nlms_step", stage);
+    EXPECT_NO_THROW(with_nlms([](auto& p) { p.nlms_step = 1.99; })());
+    expect_invalid(with_nlms([](auto& p) { p.nlms_block = 7; }),
+                   "nlms_block must be a divisor of nsamples = 24000",
+                   stage);
+    expect_invalid(with_nlms([](auto& p) { p.nlms_block = 0; }), "nlms_block", stage);
+    expect_invalid(
+        with_nlms([](auto& p) { p.doppler_taps = true; }), "doppler_taps", stage);
+    EXPECT_NO_THROW(with_nlms([](auto& p) { p.ntaps = n_cpi; })());
+    expect_invalid(with_nlms([](auto& p) { p.ntaps = n_cpi + 1; }),
+                   "ntaps must be in [1, nsamples = 24000]",
+                   stage);
     auto c = clutter_cancel::make(kernels::backend::cpu, eca());
     std::vector<cfloat> r(n_cpi), s(n_cpi - 1), out(n_cpi);
     expect_invalid([&] { c->run(r.data(), r.size(), s.data(), s.size(), out.data()); },
@@ -342,6 +452,42 @@ TEST(ClutterCancelCuda, test_010_matches_cpu_twin)
     auto s2 = s;
     s2[20000] = cfloat(INFINITY, 0);
     expect_cuda_matches_cpu(eca(), r2, s2);
+    // more taps than a warp's lanes and warps, one batch: the Toeplitz route's edges
+    expect_cuda_matches_cpu(eca(60, 1), r, s);
+}
+
+TEST(ClutterCancelCuda, test_011_nlms_matches_cpu_twin_over_a_stream)
+{
+    GPURADAR_REQUIRE_CUDA();
+    std::random_device rd;
+    const std::uint32_t seed = rd();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const auto r = random_complex(2 * n_cpi, seed);
+    auto s = random_complex(2 * n_cpi, seed + 1);
+    add_echo(s, r, 0, 0.0, 100.0);
+    add_echo(s, r, 4, 0.0, cd(10.0, 5.0));
+    for (const std::size_t block : { std::size_t(64), std::size_t(1000) }) {
+        const auto p = nlms(13, 0.3, block); // 1000: more samples than threads
+        auto cpu_c = clutter_cancel::make(kernels::backend::cpu, p);
+        std::vector<kernels::clutter_cancel_result> cres;
+        const auto cpu = cancel_stream(*cpu_c, r, s, cres);
+        kernels::cuda_stream stream;
+        auto c = clutter_cancel::make(kernels::backend::cuda, p, stream.ref());
+        auto dr = to_device(r, stream);
+        auto ds = to_device(s, stream);
+        kernels::device_memory dout(s.size() * sizeof(cfloat));
+        poison(dout, stream);
+        std::vector<kernels::clutter_cancel_result> gres;
+        for (std::size_t o = 0; o < s.size(); o += n_cpi)
+            gres.push_back(c->run(
+                dr.as<cfloat>() + o, ds.as<cfloat>() + o, dout.as<cfloat>() + o));
+        const auto gpu = to_host<cfloat>(dout, s.size(), stream);
+        // float weights against double ones along the same adaptation
+        EXPECT_LE(rel_l2(gpu, cpu), 1e-3) << "block " << block;
+        for (std::size_t i = 0; i < 2; ++i)
+            EXPECT_NEAR(gres[i].cancellation_db, cres[i].cancellation_db, 0.05);
+        EXPECT_GE(gres[1].cancellation_db, 35.0); // 40 dB of interference, converged
+    }
 }
 
 } // namespace

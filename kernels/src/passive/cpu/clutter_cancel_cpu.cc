@@ -1,5 +1,6 @@
 /* ECA-B, CPU twin: double precision normal equations (Toeplitz recursion along the
- * diagonals), Cholesky with diagonal loading, the fit subtracted. */
+ * diagonals), Cholesky with diagonal loading, the fit subtracted. Block NLMS in double,
+ * its weights and reference history carried between CPIs. */
 #include "common/param_check.h"
 #include "passive/clutter_cancel_backends.h"
 #include <algorithm>
@@ -50,6 +51,15 @@ void cholesky_solve(const std::vector<cd>& g, std::size_t n, std::vector<cd>& y)
             v -= std::conj(g[k * n + i]) * y[k];
         y[i] = v / g[i * n + i].real();
     }
+}
+
+//! x as double, or 0 (counted in bad) when it is NaN or infinite.
+cd finite_or_zero(cfloat x, std::size_t& bad)
+{
+    if (std::isfinite(x.real()) && std::isfinite(x.imag()))
+        return cd(x);
+    ++bad;
+    return 0.0;
 }
 
 //! Complex products written out: std::complex's operator* checks for NaN and
@@ -128,14 +138,6 @@ public:
     }
 
 private:
-    static cd finite_or_zero(cfloat x, std::size_t& bad)
-    {
-        if (std::isfinite(x.real()) && std::isfinite(x.imag()))
-            return cd(x);
-        ++bad;
-        return 0.0;
-    }
-
     cd ref(long long i) const { return i < 0 ? cd(0.0) : d_r[std::size_t(i)]; }
 
     //! exp(j 2 pi q n / N) from (q n mod N) in integers.
@@ -270,10 +272,80 @@ private:
         d_phase; //!< per shift, exp(j 2 pi q n / N) over the batch
 };
 
+//! Block NLMS (the header's equations), double precision.
+class clutter_nlms_cpu final : public clutter_cancel
+{
+public:
+    explicit clutter_nlms_cpu(const clutter_cancel_params& p)
+        : clutter_cancel(p),
+          d_w(p.ntaps),
+          d_ext(p.nsamples + p.ntaps - 1),
+          d_s(p.nsamples),
+          d_e(p.nlms_block)
+    {
+    }
+
+    void reset() override
+    {
+        std::fill(d_w.begin(), d_w.end(), cd(0.0));
+        std::fill(d_ext.begin(), d_ext.end(), cd(0.0));
+    }
+
+    clutter_cancel_result
+    run(const cfloat* reference, const cfloat* surveillance, cfloat* out) override
+    {
+        clutter_cancel_result res;
+        const std::size_t n = d_params.nsamples, k = d_params.ntaps;
+        // d_ext[k - 1 + i] = r[i]; its first k - 1 entries the previous CPI's tail
+        std::copy(d_ext.end() - long(k - 1), d_ext.end(), d_ext.begin());
+        for (std::size_t i = 0; i < n; ++i) {
+            d_ext[k - 1 + i] = finite_or_zero(reference[i], res.nonfinite_samples);
+            d_s[i] = finite_or_zero(surveillance[i], res.nonfinite_samples);
+            res.power_before += std::norm(d_s[i]);
+        }
+        const std::size_t blk = d_params.nlms_block;
+        std::vector<cd>& e = d_e;
+        for (std::size_t n0 = 0; n0 < n; n0 += blk) {
+            double norm = 0.0;
+            for (std::size_t i = 0; i < blk; ++i) {
+                // x_d = r[n0 + i - d] = d_ext[k - 1 + n0 + i - d]
+                const cd* x = d_ext.data() + n0 + i;
+                cd fit = 0.0;
+                for (std::size_t d = 0; d < k; ++d) {
+                    fit += mul(d_w[d], x[k - 1 - d]);
+                    norm += std::norm(x[k - 1 - d]);
+                }
+                e[i] = d_s[n0 + i] - fit;
+                out[n0 + i] = cfloat(e[i]);
+                res.power_after += std::norm(e[i]);
+            }
+            if (!(norm > 0.0))
+                continue; // a silent reference teaches nothing
+            const double step = d_params.nlms_step / norm;
+            for (std::size_t d = 0; d < k; ++d)
+                d_w[d] += step * dot_conj(d_ext.data() + n0 + k - 1 - d, e.data(), blk);
+        }
+        res.power_before /= double(n);
+        res.power_after /= double(n);
+        res.cancellation_db = res.power_after > 0
+                                  ? 10.0 * std::log10(res.power_before / res.power_after)
+                                  : 0.0;
+        return res;
+    }
+
+private:
+    std::vector<cd> d_w;   //!< the weights, carried between CPIs
+    std::vector<cd> d_ext; //!< K - 1 samples of history, then the CPI's reference
+    std::vector<cd> d_s;
+    std::vector<cd> d_e; //!< one block's residual
+};
+
 } // namespace
 
 std::unique_ptr<clutter_cancel> make_clutter_cancel_cpu(const clutter_cancel_params& p)
 {
+    if (p.method == cancel_method::nlms)
+        return std::make_unique<clutter_nlms_cpu>(p);
     return std::make_unique<clutter_cancel_cpu>(p);
 }
 

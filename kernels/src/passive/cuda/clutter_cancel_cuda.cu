@@ -1,8 +1,13 @@
 /*
- * ECA-B, CUDA: the columns of every batch materialised (B x L x P, column-major per
- * batch), their normal equations and right-hand sides by cuBLAS strided-batched
- * products, cuSOLVER's batched Cholesky (potrf / potrs), the fit subtracted by one more
- * batched product. Single precision; sums over samples of the input powers in double.
+ * ECA-B, CUDA. Without Doppler taps: each batch's autocorrelation and right-hand side
+ * over K lags in one pass over the reference (lag_sums), the Toeplitz normal matrix
+ * from them with its edge terms (toeplitz_normal), cuSOLVER's batched Cholesky
+ * (potrf / potrs), the fit subtracted sample by sample (subtract_fit). With Doppler
+ * taps: the columns of every batch materialised (B x L x P, column-major per batch),
+ * their normal equations and right-hand sides by cuBLAS strided-batched products, the
+ * same Cholesky, the fit subtracted by one more batched product. Single precision;
+ * sums over samples of the input powers in double. Block NLMS: one thread block runs
+ * the blocks of samples in order (nlms_blocks).
  */
 #include "common/cuda/cublas_handle.h"
 #include "common/cuda/cuda_check.h"
@@ -201,6 +206,177 @@ __global__ void sum_chunks(const cuFloatComplex* __restrict__ partial,
     }
 }
 
+//! Samples one thread block of lag_sums sums: a chunk of a batch (the last one of a
+//! batch shorter); partial sums of this many float products stay well within float's
+//! precision before the chunks are added in double.
+constexpr std::size_t lag_chunk_samples = 2048;
+constexpr int warp_size = 32;
+
+__device__ inline float warp_sum(float v)
+{
+    for (int o = warp_size / 2; o > 0; o /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+
+//! partial[(b chunks + c) 2K + d] = sum over chunk c of batch b of conj(r[n-d]) r[n]
+//! (d < K: the autocorrelation) and, at K + d, of conj(r[n-d]) s[n]
+//! (the right-hand side); r before the CPI is 0. One warp per lag, lanes over samples.
+__global__ void lag_sums(const cuFloatComplex* __restrict__ r,
+                         const cuFloatComplex* __restrict__ s,
+                         cuFloatComplex* __restrict__ partial,
+                         std::size_t l,
+                         std::size_t ntaps,
+                         std::size_t chunks)
+{
+    // one-dimensional grid: batches x chunks can pass 65535 either way
+    const std::size_t b = blockIdx.x / chunks, c = blockIdx.x % chunks;
+    const std::size_t begin = b * l + c * lag_chunk_samples;
+    const std::size_t end = min(begin + lag_chunk_samples, (b + 1) * l);
+    const unsigned lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size;
+    const unsigned nwarps = blockDim.x / warp_size;
+    cuFloatComplex* out = partial + (b * chunks + c) * 2 * ntaps;
+    for (std::size_t d = warp; d < ntaps; d += nwarps) {
+        float ar = 0.f, ai = 0.f, yr = 0.f, yi = 0.f;
+        for (std::size_t n = max(begin, d) + lane; n < end; n += warp_size) {
+            const cuFloatComplex x = r[n - d], a = r[n], y = s[n];
+            ar += x.x * a.x + x.y * a.y;
+            ai += x.x * a.y - x.y * a.x;
+            yr += x.x * y.x + x.y * y.y;
+            yi += x.x * y.y - x.y * y.x;
+        }
+        ar = warp_sum(ar);
+        ai = warp_sum(ai);
+        yr = warp_sum(yr);
+        yi = warp_sum(yi);
+        if (lane == 0) {
+            out[d] = make_cuFloatComplex(ar, ai);
+            out[ntaps + d] = make_cuFloatComplex(yr, yi);
+        }
+    }
+}
+
+//! One block per batch b starting at n0 = b L: the K x K normal matrix (column-major)
+//! R[i][j] = A[i-j] + sum_{u<j} (conj(r[n0-1-(i-j)-u]) r[n0-1-u]
+//!                                - conj(r[n0+L-1-(i-j)-u]) r[n0+L-1-u])   (i >= j)
+//! and R[j][i] = conj(R[i][j]): unrolled from R[i+1][j+1] = R[i][j] + the product of
+//! the samples entering before the batch - that of the ones leaving at its end; the
+//! right-hand side copied from the lag sums. The K edge terms summed in double.
+__global__ void toeplitz_normal(const cuFloatComplex* __restrict__ r,
+                                const cuFloatComplex* __restrict__ lags,
+                                cuFloatComplex* __restrict__ gram,
+                                cuFloatComplex* __restrict__ rhs,
+                                std::size_t l,
+                                std::size_t ntaps)
+{
+    const std::size_t b = blockIdx.x, k = ntaps;
+    const long long n0 = static_cast<long long>(b * l), ll = static_cast<long long>(l);
+    const cuFloatComplex* a = lags + b * 2 * k;
+    cuFloatComplex* g = gram + b * k * k;
+    for (std::size_t t = threadIdx.x; t < k * k; t += blockDim.x) {
+        const std::size_t i = t % k, j = t / k;
+        if (i < j)
+            continue;
+        const long long delta = static_cast<long long>(i - j);
+        double re = a[delta].x, im = a[delta].y;
+        for (long long u = 0; u < static_cast<long long>(j); ++u) {
+            const long long p1 = n0 - 1 - delta - u, q1 = n0 + ll - 1 - delta - u;
+            if (p1 >= 0) {
+                const cuFloatComplex x = r[p1], y = r[n0 - 1 - u];
+                re += double(x.x) * y.x + double(x.y) * y.y;
+                im += double(x.x) * y.y - double(x.y) * y.x;
+            }
+            // q1 >= n0: delta + u <= K - 2 < L
+            const cuFloatComplex x = r[q1], y = r[n0 + ll - 1 - u];
+            re -= double(x.x) * y.x + double(x.y) * y.y;
+            im -= double(x.x) * y.y - double(x.y) * y.x;
+        }
+        g[i + j * k] = make_cuFloatComplex(float(re), float(im));
+        g[j + i * k] = make_cuFloatComplex(float(re), float(-im));
+    }
+    for (std::size_t d = threadIdx.x; d < k; d += blockDim.x)
+        rhs[b * k + d] = a[k + d];
+}
+
+//! e[n] = s[n] - sum_d a_b[d] r[n-d], b = n / L (r before the CPI is 0).
+__global__ void subtract_fit(const cuFloatComplex* __restrict__ r,
+                             const cuFloatComplex* __restrict__ s,
+                             const cuFloatComplex* __restrict__ coef,
+                             cuFloatComplex* __restrict__ e,
+                             std::size_t n,
+                             std::size_t l,
+                             std::size_t ntaps)
+{
+    for (std::size_t t = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; t < n;
+         t += std::size_t(gridDim.x) * blockDim.x) {
+        const cuFloatComplex* a = coef + (t / l) * ntaps;
+        float er = s[t].x, ei = s[t].y;
+        const std::size_t taps = min(ntaps, t + 1);
+        for (std::size_t d = 0; d < taps; ++d) {
+            const cuFloatComplex x = r[t - d], w = a[d];
+            er -= w.x * x.x - w.y * x.y;
+            ei -= w.x * x.y + w.y * x.x;
+        }
+        e[t] = make_cuFloatComplex(er, ei);
+    }
+}
+
+//! Threads of the one thread block running block NLMS.
+constexpr int nlms_threads = 256;
+
+//! Block NLMS over the CPI, the blocks of P samples in order (the header's equations):
+//! ext[K - 1 + n] = r[n] (the first K - 1 the previous CPI's tail), w the K weights,
+//! carried between launches. Phase 1 forms e over the block with w held and sums the
+//! reference power; phase 2 updates each w_d from its correlation with e.
+__global__ void nlms_blocks(const cuFloatComplex* __restrict__ ext,
+                            const cuFloatComplex* __restrict__ s,
+                            cuFloatComplex* w,
+                            cuFloatComplex* e,
+                            std::size_t n,
+                            std::size_t ntaps,
+                            std::size_t block,
+                            float mu)
+{
+    __shared__ float part[nlms_threads];
+    const std::size_t k = ntaps;
+    for (std::size_t n0 = 0; n0 < n; n0 += block) {
+        float norm = 0.f;
+        for (std::size_t i = threadIdx.x; i < block; i += blockDim.x) {
+            const cuFloatComplex* x = ext + n0 + i; // x[K-1-d] = r[n0 + i - d]
+            float fr = 0.f, fi = 0.f;
+            for (std::size_t d = 0; d < k; ++d) {
+                const cuFloatComplex v = x[k - 1 - d], wd = w[d];
+                fr += wd.x * v.x - wd.y * v.y;
+                fi += wd.x * v.y + wd.y * v.x;
+                norm += v.x * v.x + v.y * v.y;
+            }
+            e[n0 + i] = make_cuFloatComplex(s[n0 + i].x - fr, s[n0 + i].y - fi);
+        }
+        part[threadIdx.x] = norm;
+        __syncthreads(); // e and part written
+        for (int h = nlms_threads / 2; h > 0; h /= 2) {
+            if (int(threadIdx.x) < h)
+                part[threadIdx.x] += part[threadIdx.x + h];
+            __syncthreads();
+        }
+        const float total = part[0];
+        if (total > 0.f) { // a silent reference teaches nothing
+            const float step = mu / total;
+            for (std::size_t d = threadIdx.x; d < k; d += blockDim.x) {
+                const cuFloatComplex* x = ext + n0 + k - 1 - d; // r[n0 + i - d]
+                float gr = 0.f, gi = 0.f;
+                for (std::size_t i = 0; i < block; ++i) {
+                    const cuFloatComplex v = x[i], ei = e[n0 + i];
+                    gr += v.x * ei.x + v.y * ei.y;
+                    gi += v.x * ei.y - v.y * ei.x;
+                }
+                w[d] = make_cuFloatComplex(w[d].x + step * gr, w[d].y + step * gi);
+            }
+        }
+        __syncthreads(); // w updated and part[0] read before the next block
+    }
+}
+
 //! The chunks a batch's L samples are summed in (L / chunks samples each, at most
 //! max_chunk_samples): the smallest divisor of L that short; 1 when only chunks of
 //! fewer than min_chunk_samples would do (a product that short is overhead).
@@ -226,13 +402,21 @@ public:
           d_solver(native(s)),
           d_r(p.nsamples * sizeof(cuFloatComplex)),
           d_s(p.nsamples * sizeof(cuFloatComplex)),
-          d_x(p.nsamples * d_ncols * sizeof(cuFloatComplex)),
+          d_x(p.doppler_taps ? p.nsamples * d_ncols * sizeof(cuFloatComplex) : 0),
           d_gram(p.nbatches * d_ncols * d_ncols * sizeof(cuFloatComplex)),
           d_factor(p.nbatches * d_ncols * d_ncols * sizeof(cuFloatComplex)),
           d_rhs(p.nbatches * d_ncols * sizeof(cuFloatComplex)),
-          d_partial_gram(p.nbatches * d_chunks * d_ncols * d_ncols *
-                         sizeof(cuFloatComplex)),
-          d_partial_rhs(p.nbatches * d_chunks * d_ncols * sizeof(cuFloatComplex)),
+          d_partial_gram(p.doppler_taps ? p.nbatches * d_chunks * d_ncols * d_ncols *
+                                              sizeof(cuFloatComplex)
+                                        : 0),
+          d_partial_rhs(p.doppler_taps
+                            ? p.nbatches * d_chunks * d_ncols * sizeof(cuFloatComplex)
+                            : 0),
+          d_lag_chunks((d_l + lag_chunk_samples - 1) / lag_chunk_samples),
+          d_partial_lags(p.doppler_taps ? 0
+                                        : p.nbatches * d_lag_chunks * 2 * p.ntaps *
+                                              sizeof(cuFloatComplex)),
+          d_lags(p.doppler_taps ? 0 : p.nbatches * 2 * p.ntaps * sizeof(cuFloatComplex)),
           d_pointers(2 * p.nbatches * sizeof(void*)),
           d_info(p.nbatches * sizeof(int)),
           d_fallback(p.nbatches * sizeof(int)),
@@ -258,7 +442,9 @@ public:
         const cudaStream_t st = native(d_stream);
         const std::size_t n = d_params.nsamples, nb = d_params.nbatches, m = d_ncols;
         const int im = int(m), il = int(d_l), ib = int(nb);
-        auto* x = d_x.as<cuFloatComplex>();
+        const long long xs = static_cast<long long>(d_l) * im;
+        const cuFloatComplex one = make_cuFloatComplex(1.f, 0.f);
+        const cuFloatComplex minus_one = make_cuFloatComplex(-1.f, 0.f);
         auto* s = d_s.as<cuFloatComplex>();
         auto* e = reinterpret_cast<cuFloatComplex*>(out);
         auto* stats = d_stats.as<eca_stats>();
@@ -271,6 +457,139 @@ public:
             n,
             stats);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "sanitise");
+        if (d_params.doppler_taps)
+            materialised_normal_equations();
+        else
+            toeplitz_normal_equations();
+        // Cholesky with the user's loading; singular batches again with the fallback's
+        std::size_t loaded = 0;
+        factor(nullptr);
+        std::vector<int> info(nb);
+        copy_async(info.data(),
+                   d_info.get(),
+                   nb * sizeof(int),
+                   copy_kind::device_to_host,
+                   d_stream,
+                   who);
+        synchronize(d_stream, who);
+        for (int& v : info) {
+            v = v != 0 ? 1 : 0;
+            loaded += std::size_t(v);
+        }
+        if (loaded) {
+            copy_async(d_fallback.get(),
+                       info.data(),
+                       nb * sizeof(int),
+                       copy_kind::host_to_device,
+                       d_stream,
+                       who);
+            factor(d_fallback.as<int>());
+            synchronize(d_stream, who); // `info` is read by the copy above
+        }
+        auto** ptrs = d_pointers.as<cuFloatComplex*>();
+        ECA_CUSOLVER_CHECK(cusolverDnCpotrsBatched(d_solver.get(),
+                                                   CUBLAS_FILL_MODE_LOWER,
+                                                   im,
+                                                   1,
+                                                   ptrs,
+                                                   im,
+                                                   ptrs + nb,
+                                                   im,
+                                                   d_info.as<int>(),
+                                                   ib));
+        // e_b = s_b - X_b a_b, from the sanitised copy: also right when `out` is
+        // `surveillance`
+        if (d_params.doppler_taps) {
+            GPURADAR_CUDA_CHECK(who,
+                                cudaMemcpyAsync(e,
+                                                s,
+                                                n * sizeof(cuFloatComplex),
+                                                cudaMemcpyDeviceToDevice,
+                                                st));
+            GPURADAR_CUBLAS_CHECK(who,
+                                  cublasCgemmStridedBatched(d_blas.get(),
+                                                            CUBLAS_OP_N,
+                                                            CUBLAS_OP_N,
+                                                            il,
+                                                            1,
+                                                            im,
+                                                            &minus_one,
+                                                            d_x.as<cuFloatComplex>(),
+                                                            il,
+                                                            xs,
+                                                            d_rhs.as<cuFloatComplex>(),
+                                                            im,
+                                                            im,
+                                                            &one,
+                                                            e,
+                                                            il,
+                                                            il,
+                                                            ib));
+        } else {
+            subtract_fit<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(
+                d_r.as<cuFloatComplex>(),
+                s,
+                d_rhs.as<cuFloatComplex>(),
+                e,
+                n,
+                d_l,
+                d_params.ntaps);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "subtract_fit");
+        }
+        output_power<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(e, n, stats);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "output_power");
+        eca_stats h{};
+        copy_async(&h, stats, sizeof(h), copy_kind::device_to_host, d_stream, who);
+        synchronize(d_stream, who);
+        clutter_cancel_result res;
+        res.power_before = h.power_before / double(n);
+        res.power_after = h.power_after / double(n);
+        res.cancellation_db = res.power_after > 0
+                                  ? 10.0 * std::log10(res.power_before / res.power_after)
+                                  : 0.0;
+        res.loaded_batches = loaded;
+        res.nonfinite_samples = std::size_t(h.nonfinite);
+        return res;
+    }
+
+private:
+    //! d_gram, d_rhs from the autocorrelation and the edge terms (no Doppler taps).
+    void toeplitz_normal_equations()
+    {
+        const cudaStream_t st = native(d_stream);
+        const std::size_t nb = d_params.nbatches, k = d_params.ntaps;
+        lag_sums<<<unsigned(nb * d_lag_chunks), elementwise_threads, 0, st>>>(d_r.as<cuFloatComplex>(),
+                                                        d_s.as<cuFloatComplex>(),
+                                                        d_partial_lags.as<cuFloatComplex>(),
+                                                        d_l,
+                                                        k,
+                                                        d_lag_chunks);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "lag_sums");
+        sum_chunks<<<elementwise_blocks(nb * 2 * k), elementwise_threads, 0, st>>>(
+            d_partial_lags.as<cuFloatComplex>(),
+            d_lags.as<cuFloatComplex>(),
+            nb,
+            d_lag_chunks,
+            2 * k);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "sum_chunks");
+        toeplitz_normal<<<unsigned(nb), elementwise_threads, 0, st>>>(
+            d_r.as<cuFloatComplex>(),
+            d_lags.as<cuFloatComplex>(),
+            d_gram.as<cuFloatComplex>(),
+            d_rhs.as<cuFloatComplex>(),
+            d_l,
+            k);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "toeplitz_normal");
+    }
+
+    //! d_x the columns, d_gram = X_b^H X_b, d_rhs = X_b^H s_b (Doppler taps).
+    void materialised_normal_equations()
+    {
+        const cudaStream_t st = native(d_stream);
+        const std::size_t n = d_params.nsamples, nb = d_params.nbatches, m = d_ncols;
+        const int im = int(m), il = int(d_l);
+        auto* x = d_x.as<cuFloatComplex>();
+        auto* s = d_s.as<cuFloatComplex>();
         build_columns<<<elementwise_blocks(n * m), elementwise_threads, 0, st>>>(
             d_r.as<cuFloatComplex>(),
             x,
@@ -282,8 +601,6 @@ public:
         GPURADAR_CUDA_CHECK_LAUNCH(who, "build_columns");
         const cuFloatComplex one = make_cuFloatComplex(1.f, 0.f);
         const cuFloatComplex zero = make_cuFloatComplex(0.f, 0.f);
-        const cuFloatComplex minus_one = make_cuFloatComplex(-1.f, 0.f);
-        const long long xs = static_cast<long long>(d_l) * im;
         // G_b = X_b^H X_b (m x m), y_b = X_b^H s_b, as sums over d_chunks chunks of
         // each batch's samples: a product of m x L by L x m for ten batches would keep
         // few of the device's multiprocessors busy
@@ -338,84 +655,8 @@ public:
         sum_chunks<<<elementwise_blocks(nb * m), elementwise_threads, 0, st>>>(
             py, d_rhs.as<cuFloatComplex>(), nb, d_chunks, m);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "sum_chunks");
-        // Cholesky with the user's loading; singular batches again with the fallback's
-        std::size_t loaded = 0;
-        factor(nullptr);
-        std::vector<int> info(nb);
-        copy_async(info.data(),
-                   d_info.get(),
-                   nb * sizeof(int),
-                   copy_kind::device_to_host,
-                   d_stream,
-                   who);
-        synchronize(d_stream, who);
-        for (int& v : info) {
-            v = v != 0 ? 1 : 0;
-            loaded += std::size_t(v);
-        }
-        if (loaded) {
-            copy_async(d_fallback.get(),
-                       info.data(),
-                       nb * sizeof(int),
-                       copy_kind::host_to_device,
-                       d_stream,
-                       who);
-            factor(d_fallback.as<int>());
-            synchronize(d_stream, who); // `info` is read by the copy above
-        }
-        auto** ptrs = d_pointers.as<cuFloatComplex*>();
-        ECA_CUSOLVER_CHECK(cusolverDnCpotrsBatched(d_solver.get(),
-                                                   CUBLAS_FILL_MODE_LOWER,
-                                                   im,
-                                                   1,
-                                                   ptrs,
-                                                   im,
-                                                   ptrs + nb,
-                                                   im,
-                                                   d_info.as<int>(),
-                                                   ib));
-        // e_b = s_b - X_b a_b
-        // from the sanitised copy: also right when `out` is `surveillance`
-        GPURADAR_CUDA_CHECK(
-            who,
-            cudaMemcpyAsync(
-                e, s, n * sizeof(cuFloatComplex), cudaMemcpyDeviceToDevice, st));
-        GPURADAR_CUBLAS_CHECK(who,
-                              cublasCgemmStridedBatched(d_blas.get(),
-                                                        CUBLAS_OP_N,
-                                                        CUBLAS_OP_N,
-                                                        il,
-                                                        1,
-                                                        im,
-                                                        &minus_one,
-                                                        x,
-                                                        il,
-                                                        xs,
-                                                        d_rhs.as<cuFloatComplex>(),
-                                                        im,
-                                                        im,
-                                                        &one,
-                                                        e,
-                                                        il,
-                                                        il,
-                                                        ib));
-        output_power<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(e, n, stats);
-        GPURADAR_CUDA_CHECK_LAUNCH(who, "output_power");
-        eca_stats h{};
-        copy_async(&h, stats, sizeof(h), copy_kind::device_to_host, d_stream, who);
-        synchronize(d_stream, who);
-        clutter_cancel_result res;
-        res.power_before = h.power_before / double(n);
-        res.power_after = h.power_after / double(n);
-        res.cancellation_db = res.power_after > 0
-                                  ? 10.0 * std::log10(res.power_before / res.power_after)
-                                  : 0.0;
-        res.loaded_batches = loaded;
-        res.nonfinite_samples = std::size_t(h.nonfinite);
-        return res;
     }
 
-private:
     //! factor_b = gram_b + loading, then potrf (lower) of every batch into d_info.
     void factor(const int* fallback)
     {
@@ -442,8 +683,87 @@ private:
     std::size_t d_ncols, d_l, d_chunks;
     cublas_handle d_blas;
     cusolver_handle d_solver;
-    device_memory d_r, d_s, d_x, d_gram, d_factor, d_rhs, d_partial_gram, d_partial_rhs,
-        d_pointers, d_info, d_fallback, d_stats;
+    device_memory d_r, d_s, d_x, d_gram, d_factor, d_rhs, d_partial_gram, d_partial_rhs;
+    std::size_t d_lag_chunks; //!< chunks of lag_chunk_samples per batch
+    device_memory d_partial_lags, d_lags, d_pointers, d_info, d_fallback, d_stats;
+};
+
+//! Block NLMS on the device: the sanitised reference after the last CPI's K - 1
+//! samples, the weights in device memory between runs, nlms_blocks in one thread block.
+class clutter_nlms_cuda final : public clutter_cancel
+{
+public:
+    clutter_nlms_cuda(const clutter_cancel_params& p, stream_ref s)
+        : clutter_cancel(p),
+          d_stream(s),
+          d_ext((p.nsamples + p.ntaps - 1) * sizeof(cuFloatComplex)),
+          d_s(p.nsamples * sizeof(cuFloatComplex)),
+          d_w(p.ntaps * sizeof(cuFloatComplex)),
+          d_stats(sizeof(eca_stats))
+    {
+        reset();
+        synchronize(d_stream, who); // zeros in place before the first run
+    }
+
+    void reset() override
+    {
+        const cudaStream_t st = native(d_stream);
+        GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(d_ext.get(), 0, d_ext.size(), st));
+        GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(d_w.get(), 0, d_w.size(), st));
+    }
+
+    clutter_cancel_result
+    run(const cfloat* reference, const cfloat* surveillance, cfloat* out) override
+    {
+        const cudaStream_t st = native(d_stream);
+        const std::size_t n = d_params.nsamples, k = d_params.ntaps;
+        auto* ext = d_ext.as<cuFloatComplex>();
+        auto* e = reinterpret_cast<cuFloatComplex*>(out);
+        auto* stats = d_stats.as<eca_stats>();
+        GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(stats, 0, sizeof(eca_stats), st));
+        // the last CPI's K - 1 reference samples first (n >= K: no overlap)
+        if (k > 1)
+            GPURADAR_CUDA_CHECK(who,
+                                cudaMemcpyAsync(ext,
+                                                ext + n,
+                                                (k - 1) * sizeof(cuFloatComplex),
+                                                cudaMemcpyDeviceToDevice,
+                                                st));
+        sanitise<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(
+            reinterpret_cast<const cuFloatComplex*>(reference),
+            reinterpret_cast<const cuFloatComplex*>(surveillance),
+            ext + (k - 1),
+            d_s.as<cuFloatComplex>(),
+            n,
+            stats);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "sanitise");
+        nlms_blocks<<<1, nlms_threads, 0, st>>>(ext,
+                                                d_s.as<cuFloatComplex>(),
+                                                d_w.as<cuFloatComplex>(),
+                                                e,
+                                                n,
+                                                k,
+                                                d_params.nlms_block,
+                                                float(d_params.nlms_step));
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "nlms_blocks");
+        output_power<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(e, n, stats);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "output_power");
+        eca_stats h{};
+        copy_async(&h, stats, sizeof(h), copy_kind::device_to_host, d_stream, who);
+        synchronize(d_stream, who);
+        clutter_cancel_result res;
+        res.power_before = h.power_before / double(n);
+        res.power_after = h.power_after / double(n);
+        res.cancellation_db = res.power_after > 0
+                                  ? 10.0 * std::log10(res.power_before / res.power_after)
+                                  : 0.0;
+        res.nonfinite_samples = std::size_t(h.nonfinite);
+        return res;
+    }
+
+private:
+    stream_ref d_stream;
+    device_memory d_ext, d_s, d_w, d_stats;
 };
 
 } // namespace
@@ -451,6 +771,8 @@ private:
 std::unique_ptr<clutter_cancel> make_clutter_cancel_cuda(const clutter_cancel_params& p,
                                                          stream_ref s)
 {
+    if (p.method == cancel_method::nlms)
+        return std::make_unique<clutter_nlms_cuda>(p, s);
     return std::make_unique<clutter_cancel_cuda>(p, s);
 }
 

@@ -10,16 +10,27 @@
 
 namespace gpuradar::kernels {
 
+//! ECA-B: a least-squares fit per batch, each CPI on its own. NLMS: block-normalised
+//! least mean squares, its weights carried from CPI to CPI (streaming).
+enum class cancel_method { eca_b, nlms };
+
 struct clutter_cancel_params {
     std::size_t nsamples = 0; //!< N, samples per CPI in each channel, >= 1
     std::size_t ntaps = 0;    //!< K, reference delays 0..K-1 (samples), >= 1
-    std::size_t nbatches = 1; //!< B, batches per CPI: divides N
+    cancel_method method = cancel_method::eca_b;
+    std::size_t nbatches = 1; //!< ECA-B: B, batches per CPI: divides N
     //! also the copies shifted by +-1 Doppler bin of the CPI (exp(+-j 2 pi n / N)): 3K
     //! columns, for clutter spread over the bins next to zero Doppler
     bool doppler_taps = false;
     //! Diagonal loading always added, relative to the mean diagonal of the normal
     //! equations (>= 0; 0: none unless the system is singular)
     double diagonal_loading = 0.0;
+    //! NLMS: mu, the normalised step, in (0, 2) (stable); smaller converges slower and
+    //! leaves less excess residual
+    double nlms_step = 0.1;
+    //! NLMS: samples per weight update (the block of block-NLMS; 1: textbook NLMS):
+    //! divides N
+    std::size_t nlms_block = 64;
 };
 
 //! What one CPI's cancellation did.
@@ -53,9 +64,29 @@ struct clutter_cancel_result {
  * of freedom per batch), the CAF's integration gain otherwise intact.
  *
  * CPU: double precision (normal equations built by the Toeplitz recursion along their
- * diagonals). CUDA: single precision, cuBLAS batched products and cuSOLVER batched
- * Cholesky; the columns are materialised, N x columns complex floats of device memory
- * (PR-FM's 1.2 M samples x 50 taps: 480 MB), so a CPI's work is a few large products.
+ * diagonals). CUDA: single precision, cuSOLVER batched Cholesky. Without Doppler taps
+ * the normal matrix is Toeplitz up to edge terms, R[i][j] = A[i - j] + sum over the
+ * j samples that enter before the batch minus the j that leave at its end, with
+ * A[d] = sum_n conj(r[n - d]) r[n] the batch's autocorrelation: one pass over the
+ * reference gives A and the right-hand side, O(K N) work and O(N) memory, and the fit
+ * is subtracted sample by sample. With Doppler taps the columns are materialised,
+ * N x 3K complex floats of device memory, and cuBLAS batched products form the
+ * system.
+ *
+ * NLMS (method nlms; streaming): block-normalised LMS over the K delays (no Doppler
+ * taps, no batches), the same arithmetic on both backends. Per block of P =
+ * nlms_block samples starting at n0, with the weights w held over the block:
+ *
+ *     e[n] = s[n] - sum_d w_d r[n - d],           n in [n0, n0 + P)
+ *     w_d += mu sum_n e[n] conj(r[n - d]) / sum_n sum_d |r[n - d]|^2
+ *
+ * (no update when the reference is silent over the block). P = 1 is textbook NLMS;
+ * larger P updates P times less often (slower convergence in samples) but lets the
+ * GPU work on P samples at once: CUDA runs the blocks in order in one thread block,
+ * as an adaptive filter must. The weights and the last K - 1 reference samples carry
+ * over to the next run() (r before the first CPI is 0); reset() forgets them. The
+ * first CPIs after a start include the convergence; NLMS tracks a changing scene
+ * where ECA-B refits each batch. loaded_batches is 0 for NLMS.
  */
 class clutter_cancel
 {
@@ -68,8 +99,9 @@ public:
 
     /*!
      * The checks of make() alone, before anything is allocated: std::invalid_argument
-     * "gpuradar::clutter_cancel: <param> must be <range> (got <value>)"; ntaps (times 3
-     * with Doppler taps) at most the samples per batch N / B.
+     * "gpuradar::clutter_cancel: <param> must be <range> (got <value>)"; ECA-B: ntaps
+     * (times 3 with Doppler taps) at most the samples per batch N / B; NLMS: ntaps at
+     * most N, nlms_block a divisor of N, nlms_step in (0, 2), no Doppler taps.
      */
     static void validate(const clutter_cancel_params& p);
 
@@ -91,6 +123,10 @@ public:
                               const cfloat* surveillance,
                               std::size_t surveillance_length,
                               cfloat* out);
+
+    //! NLMS: forgets the weights and the reference history (a new stream); ECA-B keeps
+    //! nothing between CPIs.
+    virtual void reset() {}
 
     const clutter_cancel_params& params() const { return d_params; }
 
