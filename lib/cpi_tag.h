@@ -10,7 +10,11 @@
 namespace gr {
 namespace gpuradar {
 
-//! The tag key, "cpi".
+//! The tag key, "cpi". The fields are listed in docs/CONVENTIONS.md (the `cpi` tag
+//! fields); pulse_framer always sets the counts of the samples its copy screened:
+//! nonfinite_samples (written as 0), clamped_samples (fc32 parts beyond
+//! +-kernels::framer_clamp_level, clamped) and saturated_samples (sc16 / sc8 parts at
+//! +-full scale), all u64.
 pmt::pmt_t cpi_tag_key();
 
 //! A new cpi dict for blocks that saw no tag: index, npulses, nrange.

@@ -101,6 +101,8 @@ pmt::pmt_t pulse_framer_impl::cpi_dict(const kernels::framer_cpi& c) const
     d = pmt::dict_add(d, pmt::intern("channels"), pmt::from_uint64(1));
     d = pmt::dict_add(d, pmt::intern("pulse"), pmt::from_uint64(c.first_pulse));
     d = pmt::dict_add(d, pmt::intern("nonfinite_samples"), pmt::from_uint64(c.nonfinite));
+    d = pmt::dict_add(d, pmt::intern("clamped_samples"), pmt::from_uint64(c.clamped));
+    d = pmt::dict_add(d, pmt::intern("saturated_samples"), pmt::from_uint64(c.saturated));
     if (c.has_time)
         d = pmt::dict_add(d, d_rx_time_key, uhd_time_pmt(c.rx_time));
     return d;
@@ -145,6 +147,22 @@ void pulse_framer_impl::log_nonfinite(const kernels::framer_result& r)
                        d_nonfinite_cpis);
     }
     d_nonfinite = d_core.nonfinite_samples();
+    for (const auto& c : r.cpis) {
+        if ((c.clamped == 0 && c.saturated == 0) || !worth_logging(++d_clipped_cpis))
+            continue;
+        d_logger->warn("CPI {}: {} samples clamped to +-{} and {} at +-full scale ({} and "
+                       "{} so far, in {} CPIs; further CPIs with them are logged at "
+                       "powers of two)",
+                       c.index,
+                       c.clamped,
+                       kernels::framer_clamp_level,
+                       c.saturated,
+                       d_core.clamped_samples(),
+                       d_core.saturated_samples(),
+                       d_clipped_cpis);
+    }
+    d_clamped = d_core.clamped_samples();
+    d_saturated = d_core.saturated_samples();
 }
 
 void pulse_framer_impl::set_threshold(double threshold)

@@ -30,6 +30,8 @@ public:
     std::uint64_t lost_samples() const override { return d_lost; }
     std::uint64_t rejected_time_jumps() const override { return d_rejected; }
     std::uint64_t nonfinite_samples() const override { return d_nonfinite; }
+    std::uint64_t clamped_samples() const override { return d_clamped; }
+    std::uint64_t saturated_samples() const override { return d_saturated; }
     double prf() const override { return d_core.prf(); }
     double r0() const override { return d_core.r0(); }
     int device() const override { return cuda_device(); }
@@ -54,8 +56,9 @@ private:
     std::vector<gr::tag_t> d_tags;               // reused per call
     std::vector<kernels::framer_event> d_events; // reused per call
     std::atomic<std::uint64_t> d_dropped{ 0 }, d_emitted{ 0 }, d_lost{ 0 },
-        d_rejected{ 0 }, d_nonfinite{ 0 };
+        d_rejected{ 0 }, d_nonfinite{ 0 }, d_clamped{ 0 }, d_saturated{ 0 };
     std::uint64_t d_nonfinite_cpis = 0; // CPIs with any, for the log's rate limit
+    std::uint64_t d_clipped_cpis = 0;   // CPIs with clamped or saturated samples, ditto
     bool d_warned_no_anchor = false;
 };
 

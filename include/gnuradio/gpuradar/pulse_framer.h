@@ -20,8 +20,8 @@ namespace gpuradar {
  * nrange). The schedule is exact for fractional PRIs (no accumulation, no drift;
  * kernels/pulse_timing.h). Whole CPIs of npulses items only; the first item of each
  * carries the `cpi` tag {index, npulses, nrange, fs, prf = fs / pri, fc, r0 = gate_start
- * c / (2 fs), channels = 1, pulse (pulse number since the anchor), nonfinite_samples
- * (see below), rx_time (UHD tuple (uint64 secs, double frac) of that pulse's start, when
+ * c / (2 fs), channels = 1, pulse (pulse number since the anchor), nonfinite_samples,
+ * clamped_samples, saturated_samples (see below), rx_time (UHD tuple (uint64 secs, double frac) of that pulse's start, when
  * an rx_time tag was seen)} (docs/CONVENTIONS.md).
  *
  * Non-finite input: a gate sample with a NaN or infinite real or imaginary part is
@@ -31,6 +31,15 @@ namespace gpuradar {
  * warning is logged (the first eight CPIs with any, then the 2^n-th). Samples outside the
  * gates are not looked at. The framer is where samples enter a pulse-Doppler chain: the
  * blocks downstream neither zero nor count them.
+ *
+ * Huge and saturated input, in the same pass: fc32 real and imaginary parts beyond
+ * +-kernels::framer_clamp_level (65536, 1.0 = full scale) are clamped to it, so that one
+ * finite 3e38 sample cannot overflow the chain's FFTs and blank its CPI; the cpi tag's
+ * `clamped_samples` counts the samples clamped per CPI, clamped_samples() in total.
+ * sc16 / sc8 parts cannot exceed full scale: a sample with a part at +-full scale (|code|
+ * >= 32767, or 127) is counted in `saturated_samples` (ADC clipping), saturated_samples()
+ * in total, and left as it is. Both keys are always present (0 when none or not
+ * applicable to the input type); CPIs with any are logged like non-finite ones.
  *
  * Anchor (pulse 0), by `trigger`:
  * - "rx_time":   the first `rx_time` tag (UHD stamps the first sample it delivers);
@@ -138,6 +147,12 @@ public:
     //! Samples of emitted CPIs written as 0 because a part was NaN or infinite (the sum
     //! of the cpi tags' nonfinite_samples).
     virtual std::uint64_t nonfinite_samples() const = 0;
+    //! fc32: samples of emitted CPIs with a part clamped to +-65536 (the sum of the cpi
+    //! tags' clamped_samples).
+    virtual std::uint64_t clamped_samples() const = 0;
+    //! sc16 / sc8: samples of emitted CPIs with a part at +-full scale (the sum of the cpi
+    //! tags' saturated_samples).
+    virtual std::uint64_t saturated_samples() const = 0;
     //! fs / pri_samples (Hz).
     virtual double prf() const = 0;
     //! Range of gate sample 0, gate_start c / (2 fs) (m).

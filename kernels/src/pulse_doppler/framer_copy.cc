@@ -2,8 +2,23 @@
 #include "common/param_check.h"
 #include "pulse_doppler/framer_copy_backends.h"
 #include <gpuradar/kernels/common/buffer_size.h>
+#include <cmath>
 
 namespace gpuradar::kernels {
+
+float saturation_level(sample_format f)
+{
+    // 2^(bits-1) - 1 codes over 2^(bits-1): exact in float (1 - 2^-15, 1 - 2^-7).
+    switch (f) {
+    case sample_format::sc16:
+        return (sc16_full_scale_code - 1.0f) / sc16_full_scale_code;
+    case sample_format::sc8:
+        return (sc8_full_scale_code - 1.0f) / sc8_full_scale_code;
+    case sample_format::fc32:
+    default:
+        return INFINITY;
+    }
+}
 
 std::unique_ptr<framer_copy> framer_copy::make(backend b,
                                                std::size_t cpi_samples,

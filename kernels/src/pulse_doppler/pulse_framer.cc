@@ -250,7 +250,7 @@ framer_result pulse_framer::process(const void* in,
         take_gate(in, offset, gs, out, r);
         pos = ge;
     }
-    collect_nonfinite(r);
+    collect_counts(r);
     flush_gates(in); // `in` is gone after this call
     d_pos = pos;
     r.consumed = pos - offset;
@@ -378,15 +378,19 @@ void pulse_framer::finish_cpi(const void* in, cfloat* out, framer_result& r)
     d_batch.clear(); // gates of a discarded or finished CPI
 }
 
-void pulse_framer::collect_nonfinite(framer_result& r)
+void pulse_framer::collect_counts(framer_result& r)
 {
     if (r.cpis.empty())
         return;
     d_counts.resize(r.cpis.size());
-    d_copy->take_nonfinite(d_counts.data(), d_counts.size());
+    d_copy->take_counts(d_counts.data(), d_counts.size());
     for (std::size_t i = 0; i < r.cpis.size(); ++i) {
-        r.cpis[i].nonfinite = d_counts[i];
-        d_nonfinite += d_counts[i];
+        r.cpis[i].nonfinite = d_counts[i].nonfinite;
+        r.cpis[i].clamped = d_counts[i].clamped;
+        r.cpis[i].saturated = d_counts[i].saturated;
+        d_nonfinite += d_counts[i].nonfinite;
+        d_clamped += d_counts[i].clamped;
+        d_saturated += d_counts[i].saturated;
     }
 }
 

@@ -1,7 +1,8 @@
 /* framer_copy: the CPU gather puts gate i (nrange samples at src + offsets[i]) at
- * dst + i * nrange; copy_finite writes NaN / Inf samples as 0 and counts them per slot;
- * the CUDA gather (2-D copy for equal spacing, per-gate copies otherwise) and
- * copy_finite equal the CPU's on fresh random data, output poisoned first. */
+ * dst + i * nrange; copy_finite writes NaN / Inf samples as 0 and counts them per slot,
+ * clamps fc32 parts beyond +-framer_clamp_level and counts sc16 / sc8 samples at
+ * +-full scale; the CUDA gather (2-D copy for equal spacing, per-gate copies otherwise)
+ * and copy_finite equal the CPU's on fresh random data, output poisoned first. */
 #include "invalid_argument_check.h"
 #include "test_support.h"
 #include <gpuradar/kernels/pulse_doppler/framer_copy.h>
@@ -186,6 +187,15 @@ poison_samples(std::vector<cfloat>& x, std::size_t count, std::uint32_t seed)
     return at;
 }
 
+// The nonfinite counts of take_counts()'s slots.
+std::vector<std::uint64_t> nonfinite_of(const std::vector<kernels::framer_sample_counts>& c)
+{
+    std::vector<std::uint64_t> n;
+    for (const auto& x : c)
+        n.push_back(x.nonfinite);
+    return n;
+}
+
 // Per slot: how many poisoned positions fall into [slot * len, (slot + 1) * len).
 std::vector<std::uint64_t>
 per_slot(const std::set<std::size_t>& at, std::size_t slots, std::size_t len)
@@ -208,13 +218,16 @@ TEST(FramerCopy, test_002_cpu_copy_finite_zeroes_and_counts_per_slot)
         c->copy_finite(dst.data() + s * len, src.data() + s * len, len, s);
     for (std::size_t i = 0; i < dst.size(); ++i)
         ASSERT_EQ(dst[i], at.count(i) ? cfloat(0, 0) : clean[i]) << i;
-    std::vector<std::uint64_t> counts(slots + 1, 99);
-    c->take_nonfinite(counts.data(), counts.size());
+    std::vector<kernels::framer_sample_counts> counts(slots + 1, { 99, 99, 99 });
+    c->take_counts(counts.data(), counts.size());
     auto expected = per_slot(at, slots, len);
     expected.push_back(0); // a slot never written
-    EXPECT_EQ(counts, expected);
-    c->take_nonfinite(counts.data(), counts.size());
-    EXPECT_EQ(counts, std::vector<std::uint64_t>(slots + 1, 0)) << "taken counts reset";
+    EXPECT_EQ(nonfinite_of(counts), expected);
+    for (const auto& k : counts)
+        EXPECT_EQ(k.clamped + k.saturated, 0u) << "random data within +-1: none";
+    c->take_counts(counts.data(), counts.size());
+    EXPECT_EQ(nonfinite_of(counts), std::vector<std::uint64_t>(slots + 1, 0))
+        << "taken counts reset";
 }
 
 TEST(FramerCopyCuda, test_011_copy_finite_matches_cpu_over_many_slots)
@@ -239,18 +252,189 @@ TEST(FramerCopyCuda, test_011_copy_finite_matches_cpu_over_many_slots)
             gpu->copy_finite(
                 d_out.as<cfloat>() + k * len, d_src.as<cfloat>() + k * len, len, k);
         }
-        std::vector<std::uint64_t> cpu_counts(slots), gpu_counts(slots);
-        cpu->take_nonfinite(cpu_counts.data(), slots);
-        gpu->take_nonfinite(gpu_counts.data(), slots);
+        std::vector<kernels::framer_sample_counts> cpu_counts(slots), gpu_counts(slots);
+        cpu->take_counts(cpu_counts.data(), slots);
+        gpu->take_counts(gpu_counts.data(), slots);
         EXPECT_TRUE(to_host<cfloat>(d_out, slots * len, s) == ref);
-        EXPECT_EQ(cpu_counts, per_slot(at, slots, len));
-        EXPECT_EQ(gpu_counts, cpu_counts);
+        EXPECT_EQ(nonfinite_of(cpu_counts), per_slot(at, slots, len));
+        EXPECT_TRUE(gpu_counts == cpu_counts);
         // The next batch starts from zero: clean data counts nothing.
         const auto d_clean = to_device(random_complex(len, seed + 7), s);
         gpu->copy_finite(d_out.as<cfloat>(), d_clean.as<cfloat>(), len, 0);
-        gpu->take_nonfinite(gpu_counts.data(), 1);
-        EXPECT_EQ(gpu_counts[0], 0u);
+        gpu->take_counts(gpu_counts.data(), 1);
+        EXPECT_TRUE(gpu_counts[0] == kernels::framer_sample_counts{});
     }
+}
+
+// fc32 samples with huge finite parts (3e38, -1e10, 65537: beyond the clamp level;
+// exactly +-framer_clamp_level: not) at `count` random positions of x, in the real
+// part, the imaginary part or both; returns the positions beyond the level.
+std::set<std::size_t>
+add_huge(std::vector<cfloat>& x, std::size_t count, std::uint32_t seed)
+{
+    const float L = kernels::framer_clamp_level;
+    const float beyond[] = { 3e38f, -3e38f, -1e10f, L + 1.0f, -std::nextafter(L, 1e9f) };
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<std::size_t> where(0, x.size() - 1);
+    std::set<std::size_t> at, touched;
+    while (at.size() < count) {
+        const std::size_t i = where(rng);
+        if (!touched.insert(i).second)
+            continue;
+        if (rng() % 5 == 0) { // at the level: kept, not counted
+            x[i] = cfloat(rng() % 2 ? L : -L, x[i].imag());
+            continue;
+        }
+        at.insert(i);
+        const float v = beyond[rng() % 5];
+        switch (rng() % 3) {
+        case 0:
+            x[i] = cfloat(v, x[i].imag());
+            break;
+        case 1:
+            x[i] = cfloat(x[i].real(), v);
+            break;
+        default:
+            x[i] = cfloat(v, beyond[rng() % 5]);
+        }
+    }
+    return at;
+}
+
+float clamp_ref(float v)
+{
+    const double L = kernels::framer_clamp_level;
+    return float(std::max(-L, std::min(L, double(v))));
+}
+
+TEST(FramerCopy, test_004_cpu_copy_clamps_huge_fc32_parts_and_counts_per_slot)
+{
+    const std::size_t len = 777, slots = 3;
+    auto src = random_complex(slots * len, 8);
+    const auto huge = add_huge(src, 40, 9);
+    const auto nonfinite = poison_samples(src, 5, 10); // may land on a huge one
+    auto c = kernels::framer_copy::make(kernels::backend::cpu, len);
+    std::vector<cfloat> dst(slots * len, cfloat(-7, -7));
+    for (std::size_t k = 0; k < slots; ++k)
+        c->copy_finite(dst.data() + k * len, src.data() + k * len, len, k);
+    std::set<std::size_t> clamped;
+    for (std::size_t i : huge)
+        if (!nonfinite.count(i))
+            clamped.insert(i);
+    for (std::size_t i = 0; i < dst.size(); ++i) {
+        const cfloat want = nonfinite.count(i)
+                                ? cfloat(0, 0)
+                                : cfloat(clamp_ref(src[i].real()), clamp_ref(src[i].imag()));
+        ASSERT_EQ(dst[i], want) << i;
+    }
+    std::vector<kernels::framer_sample_counts> counts(slots);
+    c->take_counts(counts.data(), slots);
+    const auto want_clamped = per_slot(clamped, slots, len);
+    const auto want_nonfinite = per_slot(nonfinite, slots, len);
+    for (std::size_t k = 0; k < slots; ++k) {
+        EXPECT_EQ(counts[k].clamped, want_clamped[k]) << k;
+        EXPECT_EQ(counts[k].nonfinite, want_nonfinite[k]) << k;
+        EXPECT_EQ(counts[k].saturated, 0u) << "fc32 is clamped, never 'saturated'";
+    }
+    EXPECT_GT(clamped.size(), 30u);
+}
+
+// Integer gates with parts at the extreme codes (+max, min, -max: saturated) and one code
+// inside (max - 1: not), then the CPI's copy: saturated samples are counted per slot and
+// passed unchanged, nothing is clamped.
+template <typename Int>
+void check_saturated(kernels::sample_format f, kernels::backend b)
+{
+    const std::size_t len = 501, slots = 2;
+    auto parts = random_parts<Int>(slots * len, 11);
+    const Int hi = std::numeric_limits<Int>::max(), lo = std::numeric_limits<Int>::min();
+    for (auto& p : parts) // no extreme codes but those placed below
+        if (p == hi || p == lo || p == -hi)
+            p = 0;
+    std::mt19937 rng(12);
+    std::set<std::size_t> sat;
+    for (std::size_t n = 0; n < 60; ++n) {
+        const std::size_t i = rng() % (slots * len);
+        const Int extreme[] = { hi, lo, Int(-hi) };
+        const Int v = extreme[rng() % 3];
+        if (rng() % 4 == 0) {
+            if (!sat.count(i)) // inside full scale: not counted
+                parts[2 * i + rng() % 2] = Int(hi - 1);
+            continue;
+        }
+        parts[2 * i + rng() % 2] = v;
+        sat.insert(i);
+    }
+    const auto offsets = uniform_offsets(slots, 0, len);
+    std::vector<cfloat> ref(slots * len), got(slots * len);
+    auto cpu = kernels::framer_copy::make(
+        kernels::backend::cpu, slots * len, kernels::stream_ref(), f);
+    cpu->gather(cpu->staging(), parts.data(), offsets, len);
+    for (std::size_t k = 0; k < slots; ++k)
+        cpu->copy_finite(ref.data() + k * len, cpu->staging() + k * len, len, k);
+    std::vector<kernels::framer_sample_counts> cpu_counts(slots), counts(slots);
+    cpu->take_counts(cpu_counts.data(), slots);
+    const auto want = per_slot(sat, slots, len);
+    for (std::size_t k = 0; k < slots; ++k) {
+        EXPECT_EQ(cpu_counts[k].saturated, want[k]) << kernels::to_string(f) << " " << k;
+        EXPECT_EQ(cpu_counts[k].clamped + cpu_counts[k].nonfinite, 0u);
+    }
+    for (std::size_t i = 0; i < slots * len; ++i)
+        ASSERT_EQ(ref[i], kernels::sample_at(parts.data(), f, i)) << "unchanged " << i;
+    EXPECT_GT(sat.size(), 30u);
+    if (b != kernels::backend::cuda)
+        return;
+#ifdef GPURADAR_HAVE_CUDA
+    kernels::cuda_stream s;
+    auto gpu = kernels::framer_copy::make(kernels::backend::cuda, slots * len, s.ref(), f);
+    const auto d_parts = to_device(parts, s);
+    kernels::device_memory d_out(slots * len * sizeof(cfloat));
+    poison(d_out, s);
+    gpu->gather(gpu->staging(), d_parts.get(), offsets, len);
+    for (std::size_t k = 0; k < slots; ++k)
+        gpu->copy_finite(d_out.as<cfloat>() + k * len, gpu->staging() + k * len, len, k);
+    gpu->take_counts(counts.data(), slots);
+    EXPECT_TRUE(counts == cpu_counts) << kernels::to_string(f);
+    EXPECT_TRUE(to_host<cfloat>(d_out, slots * len, s) == ref) << kernels::to_string(f);
+#endif
+}
+
+TEST(FramerCopy, test_005_cpu_counts_saturated_integer_samples)
+{
+    check_saturated<std::int16_t>(kernels::sample_format::sc16, kernels::backend::cpu);
+    check_saturated<std::int8_t>(kernels::sample_format::sc8, kernels::backend::cpu);
+}
+
+TEST(FramerCopyCuda, test_013_clamp_and_saturation_match_cpu)
+{
+    GPURADAR_REQUIRE_CUDA();
+    kernels::cuda_stream s;
+    // An odd length: both the pair kernel and its one-sample tail screen samples.
+    const std::size_t len = 2049, slots = 3;
+    const std::uint32_t seed = std::random_device{}();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    auto src = random_complex(slots * len, seed);
+    add_huge(src, 50, seed + 1);
+    poison_samples(src, 5, seed + 2);
+    auto cpu = kernels::framer_copy::make(kernels::backend::cpu, len);
+    auto gpu = kernels::framer_copy::make(kernels::backend::cuda, len, s.ref());
+    std::vector<cfloat> ref(slots * len);
+    const auto d_src = to_device(src, s);
+    kernels::device_memory d_out(slots * len * sizeof(cfloat));
+    poison(d_out, s);
+    for (std::size_t k = 0; k < slots; ++k) {
+        cpu->copy_finite(ref.data() + k * len, src.data() + k * len, len, k);
+        gpu->copy_finite(
+            d_out.as<cfloat>() + k * len, d_src.as<cfloat>() + k * len, len, k);
+    }
+    std::vector<kernels::framer_sample_counts> cpu_counts(slots), gpu_counts(slots);
+    cpu->take_counts(cpu_counts.data(), slots);
+    gpu->take_counts(gpu_counts.data(), slots);
+    EXPECT_TRUE(to_host<cfloat>(d_out, slots * len, s) == ref);
+    EXPECT_TRUE(gpu_counts == cpu_counts);
+    EXPECT_TRUE(to_host<cfloat>(d_src, slots * len, s) == src) << "input unchanged";
+    check_saturated<std::int16_t>(kernels::sample_format::sc16, kernels::backend::cuda);
+    check_saturated<std::int8_t>(kernels::sample_format::sc8, kernels::backend::cuda);
 }
 
 } // namespace

@@ -1,4 +1,5 @@
 #include "pulse_doppler/framer_copy_backends.h"
+#include "pulse_doppler/framer_copy_screen.h"
 #include <algorithm>
 #include <cmath>
 
@@ -9,7 +10,9 @@ class framer_copy_cpu final : public framer_copy
 {
 public:
     framer_copy_cpu(std::size_t cpi_samples, sample_format input)
-        : d_staging(cpi_samples), d_convert(sample_convert::make(backend::cpu, input))
+        : d_staging(cpi_samples),
+          d_convert(sample_convert::make(backend::cpu, input)),
+          d_saturation(saturation_level(input))
     {
     }
     cfloat* staging() override { return d_staging.data(); }
@@ -26,28 +29,30 @@ public:
     void
     copy_finite(cfloat* dst, const cfloat* src, std::size_t n, std::size_t slot) override
     {
-        std::uint64_t bad = 0;
+        screen_tally t;
         for (std::size_t i = 0; i < n; ++i) {
-            const bool finite =
-                std::isfinite(src[i].real()) && std::isfinite(src[i].imag());
-            dst[i] = finite ? src[i] : cfloat(0.0f, 0.0f);
-            bad += finite ? 0 : 1;
+            float re = src[i].real(), im = src[i].imag();
+            screen_sample(re, im, framer_clamp_level, d_saturation, t);
+            dst[i] = cfloat(re, im);
         }
         if (slot >= d_counts.size())
-            d_counts.resize(slot + 1, 0);
-        d_counts[slot] += bad;
+            d_counts.resize(slot + 1);
+        d_counts[slot].nonfinite += t.nonfinite;
+        d_counts[slot].clamped += t.clamped;
+        d_counts[slot].saturated += t.saturated;
     }
-    void take_nonfinite(std::uint64_t* counts, std::size_t n) override
+    void take_counts(framer_sample_counts* counts, std::size_t n) override
     {
         for (std::size_t i = 0; i < n; ++i)
-            counts[i] = i < d_counts.size() ? d_counts[i] : 0;
-        std::fill(d_counts.begin(), d_counts.end(), 0);
+            counts[i] = i < d_counts.size() ? d_counts[i] : framer_sample_counts{};
+        std::fill(d_counts.begin(), d_counts.end(), framer_sample_counts{});
     }
 
 private:
     std::vector<cfloat> d_staging;
     std::unique_ptr<sample_convert> d_convert; // the gates' copy (and conversion)
-    std::vector<std::uint64_t> d_counts;       // per slot since the last take_nonfinite()
+    float d_saturation;                        // saturation_level(input)
+    std::vector<framer_sample_counts> d_counts; // per slot since the last take_counts()
 };
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "common/cuda/cuda_check.h"
 #include "common/cuda/launch.h"
 #include "pulse_doppler/framer_copy_backends.h"
+#include "pulse_doppler/framer_copy_screen.h"
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdint>
@@ -10,46 +11,52 @@ namespace {
 
 constexpr const char* who = "gpuradar::pulse_framer (cuda)";
 
-// Adds the warp's non-finite samples to *count with one atomic, and only when there are
-// any: clean data costs no atomics at all. Every lane calls it (blockDim.x is a multiple
-// of 32 and the grid-stride loops end before it).
-__device__ __forceinline__ void count_warp(unsigned int bad, unsigned long long* count)
+// Counters per CPI slot on the device: nonfinite, clamped, saturated.
+constexpr std::size_t counters_per_slot = 3;
+
+// Adds one of the warp's tallies to *count with one atomic, and only when nonzero: clean
+// data costs no atomics at all. Every lane calls it (blockDim.x is a multiple of 32 and
+// the grid-stride loops end before it).
+__device__ __forceinline__ void count_warp(unsigned int n, unsigned long long* count)
 {
     for (int lanes = 16; lanes > 0; lanes /= 2)
-        bad += __shfl_down_sync(0xffffffffu, bad, lanes);
-    if ((threadIdx.x & 31u) == 0 && bad != 0)
-        atomicAdd(count, static_cast<unsigned long long>(bad));
+        n += __shfl_down_sync(0xffffffffu, n, lanes);
+    if ((threadIdx.x & 31u) == 0 && n != 0)
+        atomicAdd(count, static_cast<unsigned long long>(n));
 }
 
-// A sample with a NaN or infinite part becomes 0 and counts in `bad`.
-__device__ __forceinline__ float2 zero_nonfinite(float2 v, unsigned int& bad)
+__device__ __forceinline__ float2 screen(float2 v, float clamp, float sat, screen_tally& t)
 {
-    const bool finite = isfinite(v.x) && isfinite(v.y);
-    bad += finite ? 0u : 1u;
-    return finite ? v : make_float2(0.0f, 0.0f);
+    screen_sample(v.x, v.y, clamp, sat, t);
+    return v;
 }
 
-__device__ __forceinline__ float4 zero_nonfinite(float4 v, unsigned int& bad)
+__device__ __forceinline__ float4 screen(float4 v, float clamp, float sat, screen_tally& t)
 {
-    const float2 a = zero_nonfinite(make_float2(v.x, v.y), bad);
-    const float2 b = zero_nonfinite(make_float2(v.z, v.w), bad);
-    return make_float4(a.x, a.y, b.x, b.y);
+    screen_sample(v.x, v.y, clamp, sat, t);
+    screen_sample(v.z, v.w, clamp, sat, t);
+    return v;
 }
 
-// Grid-stride copy that writes non-finite samples as 0 and counts them. V: float4 (two
-// samples, 16-byte accesses) when both pointers allow, else float2 (one sample).
+// Grid-stride copy that screens every sample (framer_copy_screen.h) and counts into
+// count[0..2] (nonfinite, clamped, saturated). V: float4 (two samples, 16-byte accesses)
+// when both pointers allow, else float2 (one sample).
 template <typename V>
 __global__ void copy_finite_kernel(V* __restrict__ dst,
                                    const V* __restrict__ src,
                                    std::size_t n,
+                                   float clamp,
+                                   float sat,
                                    unsigned long long* count)
 {
-    unsigned int bad = 0;
+    screen_tally t;
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += stride)
-        dst[i] = zero_nonfinite(src[i], bad);
-    count_warp(bad, count);
+        dst[i] = screen(src[i], clamp, sat, t);
+    count_warp(t.nonfinite, count);
+    count_warp(t.clamped, count + 1);
+    count_warp(t.saturated, count + 2);
 }
 
 class framer_copy_cuda final : public framer_copy
@@ -58,7 +65,8 @@ public:
     framer_copy_cuda(std::size_t cpi_samples, stream_ref stream, sample_format input)
         : d_staging(cpi_samples * sizeof(cfloat)),
           d_stream(stream),
-          d_convert(sample_convert::make(backend::cuda, input, stream))
+          d_convert(sample_convert::make(backend::cuda, input, stream)),
+          d_saturation(saturation_level(input))
     {
         grow_counts(initial_slots);
     }
@@ -94,7 +102,7 @@ public:
     {
         if (slot >= d_slots)
             grow_counts(std::max(2 * d_slots, slot + 1));
-        auto* count = d_counts.as<unsigned long long>() + slot;
+        auto* count = d_counts.as<unsigned long long>() + counters_per_slot * slot;
         const auto stream = native(d_stream);
         const bool aligned =
             reinterpret_cast<std::uintptr_t>(dst) % sizeof(float4) == 0 &&
@@ -107,6 +115,8 @@ public:
                     reinterpret_cast<float4*>(dst),
                     reinterpret_cast<const float4*>(src),
                     npairs,
+                    framer_clamp_level,
+                    d_saturation,
                     count);
             GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_finite_kernel<float4>");
             done = 2 * npairs;
@@ -117,6 +127,8 @@ public:
                     reinterpret_cast<float2*>(dst + done),
                     reinterpret_cast<const float2*>(src + done),
                     n - done,
+                    framer_clamp_level,
+                    d_saturation,
                     count);
             GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_finite_kernel<float2>");
         }
@@ -124,33 +136,39 @@ public:
     }
 
     // One device-to-host copy of the slots used since the last take, one wait.
-    void take_nonfinite(std::uint64_t* counts, std::size_t n) override
+    void take_counts(framer_sample_counts* counts, std::size_t n) override
     {
         if (d_used > 0)
             GPURADAR_CUDA_CHECK(who,
                                 cudaMemcpyAsync(d_host_counts.get(),
                                                 d_counts.get(),
-                                                d_used * sizeof(std::uint64_t),
+                                                d_used * slot_bytes,
                                                 cudaMemcpyDeviceToHost,
                                                 native(d_stream)));
         d_counts_copied.record(d_stream);
         d_counts_copied.synchronize();
         const auto* host = d_host_counts.as<std::uint64_t>();
-        for (std::size_t i = 0; i < n; ++i)
-            counts[i] = i < d_used ? host[i] : 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            counts[i] = framer_sample_counts{};
+            if (i < d_used) {
+                counts[i].nonfinite = host[counters_per_slot * i];
+                counts[i].clamped = host[counters_per_slot * i + 1];
+                counts[i].saturated = host[counters_per_slot * i + 2];
+            }
+        }
         zero_counts();
     }
 
 private:
     static constexpr std::size_t initial_slots = 8;
+    static constexpr std::size_t slot_bytes = counters_per_slot * sizeof(std::uint64_t);
 
     void zero_counts()
     {
         if (d_used > 0)
             GPURADAR_CUDA_CHECK(
                 who,
-                cudaMemsetAsync(
-                    d_counts.get(), 0, d_used * sizeof(std::uint64_t), native(d_stream)));
+                cudaMemsetAsync(d_counts.get(), 0, d_used * slot_bytes, native(d_stream)));
         d_used = 0;
     }
 
@@ -161,8 +179,8 @@ private:
     {
         const auto s = native(d_stream);
         GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(s));
-        device_memory counts(slots * sizeof(std::uint64_t));
-        pinned_memory host_counts(slots * sizeof(std::uint64_t));
+        device_memory counts(slots * slot_bytes);
+        pinned_memory host_counts(slots * slot_bytes);
         GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(counts.get(), 0, counts.size(), s));
         if (d_slots > 0) {
             GPURADAR_CUDA_CHECK(who,
@@ -182,10 +200,11 @@ private:
     stream_ref d_stream;
     std::unique_ptr<sample_convert> d_convert; // the gates' copy (and conversion)
     std::size_t d_slots = 0;                   // capacity of the arrays below
-    std::size_t d_used = 0;      // slots written since the last take_nonfinite()
-    device_memory d_counts;      // one counter per CPI slot (unsigned long long)
-    pinned_memory d_host_counts; // take_nonfinite()'s copy of them
-    cuda_event d_counts_copied;  // recorded by take_nonfinite()
+    float d_saturation;                        // saturation_level(input)
+    std::size_t d_used = 0;      // slots written since the last take_counts()
+    device_memory d_counts;      // counters_per_slot per CPI slot (unsigned long long)
+    pinned_memory d_host_counts; // take_counts()'s copy of them
+    cuda_event d_counts_copied;  // recorded by take_counts()
 };
 
 } // namespace

@@ -14,6 +14,36 @@
 namespace gpuradar::kernels {
 
 /*!
+ * fc32 input: the level (1.0 = full scale) each real and imaginary part is clamped to:
+ * 2^16, above any sample a receiver gives (full scale is 1.0; a stream of unscaled int16
+ * codes as floats stays within 32768), and low enough that the chain's gains cannot
+ * overflow float: a cell of the power map is at most (2^16 sqrt(2) nrange npulses)^2,
+ * below FLT_MAX for any CPI of fewer than 10^13 samples, and a clamped sample's FFT
+ * rounding (2^16 x 2^-24 relative) stays far below any receiver's noise.
+ */
+constexpr float framer_clamp_level = 65536.0f;
+
+/*!
+ * sc16 / sc8 input: a part at or beyond this level (after the 1.0 = full scale scaling)
+ * is at full scale, i.e. the ADC saturated: |code| >= 2^(bits-1) - 1 (32767/32768 and
+ * 127/128; both ends, since some receivers clip symmetrically at +-32767 and others at
+ * -32768). fc32: +Inf (fc32 samples are clamped instead, framer_clamp_level).
+ */
+float saturation_level(sample_format f);
+
+//! One CPI's counts of the samples framer_copy::copy_finite() changed or flagged.
+struct framer_sample_counts {
+    std::uint64_t nonfinite = 0; //!< a NaN or infinite part: written as 0
+    std::uint64_t clamped = 0;   //!< fc32: a part beyond +-framer_clamp_level: clamped
+    std::uint64_t saturated = 0; //!< sc16 / sc8: a part at +-full scale: counted only
+    bool operator==(const framer_sample_counts& o) const
+    {
+        return nonfinite == o.nonfinite && clamped == o.clamped &&
+               saturated == o.saturated;
+    }
+};
+
+/*!
  * \brief Copies for pulse_framer, so that the same framing logic (pulse_framer.h)
  * runs on host samples or on samples already on the GPU.
  *
@@ -26,7 +56,15 @@ namespace gpuradar::kernels {
  * one count per CPI (slot). One such sample would otherwise turn every cell of the CPI's
  * range-Doppler map into NaN (the FFTs spread it). The CUDA backend counts with one
  * atomic per warp that saw any (none on clean data) into a device counter per slot;
- * take_nonfinite() reads all slots back with one copy and one wait.
+ * take_counts() reads all slots back with one copy and one wait.
+ *
+ * Huge and saturated samples, in the same pass: with fc32 input each real and imaginary
+ * part is clamped to [-framer_clamp_level, framer_clamp_level] and the samples with a
+ * part beyond it are counted (clamped); with sc16 / sc8 input a part cannot exceed full
+ * scale, so instead the samples with a part at +-full scale (the ADC's extreme codes,
+ * saturation_level()) are counted (saturated) and left as they are. One finite 3e38
+ * sample would otherwise overflow the chain's FFTs to Inf and NaN and blank the whole
+ * CPI's map, as a NaN does.
  */
 class framer_copy
 {
@@ -58,8 +96,10 @@ public:
 
     /*!
      * n samples from src to dst (no overlap); a sample with a NaN or infinite part is
-     * written as 0 and counted in count slot `slot` (slots 0, 1, ... in the order of
-     * the CPIs since the last take_nonfinite()).
+     * written as 0, a finite part beyond +-framer_clamp_level is clamped to it, a part at
+     * or beyond saturation_level(input) is noted, each counted in count slot `slot`
+     * (slots 0, 1, ... in the order of the CPIs since the last take_counts()). A sample
+     * is counted once per kind, however many of its parts qualify.
      */
     virtual void
     copy_finite(cfloat* dst, const cfloat* src, std::size_t n, std::size_t slot) = 0;
@@ -68,7 +108,7 @@ public:
      * The counts of slots [0, n) into counts[0, n), then every slot back to 0. CUDA:
      * waits until the counts queued so far have reached the host (not for later work).
      */
-    virtual void take_nonfinite(std::uint64_t* counts, std::size_t n) = 0;
+    virtual void take_counts(framer_sample_counts* counts, std::size_t n) = 0;
 };
 
 } // namespace gpuradar::kernels

@@ -64,6 +64,8 @@ struct framer_cpi {
     bool has_time = false;         //!< an rx_time reference exists
     time_spec rx_time;             //!< time of that pulse start (when has_time)
     std::uint64_t nonfinite = 0;   //!< samples with a NaN or infinite part, written as 0
+    std::uint64_t clamped = 0;     //!< fc32: samples with a part clamped (framer_copy.h)
+    std::uint64_t saturated = 0;   //!< sc16 / sc8: samples with a part at +-full scale
 };
 
 //! A partial CPI discarded because of a gap in the stream (or input skipped).
@@ -112,8 +114,11 @@ struct framer_result {
  *
  * Non-finite samples: a sample of a CPI with a NaN or infinite real or imaginary part is
  * written as 0 (framer_copy::copy_finite) and counted in the CPI's framer_cpi::nonfinite
- * and in nonfinite_samples(); the CPI is emitted as usual. Samples outside the gates are
- * never looked at. With a CUDA framer_copy, process() waits for the counts of the CPIs
+ * and in nonfinite_samples(); the CPI is emitted as usual. In the same pass fc32 parts
+ * beyond +-framer_clamp_level are clamped (framer_cpi::clamped, clamped_samples()) and
+ * sc16 / sc8 samples at +-full scale counted (framer_cpi::saturated,
+ * saturated_samples()), so that one huge sample cannot blank its CPI. Samples outside
+ * the gates are never looked at. With a CUDA framer_copy, process() waits for the counts of the CPIs
  * it emitted (queued behind their copies) before it returns.
  *
  * Feeding: call process() with consecutive chunks (offset = consumed so far) and the
@@ -179,6 +184,10 @@ public:
     std::uint64_t rejected_time_jumps() const { return d_rejected; }
     //! Samples of emitted CPIs written as 0 because a part was NaN or infinite.
     std::uint64_t nonfinite_samples() const { return d_nonfinite; }
+    //! fc32: samples of emitted CPIs with a part clamped to +-framer_clamp_level.
+    std::uint64_t clamped_samples() const { return d_clamped; }
+    //! sc16 / sc8: samples of emitted CPIs with a part at +-full scale (saturated).
+    std::uint64_t saturated_samples() const { return d_saturated; }
     const pulse_timing& timing() const { return d_timing; }
     const framer_config& config() const { return d_cfg; }
     double prf() const { return d_cfg.fs / d_cfg.pri_samples; }
@@ -227,8 +236,9 @@ private:
                    framer_result& r);
     void begin_cpi(std::uint64_t gs);
     void finish_cpi(const void* in, cfloat* out, framer_result& r);
-    // The non-finite counts of the CPIs in r (waits for them on CUDA).
-    void collect_nonfinite(framer_result& r);
+    // The sample counts (non-finite, clamped, saturated) of the CPIs in r (waits for
+    // them on CUDA).
+    void collect_counts(framer_result& r);
 
     framer_config d_cfg;
     pulse_timing d_timing;
@@ -249,8 +259,8 @@ private:
     time_spec d_time;
     int d_prev_level = -1; // threshold mode: last sample above (1), at/below (0), unknown
     std::uint64_t d_dropped = 0, d_emitted = 0, d_lost = 0, d_rejected = 0;
-    std::uint64_t d_nonfinite = 0;
-    std::vector<std::uint64_t> d_counts; // collect_nonfinite()'s, reused
+    std::uint64_t d_nonfinite = 0, d_clamped = 0, d_saturated = 0;
+    std::vector<framer_sample_counts> d_counts; // collect_counts()'s, reused
 };
 
 } // namespace gpuradar::kernels
