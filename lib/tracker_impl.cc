@@ -103,6 +103,8 @@ read_tracker_scan(const pmt::pmt_t& msg, double scan_period_s, tracker_scan& sca
     scan = tracker_scan{};
     scan.has_cpi = cpi_has(meta, "cpi");
     scan.cpi = cpi_field(meta, "cpi", 0);
+    const pmt::pmt_t bistatic = pmt::dict_ref(meta, key("bistatic"), pmt::PMT_F);
+    scan.bistatic = pmt::is_bool(bistatic) && pmt::to_bool(bistatic);
     if (cpi_rx_time_seconds(meta, &scan.time_s)) {
         // the rx_time of the CPI
     } else if (scan_period_s > 0 && scan.has_cpi) {
@@ -141,6 +143,8 @@ pmt::pmt_t tracks_pdu(const tracker_scan& scan,
     m = pmt::dict_add(m, key("time_s"), pmt::from_double(scan.time_s));
     if (scan.has_cpi)
         m = pmt::dict_add(m, key("cpi"), pmt::from_uint64(scan.cpi));
+    if (scan.bistatic)
+        m = pmt::dict_add(m, key("bistatic"), pmt::PMT_T);
     m = pmt::dict_add(m, key("ntracks"), pmt::from_uint64(tracks.size()));
     m = pmt::dict_add(m, key("assigned"), pmt::from_uint64(report.assigned));
     m = pmt::dict_add(m, key("born"), pmt::from_uint64(report.born));

@@ -19,6 +19,10 @@ struct tracker_scan {
     double time_s = 0;
     bool has_cpi = false;
     std::uint64_t cpi = 0;
+    //! The detections are bistatic (range the echo path minus the baseline, velocity its
+    //! rate of closing): the metadata's `bistatic`, passed on to the tracks PDU so that
+    //! displays label the axes so.
+    bool bistatic = false;
     std::vector<::gpuradar::kernels::track_measurement> detections;
 };
 

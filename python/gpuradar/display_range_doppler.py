@@ -15,6 +15,11 @@ fs, prf, fc, r0 and fftshift give the axes). Optional messages: cfar_2d's `detec
 Drawing is decoupled from processing (see _display.LatestFrame): the handlers keep the
 newest map; a Qt timer draws it update_rate times a second; frames that arrive faster
 are dropped here and counted (counts()).
+
+A bistatic map (cross_ambiguity's: the metadata or cpi tag holds bistatic = true) has
+range bins of c / fs (bistatic range: the echo path minus the baseline) and velocity bins
+of prf / ndoppler x c / fc (the bistatic range's rate of closing): the axes follow and
+are labelled bistatic range (km) and bistatic velocity (m/s, closing +).
 """
 
 import collections
@@ -33,14 +38,31 @@ ENVELOPES = ("square_law", "linear")
 #: detection PDUs kept to match a map's CPI (the tap publishes every Nth CPI)
 DETECTION_HISTORY = 64
 MAP_PORT, DETECTIONS_PORT, TRUTH_PORT = "map", "detections", "truth"
+#: axis labels of a bistatic map (the units of _display's monostatic labels)
+BISTATIC_RANGE_LABEL = "bistatic range (km)"
+BISTATIC_VELOCITY_LABEL = "bistatic velocity (m/s, closing +)"
+
+
+def map_axes(meta, nrange, ndoppler, r0_key):
+    """MapAxes of a map from its metadata (fs, prf, fc, r0 under r0_key, bistatic):
+    monostatic bins c / (2 fs) and prf / ndoppler x c / (2 fc); bistatic ones (a one-way
+    path per unit of range) twice those."""
+    axes = MapAxes.of(float(meta.get("fs", 1.0)), float(meta.get("prf", 1.0)),
+                      float(meta.get("fc", 1.0)), nrange, ndoppler,
+                      float(meta.get(r0_key, 0.0)))
+    if bool(meta.get("bistatic", False)):
+        axes = MapAxes(axes.r0_m, 2.0 * axes.dr_m, axes.nrange, 2.0 * axes.dv_mps,
+                       axes.ndoppler)
+    return axes
 
 
 class MapFrame:
     """One CPI's map: data (channels, nrange, ndoppler) float32 and its metadata."""
 
-    def __init__(self, data, axes, cpi, time_s, envelope, db, fftshift):
+    def __init__(self, data, axes, cpi, time_s, envelope, db, fftshift, bistatic=False):
         self.data, self.axes, self.cpi, self.time_s = data, axes, cpi, time_s
         self.envelope, self.db, self.fftshift = envelope, db, fftshift
+        self.bistatic = bool(bistatic)
 
     @staticmethod
     def from_message(msg):
@@ -53,8 +75,10 @@ class MapFrame:
         try:
             channels, nrange, ndoppler = (int(meta[k]) for k in ("channels", "nrange",
                                                                   "ndoppler"))
-            axes = MapAxes.of(float(meta["fs"]), float(meta["prf"]), float(meta["fc"]),
-                              nrange, ndoppler, float(meta.get("r0_m", 0.0)))
+            for k in ("fs", "prf", "fc"):
+                if k not in meta:
+                    raise KeyError(k)
+            axes = map_axes(meta, nrange, ndoppler, "r0_m")
         except KeyError as e:
             raise ValueError(f"a map message lacks the field {e}") from None
         values = np.asarray(pmt.f32vector_elements(pmt.cdr(msg)), dtype=np.float32)
@@ -64,7 +88,7 @@ class MapFrame:
         return MapFrame(stream_layout_to_channels(values, nrange, channels, ndoppler), axes,
                         meta.get("cpi"), _display.rx_time_seconds(meta.get("rx_time")),
                         str(meta.get("envelope", "square_law")), bool(meta.get("db", False)),
-                        bool(meta.get("fftshift", True)))
+                        bool(meta.get("fftshift", True)), bool(meta.get("bistatic", False)))
 
 
 def stream_layout_to_channels(values, nrange, channels, ndoppler):
@@ -76,7 +100,7 @@ def stream_layout_to_channels(values, nrange, channels, ndoppler):
 
 class range_doppler_sink(gr.sync_block, _display.DisplayBlock):
     """Range-Doppler map display: range (km) up, radial velocity (m/s, closing positive)
-    right, dB colour scale, CFAR detections and truth overlaid. Widget: qwidget()."""
+    right (bistatic range and velocity for a bistatic map), dB colour scale, CFAR detections and truth overlaid. Widget: qwidget()."""
 
     def __init__(self, input="message", nrange=512, ndoppler=32, channels=1, channel=0,
                  envelope="square_law", db=False, auto_scale=True, dynamic_range=40.0,
@@ -247,11 +271,10 @@ class _StreamAssembly:
     def _frame(self):
         m = self.meta
         data = stream_layout_to_channels(self.buffer, self.nrange, self.channels, self.ndoppler)
-        axes = MapAxes.of(float(m.get("fs", 1.0)), float(m.get("prf", 1.0)),
-                          float(m.get("fc", 1.0)), self.nrange, self.ndoppler,
-                          float(m.get("r0", 0.0)))
+        axes = map_axes(m, self.nrange, self.ndoppler, "r0")
         return MapFrame(data, axes, m.get("index"), _display.rx_time_seconds(m.get("rx_time")),
-                        self.envelope, self.db, bool(m.get("fftshift", True)))
+                        self.envelope, self.db, bool(m.get("fftshift", True)),
+                        bool(m.get("bistatic", False)))
 
 
 def _check_channel(channel, channels):
@@ -326,6 +349,12 @@ class _MapWidget(_display.ImagePlot):
             self.status.setText(str(e))
             return
         self.row_group = group
+        item = self.plot.getPlotItem()
+        labels = ((BISTATIC_VELOCITY_LABEL, BISTATIC_RANGE_LABEL) if frame.bistatic else
+                  (_display.VELOCITY_LABEL, _display.RANGE_LABEL))
+        for side, label in zip(("bottom", "left"), labels):
+            if item.getAxis(side).labelText != label:
+                item.setLabel(side, label)
         self.set_image(db, frame.axes.extent(db.shape[0], group), sink.levels_for(db))
         dets = sink.detections_for(frame.cpi, sink.channel())
         self._mark(self.detection_marks, dets)

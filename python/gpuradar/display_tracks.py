@@ -14,6 +14,10 @@ input `truth` (radar_scene_source's truth messages): each target's latest true p
 as a hollow orange square on both planes. The handler only keeps the newest message; a
 Qt timer draws at update_rate, so a slow display never holds up the tracker (frames it
 skips are counted).
+
+Bistatic tracks (a passive radar's: the tracks message's metadata says `bistatic`, which
+the tracker passes on from the cross-ambiguity map's cpi tag through cfar_2d) are drawn
+on the same planes with the axes labelled bistatic range and bistatic velocity.
 """
 
 import collections
@@ -31,6 +35,9 @@ COLORS = {"confirmed": (0, 160, 0), "coasting": (230, 120, 0), "tentative": (128
 CONFIRMED_SIZE = 14
 #: truth markers: the range-Doppler map's colour and symbol
 TRUTH_COLOR, TRUTH_SYMBOL, TRUTH_SIZE = "#ff7f0e", "s", 22
+#: axis labels of bistatic tracks (the units of _display's monostatic labels)
+BISTATIC_RANGE_LABEL = "bistatic range (km)"
+BISTATIC_VELOCITY_LABEL = "bistatic velocity (m/s, closing +)"
 
 
 def track_points(msg):
@@ -179,6 +186,13 @@ class _TrackPlot:
             item.addItem(m)
         self.labels = []
 
+    def set_axis_labels(self, x_label, y_label):
+        item = self.widget.getPlotItem()
+        if item.getAxis("left").labelText != y_label:
+            item.setLabel("left", y_label)
+        if x_label is not None and item.getAxis("bottom").labelText != x_label:
+            item.setLabel("bottom", x_label)
+
     def draw_truth(self, points):
         """Truth markers at points [(x, y)]; NaN points are skipped."""
         points = [p for p in points if np.all(np.isfinite(p))]
@@ -250,6 +264,12 @@ class _TrackWidget(QtWidgets.QWidget):
             return
         meta, points, trails = frame
         show = self.block.show_tentative
+        bistatic = bool(meta.get("bistatic", False))
+        self.velocity_plane.set_axis_labels(
+            BISTATIC_VELOCITY_LABEL if bistatic else _display.VELOCITY_LABEL,
+            BISTATIC_RANGE_LABEL if bistatic else _display.RANGE_LABEL)
+        self.azimuth_plane.set_axis_labels(
+            None, BISTATIC_RANGE_LABEL if bistatic else _display.RANGE_LABEL)
         self.velocity_plane.draw([p[:4] for p in points],
                                  {i: [(v, r) for v, r, _ in t] for i, t in trails.items()},
                                  show)
