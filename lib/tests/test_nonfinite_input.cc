@@ -7,11 +7,18 @@
  * in nonfinite_samples(); samples outside the gates are not counted; the other CPIs are
  * bit for bit what a clean stream gives. The CUDA chain (suite *Cuda*) gives the same
  * counts and detects the same targets.
+ *
+ * Huge and saturated input (suite HugeInput): 1, 10 or 1000 samples of one CPI at 3e38
+ * (fc32) or at +-full scale (sc16, sc8) never blank the CPI: its detections outside the
+ * range bins the samples reach are those of the clean stream, and the framer's cpi tag
+ * (and the tag after the CFAR) counts exactly the samples placed (clamped_samples for
+ * fc32, saturated_samples for the integers).
  */
 #include "test_support.h"
 #include <gnuradio/blocks/message_debug.h>
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
+#include <gpuradar/kernels/pulse_doppler/framer_copy.h>
 #include <gnuradio/gpuradar/cfar_2d.h>
 #include <gnuradio/gpuradar/pulse_doppler_processor.h>
 #include <gnuradio/gpuradar/pulse_framer.h>
@@ -109,25 +116,34 @@ struct chain_result {
     std::uint64_t cfar_nonfinite_cells = 0;
 };
 
-std::vector<std::uint64_t> tag_counts(std::vector<gr::tag_t> tags)
+std::vector<std::uint64_t> tag_counts(std::vector<gr::tag_t> tags,
+                                      const char* key = "nonfinite_samples")
 {
     std::sort(tags.begin(), tags.end(), gr::tag_t::offset_compare);
     std::vector<std::uint64_t> c;
     for (const auto& t : tags)
         if (pmt::eqv(t.key, pmt::intern("cpi")))
-            c.push_back(u64(t.value, "nonfinite_samples"));
+            c.push_back(u64(t.value, key));
     return c;
 }
 
+struct screen_tags {
+    std::vector<std::uint64_t> framer, after_cfar; // per CPI
+};
+
 // The framer's pulses also go to a host sink (its tags) on the CPU only: a host reader
-// beside a GPU reader of its device output is not what this test is about.
-chain_result run_chain(const std::vector<cfloat>& x, const char* backend)
+// beside a GPU reader of its device output is not what this test is about. `src` gives
+// samples of `input_type`; `key` (a cpi tag count) is read into *screen when given.
+chain_result run_chain(gr::basic_block_sptr src,
+                       const char* input_type,
+                       const char* backend,
+                       const char* key = nullptr,
+                       screen_tags* screen = nullptr)
 {
     const bool host_framer_tap = std::string(backend) == "cpu";
     auto tb = gr::make_top_block("nonfinite");
-    auto src = gr::blocks::vector_source_c::make(x);
-    auto framer =
-        grr::pulse_framer::make(pri, 0, nr, np, fs, fc, "free", "trigger", 0.0, backend);
+    auto framer = grr::pulse_framer::make(
+        pri, 0, nr, np, fs, fc, "free", "trigger", 0.0, backend, 0, input_type);
     grr::pulse_doppler_processor::params cfg;
     cfg.nrange = nr;
     cfg.npulses = np;
@@ -170,9 +186,18 @@ chain_result run_chain(const std::vector<cfloat>& x, const char* backend)
     }
     r.framer_tag_nonfinite = tag_counts(pulses->tags());
     r.cfar_tag_nonfinite = tag_counts(mask->tags());
+    if (screen) {
+        screen->framer = tag_counts(pulses->tags(), key);
+        screen->after_cfar = tag_counts(mask->tags(), key);
+    }
     r.framer_total = framer->nonfinite_samples();
     r.cfar_nonfinite_cells = cfar->nonfinite_cells();
     return r;
+}
+
+chain_result run_chain(const std::vector<cfloat>& x, const char* backend)
+{
+    return run_chain(gr::blocks::vector_source_c::make(x), "fc32", backend);
 }
 
 // Every target detected in the CPI, within one bin in range and Doppler.
@@ -231,6 +256,153 @@ TEST(NonfiniteInputCuda, test_010_cuda_chain_counts_and_detects_like_cpu)
         expect_every_target(gpu.detections.at(c), c);
         EXPECT_EQ(gpu.detections.at(c).size(), cpu.detections.at(c).size()) << c;
     }
+}
+
+// Huge samples: `count` gate samples of CPI bad_cpi in its last range bins
+// [huge_first(count), nr), range bin after range bin in every pulse of the CPI. The
+// matched filter (40 taps) carries them to range bins from huge_first - 39 on, and the
+// CFAR's training window (8 + 2 rows) 10 bins further: the detections below
+// first_touched(count) cannot depend on them.
+unsigned huge_first(std::size_t count) { return nr - unsigned((count + np - 1) / np); }
+unsigned first_touched(std::size_t count) { return huge_first(count) - 40 - 10; }
+
+std::vector<std::size_t> huge_positions(std::size_t count)
+{
+    const unsigned first = huge_first(count);
+    std::vector<std::size_t> at;
+    for (std::size_t k = 0; at.size() < count; ++k) {
+        const std::size_t pulse = std::size_t(bad_cpi) * np + k % np;
+        at.push_back(pulse * pri + first + k / np);
+    }
+    return at;
+}
+
+// The (range bin, Doppler bin) of the detections below `limit`.
+std::set<std::pair<std::uint64_t, std::uint64_t>>
+untouched(const std::vector<detection>& dets, unsigned limit)
+{
+    std::set<std::pair<std::uint64_t, std::uint64_t>> s;
+    for (const auto& d : dets)
+        if (std::get<0>(d) < limit)
+            s.emplace(std::get<0>(d), std::get<1>(d));
+    return s;
+}
+
+void expect_unblanked(const chain_result& clean,
+                      const chain_result& r,
+                      const screen_tags& tags,
+                      std::uint64_t placed)
+{
+    std::vector<std::uint64_t> expected(ncpi, 0);
+    expected[bad_cpi] = placed;
+    EXPECT_EQ(tags.framer, expected) << "the framer's cpi tags";
+    EXPECT_EQ(tags.after_cfar, expected) << "the cpi tags after the CFAR";
+    ASSERT_EQ(r.detections.size(), ncpi);
+    for (unsigned c = 0; c < ncpi; ++c)
+        if (c != bad_cpi) {
+            expect_every_target(r.detections.at(c), c);
+            EXPECT_EQ(r.detections.at(c), clean.detections.at(c)) << "CPI " << c;
+        }
+    // The bad CPI: every target whose window the samples do not reach (1000 samples take
+    // 32 range bins, whose window reaches the target at range bin 180), and every other
+    // detection there.
+    const unsigned limit = first_touched(placed);
+    const auto kept = untouched(r.detections.at(bad_cpi), limit);
+    for (const auto& t : targets)
+        if (t.range_bin + 1 < limit)
+            EXPECT_TRUE(kept.count({ t.range_bin, t.doppler_bin }))
+                << "target at range bin " << t.range_bin << " missed";
+    EXPECT_EQ(kept, untouched(clean.detections.at(bad_cpi), limit))
+        << "the bad CPI's detections away from the huge samples";
+    EXPECT_GE(kept.size(), 2u) << "not blanked";
+    EXPECT_EQ(r.cfar_nonfinite_cells, 0u) << "no Inf or NaN reaches the map";
+}
+
+TEST(HugeInput, test_020_fc32_3e38_samples_clamped_counted_cpi_kept)
+{
+    const auto clean = clean_stream();
+    screen_tags clean_tags;
+    const auto ref = run_chain(gr::blocks::vector_source_c::make(clean),
+                               "fc32",
+                               "cpu",
+                               "clamped_samples",
+                               &clean_tags);
+    EXPECT_EQ(clean_tags.framer, std::vector<std::uint64_t>(ncpi, 0));
+    for (std::size_t count : { 1, 10, 1000 }) {
+        SCOPED_TRACE(std::to_string(count) + " samples at 3e38");
+        auto x = clean;
+        std::size_t i = 0;
+        for (std::size_t at : huge_positions(count)) {
+            const float big = (i++ % 2 ? -3e38f : 3e38f);
+            x[at] = i % 3 == 0 ? cfloat(big, x[at].imag()) : cfloat(x[at].real(), big);
+        }
+        screen_tags tags;
+        const auto r = run_chain(
+            gr::blocks::vector_source_c::make(x), "fc32", "cpu", "clamped_samples", &tags);
+        expect_unblanked(ref, r, tags, count);
+    }
+}
+
+// The clean stream at half full scale (no part reaches it: |x| <= 0.5 * 1.2) as
+// interleaved integers of `code` = 2^(bits-1) per 1.0, then `count` huge positions with
+// one part at +max, -max or min (all at full scale).
+template <typename Int>
+std::vector<Int> quantised(const std::vector<cfloat>& x, float code, std::size_t count)
+{
+    std::vector<Int> q(2 * x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        q[2 * i] = Int(std::lround(0.5f * x[i].real() * code));
+        q[2 * i + 1] = Int(std::lround(0.5f * x[i].imag() * code));
+    }
+    const Int extreme[] = { std::numeric_limits<Int>::max(),
+                            std::numeric_limits<Int>::min(),
+                            Int(-std::numeric_limits<Int>::max()) };
+    std::size_t i = 0;
+    for (std::size_t at : huge_positions(count)) {
+        q[2 * at + i % 2] = extreme[i % 3];
+        ++i;
+    }
+    return q;
+}
+
+template <typename Int>
+gr::basic_block_sptr int_source(const std::vector<Int>& q)
+{
+    if constexpr (sizeof(Int) == 2)
+        return gr::blocks::vector_source_s::make(q, false, 2);
+    else
+        return gr::blocks::vector_source_b::make(
+            std::vector<unsigned char>(q.begin(), q.end()), false, 2);
+}
+
+template <typename Int>
+void check_saturated_chain(const char* type, float code)
+{
+    const auto clean = clean_stream();
+    screen_tags clean_tags;
+    const auto ref = run_chain(int_source(quantised<Int>(clean, code, 0)),
+                               type,
+                               "cpu",
+                               "saturated_samples",
+                               &clean_tags);
+    EXPECT_EQ(clean_tags.framer, std::vector<std::uint64_t>(ncpi, 0)) << type;
+    for (std::size_t count : { 1, 10, 1000 }) {
+        SCOPED_TRACE(std::string(type) + ": " + std::to_string(count) +
+                     " samples at +-full scale");
+        screen_tags tags;
+        const auto r = run_chain(int_source(quantised<Int>(clean, code, count)),
+                                 type,
+                                 "cpu",
+                                 "saturated_samples",
+                                 &tags);
+        expect_unblanked(ref, r, tags, count);
+    }
+}
+
+TEST(HugeInput, test_021_sc16_sc8_full_scale_samples_counted_cpi_kept)
+{
+    check_saturated_chain<std::int16_t>("sc16", kernels::sc16_full_scale_code);
+    check_saturated_chain<std::int8_t>("sc8", kernels::sc8_full_scale_code);
 }
 
 } // namespace

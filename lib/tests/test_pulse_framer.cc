@@ -30,7 +30,9 @@ void expect_invalid_here(F&& f, const std::string& text)
     expect_invalid(std::forward<F>(f), text, "gpuradar::pulse_framer");
 }
 
-constexpr std::uint64_t radix = 1u << 20;
+// 2^16: every part stays within the framer's clamp level (65536), so an encoded index
+// passes unchanged.
+constexpr std::uint64_t radix = 1u << 16;
 gr_complex encode(std::uint64_t i)
 {
     return gr_complex(float(i % radix), float(i / radix));
