@@ -37,6 +37,15 @@ python3-gdal); --sigmf writes the complex image as <output>.sigmf-data (cf32_le)
 GeoTIFF and the PNG (pixel spacing times the looks; the .npy and SigMF images stay
 single-look complex).
 
+Autofocus (--autofocus pga|entropy, bp of a phase-history recording, one image): the
+phase error of each pulse, e.g. from a measured track a few centimetres off the true one,
+is estimated from the image's point-like targets (gnuradio.gpuradar.pulse_autofocus:
+generalised phase-gradient autofocus, or minimum entropy by gradient descent), removed
+from the range-compressed pulses and the pulses backprojected again; the app prints the
+iterations and whether it converged, and writes the estimate to
+<output>.phase_error.npy (rad per pulse, its line removed). Not converged (e.g. no
+point-like content: noise, a flat scene) the image is kept as formed, and said so.
+
 A recording whose metadata lacks gpuradar:npulses, gpuradar:nbins or
 gpuradar:geometry_file takes them from --npulses, --nbins and --geometry. Numbers take
 engineering notation (--f0 10G).
@@ -57,7 +66,8 @@ except ImportError as error:  # gpuradar-env, beside the app, says what to set
     sys.exit(runpy.run_path(os.path.join(os.path.dirname(os.path.realpath(__file__)),
                                          "gpuradar-env"))["import_failure"](
         "gpuradar-sar", error))
-from gnuradio.gpuradar import app_util, display_geometry, sar_products, sar_sim, stripmap_sim
+from gnuradio.gpuradar import (app_util, display_geometry, pulse_autofocus, sar_products,
+                               sar_sim, stripmap_sim)
 from gnuradio.gpuradar.app_util import AppError, number
 from gnuradio.gpuradar.sigmf_io import naming_write_errors
 
@@ -99,6 +109,17 @@ def parse_args(argv):
     p.add_argument("--no-png", action="store_true", help="do not write the PNG")
     p.add_argument("--dynamic-range", type=number(above=0, maximum=400), default=50.0,
                    help="PNG dB range below the peak (default: %(default)s)")
+    p.add_argument("--autofocus", choices=pulse_autofocus.METHODS,
+                   help="bp of a phase-history recording: estimate each pulse's phase "
+                        "error from the image's point-like targets (pga: generalised "
+                        "phase-gradient autofocus; entropy: minimum entropy by gradient), "
+                        "remove it from the pulses and backproject again; the iterations "
+                        "and convergence are reported, the estimate written to "
+                        "<output>.phase_error.npy (rad per pulse); not converged: the "
+                        "image kept as formed")
+    p.add_argument("--autofocus-iterations", type=number(int, minimum=1, maximum=1000),
+                   default=50, metavar="N",
+                   help="most autofocus iterations, 1 to 1000 (default: %(default)s)")
     p.add_argument("--check", action="store_true",
                    help="exit with status 1 unless every truth target focuses within 1 "
                         "pixel of its true position")
@@ -248,6 +269,18 @@ def form_images(rec, grid, ppi, args):
     return images, bp, elapsed
 
 
+def refocus(rec, grid, images, args):
+    """--autofocus: the phase error per pulse from the image, the pulses corrected and
+    backprojected again (not converged: the image as formed)."""
+    result = pulse_autofocus.autofocus(rec.pulses, rec.geometry, images[0], grid,
+                                       args.autofocus, args.autofocus_iterations)
+    if result.converged:
+        corrected = pulse_autofocus.correct(rec.pulses, result.phase_error)
+        images = pulse_autofocus.backproject(corrected, rec.geometry, grid, args.backend,
+                                             args.precision)[None]
+    return images, result
+
+
 def require_matplotlib():
     try:
         import matplotlib
@@ -348,6 +381,9 @@ def run(args, tmp):
     if not args.no_png:
         require_matplotlib()
     if args.input and stripmap_sim.is_stripmap(args.input):
+        if args.autofocus:
+            raise AppError("--autofocus: phase-history recordings (gpuradar-sim sar) only; "
+                           "a stripmap recording's raw echoes are not yet autofocused")
         return run_stripmap(args, output)
     if args.algorithm in ("csa", "both"):
         raise AppError(f"--algorithm {args.algorithm}: needs a stripmap recording of raw "
@@ -363,6 +399,9 @@ def run(args, tmp):
         raise AppError(f"--pulses-per-image: {ppi} is more than the recording's "
                        f"{rec.npulses} pulses: no image would be formed")
     nimages = rec.npulses // ppi
+    if args.autofocus and nimages != 1:
+        raise AppError(f"--autofocus: needs one image of all the pulses (got "
+                       f"--pulses-per-image {ppi}: {nimages} images)")
     if nimages * grid.nx * grid.ny * 8 > MAX_IMAGE_BYTES:
         raise AppError(f"--pulses-per-image / --grid: {nimages} images of {grid.nx} x "
                        f"{grid.ny} pixels need more than {MAX_IMAGE_BYTES >> 20} MiB")
@@ -379,6 +418,13 @@ def run(args, tmp):
             raise AppError(f"{rec.geometry_path}: no usable pulse: the backprojection "
                            f"skipped all {bp.skipped_pulses()} (geometry its precision "
                            f"cannot carry): no image formed")
+        focus_result = None
+        if args.autofocus:
+            images, focus_result = refocus(rec, grid, images, args)
+            if focus_result.converged:
+                tmp_phase = out.path(output + ".phase_error.npy")
+                with naming_write_errors(tmp_phase), open(tmp_phase, "wb") as f:
+                    np.save(f, focus_result.phase_error)
         with naming_write_errors(tmp_npy), open(tmp_npy, "wb") as f:
             np.save(f, images[0] if nimages == 1 else images)
         last = images[-1]
@@ -394,6 +440,13 @@ def run(args, tmp):
                           f"{bp.precision()})")
         out.commit()
     report(rec, source, grid, images, ppi, bp, elapsed, output, args)
+    if focus_result is not None:
+        print(f"  {focus_result.summary()}")
+        if focus_result.converged:
+            print(f"  wrote {output}.phase_error.npy; the image is the corrected pulses' "
+                  f"backprojection (a phase linear over the pulses, which shifts the "
+                  f"image, is not observable: targets may lie shifted by the error's "
+                  f"linear part)")
     report_products(products, args, azimuth_axis)
     ok = focus_table(rec, grid, last)
     if args.check and not ok:
