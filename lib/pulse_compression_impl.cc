@@ -28,7 +28,8 @@ pulse_compression::make(unsigned int nrange,
                         bool normalize,
                         const std::string& method,
                         const std::string& backend,
-                        int device)
+                        int device,
+                        const std::string& input_type)
 {
     constexpr const char* name = "pulse_compression";
     check_positive(name, "nrange", nrange);
@@ -38,6 +39,7 @@ pulse_compression::make(unsigned int nrange,
         name, waveform, custom_waveform, bandwidth, pulse_width, samp_rate, up_chirp);
     const auto w = kernels::window_spec::make(window, nbar, sll_db, beta, name);
     const auto m = kernels::pulse_compression::parse_method(method);
+    const auto in = kernels::parse_sample_format(input_type, name, "input_type");
     kernels::check_buffer_size(
         name,
         { { "npulses", npulses }, { "nrange", nrange }, { "channels", channels } },
@@ -58,19 +60,24 @@ pulse_compression::make(unsigned int nrange,
                                                         normalize,
                                                         m,
                                                         b,
-                                                        device);
+                                                        device,
+                                                        in);
 }
 
 namespace {
 
-//! Pulses in, the compressed pulses out (every channel in each item).
-cpi_framing framing(unsigned npulses, unsigned nrange, unsigned channels)
+//! Pulses in (counted in bytes: the input type's samples), the compressed pulses out
+//! (every channel in each item).
+cpi_framing framing(unsigned npulses,
+                    unsigned nrange,
+                    unsigned channels,
+                    kernels::sample_format input)
 {
     cpi_framing f;
     f.npulses = npulses;
     f.nrange = nrange;
     f.in = cpi_item::pulse;
-    f.in_elements = std::size_t(channels) * nrange;
+    f.in_elements = std::size_t(channels) * nrange * kernels::sample_bytes(input);
     f.out = cpi_item::pulse;
     f.out_elements = std::size_t(channels) * nrange;
     return f;
@@ -87,12 +94,17 @@ pulse_compression_impl::pulse_compression_impl(unsigned int nrange,
                                                bool normalize,
                                                kernels::pulse_compression::method method,
                                                kernels::backend backend,
-                                               int device)
+                                               int device,
+                                               kernels::sample_format input)
     : gr::block(
           "pulse_compression",
-          stream_signature(backend, std::size_t(channels) * nrange * sizeof(gr_complex)),
+          stream_signature(backend,
+                           std::size_t(channels) * nrange * kernels::sample_bytes(input)),
           stream_signature(backend, std::size_t(channels) * nrange * sizeof(gr_complex))),
-      cpi_block("pulse_compression", backend, device, framing(npulses, nrange, channels)),
+      cpi_block("pulse_compression",
+                backend,
+                device,
+                framing(npulses, nrange, channels, input)),
       d_npulses(npulses),
       d_samp_rate(samp_rate),
       // One kernel call per CPI: rows = every channel of every pulse of the CPI.
@@ -103,7 +115,9 @@ pulse_compression_impl::pulse_compression_impl(unsigned int nrange,
                                                 window,
                                                 normalize,
                                                 method,
-                                                stream())),
+                                                stream(),
+                                                0,
+                                                input)),
       d_waveform(waveform)
 {
     set_output_multiple(static_cast<int>(npulses));
@@ -143,7 +157,7 @@ void pulse_compression_impl::process_cpi(const cpi_io& io)
 {
     {
         std::lock_guard<std::mutex> lock(d_kernel_mutex); // waveform changes wait
-        d_kernel->run(io.in, io.out);
+        d_kernel->run_samples(io.in, io.out);             // in the input_type's format
     }
     add_item_tag(0, io.out_start, cpi_tag_key(), io.dict);
     // Other tags keep their pulse (the output is shifted by discarded pulses).

@@ -12,7 +12,8 @@
 namespace gr {
 namespace gpuradar {
 
-class pulse_compression_impl : public cpi_block<pulse_compression, gr_complex, gr_complex>
+class pulse_compression_impl
+    : public cpi_block<pulse_compression, std::uint8_t, gr_complex> // input as bytes
 {
 public:
     pulse_compression_impl(unsigned int nrange,
@@ -24,7 +25,8 @@ public:
                            bool normalize,
                            kernels::pulse_compression::method method,
                            kernels::backend backend,
-                           int device);
+                           int device,
+                           kernels::sample_format input);
 
     void set_waveform(const std::vector<gr_complex>& waveform) override;
     std::vector<gr_complex> waveform() const override;

@@ -4,6 +4,7 @@
  * block, waveform changes only between CPIs, partial CPIs dropped, bad input; on the GPU
  * (suites *Cuda*) the chain equals the CPU chain and crosses PCIe only at its ends.
  */
+#include "common/sample_convert_codes.h"
 #include "invalid_argument_check.h"
 #include "stream_tags.h"
 #include "test_support.h"
@@ -602,6 +603,116 @@ TEST(PulseDopplerProcessorCuda, test_011_sc16_crosses_pcie_as_integers_and_match
     const auto cpu = run_processor_integers(q16, sc, "sc16", "cpu");
     grr::device_buffer::reset_transfer_stats();
     const auto gpu = run_processor_integers(q16, sc, "sc16", "cuda");
+    const auto stats = grr::device_buffer::transfer_stats();
+    ASSERT_EQ(gpu.data.size(), cpu.data.size());
+    EXPECT_LE(rel_l2(gpu.data, cpu.data), 1e-5);
+    EXPECT_EQ(stats.h2d_bytes, q16.size() * sizeof(std::int16_t))
+        << "the int16 samples cross PCIe, not floats";
+}
+
+// pulse_compression on sc16 / sc8 items (short / byte vectors of 2 per sample).
+template <typename Item>
+run_result run_pulse_compression_integers(const std::vector<Item>& codes,
+                                          const std::vector<gr::tag_t>& tags,
+                                          unsigned np,
+                                          unsigned nr,
+                                          unsigned ch,
+                                          const char* input_type,
+                                          const char* backend)
+{
+    auto tb = gr::make_top_block("pc_integers");
+    auto src = gr::blocks::vector_source<Item>::make(codes, false, 2 * ch * nr, tags);
+    auto pc = grr::pulse_compression::make(nr,
+                                           np,
+                                           ch,
+                                           "lfm",
+                                           {},
+                                           bw,
+                                           pw,
+                                           fs,
+                                           true,
+                                           "hamming",
+                                           4,
+                                           35,
+                                           6,
+                                           true,
+                                           "auto",
+                                           backend,
+                                           0,
+                                           input_type);
+    auto snk = gr::blocks::vector_sink_c::make(ch * nr);
+    tb->connect(src, 0, pc, 0);
+    tb->connect(pc, 0, snk, 0);
+    tb->run();
+    return { snk->data(), snk->tags(), pc->dropped_cpis() };
+}
+
+TEST(PulseCompressionBlock, test_006_sc16_and_sc8_items_equal_their_float_values)
+{
+    // Random codes over the whole range (extremes planted), three CPIs of two channels:
+    // bit for bit the kernel's compression of the codes' exact values (x / 32768, x /
+    // 128), so a wrong scale, item size or channel stride cannot pass; tags pass through.
+    const unsigned np = 4, nr = 200, ch = 2, ncpi = 3;
+    const std::size_t n = std::size_t(ncpi) * np * ch * nr;
+    const auto q16 = random_codes<std::int16_t>(n, 31);
+    const auto q8s = random_codes<std::int8_t>(n, 32);
+    const std::vector<std::uint8_t> q8(q8s.begin(), q8s.end()); // int8's bytes
+    const std::vector<gr::tag_t> tags{ cpi_tag(0, 7, np, nr, fs) };
+    const auto r16 = run_pulse_compression_integers(q16, tags, np, nr, ch, "sc16", "cpu");
+    const auto r8 = run_pulse_compression_integers(q8, tags, np, nr, ch, "sc8", "cpu");
+    auto pc = k::pulse_compression::make(k::backend::cpu,
+                                         nr,
+                                         std::size_t(np) * ch,
+                                         k::lfm_chirp(bw, pw, fs, true),
+                                         k::window_spec::make("hamming"),
+                                         true);
+    for (const auto* r : { &r16, &r8 }) {
+        const auto exact = r == &r16 ? exact_values(q16) : exact_values(q8s);
+        ASSERT_EQ(r->data.size(), exact.size()) << "no pulse lost";
+        std::vector<cfloat> want(exact.size());
+        for (unsigned c = 0; c < ncpi; ++c) {
+            const std::size_t off = std::size_t(c) * np * ch * nr;
+            pc->run(exact.data() + off, want.data() + off);
+        }
+        EXPECT_TRUE(r->data == want) << (r == &r16 ? "sc16" : "sc8");
+        const auto t = cpi_tags_of(r->tags);
+        ASSERT_EQ(t.size(), ncpi);
+        EXPECT_EQ(field(t[2], "index"), 9u);
+        EXPECT_EQ(r->dropped, 0u);
+    }
+    expect_invalid(
+        [] {
+            grr::pulse_compression::make(64,
+                                         2,
+                                         1,
+                                         "lfm",
+                                         {},
+                                         bw,
+                                         pw,
+                                         fs,
+                                         true,
+                                         "hann",
+                                         4,
+                                         35,
+                                         6,
+                                         false,
+                                         "auto",
+                                         "cpu",
+                                         0,
+                                         "int16");
+        },
+        "input_type must be one of fc32, sc16, sc8");
+}
+
+TEST(PulseCompressionBlockCuda, test_011_sc16_crosses_pcie_as_integers_and_matches_cpu)
+{
+    GPURADAR_REQUIRE_CUDA();
+    const unsigned np = 8, nr = 1000, ch = 1, ncpi = 2;
+    const auto q16 = random_codes<std::int16_t>(std::size_t(ncpi) * np * ch * nr,
+                                                std::random_device{}());
+    const auto cpu = run_pulse_compression_integers(q16, {}, np, nr, ch, "sc16", "cpu");
+    grr::device_buffer::reset_transfer_stats();
+    const auto gpu = run_pulse_compression_integers(q16, {}, np, nr, ch, "sc16", "cuda");
     const auto stats = grr::device_buffer::transfer_stats();
     ASSERT_EQ(gpu.data.size(), cpu.data.size());
     EXPECT_LE(rel_l2(gpu.data, cpu.data), 1e-5);

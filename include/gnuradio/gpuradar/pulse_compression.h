@@ -17,8 +17,11 @@ namespace gpuradar {
  * \brief Pulse compression (matched filter) of a pulse stream, one CPI per kernel call.
  * \ingroup gpuradar
  *
- * In and out: pulse stream, items of gr_complex[channels * nrange] (channel-major), a CPI
- * = npulses items. Each pulse x of each channel gives
+ * In and out: pulse stream, items of channels * nrange samples (channel-major), a CPI
+ * = npulses items; out gr_complex, in gr_complex or, with `input_type` sc16 / sc8, an
+ * SDR's interleaved int16 / int8 I, Q scaled to 1.0 = full scale (x / 32768, x / 128).
+ * On CUDA the integers are what is copied to the GPU and the first kernel converts them
+ * as it loads them; on the CPU VOLK converts them. Each pulse x of each channel gives
  *     y[d] = g * sum_{k<L} x[d + k] conj(w[k] s[k]),  d = 0 .. nrange-1
  * (matched filter h[n] = conj(w[L-1-n] s[L-1-n]) with its L-1 delay removed): an echo
  * starting at sample d peaks at output bin d; echoes starting in the last L-1 samples of
@@ -71,6 +74,9 @@ public:
      *                        allocated (std::invalid_argument naming `device` and the
      *                        range). The CPU backend refuses a negative index and logs
      *                        and ignores any other.
+     * \param input_type      input samples: "fc32" (gr_complex), "sc16" or "sc8"
+     *                        (std::invalid_argument naming `input_type` and the three
+     *                        otherwise)
      */
     static sptr make(unsigned int nrange,
                      unsigned int npulses,
@@ -88,7 +94,8 @@ public:
                      bool normalize = false,
                      const std::string& method = "auto",
                      const std::string& backend = "auto",
-                     int device = 0);
+                     int device = 0,
+                     const std::string& input_type = "fc32");
 
     /*!
      * Replaces the waveform at the next CPI boundary (as the `waveform` message port).

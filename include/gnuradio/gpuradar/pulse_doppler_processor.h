@@ -58,7 +58,8 @@ struct pulse_doppler_processor_params {
     int device = 0;             //!< CUDA device (0 to number of GPUs - 1)
     //! Input samples: fc32 (gr_complex), sc16 or sc8 (interleaved int16 / int8 I, Q as
     //! UHD / SoapySDR give with cpu_format sc16 / sc8), scaled to 1.0 = full scale (x /
-    //! 32768, x / 128). CUDA: the integers are copied to the GPU and converted there.
+    //! 32768, x / 128). CUDA: the integers are copied to the GPU and pulse compression's
+    //! first kernel converts them as it loads them.
     std::string input_type = "fc32";
 };
 

@@ -31,7 +31,8 @@ void bind_pulse_compression(py::module& m)
              py::arg("normalize") = false,
              py::arg("method") = "auto",
              py::arg("backend") = "auto",
-             py::arg("device") = 0)
+             py::arg("device") = 0,
+             py::arg("input_type") = "fc32")
         .def("set_waveform", &pulse_compression::set_waveform, py::arg("waveform"))
         .def("waveform", &pulse_compression::waveform)
         .def("method", &pulse_compression::method)
