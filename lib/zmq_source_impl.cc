@@ -62,6 +62,10 @@ void check_config(const zmq_source_config& c)
 {
     if (c.itemsize == 0)
         bad_parameter("itemsize must be >= 1 (got 0)");
+    if (c.input != kernels::sample_format::fc32 && c.itemsize != sizeof(gr_complex))
+        bad_parameter("itemsize must be 8 (gr_complex out) with input_type " +
+                      std::string(kernels::to_string(c.input)) + " (got " +
+                      std::to_string(c.itemsize) + ")");
     check_vlen("zmq_source", c.vlen, c.itemsize);
     if (c.item_bytes() / c.vlen != c.itemsize || c.item_bytes() > max_message_limit)
         bad_parameter("itemsize * vlen must be <= 2^31 bytes");
@@ -73,9 +77,10 @@ void check_config(const zmq_source_config& c)
     if (c.timeout_ms < 1 || c.timeout_ms > max_timeout_ms)
         bad_parameter("timeout_ms must be in 1..10000 (got " +
                       std::to_string(c.timeout_ms) + ")");
-    if (c.max_message_bytes < c.item_bytes() || c.max_message_bytes > max_message_limit)
-        bad_parameter("max_message_bytes must be in itemsize*vlen (" +
-                      std::to_string(c.item_bytes()) + ") .. 2^31 (got " +
+    if (c.max_message_bytes < c.wire_item_bytes() ||
+        c.max_message_bytes > max_message_limit)
+        bad_parameter("max_message_bytes must be in one item on the wire (" +
+                      std::to_string(c.wire_item_bytes()) + ") .. 2^31 (got " +
                       std::to_string(c.max_message_bytes) + ")");
     if (c.hwm < -1)
         bad_parameter("hwm must be -1 (libzmq default) or >= 0 (got " +
@@ -118,13 +123,23 @@ zmq_source::sptr zmq_source::make(std::size_t itemsize,
                                   int hwm,
                                   const std::string& topic,
                                   const std::string& curve_server_key,
-                                  const std::string& curve_secret_key)
+                                  const std::string& curve_secret_key,
+                                  const std::string& input_type)
 {
-    const zmq_source_config config{
-        itemsize, vlen,      address,          socket_type,
-        bind,     pass_tags, timeout_ms,       max_message_bytes,
-        hwm,      topic,     curve_server_key, curve_secret_key
-    };
+    const zmq_source_config config{ itemsize,
+                                    vlen,
+                                    address,
+                                    socket_type,
+                                    bind,
+                                    pass_tags,
+                                    timeout_ms,
+                                    max_message_bytes,
+                                    hwm,
+                                    topic,
+                                    curve_server_key,
+                                    curve_secret_key,
+                                    kernels::parse_sample_format(
+                                        input_type, "zmq_source", "input_type") };
     check_config(config);
     return gnuradio::make_block_sptr<zmq_source_impl>(config);
 }
@@ -138,6 +153,8 @@ zmq_source_impl::zmq_source_impl(const zmq_source_config& config)
       d_socket(d_context, config.zmq_socket_type())
 {
     d_limits.max_message_bytes = config.max_message_bytes;
+    if (config.input != kernels::sample_format::fc32)
+        d_convert = kernels::sample_convert::make(kernels::backend::cpu, config.input);
     configure_socket();
 }
 
@@ -264,7 +281,7 @@ bool zmq_source_impl::load_message()
             continue;
         d_parsed = parse_zmq_message(static_cast<const std::uint8_t*>(d_msg.data()),
                                      d_msg.size(),
-                                     d_config.item_bytes(),
+                                     d_config.wire_item_bytes(),
                                      d_config.pass_tags,
                                      d_limits,
                                      d_symbols);
@@ -285,8 +302,12 @@ int zmq_source_impl::copy_pending(int noutput_items, void* out)
     const std::size_t n =
         std::min<std::size_t>(noutput_items, d_parsed.nitems - d_consumed);
     const auto* payload = static_cast<const std::uint8_t*>(d_msg.data()) +
-                          d_parsed.payload_offset + d_consumed * d_config.item_bytes();
-    std::memcpy(out, payload, n * d_config.item_bytes());
+                          d_parsed.payload_offset +
+                          d_consumed * d_config.wire_item_bytes();
+    if (d_convert) // an SDR's integers, to gr_complex at 1.0 = full scale
+        d_convert->run(payload, static_cast<gr_complex*>(out), n * d_config.vlen);
+    else
+        std::memcpy(out, payload, n * d_config.item_bytes());
     const std::uint64_t first_out = nitems_written(0);
     for (const auto& t : d_parsed.tags) {
         if (t.offset >= d_consumed && t.offset < d_consumed + n) {

@@ -6,6 +6,7 @@
 #include "zmq_connection_watch.h"
 #include "zmq_message.h"
 #include <gnuradio/gpuradar/zmq_source.h>
+#include <gpuradar/kernels/common/sample_convert.h>
 #include <zmq.hpp>
 #include <array>
 #include <atomic>
@@ -30,8 +31,20 @@ struct zmq_source_config {
     std::string topic;
     std::string curve_server_key;
     std::string curve_secret_key;
+    //! What the wire carries: fc32 = the items as they are (itemsize * vlen bytes, any
+    //! type); sc16 / sc8 = vlen interleaved int16 / int8 complex samples per item,
+    //! converted to gr_complex (itemsize 8).
+    kernels::sample_format input = kernels::sample_format::fc32;
 
+    //! Bytes of one output item.
     std::size_t item_bytes() const { return itemsize * vlen; }
+    //! Bytes of one item on the wire.
+    std::size_t wire_item_bytes() const
+    {
+        return input == kernels::sample_format::fc32
+                   ? item_bytes()
+                   : vlen * kernels::sample_bytes(input);
+    }
     int zmq_socket_type() const { return socket_type == "sub" ? ZMQ_SUB : ZMQ_PULL; }
 };
 
@@ -71,7 +84,9 @@ private:
     zmq_symbol_budget d_symbols;
     std::unique_ptr<zmq_connection_watch> d_watch; // connecting sockets only
 
-    zmq::message_t d_msg;       // the message being output
+    zmq::message_t d_msg; // the message being output
+    // sc16 / sc8 on the wire: VOLK's conversion to gr_complex (null for fc32).
+    std::unique_ptr<kernels::sample_convert> d_convert;
     zmq_message d_parsed;       // its payload place and tags
     std::size_t d_consumed = 0; // items of d_msg already output
 

@@ -4,6 +4,7 @@
  * oversized ones. Every good item and tag arrives in order, each bad message is counted
  * under its reason, the flowgraph keeps running and stops promptly, memory stays bounded.
  */
+#include "common/sample_convert_codes.h"
 #include "invalid_argument_check.h"
 #include "test_support.h"
 #include "zmq_wire.h"
@@ -208,6 +209,72 @@ TEST(ZmqSource, StopsPromptlyWithNoSender)
     EXPECT_EQ(sink->data().size(), 0u);
 }
 
+// An SDR's integers on the wire (input_type sc16 / sc8): items of vlen interleaved int
+// I, Q samples come out as gr_complex at 1.0 = full scale, bit for bit the codes' exact
+// values, tags on their items; a message that is not whole wire items is dropped as
+// partial_item.
+TEST(ZmqSource, IntegerWireFormatsArriveAsComplex)
+{
+    const unsigned vlen = 3;
+    for (const char* type : { "sc16", "sc8" }) {
+        SCOPED_TRACE(type);
+        const bool is16 = std::string(type) == "sc16";
+        private_dir dir;
+        zmq::context_t ctx{ 1 };
+        zmq::socket_t push{ ctx, ZMQ_PUSH };
+        push.set(zmq::sockopt::linger, 0);
+        push.bind(dir.endpoint("rx"));
+        auto src = zmq_source::make(sizeof(cf),
+                                    vlen,
+                                    dir.endpoint("rx"),
+                                    "pull",
+                                    false,
+                                    true,
+                                    20,
+                                    std::size_t(1) << 20,
+                                    -1,
+                                    "",
+                                    "",
+                                    "",
+                                    type);
+        auto sink = gr::blocks::vector_sink_c::make(vlen);
+        auto tb = gr::make_top_block("zmq_integers");
+        tb->connect(src, 0, sink, 0);
+        tb->start();
+        const std::size_t items_a = 40, items_b = 7;
+        const auto q16 = random_codes<std::int16_t>((items_a + items_b) * vlen, 41);
+        const auto q8 = random_codes<std::int8_t>((items_a + items_b) * vlen, 42);
+        const std::size_t sample_bytes = is16 ? 4 : 2;
+        const std::string codes =
+            is16 ? std::string(reinterpret_cast<const char*>(q16.data()), q16.size() * 2)
+                 : std::string(reinterpret_cast<const char*>(q8.data()), q8.size());
+        const auto tag = wire_tag(500 + 5, pmt::intern("cpi"), pmt::from_uint64(3));
+        const std::vector<char> part_a(codes.begin(),
+                                       codes.begin() + items_a * vlen * sample_bytes);
+        const std::vector<char> part_b(codes.begin() + items_a * vlen * sample_bytes,
+                                       codes.end());
+        send(push, zmq_wire_message(500, { tag }, part_a));
+        // One sample short of whole items: refused whole.
+        send(
+            push,
+            zmq_wire_message(
+                540, {}, std::vector<char>(part_b.begin(), part_b.end() - sample_bytes)));
+        send(push, zmq_wire_message(540, {}, part_b));
+        const std::size_t want_samples = (items_a + items_b) * vlen;
+        EXPECT_TRUE(wait_for([&] { return sink->data().size() >= want_samples; }))
+            << "got " << sink->data().size() << " of " << want_samples << " samples";
+        tb->stop();
+        tb->wait();
+        const auto exact = is16 ? exact_values(q16) : exact_values(q8);
+        EXPECT_EQ(sink->data(), exact);
+        const auto tags = sink->tags();
+        ASSERT_EQ(tags.size(), 1u);
+        EXPECT_EQ(tags[0].offset, 5u);
+        EXPECT_EQ(src->drop_counts().at("partial_item"), 1u);
+        EXPECT_EQ(src->received_items(), items_a + items_b);
+    }
+}
+
 TEST(ZmqSource, BadParametersNameTheParameter)
 {
     const std::string ep = "ipc:///tmp/gpuradar-unused";
@@ -226,6 +293,25 @@ TEST(ZmqSource, BadParametersNameTheParameter)
             zmq_source::make(8, 1, ep, "pull", false, true, 100, 1024, -1, "", "short");
         },
         "curve_server_key");
+    expect_invalid(
+        [&] {
+            zmq_source::make(
+                8, 1, ep, "pull", false, true, 100, 1024, -1, "", "", "", "cs16");
+        },
+        "input_type must be one of fc32, sc16, sc8");
+    expect_invalid(
+        [&] {
+            zmq_source::make(
+                4, 1, ep, "pull", false, true, 100, 1024, -1, "", "", "", "sc16");
+        },
+        "itemsize must be 8");
+    // The wire item bounds max_message_bytes: sc8 items of 100 samples are 200 bytes.
+    expect_invalid(
+        [&] {
+            zmq_source::make(
+                8, 100, ep, "pull", false, true, 100, 199, -1, "", "", "", "sc8");
+        },
+        "max_message_bytes");
 }
 
 } // namespace

@@ -34,6 +34,14 @@ namespace gpuradar {
  * logged when the directory is open to others) on one host; across hosts, CURVE: the
  * source connects as a CURVE client with curve_server_key (the sender's public key) and
  * its own curve_secret_key, so only the holder of the server's secret key can feed it.
+ *
+ * An SDR's integers over the network: with input_type sc16 / sc8 the sender's items are
+ * vlen interleaved int16 / int8 complex samples (a zmq sink after a UHD / Soapy source
+ * with cpu_format sc16 / sc8: half or a quarter of the fc32 bytes on the wire) and the
+ * source outputs gr_complex, converted with VOLK at 1.0 = full scale (x / 32768, x /
+ * 128); itemsize must then be 8. To keep the integers as far as the GPU instead, take
+ * them as they are (input_type fc32, itemsize 4 or 2) into a block whose input_type is
+ * sc16 / sc8. The default fc32 passes items of any type through unchanged, as before.
  */
 class GPURADAR_API zmq_source : virtual public gr::sync_block
 {
@@ -53,6 +61,9 @@ public:
      * \param topic             SUB subscription / the key of a keyed pub sink ("" none)
      * \param curve_server_key  Z85 public key of the CURVE server to connect to ("": off)
      * \param curve_secret_key  Z85 secret key of this client (with curve_server_key)
+     * \param input_type        what the wire carries: "fc32" (items as they are, any
+     *                          itemsize), "sc16" or "sc8" (vlen integer complex samples
+     *                          per item, output as gr_complex; itemsize 8)
      */
     static sptr make(std::size_t itemsize,
                      unsigned int vlen,
@@ -65,7 +76,8 @@ public:
                      int hwm = -1,
                      const std::string& topic = "",
                      const std::string& curve_server_key = "",
-                     const std::string& curve_secret_key = "");
+                     const std::string& curve_secret_key = "",
+                     const std::string& input_type = "fc32");
 
     //! Messages accepted (their items were or will be output).
     virtual std::uint64_t received_messages() const = 0;

@@ -29,7 +29,8 @@ void bind_zmq_source(py::module& m)
              py::arg("hwm") = -1,
              py::arg("topic") = "",
              py::arg("curve_server_key") = "",
-             py::arg("curve_secret_key") = "")
+             py::arg("curve_secret_key") = "",
+             py::arg("input_type") = "fc32")
         .def("received_messages", &zmq_source::received_messages)
         .def("received_items", &zmq_source::received_items)
         .def("dropped_messages", &zmq_source::dropped_messages)
