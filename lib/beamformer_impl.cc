@@ -90,13 +90,16 @@ beamformer::sptr beamformer::make(unsigned int nchannels,
                                   double fan_el_first_deg,
                                   double fan_el_last_deg,
                                   unsigned int element_rows,
-                                  int device)
+                                  int device,
+                                  const std::string& input_type)
 {
     // Every parameter is checked (by the kernels' functions) before anything is
     // allocated.
     check_positive("beamformer", "nchannels", nchannels);
     check_positive("beamformer", "nsamples", nsamples);
     check_positive("beamformer", "element_rows", element_rows);
+    const auto input =
+        kernels::parse_sample_format(input_type, "beamformer", "input_type");
     const std::size_t beams = beam_angles_deg.empty()
                                   ? std::size_t(nbeams) * std::max(nbeams_el, 1u)
                                   : beam_angles_deg.size();
@@ -131,7 +134,7 @@ beamformer::sptr beamformer::make(unsigned int nchannels,
                                                  nbeams_el,
                                                  fan_el_first_deg,
                                                  fan_el_last_deg });
-    beamformer_config config{ nchannels, nsamples, directions, {}, {} };
+    beamformer_config config{ nchannels, nsamples, directions, {}, {}, input };
     config.weights = kernels::steering_weights(elements, wavelength_m, directions, taper);
     for (auto p : elements) {
         for (auto& v : p)
@@ -149,7 +152,7 @@ beamformer_impl::beamformer_impl(const beamformer_config& config,
     : gr::sync_block("beamformer",
                      stream_signature(backend,
                                       std::size_t(config.nchannels) * config.nsamples *
-                                          sizeof(gr_complex)),
+                                          kernels::sample_bytes(config.input)),
                      stream_signature(backend,
                                       config.beams.azimuths_deg.size() * config.nsamples *
                                           sizeof(gr_complex))),
@@ -165,7 +168,8 @@ beamformer_impl::beamformer_impl(const beamformer_config& config,
                                          config.beams.azimuths_deg.size(),
                                          config.nsamples,
                                          config.weights,
-                                         stream()))
+                                         stream(),
+                                         config.input))
 {
     if (backend == kernels::backend::cuda)
         size_output_buffer(*this,
@@ -196,10 +200,10 @@ int beamformer_impl::work(int noutput_items,
                           gr_vector_const_void_star& input_items,
                           gr_vector_void_star& output_items)
 {
-    begin_work(); // before any kernel touches the buffers
-    d_kernel->run(static_cast<const gr_complex*>(input_items[0]),
-                  static_cast<gr_complex*>(output_items[0]),
-                  std::size_t(noutput_items));
+    begin_work();                         // before any kernel touches the buffers
+    d_kernel->run_samples(input_items[0], // in the input_type's format
+                          static_cast<gr_complex*>(output_items[0]),
+                          std::size_t(noutput_items));
     forward_tags(noutput_items);
     finish_work(noutput_items);
     return noutput_items;

@@ -18,6 +18,7 @@ struct beamformer_config {
     kernels::beam_directions beams;
     std::vector<kernels::cfloat> weights;
     std::vector<kernels::position_m> elements_wl; //!< element positions, wavelengths
+    kernels::sample_format input = kernels::sample_format::fc32; //!< input_type
 };
 
 class beamformer_impl : public beamformer, public gpu_stream_owner

@@ -32,7 +32,11 @@ namespace gpuradar {
  * contiguous), out gr_complex[nbeams * nsamples] (beam-major), one item in, one item
  * out. On the pulse stream (before pulse compression) an item is a pulse and nsamples =
  * nrange; on the range stream an item is a range bin and nsamples = npulses or ndoppler.
- * Downstream blocks take the beams as their `channels`.
+ * Downstream blocks take the beams as their `channels`. With `input_type` sc16 / sc8 the
+ * input items hold an SDR's interleaved int16 / int8 I, Q instead (scaled to 1.0 = full
+ * scale, x / 32768, x / 128): on CUDA the integers are copied to the GPU and a kernel
+ * converts them before the beamforming GEMM (cuBLAS reads complex float); on the CPU
+ * VOLK converts them. The output stays gr_complex.
  *
  * Tags pass through on the same item; the `cpi` dict gets `channels` = nbeams, `beams`
  * (u64, nbeams), `beam_angles_deg` (f64vector, the steering azimuths in beam order),
@@ -83,6 +87,9 @@ public:
      *                            anything is allocated (std::invalid_argument naming
      *                            `device` and the range). The CPU backend refuses a
      *                            negative index and logs and ignores any other.
+     * \param input_type          input samples: "fc32" (gr_complex), "sc16" or "sc8"
+     *                            (std::invalid_argument naming `input_type` and the
+     *                            three otherwise)
      * Every parameter is checked before anything is allocated: std::invalid_argument
      * (Python ValueError) naming it.
      */
@@ -105,7 +112,8 @@ public:
                      double fan_el_first_deg = 0.0,
                      double fan_el_last_deg = 0.0,
                      unsigned int element_rows = 1,
-                     int device = 0);
+                     int device = 0,
+                     const std::string& input_type = "fc32");
 
     //! The steering azimuths in beam order (degrees).
     virtual std::vector<double> beam_angles_deg() const = 0;

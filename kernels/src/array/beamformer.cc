@@ -3,6 +3,7 @@
 #include "common/factories.h"
 #include "common/param_check.h"
 #include <gpuradar/kernels/array/beamformer.h>
+#include <algorithm>
 #include <cmath>
 
 namespace gpuradar::kernels {
@@ -149,7 +150,8 @@ std::unique_ptr<beamformer> beamformer::make(backend b,
                                              std::size_t nbeams,
                                              std::size_t nsamples,
                                              const std::vector<cfloat>& weights,
-                                             stream_ref stream)
+                                             stream_ref stream,
+                                             sample_format input)
 {
     if (nchannels == 0)
         detail::throw_invalid(stage, "nchannels", ">= 1", nchannels);
@@ -168,13 +170,47 @@ std::unique_ptr<beamformer> beamformer::make(backend b,
             detail::throw_invalid(stage, "weights", "finite", w);
     detail::require_backend(b, stage);
     const detail::beamformer_shape shape{ nchannels, nbeams, nsamples };
+    std::unique_ptr<beamformer> bf;
 #ifdef GPURADAR_HAVE_CUDA
     if (b == backend::cuda)
-        return detail::make_beamformer_cuda(shape, weights, stream);
-#else
-    (void)stream;
+        bf = detail::make_beamformer_cuda(shape, weights, stream);
 #endif
-    return detail::make_beamformer_cpu(shape, weights);
+    if (!bf)
+        bf = detail::make_beamformer_cpu(shape, weights);
+    bf->d_input = input;
+    bf->d_in_item = nchannels * nsamples;
+    bf->d_out_item = nbeams * nsamples;
+    if (input != sample_format::fc32) {
+        bf->d_chunk_items = std::max<std::size_t>(
+            1, conversion_chunk_bytes / (bf->d_in_item * sizeof(cfloat)));
+        bf->d_convert = sample_convert::make(b, input, stream);
+        const std::size_t n = bf->d_chunk_items * bf->d_in_item;
+        if (b == backend::cuda)
+            bf->d_device_converted = device_memory(n * sizeof(cfloat));
+        else
+            bf->d_host_converted.resize(n);
+    }
+    return bf;
+}
+
+void beamformer::run_samples(const void* in, cfloat* out, std::size_t nitems)
+{
+    if (!d_convert) {
+        run(static_cast<const cfloat*>(in), out, nitems);
+        return;
+    }
+    cfloat* ws = d_host_converted.empty() ? d_device_converted.as<cfloat>()
+                                          : d_host_converted.data();
+    const auto* src = static_cast<const unsigned char*>(in);
+    const std::size_t in_item_bytes = d_in_item * sample_bytes(d_input);
+    // Chunks queue in order on one stream (CUDA), so the next conversion into the
+    // workspace waits for the GEMM that reads it.
+    for (std::size_t done = 0; done < nitems;) {
+        const std::size_t n = std::min(d_chunk_items, nitems - done);
+        d_convert->run(src + done * in_item_bytes, ws, n * d_in_item);
+        run(ws, out + done * d_out_item, n);
+        done += n;
+    }
 }
 
 } // namespace gpuradar::kernels

@@ -3,11 +3,15 @@
  * physics (a plane wave peaks in the beam steered at it; sidelobes follow the taper) and
  * the parameter checks.
  */
+#include "common/sample_convert_codes.h"
 #include "invalid_argument_check.h"
 #include "test_support.h"
 #include <gpuradar/kernels/array/beamformer.h>
 #include <gpuradar/kernels/common/constants.h>
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
 
 namespace gpuradar::test {
 namespace {
@@ -248,6 +252,73 @@ TEST(BeamformerCuda, test_010_matches_cpu_twin)
         const auto got = to_host<cfloat>(d_out, nitems * nb * ns, stream);
         EXPECT_LT(rel_l2(got, run_cpu(x, w, nch, nb, ns)), 1e-5)
             << nch << " channels, " << nb << " beams, " << ns << " samples";
+    }
+}
+
+// sc16 / sc8 items (run_samples) are run() on the codes' exact values bit for bit, in
+// chunks of the conversion workspace: items of 4 MiB as float make chunks of two, so 5
+// items take three chunks (2, 2, 1) and a chunk offset error cannot pass.
+TEST(BeamformerCpu, test_007_integer_input_is_run_on_the_exact_values)
+{
+    const std::size_t nch = 4, nb = 3, ns = 131072, nitems = 5;
+    const auto w = random_complex(nb * nch, 70);
+    const auto q16 = random_codes<std::int16_t>(nitems * nch * ns, 71);
+    const auto q8 = random_codes<std::int8_t>(nitems * nch * ns, 72);
+    const auto want16 = run_cpu(exact_values(q16), w, nch, nb, ns);
+    const auto want8 = run_cpu(exact_values(q8), w, nch, nb, ns);
+    for (const auto f : { kernels::sample_format::sc16, kernels::sample_format::sc8 }) {
+        SCOPED_TRACE(kernels::to_string(f));
+        const bool is16 = f == kernels::sample_format::sc16;
+        auto bf = beamformer::make(kernels::backend::cpu, nch, nb, ns, w, {}, f);
+        EXPECT_EQ(bf->input_format(), f);
+        EXPECT_EQ(bf->conversion_chunk_items(), 2u);
+        std::vector<cfloat> got(nitems * nb * ns, cfloat(NAN, NAN));
+        bf->run_samples(is16 ? static_cast<const void*>(q16.data())
+                             : static_cast<const void*>(q8.data()),
+                        got.data(),
+                        nitems);
+        const auto& want = is16 ? want16 : want8;
+        EXPECT_TRUE(std::memcmp(got.data(), want.data(), got.size() * sizeof(cfloat)) ==
+                    0);
+    }
+}
+
+// CUDA: run_samples on fresh random codes equals the same object's run() on the codes'
+// exact values bit for bit (the conversion kernel is exact) and the CPU twin within
+// float rounding; several chunks; output poisoned, input unchanged.
+TEST(BeamformerCuda, test_011_integer_input_matches_cpu)
+{
+    GPURADAR_REQUIRE_CUDA();
+    kernels::cuda_stream stream;
+    const std::uint32_t seed = std::random_device{}();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const std::size_t nch = 4, nb = 5, ns = 131072, nitems = 5;
+    const auto w = random_complex(nb * nch, seed);
+    const auto q16 = random_codes<std::int16_t>(nitems * nch * ns, seed + 1);
+    const auto q8 = random_codes<std::int8_t>(nitems * nch * ns, seed + 2);
+    for (const auto f : { kernels::sample_format::sc16, kernels::sample_format::sc8 }) {
+        SCOPED_TRACE(kernels::to_string(f));
+        const bool is16 = f == kernels::sample_format::sc16;
+        auto gpu =
+            beamformer::make(kernels::backend::cuda, nch, nb, ns, w, stream.ref(), f);
+        auto d_in = is16 ? to_device(q16, stream) : to_device(q8, stream);
+        const auto exact = is16 ? exact_values(q16) : exact_values(q8);
+        auto d_exact = to_device(exact, stream);
+        kernels::device_memory d_out(nitems * nb * ns * sizeof(cfloat));
+        kernels::device_memory d_ref(nitems * nb * ns * sizeof(cfloat));
+        poison(d_out, stream);
+        poison(d_ref, stream);
+        gpu->run_samples(d_in.get(), d_out.as<cfloat>(), nitems);
+        gpu->run(d_exact.as<cfloat>(), d_ref.as<cfloat>(), nitems);
+        const auto got = to_host<cfloat>(d_out, nitems * nb * ns, stream);
+        const auto ref = to_host<cfloat>(d_ref, nitems * nb * ns, stream);
+        EXPECT_TRUE(std::memcmp(got.data(), ref.data(), got.size() * sizeof(cfloat)) ==
+                    0);
+        EXPECT_LT(rel_l2(got, run_cpu(exact, w, nch, nb, ns)), 1e-5);
+        if (is16)
+            EXPECT_TRUE(to_host<std::int16_t>(d_in, q16.size(), stream) == q16);
+        else
+            EXPECT_TRUE(to_host<std::int8_t>(d_in, q8.size(), stream) == q8);
     }
 }
 

@@ -37,7 +37,8 @@ void bind_beamformer(py::module& m)
              py::arg("fan_el_first_deg") = 0.0,
              py::arg("fan_el_last_deg") = 0.0,
              py::arg("element_rows") = 1,
-             py::arg("device") = 0)
+             py::arg("device") = 0,
+             py::arg("input_type") = "fc32")
         .def("beam_angles_deg", &beamformer::beam_angles_deg)
         .def("beam_elevations_deg", &beamformer::beam_elevations_deg)
         .def("backend", &beamformer::backend)

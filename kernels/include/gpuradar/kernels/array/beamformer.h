@@ -10,6 +10,7 @@
 #include <gpuradar/kernels/array/array_geometry.h>
 #include <gpuradar/kernels/common/backend.h>
 #include <gpuradar/kernels/common/cuda_resources.h>
+#include <gpuradar/kernels/common/sample_convert.h>
 #include <gpuradar/kernels/common/window.h>
 #include <complex>
 #include <cstddef>
@@ -106,18 +107,43 @@ public:
     /*!
      * weights: nbeams x nchannels row-major (beamformer_weights()). Throws
      * std::invalid_argument naming `nchannels`, `nbeams` or `nsamples` (0) or `weights`
-     * (size not nbeams * nchannels, or a non-finite weight) before allocating.
+     * (size not nbeams * nchannels, or a non-finite weight) before allocating. `input`:
+     * the format run_samples() takes (fc32, or an SDR's sc16 / sc8 at 1.0 = full scale).
      */
     static std::unique_ptr<beamformer> make(backend b,
                                             std::size_t nchannels,
                                             std::size_t nbeams,
                                             std::size_t nsamples,
                                             const std::vector<cfloat>& weights,
-                                            stream_ref stream = stream_ref());
+                                            stream_ref stream = stream_ref(),
+                                            sample_format input = sample_format::fc32);
     virtual ~beamformer() = default;
-
     //! nitems items; device pointers on CUDA (queued, not waited for). in != out.
     virtual void run(const cfloat* in, cfloat* out, std::size_t nitems) = 0;
+
+    /*!
+     * nitems items of input_format() samples (device memory on CUDA, queued). fc32 is
+     * run(). sc16 / sc8 are converted (sample_convert: a CUDA kernel or VOLK) into a
+     * workspace made by make(), conversion_chunk_items() items at a time, each chunk then
+     * run(): the result is bit for bit run() on the codes' exact values. On CUDA the
+     * conversion is a pass of its own, not fused: the beams are one cuBLAS complex GEMM,
+     * which reads complex float.
+     */
+    void run_samples(const void* in, cfloat* out, std::size_t nitems);
+    sample_format input_format() const { return d_input; }
+    //! Items converted per chunk of run_samples() (the workspace holds that many).
+    std::size_t conversion_chunk_items() const { return d_chunk_items; }
+    //! Bytes of complex float the conversion workspace holds (at least one item).
+    static constexpr std::size_t conversion_chunk_bytes = std::size_t(8) << 20;
+
+private:
+    // Integer input only (made by make()).
+    sample_format d_input = sample_format::fc32;
+    std::size_t d_in_item = 0, d_out_item = 0; // samples per input / output item
+    std::size_t d_chunk_items = 0;
+    std::unique_ptr<sample_convert> d_convert;
+    std::vector<cfloat> d_host_converted; // CPU backend
+    device_memory d_device_converted;     // CUDA backend
 };
 
 } // namespace gpuradar::kernels
