@@ -28,6 +28,15 @@
       annotations; gnuradio.gpuradar.stripmap_sim).
       Focus it with gpuradar-sar --input <output> --algorithm csa (or bp).
 
+  gpuradar-sim passive [options]
+      A passive radar's coherent channels (gnuradio.gpuradar.passive_sim, as
+      passive_scene_source plays them): <output>.sigmf-data (cf32_le, core:num_channels
+      channels interleaved sample by sample: 0 the reference, 1.. the surveillance
+      channels) and <output>.sigmf-meta (the scene under gpuradar:passive_scene, each
+      target's bistatic range and velocity as an annotation). An FM or DVB-T-like
+      illuminator, direct path, static clutter, targets, noise and, optionally, the
+      receiver's front-end impairments. Process it with gpuradar-passive --input <output>.
+
 Files are written under temporary names and renamed when complete: an interrupted
 (Ctrl-C: status 130, SIGTERM: 143) or failed (status 2) run leaves nothing half-written,
 and a run that would not fit in the free space is refused before it starts
@@ -48,11 +57,11 @@ except ImportError as error:  # gpuradar-env, beside the app, says what to set
     sys.exit(runpy.run_path(os.path.join(os.path.dirname(os.path.realpath(__file__)),
                                          "gpuradar-env"))["import_failure"](
         "gpuradar-sim", error))
-from gnuradio.gpuradar import app_util, pd_sim, sar_sim, sigmf_io, stripmap_sim
+from gnuradio.gpuradar import app_util, passive_sim, pd_sim, sar_sim, sigmf_io, stripmap_sim
 from gnuradio.gpuradar.app_util import AppError, number
 
 PROG = "gpuradar-sim"
-COMMANDS = ("pulse-doppler", "sar", "stripmap")
+COMMANDS = ("pulse-doppler", "sar", "stripmap", "passive")
 #: Scenario fields settable from the command line (--pri-samples sets pri_samples, ...).
 SCENARIO_FIELDS = ("fs", "fc", "pri_samples", "bandwidth", "pulse_width", "gate_start",
                    "nrange", "npulses", "ncpi", "noise_power", "clutter_cnr_db", "seed",
@@ -86,7 +95,7 @@ def parse_clutter(text):
 def parse_args(argv):
     p = app_util.ArgumentParser(prog=PROG, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="command", metavar="{pulse-doppler,sar,stripmap}")
+    sub = p.add_subparsers(dest="command", metavar="{pulse-doppler,sar,stripmap,passive}")
 
     pd = sub.add_parser("pulse-doppler", help="pulse-Doppler receive stream (default)",
                         description="Pulse-Doppler recording from radar_scene_source. "
@@ -151,6 +160,7 @@ def parse_args(argv):
     sar.add_argument("--quiet", "-q", action="store_true", help="(no effect: quick)")
 
     add_stripmap_parser(sub)
+    add_passive_parser(sub)
 
     argv = list(sys.argv[1:] if argv is None else argv)
     # No command (or options only): the pulse-Doppler recording.
@@ -265,6 +275,102 @@ def parse_xy(text):
     except (ValueError, argparse.ArgumentTypeError):
         raise argparse.ArgumentTypeError(
             f"expected X_M,Y_M, finite numbers (got {text!r})") from None
+
+
+def parse_passive_target(text):
+    """RANGE_M,VELOCITY_MPS,SNR_DB[,AZIMUTH_DEG] of --target (passive)."""
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if len(values) not in (3, 4) or not all(math.isfinite(v) for v in values):
+        raise argparse.ArgumentTypeError(
+            f"expected RANGE_M,VELOCITY_MPS,SNR_DB[,AZIMUTH_DEG], finite numbers (got "
+            f"{text!r})")
+    return values
+
+
+def add_passive_parser(sub):
+    pv = sub.add_parser("passive", help="passive radar channels (passive_sim)",
+                        description="Passive radar recording of a reference and "
+                        "surveillance channels (gnuradio.gpuradar.passive_sim), for "
+                        "gpuradar-passive --input. Left out: gpuradar-passive's default "
+                        "scene (DVB-T-like at 1 Msps, UHF, three targets).")
+    pv.add_argument("--output", "-o", default="gpuradar_passive_rec",
+                    help="recording prefix: <output>.sigmf-data/.sigmf-meta; a directory: "
+                         "<dir>/gpuradar_passive_rec (default: %(default)s)")
+    pv.add_argument("--nsamples", type=number(int, minimum=1, maximum=1 << 31),
+                    default=1 << 16, help="samples per channel (default: %(default)s)")
+    pv.add_argument("--illuminator", choices=passive_sim.ILLUMINATORS)
+    pv.add_argument("--fs", type=number(above=0), help="sample rate (Hz)")
+    pv.add_argument("--fc", type=number(above=0), help="carrier (Hz)")
+    pv.add_argument("--nsurv", type=number(int, minimum=1, maximum=64),
+                    help="surveillance channels")
+    pv.add_argument("--ref-snr-db", type=number(), help="reference channel SNR (dB)")
+    pv.add_argument("--dpi-db", type=number(), help="direct path to noise (dB)")
+    pv.add_argument("--clutter-count", type=number(int, minimum=0, maximum=10000),
+                    help="static clutter scatterers")
+    pv.add_argument("--clutter-cnr-db", type=number(), help="clutter to noise (dB)")
+    pv.add_argument("--target", action="append", type=parse_passive_target,
+                    metavar="RANGE_M,VELOCITY_MPS,SNR_DB[,AZIMUTH_DEG]",
+                    help="a target: bistatic range, bistatic velocity (closing +), SNR per "
+                         "sample (repeat; replaces the default scene's)")
+    pv.add_argument("--no-targets", action="store_true", help="no targets")
+    for name in ("dc_offset_i", "dc_offset_q", "iq_gain_db", "iq_phase_deg",
+                 "phase_noise_linewidth_hz", "adc_full_scale"):
+        pv.add_argument("--" + name.replace("_", "-"), type=number(),
+                        help=f"front end: {name} (passive_scene_source's; off by default)")
+    pv.add_argument("--adc-bits", type=number(int, minimum=0, maximum=32),
+                    help="front end: ADC bits per rail (0: none)")
+    pv.add_argument("--seed", type=number(int, minimum=0), help="random seed")
+    pv.add_argument("--allow-large-output", action="store_true",
+                    help="write even when the recording is larger than the free space")
+
+
+def passive_scene(args):
+    """gpuradar-passive's default scene with the options given."""
+    sc = passive_sim.default_scene()
+    for name in ("illuminator", "fs", "fc", "nsurv", "ref_snr_db", "dpi_db", "clutter_count",
+                 "clutter_cnr_db", "dc_offset_i", "dc_offset_q", "iq_gain_db",
+                 "iq_phase_deg", "phase_noise_linewidth_hz", "adc_bits", "adc_full_scale",
+                 "seed"):
+        if getattr(args, name) is not None:
+            setattr(sc, name, getattr(args, name))
+    if args.no_targets or args.target:
+        targets = args.target or []
+        sc.ranges_m = [t[0] for t in targets]
+        sc.velocities_mps = [t[1] for t in targets]
+        sc.snr_db = [t[2] for t in targets]
+        sc.azimuths_deg = [t[3] if len(t) > 3 else 0.0 for t in targets] \
+            if any(len(t) > 3 for t in targets) else []
+    return sc
+
+
+def run_passive(args):
+    sc = passive_scene(args)
+    try:
+        sc.check()
+    except ValueError as e:
+        raise AppError(f"passive scene: {e}") from None
+    output = app_util.output_prefix(args.output, "gpuradar_passive_rec")
+    nbytes = args.nsamples * 8 * (1 + sc.nsurv)
+    if not args.allow_large_output:
+        app_util.check_free_space(output, nbytes + 65536)
+    with app_util.StagedOutputs() as out:
+        tmp = out.path(output + sigmf_io.DATA_SUFFIX)
+        out.path(output + sigmf_io.META_SUFFIX)
+        truth = passive_sim.write_recording(sigmf_io.base_of(tmp), sc, args.nsamples)
+        out.commit()
+    print(f"{PROG}: passive {sc.illuminator} scene: fs {sc.fs / 1e6:g} MHz, fc "
+          f"{sc.fc / 1e6:g} MHz, 1 reference + {sc.nsurv} surveillance channel(s) x "
+          f"{args.nsamples} samples; direct path {sc.dpi_db:g} dB, {sc.clutter_count} "
+          f"clutter scatterers at {sc.clutter_cnr_db:g} dB")
+    for t in truth:
+        print(f"  target {t['target']}: bistatic {t['bistatic_range_m']:9.1f} m "
+              f"{t['velocity_mps']:+8.2f} m/s  SNR {t['snr_db']:+.1f} dB/sample")
+    print(f"  wrote {output}{sigmf_io.DATA_SUFFIX} and {output}{sigmf_io.META_SUFFIX}")
+    print(f"  next: gpuradar-passive --input {output}")
+    return 0
 
 
 def add_stripmap_parser(sub):
@@ -531,7 +637,8 @@ def run_sar(args):
 
 def main(argv=None):
     args = parse_args(argv)
-    run = {"sar": run_sar, "stripmap": run_stripmap}.get(args.command, run_pulse_doppler)
+    run = {"sar": run_sar, "stripmap": run_stripmap, "passive": run_passive}.get(
+        args.command, run_pulse_doppler)
     return app_util.run_app(PROG, lambda: run(args), (pd_sim.RecordingError,))
 
 

@@ -35,7 +35,8 @@ import unittest
 
 import numpy as np
 
-APPS = ("gpuradar-sim", "gpuradar-process", "gpuradar-sar", "gpuradar-demo")
+APPS = ("gpuradar-sim", "gpuradar-process", "gpuradar-sar", "gpuradar-demo",
+        "gpuradar-passive")
 #: Installed beside the apps: what a prefix needs (eval "$(gpuradar-env)").
 ENV_SCRIPT = "gpuradar-env"
 BUILD, SCRATCH, PYTHON_DIR, PYTHON, VERSION = (sys.argv[1:6] if len(sys.argv) >= 6
@@ -191,6 +192,21 @@ class Installed(unittest.TestCase):
             p = q[q > 0] / q.sum()
             return float(-(p * np.log(p)).sum())
         self.assertLess(entropy(images["pga"]), entropy(images["plain"]) - 0.5)
+
+    def test_006b_sim_passive_to_gpuradar_passive_on_the_cpu(self):
+        rc, out, err = run("gpuradar-sim", "passive", "-o", "prec", "--nsamples", "49152")
+        self.assertEqual(rc, 0, out + err)
+        rc, out, err = run("gpuradar-passive", "-i", "prec", "--backend", "cpu", "-o",
+                           "pdet", "--check", "-q")
+        self.assertEqual(rc, 0, out + err)
+        with open(os.path.join(WORK, "pdet.json")) as f:
+            report = json.load(f)
+        self.assertEqual(report["backend"]["cross_ambiguity"], "cpu")
+        self.assertEqual(report["cpis"], 3)
+        self.assertEqual((report["truth"]["detected"], report["truth"]["missed"],
+                          report["truth"]["false_detections"]), (3, 0, 0))
+        for f in ("pdet.csv", "pdet.tracks.csv", "pdet.png"):
+            self.assertTrue(os.path.isfile(os.path.join(WORK, f)), f)
 
     def test_007_backend_auto_says_why_once(self):
         rc, out, err = run(PYTHON, "-c", "from gnuradio import gpuradar; "

@@ -466,3 +466,154 @@ class passive_scene_source(gr.sync_block):
     def adc_clipped(self):
         """Rail values (I and Q counted separately, every channel) clamped by the ADC."""
         return self._gen.front_end.clipped
+
+
+#: gpuradar-passive's CPI of the default scene (samples).
+DEFAULT_CPI = 16384
+#: The default scene's targets: (delay samples, Doppler bin of a DEFAULT_CPI-sample CPI,
+#: SNR dB per sample): 15-23 dB above the noise after a CPI's integration.
+DEFAULT_TARGETS = ((18, 6, -20.0), (37, -9, -18.0), (52, 14, -16.0))
+
+
+def default_scene():
+    """gpuradar-passive's and gpuradar-sim passive's scene: a UHF DVB-T-like illuminator
+    (all subcarriers but DC) at 1 Msps, a reference 20 dB above the direct path (the
+    cancellation subtracts the reference scaled to the direct path, its noise with it),
+    direct path 50 dB and 16 clutter scatterers at 35 dB over delays 1..12, three
+    targets on range and Doppler bins."""
+    fs, fc = 1e6, 600e6
+    return PassiveScene(
+        fs=fs, fc=fc, illuminator="ofdm", ofdm_fft=256, ofdm_used=255, ofdm_cp=32,
+        ref_snr_db=70.0, dpi_db=50.0, dpi_azimuth_deg=-40.0, clutter_count=16,
+        clutter_max_delay=12, clutter_cnr_db=35.0,
+        ranges_m=[d * SPEED_OF_LIGHT / fs for d, _, _ in DEFAULT_TARGETS],
+        velocities_mps=[k * fs / DEFAULT_CPI * SPEED_OF_LIGHT / fc
+                        for _, k, _ in DEFAULT_TARGETS],
+        snr_db=[s for _, _, s in DEFAULT_TARGETS], seed=1)
+
+
+# --- SigMF recordings of several coherent channels ---------------------------------------
+#: Field prefix of the passive radar metadata (under the gpuradar extension).
+PASSIVE_NS = "gpuradar:passive_"
+#: Samples simulated per chunk when writing a recording (bounded memory).
+WRITE_CHUNK = 1 << 18
+
+
+@dataclass
+class PassiveRecording:
+    """A multi-channel recording: channel `reference` is the reference, `surveillance`
+    the surveillance channels (indices into the interleaved channels)."""
+    base: str
+    meta_path: str
+    data_path: str
+    fs: float
+    fc: float
+    nchannels: int
+    nsamples: int  # per channel
+    reference: int
+    surveillance: List[int]
+    truth: List[dict]
+
+    def channel_samples(self, channel, start=0, count=None):
+        """complex64 samples of one channel (a strided view of a memory map)."""
+        data = np.memmap(self.data_path, dtype="<c8", mode="r",
+                         shape=(self.nsamples, self.nchannels))
+        stop = self.nsamples if count is None else min(self.nsamples, start + count)
+        return np.asarray(data[start:stop, channel])
+
+
+def write_recording(base, sc: PassiveScene, nsamples, progress=None):
+    """Simulates nsamples of sc into <base>.sigmf-data (cf32_le, core:num_channels =
+    1 + nsurv interleaved sample by sample: channel 0 the reference, 1.. the surveillance
+    channels) and <base>.sigmf-meta (core:frequency fc; the scene's parameters under
+    gpuradar:passive_*; each target's truth as an annotation over the whole recording:
+    bistatic range and velocity). Returns the truth dicts. progress(done) per chunk."""
+    from . import sigmf_io
+    sc.check()
+    nsamples = int(nsamples)
+    if nsamples < 1:
+        raise ValueError(f"nsamples must be >= 1 (got {nsamples!r})")
+    gen = PassiveSceneGenerator(sc)
+    data_path = str(base) + sigmf_io.DATA_SUFFIX
+    with sigmf_io.naming_write_errors(data_path), open(data_path, "wb") as f:
+        done = 0
+        while done < nsamples:
+            n = min(WRITE_CHUNK, nsamples - done)
+            ref, surv = gen.next(n)
+            block = np.empty((n, 1 + sc.nsurv), np.complex64)
+            block[:, 0] = ref
+            block[:, 1:] = surv.T
+            f.write(memoryview(block).cast("B"))
+            done += n
+            if progress:
+                progress(done)
+    g = sigmf_io.global_fields(float(sc.fs), f"passive radar scene ({sc.illuminator} "
+                               f"illuminator, {sc.nsurv} surveillance channel(s))",
+                               "gnuradio.gpuradar.passive_sim")
+    g["core:num_channels"] = 1 + int(sc.nsurv)
+    g[PASSIVE_NS + "reference_channel"] = 0
+    g[PASSIVE_NS + "surveillance_channels"] = list(range(1, 1 + int(sc.nsurv)))
+    g[PASSIVE_NS + "adc_clipped"] = int(gen.front_end.clipped)
+    scene = {k: v for k, v in vars(sc).items()}
+    g[PASSIVE_NS + "scene"] = scene
+    annotations = [{"core:sample_start": 0, "core:sample_count": nsamples,
+                    "core:label": f"target {t['target']}",
+                    **{"gpuradar:" + k: v for k, v in t.items()}}
+                   for t in sc.truth(0)]
+    sigmf_io.write_meta(base, g, [{"core:sample_start": 0, "core:frequency": float(sc.fc)}],
+                        annotations, 1)
+    return sc.truth(0)
+
+
+def read_recording(path, reference=None, surveillance=None):
+    """The PassiveRecording of <base>.sigmf-meta/-data (path: either file or the base):
+    cf32_le, core:num_channels >= 2 (default 2), core:sample_rate, core:frequency of the
+    first capture (or gpuradar:passive_scene's fc). reference / surveillance: channel
+    indices replacing the metadata's (default 0 and 1..). sigmf_io.RecordingError naming
+    the file and the field otherwise."""
+    from . import sigmf_io
+    base = sigmf_io.base_of(path)
+    meta_path, data_path = base + sigmf_io.META_SUFFIX, base + sigmf_io.DATA_SUFFIX
+    meta = sigmf_io.read_meta(meta_path)
+    g = meta["global"]
+    err = sigmf_io.RecordingError
+    if g.get("core:datatype") != "cf32_le":
+        raise err(f"{meta_path}: metadata field 'global.core:datatype' must be cf32_le "
+                  f"(got {g.get('core:datatype')!r})")
+    fs = g.get("core:sample_rate")
+    if not (isinstance(fs, (int, float)) and not isinstance(fs, bool) and
+            math.isfinite(fs) and fs > 0):
+        raise err(f"{meta_path}: metadata field 'global.core:sample_rate' must be a number "
+                  f"> 0 (got {fs!r})")
+    nch = g.get("core:num_channels", 2)
+    if not (isinstance(nch, int) and not isinstance(nch, bool) and 2 <= nch <= 65):
+        raise err(f"{meta_path}: metadata field 'global.core:num_channels' must be an "
+                  f"integer in [2, 65] (a reference and surveillance channels) (got {nch!r})")
+    captures = meta.get("captures") or [{}]
+    fc = captures[0].get("core:frequency") if isinstance(captures[0], dict) else None
+    if fc is None and isinstance(g.get(PASSIVE_NS + "scene"), dict):
+        fc = g[PASSIVE_NS + "scene"].get("fc")
+    if not (isinstance(fc, (int, float)) and not isinstance(fc, bool) and
+            math.isfinite(fc) and fc > 0):
+        raise err(f"{meta_path}: metadata field 'captures[0].core:frequency' (the carrier, "
+                  f"for the velocity axis) must be a number > 0 (got {fc!r})")
+    ref = g.get(PASSIVE_NS + "reference_channel", 0) if reference is None else reference
+    surv = (g.get(PASSIVE_NS + "surveillance_channels", [c for c in range(nch) if c != ref])
+            if surveillance is None else surveillance)
+    if not (isinstance(ref, int) and 0 <= ref < nch):
+        raise err(f"{meta_path}: the reference channel must be in [0, {nch - 1}] (got "
+                  f"{ref!r})")
+    if not (isinstance(surv, list) and surv and
+            all(isinstance(c, int) and 0 <= c < nch and c != ref for c in surv)):
+        raise err(f"{meta_path}: the surveillance channels must be channel indices in "
+                  f"[0, {nch - 1}] other than the reference {ref} (got {surv!r})")
+    size = sigmf_io.data_file(data_path, meta_path)
+    frame = 8 * nch
+    if size % frame:
+        raise err(f"{data_path}: {size} bytes is not a whole number of samples of "
+                  f"{nch} interleaved cf32 channels ({frame} bytes each)")
+    truth = [{k[len("gpuradar:"):]: v for k, v in a.items() if k.startswith("gpuradar:")}
+             for a in meta.get("annotations", []) if isinstance(a, dict)]
+    truth = [t for t in truth if "bistatic_range_m" in t and "velocity_mps" in t]
+    return PassiveRecording(base, meta_path, data_path, float(fs), float(fc), nch,
+                            size // frame, ref, list(surv), truth)
