@@ -103,6 +103,7 @@ public:
         : clutter_cancel(p),
           d_ncols(columns(p)),
           d_r(p.nsamples),
+          d_history(p.ntaps - 1),
           d_s(p.nsamples),
           d_r_matrix(d_ncols * d_ncols),
           d_factor(d_ncols * d_ncols),
@@ -129,6 +130,8 @@ public:
             res.loaded_batches += cancel_batch(b * l, l, out) ? 1 : 0;
         for (std::size_t i = 0; i < n; ++i)
             res.power_after += std::norm(cd(out[i]));
+        // the next CPI's echoes of this one's last samples
+        std::copy(d_r.end() - long(d_history.size()), d_r.end(), d_history.begin());
         res.power_before /= double(n);
         res.power_after /= double(n);
         res.cancellation_db = res.power_after > 0
@@ -138,7 +141,14 @@ public:
     }
 
 private:
-    cd ref(long long i) const { return i < 0 ? cd(0.0) : d_r[std::size_t(i)]; }
+    void reset() override { std::fill(d_history.begin(), d_history.end(), cd(0.0)); }
+
+    //! r[i], i >= -(K-1): before the CPI, the previous CPI's last samples
+    cd ref(long long i) const
+    {
+        return i < 0 ? d_history[std::size_t(static_cast<long long>(d_history.size()) + i)]
+                     : d_r[std::size_t(i)];
+    }
 
     //! exp(j 2 pi q n / N) from (q n mod N) in integers.
     cd phase(int q, long long n) const
@@ -266,7 +276,9 @@ private:
     std::size_t shift_index(std::size_t c) const { return c / d_params.ntaps; }
 
     std::size_t d_ncols;
-    std::vector<cd> d_r, d_s, d_r_matrix, d_factor, d_rhs;
+    std::vector<cd> d_r;
+    std::vector<cd> d_history; //!< the previous CPI's last K - 1 reference samples
+    std::vector<cd> d_s, d_r_matrix, d_factor, d_rhs;
     std::vector<cd> d_ext, d_u, d_v; //!< a batch's reference from K-1 before it; scratch
     std::vector<std::vector<cd>>
         d_phase; //!< per shift, exp(j 2 pi q n / N) over the batch

@@ -126,7 +126,8 @@ output_power(const cuFloatComplex* __restrict__ e, std::size_t n, eca_stats* sta
 }
 
 //! x[b][c][i] = r[bL + i - d] exp(j 2 pi q (bL + i) / N), d = c mod K, q the column's
-//! shift (r before the CPI is 0); the phase from (q n mod N) in integers, as the CPU.
+//! shift (r[-(K-1)..-1] the previous CPI's tail); the phase from (q n mod N) in
+//! integers, as the CPU.
 __global__ void build_columns(const cuFloatComplex* __restrict__ r,
                               cuFloatComplex* __restrict__ x,
                               std::size_t n,
@@ -140,7 +141,8 @@ __global__ void build_columns(const cuFloatComplex* __restrict__ r,
          t += std::size_t(gridDim.x) * blockDim.x) {
         const std::size_t i = t % l, c = (t / l) % ncols, b = t / (l * ncols);
         const std::size_t sample = b * l + i, d = c % ntaps;
-        cuFloatComplex v = sample >= d ? r[sample - d] : make_cuFloatComplex(0.f, 0.f);
+        cuFloatComplex v =
+            r[static_cast<long long>(sample) - static_cast<long long>(d)];
         const int q = doppler_taps ? int(c / ntaps) - 1 : 0;
         if (q != 0) {
             long long ph = (static_cast<long long>(q) * static_cast<long long>(sample)) %
@@ -221,7 +223,8 @@ __device__ inline float warp_sum(float v)
 
 //! partial[(b chunks + c) 2K + d] = sum over chunk c of batch b of conj(r[n-d]) r[n]
 //! (d < K: the autocorrelation) and, at K + d, of conj(r[n-d]) s[n]
-//! (the right-hand side); r before the CPI is 0. One warp per lag, lanes over samples.
+//! (the right-hand side); r[-(K-1)..-1] is the previous CPI's tail. One warp per lag,
+//! lanes over samples.
 __global__ void lag_sums(const cuFloatComplex* __restrict__ r,
                          const cuFloatComplex* __restrict__ s,
                          cuFloatComplex* __restrict__ partial,
@@ -238,8 +241,10 @@ __global__ void lag_sums(const cuFloatComplex* __restrict__ r,
     cuFloatComplex* out = partial + (b * chunks + c) * 2 * ntaps;
     for (std::size_t d = warp; d < ntaps; d += nwarps) {
         float ar = 0.f, ai = 0.f, yr = 0.f, yi = 0.f;
-        for (std::size_t n = max(begin, d) + lane; n < end; n += warp_size) {
-            const cuFloatComplex x = r[n - d], a = r[n], y = s[n];
+        for (std::size_t n = begin + lane; n < end; n += warp_size) {
+            // r[-1..-(K-1)]: the previous CPI's tail
+            const cuFloatComplex x = r[static_cast<long long>(n) - static_cast<long long>(d)];
+            const cuFloatComplex a = r[n], y = s[n];
             ar += x.x * a.x + x.y * a.y;
             ai += x.x * a.y - x.y * a.x;
             yr += x.x * y.x + x.y * y.y;
@@ -280,16 +285,14 @@ __global__ void toeplitz_normal(const cuFloatComplex* __restrict__ r,
         const long long delta = static_cast<long long>(i - j);
         double re = a[delta].x, im = a[delta].y;
         for (long long u = 0; u < static_cast<long long>(j); ++u) {
+            // delta + u <= K - 2: p1 >= -(K-1), inside the history; q1 >= n0 (K <= L)
             const long long p1 = n0 - 1 - delta - u, q1 = n0 + ll - 1 - delta - u;
-            if (p1 >= 0) {
-                const cuFloatComplex x = r[p1], y = r[n0 - 1 - u];
-                re += double(x.x) * y.x + double(x.y) * y.y;
-                im += double(x.x) * y.y - double(x.y) * y.x;
-            }
-            // q1 >= n0: delta + u <= K - 2 < L
-            const cuFloatComplex x = r[q1], y = r[n0 + ll - 1 - u];
-            re -= double(x.x) * y.x + double(x.y) * y.y;
-            im -= double(x.x) * y.y - double(x.y) * y.x;
+            const cuFloatComplex x = r[p1], y = r[n0 - 1 - u];
+            re += double(x.x) * y.x + double(x.y) * y.y;
+            im += double(x.x) * y.y - double(x.y) * y.x;
+            const cuFloatComplex v = r[q1], w = r[n0 + ll - 1 - u];
+            re -= double(v.x) * w.x + double(v.y) * w.y;
+            im -= double(v.x) * w.y - double(v.y) * w.x;
         }
         g[i + j * k] = make_cuFloatComplex(float(re), float(im));
         g[j + i * k] = make_cuFloatComplex(float(re), float(-im));
@@ -298,7 +301,7 @@ __global__ void toeplitz_normal(const cuFloatComplex* __restrict__ r,
         rhs[b * k + d] = a[k + d];
 }
 
-//! e[n] = s[n] - sum_d a_b[d] r[n-d], b = n / L (r before the CPI is 0).
+//! e[n] = s[n] - sum_d a_b[d] r[n-d], b = n / L (r[-(K-1)..-1] the previous CPI's).
 __global__ void subtract_fit(const cuFloatComplex* __restrict__ r,
                              const cuFloatComplex* __restrict__ s,
                              const cuFloatComplex* __restrict__ coef,
@@ -311,9 +314,10 @@ __global__ void subtract_fit(const cuFloatComplex* __restrict__ r,
          t += std::size_t(gridDim.x) * blockDim.x) {
         const cuFloatComplex* a = coef + (t / l) * ntaps;
         float er = s[t].x, ei = s[t].y;
-        const std::size_t taps = min(ntaps, t + 1);
-        for (std::size_t d = 0; d < taps; ++d) {
-            const cuFloatComplex x = r[t - d], w = a[d];
+        for (std::size_t d = 0; d < ntaps; ++d) {
+            const cuFloatComplex x =
+                r[static_cast<long long>(t) - static_cast<long long>(d)];
+            const cuFloatComplex w = a[d];
             er -= w.x * x.x - w.y * x.y;
             ei -= w.x * x.y + w.y * x.x;
         }
@@ -400,7 +404,7 @@ public:
           d_chunks(gram_chunks(d_l)),
           d_blas(native(s), who),
           d_solver(native(s)),
-          d_r(p.nsamples * sizeof(cuFloatComplex)),
+          d_r((p.nsamples + p.ntaps - 1) * sizeof(cuFloatComplex)),
           d_s(p.nsamples * sizeof(cuFloatComplex)),
           d_x(p.doppler_taps ? p.nsamples * d_ncols * sizeof(cuFloatComplex) : 0),
           d_gram(p.nbatches * d_ncols * d_ncols * sizeof(cuFloatComplex)),
@@ -433,7 +437,18 @@ public:
                    copy_kind::host_to_device,
                    d_stream,
                    who);
+        reset();
         synchronize(d_stream, who); // before `ptrs` goes
+    }
+
+    void reset() override
+    {
+        GPURADAR_CUDA_CHECK(
+            who,
+            cudaMemsetAsync(d_r.get(),
+                            0,
+                            (d_params.ntaps - 1) * sizeof(cuFloatComplex),
+                            native(d_stream)));
     }
 
     clutter_cancel_result
@@ -452,7 +467,7 @@ public:
         sanitise<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(
             reinterpret_cast<const cuFloatComplex*>(reference),
             reinterpret_cast<const cuFloatComplex*>(surveillance),
-            d_r.as<cuFloatComplex>(),
+            ref_start(),
             s,
             n,
             stats);
@@ -527,7 +542,7 @@ public:
                                                             ib));
         } else {
             subtract_fit<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(
-                d_r.as<cuFloatComplex>(),
+                ref_start(),
                 s,
                 d_rhs.as<cuFloatComplex>(),
                 e,
@@ -538,6 +553,14 @@ public:
         }
         output_power<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(e, n, stats);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "output_power");
+        // the next CPI's echoes of this one's last K - 1 samples (n >= K: no overlap)
+        if (d_params.ntaps > 1)
+            GPURADAR_CUDA_CHECK(who,
+                                cudaMemcpyAsync(d_r.get(),
+                                                ref_start() + (n - (d_params.ntaps - 1)),
+                                                (d_params.ntaps - 1) * sizeof(cuFloatComplex),
+                                                cudaMemcpyDeviceToDevice,
+                                                st));
         eca_stats h{};
         copy_async(&h, stats, sizeof(h), copy_kind::device_to_host, d_stream, who);
         synchronize(d_stream, who);
@@ -553,12 +576,18 @@ public:
     }
 
 private:
+    //! r[0] in d_r, after the previous CPI's last K - 1 samples
+    cuFloatComplex* ref_start() const
+    {
+        return d_r.as<cuFloatComplex>() + (d_params.ntaps - 1);
+    }
+
     //! d_gram, d_rhs from the autocorrelation and the edge terms (no Doppler taps).
     void toeplitz_normal_equations()
     {
         const cudaStream_t st = native(d_stream);
         const std::size_t nb = d_params.nbatches, k = d_params.ntaps;
-        lag_sums<<<unsigned(nb * d_lag_chunks), elementwise_threads, 0, st>>>(d_r.as<cuFloatComplex>(),
+        lag_sums<<<unsigned(nb * d_lag_chunks), elementwise_threads, 0, st>>>(ref_start(),
                                                         d_s.as<cuFloatComplex>(),
                                                         d_partial_lags.as<cuFloatComplex>(),
                                                         d_l,
@@ -573,7 +602,7 @@ private:
             2 * k);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "sum_chunks");
         toeplitz_normal<<<unsigned(nb), elementwise_threads, 0, st>>>(
-            d_r.as<cuFloatComplex>(),
+            ref_start(),
             d_lags.as<cuFloatComplex>(),
             d_gram.as<cuFloatComplex>(),
             d_rhs.as<cuFloatComplex>(),
@@ -591,7 +620,7 @@ private:
         auto* x = d_x.as<cuFloatComplex>();
         auto* s = d_s.as<cuFloatComplex>();
         build_columns<<<elementwise_blocks(n * m), elementwise_threads, 0, st>>>(
-            d_r.as<cuFloatComplex>(),
+            ref_start(),
             x,
             n,
             d_l,
@@ -683,7 +712,8 @@ private:
     std::size_t d_ncols, d_l, d_chunks;
     cublas_handle d_blas;
     cusolver_handle d_solver;
-    device_memory d_r, d_s, d_x, d_gram, d_factor, d_rhs, d_partial_gram, d_partial_rhs;
+    device_memory d_r; //!< K - 1 samples of the previous CPI, then this one's reference
+    device_memory d_s, d_x, d_gram, d_factor, d_rhs, d_partial_gram, d_partial_rhs;
     std::size_t d_lag_chunks; //!< chunks of lag_chunk_samples per batch
     device_memory d_partial_lags, d_lags, d_pointers, d_info, d_fallback, d_stats;
 };

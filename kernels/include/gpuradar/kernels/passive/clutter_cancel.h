@@ -50,8 +50,10 @@ struct clutter_cancel_result {
  *
  *     x_{d,q}[n] = r[n - d] exp(j 2 pi q n / N),  d = 0..K-1, q = 0 (or -1, 0, +1),
  *
- * (r[n] = 0 for n < 0: the reference before the batch is used, never wrapped), and the
- * fit subtracted: e = s - X a with (X^H X + delta I) a = X^H s, solved by Cholesky;
+ * (the reference before the batch is used, never wrapped; r[n] for n < 0 is the
+ * previous run()'s last K - 1 samples, 0 after make() or reset(): in a continuous
+ * stream the first samples of a CPI hold echoes of the previous one's reference, which
+ * the fit must see to cancel), and the fit subtracted: e = s - X a with (X^H X + delta I) a = X^H s, solved by Cholesky;
  * delta = diagonal_loading * tr(X^H X) / columns, or, when the factorisation fails
  * (a singular system: a reference of zeros, a tone), 1e-6 * tr / columns (1 when the
  * trace is 0), the batch counted in loaded_batches. The output is never NaN.
@@ -124,9 +126,9 @@ public:
                               std::size_t surveillance_length,
                               cfloat* out);
 
-    //! NLMS: forgets the weights and the reference history (a new stream); ECA-B keeps
-    //! nothing between CPIs.
-    virtual void reset() {}
+    //! Forgets the reference history (both methods) and NLMS's weights: a new stream,
+    //! not continuous with the previous run().
+    virtual void reset() = 0;
 
     const clutter_cancel_params& params() const { return d_params; }
 
