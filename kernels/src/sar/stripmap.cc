@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 namespace gpuradar::kernels {
 
@@ -130,11 +131,11 @@ std::uint64_t pulse_seed(std::uint32_t seed, std::size_t pulse)
 //! nothing outside the first nulls of the antenna pattern.
 void add_echo(const stripmap_params& p,
               const point_target& t,
-              double y_a,
+              const std::array<double, 3>& a,
               bool main_lobe_only,
               std::complex<double>* acc)
 {
-    const double dx = t.x_m, dy = t.y_m - y_a, dz = t.z_m - p.altitude_m;
+    const double dx = t.x_m - a[0], dy = t.y_m - a[1], dz = t.z_m - a[2];
     const double R = std::sqrt(dx * dx + dy * dy + dz * dz);
     const double lambda = p.wavelength_m();
     const double theta = std::asin(dy / R); // forward of broadside
@@ -199,10 +200,10 @@ row_span main_lobe_rows(const stripmap_params& p, const reflectivity_grid& g, do
 //! Adds the echoes of the scene cells in the main lobe to one pulse.
 void add_scene_echoes(const stripmap_params& p,
                       const reflectivity_grid& g,
-                      double y_a,
+                      const std::array<double, 3>& antenna,
                       std::complex<double>* acc)
 {
-    const row_span rows = main_lobe_rows(p, g, y_a);
+    const row_span rows = main_lobe_rows(p, g, antenna[1]);
     for (std::size_t j = rows.first; j < rows.last; ++j)
         for (std::size_t i = 0; i < g.nx; ++i) {
             const std::complex<float> a = g.reflectivity[j * g.nx + i];
@@ -212,7 +213,7 @@ void add_scene_echoes(const stripmap_params& p,
                                      g.y0_m + static_cast<double>(j) * g.spacing_m,
                                      0.0,
                                      std::complex<double>(a) };
-            add_echo(p, cell, y_a, true, acc);
+            add_echo(p, cell, antenna, true, acc);
         }
 }
 
@@ -270,6 +271,27 @@ std::vector<cfloat> simulate(const stripmap_params& p,
                              double noise_sigma,
                              std::uint32_t seed)
 {
+    return simulate(p,
+                    targets,
+                    scene,
+                    first_pulse,
+                    npulses,
+                    first_pulse_y,
+                    noise_sigma,
+                    seed,
+                    nullptr);
+}
+
+std::vector<cfloat> simulate(const stripmap_params& p,
+                             const std::vector<point_target>& targets,
+                             const reflectivity_grid& scene,
+                             std::size_t first_pulse,
+                             std::size_t npulses,
+                             double first_pulse_y,
+                             double noise_sigma,
+                             std::uint32_t seed,
+                             track_errors* motion)
+{
     p.validate("stripmap_sim");
     if (!(std::isfinite(noise_sigma) && noise_sigma >= 0))
         throw_invalid("stripmap_sim", "noise_sigma", ">= 0 and finite", noise_sigma);
@@ -287,11 +309,14 @@ std::vector<cfloat> simulate(const stripmap_params& p,
         const std::size_t i = first_pulse + j;
         const double y_a =
             first_pulse_y + static_cast<double>(i) * p.velocity_mps / p.prf_hz;
+        const std::array<double, 3> a =
+            motion ? motion->true_position(i, y_a)
+                   : std::array<double, 3>{ 0.0, y_a, p.altitude_m };
         std::fill(acc.begin(), acc.end(), 0.0);
         for (const auto& t : targets)
-            add_echo(p, t, y_a, false, acc.data());
+            add_echo(p, t, a, false, acc.data());
         if (!scene.empty())
-            add_scene_echoes(p, scene, y_a, acc.data());
+            add_scene_echoes(p, scene, a, acc.data());
         complex_noise(pulse_seed(seed, i))
             .fill(noise.data(), nr, 2.0 * noise_sigma * noise_sigma);
         cfloat* row = &out[j * nr];
@@ -299,6 +324,104 @@ std::vector<cfloat> simulate(const stripmap_params& p,
             row[k] = cfloat(acc[k]) + noise[k];
     }
     return out;
+}
+
+bool motion_errors::any() const
+{
+    auto on = [](const axis_errors& a) {
+        for (const auto& s : a.sinusoids)
+            if (s.amplitude_m != 0.0)
+                return true;
+        return a.random_walk != 0.0 || a.white_m != 0.0;
+    };
+    return velocity_error_mps != 0.0 || on(cross_track) || on(vertical);
+}
+
+void motion_errors::validate(const char* stage) const
+{
+    if (!std::isfinite(velocity_error_mps))
+        throw_invalid(stage, "motion_velocity_error", "finite (m/s)", velocity_error_mps);
+    for (const auto& [name, a] :
+         { std::pair<std::string, const axis_errors*>{ "cross_track", &cross_track },
+           std::pair<std::string, const axis_errors*>{ "vertical", &vertical } }) {
+        for (const auto& s : a->sinusoids) {
+            if (!(std::isfinite(s.amplitude_m) && s.amplitude_m >= 0))
+                throw_invalid(stage,
+                              (name + "_amplitude").c_str(),
+                              ">= 0 m and finite",
+                              s.amplitude_m);
+            if (!(std::isfinite(s.period_s) && s.period_s > 0))
+                throw_invalid(
+                    stage, (name + "_period").c_str(), "> 0 s and finite", s.period_s);
+            if (!std::isfinite(s.phase_rad))
+                throw_invalid(
+                    stage, (name + "_phase").c_str(), "finite (rad)", s.phase_rad);
+        }
+        if (!(std::isfinite(a->random_walk) && a->random_walk >= 0))
+            throw_invalid(stage,
+                          (name + "_walk").c_str(),
+                          ">= 0 m/sqrt(s) and finite",
+                          a->random_walk);
+        if (!(std::isfinite(a->white_m) && a->white_m >= 0))
+            throw_invalid(
+                stage, (name + "_noise").c_str(), ">= 0 m RMS and finite", a->white_m);
+    }
+}
+
+track_errors::track_errors(const stripmap_params& p, const motion_errors& m)
+    : d_p(p), d_m(m)
+{
+    m.validate("stripmap_sim");
+}
+
+namespace {
+//! Pulse i's four N(0, 1) draws: cross walk step, cross white, up walk step, up white.
+std::array<double, 4> motion_draws(std::uint32_t seed, std::size_t pulse)
+{
+    // Seeds apart from the receiver noise's (pulse_seed(seed, i)) by a constant.
+    std::array<cfloat, 2> z;
+    complex_noise(pulse_seed(seed, pulse) ^ 0xA5A5A5A55A5A5A5Aull).fill(z.data(), 2, 2.0);
+    return { z[0].real(), z[0].imag(), z[1].real(), z[1].imag() };
+}
+
+double sinusoids(const axis_errors& a, double t)
+{
+    double v = 0.0;
+    for (const auto& s : a.sinusoids)
+        v += s.amplitude_m * std::sin(2.0 * pi * t / s.period_s + s.phase_rad);
+    return v;
+}
+} // namespace
+
+std::array<double, 3> track_errors::at(std::size_t pulse)
+{
+    if (pulse < d_next) {
+        d_next = 0;
+        d_walk_cross = d_walk_up = 0.0;
+    }
+    const double step = 1.0 / std::sqrt(d_p.prf_hz);
+    const bool walks =
+        d_m.cross_track.random_walk != 0.0 || d_m.vertical.random_walk != 0.0;
+    // Walk steps from pulse 1 on; pulse 0's draws only feed its white noise.
+    for (; walks && d_next < pulse; ++d_next) {
+        const auto d = motion_draws(d_m.seed, d_next + 1);
+        d_walk_cross += d_m.cross_track.random_walk * step * d[0];
+        d_walk_up += d_m.vertical.random_walk * step * d[2];
+    }
+    d_next = pulse;
+    const auto d = motion_draws(d_m.seed, pulse);
+    const double t = static_cast<double>(pulse) / d_p.prf_hz;
+    return { d_m.velocity_error_mps * t,
+             sinusoids(d_m.cross_track, t) + d_walk_cross +
+                 d_m.cross_track.white_m * d[1],
+             sinusoids(d_m.vertical, t) + d_walk_up + d_m.vertical.white_m * d[3] };
+}
+
+std::array<double, 3> track_errors::true_position(std::size_t pulse, double y_nominal)
+{
+    const auto e = at(pulse);
+    // measured (nominal) - true = e; cross track is -x
+    return { e[1], y_nominal - e[0], d_p.altitude_m - e[2] };
 }
 
 zero_doppler closest_approach(const stripmap_params& p, const point_target& t)

@@ -25,11 +25,16 @@ stripmap_params small_params()
 }
 
 //! The echo of one target, sample k of the pulse with antenna at y_a, written out.
-std::complex<double>
-hand_echo(const stripmap_params& p, const sim::point_target& t, double y_a, int k)
+std::complex<double> hand_echo_at(const stripmap_params& p,
+                                  const sim::point_target& t,
+                                  double x_a,
+                                  double y_a,
+                                  double z_a,
+                                  int k)
 {
-    const double R = std::sqrt(t.x_m * t.x_m + (t.y_m - y_a) * (t.y_m - y_a) +
-                               (t.z_m - p.altitude_m) * (t.z_m - p.altitude_m));
+    const double R =
+        std::sqrt((t.x_m - x_a) * (t.x_m - x_a) + (t.y_m - y_a) * (t.y_m - y_a) +
+                  (t.z_m - z_a) * (t.z_m - z_a));
     const double tau = 2 * R / speed_of_light;
     const double t_k = 2 * p.near_range_m / speed_of_light + k / p.fs_hz;
     if (std::abs(t_k - tau) > p.pulse_width_s / 2)
@@ -44,6 +49,12 @@ hand_echo(const stripmap_params& p, const sim::point_target& t, double y_a, int 
     const double frac = static_cast<double>(turns - std::floor(turns));
     return t.amplitude * g * g *
            std::polar(1.0, pi * K * (t_k - tau) * (t_k - tau) - 2 * pi * frac);
+}
+
+std::complex<double>
+hand_echo(const stripmap_params& p, const sim::point_target& t, double y_a, int k)
+{
+    return hand_echo_at(p, t, 0.0, y_a, p.altitude_m, k);
 }
 
 TEST(Stripmap, EchoDelayAndPhaseMatchTheHandFormula)
@@ -319,6 +330,141 @@ TEST(Stripmap, BadParametersAreNamed)
     p.prf_hz = p.doppler_bandwidth_hz();
     EXPECT_NO_THROW(p.validate());
     expect_invalid([&] { sim::simulate(p, {}, 0, 1, 0.0, -1.0); }, "noise_sigma");
+}
+
+sim::motion_errors sinusoidal_errors()
+{
+    sim::motion_errors m;
+    m.velocity_error_mps = 0.3;
+    m.cross_track.sinusoids = { { 0.02, 0.7, 0.4 }, { 0.005, 0.13, -1.0 } };
+    m.vertical.sinusoids = { { 0.01, 1.1, 0.2 } };
+    return m;
+}
+
+TEST(StripmapMotion, EchoesComeFromTheTrueTrackTheModelGives)
+{
+    const auto p = small_params();
+    const sim::point_target t{ 7535.0, 60.0, 5.0, { 0.8, -0.3 } };
+    const auto m = sinusoidal_errors();
+    sim::track_errors e(p, m);
+    const std::size_t first = 300, n = 6;
+    const auto raw = sim::simulate(p, { t }, {}, first, n, 0.0, 0.0, 1, &e);
+    const auto nominal = sim::simulate(p, { t }, first, n, 0.0);
+    double worst = 0, energy = 0, moved = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+        const double ti = double(first + j) / p.prf_hz;
+        // measured (nominal) - true = e; cross track is -x, vertical +z
+        const double cross = 0.02 * std::sin(2 * pi * ti / 0.7 + 0.4) +
+                             0.005 * std::sin(2 * pi * ti / 0.13 - 1.0);
+        const double up = 0.01 * std::sin(2 * pi * ti / 1.1 + 0.2);
+        const double x = cross, y = ti * p.velocity_mps - 0.3 * ti, z = p.altitude_m - up;
+        const auto pos = e.true_position(first + j, ti * p.velocity_mps);
+        EXPECT_NEAR(pos[0], x, 1e-12);
+        EXPECT_NEAR(pos[1], y, 1e-9);
+        EXPECT_NEAR(pos[2], z, 1e-12);
+        for (int k = 0; k < int(p.nrange); ++k) {
+            const auto ref = hand_echo_at(p, t, x, y, z, k);
+            const auto got = std::complex<double>(raw[j * p.nrange + k]);
+            worst = std::max(worst, std::abs(got - ref));
+            moved = std::max(
+                moved, std::abs(got - std::complex<double>(nominal[j * p.nrange + k])));
+            energy += std::norm(ref);
+        }
+    }
+    EXPECT_GT(energy, 100.0);
+    EXPECT_LT(worst, 2e-6);
+    EXPECT_GT(moved, 0.5); // centimetres at X band: radians of phase
+}
+
+TEST(StripmapMotion, OffOrZeroIsTheNominalPassBitForBit)
+{
+    const auto p = small_params();
+    const std::vector<sim::point_target> t{ { 7535.0, 30.0, 0.0, { 1.0, 0.0 } } };
+    const auto plain = sim::simulate(p, t, 0, 40, -2.0, 0.1, 9);
+    sim::motion_errors zero;
+    zero.cross_track.sinusoids = { { 0.0, 1.0, 0.0 } };
+    EXPECT_FALSE(zero.any());
+    EXPECT_TRUE(sinusoidal_errors().any());
+    sim::track_errors e(p, zero);
+    EXPECT_EQ(sim::simulate(p, t, {}, 0, 40, -2.0, 0.1, 9, &e), plain);
+    EXPECT_EQ(sim::simulate(p, t, {}, 0, 40, -2.0, 0.1, 9, nullptr), plain);
+}
+
+TEST(StripmapMotion, RandomPartsHaveTheirStatisticsAndStreamInChunks)
+{
+    auto p = small_params();
+    sim::motion_errors m;
+    m.cross_track.random_walk = 0.05; // m / sqrt(s)
+    m.vertical.white_m = 0.002;
+    m.seed = 4;
+    sim::track_errors e(p, m);
+    const std::size_t n = 20000;
+    std::vector<double> cross(n), up(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto v = e.at(i);
+        EXPECT_EQ(v[0], 0.0);
+        cross[i] = v[1];
+        up[i] = v[2];
+    }
+    EXPECT_EQ(cross[0], 0.0); // the walk starts at 0
+    double s2 = 0, u2 = 0, um = 0;
+    for (std::size_t i = 1; i < n; ++i)
+        s2 += (cross[i] - cross[i - 1]) * (cross[i] - cross[i - 1]);
+    for (double u : up) {
+        um += u;
+        u2 += u * u;
+    }
+    // Step variance sigma^2 / PRF, white variance; 4 standard errors (n = 2e4: 4 %).
+    EXPECT_NEAR(s2 / (n - 1), 0.05 * 0.05 / p.prf_hz, 0.04 * 0.05 * 0.05 / p.prf_hz);
+    EXPECT_NEAR(u2 / n, 0.002 * 0.002, 0.04 * 0.002 * 0.002);
+    EXPECT_NEAR(um / n, 0.0, 4 * 0.002 / std::sqrt(double(n)));
+    // Asked again (earlier pulses: the walk restarts) or by another object: the same.
+    sim::track_errors again(p, m);
+    for (std::size_t i : { std::size_t(5), std::size_t(19999), std::size_t(3) }) {
+        const auto a = e.at(i), b = again.at(i);
+        EXPECT_EQ(a[1], cross[i]);
+        EXPECT_EQ(b[1], cross[i]);
+        EXPECT_EQ(a[2], up[i]);
+    }
+    // Pulses simulated in chunks equal pulses simulated at once.
+    const std::vector<sim::point_target> t{ { 7535.0, 30.0, 0.0, { 1.0, 0.0 } } };
+    sim::track_errors whole(p, m), chunks(p, m);
+    const auto all = sim::simulate(p, t, {}, 0, 30, 0.0, 0.0, 1, &whole);
+    auto a = sim::simulate(p, t, {}, 0, 12, 0.0, 0.0, 1, &chunks);
+    const auto b = sim::simulate(p, t, {}, 12, 18, 0.0, 0.0, 1, &chunks);
+    a.insert(a.end(), b.begin(), b.end());
+    EXPECT_EQ(a, all);
+}
+
+TEST(StripmapMotion, BadErrorsAreNamed)
+{
+    const auto p = small_params();
+    const auto check = [&](auto change, const char* name) {
+        sim::motion_errors m;
+        change(m);
+        expect_invalid([&] { m.validate("stripmap_source"); }, name);
+        expect_invalid([&] { sim::track_errors(p, m); }, name);
+    };
+    check([](sim::motion_errors& m) { m.velocity_error_mps = NAN; },
+          "motion_velocity_error");
+    check(
+        [](sim::motion_errors& m) {
+            m.cross_track.sinusoids = { { -1.0, 1.0, 0.0 } };
+        },
+        "cross_track_amplitude");
+    check(
+        [](sim::motion_errors& m) {
+            m.vertical.sinusoids = { { 1.0, 0.0, 0.0 } };
+        },
+        "vertical_period");
+    check(
+        [](sim::motion_errors& m) {
+            m.vertical.sinusoids = { { 1.0, 1.0, INFINITY } };
+        },
+        "vertical_phase");
+    check([](sim::motion_errors& m) { m.cross_track.random_walk = -1; },
+          "cross_track_walk");
+    check([](sim::motion_errors& m) { m.vertical.white_m = NAN; }, "vertical_noise");
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 #define INCLUDED_GPURADAR_KERNELS_STRIPMAP_H
 
 #include <gpuradar/kernels/common/backend.h>
+#include <array>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -137,6 +138,82 @@ std::vector<cfloat> simulate(const stripmap_params& p,
                              std::uint32_t seed = 1);
 
 zero_doppler closest_approach(const stripmap_params& p, const point_target& t);
+
+//! A sinusoidal track error amplitude_m sin(2 pi t / period_s + phase_rad) (m).
+struct track_sinusoid {
+    double amplitude_m = 0.0; //!< >= 0
+    double period_s = 1.0;    //!< > 0 (a period of P metres along track: P / velocity)
+    double phase_rad = 0.0;
+};
+
+//! Cross-track or vertical error: sinusoids, a random walk and white noise.
+struct axis_errors {
+    std::vector<track_sinusoid> sinusoids;
+    double random_walk = 0.0; //!< m / sqrt(s), >= 0
+    double white_m = 0.0;     //!< m RMS, >= 0
+};
+
+/*!
+ * \brief Navigation errors of a stripmap pass, the model of gnuradio.gpuradar.sar_sim's
+ * MotionErrors: e(t) = measured minus true antenna position.
+ *
+ * Pulse i is at time t_i = i / PRF (from pulse 0 of the stream). Components, in metres,
+ * on the track's axes (flight along +y):
+ *  - along track (+y): velocity_error_mps x t_i;
+ *  - cross track (horizontal, to the left of travel: -x, away from the scene) and
+ *    vertical (+z): each the sum of its sinusoids A sin(2 pi t_i / T + phi), a random
+ *    walk (sigma m/sqrt(s): the sum of independent N(0, sigma^2 / PRF) steps, 0 at pulse
+ *    0) and white noise (m RMS, independent per pulse), drawn from `seed` so that pulse
+ *    i's draws depend only on (seed, i).
+ * The measured track is the nominal straight pass (what sar_focus assumes); the echoes
+ * come from the true track, measured - e(t_i).
+ */
+struct motion_errors {
+    double velocity_error_mps = 0.0; //!< along track (m/s), finite
+    axis_errors cross_track, vertical;
+    std::uint32_t seed = 1;
+    //! Any error switched on (else the pass is exactly the nominal one).
+    bool any() const;
+    //! std::invalid_argument "gpuradar::<stage>: <param> must be ..." naming the field
+    //! (motion_velocity_error, cross_track_amplitude, vertical_period, ...).
+    void validate(const char* stage) const;
+};
+
+/*!
+ * e(t_i) of successive pulses: the random walks are running sums, kept between calls
+ * (asking for an earlier pulse starts them again from pulse 0).
+ */
+class track_errors
+{
+public:
+    track_errors(const stripmap_params& p, const motion_errors& m);
+    //! {along (y), cross (-x), up (z)} of pulse i (m).
+    std::array<double, 3> at(std::size_t pulse);
+    //! True antenna position {x, y, z} of pulse i for nominal along-track y_nominal.
+    std::array<double, 3> true_position(std::size_t pulse, double y_nominal);
+    const motion_errors& model() const { return d_m; }
+
+private:
+    stripmap_params d_p;
+    motion_errors d_m;
+    std::size_t d_next = 0;
+    double d_walk_cross = 0.0, d_walk_up = 0.0;
+};
+
+/*!
+ * simulate() with navigation errors: pulse i's echoes are those of the antenna at
+ * `motion`'s true position (nominal (0, y_i, altitude) minus e(t_i)); nullptr or no
+ * error: the nominal pass, the same samples as without.
+ */
+std::vector<cfloat> simulate(const stripmap_params& p,
+                             const std::vector<point_target>& targets,
+                             const reflectivity_grid& scene,
+                             std::size_t first_pulse,
+                             std::size_t npulses,
+                             double first_pulse_y,
+                             double noise_sigma,
+                             std::uint32_t seed,
+                             track_errors* motion);
 
 } // namespace stripmap_sim
 } // namespace gpuradar::kernels
