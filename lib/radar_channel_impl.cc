@@ -2,6 +2,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "radar_channel_impl.h"
 #include <gnuradio/io_signature.h>
+#include <algorithm>
+#include <cmath>
 
 namespace gr {
 namespace gpuradar {
@@ -31,7 +33,8 @@ radar_channel::sptr radar_channel::make(double samp_rate,
                                         double iq_phase_deg,
                                         double phase_noise_linewidth_hz,
                                         unsigned int adc_bits,
-                                        double adc_full_scale)
+                                        double adc_full_scale,
+                                        double clock_offset_ppm)
 {
     kernels::channel_config c;
     c.fs = samp_rate;
@@ -63,6 +66,7 @@ radar_channel::sptr radar_channel::make(double samp_rate,
     c.front_end.phase_noise_linewidth_hz = phase_noise_linewidth_hz;
     c.front_end.adc_bits = adc_bits;
     c.front_end.adc_full_scale = adc_full_scale;
+    c.clock_offset_ppm = clock_offset_ppm;
     kernels::radar_channel channel(std::move(c)); // validates before the block exists
     return gnuradio::make_block_sptr<radar_channel_impl>(std::move(channel));
 }
@@ -87,6 +91,28 @@ std::vector<double> radar_channel_impl::echo_amplitudes() const
     return a;
 }
 
+pmt::pmt_t radar_channel_impl::rx_time_of(std::uint64_t offset,
+                                          const pmt::pmt_t& tx_time) const
+{
+    const double ppm = d_channel.config().clock_offset_ppm;
+    const bool tuple2 = pmt::is_tuple(tx_time) && pmt::length(tx_time) == 2;
+    if (ppm == 0.0 || !tuple2 || !pmt::is_uint64(pmt::tuple_ref(tx_time, 0)) ||
+        !pmt::is_real(pmt::tuple_ref(tx_time, 1)))
+        return tx_time; // same clock (or a value this block does not interpret)
+    // Receive sample n is taken n / fs_rx after the stream start, input sample n at
+    // n / fs: the receive sample carrying the tag is earlier by n (1/fs - 1/fs_rx).
+    const double fs = d_channel.config().fs;
+    const double early = static_cast<double>(offset) * (1.0 / fs - 1.0 / (fs * (1.0 + ppm * 1e-6)));
+    std::uint64_t secs = pmt::to_uint64(pmt::tuple_ref(tx_time, 0));
+    double frac = pmt::to_double(pmt::tuple_ref(tx_time, 1)) - early;
+    const double borrow = std::ceil(-frac);
+    if (borrow > 0.0) {
+        secs -= std::min<std::uint64_t>(secs, static_cast<std::uint64_t>(borrow));
+        frac += borrow;
+    }
+    return pmt::make_tuple(pmt::from_uint64(secs), pmt::from_double(frac));
+}
+
 int radar_channel_impl::work(int noutput_items,
                              gr_vector_const_void_star& input_items,
                              gr_vector_void_star& output_items)
@@ -100,9 +126,11 @@ int radar_channel_impl::work(int noutput_items,
     d_clipped.store(d_channel.clipped(), std::memory_order_relaxed);
     std::vector<gr::tag_t> tags;
     get_tags_in_window(tags, 0, 0, n, tx_time);
-    for (const auto& t : tags)
+    for (const auto& t : tags) {
+        const pmt::pmt_t v = rx_time_of(t.offset, t.value);
         for (unsigned c = 0; c < output_items.size(); ++c)
-            add_item_tag(c, t.offset, rx_time, t.value);
+            add_item_tag(c, t.offset, rx_time, v);
+    }
     return noutput_items;
 }
 

@@ -28,6 +28,9 @@ public:
              gr_vector_void_star& output_items) override;
 
 private:
+    //! The rx_time of the receive sample at `offset` that carries tx_time's tag: the
+    //! same time without a clock offset, earlier by offset (1/fs - 1/fs_rx) with one.
+    pmt::pmt_t rx_time_of(std::uint64_t offset, const pmt::pmt_t& tx_time) const;
     kernels::radar_channel d_channel;
     //! d_channel's clip count, published by work() for the getter's thread.
     std::atomic<std::uint64_t> d_clipped{ 0 };

@@ -90,6 +90,15 @@ public:
      *                           adc_full_scale^2 / (3 4^b) per rail
      * \param adc_full_scale    ADC full scale per rail (> 0, sample units); I and Q
      *                           clip separately, counted by adc_clipped()
+     * \param clock_offset_ppm  receive sample-clock offset (ppm, in [0, 1000]; 0: none):
+     *                           the receiver samples at fs (1 + ppm 1e-6) against the
+     *                           input's fs, so the pulse transmitted at input sample n
+     *                           arrives n ppm 1e-6 samples late (delays, leakage and
+     *                           Doppler in receive samples; kernels/scene/radar_channel.h).
+     *                           rx_time tags stay on their sample and carry that
+     *                           sample's true time (the transmitter's time base, as with
+     *                           a common time reference and a free-running sample
+     *                           clock), from which pulse_framer measures the drift
      * Throws std::invalid_argument naming the parameter or the target entry
      * ("ranges[2]", "velocities": one entry per target).
      */
@@ -118,7 +127,8 @@ public:
                      double iq_phase_deg = 0.0,
                      double phase_noise_linewidth_hz = 0.0,
                      unsigned int adc_bits = 0,
-                     double adc_full_scale = 1.0);
+                     double adc_full_scale = 1.0,
+                     double clock_offset_ppm = 0.0);
 
     //! Linear echo amplitude a_i of each target.
     virtual std::vector<double> echo_amplitudes() const = 0;

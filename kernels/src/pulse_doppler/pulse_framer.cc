@@ -103,6 +103,9 @@ void pulse_framer::anchor_at(std::uint64_t abs_offset)
     d_anchored = true;
     d_anchor = abs_offset;
     d_gap_samples = sample_shift{};
+    d_drift_ref = false;
+    d_drift_base = d_drift = 0;
+    d_slip = 0;
     d_pulse = 0;
     d_in_cpi = 0;
     d_batch.clear(); // gates of a discarded or finished CPI
@@ -111,7 +114,7 @@ void pulse_framer::anchor_at(std::uint64_t abs_offset)
 std::uint64_t pulse_framer::gate_abs(std::uint64_t k) const
 {
     // Pulses at or after the last gap start after it, so the sum is a valid offset.
-    return static_cast<std::uint64_t>(static_cast<std::int64_t>(d_anchor) +
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(d_anchor) + d_slip +
                                       d_timing.pulse_start(k, d_gap_samples)) +
            d_cfg.gate_start;
 }
@@ -139,13 +142,19 @@ pulse_framer::time_check pulse_framer::check_time(const framer_event& e,
         d_has_time = true;
         d_time_offset = e.offset;
         d_time = e.time;
+        measure_drift(e);
         return time_check::continuous;
     }
     const time_spec expected = add_samples(
         d_time, static_cast<std::int64_t>(e.offset - d_time_offset), d_cfg.fs);
     const double delta = samples_between(expected, e.time, d_cfg.fs);
+    // A sample clock off by up to max_clock_drift_ppm moves the tags this much.
+    const double tolerance =
+        time_tolerance_samples +
+        max_clock_drift_ppm * 1e-6 *
+            static_cast<double>(e.offset > d_time_offset ? e.offset - d_time_offset : 0);
     std::ostringstream s;
-    if (!(std::fabs(delta) <= max_gap()) || delta < -time_tolerance_samples) {
+    if (!(std::fabs(delta) <= max_gap()) || delta < -tolerance) {
         // Kept out of the time reference: the samples are continuous by count.
         s << "rx_time at sample " << e.offset << " jumps by " << delta
           << " samples against the sample count (backwards, or beyond " << max_gap()
@@ -157,14 +166,52 @@ pulse_framer::time_check pulse_framer::check_time(const framer_event& e,
     }
     d_time_offset = e.offset;
     d_time = e.time;
-    if (std::fabs(delta) <= time_tolerance_samples)
+    if (std::fabs(delta) <= tolerance) {
+        measure_drift(e);
         return time_check::continuous;
+    }
+    // The gap's tag is the new drift reference: the samples around it are not counted.
+    d_drift_ref = false;
+    measure_drift(e);
     lost = std::round(delta / gap_resolution_samples) * gap_resolution_samples;
     d_lost += static_cast<std::uint64_t>(std::llround(lost));
     s << "rx_time at sample " << e.offset << " is " << delta
       << " samples later than the sample count (samples lost upstream, overflow)";
     why = s.str();
     return time_check::gap;
+}
+
+void pulse_framer::set_drift_reference(const framer_event& e)
+{
+    d_drift_ref = true;
+    d_drift_offset = e.offset;
+    d_drift_time = e.time;
+    d_drift_base = d_drift;
+}
+
+void pulse_framer::measure_drift(const framer_event& e)
+{
+    if (!d_anchored || !d_drift_ref) {
+        set_drift_reference(e);
+        return;
+    }
+    const double elapsed = samples_between(d_drift_time, e.time, d_cfg.fs);
+    const double measured = static_cast<double>(e.offset - d_drift_offset) - elapsed;
+    d_drift = d_drift_base + measured;
+    if (elapsed > 0.0)
+        d_drift_ppm = measured / elapsed * 1e6;
+}
+
+void pulse_framer::follow_drift(std::uint64_t pos)
+{
+    const auto want = static_cast<std::int64_t>(std::llround(d_drift));
+    if (want == d_slip)
+        return;
+    const std::int64_t start = static_cast<std::int64_t>(d_anchor) + want +
+                               d_timing.pulse_start(d_pulse, d_gap_samples) +
+                               static_cast<std::int64_t>(d_cfg.gate_start);
+    if (start >= static_cast<std::int64_t>(pos))
+        d_slip = want; // else the samples are gone: the next CPI moves
 }
 
 void pulse_framer::flush_gates(const void* in)
@@ -233,6 +280,8 @@ framer_result pulse_framer::process(const void* in,
         }
         if (r.cpis.size() >= max_cpis)
             break;
+        if (d_in_cpi == 0)
+            follow_drift(pos);
         const std::uint64_t gs = gate_abs(d_pulse);
         const std::uint64_t ge = gs + d_cfg.nrange;
         if (ei < events.size() && events[ei].offset < ge) {
@@ -285,8 +334,10 @@ bool pulse_framer::seek_anchor(const void* in,
         std::string why;
         if (check_time(e, lost, why, r) == time_check::gap)
             d_prev_level = -1; // no edge across a gap
-        if (d_cfg.trigger == trigger_mode::rx_time)
+        if (d_cfg.trigger == trigger_mode::rx_time) {
             anchor_at(e.offset);
+            set_drift_reference(e);
+        }
     } else if (d_cfg.trigger == trigger_mode::tag) {
         anchor_at(e.offset);
     }
@@ -333,7 +384,7 @@ void pulse_framer::skip_consumed_gate(std::uint64_t pos, framer_result& r)
 std::uint64_t pulse_framer::first_pulse_from(std::uint64_t abs_offset) const
 {
     const auto rel = static_cast<std::int64_t>(abs_offset) -
-                     static_cast<std::int64_t>(d_anchor + d_cfg.gate_start);
+                     static_cast<std::int64_t>(d_anchor + d_cfg.gate_start) - d_slip;
     return d_timing.first_pulse_at_or_after(rel, d_gap_samples);
 }
 
@@ -358,6 +409,8 @@ void pulse_framer::begin_cpi(std::uint64_t gs)
     d_current.pulse_offset =
         static_cast<std::int64_t>(gs) - static_cast<std::int64_t>(d_cfg.gate_start);
     d_current.has_time = d_has_time;
+    d_current.clock_slip = d_slip;
+    d_current.clock_ppm = d_drift_ppm;
     if (d_has_time)
         d_current.rx_time =
             add_samples(d_time,

@@ -33,6 +33,15 @@ channel_config checked(channel_config c)
     for (std::size_t i = 0; i < c.targets.size(); ++i)
         check_target_direction(c.targets[i], i, s);
     c.array.validate(s);
+    // A slow receive clock (ppm < 0) would read transmit samples the channel has not
+    // been given yet (tau(m) > m): the channel is a sync block, one output per input.
+    if (!(c.clock_offset_ppm >= 0.0 && c.clock_offset_ppm <= max_clock_offset_ppm))
+        detail::throw_invalid(s,
+                              "clock_offset_ppm",
+                              "in [0, " + std::to_string(max_clock_offset_ppm) +
+                                  "] ppm (a receive clock faster than the transmit "
+                                  "stream's; radar_scene_source takes either sign)",
+                              c.clock_offset_ppm);
     return c;
 }
 
@@ -51,6 +60,12 @@ radar_channel::radar_channel(channel_config cfg)
         d_amplitude.push_back(
             radar_scene::echo_amplitude(t.snr_db, d_cfg.noise_power, d_cfg.tx_power));
     }
+}
+
+double radar_channel::tx_index(std::uint64_t m) const
+{
+    const double t = static_cast<double>(m);
+    return d_cfg.clock_offset_ppm == 0.0 ? t : t / (1.0 + d_cfg.clock_offset_ppm * 1e-6);
 }
 
 cfloat radar_channel::input_at(std::int64_t i) const
@@ -78,18 +93,24 @@ void radar_channel::add_echo(cfloat* out,
     const auto n0 = static_cast<std::int64_t>(d_pos);
     const auto sys = static_cast<std::int64_t>(d_cfg.system_delay);
     // Phase at the first output sample reduced in double, then a unit-step recurrence.
-    const double cyc = g.cycles_per_sample * static_cast<double>(d_pos);
+    // With a clock offset a receive sample lasts 1 / fs_rx: the phase steps by f_d / fs_rx.
+    const double rate = tx_index(1);
+    const double cycles = g.cycles_per_sample * rate;
+    const double cyc = g.cycles_per_sample * tx_index(d_pos);
     std::complex<double> ph = d_amplitude[target] * array.gain(c) *
                               std::polar(1.0, phase0 + two_pi * (cyc - std::floor(cyc)));
     const std::complex<double> step =
-        std::polar(1.0, two_pi * (g.cycles_per_sample - std::floor(g.cycles_per_sample)));
+        std::polar(1.0, two_pi * (cycles - std::floor(cycles)));
+    const bool offset = d_cfg.clock_offset_ppm != 0.0;
     for (std::size_t m = 0; m < n; ++m, ph *= step) {
-        const double t = static_cast<double>(n0) + static_cast<double>(m);
+        const double t = offset ? tx_index(d_pos + m)
+                                : static_cast<double>(n0) + static_cast<double>(m);
         const double d = g.delay_at_0 + g.delay_rate * t;
         if (d <= 0.0)
             continue; // the target has passed the radar
         const std::int64_t src =
-            n0 + static_cast<std::int64_t>(m) - sys - std::llround(d);
+            offset ? std::llround(t - d) - sys
+                   : n0 + static_cast<std::int64_t>(m) - sys - std::llround(d);
         const std::complex<double> v = ph * std::complex<double>(input_at(src));
         out[m] += cfloat(static_cast<float>(v.real()), static_cast<float>(v.imag()));
     }
@@ -99,7 +120,7 @@ void radar_channel::trim_history()
 {
     // Later outputs m >= d_pos read x[m - s - D(m)]; m - D(m) grows with m (|v| << c), so
     // nothing before d_pos - s - max_i D_i(d_pos) - 1 is needed again.
-    const double t = static_cast<double>(d_pos);
+    const double t = tx_index(d_pos);
     double dmax = 0.0;
     for (const auto& g : d_geometry)
         dmax = std::max(dmax, g.delay_at_0 + g.delay_rate * t);
@@ -118,9 +139,13 @@ void radar_channel::add_leakage(cfloat* out, std::size_t n, std::size_t c) const
     const auto first =
         static_cast<std::int64_t>(d_pos) - static_cast<std::int64_t>(d_cfg.system_delay);
     const auto& array = d_cfg.array;
+    const bool offset = d_cfg.clock_offset_ppm != 0.0;
     auto add = [&](auto leak) {
         for (std::size_t m = 0; m < n; ++m)
-            out[m] += leak * input_at(first + static_cast<std::int64_t>(m));
+            out[m] += leak * input_at(offset ? std::llround(tx_index(d_pos + m)) -
+                                                   static_cast<std::int64_t>(
+                                                       d_cfg.system_delay)
+                                             : first + static_cast<std::int64_t>(m));
     };
     // Without channel errors a real gain, as for the single antenna (the same bits).
     if (array.gain_db.empty() && array.phase_deg.empty())

@@ -44,7 +44,8 @@ void bind_radar_channel(py::module& m)
              py::arg("iq_phase_deg") = 0.0,
              py::arg("phase_noise_linewidth_hz") = 0.0,
              py::arg("adc_bits") = 0,
-             py::arg("adc_full_scale") = 1.0)
+             py::arg("adc_full_scale") = 1.0,
+             py::arg("clock_offset_ppm") = 0.0)
         .def("echo_amplitudes", &radar_channel::echo_amplitudes)
         .def("adc_clipped", &radar_channel::adc_clipped);
 }

@@ -66,6 +66,11 @@ struct framer_cpi {
     std::uint64_t nonfinite = 0;   //!< samples with a NaN or infinite part, written as 0
     std::uint64_t clamped = 0;     //!< fc32: samples with a part clamped (framer_copy.h)
     std::uint64_t saturated = 0;   //!< sc16 / sc8: samples with a part at +-full scale
+    //! Whole samples the CPI's pulse schedule was moved by to follow the sample clock's
+    //! drift against rx_time (pulse_framer: clock drift); 0 without drift or rx_time.
+    std::int64_t clock_slip = 0;
+    //! The receive sample clock's offset against rx_time measured so far (ppm).
+    double clock_ppm = 0.0;
 };
 
 //! A partial CPI discarded because of a gap in the stream (or input skipped).
@@ -121,6 +126,18 @@ struct framer_result {
  * the gates are never looked at. With a CUDA framer_copy, process() waits for the counts of the CPIs
  * it emitted (queued behind their copies) before it returns.
  *
+ * Clock drift: a receive sample clock off by e (ppm 1e-6) against the time of the rx_time
+ * tags (a common time reference, a free-running sample clock) makes the samples between
+ * two tags (1 + e) times what the time says. The framer takes an rx_time tag within
+ * time_tolerance_samples + max_clock_drift_ppm 1e-6 x (samples since the last tag) of
+ * the sample count as continuous, and measures the drift from the first such tag since
+ * the anchor (or the last gap): slip = samples counted - (time elapsed) fs, so far
+ * (clock_slip_samples(), clock_offset_ppm() = slip over the elapsed time). Before each
+ * CPI the pulse schedule moves by round(slip) whole samples (framer_cpi::clock_slip),
+ * so that the CPIs stay on the pulses however long the stream runs; a CPI never changes
+ * its schedule inside. A move that would put the next gate before samples already
+ * consumed (gates with no sample between them) waits for the next CPI.
+ *
  * Feeding: call process() with consecutive chunks (offset = consumed so far) and the
  * events inside each chunk, sorted by offset. It consumes up to the last sample it no
  * longer needs; samples it leaves, and their events, are passed again next time
@@ -142,6 +159,10 @@ public:
     //! n or n + 1/2 samples stays exact and cannot move a pulse of a half-sample PRI
     //! across its rounding boundary.
     static constexpr double gap_resolution_samples = 1.0 / 65536.0;
+    //! rx_time drift taken as the sample clock's (ppm of the samples between two tags):
+    //! a receiver's crystal (2 to 50 ppm); a lost buffer (hundreds to thousands of
+    //! samples between tags up to millions of samples apart) stays a gap.
+    static constexpr double max_clock_drift_ppm = 50.0;
 
     /*!
      * Validates (std::invalid_argument "gpuradar::pulse_framer: <param> ...").
@@ -188,6 +209,15 @@ public:
     std::uint64_t clamped_samples() const { return d_clamped; }
     //! sc16 / sc8: samples of emitted CPIs with a part at +-full scale (saturated).
     std::uint64_t saturated_samples() const { return d_saturated; }
+    //! Receive samples gained on the rx_time timeline since the anchor, as measured at
+    //! the last continuous rx_time tag (fractional; negative: a slow sample clock).
+    double clock_slip_samples() const { return d_drift; }
+    //! The sample clock's offset against rx_time measured since the drift reference
+    //! (ppm; 0 until two rx_time tags have been seen).
+    double clock_offset_ppm() const { return d_drift_ppm; }
+    //! Whole samples the pulse schedule is moved by now (round(clock_slip_samples()) at
+    //! the last CPI start).
+    std::int64_t schedule_slip() const { return d_slip; }
     const pulse_timing& timing() const { return d_timing; }
     const framer_config& config() const { return d_cfg; }
     double prf() const { return d_cfg.fs / d_cfg.pri_samples; }
@@ -235,6 +265,11 @@ private:
                    cfloat* out,
                    framer_result& r);
     void begin_cpi(std::uint64_t gs);
+    // Drift: the reference (the anchor's or a gap's rx_time tag), a continuous tag's
+    // measurement against it, and the schedule's move to it before a CPI starts.
+    void set_drift_reference(const framer_event& e);
+    void measure_drift(const framer_event& e);
+    void follow_drift(std::uint64_t pos);
     void finish_cpi(const void* in, cfloat* out, framer_result& r);
     // The sample counts (non-finite, clamped, saturated) of the CPIs in r (waits for
     // them on CUDA).
@@ -260,6 +295,13 @@ private:
     int d_prev_level = -1; // threshold mode: last sample above (1), at/below (0), unknown
     std::uint64_t d_dropped = 0, d_emitted = 0, d_lost = 0, d_rejected = 0;
     std::uint64_t d_nonfinite = 0, d_clamped = 0, d_saturated = 0;
+    bool d_drift_ref = false;        // a drift reference exists
+    std::uint64_t d_drift_offset = 0; // its sample offset
+    time_spec d_drift_time;          // its time
+    double d_drift_base = 0;         // slip at the reference (samples)
+    double d_drift = 0;              // slip measured at the last continuous tag
+    double d_drift_ppm = 0;
+    std::int64_t d_slip = 0; // whole samples added to every pulse start now
     std::vector<framer_sample_counts> d_counts; // collect_counts()'s, reused
 };
 

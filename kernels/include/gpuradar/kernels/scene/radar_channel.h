@@ -36,6 +36,16 @@ struct channel_config {
     //! Receiver impairments applied to every output after the channel (front_end.h;
     //! default: none). Its phase noise draws from its own generator, seeded from seed.
     front_end_config front_end;
+    /*!
+     * Receive sample-clock offset (ppm, in [0, max_clock_offset_ppm]; 0: none): the
+     * receiver samples at fs_rx = fs (1 + ppm 1e-6) while the transmit stream keeps fs,
+     * so output sample m is taken at transmit time tau(m) = m / (1 + ppm 1e-6) (in input
+     * samples) and a pulse transmitted at input sample n arrives n ppm 1e-6 samples late,
+     * as radar_scene's clock_offset_ppm does. Not negative: a slower receive clock would
+     * need transmit samples the channel has not received yet (one output per input). The
+     * pulse shape is not resampled (a few ppm of stretch).
+     */
+    double clock_offset_ppm = 0.0;
 };
 
 /*!
@@ -54,8 +64,12 @@ struct channel_config {
  * channel's own noise (channel 0's is the single-channel output's generator).
  *
  * Then the receiver: config().front_end's impairments (phase noise common to the
- * outputs, I/Q imbalance, DC offset, ADC) on every output. The channel has no clock
- * offset (the transmit stream sets the time base); radar_scene has one.
+ * outputs, I/Q imbalance, DC offset, ADC) on every output.
+ *
+ * Clock offset (channel_config::clock_offset_ppm, e): output sample m reads the input
+ * timeline at tau(m) = m / (1 + e): the echo takes x[round(tau(m) - s - D_i(tau))], the
+ * leakage x[round(tau(m)) - s], the Doppler phase runs at f_d per receive sample of
+ * 1 / fs_rx. Without an offset tau(m) = m exactly (the stream to the bit).
  */
 class radar_channel
 {
@@ -78,6 +92,9 @@ public:
     double amplitude(std::size_t i) const { return d_amplitude.at(i); }
     //! Rail values clipped by the ADC so far (front_end::clipped()).
     std::uint64_t clipped() const { return d_front_end.clipped(); }
+    //! The input-timeline position of output sample m: m / (1 + ppm 1e-6) (input
+    //! samples; m itself without a clock offset).
+    double tx_index(std::uint64_t m) const;
 
 private:
     //! Input sample at absolute index i (zero before the stream start).
