@@ -1,0 +1,56 @@
+/* -*- c++ -*- */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef INCLUDED_GPURADAR_CLUTTER_CANCEL_IMPL_H
+#define INCLUDED_GPURADAR_CLUTTER_CANCEL_IMPL_H
+
+#include "gpu_stream_owner.h"
+#include "log_limiter.h"
+#include <gnuradio/gpuradar/clutter_cancel.h>
+#include <gpuradar/kernels/passive/clutter_cancel.h>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace gr {
+namespace gpuradar {
+
+class clutter_cancel_impl : public clutter_cancel, public gpu_stream_owner
+{
+public:
+    clutter_cancel_impl(const kernels::clutter_cancel_params& p,
+                        unsigned int nsurv,
+                        kernels::backend backend,
+                        int device);
+
+    std::vector<double> cancellation_db() const override;
+    std::uint64_t cpis() const override;
+    std::string method() const override;
+    std::string backend() const override { return kernels::to_string(d_backend); }
+    int device() const override { return cuda_device(); }
+
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override;
+
+private:
+    //! The message, the tags and the log lines of one CPI, its first sample at `item`.
+    void report(const std::vector<kernels::clutter_cancel_result>& res,
+                std::uint64_t item);
+
+    const kernels::clutter_cancel_params d_params;
+    const unsigned int d_nsurv;
+    const kernels::backend d_backend;
+    //! one per surveillance channel: NLMS keeps each channel's weights
+    std::vector<std::unique_ptr<kernels::clutter_cancel>> d_kernels;
+    std::vector<kernels::clutter_cancel_result> d_results; //!< one CPI's, reused
+    log_limiter d_loaded_log, d_nonfinite_log;
+    std::uint64_t d_loaded_total = 0, d_nonfinite_total = 0;
+    mutable std::mutex d_mutex; //!< d_last_db and d_cpis, read from other threads
+    std::vector<double> d_last_db;
+    std::uint64_t d_cpis = 0;
+};
+
+} // namespace gpuradar
+} // namespace gr
+
+#endif
