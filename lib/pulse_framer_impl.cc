@@ -103,6 +103,8 @@ pmt::pmt_t pulse_framer_impl::cpi_dict(const kernels::framer_cpi& c) const
     d = pmt::dict_add(d, pmt::intern("nonfinite_samples"), pmt::from_uint64(c.nonfinite));
     d = pmt::dict_add(d, pmt::intern("clamped_samples"), pmt::from_uint64(c.clamped));
     d = pmt::dict_add(d, pmt::intern("saturated_samples"), pmt::from_uint64(c.saturated));
+    d = pmt::dict_add(d, pmt::intern("clock_slip_samples"), pmt::from_long(c.clock_slip));
+    d = pmt::dict_add(d, pmt::intern("clock_offset_ppm"), pmt::from_double(c.clock_ppm));
     if (c.has_time)
         d = pmt::dict_add(d, d_rx_time_key, uhd_time_pmt(c.rx_time));
     return d;
@@ -163,6 +165,21 @@ void pulse_framer_impl::log_nonfinite(const kernels::framer_result& r)
     }
     d_clamped = d_core.clamped_samples();
     d_saturated = d_core.saturated_samples();
+    for (const auto& c : r.cpis) {
+        // The schedule moves a sample at a time: each move is news, the 2^n-th logged.
+        if (c.clock_slip == d_logged_slip)
+            continue;
+        d_logged_slip = c.clock_slip;
+        if (worth_logging(++d_slip_moves))
+            d_logger->info("CPI {}: pulse schedule moved to {} samples from the nominal "
+                           "one to follow the sample clock, {:.3f} ppm against rx_time "
+                           "({} moves so far; further ones are logged at powers of two)",
+                           c.index,
+                           c.clock_slip,
+                           c.clock_ppm,
+                           d_slip_moves);
+    }
+    d_clock_ppm = d_core.clock_offset_ppm();
 }
 
 void pulse_framer_impl::set_threshold(double threshold)

@@ -32,6 +32,7 @@ public:
     std::uint64_t nonfinite_samples() const override { return d_nonfinite; }
     std::uint64_t clamped_samples() const override { return d_clamped; }
     std::uint64_t saturated_samples() const override { return d_saturated; }
+    double clock_offset_ppm() const override { return d_clock_ppm; }
     double prf() const override { return d_core.prf(); }
     double r0() const override { return d_core.r0(); }
     int device() const override { return cuda_device(); }
@@ -59,6 +60,9 @@ private:
         d_rejected{ 0 }, d_nonfinite{ 0 }, d_clamped{ 0 }, d_saturated{ 0 };
     std::uint64_t d_nonfinite_cpis = 0; // CPIs with any, for the log's rate limit
     std::uint64_t d_clipped_cpis = 0;   // CPIs with clamped or saturated samples, ditto
+    std::int64_t d_logged_slip = 0;     // the last CPI's schedule move (clock drift)
+    std::uint64_t d_slip_moves = 0;     // moves so far, for the log's rate limit
+    std::atomic<double> d_clock_ppm{ 0.0 };
     bool d_warned_no_anchor = false;
 };
 

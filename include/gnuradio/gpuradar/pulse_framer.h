@@ -21,8 +21,9 @@ namespace gpuradar {
  * kernels/pulse_timing.h). Whole CPIs of npulses items only; the first item of each
  * carries the `cpi` tag {index, npulses, nrange, fs, prf = fs / pri, fc, r0 = gate_start
  * c / (2 fs), channels = 1, pulse (pulse number since the anchor), nonfinite_samples,
- * clamped_samples, saturated_samples (see below), rx_time (UHD tuple (uint64 secs, double frac) of that pulse's start, when
- * an rx_time tag was seen)} (docs/CONVENTIONS.md).
+ * clamped_samples, saturated_samples, clock_slip_samples, clock_offset_ppm (see below),
+ * rx_time (UHD tuple (uint64 secs, double frac) of that pulse's start, when an rx_time
+ * tag was seen)} (docs/CONVENTIONS.md).
  *
  * Non-finite input: a gate sample with a NaN or infinite real or imaginary part is
  * written as 0, so that one bad sample cannot turn the whole range-Doppler map of its CPI
@@ -40,6 +41,15 @@ namespace gpuradar {
  * >= 32767, or 127) is counted in `saturated_samples` (ADC clipping), saturated_samples()
  * in total, and left as it is. Both keys are always present (0 when none or not
  * applicable to the input type); CPIs with any are logged like non-finite ones.
+ *
+ * Clock drift: with rx_time tags from a time reference independent of the sample clock
+ * (radar_channel's clock_offset_ppm gives them), the framer measures the samples the
+ * sample clock gains or loses against the tags' time (within 50 ppm of the samples
+ * between two tags: kernels::pulse_framer::max_clock_drift_ppm, beyond it a gap) and
+ * moves its pulse schedule by the whole samples gained before each CPI, so that the CPIs
+ * stay on the pulses. The cpi tag's `clock_slip_samples` (i64: the schedule's move for
+ * that CPI) and `clock_offset_ppm` (double: the estimate so far) report it, as do
+ * clock_offset_ppm() and an info log line per move (the 2^n-th after the first eight).
  *
  * Anchor (pulse 0), by `trigger`:
  * - "rx_time":   the first `rx_time` tag (UHD stamps the first sample it delivers);
@@ -153,6 +163,9 @@ public:
     //! sc16 / sc8: samples of emitted CPIs with a part at +-full scale (the sum of the cpi
     //! tags' saturated_samples).
     virtual std::uint64_t saturated_samples() const = 0;
+    //! The receive sample clock's offset against the rx_time tags measured so far (ppm;
+    //! 0 until two rx_time tags; the cpi tag's clock_offset_ppm).
+    virtual double clock_offset_ppm() const = 0;
     //! fs / pri_samples (Hz).
     virtual double prf() const = 0;
     //! Range of gate sample 0, gate_start c / (2 fs) (m).
