@@ -2,17 +2,22 @@
  * passive/PR-FM: one passive radar CPI of the PR-FM workload (issue 33): 2.4 Msps, a
  * CPI of 0.5 s (1.2 M samples), ECA-B with 50 taps in 10 batches (clutter_cancel), then
  * the cross-ambiguity map of 400 range bins x +-256 Doppler bins (cross_ambiguity, its
- * automatic method: batched, 1200 batches of 1000 samples). Channels in device memory
- * (CUDA) or on the host (CPU twin). --quick: a tenth of the CPI, 100 bins, +-64 bins.
+ * automatic method: batched, 1200 batches of 1000 samples), then CFAR on the map
+ * (cfar_2d, CA, pfa 1e-6, local maxima, detections read back): ms_per_cpi is the three,
+ * the issue's target 2 ms on the GPU. Channels in device memory (CUDA) or on the host
+ * (CPU twin). --quick: a tenth of the CPI, 100 bins, +-64 bins. nlms_ms: the same CPI
+ * cancelled by clutter_cancel's block NLMS instead (64 samples per update), for
+ * streaming use; not part of ms_per_cpi.
  *
- * Floors printed beside the times: ECA-B's normal equations are B products of L x P by
- * P x L, 8 N P flops per column pair counted as 8 N P^2 (complex multiply-adds); the
- * map's batched FFTs are counted as 5 n log2 n flops each (B transforms of the
- * correlation length, twice, plus one of the reference segments, and M transforms of
- * B), against the device's peak fp32 rate not measured here: the figures are flop
- * counts, for the performance page's comparison.
+ * Floors printed beside the times: ECA-B without Doppler taps forms its normal
+ * equations from K lag sums of the reference against itself and the surveillance (2 K N
+ * complex multiply-adds) and subtracts the fit (K N): 8 flops each, eca_gflop; it moves
+ * about 7 N complex floats (the two channels read and copied, read again by the lag
+ * sums and the fit, the output written): eca_floor_gb, against the device's memory
+ * bandwidth not measured here. The figures are counts, for the performance page.
  */
 #include "bench_pd_common.h"
+#include <gpuradar/kernels/detection/cfar_2d.h>
 #include <gpuradar/kernels/passive/clutter_cancel.h>
 #include <gpuradar/kernels/passive/cross_ambiguity.h>
 #include <chrono>
@@ -43,8 +48,36 @@ pr_workload pr_fm(bool quick)
 
 double eca_gflop(const pr_workload& w)
 {
-    const double p = double(kernels::clutter_cancel::columns(w.eca));
-    return 8.0 * double(w.eca.nsamples) * p * p * 1e-9;
+    return 8.0 * 3.0 * double(w.eca.ntaps) * double(w.eca.nsamples) * 1e-9;
+}
+
+double eca_floor_gb(const pr_workload& w)
+{
+    return 7.0 * double(w.eca.nsamples) * sizeof(kernels::cfloat) * 1e-9;
+}
+
+kernels::clutter_cancel_params nlms_of(const pr_workload& w)
+{
+    kernels::clutter_cancel_params p = w.eca;
+    p.method = kernels::cancel_method::nlms;
+    p.nlms_block = 64;
+    return p;
+}
+
+//! CFAR on the map as the passive flowgraph runs it.
+kernels::cfar_2d_params cfar_of(const kernels::cross_ambiguity& caf,
+                                const pr_workload& w)
+{
+    kernels::cfar_2d_params p;
+    p.nrange = w.caf.nrange;
+    p.ndoppler = caf.ndoppler();
+    p.guard_range = 2;
+    p.train_range = 6;
+    p.guard_doppler = 1;
+    p.train_doppler = 2;
+    p.pfa = 1e-6;
+    p.local_max = true;
+    return p;
 }
 
 void emit(const char* bench,
@@ -53,6 +86,8 @@ void emit(const char* bench,
           const kernels::cross_ambiguity& caf,
           double eca_ms,
           double caf_ms,
+          double cfar_ms,
+          double nlms_ms,
           double cancellation_db)
 {
     json_line(bench)
@@ -68,10 +103,13 @@ void emit(const char* bench,
         .field("caf_batch_length", static_cast<long long>(caf.batch_length()))
         .field("eca_ms", eca_ms)
         .field("caf_ms", caf_ms)
-        .field("ms_per_cpi", eca_ms + caf_ms)
+        .field("cfar_ms", cfar_ms)
+        .field("ms_per_cpi", eca_ms + caf_ms + cfar_ms)
         .field("realtime_factor",
-               1000.0 * double(w.eca.nsamples) / 2.4e6 / (eca_ms + caf_ms))
-        .field("eca_gram_gflop", eca_gflop(w))
+               1000.0 * double(w.eca.nsamples) / 2.4e6 / (eca_ms + caf_ms + cfar_ms))
+        .field("nlms_ms", nlms_ms)
+        .field("eca_gflop", eca_gflop(w))
+        .field("eca_floor_gb", eca_floor_gb(w))
         .field("cancellation_db", cancellation_db)
         .emit();
 }
@@ -93,6 +131,9 @@ GPURADAR_BENCH("passive/cuda")
                                sizeof(float));
     auto eca = kernels::clutter_cancel::make(kernels::backend::cuda, w.eca, s.ref());
     auto caf = kernels::cross_ambiguity::make(kernels::backend::cuda, w.caf, s.ref());
+    auto nlms = kernels::clutter_cancel::make(kernels::backend::cuda, nlms_of(w), s.ref());
+    auto cfar = kernels::cfar_2d::make(kernels::backend::cuda, cfar_of(*caf, w), s.ref());
+    kernels::device_memory mask(w.caf.nrange * caf->ndoppler());
     kernels::clutter_cancel_result res;
     const int reps = std::max(3, opt.repeats / 5);
     const double eca_ms = pd::time_ms(s, reps, [&] {
@@ -102,7 +143,23 @@ GPURADAR_BENCH("passive/cuda")
     const double caf_ms = pd::time_ms(s, reps, [&] {
         caf->run(r.as<kernels::cfloat>(), e.as<kernels::cfloat>(), map.as<float>());
     });
-    emit("passive/cuda", props.name, w, *caf, eca_ms, caf_ms, res.cancellation_db);
+    const double cfar_ms = pd::time_ms(s, reps, [&] {
+        cfar->run(map.as<float>(), mask.as<std::uint8_t>(), nullptr, 1);
+        (void)cfar->collect();
+    });
+    const double nlms_ms = pd::time_ms(s, 2, [&] {
+        nlms->run(
+            r.as<kernels::cfloat>(), surv.as<kernels::cfloat>(), e.as<kernels::cfloat>());
+    });
+    emit("passive/cuda",
+         props.name,
+         w,
+         *caf,
+         eca_ms,
+         caf_ms,
+         cfar_ms,
+         nlms_ms,
+         res.cancellation_db);
 }
 
 GPURADAR_BENCH("passive/cpu")
@@ -119,6 +176,9 @@ GPURADAR_BENCH("passive/cpu")
     std::vector<float> map(w.caf.nrange * (2 * w.caf.doppler_half + 1));
     auto eca = kernels::clutter_cancel::make(kernels::backend::cpu, w.eca);
     auto caf = kernels::cross_ambiguity::make(kernels::backend::cpu, w.caf);
+    auto nlms = kernels::clutter_cancel::make(kernels::backend::cpu, nlms_of(w));
+    auto cfar = kernels::cfar_2d::make(kernels::backend::cpu, cfar_of(*caf, w));
+    std::vector<std::uint8_t> mask(map.size());
     kernels::clutter_cancel_result res;
     auto ms_of = [](auto&& f) {
         const auto a = std::chrono::steady_clock::now();
@@ -127,12 +187,25 @@ GPURADAR_BENCH("passive/cpu")
                    std::chrono::steady_clock::now() - a)
             .count();
     };
-    std::vector<double> te, tc;
+    std::vector<double> te, tc, tf, tn;
     for (int i = 0; i < (opt.quick ? 1 : 3); ++i) {
         te.push_back(ms_of([&] { res = eca->run(r.data(), surv.data(), e.data()); }));
         tc.push_back(ms_of([&] { caf->run(r.data(), e.data(), map.data()); }));
+        tf.push_back(ms_of([&] {
+            cfar->run(map.data(), mask.data(), nullptr, 1);
+            (void)cfar->collect();
+        }));
+        tn.push_back(ms_of([&] { nlms->run(r.data(), surv.data(), e.data()); }));
     }
-    emit("passive/cpu", "cpu", w, *caf, median(te), median(tc), res.cancellation_db);
+    emit("passive/cpu",
+         "cpu",
+         w,
+         *caf,
+         median(te),
+         median(tc),
+         median(tf),
+         median(tn),
+         res.cancellation_db);
 }
 
 } // namespace gpuradar::bench
