@@ -7,6 +7,7 @@
 #include <gpuradar/kernels/scene/radar_channel.h>
 #include <gpuradar/kernels/scene/radar_scene.h>
 #include <gpuradar/kernels/waveform/waveform.h>
+#include <algorithm>
 #include <cmath>
 
 namespace gpuradar::test {
@@ -33,22 +34,27 @@ channel_config base()
     return c;
 }
 
-// y[m] = leak x[m - s] + sum a x[m - s - round(2 R(m/fs) fs / c)] exp(-j 4 pi fc R / c).
+// y[m] = leak x[m - s] + sum a x[m - s - round(2 R(m/fs) fs / c)] exp(-j 4 pi fc R / c);
+// with a clock offset e, m is read as the input time tau = m / (1 + e) (long double):
+// x[round(tau) - s] and x[round(tau - 2 R(tau/fs) fs / c) - s].
 std::vector<cdouble> reference(const channel_config& c, const std::vector<cfloat>& x)
 {
     const auto s = static_cast<std::int64_t>(c.system_delay);
+    const long double e = c.clock_offset_ppm * 1e-6L;
     std::vector<cdouble> y(x.size());
     auto at = [&](std::int64_t i) { return i < 0 ? cdouble(0) : cdouble(x[i]); };
     for (std::size_t m = 0; m < x.size(); ++m) {
-        const auto mi = static_cast<std::int64_t>(m);
+        const long double tau = (long double)m / (1 + e);
+        const auto mi = static_cast<std::int64_t>(std::llround(tau));
         y[m] = c.leakage_amplitude * at(mi - s);
         for (const auto& t : c.targets) {
-            const double r = t.range_m - t.velocity_mps * double(m) / c.fs;
+            const double r = t.range_m - t.velocity_mps * double(tau) / c.fs;
             const double a = std::sqrt((c.noise_power > 0 ? c.noise_power : 1.0) *
                                        std::pow(10.0, t.snr_db / 10) / c.tx_power);
             const double ph = std::remainder(-2 * two_pi * c.fc * r / c0, two_pi);
-            y[m] +=
-                a * at(mi - s - std::llround(2 * r * c.fs / c0)) * std::polar(1.0, ph);
+            const auto src = e == 0 ? mi - std::llround(2 * r * c.fs / c0)
+                                    : std::llround(tau - 2 * r * c.fs / c0);
+            y[m] += a * at(src - s) * std::polar(1.0, ph);
         }
     }
     return y;
@@ -86,6 +92,36 @@ TEST(RadarChannel, test_001_echoes_against_reference)
     const double d0 = 2 * 3000.0 * c.fs / c0,
                  d1 = 2 * (3000.0 - 3.0e5 * 40000 / c.fs) * c.fs / c0;
     EXPECT_GT(d0 - d1, 50.0);
+}
+
+TEST(RadarChannel, test_005_clock_offset_against_reference)
+{
+    // 500 ppm over 40 000 samples: the receive samples walk 20 samples ahead of the
+    // input's, visible in the leakage and both echoes; chunking changes nothing.
+    auto c = base();
+    c.leakage_amplitude = 0.7;
+    c.system_delay = 37;
+    c.clock_offset_ppm = 500.0;
+    const auto x = random_complex(40000, 12);
+    const auto ref = reference(c, x);
+    EXPECT_LT(rel_l2(run(c, x, { x.size() }), ref), 1e-6);
+    EXPECT_LT(rel_l2(run(c, x, { 1, 4093, 17, 250, 9000 }), ref), 1e-6);
+    auto same = c;
+    same.clock_offset_ppm = 0.0;
+    EXPECT_GT(rel_l2(run(c, x, { x.size() }), reference(same, x)), 0.5)
+        << "the offset must change the stream";
+    // A pulse sent at input sample n arrives at receive sample round(n (1 + e)).
+    c.targets.clear();
+    c.system_delay = 0;
+    c.clock_offset_ppm = 20.0;
+    std::vector<cfloat> pulse(600000, cfloat(0, 0));
+    pulse[500000] = cfloat(1, 0);
+    const auto y = run(c, pulse, { 65536 });
+    const auto peak = std::max_element(y.begin(), y.end(), [](cfloat a, cfloat b) {
+        return std::abs(a) < std::abs(b);
+    });
+    EXPECT_EQ(peak - y.begin(), 500010); // 500 000 x (1 + 20e-6)
+    EXPECT_FLOAT_EQ(std::abs(*peak), 0.7f);
 }
 
 TEST(RadarChannel, test_002_same_echo_as_radar_scene)
@@ -171,6 +207,13 @@ TEST(RadarChannel, test_004_bad_input)
     expect_invalid([&] { with([](channel_config& c) { c.leakage_amplitude = -1; }); },
                    "leakage_amplitude",
                    who);
+    expect_invalid([&] { with([](channel_config& c) { c.clock_offset_ppm = -1; }); },
+                   "clock_offset_ppm",
+                   who);
+    expect_invalid([&] { with([](channel_config& c) { c.clock_offset_ppm = 1001; }); },
+                   "clock_offset_ppm",
+                   who);
+    with([](channel_config& c) { c.clock_offset_ppm = 1000; }); // the limit passes
     auto targets =
         [&](std::vector<double> r, std::vector<double> v, std::vector<double> a) {
             radar_scene::make_targets(r, v, a, "snr_db", 0.0, "radar_channel");
