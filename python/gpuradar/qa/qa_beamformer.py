@@ -124,6 +124,45 @@ class qa_beamformer(gr_unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "nchannels"):
             gpuradar.beamformer(0, 16, nbeams=2)
 
+    def test_006_sc16_and_sc8_items_equal_their_float_values(self):
+        # An SDR's interleaved integers (short / byte vectors of 2 per sample): bit for
+        # bit the block on the codes' exact float values (x / 32768, x / 128); tags
+        # still get the beams. Another input_type is refused naming it.
+        nch, ns, nitems, nbeams = 5, 33, 6, 3
+        rng = np.random.default_rng(12)
+        for input_type, dtype, scale, source in (
+                ("sc16", np.int16, 32768.0, blocks.vector_source_s),
+                ("sc8", np.int8, 128.0, blocks.vector_source_b)):
+            info = np.iinfo(dtype)
+            codes = rng.integers(info.min, info.max + 1, size=(nitems, nch, ns, 2),
+                                 dtype=dtype)
+            codes.flat[:2] = info.min, info.max
+            exact = ((codes[..., 0] / scale) + 1j * (codes[..., 1] / scale)).astype(
+                np.complex64)
+            out = {}
+            for kind in ("int", "float"):
+                self.tb = gr.top_block()
+                tags = [cpi_tag(0, 0, nch)]
+                if kind == "int":
+                    raw = codes.ravel().view(np.uint8) if dtype == np.int8 else codes.ravel()
+                    src = source(raw.tolist(), False, 2 * nch * ns, tags)
+                    bf = gpuradar.beamformer(nch, ns, nbeams=nbeams, backend="cpu",
+                                             input_type=input_type)
+                else:
+                    src = blocks.vector_source_c(exact.ravel().tolist(), False, nch * ns,
+                                                 tags)
+                    bf = gpuradar.beamformer(nch, ns, nbeams=nbeams, backend="cpu")
+                snk = blocks.vector_sink_c(nbeams * ns)
+                self.tb.connect(src, bf, snk)
+                self.tb.run()
+                out[kind] = (np.array(snk.data()), snk.tags())
+            self.assertEqual(out["int"][0].size, nitems * nbeams * ns)
+            np.testing.assert_array_equal(out["int"][0], out["float"][0])
+            (tag,) = [gr.tag_to_python(t) for t in out["int"][1]]
+            self.assertEqual(tag.value["channels"], nbeams)
+        with self.assertRaisesRegex(ValueError, "input_type"):
+            gpuradar.beamformer(4, 16, nbeams=2, backend="cpu", input_type="cs16")
+
     @unittest.skipUnless(gpuradar.cuda_available(), "no CUDA device")
     def test_005_cuda_block_equals_cpu_block(self):
         # Through the scheduler and the device buffers, on fresh random data.
