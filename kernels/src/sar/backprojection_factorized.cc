@@ -96,12 +96,12 @@ std::unique_ptr<backprojection> backprojection_factorized::make(backend b,
             "empty: FFBP forms flat images and volumes, not images on a height map "
             "(use algorithm direct)",
             std::to_string(grid.height.size()) + " values");
-    detail::require_backend(b, "backprojection");
     if (b == backend::cuda && devices.size() > 1)
         bad("device (algorithm factorized)",
             "a single device: FFBP does not split an image over several GPUs (use "
             "algorithm direct)",
             std::to_string(devices.size()) + " devices");
+    detail::require_backend(b, "backprojection");
 #ifdef GPURADAR_HAVE_CUDA
     if (b == backend::cuda) {
         if (devices.size() == 1) {

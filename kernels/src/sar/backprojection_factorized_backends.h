@@ -8,7 +8,7 @@
 #ifndef INCLUDED_GPURADAR_KERNELS_BACKPROJECTION_FACTORIZED_BACKENDS_H
 #define INCLUDED_GPURADAR_KERNELS_BACKPROJECTION_FACTORIZED_BACKENDS_H
 
-#include "sar/backprojection_backends.h"
+#include "sar/backprojection_common.h"
 #include <gpuradar/kernels/sar/backprojection_factorized.h>
 #include <cmath>
 #include <cstddef>
