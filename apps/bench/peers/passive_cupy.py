@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""Peer of `gpuradar_bench passive/cuda` (issue 33): the same PR-FM CPI's steps written
+straightforwardly with CuPy (or NumPy, --numpy, to check it on a machine without a GPU):
+
+  ECA-B   per batch: the L x K matrix of delayed reference copies, its normal equations
+          X^H X a = X^H s by matrix products, a batched solve, s - X a;
+  CAF     batched: per batch, the correlation of the batch's surveillance with the
+          reference at lags 0..M-1 by FFT, then an FFT across the batches (Hann window)
+          for Doppler -K..K, |.|^2;
+  CFAR    cell averaging (2 guard + 6 training range cells, 1 + 2 Doppler cells a side,
+          Doppler wrapping) by a 2-D FFT convolution with the training window, a
+          threshold for pfa 1e-6, detections read back.
+
+What "straightforward" means here: each step as one would write it in CuPy from the
+textbook, on the GPU, without custom kernels. Prints one JSON line like the bench's:
+eca_ms, caf_ms, cfar_ms, ms_per_cpi (median of --repeats, after a warm-up run) and the
+cancellation achieved. --quick: a tenth of the CPI, 100 range bins, +-64 Doppler bins
+(the bench's --quick).
+
+  python3 apps/bench/peers/passive_cupy.py [--quick] [--repeats 5] [--numpy]
+"""
+
+import argparse
+import json
+import sys
+import time
+
+
+def workload(quick):
+    n = 120000 if quick else 1200000
+    return dict(nsamples=n, ntaps=20 if quick else 50, eca_batches=10,
+                nrange=100 if quick else 400, doppler_half=64 if quick else 256,
+                caf_batch_length=400 if quick else 1000)
+
+
+def run(xp, w, repeats, sync, check=True):
+    n, k, nb = w["nsamples"], w["ntaps"], w["eca_batches"]
+    m, kd, bl = w["nrange"], w["doppler_half"], w["caf_batch_length"]
+    rng = xp.random.default_rng(3) if hasattr(xp.random, "default_rng") else xp.random
+    r = (rng.standard_normal(n, dtype=xp.float32) +
+         1j * rng.standard_normal(n, dtype=xp.float32)).astype(xp.complex64)
+    s = (rng.standard_normal(n, dtype=xp.float32) +
+         1j * rng.standard_normal(n, dtype=xp.float32)).astype(xp.complex64) + 100 * r
+    l = n // nb
+    idx = xp.arange(n)[:, None] - xp.arange(k)[None, :]  # sample n, delay d
+
+    def eca():
+        x = xp.where(idx >= 0, r[xp.maximum(idx, 0)], 0).astype(xp.complex64)
+        x = x.reshape(nb, l, k)
+        sb = s.reshape(nb, l, 1)
+        xh = xp.conj(xp.swapaxes(x, 1, 2))
+        a = xp.linalg.solve(xh @ x, xh @ sb)
+        return (sb - x @ a).reshape(n)
+
+    nbatch = n // bl
+    nfft = 1 << int(xp.ceil(xp.log2(bl + m - 1)).item() if xp.__name__ == "cupy"
+                    else __import__("math").ceil(__import__("math").log2(bl + m - 1)))
+    window = xp.hanning(nbatch).astype(xp.float32)
+
+    def caf(e):
+        # c_b[lag] = sum_i e[bL + i] conj(r[bL + i - lag]), the reference with M - 1
+        # samples before each batch
+        rp = xp.concatenate([xp.zeros(m - 1, xp.complex64), r])
+        starts = xp.arange(nbatch) * bl
+        ref_seg = rp[starts[:, None] + xp.arange(bl + m - 1)[None, :]]
+        sur_seg = e.reshape(nbatch, bl)
+        fr = xp.fft.fft(ref_seg, nfft, axis=1)
+        fs = xp.fft.fft(sur_seg, nfft, axis=1)
+        # corr[j] = sum_t e_seg[t + j] conj(ref_seg[t]): lag = j + M - 1 (mod nfft)
+        corr = xp.fft.ifft(fs * xp.conj(fr), axis=1)
+        lags = corr[:, (xp.arange(m) - (m - 1)) % nfft]  # nbatch x M
+        dop = xp.fft.fftshift(xp.fft.fft(lags * window[:, None], axis=0), axes=0)
+        mid = nbatch // 2
+        return xp.abs(dop[mid - kd:mid + kd + 1].T) ** 2  # M x (2K+1)
+
+    gr_, tr_, gd_, td_ = 2, 6, 1, 2
+
+    def cfar(p):
+        nr, nd = p.shape
+        # range zero-padded (pad rows after the map take both sides' wrap), Doppler
+        # periodic; the training window as a kernel on the padded grid
+        pad = gr_ + tr_
+        rows = nr + 2 * pad
+        ker = xp.zeros((rows, nd), xp.float32)
+        for i in range(-(gr_ + tr_), gr_ + tr_ + 1):
+            for j in range(-(gd_ + td_), gd_ + td_ + 1):
+                if abs(i) > gr_ or abs(j) > gd_:
+                    ker[i % rows, j % nd] = 1.0
+        cells = float(ker.sum())
+        pp = xp.concatenate([p, xp.zeros((2 * pad, nd), p.dtype)])
+        # sum over the window of p[x + i, y + j]: a correlation with the kernel
+        noise = xp.real(xp.fft.ifft2(xp.fft.fft2(pp) * xp.conj(xp.fft.fft2(ker))))[:nr]
+        alpha = cells * (1e-6 ** (-1.0 / cells) - 1.0)
+        det = p > alpha * noise / cells
+        return xp.argwhere(det)
+
+    def timed(f, *args):
+        times = []
+        out = f(*args)  # warm-up: plans, kernels compiled
+        sync()
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            out = f(*args)
+            sync()
+            times.append((time.perf_counter() - t0) * 1e3)
+        times.sort()
+        return out, times[len(times) // 2]
+
+    if check:
+        # an echo at lag 7, Doppler bin 3 (of the batches) must peak there
+        lag, bin_ = 7, 3
+        t = xp.arange(n)
+        echo = xp.concatenate([xp.zeros(lag, xp.complex64), r[:n - lag]])
+        e = (echo * xp.exp(2j * xp.pi * bin_ * t / n)).astype(xp.complex64)
+        peak = xp.unravel_index(int(xp.argmax(caf(e))), (m, 2 * kd + 1))
+        got = (int(peak[0]), int(peak[1]) - kd)
+        if got != (lag, bin_):
+            raise SystemExit(f"passive_cupy: CAF check failed: peak at {got}, "
+                             f"want {(lag, bin_)}")
+    e, eca_ms = timed(eca)
+    pmap, caf_ms = timed(caf, e)
+    dets, cfar_ms = timed(lambda p: cfar(p).get() if xp.__name__ == "cupy" else cfar(p),
+                          pmap)
+    before = float(xp.mean(xp.abs(s) ** 2))
+    after = float(xp.mean(xp.abs(e) ** 2))
+    return dict(eca_ms=eca_ms, caf_ms=caf_ms, cfar_ms=cfar_ms,
+                ms_per_cpi=eca_ms + caf_ms + cfar_ms,
+                cancellation_db=10 * __import__("math").log10(before / after),
+                detections=int(len(dets)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--numpy", action="store_true", help="NumPy on the CPU (a check)")
+    args = ap.parse_args()
+    if args.repeats < 1:
+        ap.error(f"--repeats must be >= 1 (got {args.repeats})")
+    if args.numpy:
+        import numpy as xp
+        device = "cpu (numpy)"
+        sync = lambda: None  # noqa: E731
+    else:
+        try:
+            import cupy as xp
+        except ImportError:
+            print("passive_cupy: CuPy is not installed here (use --numpy to check the "
+                  "steps on the CPU)", file=sys.stderr)
+            return 2
+        device = xp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+        sync = xp.cuda.Device().synchronize
+    w = workload(args.quick)
+    res = run(xp, w, args.repeats, sync)
+    line = dict(bench="passive/cupy_peer", device=device, workload="PR-FM", **w, **res)
+    print(json.dumps(line))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
