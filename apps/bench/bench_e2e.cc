@@ -14,10 +14,13 @@
  *    (samples arrive over the CPI, as from an SDR, and their copies overlap it).
  * Beside them, where the time goes (same source, same data, unpaced, wall time over
  * N CPIs): source -> null sink, and source -> pulse_framer -> sink (device sink on CUDA:
- * the framer cuts the gates on the GPU from the stream its input buffer copied there).
- * Then the chain once more from the same samples quantised to sc16 (input "sc16", the
- * framer's input_type sc16: the host writes and PCIe carries half the bytes), unpaced,
- * with its rate against the fc32 run's (vs_fc32) and both detection counts.
+ * the framer cuts the gates on the GPU from the stream its input buffer copied there),
+ * for fc32 and for the same samples quantised to sc16 (field "input").
+ * Then the chain once more from the sc16 samples (the framer's input_type sc16: the host
+ * writes and PCIe carries half the bytes), unpaced, with its rate against the fc32
+ * run's (vs_fc32) and both detection counts. Each chain line also gives its rate against
+ * its own format's source alone (vs_source_alone: issue 31's "end to end >= 85 % of the
+ * sc16 source alone").
  * Workloads: PD-B and PD-C (one channel: the framer cuts one stream), PRI = gate = nrange
  * samples (every sample of the stream is processed). Data: uniform noise plus LFM echoes
  * of three targets, never zeros.
@@ -172,17 +175,35 @@ GPURADAR_BENCH("e2e/PD")
             const auto paced_pieces = run_chain(
                 w, samples, n, 0.5 * sps, backend, opt.source, sdr_pieces_per_cpi);
             const std::uint64_t cpi_samples = w.npulses * w.nrange;
-            for (bool with_framer : { false, true }) {
-                auto tb = gr::make_top_block("e2e_host");
-                connect_host_stage(tb, w, samples, n, opt.source, backend, with_framer);
-                const double t = seconds([&] { tb->run(); });
-                json_line("e2e/PD")
-                    .field("workload", w.name)
-                    .field("backend", backend)
-                    .field("host_stage", with_framer ? "source+framer" : "source")
-                    .field("samples_per_s", double(n * cpi_samples) / t)
-                    .emit();
-            }
+            const auto sc16 = quantise_sc16(samples);
+            // The host stages alone, per input format; the source alone's rate is what
+            // each chain's vs_source_alone divides by.
+            double source_alone_sps[2] = { 0, 0 }; // fc32, sc16
+            for (const replay_data& d : { replay_data(samples), replay_data(sc16) })
+                for (bool with_framer : { false, true }) {
+                    auto tb = gr::make_top_block("e2e_host");
+                    connect_host_stage(tb,
+                                       w,
+                                       d.data,
+                                       d.nsamples,
+                                       d.sample_bytes,
+                                       d.input_type,
+                                       n,
+                                       opt.source,
+                                       backend,
+                                       with_framer);
+                    const double t = seconds([&] { tb->run(); });
+                    const double stage_sps = double(n * cpi_samples) / t;
+                    if (!with_framer)
+                        source_alone_sps[d.input_type == "sc16"] = stage_sps;
+                    json_line("e2e/PD")
+                        .field("workload", w.name)
+                        .field("backend", backend)
+                        .field("input", d.input_type)
+                        .field("host_stage", with_framer ? "source+framer" : "source")
+                        .field("samples_per_s", stage_sps)
+                        .emit();
+                }
             json_line("e2e/PD")
                 .field("workload", w.name)
                 .field("backend", backend)
@@ -190,6 +211,7 @@ GPURADAR_BENCH("e2e/PD")
                 .field("cpis", double(n))
                 .field("cpu_threads", static_cast<long long>(kernels::cpu_threads()))
                 .field("samples_per_s", sps)
+                .field("vs_source_alone", sps / source_alone_sps[0])
                 .field("ms_per_cpi", r.steady_ms_per_cpi)
                 .field("first_cpi_ms", r.first_cpi_ms)
                 .field("paced_at_samples_per_s", 0.5 * sps)
@@ -204,7 +226,6 @@ GPURADAR_BENCH("e2e/PD")
                 .emit();
             // The same chain from sc16 host samples (issue 31): the framer's input is
             // the integers, half the bytes to write on the host and to copy to the GPU.
-            const auto sc16 = quantise_sc16(samples);
             const auto q = run_chain(w, sc16, n, 0.0, backend, opt.source);
             const double q_sps =
                 double(w.npulses * w.nrange) / (q.steady_ms_per_cpi * 1e-3);
@@ -215,6 +236,7 @@ GPURADAR_BENCH("e2e/PD")
                 .field("cpis", double(n))
                 .field("samples_per_s", q_sps)
                 .field("vs_fc32", q_sps / sps)
+                .field("vs_source_alone", q_sps / source_alone_sps[1])
                 .field("ms_per_cpi", q.steady_ms_per_cpi)
                 .field("first_cpi_ms", q.first_cpi_ms)
                 .field("detections_per_cpi", q.detections_per_cpi)

@@ -73,10 +73,41 @@ inline grr::pulse_framer::sptr make_framer(const workload& w,
 
 /*!
  * One host stage of the end-to-end benches into `tb`: a host_replay_source of ncpi CPIs
- * into a null sink, or (with_framer) into a framer on `backend` and `device` whose
- * pulses go to a device sink (CUDA: they stay on the device, as for the chain) or a null
- * sink (CPU).
+ * of `nsamples` samples of `sample_bytes` at `data` (fc32, or an SDR's sc16 / sc8 as
+ * input_type says) into a null sink, or (with_framer) into a framer on `backend` and
+ * `device` taking that input_type, whose pulses go to a device sink (CUDA: they stay on
+ * the device, as for the chain) or a null sink (CPU).
  */
+inline void connect_host_stage(const gr::top_block_sptr& tb,
+                               const workload& w,
+                               const void* data,
+                               std::size_t nsamples,
+                               std::size_t sample_bytes,
+                               const std::string& input_type,
+                               std::uint64_t ncpi,
+                               const source_tuning& tuning,
+                               const std::string& backend,
+                               bool with_framer,
+                               int device = 0)
+{
+    const std::uint64_t cpi_samples = w.npulses * w.nrange;
+    auto src = gnuradio::make_block_sptr<host_replay_source>(
+        data, nsamples, sample_bytes, ncpi * cpi_samples, cpi_samples, tuning, 0.0);
+    if (!with_framer) {
+        tb->connect(src, 0, gr::blocks::null_sink::make(sample_bytes), 0);
+        return;
+    }
+    auto framer = make_framer(w, backend, device, input_type);
+    tb->connect(src, 0, framer, 0);
+    const std::size_t pulse_bytes = sizeof(cfloat) * w.nrange;
+    if (backend == "cuda")
+        tb->connect(
+            framer, 0, gnuradio::make_block_sptr<device_sink>(pulse_bytes, 0, device), 0);
+    else
+        tb->connect(framer, 0, gr::blocks::null_sink::make(pulse_bytes), 0);
+}
+
+//! connect_host_stage from fc32 samples.
 inline void connect_host_stage(const gr::top_block_sptr& tb,
                                const workload& w,
                                const std::vector<cfloat>& samples,
@@ -86,21 +117,17 @@ inline void connect_host_stage(const gr::top_block_sptr& tb,
                                bool with_framer,
                                int device = 0)
 {
-    const std::uint64_t cpi_samples = w.npulses * w.nrange;
-    auto src = gnuradio::make_block_sptr<host_replay_source>(
-        samples, ncpi * cpi_samples, cpi_samples, tuning, 0.0);
-    if (!with_framer) {
-        tb->connect(src, 0, gr::blocks::null_sink::make(sizeof(cfloat)), 0);
-        return;
-    }
-    auto framer = make_framer(w, backend, device);
-    tb->connect(src, 0, framer, 0);
-    const std::size_t pulse_bytes = sizeof(cfloat) * w.nrange;
-    if (backend == "cuda")
-        tb->connect(
-            framer, 0, gnuradio::make_block_sptr<device_sink>(pulse_bytes, 0, device), 0);
-    else
-        tb->connect(framer, 0, gr::blocks::null_sink::make(pulse_bytes), 0);
+    connect_host_stage(tb,
+                       w,
+                       samples.data(),
+                       samples.size(),
+                       sizeof(cfloat),
+                       "fc32",
+                       ncpi,
+                       tuning,
+                       backend,
+                       with_framer,
+                       device);
 }
 
 //! The chain's pulse_doppler_processor: nfft = npulses, the workload's LFM pulse with a
