@@ -91,7 +91,19 @@ stripmap_source::make(double fc,
                       unsigned int scene_nx,
                       double scene_x0,
                       double scene_y0,
-                      double scene_spacing)
+                      double scene_spacing,
+                      double motion_velocity_error,
+                      double cross_track_amplitude,
+                      double cross_track_period,
+                      double cross_track_phase,
+                      double cross_track_walk,
+                      double cross_track_noise,
+                      double vertical_amplitude,
+                      double vertical_period,
+                      double vertical_phase,
+                      double vertical_walk,
+                      double vertical_noise,
+                      std::uint32_t motion_seed)
 {
     params p;
     p.acquisition.fc = fc;
@@ -119,6 +131,18 @@ stripmap_source::make(double fc,
     p.scene_x0 = scene_x0;
     p.scene_y0 = scene_y0;
     p.scene_spacing = scene_spacing;
+    p.motion_velocity_error = motion_velocity_error;
+    p.cross_track_amplitude = cross_track_amplitude;
+    p.cross_track_period = cross_track_period;
+    p.cross_track_phase = cross_track_phase;
+    p.cross_track_walk = cross_track_walk;
+    p.cross_track_noise = cross_track_noise;
+    p.vertical_amplitude = vertical_amplitude;
+    p.vertical_period = vertical_period;
+    p.vertical_phase = vertical_phase;
+    p.vertical_walk = vertical_walk;
+    p.vertical_noise = vertical_noise;
+    p.motion_seed = motion_seed;
     return make(p);
 }
 
@@ -136,13 +160,28 @@ stripmap_source::sptr stripmap_source::make(const params& a)
         a.scene_reflectivity, a.scene_nx, a.scene_x0, a.scene_y0, a.scene_spacing
     };
     scene.validate(block_name);
+    kernels::stripmap_sim::motion_errors motion;
+    motion.velocity_error_mps = a.motion_velocity_error;
+    motion.cross_track.sinusoids = {
+        { a.cross_track_amplitude, a.cross_track_period, a.cross_track_phase }
+    };
+    motion.cross_track.random_walk = a.cross_track_walk;
+    motion.cross_track.white_m = a.cross_track_noise;
+    motion.vertical.sinusoids = {
+        { a.vertical_amplitude, a.vertical_period, a.vertical_phase }
+    };
+    motion.vertical.random_walk = a.vertical_walk;
+    motion.vertical.white_m = a.vertical_noise;
+    motion.seed = a.motion_seed;
+    motion.validate(block_name);
     return gnuradio::make_block_sptr<stripmap_source_impl>(p,
                                                            std::move(targets),
                                                            std::move(scene),
                                                            a.noise_sigma,
                                                            a.first_pulse_y,
                                                            a.max_pulses,
-                                                           a.seed);
+                                                           a.seed,
+                                                           motion);
 }
 
 stripmap_source_impl::stripmap_source_impl(
@@ -152,7 +191,8 @@ stripmap_source_impl::stripmap_source_impl(
     double noise_sigma,
     double first_pulse_y,
     std::uint64_t max_pulses,
-    std::uint32_t seed)
+    std::uint32_t seed,
+    const kernels::stripmap_sim::motion_errors& motion)
     : gr::sync_block("stripmap_source",
                      gr::io_signature::make(0, 0, 0),
                      gr::io_signature::make(1, 1, p.nrange * sizeof(gr_complex))),
@@ -162,7 +202,10 @@ stripmap_source_impl::stripmap_source_impl(
       d_noise_sigma(noise_sigma),
       d_first_pulse_y(first_pulse_y),
       d_max_pulses(max_pulses),
-      d_seed(seed)
+      d_seed(seed),
+      d_motion(motion.any()
+                   ? std::make_unique<kernels::stripmap_sim::track_errors>(p, motion)
+                   : nullptr)
 {
 }
 
@@ -193,8 +236,19 @@ int stripmap_source_impl::work(int noutput_items,
                                                         std::size_t(n),
                                                         d_first_pulse_y,
                                                         d_noise_sigma,
-                                                        d_seed);
+                                                        d_seed,
+                                                        d_motion.get());
     std::memcpy(output_items[0], pulses.data(), pulses.size() * sizeof(gr_complex));
+    if (d_motion) {
+        static const pmt::pmt_t key = pmt::intern("true_position");
+        for (std::uint64_t j = 0; j < n; ++j) {
+            const std::uint64_t i = first + j;
+            const double y =
+                d_first_pulse_y + double(i) * d_params.velocity_mps / d_params.prf_hz;
+            const auto pos = d_motion->true_position(std::size_t(i), y);
+            add_item_tag(0, i, key, pmt::init_f64vector(3, pos.data()));
+        }
+    }
     d_pulses = first + n;
     return int(n);
 }

@@ -6,6 +6,7 @@
 #include <gnuradio/gpuradar/stripmap_source.h>
 #include <gpuradar/kernels/sar/stripmap.h>
 #include <atomic>
+#include <memory>
 #include <vector>
 
 namespace gr {
@@ -22,7 +23,8 @@ public:
                          double noise_sigma,
                          double first_pulse_y,
                          std::uint64_t max_pulses,
-                         std::uint32_t seed);
+                         std::uint32_t seed,
+                         const kernels::stripmap_sim::motion_errors& motion);
 
     double far_aperture_pulses() const override;
     std::uint64_t pulses() const override { return d_pulses; }
@@ -38,6 +40,8 @@ private:
     const double d_noise_sigma, d_first_pulse_y;
     const std::uint64_t d_max_pulses;
     const std::uint32_t d_seed;
+    //! Navigation errors (nullptr: none); its walks' state advances with the stream.
+    const std::unique_ptr<kernels::stripmap_sim::track_errors> d_motion;
     std::atomic<std::uint64_t> d_pulses{ 0 };
 };
 

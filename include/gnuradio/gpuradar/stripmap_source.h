@@ -34,6 +34,20 @@ struct stripmap_source_params {
     double scene_x0 = 0.0;      //!< x of scene cell (0, 0) (m)
     double scene_y0 = 0.0;      //!< y of scene cell (0, 0) (m)
     double scene_spacing = 1.0; //!< scene cell spacing on both axes (m, > 0)
+    // Navigation errors (all 0: none; kernels::stripmap_sim::motion_errors): the
+    // measured track is the nominal pass, the echoes come from the true track.
+    double motion_velocity_error = 0.0; //!< along-track velocity error (m/s, finite)
+    double cross_track_amplitude = 0.0; //!< cross-track sinusoid amplitude (m, >= 0)
+    double cross_track_period = 1.0;    //!< its period (s, > 0)
+    double cross_track_phase = 0.0;     //!< its phase (rad, finite)
+    double cross_track_walk = 0.0;      //!< cross-track random walk (m/sqrt(s), >= 0)
+    double cross_track_noise = 0.0;     //!< cross-track white noise (m RMS, >= 0)
+    double vertical_amplitude = 0.0;    //!< vertical sinusoid amplitude (m, >= 0)
+    double vertical_period = 1.0;       //!< its period (s, > 0)
+    double vertical_phase = 0.0;        //!< its phase (rad, finite)
+    double vertical_walk = 0.0;         //!< vertical random walk (m/sqrt(s), >= 0)
+    double vertical_noise = 0.0;        //!< vertical white noise (m RMS, >= 0)
+    std::uint32_t motion_seed = 1;      //!< seed of the random walks and white noise
 };
 
 /*!
@@ -59,6 +73,15 @@ struct stripmap_source_params {
  * (kernels::reflectivity_grid).
  *
  * max_pulses > 0: the stream ends after that many pulses (work returns WORK_DONE).
+ *
+ * Navigation errors (optional, off by default; kernels::stripmap_sim::motion_errors, the
+ * model of gpuradar-sim's): e(t) = measured - true antenna position at t = i / prf,
+ * along track motion_velocity_error t, cross track (horizontal, to the left of travel:
+ * -x) and vertical each a sinusoid A sin(2 pi t / T + phase) plus a random walk
+ * (m/sqrt(s)) plus white noise (m RMS), the random parts from motion_seed. The measured
+ * track is the nominal straight pass above (what sar_focus assumes); the echoes are
+ * those of the true track, measured - e(t). With errors on, every pulse carries a tag
+ * `true_position`: the true antenna position [x, y, z] (m, f64vector).
  */
 class GPURADAR_API stripmap_source : virtual public gr::sync_block
 {
@@ -103,6 +126,18 @@ public:
      * \param scene_x0       x of scene cell (0, 0) (m, finite)
      * \param scene_y0       y of scene cell (0, 0) (m, finite)
      * \param scene_spacing  scene cell spacing on both axes (m, > 0)
+     * \param motion_velocity_error  along-track velocity error (m/s, finite)
+     * \param cross_track_amplitude  cross-track sinusoid amplitude (m, >= 0)
+     * \param cross_track_period  its period (s, > 0)
+     * \param cross_track_phase  its phase (rad, finite)
+     * \param cross_track_walk  cross-track random walk (m/sqrt(s), >= 0)
+     * \param cross_track_noise  cross-track white noise (m RMS, >= 0)
+     * \param vertical_amplitude  vertical sinusoid amplitude (m, >= 0)
+     * \param vertical_period  its period (s, > 0)
+     * \param vertical_phase  its phase (rad, finite)
+     * \param vertical_walk  vertical random walk (m/sqrt(s), >= 0)
+     * \param vertical_noise  vertical white noise (m RMS, >= 0)
+     * \param motion_seed  seed of the random walks and white noise
      * Throws std::invalid_argument naming the parameter (or the target entry, e.g.
      * "target_y[2]") before anything is allocated.
      */
@@ -131,7 +166,19 @@ public:
          unsigned int scene_nx = params{}.scene_nx,
          double scene_x0 = params{}.scene_x0,
          double scene_y0 = params{}.scene_y0,
-         double scene_spacing = params{}.scene_spacing);
+         double scene_spacing = params{}.scene_spacing,
+         double motion_velocity_error = params{}.motion_velocity_error,
+         double cross_track_amplitude = params{}.cross_track_amplitude,
+         double cross_track_period = params{}.cross_track_period,
+         double cross_track_phase = params{}.cross_track_phase,
+         double cross_track_walk = params{}.cross_track_walk,
+         double cross_track_noise = params{}.cross_track_noise,
+         double vertical_amplitude = params{}.vertical_amplitude,
+         double vertical_period = params{}.vertical_period,
+         double vertical_phase = params{}.vertical_phase,
+         double vertical_walk = params{}.vertical_walk,
+         double vertical_noise = params{}.vertical_noise,
+         std::uint32_t motion_seed = params{}.motion_seed);
 
     //! Pulses in the synthetic aperture (3 dB beam) at the far edge of the range window.
     virtual double far_aperture_pulses() const = 0;
