@@ -75,7 +75,14 @@ backprojection::sptr backprojection::make(unsigned int nbins,
                                           const std::string& backend,
                                           unsigned int nz,
                                           double dz,
-                                          int device)
+                                          int device,
+                                          const std::string& algorithm,
+                                          int ffbp_stages,
+                                          int ffbp_factor,
+                                          int ffbp_order_range,
+                                          int ffbp_order_angle,
+                                          double ffbp_oversample_range,
+                                          double ffbp_oversample_angle)
 {
     check_positive(block_name, "pulses_per_image", pulses_per_image);
     if (nx > max_columns)
@@ -87,6 +94,19 @@ backprojection::sptr backprojection::make(unsigned int nbins,
             " GiB)");
     const bool accumulate = parse_mode(mode);
     const auto p = kernels::backprojection::parse_precision(precision);
+    const auto alg = kernels::parse_bp_algorithm(algorithm);
+    kernels::ffbp_options ffbp;
+    ffbp.stages = ffbp_stages;
+    ffbp.factor = ffbp_factor;
+    ffbp.order_range = ffbp_order_range;
+    ffbp.order_angle = ffbp_order_angle;
+    ffbp.oversample_range = ffbp_oversample_range;
+    ffbp.oversample_angle = ffbp_oversample_angle;
+    if (alg == kernels::bp_algorithm::factorized) {
+        kernels::backprojection_factorized::validate(ffbp);
+        // Every image is formed from its pulses_per_image pulses at once.
+        kernels::backprojection_factorized::stages_for(ffbp, pulses_per_image);
+    }
     kernels::image_grid g;
     g.x0 = x0;
     g.y0 = y0;
@@ -103,7 +123,7 @@ backprojection::sptr backprojection::make(unsigned int nbins,
     kernels::backprojection::validate(g, nbins);
     const auto b = select_backend(backend, block_name);
     return make_block_on_device<backprojection_impl>(
-        b, device, block_name, nbins, g, pulses_per_image, accumulate, p, b, device);
+        b, device, block_name, nbins, g, pulses_per_image, accumulate, p, b, device, alg, ffbp);
 }
 
 backprojection_impl::backprojection_impl(unsigned int nbins,
@@ -112,7 +132,9 @@ backprojection_impl::backprojection_impl(unsigned int nbins,
                                          bool accumulate,
                                          kernels::backprojection::precision precision,
                                          kernels::backend backend,
-                                         int device)
+                                         int device,
+                                         kernels::bp_algorithm algorithm,
+                                         const kernels::ffbp_options& ffbp)
     : gr::block("backprojection",
                 pulse_geometry_signature(backend, nbins),
                 stream_signature(backend, std::size_t(grid.nx) * sizeof(gr_complex))),
@@ -122,21 +144,40 @@ backprojection_impl::backprojection_impl(unsigned int nbins,
       d_npix(static_cast<std::size_t>(grid.voxels())),
       d_accumulate(accumulate),
       d_backend(backend),
+      d_algorithm(algorithm),
       d_kernel_stream(backend == kernels::backend::cuda
                           ? std::make_unique<kernels::cuda_stream>()
                           : nullptr),
-      d_kernel(
-          kernels::backprojection::make(backend, grid, nbins, precision, kernel_stream()))
+      d_kernel(algorithm == kernels::bp_algorithm::factorized
+                   ? kernels::backprojection_factorized::make(
+                         backend, grid, nbins, ffbp, kernel_stream())
+                   : kernels::backprojection::make(
+                         backend, grid, nbins, precision, kernel_stream()))
 {
+    const std::size_t pulse_bytes = std::size_t(nbins) * sizeof(gr_complex);
+    const bool factorized = algorithm == kernels::bp_algorithm::factorized;
+    if (factorized) {
+        d_aperture_geometry.resize(std::size_t(pulses_per_image) * geometry_length);
+        if (backend == kernels::backend::cuda) {
+            d_aperture_dev =
+                kernels::device_memory(std::size_t(pulses_per_image) * pulse_bytes);
+            d_aperture_staged.emplace();
+            d_aperture_free.emplace();
+        } else {
+            d_aperture_host.resize(std::size_t(pulses_per_image) * nbins);
+        }
+    }
     if (backend == kernels::backend::cuda) {
         d_image_dev = kernels::device_memory(d_npix * sizeof(gr_complex));
-        const std::size_t pulse_bytes = std::size_t(nbins) * sizeof(gr_complex);
-        d_stage_pulses = static_cast<int>(
-            std::clamp<std::size_t>(stage_bytes / pulse_bytes, 1, pulses_per_image));
-        d_stages.resize(2);
-        for (auto& area : d_stages)
-            area.pulses =
-                kernels::device_memory(std::size_t(d_stage_pulses) * pulse_bytes);
+        // Factorized collects its pulses in the aperture instead of staging areas.
+        if (!factorized) {
+            d_stage_pulses = static_cast<int>(
+                std::clamp<std::size_t>(stage_bytes / pulse_bytes, 1, pulses_per_image));
+            d_stages.resize(2);
+            for (auto& area : d_stages)
+                area.pulses =
+                    kernels::device_memory(std::size_t(d_stage_pulses) * pulse_bytes);
+        }
         d_image_counts_pinned =
             kernels::pinned_memory(max_images_per_call * sizeof(std::uint64_t));
         d_image_counts = d_image_counts_pinned.as<std::uint64_t>();
@@ -280,6 +321,19 @@ void backprojection_impl::integrate(const gr_complex* pulses,
     }
     auto* image = d_backend == kernels::backend::cuda ? d_image_dev.as<gr_complex>()
                                                       : d_image_host.data();
+    const bool factorized = d_algorithm == kernels::bp_algorithm::factorized;
+    if (factorized) {
+        if (!collect(pulses, geometry, n))
+            return;
+        n = static_cast<int>(d_pulses_per_image);
+        geometry = d_aperture_geometry.data();
+        if (d_backend == kernels::backend::cuda) {
+            pulses = d_aperture_dev.as<gr_complex>();
+            d_aperture_staged->make_stream_wait(kernel_stream());
+        } else {
+            pulses = d_aperture_host.data();
+        }
+    }
     pulse_stage* area = d_stages.empty() ? nullptr : &d_stages[d_next_stage];
     try {
         if (area) {
@@ -300,6 +354,31 @@ void backprojection_impl::integrate(const gr_complex* pulses,
     }
     if (area) // also after an error: whatever was queued has read the area by then
         area->consumed.record(kernel_stream());
+    if (factorized && d_aperture_free)
+        d_aperture_free->record(kernel_stream());
+}
+
+bool backprojection_impl::collect(const gr_complex* pulses, const double* geometry, int n)
+{
+    const std::size_t first = d_count;
+    std::copy(geometry,
+              geometry + std::size_t(n) * geometry_length,
+              d_aperture_geometry.begin() + first * geometry_length);
+    const std::size_t bytes = std::size_t(n) * d_nbins * sizeof(gr_complex);
+    if (d_backend == kernels::backend::cuda) {
+        if (first == 0) // the previous image's FFBP may still read the aperture
+            d_aperture_free->make_stream_wait(stream());
+        kernels::copy_async(d_aperture_dev.as<gr_complex>() + first * d_nbins,
+                            pulses,
+                            bytes,
+                            kernels::copy_kind::device_to_device,
+                            stream(),
+                            "gpuradar::backprojection");
+        d_aperture_staged->record(stream());
+    } else {
+        std::memcpy(d_aperture_host.data() + first * d_nbins, pulses, bytes);
+    }
+    return first + std::size_t(n) == d_pulses_per_image;
 }
 
 void backprojection_impl::note_skipped()

@@ -6,6 +6,7 @@
 #include "gpu_stream_owner.h"
 #include <gnuradio/gpuradar/backprojection.h>
 #include <gpuradar/kernels/sar/backprojection.h>
+#include <gpuradar/kernels/sar/backprojection_factorized.h>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -24,7 +25,9 @@ public:
                         bool accumulate,
                         kernels::backprojection::precision precision,
                         kernels::backend backend,
-                        int device);
+                        int device,
+                        kernels::bp_algorithm algorithm,
+                        const kernels::ffbp_options& ffbp);
 
     std::uint64_t skipped_pulses() const override { return d_skipped; }
     std::uint64_t nonfinite_samples() const override { return d_nonfinite; }
@@ -36,6 +39,7 @@ public:
     }
     std::string backend() const override { return kernels::to_string(d_backend); }
     int device() const override { return cuda_device(); }
+    std::string algorithm() const override { return kernels::to_string(d_algorithm); }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     //! Waits for the kernels still queued (a partial image's): none outlives the run.
@@ -79,6 +83,12 @@ private:
     //! waits for those images only, not for the kernels queued after them.
     void tag_images();
     void note_skipped();
+    /*!
+     * Factorized: copies n pulses and their geometry into the image's aperture (CUDA: on
+     * the block's stream, once the aperture's previous FFBP is done with it); true when
+     * the aperture is then complete.
+     */
+    bool collect(const gr_complex* pulses, const double* geometry, int n);
     kernels::stream_ref kernel_stream() const
     {
         return d_kernel_stream ? d_kernel_stream->ref() : kernels::stream_ref();
@@ -91,6 +101,7 @@ private:
     const std::size_t d_npix;
     const bool d_accumulate;
     const kernels::backend d_backend;
+    const kernels::bp_algorithm d_algorithm;
     // CUDA: the kernels' own stream. The device buffers queue their copies on the
     // block's stream (stream()): pulses in, images out; these overlap the kernels.
     std::unique_ptr<kernels::cuda_stream> d_kernel_stream;
@@ -112,6 +123,13 @@ private:
     //! CUDA: recorded on stream() after begin_work(); the kernel stream follows it.
     std::optional<kernels::cuda_event> d_work_start;
     std::vector<emitted_image> d_emitted;
+    // Factorized: an image's pulses (device memory on CUDA, host on the CPU) and geometry,
+    // formed at once when complete; CUDA: `staged` on the block's stream after the last
+    // copy in, `free` on the kernel stream after the FFBP that reads them.
+    kernels::device_memory d_aperture_dev;
+    std::vector<gr_complex> d_aperture_host;
+    std::vector<double> d_aperture_geometry;
+    std::optional<kernels::cuda_event> d_aperture_staged, d_aperture_free;
     std::vector<double>
         d_geometry_scratch;            // geometry with dr <= 0 pulses made non-finite
     unsigned int d_count = 0;          // pulses in the current image

@@ -10,6 +10,11 @@
  * (with the flowgraph start) and the steady rate over several.
  * Volume (BP-V): the BP-A pulses onto a volume of height slices, the voxel-pulse rate
  * beside the flat-grid rate of the same pulses and grid.
+ * Factorized (FFBP): the same workloads formed by fast factorized backprojection at
+ * several accuracy settings beside direct backprojection in the same run: time, speed-up
+ * over direct, SER against direct's whole image (the SER-vs-speed curve) and against
+ * the fp64 reference; CUDA against the direct fast kernel, the CPU twin against the
+ * direct CPU twin.
  */
 #include "bench_gr_blocks.h"
 #include "bench_pd_common.h"
@@ -23,6 +28,7 @@
 #include <gpuradar/kernels/common/cuda_resources.h>
 #include <gpuradar/kernels/common/device_split.h>
 #include <gpuradar/kernels/sar/backprojection.h>
+#include <gpuradar/kernels/sar/backprojection_factorized.h>
 #include <gpuradar/kernels/sar/sar_sim.h>
 #include <chrono>
 #include <cmath>
@@ -676,6 +682,136 @@ void bench_devices(const std::string& name, const options& opt)
     }
 }
 
+// ---------------------------------------------------------------- factorized (FFBP)
+
+struct ffbp_setting {
+    const char* name;
+    kernels::ffbp_options o;
+};
+
+//! The SER-vs-speed curve's points, from the most accurate to the fastest.
+std::vector<ffbp_setting> ffbp_settings()
+{
+    auto make = [](int order_r, int order_a, double os_r, double os_a) {
+        kernels::ffbp_options o;
+        o.order_range = order_r;
+        o.order_angle = order_a;
+        o.oversample_range = os_r;
+        o.oversample_angle = os_a;
+        return o;
+    };
+    return { { "o8x8-os4x2", make(8, 8, 4, 2) },
+             { "accurate-o8x8-os3x2", kernels::ffbp_options{} },
+             { "o8x8-os2x2", make(8, 8, 2, 2) },
+             { "fast-o6x6-os2x2", make(6, 6, 2, 2) } };
+}
+
+void bench_ffbp_cuda(const std::string& name, const options& opt)
+{
+    if (!kernels::cuda_available()) {
+        json_line("backprojection/" + name + "/cuda/factorized")
+            .field("skipped", kernels::cuda_unavailable_reason())
+            .emit();
+        return;
+    }
+    using namespace kernels;
+    const workload w = make_workload(name, opt.quick);
+    const std::size_t npix = static_cast<std::size_t>(w.grid.nx * w.grid.ny);
+    cuda_stream stream;
+    device_memory d_pulses(w.h.pulses.size() * sizeof(cfloat)),
+        d_img(npix * sizeof(cfloat));
+    copy_async(d_pulses.get(),
+               w.h.pulses.data(),
+               d_pulses.size(),
+               copy_kind::host_to_device,
+               stream.ref(),
+               "bench");
+    const int reps = opt.quick ? 1 : std::min(opt.repeats, 3);
+    // One run into a zeroed image (kept for the SER), then the timed runs.
+    auto measure = [&](backprojection& bp, std::vector<cfloat>& img) {
+        fill_bytes_async(d_img.get(), 0, d_img.size(), stream.ref(), "bench");
+        bp.run(
+            d_pulses.as<cfloat>(), w.h.geometry.data(), w.h.npulses, d_img.as<cfloat>());
+        img = pd::to_host<cfloat>(d_img, npix, stream);
+        return time_ms(stream, reps, [&] {
+            bp.run(d_pulses.as<cfloat>(),
+                   w.h.geometry.data(),
+                   w.h.npulses,
+                   d_img.as<cfloat>());
+        });
+    };
+    std::vector<cfloat> direct;
+    auto dbp =
+        backprojection::make(backend::cuda, w.grid, w.h.nbins, prec::fast, stream.ref());
+    const double direct_ms = measure(*dbp, direct);
+    const auto props = current_device_properties();
+    json_line("backprojection/" + name + "/cuda/direct-fast")
+        .field("device", props.name)
+        .field("nx", w.grid.nx)
+        .field("pulses", static_cast<long long>(w.h.npulses))
+        .field("nbins", static_cast<long long>(w.h.nbins))
+        .field("time_ms", direct_ms)
+        .emit();
+    for (const ffbp_setting& s : ffbp_settings()) {
+        const std::size_t mem0 = device_memory_in_use();
+        auto bp = kernels::backprojection_factorized::make(
+            backend::cuda, w.grid, w.h.nbins, s.o, stream.ref());
+        std::vector<cfloat> img;
+        const double ms = measure(*bp, img);
+        json_line("backprojection/" + name + "/cuda/factorized/" + s.name)
+            .field("device", props.name)
+            .field("nx", w.grid.nx)
+            .field("pulses", static_cast<long long>(w.h.npulses))
+            .field("stages",
+                   static_cast<long long>(kernels::backprojection_factorized::stages_for(
+                       s.o, w.h.npulses)))
+            .field("time_ms", ms)
+            .field("speedup_vs_direct_fast", direct_ms / ms)
+            .field("ser_vs_direct_db", ser_against_db(direct, img))
+            .field("ser_fp64_db", ser_db(w, img))
+            .field("workspace_mib",
+                   double(device_memory_in_use() - mem0) / double(1 << 20))
+            .emit();
+    }
+}
+
+//! The CPU twins: FFBP against direct (fast) on the same workload, the pool's threads.
+void bench_ffbp_cpu(const std::string& name, const options& opt)
+{
+    const workload w = make_workload(name, opt.quick);
+    const std::size_t npix = static_cast<std::size_t>(w.grid.nx * w.grid.ny);
+    auto time_s = [&](backprojection& bp, std::vector<cfloat>& img) {
+        img.assign(npix, cfloat(0, 0));
+        const auto t0 = std::chrono::steady_clock::now();
+        bp.run(w.h.pulses.data(), w.h.geometry.data(), w.h.npulses, img.data());
+        return seconds_since(t0);
+    };
+    std::vector<cfloat> direct;
+    const double direct_s = time_s(
+        *backprojection::make(kernels::backend::cpu, w.grid, w.h.nbins, prec::fast),
+        direct);
+    json_line("backprojection/" + name + "/cpu/direct-fast")
+        .field("nx", w.grid.nx)
+        .field("pulses", static_cast<long long>(w.h.npulses))
+        .field("threads", static_cast<long long>(kernels::cpu_threads()))
+        .field("time_ms", 1e3 * direct_s)
+        .emit();
+    for (const ffbp_setting& s : ffbp_settings()) {
+        std::vector<cfloat> img;
+        const double t = time_s(*kernels::backprojection_factorized::make(
+                                    kernels::backend::cpu, w.grid, w.h.nbins, s.o),
+                                img);
+        json_line("backprojection/" + name + "/cpu/factorized/" + s.name)
+            .field("nx", w.grid.nx)
+            .field("pulses", static_cast<long long>(w.h.npulses))
+            .field("threads", static_cast<long long>(kernels::cpu_threads()))
+            .field("time_ms", 1e3 * t)
+            .field("speedup_vs_direct_fast", direct_s / t)
+            .field("ser_vs_direct_db", ser_against_db(direct, img))
+            .emit();
+    }
+}
+
 GPURADAR_BENCH("backprojection/BP-A/cpu") { bench_cpu("BP-A", opt); }
 GPURADAR_BENCH("backprojection/block/BP-A") { bench_block("BP-A", opt); }
 GPURADAR_BENCH("backprojection/block/BP-B") { bench_block("BP-B", opt); }
@@ -687,6 +823,10 @@ GPURADAR_BENCH("backprojection/BP-S/cuda") { bench_cuda("BP-S", opt); }
 GPURADAR_BENCH("backprojection/BP-V/cuda") { bench_volume_cuda(opt); }
 GPURADAR_BENCH("backprojection/devices/BP-B") { bench_devices("BP-B", opt); }
 GPURADAR_BENCH("backprojection/devices/BP-C") { bench_devices("BP-C", opt); }
+GPURADAR_BENCH("backprojection/BP-A/cpu/factorized") { bench_ffbp_cpu("BP-A", opt); }
+GPURADAR_BENCH("backprojection/BP-A/cuda/factorized") { bench_ffbp_cuda("BP-A", opt); }
+GPURADAR_BENCH("backprojection/BP-B/cuda/factorized") { bench_ffbp_cuda("BP-B", opt); }
+GPURADAR_BENCH("backprojection/BP-C/cuda/factorized") { bench_ffbp_cuda("BP-C", opt); }
 
 } // namespace
 } // namespace gpuradar::bench

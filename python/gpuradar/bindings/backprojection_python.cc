@@ -34,7 +34,14 @@ void bind_backprojection(py::module& m)
              py::arg("backend") = "auto",
              py::arg("nz") = 1,
              py::arg("dz") = 1.0,
-             py::arg("device") = 0)
+             py::arg("device") = 0,
+             py::arg("algorithm") = "direct",
+             py::arg("ffbp_stages") = 0,
+             py::arg("ffbp_factor") = 4,
+             py::arg("ffbp_order_range") = 8,
+             py::arg("ffbp_order_angle") = 8,
+             py::arg("ffbp_oversample_range") = 3.0,
+             py::arg("ffbp_oversample_angle") = 2.0)
         .def("skipped_pulses", &backprojection::skipped_pulses)
         .def("nonfinite_samples", &backprojection::nonfinite_samples)
         .def("images", &backprojection::images)
@@ -42,6 +49,7 @@ void bind_backprojection(py::module& m)
         .def("precision", &backprojection::precision)
         .def("backend", &backprojection::backend)
         .def("device", &backprojection::device)
+        .def("algorithm", &backprojection::algorithm)
         .def_property_readonly_static("geometry_length", [](py::object) {
             return backprojection::geometry_length;
         });

@@ -57,7 +57,7 @@ class qa_backprojection(gr_unittest.TestCase):
         self.tmp.cleanup()
 
     def form(self, rec, pulses_per_image=None, mode="restart", precision="fast", nz=1,
-             dz=1.0):
+             dz=1.0, **algorithm):
         """Recording -> file sources -> backprojection (CPU) -> images (n, nz*ny, nx);
         the sink's tags in self.tags."""
         g = rec.grid
@@ -66,7 +66,7 @@ class qa_backprojection(gr_unittest.TestCase):
         geo = blocks.file_source(gr.sizeof_double * 6, rec.geometry_path)
         bp = gpuradar.backprojection(rec.nbins, g.nx, g.ny, g.x0, g.y0, g.dx, g.dy, g.z,
                                      pulses_per_image or rec.npulses, mode, precision,
-                                     [], "cpu", nz, dz)
+                                     [], "cpu", nz, dz, **algorithm)
         snk = blocks.vector_sink_c(g.nx)
         tb.connect(src, (bp, 0))
         tb.connect(geo, (bp, 1))
@@ -186,6 +186,41 @@ class qa_backprojection(gr_unittest.TestCase):
                 gpuradar.backprojection(**dict(good, **change))
         # The CPU backend keeps the index it was given and does not use it.
         self.assertEqual(gpuradar.backprojection(**dict(good, device=2)).device(), 2)
+
+    def test_020_factorized_matches_direct_image_for_image(self):
+        # Two images of 128 pulses each (restart), formed by FFBP and by direct.
+        h = sar_sim.scenario("spotlight", npulses=256, nbins=512, noise_sigma=0.01)
+        rec = self.record(h)
+        direct, _ = self.form(rec, pulses_per_image=128, precision="accurate")
+        ffbp, bp = self.form(rec, pulses_per_image=128, algorithm="factorized")
+        self.assertEqual(bp.algorithm(), "factorized")
+        self.assertEqual(ffbp.shape, direct.shape)
+        self.assertEqual(ffbp.shape[0], 2)
+        for i in range(2):
+            self.assertGreaterEqual(ser_db(ffbp[i], direct[i]), 30, i)
+        self.assert_focused(ffbp[0] + ffbp[1], rec)
+        # The knobs reach the kernel: low orders at low oversampling lose accuracy.
+        rough, _ = self.form(rec, pulses_per_image=128, algorithm="factorized",
+                             ffbp_order_range=2, ffbp_order_angle=2,
+                             ffbp_oversample_range=1.25, ffbp_oversample_angle=1.25)
+        self.assertLess(ser_db(rough[0], direct[0]), ser_db(ffbp[0], direct[0]) - 10)
+
+    def test_021_bad_factorized_parameters_raise_naming_them(self):
+        good = dict(nbins=16, nx=4, ny=4, x0=0.0, y0=0.0, dx=1.0, dy=1.0, z=0.0,
+                    pulses_per_image=16, backend="cpu", algorithm="factorized")
+        gpuradar.backprojection(**dict(good, ffbp_stages=2, ffbp_order_range=16,
+                                       ffbp_oversample_angle=8.0))  # boundaries pass
+        for change, name in ((dict(algorithm="fast"), "algorithm"),
+                             (dict(ffbp_order_range=3), "order_range"),
+                             (dict(ffbp_order_angle=18), "order_angle"),
+                             (dict(ffbp_oversample_range=1.0), "oversample_range"),
+                             (dict(ffbp_oversample_angle=float("nan")),
+                              "oversample_angle"),
+                             (dict(ffbp_factor=3), "factor"),
+                             (dict(ffbp_stages=3), "stages must be at most 2"),
+                             (dict(height=[0.0] * 16), "height")):
+            with self.assertRaisesRegex(ValueError, name):
+                gpuradar.backprojection(**dict(good, **change))
 
     def test_008_geometry_of_the_wrong_length_cannot_be_connected(self):
         bp = gpuradar.backprojection(16, 4, 4, 0.0, 0.0, 1.0, 1.0, 0.0, 1, backend="cpu")
