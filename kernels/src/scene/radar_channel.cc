@@ -38,7 +38,8 @@ channel_config checked(channel_config c)
     if (!(c.clock_offset_ppm >= 0.0 && c.clock_offset_ppm <= max_clock_offset_ppm))
         detail::throw_invalid(s,
                               "clock_offset_ppm",
-                              "in [0, " + std::to_string(max_clock_offset_ppm) +
+                              "in [0, " +
+                                  std::to_string(static_cast<int>(max_clock_offset_ppm)) +
                                   "] ppm (a receive clock faster than the transmit "
                                   "stream's; radar_scene_source takes either sign)",
                               c.clock_offset_ppm);

@@ -99,6 +99,42 @@ class qa_transmit_loop(gr_unittest.TestCase):
                           > 3 for r in RANGES)]
             self.assertLessEqual(len(far), 1, far)
 
+    def test_003_clock_offset_20ppm_framer_stays_on_the_pulses(self):
+        # A receive sample clock 20 ppm fast: over 10 000 PRIs of 100 samples the pulses
+        # walk 20 samples through a fixed schedule. The channel's rx_time tags (one per
+        # CPI burst) carry true time, the framer measures the drift and moves its
+        # schedule: every pulse's leakage (system delay 4) starts within one sample of
+        # gate sample 4 in all 625 CPIs, none dropped, and the cpi tags report the drift.
+        fs, pri, nrange, npulses, ncpi, delay, ppm = 1e6, 100, 16, 16, 625, 4, 20.0
+        tb = gr.top_block()
+        tx = gpuradar.pulse_tx_source("lfm", [], 2e5, 10e-6, fs, True, fs / pri, 0.5,
+                                      "cpi", npulses, ncpi, T0, "device")
+        ch = gpuradar.radar_channel(fs, FC, [], [], [], "snr_db", 0.0, 0.25, 0.0, 1.0,
+                                    delay, 9, clock_offset_ppm=ppm)
+        framer = gpuradar.pulse_framer(pri, 0, nrange, npulses, fs, FC, "rx_time",
+                                       backend="cpu")
+        sink = blocks.vector_sink_c(nrange)
+        tb.connect(tx, ch, framer, sink)
+        tb.run()
+        self.assertEqual(framer.dropped_cpis(), 0)
+        self.assertEqual(framer.rejected_time_jumps(), 0)
+        self.assertGreaterEqual(framer.emitted_cpis(), ncpi - 1)  # the last may run short
+        pulses = np.abs(np.array(sink.data()).reshape(-1, nrange)) > 0.1
+        first = np.argmax(pulses, axis=1)  # each gate's first leakage sample
+        cpi_of = np.arange(len(first)) // npulses
+        misaligned = np.unique(cpi_of[(np.abs(first - delay) > 1) | ~pulses.any(axis=1)])
+        self.assertEqual(len(misaligned), 0, f"misaligned CPIs: {misaligned[:10]}")
+        tags = [t for t in sink.tags() if pmt.symbol_to_string(t.key) == "cpi"]
+        slips = [pmt.to_long(pmt.dict_ref(t.value, pmt.intern("clock_slip_samples"),
+                                          pmt.PMT_NIL)) for t in tags]
+        self.assertEqual(slips[0], 0)
+        self.assertTrue(all(b - a in (0, 1) for a, b in zip(slips, slips[1:])), slips)
+        self.assertAlmostEqual(slips[-1], len(first) * pri * ppm * 1e-6, delta=1.5)
+        self.assertAlmostEqual(framer.clock_offset_ppm(), ppm, delta=0.01)
+        last_ppm = pmt.to_double(pmt.dict_ref(tags[-1].value, pmt.intern("clock_offset_ppm"),
+                                              pmt.PMT_NIL))
+        self.assertAlmostEqual(last_ppm, ppm, delta=0.01)
+
     def test_001_lfm_loop(self):
         tags, msgs, framer = self.run_loop("lfm", 1e6, 20e-6)
         self.check_burst_tags(tags)
