@@ -40,7 +40,7 @@ import yaml
 
 #: examples that need a radio to be constructed
 HARDWARE = {"pulse_doppler_soapy", "pulse_doppler_soapy_txrx", "pulse_doppler_uhd",
-            "pulse_doppler_usrp_txrx"}
+            "pulse_doppler_usrp_txrx", "passive_soapy_live"}
 #: example -> blocks (name prefix) that run on the CPU whatever the backend: the array
 #: examples' per-channel framers feed streams_to_vector, a host block, so CUDA framers
 #: would only copy every pulse back to the host
