@@ -23,7 +23,13 @@ pulse_framer::sptr pulse_framer::make(double pri_samples,
                                       double threshold,
                                       const std::string& backend,
                                       int device,
-                                      const std::string& input_type)
+                                      const std::string& input_type,
+                                      const std::string& dc_removal,
+                                      double dc_time_constant,
+                                      bool iq_correction,
+                                      const std::string& leakage,
+                                      double leakage_alpha,
+                                      unsigned int leakage_gate)
 {
     kernels::framer_config c;
     c.pri_samples = pri_samples;
@@ -42,6 +48,16 @@ pulse_framer::sptr pulse_framer::make(double pri_samples,
     // and its input samples within the buffer limits) before the block allocates
     // anything, io_signatures included.
     kernels::pulse_framer::validate(c);
+    kernels::front_end_correction_config fec;
+    fec.npulses = npulses;
+    fec.nrange = nrange;
+    fec.dc = kernels::parse_dc_removal(dc_removal, "pulse_framer");
+    fec.dc_time_constant = dc_time_constant;
+    fec.iq = iq_correction;
+    fec.leakage = kernels::parse_leakage(leakage, "pulse_framer");
+    fec.leakage_alpha = leakage_alpha;
+    fec.leakage_gate = leakage_gate;
+    fec.validate("pulse_framer");
     check_item_size("pulse_framer", { { "nrange", nrange } }, sizeof(gr_complex));
     // The threshold trigger scans samples on the host.
     const bool host_only = c.trigger == kernels::trigger_mode::threshold;
@@ -51,13 +67,15 @@ pulse_framer::sptr pulse_framer::make(double pri_samples,
     const auto b =
         select_backend(host_only && backend == "auto" ? "cpu" : backend, "pulse_framer");
     return make_block_on_device<pulse_framer_impl>(
-        b, device, "pulse_framer", c, trigger_tag, b, device);
+        b, device, "pulse_framer", c, trigger_tag, b, device, fec);
 }
 
-pulse_framer_impl::pulse_framer_impl(const kernels::framer_config& cfg,
-                                     const std::string& trigger_tag,
-                                     kernels::backend backend,
-                                     int device)
+pulse_framer_impl::pulse_framer_impl(
+    const kernels::framer_config& cfg,
+    const std::string& trigger_tag,
+    kernels::backend backend,
+    int device,
+    const kernels::front_end_correction_config& corrections)
     : gr::block("pulse_framer",
                 stream_signature(backend, kernels::sample_bytes(cfg.input)),
                 stream_signature(backend, sizeof(gr_complex) * cfg.nrange)),
@@ -81,6 +99,9 @@ pulse_framer_impl::pulse_framer_impl(const kernels::framer_config& cfg,
     // Input tags (rx_time, triggers) describe samples, not pulses; the cpi tag is made
     // here.
     set_tag_propagation_policy(TPP_DONT);
+    if (corrections.active())
+        d_correction = kernels::front_end_correction::make(
+            backend, corrections, stream(), "pulse_framer");
 }
 
 void pulse_framer_impl::forecast(int, gr_vector_int& ninput_items_required)
@@ -182,6 +203,39 @@ void pulse_framer_impl::log_nonfinite(const kernels::framer_result& r)
     d_clock_ppm = d_core.clock_offset_ppm();
 }
 
+// Each CPI written by process() is corrected where it lies (the output buffer: device
+// memory with the CUDA backend, queued on the framer's stream after its copies).
+void pulse_framer_impl::correct(const kernels::framer_result& r, kernels::cfloat* out)
+{
+    if (!d_correction || r.cpis.empty())
+        return;
+    const auto& cfg = d_core.config();
+    const std::size_t cpi_len = std::size_t(cfg.npulses) * cfg.nrange;
+    for (std::size_t i = 0; i < r.cpis.size(); ++i)
+        d_correction->run(out + i * cpi_len, i);
+    if (!d_correction->config().iq)
+        return;
+    d_iq.resize(r.cpis.size());
+    d_correction->take_estimates(d_iq.data(), d_iq.size()); // waits (CUDA)
+    for (std::size_t i = 0; i < r.cpis.size(); ++i) {
+        if (d_iq[i].corrected)
+            continue;
+        const std::uint64_t nth = ++d_iq_uncorrected;
+        if (worth_logging(nth))
+            d_logger->warn(
+                "CPI {}: I/Q imbalance estimate unusable (gain {:.3g} dB, phase "
+                "{:.3g} deg; degenerate, or beyond {} dB / {} deg): CPI left "
+                "uncorrected ({} such CPIs so far; further ones are logged at "
+                "powers of two)",
+                r.cpis[i].index,
+                d_iq[i].gain_db,
+                d_iq[i].phase_deg,
+                kernels::iq_max_gain_db,
+                kernels::iq_max_phase_deg,
+                nth);
+    }
+}
+
 void pulse_framer_impl::set_threshold(double threshold)
 {
     std::lock_guard<std::mutex> lock(d_core_mutex);
@@ -240,6 +294,7 @@ int pulse_framer_impl::general_work(int noutput_items,
         std::lock_guard<std::mutex> lock(d_core_mutex); // set_threshold between calls
         return d_core.process(in, offset, n, d_events, out, max_cpis);
     }();
+    correct(r, out);
 
     const std::uint64_t w0 = nitems_written(0);
     for (std::size_t i = 0; i < r.cpis.size(); ++i)

@@ -5,6 +5,7 @@
 
 #include "gpu_stream_owner.h"
 #include <gnuradio/gpuradar/pulse_framer.h>
+#include <gpuradar/kernels/pulse_doppler/front_end_correction.h>
 #include <gpuradar/kernels/pulse_doppler/pulse_framer.h>
 #include <pmt/pmt.h>
 #include <atomic>
@@ -19,7 +20,8 @@ public:
     pulse_framer_impl(const kernels::framer_config& cfg,
                       const std::string& trigger_tag,
                       kernels::backend backend,
-                      int device);
+                      int device,
+                      const kernels::front_end_correction_config& corrections);
 
     std::uint64_t dropped_cpis() const override { return d_dropped; }
     std::uint64_t emitted_cpis() const override { return d_emitted; }
@@ -28,6 +30,7 @@ public:
         return kernels::to_string(d_core.config().input);
     }
     std::uint64_t lost_samples() const override { return d_lost; }
+    std::uint64_t iq_uncorrected_cpis() const override { return d_iq_uncorrected; }
     std::uint64_t rejected_time_jumps() const override { return d_rejected; }
     std::uint64_t nonfinite_samples() const override { return d_nonfinite; }
     std::uint64_t clamped_samples() const override { return d_clamped; }
@@ -49,6 +52,7 @@ private:
     pmt::pmt_t cpi_dict(const kernels::framer_cpi& c) const;
     void log_events(const kernels::framer_result& r);
     void log_nonfinite(const kernels::framer_result& r);
+    void correct(const kernels::framer_result& r, kernels::cfloat* out);
 
     const kernels::backend d_backend;
     kernels::pulse_framer d_core;
@@ -64,6 +68,10 @@ private:
     std::uint64_t d_slip_moves = 0;     // moves so far, for the log's rate limit
     std::atomic<double> d_clock_ppm{ 0.0 };
     bool d_warned_no_anchor = false;
+    //! The receiver corrections (null when all are off), on the framer's stream.
+    std::unique_ptr<kernels::front_end_correction> d_correction;
+    std::vector<kernels::iq_estimate> d_iq; // reused per call
+    std::atomic<std::uint64_t> d_iq_uncorrected{ 0 };
 };
 
 } // namespace gpuradar

@@ -121,6 +121,32 @@ public:
      *                     device buffer copies to the GPU, half or a quarter of the fc32
      *                     bytes, and the gather kernel converts them; CPU: VOLK). Other
      *                     names throw std::invalid_argument naming `input_type`.
+     *
+     * Receiver corrections, applied to each framed CPI before it is written (on the GPU
+     * with the CUDA backend), in this order; all off by default
+     * (kernels/pulse_doppler/front_end_correction.h has the equations):
+     * \param dc_removal   "off", "pulse" (each pulse loses its own mean) or "running"
+     *                     (pulse k loses d_k = d_{k-1} + (m_k - d_{k-1}) /
+     *                     dc_time_constant, m_k its mean: a running mean over pulses,
+     *                     carried across CPIs)
+     * \param dc_time_constant  the running mean's time constant (pulses, >= 1)
+     * \param iq_correction blind I/Q imbalance correction: the gain and phase error are
+     *                     estimated from the CPI's E[I^2], E[Q^2], E[IQ] (after DC and
+     *                     leakage removal) and the CPI itself is corrected (I' = I, Q'
+     *                     orthogonalised and scaled to I's power). A degenerate estimate
+     *                     (an all-zero or real-valued CPI, or beyond 6 dB / 30 degrees)
+     *                     leaves the CPI uncorrected, is counted in iq_uncorrected_cpis()
+     *                     and logged (rate limited); never NaN.
+     * \param leakage      transmit-leakage suppression: "off", "mean_pulse" (subtract M,
+     *                     M_n = M_{n-1} + leakage_alpha (mean pulse of CPI n - M_{n-1}),
+     *                     M_0 the first CPI's mean pulse: removes whatever repeats from
+     *                     pulse to pulse, including zero-Doppler clutter) or "blank"
+     *                     (samples [0, leakage_gate) of every pulse written as 0)
+     * \param leakage_alpha  mean_pulse's update weight per CPI, in (0, 1] (1: each CPI's
+     *                     own mean pulse)
+     * \param leakage_gate  blank's gate length (samples, 1 to nrange)
+     * A value outside its range throws std::invalid_argument naming the parameter and
+     * the range.
      */
     static sptr make(double pri_samples,
                      unsigned int gate_start,
@@ -133,7 +159,13 @@ public:
                      double threshold = 0.0,
                      const std::string& backend = "auto",
                      int device = 0,
-                     const std::string& input_type = "fc32");
+                     const std::string& input_type = "fc32",
+                     const std::string& dc_removal = "off",
+                     double dc_time_constant = 16.0,
+                     bool iq_correction = false,
+                     const std::string& leakage = "off",
+                     double leakage_alpha = 0.1,
+                     unsigned int leakage_gate = 0);
 
     /*!
      * Live control (GRC callback): the |x|^2 level of the threshold trigger from the next
@@ -160,12 +192,15 @@ public:
     //! fc32: samples of emitted CPIs with a part clamped to +-65536 (the sum of the cpi
     //! tags' clamped_samples).
     virtual std::uint64_t clamped_samples() const = 0;
-    //! sc16 / sc8: samples of emitted CPIs with a part at +-full scale (the sum of the cpi
-    //! tags' saturated_samples).
+    //! sc16 / sc8: samples of emitted CPIs with a part at +-full scale (the sum of the
+    //! cpi tags' saturated_samples).
     virtual std::uint64_t saturated_samples() const = 0;
     //! The receive sample clock's offset against the rx_time tags measured so far (ppm;
     //! 0 until two rx_time tags; the cpi tag's clock_offset_ppm).
     virtual double clock_offset_ppm() const = 0;
+    //! CPIs left without I/Q correction because their estimate was degenerate (always
+    //! 0 with iq_correction off).
+    virtual std::uint64_t iq_uncorrected_cpis() const = 0;
     //! fs / pri_samples (Hz).
     virtual double prf() const = 0;
     //! Range of gate sample 0, gate_start c / (2 fs) (m).

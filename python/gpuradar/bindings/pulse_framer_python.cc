@@ -25,7 +25,13 @@ void bind_pulse_framer(py::module& m)
              py::arg("threshold") = 0.0,
              py::arg("backend") = "auto",
              py::arg("device") = 0,
-             py::arg("input_type") = "fc32")
+             py::arg("input_type") = "fc32",
+             py::arg("dc_removal") = "off",
+             py::arg("dc_time_constant") = 16.0,
+             py::arg("iq_correction") = false,
+             py::arg("leakage") = "off",
+             py::arg("leakage_alpha") = 0.1,
+             py::arg("leakage_gate") = 0)
         .def("set_threshold", &pulse_framer::set_threshold, py::arg("threshold"))
         .def("dropped_cpis", &pulse_framer::dropped_cpis)
         .def("emitted_cpis", &pulse_framer::emitted_cpis)
@@ -36,6 +42,7 @@ void bind_pulse_framer(py::module& m)
         .def("clamped_samples", &pulse_framer::clamped_samples)
         .def("saturated_samples", &pulse_framer::saturated_samples)
         .def("clock_offset_ppm", &pulse_framer::clock_offset_ppm)
+        .def("iq_uncorrected_cpis", &pulse_framer::iq_uncorrected_cpis)
         .def("prf", &pulse_framer::prf)
         .def("r0", &pulse_framer::r0)
         .def("backend", &pulse_framer::backend)
