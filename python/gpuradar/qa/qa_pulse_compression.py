@@ -84,10 +84,33 @@ class qa_pulse_compression(gr_unittest.TestCase):
             (dict(nrange=64, npulses=1, pulse_width=1e-6, window="welch"), "window"),
             (dict(nrange=64, npulses=1, pulse_width=1e-6, method="dft"), "method"),
             (dict(nrange=64, npulses=0, pulse_width=1e-6), "npulses"),
+            (dict(nrange=64, npulses=1, pulse_width=1e-6, input_type="s16"), "input_type"),
         )
         for kw, name in cases:
             with self.assertRaisesRegex(ValueError, name):
                 gpuradar.pulse_compression(backend="cpu", **kw)
+
+    def test_006_sc16_input_equals_its_float_values(self):
+        # An SDR's int16 I, Q (a short vector of 2 per sample) gives bit for bit what the
+        # codes' exact values x / 32768 give as complex float.
+        rng = np.random.default_rng(6)
+        npulses, channels, nrange = 3, 2, 100
+        codes = rng.integers(-32768, 32768, size=(npulses, channels, nrange, 2),
+                             dtype=np.int16)
+        exact = (codes[..., 0] / 32768.0 + 1j * (codes[..., 1] / 32768.0)).astype(
+            np.complex64)
+        kw = dict(waveform="lfm", bandwidth=5e6, pulse_width=3e-6, samp_rate=10e6,
+                  window="hann")
+        _, want = self.run_block(exact, channels, nrange, npulses, **kw)
+        self.tb = gr.top_block()
+        src = blocks.vector_source_s(codes.ravel().tolist(), False, 2 * channels * nrange)
+        pc = gpuradar.pulse_compression(nrange, npulses, channels, backend="cpu",
+                                        input_type="sc16", **kw)
+        snk = blocks.vector_sink_c(channels * nrange)
+        self.tb.connect(src, pc, snk)
+        self.tb.run()
+        got = np.array(snk.data(), dtype=np.complex64).reshape(exact.shape)
+        np.testing.assert_array_equal(got, want)
 
     def test_004_waveform_message_port_exists(self):
         pc = gpuradar.pulse_compression(64, 2, pulse_width=1e-6, backend="cpu")
