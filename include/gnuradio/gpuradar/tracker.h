@@ -21,7 +21,9 @@ namespace gpuradar {
  * scan_period_s (scan_period_s > 0).
  *
  * Message port `tracks` (out): one PDU per scan, (metadata dict, vector of track dicts).
- * Metadata: time_s, cpi (when the scan had one), ntracks, assigned, born, confirmed,
+ * Metadata: time_s, cpi (when the scan had one), bistatic (true, when the detections'
+ * metadata said so: a passive radar's bistatic range and velocity, tracked alike),
+ * ntracks, assigned, born, confirmed,
  * deleted, deleted_ids (u64 vector), bad_messages (so far). Each track: id (u64), status
  * ("tentative", "confirmed", "coasting"), time_s, range_m, velocity_mps (radial
  * velocity, closing positive as on the maps: the track's only velocity field), state
