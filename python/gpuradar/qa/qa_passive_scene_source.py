@@ -308,6 +308,54 @@ class qa_passive_scene_source(gr_unittest.TestCase):
         # the block may have produced past the head: at least the generator's count
         self.assertGreaterEqual(src.adc_clipped(), gen.front_end.clipped)
 
+    def test_013_recording_round_trip_and_refusals(self):
+        import json
+        import os
+        import tempfile
+        from gnuradio.gpuradar import sigmf_io
+        sc = passive_sim.PassiveScene(fs=1e6, nsurv=2, ref_snr_db=20.0, dpi_db=30.0,
+                                      ranges_m=[9000.0], velocities_mps=[-120.0],
+                                      snr_db=[-10.0], seed=4)
+        n = passive_sim.WRITE_CHUNK + 1001  # more than one chunk
+        with tempfile.TemporaryDirectory() as tmp:
+            base = os.path.join(tmp, "rec")
+            truth = passive_sim.write_recording(base, sc, n)
+            rec = passive_sim.read_recording(base + ".sigmf-meta")
+            self.assertEqual((rec.nchannels, rec.nsamples, rec.reference, rec.surveillance),
+                             (3, n, 0, [1, 2]))
+            self.assertEqual((rec.fs, rec.fc), (1e6, sc.fc))
+            ref, surv, _ = passive_sim.simulate(sc, n)
+            np.testing.assert_array_equal(rec.channel_samples(0), ref)
+            np.testing.assert_array_equal(rec.channel_samples(2), surv[1])
+            self.assertEqual(len(rec.truth), 1)
+            self.assertAlmostEqual(rec.truth[0]["bistatic_range_m"],
+                                   truth[0]["bistatic_range_m"])
+            self.assertAlmostEqual(rec.truth[0]["velocity_mps"], -120.0)
+            # channels chosen by the caller; refusals name the field or the channel
+            self.assertEqual(passive_sim.read_recording(base, 2, [0]).surveillance, [0])
+            for ref_ch, surv_ch, needle in ((3, None, "reference channel"),
+                                            (0, [0], "surveillance channels"),
+                                            (0, [5], "surveillance channels")):
+                with self.assertRaisesRegex(sigmf_io.RecordingError, needle):
+                    passive_sim.read_recording(base, ref_ch, surv_ch)
+            with open(base + ".sigmf-meta") as f:
+                meta = json.load(f)
+            for field, value, needle in (("core:num_channels", 1, "core:num_channels"),
+                                         ("core:datatype", "ci16_le", "core:datatype"),
+                                         ("core:sample_rate", -1, "core:sample_rate")):
+                bad = json.loads(json.dumps(meta))
+                bad["global"][field] = value
+                with open(base + ".sigmf-meta", "w") as f:
+                    json.dump(bad, f)
+                with self.assertRaisesRegex(sigmf_io.RecordingError, needle):
+                    passive_sim.read_recording(base)
+            with open(base + ".sigmf-meta", "w") as f:
+                json.dump(meta, f)
+            with open(base + ".sigmf-data", "ab") as f:
+                f.write(b"\0" * 8)  # not a whole sample of 3 channels
+            with self.assertRaisesRegex(sigmf_io.RecordingError, "whole number"):
+                passive_sim.read_recording(base)
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_passive_scene_source)
