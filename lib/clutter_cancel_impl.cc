@@ -54,10 +54,10 @@ clutter_cancel::sptr clutter_cancel::make(unsigned int nsamples,
 {
     // Validate every parameter before anything is allocated.
     if (nsurv < 1 || nsurv > max_nsurv)
-        throw std::invalid_argument(
-            "gpuradar::clutter_cancel: nsurv must be in [1, " +
-            std::to_string(max_nsurv) + "] surveillance channels (got " +
-            std::to_string(nsurv) + ")");
+        throw std::invalid_argument("gpuradar::clutter_cancel: nsurv must be in [1, " +
+                                    std::to_string(max_nsurv) +
+                                    "] surveillance channels (got " +
+                                    std::to_string(nsurv) + ")");
     kernels::clutter_cancel_params p;
     p.nsamples = nsamples;
     p.ntaps = ntaps;
@@ -77,8 +77,10 @@ clutter_cancel_impl::clutter_cancel_impl(const kernels::clutter_cancel_params& p
                                          unsigned int nsurv,
                                          kernels::backend backend,
                                          int device)
-    : gr::sync_block("clutter_cancel", channels(backend, nsurv), channels(backend, nsurv)),
-      gpu_stream_owner(backend, "clutter_cancel", kernels::stream_priority::normal, device),
+    : gr::sync_block(
+          "clutter_cancel", channels(backend, nsurv), channels(backend, nsurv)),
+      gpu_stream_owner(
+          backend, "clutter_cancel", kernels::stream_priority::normal, device),
       d_params(p),
       d_nsurv(nsurv),
       d_backend(backend),
@@ -140,12 +142,13 @@ void clutter_cancel_impl::report(const std::vector<kernels::clutter_cancel_resul
     if (loaded) {
         d_loaded_total += loaded;
         if (d_loaded_log.count())
-            d_logger->warn("CPI {}: {} batch(es) singular (a silent or tonal reference?): "
-                           "solved with diagonal loading ({} so far{})",
-                           index,
-                           loaded,
-                           d_loaded_total,
-                           d_loaded_log.quiet_note());
+            d_logger->warn(
+                "CPI {}: {} batch(es) singular (a silent or tonal reference?): "
+                "solved with diagonal loading ({} so far{})",
+                index,
+                loaded,
+                d_loaded_total,
+                d_loaded_log.quiet_note());
     }
     if (nonfinite) {
         d_nonfinite_total += nonfinite;
@@ -169,10 +172,10 @@ int clutter_cancel_impl::work(int noutput_items,
     for (int c = 0; c < cpis; ++c) {
         const std::size_t at = std::size_t(c) * n;
         for (unsigned int k = 0; k < d_nsurv; ++k)
-            d_results[k] = d_kernels[k]->run(
-                ref + at,
-                static_cast<const gr_complex*>(input_items[k + 1]) + at,
-                static_cast<gr_complex*>(output_items[k + 1]) + at);
+            d_results[k] =
+                d_kernels[k]->run(ref + at,
+                                  static_cast<const gr_complex*>(input_items[k + 1]) + at,
+                                  static_cast<gr_complex*>(output_items[k + 1]) + at);
         report(d_results, nitems_written(0) + at);
     }
     // the reference passes unchanged, on the device when the ports are there

@@ -46,6 +46,24 @@ pr_workload pr_fm(bool quick)
     return w;
 }
 
+//! The channels both benches cancel: a Gaussian reference, and a surveillance channel of
+//! its own noise plus a direct path 40 dB above it (100 x the reference).
+struct channels {
+    std::vector<kernels::cfloat> r, surv;
+};
+
+channels make_channels(std::size_t n)
+{
+    std::mt19937 rng(3);
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    channels c{ std::vector<kernels::cfloat>(n), std::vector<kernels::cfloat>(n) };
+    for (std::size_t i = 0; i < n; ++i) {
+        c.r[i] = kernels::cfloat(g(rng), g(rng));
+        c.surv[i] = kernels::cfloat(g(rng), g(rng)) + 100.0f * c.r[i];
+    }
+    return c;
+}
+
 double eca_gflop(const pr_workload& w)
 {
     return 8.0 * 3.0 * double(w.eca.ntaps) * double(w.eca.nsamples) * 1e-9;
@@ -65,8 +83,7 @@ kernels::clutter_cancel_params nlms_of(const pr_workload& w)
 }
 
 //! CFAR on the map as the passive flowgraph runs it.
-kernels::cfar_2d_params cfar_of(const kernels::cross_ambiguity& caf,
-                                const pr_workload& w)
+kernels::cfar_2d_params cfar_of(const kernels::cross_ambiguity& caf, const pr_workload& w)
 {
     kernels::cfar_2d_params p;
     p.nrange = w.caf.nrange;
@@ -124,14 +141,16 @@ GPURADAR_BENCH("passive/cuda")
     kernels::cuda_stream s;
     const pr_workload w = pr_fm(opt.quick);
     const std::size_t n = w.eca.nsamples;
-    auto r = pd::random_device(n, s);
-    auto surv = pd::random_device(n, s);
+    const channels host = make_channels(n);
+    auto r = pd::to_device(host.r.data(), n, s);
+    auto surv = pd::to_device(host.surv.data(), n, s);
     kernels::device_memory e(n * sizeof(kernels::cfloat));
     kernels::device_memory map(w.caf.nrange * (2 * w.caf.doppler_half + 1) *
                                sizeof(float));
     auto eca = kernels::clutter_cancel::make(kernels::backend::cuda, w.eca, s.ref());
     auto caf = kernels::cross_ambiguity::make(kernels::backend::cuda, w.caf, s.ref());
-    auto nlms = kernels::clutter_cancel::make(kernels::backend::cuda, nlms_of(w), s.ref());
+    auto nlms =
+        kernels::clutter_cancel::make(kernels::backend::cuda, nlms_of(w), s.ref());
     auto cfar = kernels::cfar_2d::make(kernels::backend::cuda, cfar_of(*caf, w), s.ref());
     kernels::device_memory mask(w.caf.nrange * caf->ndoppler());
     kernels::clutter_cancel_result res;
@@ -166,13 +185,9 @@ GPURADAR_BENCH("passive/cpu")
 {
     const pr_workload w = pr_fm(opt.quick);
     const std::size_t n = w.eca.nsamples;
-    std::mt19937 rng(3);
-    std::normal_distribution<float> g(0.0f, 1.0f);
-    std::vector<kernels::cfloat> r(n), surv(n), e(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        r[i] = kernels::cfloat(g(rng), g(rng));
-        surv[i] = kernels::cfloat(g(rng), g(rng)) + 100.0f * r[i];
-    }
+    const channels host = make_channels(n);
+    const std::vector<kernels::cfloat>&r = host.r, &surv = host.surv;
+    std::vector<kernels::cfloat> e(n);
     std::vector<float> map(w.caf.nrange * (2 * w.caf.doppler_half + 1));
     auto eca = kernels::clutter_cancel::make(kernels::backend::cpu, w.eca);
     auto caf = kernels::cross_ambiguity::make(kernels::backend::cpu, w.caf);

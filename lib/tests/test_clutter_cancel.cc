@@ -24,9 +24,8 @@ struct result {
 };
 
 //! surveillance k = noise + 30 (k + 1) r[n] + 5 r[n - 3]: direct path and clutter.
-std::vector<gr_complex> surveillance(const std::vector<gr_complex>& ref,
-                                     unsigned k,
-                                     std::uint32_t seed)
+std::vector<gr_complex>
+surveillance(const std::vector<gr_complex>& ref, unsigned k, std::uint32_t seed)
 {
     auto s = random_complex(ref.size(), seed);
     for (std::size_t i = 0; i < ref.size(); ++i)
@@ -70,8 +69,8 @@ TEST(ClutterCancelBlockCpu, test_001_whole_cpis_reference_passed_tags_per_cpi)
 {
     // 2.5 CPIs: two cancelled, the half CPI left unconsumed
     const auto ref = random_complex(n * 5 / 2, 1);
-    const auto out = run(ref, { surveillance(ref, 0, 2), surveillance(ref, 1, 3) },
-                         "eca_b", "cpu");
+    const auto out =
+        run(ref, { surveillance(ref, 0, 2), surveillance(ref, 1, 3) }, "eca_b", "cpu");
     ASSERT_EQ(out.ref.size(), std::size_t(2) * n);
     EXPECT_EQ(out.ref, std::vector<gr_complex>(ref.begin(), ref.begin() + 2 * n));
     ASSERT_EQ(out.clean.size(), 2u);

@@ -146,8 +146,9 @@ private:
     //! r[i], i >= -(K-1): before the CPI, the previous CPI's last samples
     cd ref(long long i) const
     {
-        return i < 0 ? d_history[std::size_t(static_cast<long long>(d_history.size()) + i)]
-                     : d_r[std::size_t(i)];
+        return i < 0
+                   ? d_history[std::size_t(static_cast<long long>(d_history.size()) + i)]
+                   : d_r[std::size_t(i)];
     }
 
     //! exp(j 2 pi q n / N) from (q n mod N) in integers.

@@ -141,8 +141,7 @@ __global__ void build_columns(const cuFloatComplex* __restrict__ r,
          t += std::size_t(gridDim.x) * blockDim.x) {
         const std::size_t i = t % l, c = (t / l) % ncols, b = t / (l * ncols);
         const std::size_t sample = b * l + i, d = c % ntaps;
-        cuFloatComplex v =
-            r[static_cast<long long>(sample) - static_cast<long long>(d)];
+        cuFloatComplex v = r[static_cast<long long>(sample) - static_cast<long long>(d)];
         const int q = doppler_taps ? int(c / ntaps) - 1 : 0;
         if (q != 0) {
             long long ph = (static_cast<long long>(q) * static_cast<long long>(sample)) %
@@ -243,7 +242,8 @@ __global__ void lag_sums(const cuFloatComplex* __restrict__ r,
         float ar = 0.f, ai = 0.f, yr = 0.f, yi = 0.f;
         for (std::size_t n = begin + lane; n < end; n += warp_size) {
             // r[-1..-(K-1)]: the previous CPI's tail
-            const cuFloatComplex x = r[static_cast<long long>(n) - static_cast<long long>(d)];
+            const cuFloatComplex x =
+                r[static_cast<long long>(n) - static_cast<long long>(d)];
             const cuFloatComplex a = r[n], y = s[n];
             ar += x.x * a.x + x.y * a.y;
             ai += x.x * a.y - x.y * a.x;
@@ -443,12 +443,11 @@ public:
 
     void reset() override
     {
-        GPURADAR_CUDA_CHECK(
-            who,
-            cudaMemsetAsync(d_r.get(),
-                            0,
-                            (d_params.ntaps - 1) * sizeof(cuFloatComplex),
-                            native(d_stream)));
+        GPURADAR_CUDA_CHECK(who,
+                            cudaMemsetAsync(d_r.get(),
+                                            0,
+                                            (d_params.ntaps - 1) * sizeof(cuFloatComplex),
+                                            native(d_stream)));
     }
 
     clutter_cancel_result
@@ -515,12 +514,10 @@ public:
         // e_b = s_b - X_b a_b, from the sanitised copy: also right when `out` is
         // `surveillance`
         if (d_params.doppler_taps) {
-            GPURADAR_CUDA_CHECK(who,
-                                cudaMemcpyAsync(e,
-                                                s,
-                                                n * sizeof(cuFloatComplex),
-                                                cudaMemcpyDeviceToDevice,
-                                                st));
+            GPURADAR_CUDA_CHECK(
+                who,
+                cudaMemcpyAsync(
+                    e, s, n * sizeof(cuFloatComplex), cudaMemcpyDeviceToDevice, st));
             GPURADAR_CUBLAS_CHECK(who,
                                   cublasCgemmStridedBatched(d_blas.get(),
                                                             CUBLAS_OP_N,
@@ -542,25 +539,20 @@ public:
                                                             ib));
         } else {
             subtract_fit<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(
-                ref_start(),
-                s,
-                d_rhs.as<cuFloatComplex>(),
-                e,
-                n,
-                d_l,
-                d_params.ntaps);
+                ref_start(), s, d_rhs.as<cuFloatComplex>(), e, n, d_l, d_params.ntaps);
             GPURADAR_CUDA_CHECK_LAUNCH(who, "subtract_fit");
         }
         output_power<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(e, n, stats);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "output_power");
         // the next CPI's echoes of this one's last K - 1 samples (n >= K: no overlap)
         if (d_params.ntaps > 1)
-            GPURADAR_CUDA_CHECK(who,
-                                cudaMemcpyAsync(d_r.get(),
-                                                ref_start() + (n - (d_params.ntaps - 1)),
-                                                (d_params.ntaps - 1) * sizeof(cuFloatComplex),
-                                                cudaMemcpyDeviceToDevice,
-                                                st));
+            GPURADAR_CUDA_CHECK(
+                who,
+                cudaMemcpyAsync(d_r.get(),
+                                ref_start() + (n - (d_params.ntaps - 1)),
+                                (d_params.ntaps - 1) * sizeof(cuFloatComplex),
+                                cudaMemcpyDeviceToDevice,
+                                st));
         eca_stats h{};
         copy_async(&h, stats, sizeof(h), copy_kind::device_to_host, d_stream, who);
         synchronize(d_stream, who);
@@ -587,12 +579,13 @@ private:
     {
         const cudaStream_t st = native(d_stream);
         const std::size_t nb = d_params.nbatches, k = d_params.ntaps;
-        lag_sums<<<unsigned(nb * d_lag_chunks), elementwise_threads, 0, st>>>(ref_start(),
-                                                        d_s.as<cuFloatComplex>(),
-                                                        d_partial_lags.as<cuFloatComplex>(),
-                                                        d_l,
-                                                        k,
-                                                        d_lag_chunks);
+        lag_sums<<<unsigned(nb * d_lag_chunks), elementwise_threads, 0, st>>>(
+            ref_start(),
+            d_s.as<cuFloatComplex>(),
+            d_partial_lags.as<cuFloatComplex>(),
+            d_l,
+            k,
+            d_lag_chunks);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "lag_sums");
         sum_chunks<<<elementwise_blocks(nb * 2 * k), elementwise_threads, 0, st>>>(
             d_partial_lags.as<cuFloatComplex>(),
@@ -620,13 +613,7 @@ private:
         auto* x = d_x.as<cuFloatComplex>();
         auto* s = d_s.as<cuFloatComplex>();
         build_columns<<<elementwise_blocks(n * m), elementwise_threads, 0, st>>>(
-            ref_start(),
-            x,
-            n,
-            d_l,
-            m,
-            d_params.ntaps,
-            d_params.doppler_taps);
+            ref_start(), x, n, d_l, m, d_params.ntaps, d_params.doppler_taps);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "build_columns");
         const cuFloatComplex one = make_cuFloatComplex(1.f, 0.f);
         const cuFloatComplex zero = make_cuFloatComplex(0.f, 0.f);
