@@ -124,7 +124,8 @@ def run(xp, w, repeats, sync, check=True):
         t = np.arange(n)
         echo = np.concatenate([np.zeros(lag, np.complex64), r_host[:n - lag]])
         e = xp.asarray((echo * np.exp(2j * np.pi * bin_ * t / n)).astype(np.complex64))
-        peak = xp.unravel_index(int(xp.argmax(caf(e))), (m, 2 * kd + 1))
+        # NumPy's unravel_index: CuPy's takes arrays only (it calls can_cast on them)
+        peak = np.unravel_index(int(xp.argmax(caf(e))), (m, 2 * kd + 1))
         got = (int(peak[0]), int(peak[1]) - kd)
         if got != (lag, bin_):
             raise SystemExit(f"passive_cupy: CAF check failed: peak at {got}, "
