@@ -37,8 +37,13 @@ GPURADAR_HD bool cfar_finite(float v)
 #endif
 }
 
-//! Non-finite input stands for +Inf interference (see cfar_2d.h).
-GPURADAR_HD float cfar_sanitize(float v) { return cfar_finite(v) ? v : INFINITY; }
+//! A training cell as the sums see it: non-finite input stands for +Inf interference,
+//! a finite value above cfar_max_training_power counts as that level (cfar_2d.h).
+GPURADAR_HD float cfar_sanitize(float v)
+{
+    return cfar_finite(v) ? (v < cfar_max_training_power ? v : cfar_max_training_power)
+                          : INFINITY;
+}
 
 /*!
  * Clip class of position `pos` in a dimension of `n` cells and half-width `w`:

@@ -450,6 +450,97 @@ TEST(Cfar2dApi, test_006_nonfinite_cells_never_detected_and_counted)
     }
 }
 
+/*!
+ * A map of exponential noise and targets, and the same map with huge finite cells (3e38
+ * in clusters of three, within each other's training windows, and 1e35 singles): in
+ * float the training sums of windows holding two 3e38 cells overflowed to +Inf. With the
+ * training cap (cfar_max_training_power) every variant matches the fp64 reference that
+ * caps the same way, the huge cells themselves are detected where they stand above
+ * their windows, and every detection of a cell whose window holds no huge cell is the
+ * clean map's.
+ */
+struct huge_map {
+    std::vector<float> clean, huge;
+    std::set<std::size_t> at; // the huge cells
+};
+
+huge_map make_huge_map(const cfar_2d_params& p, std::uint64_t seed)
+{
+    huge_map m;
+    m.clean = exponential_map(total_cells(p, 1), seed);
+    fast_rng rng(seed ^ 0xb16);
+    for (int t = 0; t < 12; ++t)
+        m.clean[index_of(p, 0, rng.next() % p.nrange, 0, rng.next() % p.ndoppler)] =
+            float(30 + 300 * rng.uniform());
+    m.huge = m.clean;
+    for (std::size_t r : { 10u, 40u }) // a cluster: range r, r + 3, r + 6 (guard 1..2)
+        for (std::size_t k = 0; k < 3; ++k)
+            m.at.insert(index_of(p, 0, r + 3 * k, 0, 5));
+    m.at.insert(index_of(p, 0, 25, 0, 12));
+    for (std::size_t i : m.at)
+        m.huge[i] = (i == index_of(p, 0, 25, 0, 12)) ? 1e35f : 3e38f;
+    return m;
+}
+
+// True when the window of cell (r, d) (guard + training, wrapped) holds a huge cell.
+bool window_holds(const cfar_2d_params& p, const huge_map& m, std::size_t r, std::size_t d)
+{
+    const long wr = long(p.guard_range + p.train_range);
+    const long wd = long(p.guard_doppler + p.train_doppler);
+    for (long dr = -wr; dr <= wr; ++dr)
+        for (long dd = -wd; dd <= wd; ++dd) {
+            const long rr = long(r) + dr, cc = (long(d) + dd + long(p.ndoppler)) %
+                                                  long(p.ndoppler);
+            if (rr < 0 || rr >= long(p.nrange))
+                continue;
+            if (m.at.count(index_of(p, 0, std::size_t(rr), 0, std::size_t(cc))))
+                return true;
+        }
+    return false;
+}
+
+TEST(Cfar2dApi, test_016_huge_finite_cells_cannot_overflow_the_training_sums)
+{
+    cfar_2d_params p;
+    p.nrange = 64;
+    p.ndoppler = 32;
+    p.channels = 1; // make_huge_map and window_holds index channel 0
+    p.max_cpi = 1;
+    p.guard_range = 2;
+    p.train_range = 6;
+    p.guard_doppler = 1;
+    p.train_doppler = 3;
+    p.pfa = 1e-4;
+    p.range_edge = cfar_edge::clip;
+    p.doppler_edge = cfar_edge::wrap; // window_holds wraps Doppler
+    const auto m = make_huge_map(p, 31);
+    for (auto v :
+         { cfar_variant::ca, cfar_variant::go, cfar_variant::so, cfar_variant::os }) {
+        SCOPED_TRACE(to_string(v));
+        p.variant = v;
+        p.os_k = 60;
+        const auto o = run_cpu(p, m.huge, 1);
+        expect_matches_reference(p, 1, m.huge, o);
+        for (float t : o.threshold)
+            ASSERT_FALSE(std::isnan(t));
+        // The 3e38 cells stand far above the cap their neighbours count as.
+        for (std::size_t i : m.at)
+            EXPECT_EQ(o.mask[i], 1) << "huge cell " << i;
+        const auto ref = run_cpu(p, m.clean, 1);
+        std::size_t kept = 0;
+        for (std::size_t r = 0; r < p.nrange; ++r)
+            for (std::size_t d = 0; d < p.ndoppler; ++d) {
+                if (window_holds(p, m, r, d))
+                    continue;
+                const std::size_t i = index_of(p, 0, r, 0, d);
+                ASSERT_EQ(o.mask[i], ref.mask[i]) << "range " << r << " doppler " << d;
+                ASSERT_EQ(o.threshold[i], ref.threshold[i]) << r << " " << d;
+                kept += o.mask[i];
+            }
+        EXPECT_GT(kept, 3u) << "targets away from the huge cells";
+    }
+}
+
 //! make() must throw std::invalid_argument naming the stage and holding `needle`.
 void expect_rejected(const cfar_2d_params& p, const std::string& needle)
 {
@@ -995,6 +1086,55 @@ void expect_bitwise_equal(const run_output& gpu, const run_output& cpu)
         ASSERT_EQ(std::memcmp(&gpu.threshold[i], &cpu.threshold[i], 4), 0)
             << "threshold " << i << ": CPU " << cpu.threshold[i] << " CUDA "
             << gpu.threshold[i];
+}
+
+TEST(Cfar2dCudaShapes, test_028_huge_finite_cells_like_the_cpu_twin)
+{
+    // test_016's map on the GPU: the segmented estimators (the automatic choice here)
+    // equal the CPU twin bit for bit; the summed-area one counts the capped cells as
+    // non-finite (T = +Inf in their windows) and equals the twin's decisions everywhere
+    // else, its thresholds within its fp64 tolerance.
+    GPURADAR_REQUIRE_CUDA();
+    cfar_2d_params p;
+    p.nrange = 64;
+    p.ndoppler = 32;
+    p.channels = 1;
+    p.max_cpi = 1;
+    p.guard_range = 2;
+    p.train_range = 6;
+    p.guard_doppler = 1;
+    p.train_doppler = 3;
+    p.pfa = 1e-4;
+    p.range_edge = cfar_edge::clip;
+    p.doppler_edge = cfar_edge::wrap; // window_holds wraps Doppler
+    const auto m = make_huge_map(p, 32);
+    for (auto v : { cfar_variant::ca, cfar_variant::go, cfar_variant::os }) {
+        SCOPED_TRACE(to_string(v));
+        p.variant = v;
+        p.os_k = 60;
+        p.estimator = cfar_estimator::automatic;
+        const auto cpu = run_cpu(p, m.huge, 1);
+        const auto gpu = run_cuda(p, m.huge, 1);
+        EXPECT_TRUE(gpu.mask == cpu.mask);
+        EXPECT_EQ(std::memcmp(gpu.threshold.data(),
+                              cpu.threshold.data(),
+                              cpu.threshold.size() * sizeof(float)),
+                  0);
+        if (v == cfar_variant::os)
+            continue;
+        p.estimator = cfar_estimator::summed_area;
+        const auto sat = run_cuda(p, m.huge, 1);
+        for (std::size_t r = 0; r < p.nrange; ++r)
+            for (std::size_t d = 0; d < p.ndoppler; ++d) {
+                const std::size_t i = index_of(p, 0, r, 0, d);
+                if (window_holds(p, m, r, d)) {
+                    EXPECT_TRUE(std::isinf(sat.threshold[i])) << r << " " << d;
+                    continue;
+                }
+                EXPECT_EQ(sat.mask[i], cpu.mask[i]) << r << " " << d;
+                EXPECT_NEAR(sat.threshold[i], cpu.threshold[i], 2e-5 * cpu.threshold[i]);
+            }
+    }
 }
 
 TEST(Cfar2dCudaShapes, test_023_row_vector_kernel_matches_cpu_bitwise)

@@ -84,7 +84,8 @@ void sanitize(const float* in, std::size_t n, float* out)
 {
     for (std::size_t i = 0; i < n; ++i) {
         const float v = in[i];
-        out[i] = finite_bits(v) ? v : INFINITY;
+        const float capped = v < cfar_max_training_power ? v : cfar_max_training_power;
+        out[i] = finite_bits(v) ? capped : INFINITY;
     }
 }
 

@@ -19,7 +19,8 @@
 
 namespace gpuradar::kernels::detail::cfar_rows {
 
-//! Sanitised copy (cfar_sanitize: non-finite -> +Inf) of n floats.
+//! Sanitised copy (cfar_sanitize: non-finite -> +Inf, above cfar_max_training_power ->
+//! that level) of n floats.
 void sanitize(const float* in, std::size_t n, float* out);
 
 /*!

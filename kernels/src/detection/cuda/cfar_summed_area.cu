@@ -5,6 +5,13 @@
  * away the training sums (prefix sums ~1e3 x larger than a window's). Chosen by the
  * caller (cfar_estimator::summed_area) or by `automatic` where a tall window's segmented
  * tile does not fit in shared memory (cfar_cuda.cu, choose_kernel).
+ *
+ * Cells at or above cfar_max_training_power are counted like non-finite ones (their
+ * windows get T = +Inf) instead of entering the table; the segmented estimators give
+ * those windows a finite T from the capped level, which no finite cell of the window but
+ * a huge one can exceed. A table's sums are exact to 2^-53 of the tile's total: a tile
+ * with cells 10^13 above its noise (below the cap) has that much rounding in the sums of
+ * its other windows; the segmented estimators have no such limit.
  */
 #include "detection/cfar_math.h"
 #include "detection/cuda/cfar_cuda_kernels.cuh"
@@ -101,7 +108,10 @@ __global__ void __launch_bounds__(block_threads) cfar_sat_kernel(const kernel_ar
             const int c = resolve(b.c0 - wc + j - 1, a.ncols, a.col_wrap);
             if (r >= 0 && c >= 0) {
                 const float f = __ldg(b.map + r * a.row_stride + c);
-                nonfinite = !cfar_finite(f);
+                // A cell at the training cap goes to the count table with the
+                // non-finite ones: in the fp64 table it would cancel away the sums of
+                // the tile's other windows (2^100 x 2^-53 >> their noise).
+                nonfinite = !cfar_finite(f) || f >= cfar_max_training_power;
                 v = nonfinite ? 0.0 : double(f);
             }
         }

@@ -70,6 +70,11 @@ constexpr std::size_t cfar_device_cluster_limit = 1024;
  * interference: ca and go give T = +Inf for every window that holds it, so ignores the
  * half that holds it, os ranks it above every finite value.
  *
+ * Huge finite input: a training cell above cfar_max_training_power (2^100) counts as
+ * that level, so float sums never overflow to +Inf and a huge cell only raises the
+ * thresholds of the windows that hold it (the summed-area estimator treats it as
+ * non-finite, +Inf for those windows). The cell under test is compared unclamped.
+ *
  * The CUDA backend fuses estimate and threshold test in one kernel and compacts the
  * detections on the device into a bounded list (an atomic counter), so collect() moves
  * only the list and the counters across PCIe. When more than max_detections are found

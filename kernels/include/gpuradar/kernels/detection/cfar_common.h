@@ -32,6 +32,16 @@ namespace gpuradar::kernels {
 enum class cfar_variant { ca, go, so, os };
 
 /*!
+ * The largest power a training cell contributes (2^100, about 1.3e30): a finite cell
+ * above it counts as this much. A window holds at most 2^27 cells far beyond any CFAR's,
+ * so no float training sum can overflow to +Inf, and no cell of a real map comes near it
+ * (a full-scale echo through a 10^7-gain chain is ~1e14; the framer clamps its input,
+ * framer_copy.h). Without it one finite 3e38 cell beside another would make the sums of
+ * every window holding both +Inf. The cell under test is compared unclamped.
+ */
+constexpr float cfar_max_training_power = 0x1p100f;
+
+/*!
  * \brief What a window does where it leaves the map in one dimension.
  *
  * - wrap: the map is periodic in that dimension (Doppler: the spectrum is ambiguous).
