@@ -165,15 +165,89 @@ void fill_kernel(float* out, int order, double os)
     }
 }
 
-struct box {
-    double x0, x1, y0, y1;
+//! Points sampled along each edge of a region's outline: the extremes of a child's range
+//! and angle over a region lie on its outline, and between samples (at most 1/128 of an
+//! edge apart) they move by far less than the extra sample of margin added for it.
+constexpr int outline_samples = 128;
+
+/*!
+ * A region of the image plane a polar grid must cover: its outline (points) and whether
+ * a given centre lies inside it (then the grid is the full circle).
+ */
+struct region {
+    std::vector<double> x, y;
+    // A rectangle (the image) or a parent's polar sector.
+    bool is_rect = true;
+    double x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+    const ffbp_polar* sector = nullptr;
+
+    bool contains(double cx, double cy) const
+    {
+        if (is_rect)
+            return cx >= x0 && cx <= x1 && cy >= y0 && cy <= y1;
+        const ffbp_polar& g = *sector;
+        const double ex = cx - g.cx, ey = cy - g.cy;
+        const double rho = std::hypot(ex, ey);
+        const double r_end = g.r0 + (g.nr - 1) * g.dr;
+        const double rho_lo = std::sqrt(std::max(g.r0 * g.r0 - g.h2, 0.0));
+        const double rho_hi = std::sqrt(std::max(r_end * r_end - g.h2, 0.0));
+        if (g.wrap)
+            return rho <= rho_hi;
+        double rel = std::atan2(ey, ex) - g.phic;
+        rel -= 2 * ffbp_pi * std::floor((rel + ffbp_pi) / (2 * ffbp_pi));
+        return rho >= rho_lo && rho <= rho_hi && rel >= g.a0 &&
+               rel <= g.a0 + (g.na - 1) * g.da;
+    }
 };
 
-//! The polar grid of centre (cx, cy, cz) covering box b on plane zp.
+region rectangle(double x0, double x1, double y0, double y1)
+{
+    region reg;
+    reg.x0 = x0;
+    reg.x1 = x1;
+    reg.y0 = y0;
+    reg.y1 = y1;
+    const double xs[5] = { x0, x1, x1, x0, x0 }, ys[5] = { y0, y0, y1, y1, y0 };
+    for (int e = 0; e < 4; ++e)
+        for (int t = 0; t < outline_samples; ++t) {
+            const double f = double(t) / outline_samples;
+            reg.x.push_back(xs[e] + f * (xs[e + 1] - xs[e]));
+            reg.y.push_back(ys[e] + f * (ys[e + 1] - ys[e]));
+        }
+    return reg;
+}
+
+//! The points of polar grid g (its margins included) as a region: its outline.
+region sector(const ffbp_polar& g)
+{
+    region reg;
+    reg.is_rect = false;
+    reg.sector = &g;
+    const double r_end = g.r0 + (g.nr - 1) * g.dr;
+    const double rho_lo = std::sqrt(std::max(g.r0 * g.r0 - g.h2, 0.0));
+    const double rho_hi = std::sqrt(std::max(r_end * r_end - g.h2, 0.0));
+    const double a_lo = g.phic + g.a0, a_hi = a_lo + (g.na - 1) * g.da;
+    auto add = [&](double rho, double a) {
+        reg.x.push_back(g.cx + rho * std::cos(a));
+        reg.y.push_back(g.cy + rho * std::sin(a));
+    };
+    for (int t = 0; t <= outline_samples; ++t) {
+        const double f = double(t) / outline_samples;
+        add(rho_hi, g.wrap ? -ffbp_pi + 2 * ffbp_pi * f : a_lo + f * (a_hi - a_lo));
+        if (!g.wrap) {
+            add(rho_lo, a_lo + f * (a_hi - a_lo));
+            add(rho_lo + f * (rho_hi - rho_lo), a_lo);
+            add(rho_lo + f * (rho_hi - rho_lo), a_hi);
+        }
+    }
+    return reg;
+}
+
+//! The polar grid of centre (cx, cy, cz) covering region `reg` on plane zp.
 ffbp_polar grid_for(double cx,
                     double cy,
                     double cz,
-                    const box& b,
+                    const region& reg,
                     double zp,
                     double dr,
                     double da_max,
@@ -185,28 +259,37 @@ ffbp_polar grid_for(double cx,
     g.cy = cy;
     g.cz = cz;
     g.h2 = (cz - zp) * (cz - zp);
-    const double ex = std::max({ b.x0 - cx, 0.0, cx - b.x1 });
-    const double ey = std::max({ b.y0 - cy, 0.0, cy - b.y1 });
-    const double rho_min = std::hypot(ex, ey);
-    double rho_max = 0;
-    double ang[4];
-    const double xs[2] = { b.x0, b.x1 }, ys[2] = { b.y0, b.y1 };
-    const double phic = std::atan2(0.5 * (b.y0 + b.y1) - cy, 0.5 * (b.x0 + b.x1) - cx);
-    for (int i = 0; i < 4; ++i) {
-        const double x = xs[i & 1] - cx, y = ys[i >> 1] - cy;
-        rho_max = std::max(rho_max, std::hypot(x, y));
+    const bool inside = reg.contains(cx, cy);
+    double mx = 0, my = 0;
+    for (std::size_t i = 0; i < reg.x.size(); ++i) {
+        mx += reg.x[i];
+        my += reg.y[i];
+    }
+    const double phic =
+        std::atan2(my / double(reg.x.size()) - cy, mx / double(reg.x.size()) - cx);
+    double rho_min = inside ? 0.0 : INFINITY, rho_max = 0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (std::size_t i = 0; i < reg.x.size(); ++i) {
+        const double x = reg.x[i] - cx, y = reg.y[i] - cy;
+        const double rho = std::hypot(x, y);
+        rho_min = std::min(rho_min, rho);
+        rho_max = std::max(rho_max, rho);
         double rel = std::atan2(y, x) - phic;
         rel -= 2 * ffbp_pi * std::floor((rel + ffbp_pi) / (2 * ffbp_pi));
-        ang[i] = rel;
+        lo = std::min(lo, rel);
+        hi = std::max(hi, rel);
     }
+    // One more sample each side for the outline's sampling.
+    ++margin_r;
+    ++margin_a;
     const double r_lo = std::sqrt(rho_min * rho_min + g.h2);
     const double r_hi = std::sqrt(rho_max * rho_max + g.h2);
     g.dr = dr;
     g.inv_dr = 1 / dr;
     g.r0 = r_lo - margin_r * dr;
     g.nr = int(std::ceil((r_hi - r_lo) / dr)) + 1 + 2 * margin_r;
-    // The nadir inside the box (or on its edge): the box surrounds the centre.
-    if (rho_min <= 0) {
+    if (inside) {
+        // The region surrounds the centre: every direction.
         const double da = std::min(da_max, 2 * ffbp_pi / (2 * margin_a + 2));
         g.wrap = 1;
         g.na = int(std::ceil(2 * ffbp_pi / da));
@@ -214,8 +297,6 @@ ffbp_polar grid_for(double cx,
         g.phic = 0;
         g.a0 = -ffbp_pi;
     } else {
-        const double lo = *std::min_element(ang, ang + 4);
-        const double hi = *std::max_element(ang, ang + 4);
         // A subaperture of one pulse has no angular bandwidth: a few samples suffice.
         const double da = std::min(da_max, std::max(hi - lo, 1e-12) / 4);
         g.wrap = 0;
@@ -226,36 +307,6 @@ ffbp_polar grid_for(double cx,
     }
     g.inv_da = 1 / g.da;
     return g;
-}
-
-//! Bounding box of the points of polar grid g on its plane.
-box sector_box(const ffbp_polar& g)
-{
-    const double r_end = g.r0 + (g.nr - 1) * g.dr;
-    const double rho_lo = std::sqrt(std::max(g.r0 * g.r0 - g.h2, 0.0));
-    const double rho_hi = std::sqrt(std::max(r_end * r_end - g.h2, 0.0));
-    if (g.wrap)
-        return { g.cx - rho_hi, g.cx + rho_hi, g.cy - rho_hi, g.cy + rho_hi };
-    const double a_lo = g.phic + g.a0, a_hi = a_lo + (g.na - 1) * g.da;
-    box b{ INFINITY, -INFINITY, INFINITY, -INFINITY };
-    auto add = [&](double rho, double a) {
-        const double x = g.cx + rho * std::cos(a), y = g.cy + rho * std::sin(a);
-        b.x0 = std::min(b.x0, x);
-        b.x1 = std::max(b.x1, x);
-        b.y0 = std::min(b.y0, y);
-        b.y1 = std::max(b.y1, y);
-    };
-    add(rho_lo, a_lo);
-    add(rho_lo, a_hi);
-    add(rho_hi, a_lo);
-    add(rho_hi, a_hi);
-    // The outer arc's extremes along the axes, where the span crosses them.
-    for (int k = -8; k <= 8; ++k) {
-        const double a = k * ffbp_pi / 2;
-        if (a > a_lo && a < a_hi)
-            add(rho_hi, a);
-    }
-    return b;
 }
 
 } // namespace
@@ -322,12 +373,11 @@ ffbp_plan ffbp_make_plan(const std::vector<bp_pulse>& pulses,
         }
     }
     // Grids from the top down: the last covers the image, each child the points of its
-    // parent's samples (margins included), so that every tap a parent reads exists.
+    // parent's samples (margins included), so that every tap a parent reads exists; the
+    // outline itself, not its bounding box, which would grow level by level.
     plan.levels.resize(S + 1);
-    const box image{ g.x0,
-                     g.x0 + double(g.nx - 1) * g.dx,
-                     g.y0,
-                     g.y0 + double(g.ny - 1) * g.dy };
+    const region image = rectangle(
+        g.x0, g.x0 + double(g.nx - 1) * g.dx, g.y0, g.y0 + double(g.ny - 1) * g.dy);
     for (int s = S; s >= 0; --s) {
         auto& level = plan.levels[s];
         level.resize(tree[s].size());
@@ -351,8 +401,8 @@ ffbp_plan ffbp_make_plan(const std::vector<bp_pulse>& pulses,
                                          (pulses[i].az - cz) * (pulses[i].az - cz)));
             const double da_nyquist =
                 ell > 0 ? 1 / (kt_band * 2 * ell) : std::numeric_limits<double>::infinity();
-            const box cover =
-                s == S ? image : sector_box(plan.levels[s + 1][j / std::size_t(f)]);
+            const region cover =
+                s == S ? image : sector(plan.levels[s + 1][j / std::size_t(f)]);
             ffbp_polar p = grid_for(
                 cx, cy, cz, cover, zp, dr_polar, da_nyquist / o.oversample_angle, margin_r, margin_a);
             if (s == 0) {

@@ -200,12 +200,18 @@ GPURADAR_BP_HD bool ffbp_interpolate(const ffbp_polar& g,
     return true;
 }
 
-//! e^{j 2 pi turns} applied to (vr, vi), turns reduced in double first.
+//! e^{j 2 pi turns} applied to (vr, vi): turns reduced to [-1/2, 1/2) in double, so that
+//! the angle's float sine and cosine (~1e-7 rad) are all the rotation loses.
 GPURADAR_BP_HD void ffbp_rotate(double turns, float& vr, float& vi)
 {
     const double f = turns - floor(turns + 0.5);
-    const double a = 2 * ffbp_pi * f;
-    const float c = static_cast<float>(cos(a)), s = static_cast<float>(sin(a));
+    const float a = static_cast<float>(2 * ffbp_pi * f);
+#if defined(__CUDA_ARCH__)
+    float s, c;
+    sincosf(a, &s, &c);
+#else
+    const float c = std::cos(a), s = std::sin(a);
+#endif
     const float r = vr * c - vi * s;
     vi = vr * s + vi * c;
     vr = r;

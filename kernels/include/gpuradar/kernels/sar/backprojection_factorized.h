@@ -87,13 +87,20 @@ struct ffbp_options {
  *  2. S times: `factor` neighbouring polar images merged into one on the parent's grid,
  *     s(r, phi) = sum_children s_c(r_c, phi_c) exp(j 2 pi kt (r_c - r)), (r_c, phi_c)
  *     the child's coordinates of the parent sample's point, interpolated by the
- *     kaiser_sinc kernel of `order` taps per dimension (weights normalised to sum 1);
+ *     kaiser_sinc kernel of order_range x order_angle taps (weights normalised to sum
+ *     1);
  *  3. the last polar image interpolated at every pixel: image(P) += s(r, phi) exp(j 2 pi
  *     kt r).
+ * Cost: per stage, every polar sample (about oversample_range x oversample_angle times
+ * the pixels the image spans) reads factor x order_range x order_angle taps, against
+ * P per pixel for direct backprojection: FFBP pays off only where P exceeds stages x
+ * factor x order^2 x oversampling (gpuradar_bench's backprojection/BP-x/.../factorized
+ * entries measure the curve against direct).
  * Polar grids: range spacing min(dr) / oversample_range; angle spacing c / (2 f_max L
  * oversample_angle), f_max = |f0| + c / (4 dr) the band's highest frequency, L = 2
- * max |A_i - C|; each covers the image rectangle plus order/2 + 1 samples of margin; a
- * subaperture above the image (its nadir inside the rectangle) gets the full circle.
+ * max |A_i - C|; the last covers the image rectangle, every other the samples of its
+ * parent, each with order/2 + 2 samples of margin; a subaperture whose nadir lies in
+ * the region its grid covers gets the full circle.
  * Everything geometric is in double; polar images are complex float.
  *
  * Supported: flat images and volumes (each slice a flat image), any 3-D track, f0 and dr
