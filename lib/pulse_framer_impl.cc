@@ -173,16 +173,17 @@ void pulse_framer_impl::log_nonfinite(const kernels::framer_result& r)
     for (const auto& c : r.cpis) {
         if ((c.clamped == 0 && c.saturated == 0) || !worth_logging(++d_clipped_cpis))
             continue;
-        d_logger->warn("CPI {}: {} samples clamped to +-{} and {} at +-full scale ({} and "
-                       "{} so far, in {} CPIs; further CPIs with them are logged at "
-                       "powers of two)",
-                       c.index,
-                       c.clamped,
-                       kernels::framer_clamp_level,
-                       c.saturated,
-                       d_core.clamped_samples(),
-                       d_core.saturated_samples(),
-                       d_clipped_cpis);
+        d_logger->warn(
+            "CPI {}: {} samples clamped to +-{} and {} at +-full scale ({} and "
+            "{} so far, in {} CPIs; further CPIs with them are logged at "
+            "powers of two)",
+            c.index,
+            c.clamped,
+            kernels::framer_clamp_level,
+            c.saturated,
+            d_core.clamped_samples(),
+            d_core.saturated_samples(),
+            d_clipped_cpis);
     }
     d_clamped = d_core.clamped_samples();
     d_saturated = d_core.saturated_samples();
@@ -221,12 +222,21 @@ void pulse_framer_impl::correct(const kernels::framer_result& r, kernels::cfloat
         if (d_iq[i].corrected)
             continue;
         const std::uint64_t nth = ++d_iq_uncorrected;
-        if (worth_logging(nth))
+        if (!worth_logging(nth))
+            continue;
+        if (d_iq[i].degenerate)
+            d_logger->warn("CPI {}: no I/Q imbalance estimate (the CPI's I and Q have no "
+                           "power, are not finite or are one rail): CPI left uncorrected "
+                           "({} such CPIs so far; further ones are logged at powers of "
+                           "two)",
+                           r.cpis[i].index,
+                           nth);
+        else
             d_logger->warn(
-                "CPI {}: I/Q imbalance estimate unusable (gain {:.3g} dB, phase "
-                "{:.3g} deg; degenerate, or beyond {} dB / {} deg): CPI left "
-                "uncorrected ({} such CPIs so far; further ones are logged at "
-                "powers of two)",
+                "CPI {}: I/Q imbalance estimate {:.3g} dB / {:.3g} deg is "
+                "beyond {} dB / {} deg (not circular: a real-valued or "
+                "non-rotating signal dominates): CPI left uncorrected ({} such "
+                "CPIs so far; further ones are logged at powers of two)",
                 r.cpis[i].index,
                 d_iq[i].gain_db,
                 d_iq[i].phase_deg,

@@ -1,6 +1,7 @@
 /* pulse_framer on both backends: the CUDA framer (gates cut on the GPU) gives exactly the
  * CPU framer's pulses, tags and counts, for integer and fractional PRIs and across an
- * injected overflow; the threshold trigger stays on the host. */
+ * injected overflow; the threshold trigger stays on the host; the receiver corrections
+ * on the GPU equal the CPU's. */
 #include "invalid_argument_check.h"
 #include "stream_tags.h"
 #include "test_support.h"
@@ -15,6 +16,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 
 namespace gpuradar::test {
 namespace {
@@ -201,6 +203,66 @@ std::vector<Item> random_items(std::size_t samples, std::uint32_t seed)
     v[0] = std::numeric_limits<Item>::min();
     v[1] = std::numeric_limits<Item>::max();
     return v;
+}
+
+// The receiver corrections on the GPU (the framer's output buffer on the device) equal
+// the CPU framer's to float rounding (fp64 sums on both, summed in another order), over
+// several CPIs so that the running DC and the mean pulse carry state.
+std::vector<gr_complex> run_corrected(const std::vector<gr_complex>& x,
+                                      const std::string& dc,
+                                      const std::string& leakage,
+                                      const char* backend,
+                                      std::uint64_t& uncorrected)
+{
+    auto tb = gr::make_top_block("framer");
+    auto src = gr::blocks::vector_source_c::make(x, false, 1);
+    auto f = grr::pulse_framer::make(300.0,
+                                     0,
+                                     257,
+                                     33,
+                                     1e6,
+                                     1e9,
+                                     "free",
+                                     "trigger",
+                                     0.0,
+                                     backend,
+                                     0,
+                                     "fc32",
+                                     dc,
+                                     3.0,
+                                     true,
+                                     leakage,
+                                     0.3,
+                                     9);
+    auto snk = gr::blocks::vector_sink_c::make(257);
+    tb->connect(src, 0, f, 0);
+    tb->connect(f, 0, snk, 0);
+    tb->run();
+    uncorrected = f->iq_uncorrected_cpis();
+    return snk->data();
+}
+
+TEST(PulseFramerCuda, test_014_corrections_match_cpu)
+{
+    GPURADAR_REQUIRE_CUDA();
+    auto x = random_complex(300 * 33 * 5 + 300, 44);
+    for (std::size_t i = 0; i < x.size(); ++i) { // DC, leakage, I/Q imbalance
+        gr_complex v = x[i] + gr_complex(1.5f, -0.5f);
+        if (i % 300 < 6)
+            v += gr_complex(30.0f, 20.0f);
+        x[i] = gr_complex(v.real(), 1.1f * v.imag() + 0.08f * v.real());
+    }
+    for (const auto& [dc, leakage] :
+         { std::pair<std::string, std::string>{ "running", "mean_pulse" },
+           { "pulse", "blank" } }) {
+        std::uint64_t cpu_unc = 9, gpu_unc = 9;
+        const auto cpu = run_corrected(x, dc, leakage, "cpu", cpu_unc);
+        const auto gpu = run_corrected(x, dc, leakage, "cuda", gpu_unc);
+        ASSERT_EQ(cpu.size(), std::size_t(257 * 33 * 5)) << dc << " " << leakage;
+        EXPECT_LE(rel_l2(gpu, cpu), 1e-5) << dc << " " << leakage;
+        EXPECT_EQ(cpu_unc, 0u);
+        EXPECT_EQ(gpu_unc, 0u);
+    }
 }
 
 TEST(PulseFramerCuda, test_013_sc16_and_sc8_match_cpu_bit_for_bit)

@@ -25,6 +25,7 @@ struct iq_sums {
 //! I' = I, Q' = a I + b Q when ok; the receiver's gain (dB) and phase (degrees).
 struct iq_matrix {
     bool ok = false;
+    bool degenerate = true; //!< no estimate at all (gain_db, phase_deg 0)
     double a = 0, b = 1;
     double gain_db = 0, phase_deg = 0;
 };
@@ -53,6 +54,7 @@ GPURADAR_FEC_HD iq_matrix iq_matrix_from(const iq_sums& s)
     const double det = pi * pq - c * c;
     if (!(det > iq_min_relative_det * pi * pq))
         return m;
+    m.degenerate = false;
     const double rho = c / std::sqrt(pi * pq); // |rho| < 1 here
     m.gain_db = 10.0 * std::log10(pq / pi);
     m.phase_deg = -std::asin(rho) * rad_to_deg;

@@ -219,6 +219,8 @@ TEST(FrontEndCorrection, test_003_degenerate_iq_left_uncorrected)
             EXPECT_FALSE(e[i].corrected) << "case " << i;
             EXPECT_FALSE(std::isnan(e[i].gain_db) || std::isnan(e[i].phase_deg));
         }
+        EXPECT_TRUE(e[0].degenerate && e[1].degenerate && e[2].degenerate);
+        EXPECT_FALSE(e[3].degenerate);
         EXPECT_NEAR(e[3].gain_db, 20.0, 1.0); // reported, though not applied
     }
 }
@@ -300,6 +302,7 @@ TEST(FrontEndCorrectionCuda, test_010_cuda_matches_cpu)
             EXPECT_LE(rel_l2(got, ref[slot]), 1e-5) << what << " slot " << slot;
             EXPECT_EQ(eg[slot].estimated, ec[slot].estimated) << what;
             EXPECT_EQ(eg[slot].corrected, ec[slot].corrected) << what;
+            EXPECT_EQ(eg[slot].degenerate, ec[slot].degenerate) << what;
             EXPECT_NEAR(eg[slot].gain_db, ec[slot].gain_db, 1e-9) << what;
             EXPECT_NEAR(eg[slot].phase_deg, ec[slot].phase_deg, 1e-7) << what;
         }
@@ -330,6 +333,7 @@ TEST(FrontEndCorrectionCuda, test_011_cuda_degenerate_iq_unchanged)
     gpu->take_estimates(e, 2);
     EXPECT_FALSE(e[0].corrected);
     EXPECT_FALSE(e[1].corrected);
+    EXPECT_TRUE(e[0].degenerate && e[1].degenerate);
     EXPECT_TRUE(to_host<cfloat>(d0, n, s) == zero);
     EXPECT_TRUE(to_host<cfloat>(d1, n, s) == real);
 }

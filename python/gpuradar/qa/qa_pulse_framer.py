@@ -4,7 +4,8 @@
 #
 """QA for gpuradar.pulse_framer: gates against a numpy reference of the schedule
 floor(k pri + 1/2) (exact integer arithmetic here), cpi tags, an injected overflow,
-non-finite samples zeroed and counted, bad parameters."""
+non-finite samples zeroed and counted, bad parameters; the receiver corrections (DC,
+leakage, I/Q) against a numpy reference."""
 
 import numpy as np
 import pmt
@@ -165,6 +166,111 @@ class qa_pulse_framer(gr_unittest.TestCase):
             with self.assertRaisesRegex(ValueError, name):
                 gpuradar.pulse_framer(**dict(good, **change))
         gpuradar.pulse_framer(**dict(good, gate_start=90))  # boundary passes
+
+    def test_006_corrections_match_numpy_reference(self):
+        # A stream with every impairment the corrections remove (DC, a pulse-synchronous
+        # leakage burst, a 1 dB / 5 degree I/Q imbalance) over noise and a moving target,
+        # framed into 3 CPIs; each correction option against a float64 numpy reference
+        # of front_end_correction.h's equations, its state carried across the CPIs, so a
+        # parameter that is ignored or swapped (time constant, alpha, gate) fails.
+        pri, nrange, npulses, fs = 70, 64, 9, 1e6
+        ncpi = 3
+        rng = np.random.default_rng(6)
+        n = pri * npulses * ncpi + pri
+        z = (rng.standard_normal(n) + 1j * rng.standard_normal(n)) / np.sqrt(2)
+        z += 3 * np.exp(2j * np.pi * 0.23 * np.arange(n))  # a tone: not static
+        burst = 40 * np.exp(1j * rng.uniform(0, 2 * np.pi, 6))
+        for k in range(n // pri):
+            z[k * pri:k * pri + 6] += burst  # leakage at range zero of every pulse
+        g, p = 10 ** (1 / 20), np.deg2rad(5)
+        v = z.real + 1j * g * (z.imag * np.cos(p) - z.real * np.sin(p)) + (4 - 2j)
+        x = v.astype(np.complex64)
+
+        def reference(gates, dc, tau, iq, leak, alpha, gate):
+            out = gates.astype(np.complex128).reshape(-1, npulses, nrange)
+            est, mean_pulse = None, None
+            for cpi in out:
+                if dc != "off":
+                    for pulse in cpi:
+                        m = pulse.mean()
+                        est = m if (dc == "pulse" or est is None) else est + (m - est) / tau
+                        pulse -= est
+                if leak == "mean_pulse":
+                    m = cpi.mean(axis=0)
+                    mean_pulse = m if mean_pulse is None else mean_pulse + alpha * (m - mean_pulse)
+                    cpi -= mean_pulse
+                elif leak == "blank":
+                    cpi[:, :gate] = 0
+                if iq:
+                    i, q = cpi.real, cpi.imag
+                    pi, pq, c = (i * i).sum(), (q * q).sum(), (i * q).sum()
+                    cpi[:] = i + 1j * (pi * q - c * i) / np.sqrt(pi * pq - c * c)
+            return out.reshape(-1, nrange)
+
+        cases = [dict(dc_removal="pulse"),
+                 dict(dc_removal="running", dc_time_constant=5.0),
+                 dict(leakage="mean_pulse", leakage_alpha=0.25),
+                 dict(leakage="blank", leakage_gate=7),
+                 dict(iq_correction=True),
+                 dict(dc_removal="running", dc_time_constant=2.0, leakage="mean_pulse",
+                      leakage_alpha=0.6, iq_correction=True)]
+        backends = ["cpu"] + (["cuda"] if gpuradar.cuda_available() else [])
+        for backend in backends:
+            for case in cases:
+                with self.subTest(backend=backend, **case):
+                    self.tb = gr.top_block()
+                    fr = gpuradar.pulse_framer(pri, 0, nrange, npulses, fs, 1e9, "free",
+                                               backend=backend, **case)
+                    y, _ = self.run_framer(x, [], fr, nrange)
+                    self.assertEqual(y.shape[0], ncpi * npulses)
+                    starts = pri * np.arange(y.shape[0])
+                    gates = x[starts[:, None] + np.arange(nrange)[None, :]]
+                    ref = reference(gates,
+                                    case.get("dc_removal", "off"),
+                                    case.get("dc_time_constant", 16.0),
+                                    case.get("iq_correction", False),
+                                    case.get("leakage", "off"),
+                                    case.get("leakage_alpha", 0.1),
+                                    case.get("leakage_gate", 0))
+                    err = np.linalg.norm(y - ref) / np.linalg.norm(ref)
+                    self.assertLess(err, 1e-5)
+                    # the correction did something: the raw gates are far from it
+                    self.assertGreater(np.linalg.norm(gates - ref) / np.linalg.norm(ref), 0.01)
+                    self.assertEqual(fr.iq_uncorrected_cpis(), 0)
+
+    def test_007_degenerate_iq_left_uncorrected_and_counted(self):
+        # A real-valued stream (Q = 0): no I/Q estimate exists; the CPIs come out as
+        # they went in (finite), each counted in iq_uncorrected_cpis().
+        pri, nrange, npulses = 50, 40, 4
+        rng = np.random.default_rng(7)
+        x = rng.standard_normal(pri * npulses * 3 + pri).astype(np.complex64)
+        fr = gpuradar.pulse_framer(pri, 0, nrange, npulses, 1e6, 1e9, "free",
+                                   iq_correction=True)
+        y, _ = self.run_framer(x, [], fr, nrange)
+        starts = pri * np.arange(y.shape[0])
+        np.testing.assert_array_equal(y, x[starts[:, None] + np.arange(nrange)[None, :]])
+        self.assertEqual(fr.iq_uncorrected_cpis(), y.shape[0] // npulses)
+        self.assertEqual(y.shape[0] // npulses, 3)
+
+    def test_008_bad_correction_parameters_raise_naming_them(self):
+        good = dict(pri_samples=100.0, gate_start=0, nrange=10, npulses=4, fs=1e6, fc=1e9,
+                    trigger="free")
+        for change, text in ((dict(dc_removal="mean"), "dc_removal must be one of"),
+                             (dict(dc_removal="running", dc_time_constant=0.9),
+                              r"dc_time_constant must be finite and >= 1"),
+                             (dict(leakage="clip"), "leakage must be one of"),
+                             (dict(leakage="mean_pulse", leakage_alpha=0.0),
+                              r"leakage_alpha must be in \(0, 1\]"),
+                             (dict(leakage="mean_pulse", leakage_alpha=1.01), "leakage_alpha"),
+                             (dict(leakage="blank", leakage_gate=0), "leakage_gate"),
+                             (dict(leakage="blank", leakage_gate=11),
+                              r"leakage_gate must be in \[1, nrange = 10\]")):
+            with self.assertRaisesRegex(ValueError, text):
+                gpuradar.pulse_framer(**dict(good, **change))
+        # the boundaries pass
+        gpuradar.pulse_framer(**dict(good, leakage="blank", leakage_gate=10))
+        gpuradar.pulse_framer(**dict(good, leakage="mean_pulse", leakage_alpha=1.0))
+        gpuradar.pulse_framer(**dict(good, dc_removal="running", dc_time_constant=1.0))
 
 
 if __name__ == "__main__":

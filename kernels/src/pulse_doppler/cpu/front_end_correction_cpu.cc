@@ -103,7 +103,7 @@ private:
             for (std::size_t i = 0; i < n; ++i)
                 cpi[i] = cfloat(cpi[i].real(), a * cpi[i].real() + b * cpi[i].imag());
         }
-        return iq_estimate{ true, m.ok, m.gain_db, m.phase_deg };
+        return iq_estimate{ true, m.ok, m.degenerate, m.gain_db, m.phase_deg };
     }
 
     cdouble d_dc = 0; // the running DC estimate

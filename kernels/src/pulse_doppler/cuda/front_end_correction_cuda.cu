@@ -282,7 +282,7 @@ public:
             sums.qq = h[1];
             sums.iq = h[2];
             const iq_matrix m = iq_matrix_from(sums);
-            out[i] = iq_estimate{ true, m.ok, m.gain_db, m.phase_deg };
+            out[i] = iq_estimate{ true, m.ok, m.degenerate, m.gain_db, m.phase_deg };
         }
         d_used = 0;
     }

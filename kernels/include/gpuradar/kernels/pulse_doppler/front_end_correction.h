@@ -61,8 +61,12 @@ struct front_end_correction_config {
 struct iq_estimate {
     bool estimated = false; //!< the I/Q correction is on
     bool corrected = false; //!< the estimate was usable and the CPI was corrected
-    double gain_db = 0;     //!< 20 log10 g = 10 log10(E[Q^2] / E[I^2])
-    double phase_deg = 0;   //!< p = -asin(E[IQ] / sqrt(E[I^2] E[Q^2])) (degrees)
+    //! The statistics admit no estimate (non-finite, a rail without power, the rails
+    //! collinear): gain_db and phase_deg are 0. Otherwise an uncorrected CPI's estimate
+    //! was beyond iq_max_gain_db / iq_max_phase_deg.
+    bool degenerate = false;
+    double gain_db = 0;   //!< 20 log10 g = 10 log10(E[Q^2] / E[I^2])
+    double phase_deg = 0; //!< p = -asin(E[IQ] / sqrt(E[I^2] E[Q^2])) (degrees)
 };
 
 //! An estimate beyond these is taken as a CPI that is not circular (a real-valued
