@@ -34,9 +34,10 @@ namespace gpuradar {
  * nrange; on the range stream an item is a range bin and nsamples = npulses or ndoppler.
  * Downstream blocks take the beams as their `channels`. With `input_type` sc16 / sc8 the
  * input items hold an SDR's interleaved int16 / int8 I, Q instead (scaled to 1.0 = full
- * scale, x / 32768, x / 128): on CUDA the integers are copied to the GPU and a kernel
- * converts them before the beamforming GEMM (cuBLAS reads complex float); on the CPU
- * VOLK converts them. The output stays gr_complex.
+ * scale, x / 32768, x / 128): on CUDA the integers are copied to the GPU and the
+ * beamforming kernel converts them as it loads them (up to 16 beams and 256 channels;
+ * beyond, a conversion pass precedes the cuBLAS GEMM, which reads complex float); on the
+ * CPU VOLK converts them. The output stays gr_complex.
  *
  * Tags pass through on the same item; the `cpi` dict gets `channels` = nbeams, `beams`
  * (u64, nbeams), `beam_angles_deg` (f64vector, the steering azimuths in beam order),

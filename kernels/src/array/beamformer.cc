@@ -180,7 +180,7 @@ std::unique_ptr<beamformer> beamformer::make(backend b,
     bf->d_input = input;
     bf->d_in_item = nchannels * nsamples;
     bf->d_out_item = nbeams * nsamples;
-    if (input != sample_format::fc32) {
+    if (input != sample_format::fc32 && !bf->converts_on_load()) {
         bf->d_chunk_items = std::max<std::size_t>(
             1, conversion_chunk_bytes / (bf->d_in_item * sizeof(cfloat)));
         bf->d_convert = sample_convert::make(b, input, stream);

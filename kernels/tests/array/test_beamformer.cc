@@ -284,41 +284,59 @@ TEST(BeamformerCpu, test_007_integer_input_is_run_on_the_exact_values)
 }
 
 // CUDA: run_samples on fresh random codes equals the same object's run() on the codes'
-// exact values bit for bit (the conversion kernel is exact) and the CPU twin within
-// float rounding; several chunks; output poisoned, input unchanged.
+// exact values bit for bit (both conversions are exact) and the CPU twin within float
+// rounding, on the register kernel (converts in its loads: no workspace) and on the
+// cuBLAS path (conversion pass, three chunks); output poisoned, input unchanged; a
+// pointer off a whole sample refused.
 TEST(BeamformerCuda, test_011_integer_input_matches_cpu)
 {
     GPURADAR_REQUIRE_CUDA();
     kernels::cuda_stream stream;
     const std::uint32_t seed = std::random_device{}();
     SCOPED_TRACE("seed " + std::to_string(seed));
-    const std::size_t nch = 4, nb = 5, ns = 131072, nitems = 5;
-    const auto w = random_complex(nb * nch, seed);
-    const auto q16 = random_codes<std::int16_t>(nitems * nch * ns, seed + 1);
-    const auto q8 = random_codes<std::int8_t>(nitems * nch * ns, seed + 2);
-    for (const auto f : { kernels::sample_format::sc16, kernels::sample_format::sc8 }) {
-        SCOPED_TRACE(kernels::to_string(f));
-        const bool is16 = f == kernels::sample_format::sc16;
-        auto gpu =
-            beamformer::make(kernels::backend::cuda, nch, nb, ns, w, stream.ref(), f);
-        auto d_in = is16 ? to_device(q16, stream) : to_device(q8, stream);
-        const auto exact = is16 ? exact_values(q16) : exact_values(q8);
-        auto d_exact = to_device(exact, stream);
-        kernels::device_memory d_out(nitems * nb * ns * sizeof(cfloat));
-        kernels::device_memory d_ref(nitems * nb * ns * sizeof(cfloat));
-        poison(d_out, stream);
-        poison(d_ref, stream);
-        gpu->run_samples(d_in.get(), d_out.as<cfloat>(), nitems);
-        gpu->run(d_exact.as<cfloat>(), d_ref.as<cfloat>(), nitems);
-        const auto got = to_host<cfloat>(d_out, nitems * nb * ns, stream);
-        const auto ref = to_host<cfloat>(d_ref, nitems * nb * ns, stream);
-        EXPECT_TRUE(std::memcmp(got.data(), ref.data(), got.size() * sizeof(cfloat)) ==
-                    0);
-        EXPECT_LT(rel_l2(got, run_cpu(exact, w, nch, nb, ns)), 1e-5);
-        if (is16)
-            EXPECT_TRUE(to_host<std::int16_t>(d_in, q16.size(), stream) == q16);
-        else
-            EXPECT_TRUE(to_host<std::int8_t>(d_in, q8.size(), stream) == q8);
+    struct shape {
+        std::size_t nch, nb, ns, nitems;
+        bool fused;
+    };
+    for (const auto& [nch, nb, ns, nitems, fused] :
+         { shape{ 5, 3, 1001, 7, true }, shape{ 4, 24, 131072, 5, false } }) {
+        const auto w = random_complex(nb * nch, seed);
+        const auto q16 = random_codes<std::int16_t>(nitems * nch * ns, seed + 1);
+        const auto q8 = random_codes<std::int8_t>(nitems * nch * ns, seed + 2);
+        for (const auto f :
+             { kernels::sample_format::sc16, kernels::sample_format::sc8 }) {
+            SCOPED_TRACE(std::string(kernels::to_string(f)) + ", " + std::to_string(nb) +
+                         " beams");
+            const bool is16 = f == kernels::sample_format::sc16;
+            auto gpu =
+                beamformer::make(kernels::backend::cuda, nch, nb, ns, w, stream.ref(), f);
+            EXPECT_EQ(gpu->conversion_chunk_items() == 0, fused);
+            auto d_in = is16 ? to_device(q16, stream) : to_device(q8, stream);
+            const auto exact = is16 ? exact_values(q16) : exact_values(q8);
+            auto d_exact = to_device(exact, stream);
+            kernels::device_memory d_out(nitems * nb * ns * sizeof(cfloat));
+            kernels::device_memory d_ref(nitems * nb * ns * sizeof(cfloat));
+            poison(d_out, stream);
+            poison(d_ref, stream);
+            gpu->run_samples(d_in.get(), d_out.as<cfloat>(), nitems);
+            gpu->run(d_exact.as<cfloat>(), d_ref.as<cfloat>(), nitems);
+            const auto got = to_host<cfloat>(d_out, nitems * nb * ns, stream);
+            const auto ref = to_host<cfloat>(d_ref, nitems * nb * ns, stream);
+            EXPECT_TRUE(
+                std::memcmp(got.data(), ref.data(), got.size() * sizeof(cfloat)) == 0);
+            EXPECT_LT(rel_l2(got, run_cpu(exact, w, nch, nb, ns)), 1e-5);
+            if (is16)
+                EXPECT_TRUE(to_host<std::int16_t>(d_in, q16.size(), stream) == q16);
+            else
+                EXPECT_TRUE(to_host<std::int8_t>(d_in, q8.size(), stream) == q8);
+            if (fused && is16)
+                expect_invalid(
+                    [&] {
+                        gpu->run_samples(
+                            static_cast<char*>(d_in.get()) + 2, d_out.as<cfloat>(), 1);
+                    },
+                    "run_samples input");
+        }
     }
 }
 

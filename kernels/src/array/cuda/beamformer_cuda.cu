@@ -4,23 +4,29 @@
  *    fan of up to 16 beams): beamform_rows, one thread per sample position of an item,
  *    its <= 16 beam sums in registers and the weights in shared memory. Each channel
  *    sample is read once and each beam sample written once, so it runs at the
- *    bandwidth floor (gpuradar_bench "beamformer/PD");
+ *    bandwidth floor (gpuradar_bench "beamformer/PD"). sc16 / sc8 input (run_samples)
+ *    is converted in its loads (sample_convert.cuh): no conversion pass;
  *  - otherwise one cuBLAS strided-batched complex GEMM. In column-major terms an item's
  *    channel-major block is X (nsamples x nchannels, leading dimension nsamples) and its
  *    beam-major output Y (nsamples x nbeams); the row-major nbeams x nchannels weights
  *    read column-major are W^T (nchannels x nbeams), so Y = X W^T with W shared by
  *    every item (stride 0). With many beams the product stops being thin and a tiled
  *    GEMM reuses each loaded sample across beam tiles, which the register kernel cannot.
+ *    sc16 / sc8 input goes through the base class's conversion pass first (cuBLAS reads
+ *    complex float).
  */
 #include "array/beamformer_backends.h"
 #include "common/cuda/complex_math.cuh"
 #include "common/cuda/cublas_handle.h"
 #include "common/cuda/cuda_check.h"
 #include "common/cuda/launch.h"
+#include "common/cuda/sample_convert.cuh"
 #include "common/param_check.h"
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <optional>
+#include <string>
 
 namespace gpuradar::kernels::detail {
 namespace {
@@ -53,9 +59,9 @@ __device__ __forceinline__ void beam_mac(float2 (&acc)[NB], float2 v, const floa
  * zero), copied to shared memory once per block; the channel loop issues eight loads
  * before their products so that several are in flight per thread.
  */
-template <int NB>
+template <int NB, typename In>
 __global__ void __launch_bounds__(elementwise_threads)
-    beamform_rows(const float2* __restrict__ x,
+    beamform_rows(const In* __restrict__ x,
                   float2* __restrict__ y,
                   const float4* __restrict__ w,
                   unsigned nchannels,
@@ -69,7 +75,7 @@ __global__ void __launch_bounds__(elementwise_threads)
     __syncthreads();
     constexpr unsigned chunk = 8;
     for (std::size_t item = blockIdx.y; item < nitems; item += gridDim.y) {
-        const float2* xi = x + item * nchannels * nsamples;
+        const In* xi = x + item * nchannels * nsamples;
         float2* yi = y + item * nbeams * nsamples;
         for (std::size_t s = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
              s < nsamples;
@@ -83,13 +89,15 @@ __global__ void __launch_bounds__(elementwise_threads)
                 float2 v[chunk];
 #pragma unroll
                 for (unsigned j = 0; j < chunk; ++j)
-                    v[j] = __ldcs(xi + (c + j) * nsamples + s);
+                    v[j] = sample_to_float2(__ldcs(xi + (c + j) * nsamples + s));
 #pragma unroll
                 for (unsigned j = 0; j < chunk; ++j)
                     beam_mac<NB>(acc, v[j], ws + (c + j) * (NB / 2));
             }
             for (; c < nchannels; ++c)
-                beam_mac<NB>(acc, __ldcs(xi + c * nsamples + s), ws + c * (NB / 2));
+                beam_mac<NB>(acc,
+                             sample_to_float2(__ldcs(xi + c * nsamples + s)),
+                             ws + c * (NB / 2));
 #pragma unroll
             for (int b = 0; b < NB; ++b)
                 if (b < int(nbeams))
@@ -143,7 +151,7 @@ public:
         if (nitems == 0)
             return;
         if (d_register) {
-            run_register(in, out, nitems);
+            run_register(reinterpret_cast<const float2*>(in), out, nitems);
             return;
         }
         // cuBLAS counts batches in int: very long calls go in slices.
@@ -154,8 +162,34 @@ public:
                  std::min(max_batch, nitems - done));
     }
 
+    //! The register kernel converts sc16 / sc8 in its loads; cuBLAS takes the base
+    //! class's conversion pass.
+    void run_samples(const void* in, cfloat* out, std::size_t nitems) override
+    {
+        if (!d_register || nitems == 0 || input_format() == sample_format::fc32) {
+            beamformer::run_samples(in, out, nitems);
+            return;
+        }
+        if (reinterpret_cast<std::uintptr_t>(in) % sample_bytes(input_format()) != 0)
+            throw_invalid(who,
+                          "run_samples input",
+                          "aligned to one " +
+                              std::string(kernels::to_string(input_format())) +
+                              " sample (" + std::to_string(sample_bytes(input_format())) +
+                              " bytes)",
+                          reinterpret_cast<std::uintptr_t>(in));
+        if (input_format() == sample_format::sc16)
+            run_register(static_cast<const short2*>(in), out, nitems);
+        else
+            run_register(static_cast<const char2*>(in), out, nitems);
+    }
+
+protected:
+    bool converts_on_load() const override { return d_register; }
+
 private:
-    void run_register(const cfloat* in, cfloat* out, std::size_t nitems)
+    template <typename In>
+    void run_register(const In* in, cfloat* out, std::size_t nitems)
     {
         const unsigned nbp = padded_beams(d_shape.nbeams);
         const std::size_t smem = d_shape.nchannels * nbp * sizeof(cfloat);
@@ -164,11 +198,11 @@ private:
                 (d_shape.nsamples + elementwise_threads - 1) / elementwise_threads,
                 elementwise_max_blocks)),
             static_cast<unsigned>(std::min<std::size_t>(nitems, 65535)));
-        auto kernel = nbp == 4   ? beamform_rows<4>
-                      : nbp == 8 ? beamform_rows<8>
-                                 : beamform_rows<16>;
+        auto kernel = nbp == 4   ? beamform_rows<4, In>
+                      : nbp == 8 ? beamform_rows<8, In>
+                                 : beamform_rows<16, In>;
         kernel<<<grid, elementwise_threads, smem, d_stream>>>(
-            reinterpret_cast<const float2*>(in),
+            in,
             reinterpret_cast<float2*>(out),
             d_weights.as<const float4>(),
             static_cast<unsigned>(d_shape.nchannels),

@@ -122,19 +122,26 @@ public:
     virtual void run(const cfloat* in, cfloat* out, std::size_t nitems) = 0;
 
     /*!
-     * nitems items of input_format() samples (device memory on CUDA, queued). fc32 is
-     * run(). sc16 / sc8 are converted (sample_convert: a CUDA kernel or VOLK) into a
-     * workspace made by make(), conversion_chunk_items() items at a time, each chunk then
-     * run(): the result is bit for bit run() on the codes' exact values. On CUDA the
-     * conversion is a pass of its own, not fused: the beams are one cuBLAS complex GEMM,
-     * which reads complex float.
+     * nitems items of input_format() samples (device memory on CUDA, aligned to one
+     * sample, queued). fc32 is run(). sc16 / sc8: on CUDA's register kernel (up to 16
+     * beams and 256 channels) the integers are converted as the kernel loads them; else
+     * (the CPU twin, CUDA's cuBLAS GEMM, which reads complex float) they are converted
+     * (sample_convert: VOLK or a CUDA kernel) into a workspace made by make(),
+     * conversion_chunk_items() items at a time, each chunk then run(). Either way the
+     * result is bit for bit run() on the codes' exact values.
      */
-    void run_samples(const void* in, cfloat* out, std::size_t nitems);
+    virtual void run_samples(const void* in, cfloat* out, std::size_t nitems);
     sample_format input_format() const { return d_input; }
-    //! Items converted per chunk of run_samples() (the workspace holds that many).
+    //! Items converted per chunk of run_samples() (the workspace holds that many; 0
+    //! when the backend converts in its loads).
     std::size_t conversion_chunk_items() const { return d_chunk_items; }
     //! Bytes of complex float the conversion workspace holds (at least one item).
     static constexpr std::size_t conversion_chunk_bytes = std::size_t(8) << 20;
+
+protected:
+    //! True when run_samples() converts sc16 / sc8 inside the backend's own loads (no
+    //! workspace, no conversion pass).
+    virtual bool converts_on_load() const { return false; }
 
 private:
     // Integer input only (made by make()).
