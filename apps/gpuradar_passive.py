@@ -15,6 +15,9 @@ and one or more surveillance channels; gpuradar-sim passive writes one) and runs
                                               detections      tracks
 
 on the GPU (CUDA) when one is present, else on the CPU, one map every --cpi samples.
+With --beam AZIMUTH every surveillance channel goes through the beamformer first, one
+beam steered there (the array: the recording's scene, else a line array of
+--element-spacing wavelengths), and that beam is the surveillance stream.
 Without --input the app first simulates a small DVB-T-like scene (three targets,
 direct path and clutter) into a temporary directory.
 
@@ -108,6 +111,14 @@ def parse_args(argv):
     p.add_argument("--surveillance-channel", type=number(int, minimum=0),
                    help="channel index of the surveillance channel processed (default: "
                         "the metadata's first, or 1)")
+    p.add_argument("--beam", type=number(minimum=-90, maximum=90), metavar="AZIMUTH_DEG",
+                   help="beamform every surveillance channel into one beam steered at this "
+                        "azimuth (deg from boresight, positive towards +x) before the "
+                        "cancellation and the cross-ambiguity (default: no beamforming, "
+                        "one surveillance channel)")
+    p.add_argument("--element-spacing", type=number(above=0), metavar="WAVELENGTHS",
+                   help="with --beam: the surveillance channels are a uniform line array "
+                        "of this spacing (default: the recording's scene, else 0.5)")
     p.add_argument("--plot-cpi", type=number(int), default=-1,
                    help="CPI drawn in the PNG (negative: from the end; default: the last)")
     p.add_argument("--no-png", action="store_true", help="do not write the PNG")
@@ -144,6 +155,9 @@ def open_recording(args, tmpdir):
     else:
         path = args.input
     surv = None if args.surveillance_channel is None else [args.surveillance_channel]
+    if args.beam is not None and surv is not None:
+        raise AppError("--beam uses every surveillance channel: leave out "
+                       "--surveillance-channel")
     return passive_sim.read_recording(path, args.reference_channel, surv)
 
 
@@ -174,15 +188,20 @@ def process(rec, args, ncpi, plot_cpi):
     head = blocks.head(gr.sizeof_gr_complex * rec.nchannels, ncpi * n)
     split = blocks.vector_to_streams(gr.sizeof_gr_complex, rec.nchannels)
     tb.connect(src, head, split)
-    used = (rec.reference, rec.surveillance[0])
+    # (block, port) of the reference and of the surveillance stream processed
+    ref, surv = (split, rec.reference), (split, rec.surveillance[0])
+    used = {rec.reference, rec.surveillance[0]}
+    if args.beam is not None:
+        surv = beam_stream(tb, split, rec, args, n)
+        used |= set(rec.surveillance)
     for c in range(rec.nchannels):
         if c not in used:
             tb.connect((split, c), blocks.null_sink(gr.sizeof_gr_complex))
-    for port, c in enumerate(used):
+    for port, (block, out) in enumerate((ref, surv)):
         if cancel is not None:
-            tb.connect((split, c), (cancel, port), (caf, port))
+            tb.connect((block, out), (cancel, port), (caf, port))
         else:
-            tb.connect((split, c), (caf, port))
+            tb.connect((block, out), (caf, port))
     capture = map_capture(2 * khalf + 1, m, plot_cpi)
     tb.connect(caf, capture)
     tb.connect(caf, cfar, blocks.null_sink(gr.sizeof_char * (2 * khalf + 1)))
@@ -215,6 +234,39 @@ def process(rec, args, ncpi, plot_cpi):
     if cancel is not None:
         backends["clutter_cancel"] = cancel.backend()
     return found, metas, scans, cancellation, capture.map, backends, elapsed
+
+
+def array_geometry(rec, args):
+    """(element_spacing_wl, element_positions_m) of the surveillance array: the
+    recording's scene (gpuradar-sim passive), else a ULA of --element-spacing."""
+    scene = rec.scene or {}
+    positions = scene.get("element_positions_m") or []
+    if args.element_spacing is not None or not positions:
+        spacing = args.element_spacing if args.element_spacing is not None else \
+            float(scene.get("element_spacing_wl", 0.5))
+        return spacing, []
+    return 0.5, [float(v) for v in positions]
+
+
+def beam_stream(tb, split, rec, args, n):
+    """Every surveillance channel -> one beam steered at --beam degrees (the module's
+    beamformer, uniform taper) -> a stream: the surveillance stream for the cancellation
+    and the cross-ambiguity."""
+    nsurv = len(rec.surveillance)
+    chunk = math.gcd(n, 4096)  # items of whole CPIs: none is cut at the end
+    spacing, positions = array_geometry(rec, args)
+    try:
+        bf = gpuradar.beamformer(nsurv, chunk, [args.beam], 1, -45.0, 45.0, spacing,
+                                 positions, rec.fc, "rectangular", backend=args.backend)
+    except ValueError as e:
+        raise AppError(f"--beam {args.beam:g}: {e}") from None
+    join = blocks.streams_to_vector(gr.sizeof_gr_complex * chunk, nsurv)
+    for k, c in enumerate(rec.surveillance):
+        tb.connect((split, c), blocks.stream_to_vector(gr.sizeof_gr_complex, chunk),
+                   (join, k))
+    out = blocks.vector_to_stream(gr.sizeof_gr_complex, chunk)
+    tb.connect(join, bf, out)
+    return out, 0
 
 
 def plain(x):
@@ -301,7 +353,9 @@ def run(args, tmpdir):
     truth = compare(found, scans, rec, ncpi, n) if rec.truth else None
     report = dict(recording=rec.meta_path, fs=rec.fs, fc=rec.fc, cpi_samples=n, cpis=ncpi,
                   reference_channel=rec.reference,
-                  surveillance_channel=rec.surveillance[0], nrange=args.nrange,
+                  surveillance_channel=rec.surveillance[0] if args.beam is None else None,
+                  surveillance_channels=rec.surveillance if args.beam is not None else
+                  [rec.surveillance[0]], beam_deg=args.beam, nrange=args.nrange,
                   doppler_half=args.doppler_half, taps=args.taps, batches=args.batches,
                   window=args.window, pfa=args.pfa, backend=backends,
                   seconds=elapsed, samples_per_second=ncpi * n / max(elapsed, 1e-9),

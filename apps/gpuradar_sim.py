@@ -323,6 +323,7 @@ def add_passive_parser(sub):
     pv.add_argument("--adc-bits", type=number(int, minimum=0, maximum=32),
                     help="front end: ADC bits per rail (0: none)")
     pv.add_argument("--seed", type=number(int, minimum=0), help="random seed")
+    pv.add_argument("--quiet", "-q", action="store_true", help="print only the summary")
     pv.add_argument("--allow-large-output", action="store_true",
                     help="write even when the recording is larger than the free space")
 

@@ -193,7 +193,7 @@ class Installed(unittest.TestCase):
             return float(-(p * np.log(p)).sum())
         self.assertLess(entropy(images["pga"]), entropy(images["plain"]) - 0.5)
 
-    def test_006b_sim_passive_to_gpuradar_passive_on_the_cpu(self):
+    def test_006c_sim_passive_to_gpuradar_passive_on_the_cpu(self):
         rc, out, err = run("gpuradar-sim", "passive", "-o", "prec", "--nsamples", "49152")
         self.assertEqual(rc, 0, out + err)
         rc, out, err = run("gpuradar-passive", "-i", "prec", "--backend", "cpu", "-o",
@@ -207,6 +207,17 @@ class Installed(unittest.TestCase):
                           report["truth"]["false_detections"]), (3, 0, 0))
         for f in ("pdet.csv", "pdet.tracks.csv", "pdet.png"):
             self.assertTrue(os.path.isfile(os.path.join(WORK, f)), f)
+        # Four surveillance channels, targets from 20 deg: a beam there finds them all;
+        # one at -9.1 deg puts them in the 4-element array's first null (check fails).
+        targets = [a for t in ("5400,183,-20,20", "11100,-274,-18,20", "15600,427,-16,20")
+                   for a in ("--target", t)]
+        rc, out, err = run("gpuradar-sim", "passive", "-o", "parr", "--nsurv", "4",
+                           "--nsamples", "49152", "-q", *targets)
+        self.assertEqual(rc, 0, out + err)
+        for beam, want in (("20", 0), ("-9.1", 1)):
+            rc, out, err = run("gpuradar-passive", "-i", "parr", "--beam", beam, "--backend",
+                               "cpu", "-o", "pbeam", "--check", "-q", "--no-png")
+            self.assertEqual(rc, want, out + err)
 
     def test_007_backend_auto_says_why_once(self):
         rc, out, err = run(PYTHON, "-c", "from gnuradio import gpuradar; "

@@ -513,6 +513,7 @@ class PassiveRecording:
     reference: int
     surveillance: List[int]
     truth: List[dict]
+    scene: dict = None  # gpuradar:passive_scene (gpuradar-sim passive), else None
 
     def channel_samples(self, channel, start=0, count=None):
         """complex64 samples of one channel (a strided view of a memory map)."""
@@ -615,5 +616,7 @@ def read_recording(path, reference=None, surveillance=None):
     truth = [{k[len("gpuradar:"):]: v for k, v in a.items() if k.startswith("gpuradar:")}
              for a in meta.get("annotations", []) if isinstance(a, dict)]
     truth = [t for t in truth if "bistatic_range_m" in t and "velocity_mps" in t]
+    scene = g.get(PASSIVE_NS + "scene")
     return PassiveRecording(base, meta_path, data_path, float(fs), float(fc), nch,
-                            size // frame, ref, list(surv), truth)
+                            size // frame, ref, list(surv), truth,
+                            scene if isinstance(scene, dict) else None)
