@@ -122,8 +122,18 @@ backprojection::sptr backprojection::make(unsigned int nbins,
     // and the image are made.
     kernels::backprojection::validate(g, nbins);
     const auto b = select_backend(backend, block_name);
-    return make_block_on_device<backprojection_impl>(
-        b, device, block_name, nbins, g, pulses_per_image, accumulate, p, b, device, alg, ffbp);
+    return make_block_on_device<backprojection_impl>(b,
+                                                     device,
+                                                     block_name,
+                                                     nbins,
+                                                     g,
+                                                     pulses_per_image,
+                                                     accumulate,
+                                                     p,
+                                                     b,
+                                                     device,
+                                                     alg,
+                                                     ffbp);
 }
 
 backprojection_impl::backprojection_impl(unsigned int nbins,

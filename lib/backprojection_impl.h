@@ -123,9 +123,9 @@ private:
     //! CUDA: recorded on stream() after begin_work(); the kernel stream follows it.
     std::optional<kernels::cuda_event> d_work_start;
     std::vector<emitted_image> d_emitted;
-    // Factorized: an image's pulses (device memory on CUDA, host on the CPU) and geometry,
-    // formed at once when complete; CUDA: `staged` on the block's stream after the last
-    // copy in, `free` on the kernel stream after the FFBP that reads them.
+    // Factorized: an image's pulses (device memory on CUDA, host on the CPU) and
+    // geometry, formed at once when complete; CUDA: `staged` on the block's stream after
+    // the last copy in, `free` on the kernel stream after the FFBP that reads them.
     kernels::device_memory d_aperture_dev;
     std::vector<gr_complex> d_aperture_host;
     std::vector<double> d_aperture_geometry;

@@ -763,8 +763,8 @@ void bench_ffbp_cuda(const std::string& name, const options& opt)
             .field("nx", w.grid.nx)
             .field("pulses", static_cast<long long>(w.h.npulses))
             .field("stages",
-                   static_cast<long long>(kernels::backprojection_factorized::stages_for(
-                       s.o, w.h.npulses)))
+                   static_cast<long long>(
+                       kernels::backprojection_factorized::stages_for(s.o, w.h.npulses)))
             .field("time_ms", ms)
             .field("speedup_vs_direct_fast", direct_ms / ms)
             .field("ser_vs_direct_db", ser_against_db(direct, img))

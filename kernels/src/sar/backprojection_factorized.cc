@@ -1,7 +1,7 @@
 #include "common/factories.h"
 #include "common/param_check.h"
-#include <gpuradar/kernels/common/device_split.h>
 #include "sar/backprojection_factorized_backends.h"
+#include <gpuradar/kernels/common/device_split.h>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -69,25 +69,25 @@ int backprojection_factorized::stages_for(const ffbp_options& o, std::size_t npu
         return s;
     }
     if (std::pow(f, o.stages) > double(npulses)) {
-        const int most = npulses > 0 ? int(std::floor(std::log(double(npulses)) /
-                                                      std::log(f) +
-                                                      1e-9))
-                                     : 0;
+        const int most =
+            npulses > 0 ? int(std::floor(std::log(double(npulses)) / std::log(f) + 1e-9))
+                        : 0;
         bad("stages",
-            "at most " + std::to_string(most) + " (factor^stages <= " +
-                std::to_string(npulses) + " usable pulses, factor " +
-                std::to_string(o.factor) + ")",
+            "at most " + std::to_string(most) +
+                " (factor^stages <= " + std::to_string(npulses) +
+                " usable pulses, factor " + std::to_string(o.factor) + ")",
             o.stages);
     }
     return o.stages;
 }
 
-std::unique_ptr<backprojection> backprojection_factorized::make(backend b,
-                                                                const image_grid& grid,
-                                                                std::size_t nbins,
-                                                                const ffbp_options& o,
-                                                                stream_ref stream,
-                                                                const std::vector<int>& devices)
+std::unique_ptr<backprojection>
+backprojection_factorized::make(backend b,
+                                const image_grid& grid,
+                                std::size_t nbins,
+                                const ffbp_options& o,
+                                stream_ref stream,
+                                const std::vector<int>& devices)
 {
     validate(o);
     backprojection::validate(grid, nbins);
@@ -354,8 +354,8 @@ ffbp_plan ffbp_make_plan(const std::vector<bp_pulse>& pulses,
 
     // The tree: pulse ranges per node, level 0 up.
     struct span {
-        long long first, count;    // pulses
-        long long cfirst, ccount;  // children
+        long long first, count;   // pulses
+        long long cfirst, ccount; // children
     };
     std::vector<std::vector<span>> tree(S + 1);
     const long long n0 = (static_cast<long long>(P) + L0 - 1) / L0;
@@ -399,12 +399,19 @@ ffbp_plan ffbp_make_plan(const std::vector<bp_pulse>& pulses,
                                std::sqrt((pulses[i].ax - cx) * (pulses[i].ax - cx) +
                                          (pulses[i].ay - cy) * (pulses[i].ay - cy) +
                                          (pulses[i].az - cz) * (pulses[i].az - cz)));
-            const double da_nyquist =
-                ell > 0 ? 1 / (kt_band * 2 * ell) : std::numeric_limits<double>::infinity();
+            const double da_nyquist = ell > 0 ? 1 / (kt_band * 2 * ell)
+                                              : std::numeric_limits<double>::infinity();
             const region cover =
                 s == S ? image : sector(plan.levels[s + 1][j / std::size_t(f)]);
-            ffbp_polar p = grid_for(
-                cx, cy, cz, cover, zp, dr_polar, da_nyquist / o.oversample_angle, margin_r, margin_a);
+            ffbp_polar p = grid_for(cx,
+                                    cy,
+                                    cz,
+                                    cover,
+                                    zp,
+                                    dr_polar,
+                                    da_nyquist / o.oversample_angle,
+                                    margin_r,
+                                    margin_a);
             if (s == 0) {
                 p.first = int(n.first);
                 p.count = int(n.count);

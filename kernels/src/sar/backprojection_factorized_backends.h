@@ -92,7 +92,9 @@ struct ffbp_kernels {
 //! The kernels of `o` in `table` (ffbp_kernel_table's layout, host or device memory).
 inline ffbp_kernels ffbp_kernels_in(const float* table, const ffbp_options& o)
 {
-    return { table, table + ffbp_table_length(o.order_range), o.order_range, o.order_angle };
+    return {
+        table, table + ffbp_table_length(o.order_range), o.order_range, o.order_angle
+    };
 }
 
 //! Largest sample count of any level (the two buffers a run ping-pongs between).
@@ -227,13 +229,13 @@ GPURADAR_BP_HD float ffbp_finite_or_0(float x) { return x - x == 0.0f ? x : 0.0f
  * demodulated by kt r.
  */
 GPURADAR_BP_HD ffbp_cf ffbp_stage0_sample(const ffbp_polar* nodes,
-                                         int nnodes,
-                                         long long s,
-                                         const bp_pulse* pulses,
-                                         const float* data,
-                                         long long nbins,
-                                         double kt,
-                                         double zp)
+                                          int nnodes,
+                                          long long s,
+                                          const bp_pulse* pulses,
+                                          const float* data,
+                                          long long nbins,
+                                          double kt,
+                                          double zp)
 {
     const ffbp_polar& g = nodes[ffbp_find_node(nodes, nnodes, s)];
     const long long k = s - g.offset;
@@ -266,13 +268,13 @@ GPURADAR_BP_HD ffbp_cf ffbp_stage0_sample(const ffbp_polar* nodes,
 
 //! Sample s of a merged level: its children interpolated and re-demodulated.
 GPURADAR_BP_HD ffbp_cf ffbp_merge_sample(const ffbp_polar* nodes,
-                                        int nnodes,
-                                        long long s,
-                                        const ffbp_polar* children,
-                                        const float* child_img,
-                                        const ffbp_kernels& kern,
-                                        double kt,
-                                        double zp)
+                                         int nnodes,
+                                         long long s,
+                                         const ffbp_polar* children,
+                                         const float* child_img,
+                                         const ffbp_kernels& kern,
+                                         double kt,
+                                         double zp)
 {
     const ffbp_polar& g = nodes[ffbp_find_node(nodes, nnodes, s)];
     const long long k = s - g.offset;
@@ -283,8 +285,7 @@ GPURADAR_BP_HD ffbp_cf ffbp_merge_sample(const ffbp_polar* nodes,
     for (int c = g.first; c < g.first + g.count; ++c) {
         double rc;
         float vr, vi;
-        if (!ffbp_interpolate(
-                children[c], child_img, kern, px, py, zp, rc, vr, vi))
+        if (!ffbp_interpolate(children[c], child_img, kern, px, py, zp, rc, vr, vi))
             continue;
         ffbp_rotate(kt * (rc - r), vr, vi);
         ar += vr;
@@ -295,12 +296,12 @@ GPURADAR_BP_HD ffbp_cf ffbp_merge_sample(const ffbp_polar* nodes,
 
 //! The contribution of the last polar image to pixel (x, y) on plane zp.
 GPURADAR_BP_HD ffbp_cf ffbp_pixel(const ffbp_polar& top,
-                                 const float* img,
-                                 const ffbp_kernels& k,
-                                 double kt,
-                                 double px,
-                                 double py,
-                                 double zp)
+                                  const float* img,
+                                  const ffbp_kernels& k,
+                                  double kt,
+                                  double px,
+                                  double py,
+                                  double zp)
 {
     double r;
     float vr, vi;
@@ -310,11 +311,14 @@ GPURADAR_BP_HD ffbp_cf ffbp_pixel(const ffbp_polar& top,
     return ffbp_cf{ vr, vi };
 }
 
-std::unique_ptr<backprojection> make_backprojection_factorized_cpu(
-    const image_grid& g, std::size_t nbins, const ffbp_options& o);
+std::unique_ptr<backprojection> make_backprojection_factorized_cpu(const image_grid& g,
+                                                                   std::size_t nbins,
+                                                                   const ffbp_options& o);
 #ifdef GPURADAR_HAVE_CUDA
-std::unique_ptr<backprojection> make_backprojection_factorized_cuda(
-    const image_grid& g, std::size_t nbins, const ffbp_options& o, stream_ref s);
+std::unique_ptr<backprojection> make_backprojection_factorized_cuda(const image_grid& g,
+                                                                    std::size_t nbins,
+                                                                    const ffbp_options& o,
+                                                                    stream_ref s);
 #endif
 
 } // namespace gpuradar::kernels::detail

@@ -1366,7 +1366,8 @@ TEST(BackprojectionFactorizedCpu, test_031_impulse_response_as_direct)
     const auto ref = direct_image(g, f.h);
     const auto img = ffbp_image(g, f.h, ffbp_options{});
     EXPECT_GE(ser_vs(img, ref), 30);
-    auto cuts = [&](const std::vector<cfloat>& v, std::vector<double>& az,
+    auto cuts = [&](const std::vector<cfloat>& v,
+                    std::vector<double>& az,
                     std::vector<double>& rg) {
         const std::size_t m = std::max_element(v.begin(),
                                                v.end(),
@@ -1429,8 +1430,10 @@ TEST(BackprojectionFactorizedCpu, test_032_volume_slices_and_bad_data_as_direct)
     expect_all_finite(img, "ffbp");
     const std::size_t plane = static_cast<std::size_t>(f.grid.nx * f.grid.ny);
     for (int iz = 0; iz < 2; ++iz) {
-        const std::vector<cfloat> a(img.begin() + iz * plane, img.begin() + (iz + 1) * plane);
-        const std::vector<cfloat> b(ref.begin() + iz * plane, ref.begin() + (iz + 1) * plane);
+        const std::vector<cfloat> a(img.begin() + iz * plane,
+                                    img.begin() + (iz + 1) * plane);
+        const std::vector<cfloat> b(ref.begin() + iz * plane,
+                                    ref.begin() + (iz + 1) * plane);
         EXPECT_GE(ser_vs(a, b), 30) << "slice " << iz;
     }
 }
@@ -1444,12 +1447,18 @@ TEST(BackprojectionFactorizedApi, test_033_bad_options_name_the_parameter)
         return o;
     };
     const std::pair<ffbp_options, std::string> cases[] = {
-        { with([](ffbp_options& o) { o.order_range = 3; }), "order_range (interpolator taps) must be even, 2 to 16" },
-        { with([](ffbp_options& o) { o.order_range = 18; }), "order_range (interpolator taps) must be even, 2 to 16" },
-        { with([](ffbp_options& o) { o.order_angle = 0; }), "order_angle (interpolator taps) must be even, 2 to 16" },
-        { with([](ffbp_options& o) { o.oversample_range = 1.2; }), "oversample_range must be 1.25 to 8" },
-        { with([](ffbp_options& o) { o.oversample_angle = 8.5; }), "oversample_angle must be 1.25 to 8" },
-        { with([](ffbp_options& o) { o.oversample_angle = NAN; }), "oversample_angle must be 1.25 to 8" },
+        { with([](ffbp_options& o) { o.order_range = 3; }),
+          "order_range (interpolator taps) must be even, 2 to 16" },
+        { with([](ffbp_options& o) { o.order_range = 18; }),
+          "order_range (interpolator taps) must be even, 2 to 16" },
+        { with([](ffbp_options& o) { o.order_angle = 0; }),
+          "order_angle (interpolator taps) must be even, 2 to 16" },
+        { with([](ffbp_options& o) { o.oversample_range = 1.2; }),
+          "oversample_range must be 1.25 to 8" },
+        { with([](ffbp_options& o) { o.oversample_angle = 8.5; }),
+          "oversample_angle must be 1.25 to 8" },
+        { with([](ffbp_options& o) { o.oversample_angle = NAN; }),
+          "oversample_angle must be 1.25 to 8" },
         { with([](ffbp_options& o) { o.factor = 3; }), "factor must be 2 or 4" },
         { with([](ffbp_options& o) { o.stages = -1; }), "stages must be 0 (auto) to 30" },
     };
@@ -1463,7 +1472,8 @@ TEST(BackprojectionFactorizedApi, test_033_bad_options_name_the_parameter)
             ffbp_options o;
             o.order_range = o.order_angle = order;
             o.oversample_range = o.oversample_angle = os;
-            EXPECT_NO_THROW(backprojection_factorized::make(backend::cpu, f.grid, 2048, o));
+            EXPECT_NO_THROW(
+                backprojection_factorized::make(backend::cpu, f.grid, 2048, o));
         }
     // More stages than the aperture allows: 4^5 > 512 pulses; 4^4 passes.
     std::vector<cfloat> img(static_cast<std::size_t>(f.grid.voxels()), cfloat(1, 2));
@@ -1476,8 +1486,9 @@ TEST(BackprojectionFactorizedApi, test_033_bad_options_name_the_parameter)
     for (const cfloat& v : img)
         ASSERT_EQ(v, cfloat(1, 2)) << "a refused run touched the image";
     o.stages = 4;
-    EXPECT_NO_THROW(backprojection_factorized::make(backend::cpu, f.grid, f.h.nbins, o)
-                        ->run(f.h.pulses.data(), f.h.geometry.data(), f.h.npulses, img.data()));
+    EXPECT_NO_THROW(
+        backprojection_factorized::make(backend::cpu, f.grid, f.h.nbins, o)
+            ->run(f.h.pulses.data(), f.h.geometry.data(), f.h.npulses, img.data()));
     // What FFBP does not do, refused naming the parameter.
     image_grid dem = f.grid;
     dem.height.assign(static_cast<std::size_t>(dem.nx * dem.ny), 1.0);
@@ -1490,7 +1501,8 @@ TEST(BackprojectionFactorizedApi, test_033_bad_options_name_the_parameter)
                 backend::cuda, f.grid, 2048, {}, kernels::stream_ref(), { 0, 1 });
         },
         "device (algorithm factorized) must be a single device");
-    EXPECT_EQ(kernels::parse_bp_algorithm("factorized"), kernels::bp_algorithm::factorized);
+    EXPECT_EQ(kernels::parse_bp_algorithm("factorized"),
+              kernels::bp_algorithm::factorized);
     expect_invalid_here([] { kernels::parse_bp_algorithm("ffbp"); },
                         "algorithm must be one of direct, factorized (got 'ffbp')");
 }
@@ -1509,9 +1521,11 @@ TEST(BackprojectionFactorizedCuda, test_034_cuda_equals_cpu_twin)
         if (overflight)
             f.h.npulses = 64;
         f.h.geometry[6 * 17 + 2] = std::numeric_limits<double>::quiet_NaN();
-        f.h.pulses[40 * f.h.nbins + 7] = cfloat(std::numeric_limits<float>::quiet_NaN(), 0);
+        f.h.pulses[40 * f.h.nbins + 7] =
+            cfloat(std::numeric_limits<float>::quiet_NaN(), 0);
         f.grid.nz = 2;
-        const auto cpu_bp = backprojection_factorized::make(backend::cpu, f.grid, f.h.nbins, {});
+        const auto cpu_bp =
+            backprojection_factorized::make(backend::cpu, f.grid, f.h.nbins, {});
         std::vector<cfloat> cpu(static_cast<std::size_t>(f.grid.voxels()));
         cpu_bp->run(f.h.pulses.data(), f.h.geometry.data(), f.h.npulses, cpu.data());
         for (bool host_pulses : { false, true }) {
@@ -1521,8 +1535,10 @@ TEST(BackprojectionFactorizedCuda, test_034_cuda_equals_cpu_twin)
             auto bp = backprojection_factorized::make(
                 backend::cuda, f.grid, f.h.nbins, {}, st.ref());
             if (host_pulses)
-                bp->run_host_pulses(
-                    f.h.pulses.data(), f.h.geometry.data(), f.h.npulses, img.mem.as<cfloat>());
+                bp->run_host_pulses(f.h.pulses.data(),
+                                    f.h.geometry.data(),
+                                    f.h.npulses,
+                                    img.mem.as<cfloat>());
             else
                 bp->run(d_pulses.as<cfloat>(),
                         f.h.geometry.data(),

@@ -148,8 +148,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<backprojection> make_backprojection_factorized_cpu(
-    const image_grid& g, std::size_t nbins, const ffbp_options& o)
+std::unique_ptr<backprojection> make_backprojection_factorized_cpu(const image_grid& g,
+                                                                   std::size_t nbins,
+                                                                   const ffbp_options& o)
 {
     return std::make_unique<backprojection_factorized_cpu>(g, nbins, o);
 }

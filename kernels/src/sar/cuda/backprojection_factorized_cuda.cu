@@ -46,8 +46,7 @@ __global__ void ffbp_merge_kernel(const ffbp_polar* nodes,
 {
     for (long long s = blockIdx.x * (long long)blockDim.x + threadIdx.x; s < nsamples;
          s += (long long)gridDim.x * blockDim.x)
-        out[s] = ffbp_merge_sample(
-            nodes, nnodes, s, children, child_img, kern, kt, zp);
+        out[s] = ffbp_merge_sample(nodes, nnodes, s, children, child_img, kern, kt, zp);
 }
 
 __global__ void ffbp_pixel_kernel(const ffbp_polar* top,
@@ -62,13 +61,8 @@ __global__ void ffbp_pixel_kernel(const ffbp_polar* top,
     for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < n;
          k += (long long)gridDim.x * blockDim.x) {
         const long long iy = k / g.nx, ix = k % g.nx;
-        const ffbp_cf v = ffbp_pixel(*top,
-                                     img,
-                                     kern,
-                                     kt,
-                                     g.x0 + double(ix) * g.dx,
-                                     g.y0 + double(iy) * g.dy,
-                                     zp);
+        const ffbp_cf v = ffbp_pixel(
+            *top, img, kern, kt, g.x0 + double(ix) * g.dx, g.y0 + double(iy) * g.dy, zp);
         image[2 * k] += v.re;
         image[2 * k + 1] += v.im;
     }
@@ -167,13 +161,16 @@ public:
         const auto* data = reinterpret_cast<const float*>(pulses);
         const long long nbins = static_cast<long long>(d_nbins);
         const cudaStream_t st = native(d_stream);
-        ffbp_count_nonfinite<<<unsigned(prep.pulses.size()), elementwise_threads, 0, st>>>(
-            dp, data, nbins, d_counter.as<unsigned long long>());
+        ffbp_count_nonfinite<<<unsigned(prep.pulses.size()),
+                               elementwise_threads,
+                               0,
+                               st>>>(dp, data, nbins, d_counter.as<unsigned long long>());
         GPURADAR_CUDA_CHECK_LAUNCH(who, "ffbp_count_nonfinite");
 
         const ffbp_kernels kern = ffbp_kernels_in(d_table.as<const float>(), d_options);
         const ffbp_polar* dn = d_nodes.as<const ffbp_polar>();
-        image_grid_view gv{ d_grid.x0, d_grid.y0, d_grid.dx, d_grid.dy, d_grid.nx, d_grid.ny };
+        image_grid_view gv{ d_grid.x0, d_grid.y0, d_grid.dx,
+                            d_grid.dy, d_grid.nx, d_grid.ny };
         for (long long iz = 0; iz < d_grid.nz; ++iz) {
             const ffbp_plan& p = plans[iz];
             ffbp_cf* level[2] = { d_level[0].as<ffbp_cf>(), d_level[1].as<ffbp_cf>() };
@@ -213,14 +210,14 @@ public:
             ffbp_pixel_kernel<<<elementwise_blocks(std::size_t(d_grid.nx * d_grid.ny)),
                                 elementwise_threads,
                                 0,
-                                st>>>(lv,
-                                      reinterpret_cast<const float*>(level[cur]),
-                                      kern,
-                                      p.kt,
-                                      gv,
-                                      p.zp,
-                                      reinterpret_cast<float*>(image + iz * d_grid.nx *
-                                                                           d_grid.ny));
+                                st>>>(
+                lv,
+                reinterpret_cast<const float*>(level[cur]),
+                kern,
+                p.kt,
+                gv,
+                p.zp,
+                reinterpret_cast<float*>(image + iz * d_grid.nx * d_grid.ny));
             GPURADAR_CUDA_CHECK_LAUNCH(who, "ffbp_pixel_kernel");
             dn = lv + 1;
         }
@@ -272,8 +269,10 @@ private:
 
 } // namespace
 
-std::unique_ptr<backprojection> make_backprojection_factorized_cuda(
-    const image_grid& g, std::size_t nbins, const ffbp_options& o, stream_ref s)
+std::unique_ptr<backprojection> make_backprojection_factorized_cuda(const image_grid& g,
+                                                                    std::size_t nbins,
+                                                                    const ffbp_options& o,
+                                                                    stream_ref s)
 {
     return std::make_unique<backprojection_factorized_cuda>(g, nbins, o, s);
 }
