@@ -23,10 +23,10 @@ const char* to_string(bp_algorithm a);
  * 1.4 km; point targets and a random-reflectivity scene; test_backprojection.cc
  * test_030/031):
  *  - accurate (the defaults: factor 4, order_range 8, order_angle 8, oversample_range
- *    3, oversample_angle 2): SER 31-33 dB; IRW within 1 %, PSLR within 0.1 dB, peak
- *    within 0.01 pixel of direct's;
+ *    3, oversample_angle 2): SER 31-33 dB; IRW within 2 %, PSLR within 0.5 dB (a 32 dB
+ *    error is ~0.3 dB at a -13 dB sidelobe), peak within 0.03 pixel of direct's;
  *  - fast (order_range 6, order_angle 6, oversample_range 2, oversample_angle 2):
- *    SER ~ 24 dB, ~2.7x fewer operations.
+ *    SER ~ 23 dB, ~2.7x fewer operations.
  * The SER is bounded by the range dimension: direct backprojection interpolates the
  * pulses linearly, whose spectral images FFBP's band-limited polar images reproduce only
  * with range oversampling (oversample_range 4: ~36 dB). Each stage interpolates once
