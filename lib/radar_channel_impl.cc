@@ -102,7 +102,8 @@ pmt::pmt_t radar_channel_impl::rx_time_of(std::uint64_t offset,
     // Receive sample n is taken n / fs_rx after the stream start, input sample n at
     // n / fs: the receive sample carrying the tag is earlier by n (1/fs - 1/fs_rx).
     const double fs = d_channel.config().fs;
-    const double early = static_cast<double>(offset) * (1.0 / fs - 1.0 / (fs * (1.0 + ppm * 1e-6)));
+    const double early =
+        static_cast<double>(offset) * (1.0 / fs - 1.0 / (fs * (1.0 + ppm * 1e-6)));
     std::uint64_t secs = pmt::to_uint64(pmt::tuple_ref(tx_time, 0));
     double frac = pmt::to_double(pmt::tuple_ref(tx_time, 1)) - early;
     const double borrow = std::ceil(-frac);

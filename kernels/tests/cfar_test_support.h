@@ -107,7 +107,8 @@ inline ref_map_result reference_cfar(
                     // cfar_common.h: a finite training cell counts at most the cap.
                     const double d =
                         std::isfinite(v)
-                            ? std::min(double(v), double(kernels::cfar_max_training_power))
+                            ? std::min(double(v),
+                                       double(kernels::cfar_max_training_power))
                             : INFINITY;
                     (dr < 0 || (dr == 0 && dc < 0) ? lead : lag).push_back(d);
                 }

@@ -18,11 +18,11 @@
 #include <gnuradio/blocks/message_debug.h>
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
-#include <gpuradar/kernels/pulse_doppler/framer_copy.h>
 #include <gnuradio/gpuradar/cfar_2d.h>
 #include <gnuradio/gpuradar/pulse_doppler_processor.h>
 #include <gnuradio/gpuradar/pulse_framer.h>
 #include <gnuradio/top_block.h>
+#include <gpuradar/kernels/pulse_doppler/framer_copy.h>
 #include <gpuradar/kernels/pulse_doppler/pulse_compression.h>
 #include <pmt/pmt.h>
 #include <algorithm>
@@ -128,7 +128,7 @@ std::vector<std::uint64_t> tag_counts(std::vector<gr::tag_t> tags,
 }
 
 struct screen_tags {
-    std::vector<std::uint64_t> framer, after_cfar; // per CPI
+    std::vector<std::uint64_t> framer, after_cfar, detections; // per CPI
 };
 
 // The framer's pulses also go to a host sink (its tags) on the CPU only: a host reader
@@ -176,6 +176,11 @@ chain_result run_chain(gr::basic_block_sptr src,
         const pmt::pmt_t meta = pmt::car(pdu);
         const std::uint64_t cpi = u64(meta, "cpi");
         r.pdu_nonfinite[cpi] = u64(meta, "nonfinite_samples");
+        if (screen) { // the detections message carries the tag's fields
+            screen->detections.resize(
+                std::max<std::size_t>(screen->detections.size(), cpi + 1));
+            screen->detections[cpi] = u64(meta, key);
+        }
         auto& dets = r.detections[cpi];
         const pmt::pmt_t list = pmt::cdr(pdu);
         for (std::size_t j = 0; j < pmt::length(list); ++j) {
@@ -297,6 +302,7 @@ void expect_unblanked(const chain_result& clean,
     expected[bad_cpi] = placed;
     EXPECT_EQ(tags.framer, expected) << "the framer's cpi tags";
     EXPECT_EQ(tags.after_cfar, expected) << "the cpi tags after the CFAR";
+    EXPECT_EQ(tags.detections, expected) << "the detections messages' metadata";
     ASSERT_EQ(r.detections.size(), ncpi);
     for (unsigned c = 0; c < ncpi; ++c)
         if (c != bad_cpi) {
@@ -337,8 +343,11 @@ TEST(HugeInput, test_020_fc32_3e38_samples_clamped_counted_cpi_kept)
             x[at] = i % 3 == 0 ? cfloat(big, x[at].imag()) : cfloat(x[at].real(), big);
         }
         screen_tags tags;
-        const auto r = run_chain(
-            gr::blocks::vector_source_c::make(x), "fc32", "cpu", "clamped_samples", &tags);
+        const auto r = run_chain(gr::blocks::vector_source_c::make(x),
+                                 "fc32",
+                                 "cpu",
+                                 "clamped_samples",
+                                 &tags);
         expect_unblanked(ref, r, tags, count);
     }
 }

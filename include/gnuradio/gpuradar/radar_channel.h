@@ -94,8 +94,9 @@ public:
      *                           the receiver samples at fs (1 + ppm 1e-6) against the
      *                           input's fs, so the pulse transmitted at input sample n
      *                           arrives n ppm 1e-6 samples late (delays, leakage and
-     *                           Doppler in receive samples; kernels/scene/radar_channel.h).
-     *                           rx_time tags stay on their sample and carry that
+     *                           Doppler in receive samples; see the kernel's
+     *                           radar_channel.h). rx_time tags stay on their sample and
+     *                           carry that
      *                           sample's true time (the transmitter's time base, as with
      *                           a common time reference and a free-running sample
      *                           clock), from which pulse_framer measures the drift

@@ -94,7 +94,8 @@ void radar_channel::add_echo(cfloat* out,
     const auto n0 = static_cast<std::int64_t>(d_pos);
     const auto sys = static_cast<std::int64_t>(d_cfg.system_delay);
     // Phase at the first output sample reduced in double, then a unit-step recurrence.
-    // With a clock offset a receive sample lasts 1 / fs_rx: the phase steps by f_d / fs_rx.
+    // With a clock offset a receive sample lasts 1 / fs_rx: the phase steps by f_d /
+    // fs_rx.
     const double rate = tx_index(1);
     const double cycles = g.cycles_per_sample * rate;
     const double cyc = g.cycles_per_sample * tx_index(d_pos);
@@ -143,10 +144,10 @@ void radar_channel::add_leakage(cfloat* out, std::size_t n, std::size_t c) const
     const bool offset = d_cfg.clock_offset_ppm != 0.0;
     auto add = [&](auto leak) {
         for (std::size_t m = 0; m < n; ++m)
-            out[m] += leak * input_at(offset ? std::llround(tx_index(d_pos + m)) -
-                                                   static_cast<std::int64_t>(
-                                                       d_cfg.system_delay)
-                                             : first + static_cast<std::int64_t>(m));
+            out[m] +=
+                leak * input_at(offset ? std::llround(tx_index(d_pos + m)) -
+                                             static_cast<std::int64_t>(d_cfg.system_delay)
+                                       : first + static_cast<std::int64_t>(m));
     };
     // Without channel errors a real gain, as for the single antenna (the same bits).
     if (array.gain_db.empty() && array.phase_deg.empty())

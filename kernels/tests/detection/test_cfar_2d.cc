@@ -483,14 +483,17 @@ huge_map make_huge_map(const cfar_2d_params& p, std::uint64_t seed)
 }
 
 // True when the window of cell (r, d) (guard + training, wrapped) holds a huge cell.
-bool window_holds(const cfar_2d_params& p, const huge_map& m, std::size_t r, std::size_t d)
+bool window_holds(const cfar_2d_params& p,
+                  const huge_map& m,
+                  std::size_t r,
+                  std::size_t d)
 {
     const long wr = long(p.guard_range + p.train_range);
     const long wd = long(p.guard_doppler + p.train_doppler);
     for (long dr = -wr; dr <= wr; ++dr)
         for (long dd = -wd; dd <= wd; ++dd) {
-            const long rr = long(r) + dr, cc = (long(d) + dd + long(p.ndoppler)) %
-                                                  long(p.ndoppler);
+            const long rr = long(r) + dr,
+                       cc = (long(d) + dd + long(p.ndoppler)) % long(p.ndoppler);
             if (rr < 0 || rr >= long(p.nrange))
                 continue;
             if (m.at.count(index_of(p, 0, std::size_t(rr), 0, std::size_t(cc))))

@@ -188,7 +188,8 @@ poison_samples(std::vector<cfloat>& x, std::size_t count, std::uint32_t seed)
 }
 
 // The nonfinite counts of take_counts()'s slots.
-std::vector<std::uint64_t> nonfinite_of(const std::vector<kernels::framer_sample_counts>& c)
+std::vector<std::uint64_t>
+nonfinite_of(const std::vector<kernels::framer_sample_counts>& c)
 {
     std::vector<std::uint64_t> n;
     for (const auto& x : c)
@@ -322,9 +323,9 @@ TEST(FramerCopy, test_004_cpu_copy_clamps_huge_fc32_parts_and_counts_per_slot)
         if (!nonfinite.count(i))
             clamped.insert(i);
     for (std::size_t i = 0; i < dst.size(); ++i) {
-        const cfloat want = nonfinite.count(i)
-                                ? cfloat(0, 0)
-                                : cfloat(clamp_ref(src[i].real()), clamp_ref(src[i].imag()));
+        const cfloat want = nonfinite.count(i) ? cfloat(0, 0)
+                                               : cfloat(clamp_ref(src[i].real()),
+                                                        clamp_ref(src[i].imag()));
         ASSERT_EQ(dst[i], want) << i;
     }
     std::vector<kernels::framer_sample_counts> counts(slots);
@@ -386,7 +387,8 @@ void check_saturated(kernels::sample_format f, kernels::backend b)
         return;
 #ifdef GPURADAR_HAVE_CUDA
     kernels::cuda_stream s;
-    auto gpu = kernels::framer_copy::make(kernels::backend::cuda, slots * len, s.ref(), f);
+    auto gpu =
+        kernels::framer_copy::make(kernels::backend::cuda, slots * len, s.ref(), f);
     const auto d_parts = to_device(parts, s);
     kernels::device_memory d_out(slots * len * sizeof(cfloat));
     poison(d_out, s);

@@ -117,9 +117,8 @@ TEST(RadarChannel, test_005_clock_offset_against_reference)
     std::vector<cfloat> pulse(600000, cfloat(0, 0));
     pulse[500000] = cfloat(1, 0);
     const auto y = run(c, pulse, { 65536 });
-    const auto peak = std::max_element(y.begin(), y.end(), [](cfloat a, cfloat b) {
-        return std::abs(a) < std::abs(b);
-    });
+    const auto peak = std::max_element(
+        y.begin(), y.end(), [](cfloat a, cfloat b) { return std::abs(a) < std::abs(b); });
     EXPECT_EQ(peak - y.begin(), 500010); // 500 000 x (1 + 20e-6)
     EXPECT_FLOAT_EQ(std::abs(*peak), 0.7f);
 }

@@ -50,8 +50,8 @@ public:
 
 private:
     std::vector<cfloat> d_staging;
-    std::unique_ptr<sample_convert> d_convert; // the gates' copy (and conversion)
-    float d_saturation;                        // saturation_level(input)
+    std::unique_ptr<sample_convert> d_convert;  // the gates' copy (and conversion)
+    float d_saturation;                         // saturation_level(input)
     std::vector<framer_sample_counts> d_counts; // per slot since the last take_counts()
 };
 

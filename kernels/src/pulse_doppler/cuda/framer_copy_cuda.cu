@@ -25,13 +25,19 @@ __device__ __forceinline__ void count_warp(unsigned int n, unsigned long long* c
         atomicAdd(count, static_cast<unsigned long long>(n));
 }
 
-__device__ __forceinline__ float2 screen(float2 v, float clamp, float sat, screen_tally& t)
+__device__ __forceinline__ float2 screen(float2 v,
+                                         float clamp,
+                                         float sat,
+                                         screen_tally& t)
 {
     screen_sample(v.x, v.y, clamp, sat, t);
     return v;
 }
 
-__device__ __forceinline__ float4 screen(float4 v, float clamp, float sat, screen_tally& t)
+__device__ __forceinline__ float4 screen(float4 v,
+                                         float clamp,
+                                         float sat,
+                                         screen_tally& t)
 {
     screen_sample(v.x, v.y, clamp, sat, t);
     screen_sample(v.z, v.w, clamp, sat, t);
@@ -168,7 +174,8 @@ private:
         if (d_used > 0)
             GPURADAR_CUDA_CHECK(
                 who,
-                cudaMemsetAsync(d_counts.get(), 0, d_used * slot_bytes, native(d_stream)));
+                cudaMemsetAsync(
+                    d_counts.get(), 0, d_used * slot_bytes, native(d_stream)));
         d_used = 0;
     }
 

@@ -123,8 +123,8 @@ struct framer_result {
  * beyond +-framer_clamp_level are clamped (framer_cpi::clamped, clamped_samples()) and
  * sc16 / sc8 samples at +-full scale counted (framer_cpi::saturated,
  * saturated_samples()), so that one huge sample cannot blank its CPI. Samples outside
- * the gates are never looked at. With a CUDA framer_copy, process() waits for the counts of the CPIs
- * it emitted (queued behind their copies) before it returns.
+ * the gates are never looked at. With a CUDA framer_copy, process() waits for the counts
+ * of the CPIs it emitted (queued behind their copies) before it returns.
  *
  * Clock drift: a receive sample clock off by e (ppm 1e-6) against the time of the rx_time
  * tags (a common time reference, a free-running sample clock) makes the samples between
@@ -295,11 +295,11 @@ private:
     int d_prev_level = -1; // threshold mode: last sample above (1), at/below (0), unknown
     std::uint64_t d_dropped = 0, d_emitted = 0, d_lost = 0, d_rejected = 0;
     std::uint64_t d_nonfinite = 0, d_clamped = 0, d_saturated = 0;
-    bool d_drift_ref = false;        // a drift reference exists
+    bool d_drift_ref = false;         // a drift reference exists
     std::uint64_t d_drift_offset = 0; // its sample offset
-    time_spec d_drift_time;          // its time
-    double d_drift_base = 0;         // slip at the reference (samples)
-    double d_drift = 0;              // slip measured at the last continuous tag
+    time_spec d_drift_time;           // its time
+    double d_drift_base = 0;          // slip at the reference (samples)
+    double d_drift = 0;               // slip measured at the last continuous tag
     double d_drift_ppm = 0;
     std::int64_t d_slip = 0; // whole samples added to every pulse start now
     std::vector<framer_sample_counts> d_counts; // collect_counts()'s, reused
