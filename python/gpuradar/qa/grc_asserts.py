@@ -36,3 +36,14 @@ def failed_asserts(block_id, **params):
     fg.rewrite()
     fg.validate()
     return [m for m in b.get_error_messages() if m.startswith("Assertion ")]
+
+
+def rendered_make(block_id, cpp=False, **params):
+    """The block's `make` template as grcc renders it (Python, or C++ with cpp=True) with
+    params (parameter id -> the text typed into GRC) set on top of the YAML's defaults."""
+    fg = platform().make_flow_graph()
+    b = fg.new_block(block_id)
+    for k, v in params.items():
+        b.params[k].set_value(v)
+    fg.rewrite()
+    return (b.cpp_templates if cpp else b.templates).render("make")

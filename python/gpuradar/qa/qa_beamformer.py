@@ -124,6 +124,21 @@ class qa_beamformer(gr_unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "nchannels"):
             gpuradar.beamformer(0, 16, nbeams=2)
 
+    def test_007_grc_angle_list_reaches_make(self):
+        # GRC hands the template the typed text: the list must arrive as numbers, both
+        # in the generated Python (built and run here) and in the generated C++.
+        from grc_asserts import rendered_make
+        params = dict(nchannels="4", nsamples="16", steering="list",
+                      beam_angles_deg="[-20, 10]", beam_elevations_deg="[]",
+                      geometry="positions", element_positions_m="[0, 0, 0, 0.1, 0, 0, 0.2, 0, 0, 0.3, 0, 0]",
+                      fc="1.5e9", backend="cpu")
+        code = rendered_make("gpuradar_beamformer", **params)
+        bf = eval(code, {"gpuradar": gpuradar})
+        self.assertEqual(bf.beam_angles_deg(), [-20.0, 10.0])
+        cpp = rendered_make("gpuradar_beamformer", cpp=True, **params)
+        self.assertIn("{-20.0, 10.0}", cpp)
+        self.assertIn("{0.0, 0.0, 0.0, 0.1, 0.0, 0.0, 0.2, 0.0, 0.0, 0.3, 0.0, 0.0}", cpp)
+
     def test_006_sc16_and_sc8_items_equal_their_float_values(self):
         # An SDR's interleaved integers (short / byte vectors of 2 per sample): bit for
         # bit the block on the codes' exact float values (x / 32768, x / 128); tags
