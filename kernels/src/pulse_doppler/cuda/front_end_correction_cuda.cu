@@ -49,17 +49,19 @@ pulse_sums_kernel(const float2* __restrict__ cpi, std::size_t nrange, double2* s
 }
 
 // The DC estimate of every pulse, in pulse order (the running mean is a recurrence):
-// one thread, npulses steps of a few flops.
+// one thread, npulses steps of a few flops. The loads of the sums do not depend on the
+// recurrence, so the unrolled loop issues them ahead instead of waiting on each in turn.
 __global__ void dc_track_kernel(const double2* __restrict__ sums,
                                 std::size_t npulses,
                                 std::size_t nrange,
                                 bool running,
                                 double tau,
                                 bool first,
-                                double2* state,
-                                float2* dc)
+                                double2* __restrict__ state,
+                                float2* __restrict__ dc)
 {
     double2 est = *state;
+#pragma unroll 16
     for (std::size_t p = 0; p < npulses; ++p) {
         const double mr = sums[p].x / double(nrange), mi = sums[p].y / double(nrange);
         if (!running || (first && p == 0)) {
