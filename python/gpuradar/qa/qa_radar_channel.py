@@ -88,7 +88,10 @@ class qa_radar_channel(gr_unittest.TestCase):
             self.assertIn("gpuradar::radar_channel", str(cm.exception))
         for kw, text in [(dict(samp_rate=0.0), "samp_rate"), (dict(tx_power=0.0), "tx_power"),
                          (dict(noise_power=-1.0), "noise_power"),
-                         (dict(leakage_amplitude=-1.0), "leakage_amplitude")]:
+                         (dict(leakage_amplitude=-1.0), "leakage_amplitude"),
+                         (dict(clock_offset_ppm=-1.0), "clock_offset_ppm"),
+                         (dict(clock_offset_ppm=1000.5), "clock_offset_ppm"),
+                         (dict(clock_offset_ppm=float("nan")), "clock_offset_ppm")]:
             a = dict(samp_rate=1e6, fc=1e9, ranges=[1e3], velocities=[0], amplitudes=[0])
             a.update(kw)
             with self.assertRaises(ValueError) as cm:
