@@ -200,6 +200,13 @@ public:
           d_mean_pulse(cfg.nrange * sizeof(double2)),
           d_mean_pulse_f(cfg.nrange * sizeof(float2))
     {
+        // The first CPI overwrites both states without using them; zeroed all the same so
+        // that no kernel ever reads uninitialised memory (compute-sanitizer's initcheck).
+        const auto s = native(d_stream);
+        GPURADAR_CUDA_CHECK(who,
+                            cudaMemsetAsync(d_dc_state.get(), 0, d_dc_state.size(), s));
+        GPURADAR_CUDA_CHECK(
+            who, cudaMemsetAsync(d_mean_pulse.get(), 0, d_mean_pulse.size(), s));
     }
 
     void run(cfloat* cpi, std::size_t slot) override
