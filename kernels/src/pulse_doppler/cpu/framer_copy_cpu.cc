@@ -12,7 +12,8 @@ public:
     framer_copy_cpu(std::size_t cpi_samples, sample_format input)
         : d_staging(cpi_samples),
           d_convert(sample_convert::make(backend::cpu, input)),
-          d_saturation(saturation_level(input))
+          d_saturation(saturation_level(input)),
+          d_ordinary(std::min(framer_clamp_level, std::nextafter(d_saturation, 0.0f)))
     {
     }
     cfloat* staging() override { return d_staging.data(); }
@@ -29,11 +30,25 @@ public:
     void
     copy_finite(cfloat* dst, const cfloat* src, std::size_t n, std::size_t slot) override
     {
+        // Blocks of plain copy that also note whether any part lies outside
+        // [-d_ordinary, d_ordinary] (NaN compares false): only such rare blocks are
+        // screened sample by sample (screen_sample, the CUDA kernel's arithmetic).
         screen_tally t;
-        for (std::size_t i = 0; i < n; ++i) {
-            float re = src[i].real(), im = src[i].imag();
-            screen_sample(re, im, framer_clamp_level, d_saturation, t);
-            dst[i] = cfloat(re, im);
+        for (std::size_t b0 = 0; b0 < n; b0 += screen_block) {
+            const std::size_t b1 = std::min(n, b0 + screen_block);
+            bool rare = false;
+            for (std::size_t i = b0; i < b1; ++i) {
+                const float re = src[i].real(), im = src[i].imag();
+                rare |= !(std::fabs(re) <= d_ordinary) | !(std::fabs(im) <= d_ordinary);
+                dst[i] = src[i];
+            }
+            if (!rare)
+                continue;
+            for (std::size_t i = b0; i < b1; ++i) {
+                float re = src[i].real(), im = src[i].imag();
+                screen_sample(re, im, framer_clamp_level, d_saturation, t);
+                dst[i] = cfloat(re, im);
+            }
         }
         if (slot >= d_counts.size())
             d_counts.resize(slot + 1);
@@ -50,8 +65,14 @@ public:
 
 private:
     std::vector<cfloat> d_staging;
-    std::unique_ptr<sample_convert> d_convert;  // the gates' copy (and conversion)
-    float d_saturation;                         // saturation_level(input)
+    std::unique_ptr<sample_convert> d_convert; // the gates' copy (and conversion)
+    //! Samples per block of the copy's fast path: small enough to stay in L1 for the
+    //! rare second pass.
+    static constexpr std::size_t screen_block = 256;
+    float d_saturation; // saturation_level(input)
+    //! The largest |part| that needs no screening: below both the saturation level and
+    //! the clamp level.
+    float d_ordinary;
     std::vector<framer_sample_counts> d_counts; // per slot since the last take_counts()
 };
 
