@@ -272,6 +272,40 @@ class qa_pulse_framer(gr_unittest.TestCase):
         gpuradar.pulse_framer(**dict(good, leakage="mean_pulse", leakage_alpha=1.0))
         gpuradar.pulse_framer(**dict(good, dc_removal="running", dc_time_constant=1.0))
 
+    def test_009_grc_asserts_and_templates_carry_the_corrections(self):
+        # GRC refuses what make() refuses, and its Python and C++ make templates pass
+        # every correction parameter (a template that dropped one would build a block
+        # without that correction).
+        import os
+        import sys
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import grc_asserts
+        block = "gpuradar_pulse_framer"
+        base = dict(pri_samples="100.0", fs="1e6", nrange="64")
+
+        def fails(**kw):
+            return grc_asserts.failed_asserts(block, **dict(base, **kw))
+        self.assertEqual(fails(leakage="blank", leakage_gate="64"), [])
+        self.assertNotEqual(fails(leakage="blank", leakage_gate="65"), [])
+        self.assertNotEqual(fails(leakage="blank", leakage_gate="0"), [])
+        self.assertEqual(fails(leakage="mean_pulse", leakage_alpha="1.0"), [])
+        self.assertNotEqual(fails(leakage="mean_pulse", leakage_alpha="0"), [])
+        self.assertEqual(fails(dc_removal="running", dc_time_constant="1"), [])
+        self.assertNotEqual(fails(dc_removal="running", dc_time_constant="0.5"), [])
+        kw = dict(base, dc_removal="running", dc_time_constant="7.5", iq_correction="True",
+                  leakage="blank", leakage_alpha="0.25", leakage_gate="9")
+        py = grc_asserts.rendered_make(block, **kw)
+        for text in ('dc_removal="running"', "dc_time_constant=7.5", "iq_correction=True",
+                     'leakage="blank"', "leakage_alpha=0.25", "leakage_gate=9"):
+            self.assertIn(text, py)
+        cpp = grc_asserts.rendered_make(block, cpp=True, **kw)
+        # before grcc's translations, which turn True into C++'s true
+        self.assertIn('"running", 7.5, True, "blank", 0.25, 9);', cpp)
+        import yaml
+        with open(os.path.join(grc_asserts.GRC_DIR, block + ".block.yml")) as f:
+            translations = yaml.safe_load(f)["cpp_templates"]["translations"]
+        self.assertEqual(translations.get("True"), "true")
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_pulse_framer)
