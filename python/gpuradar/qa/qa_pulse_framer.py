@@ -153,6 +153,51 @@ class qa_pulse_framer(gr_unittest.TestCase):
                                  per_cpi.tolist())
                 self.assertEqual(fr.nonfinite_samples(), per_cpi.sum())
 
+    def test_010_huge_and_saturated_samples_clamped_and_counted(self):
+        # fc32: parts beyond +-65536 are clamped to it and counted per CPI
+        # (clamped_samples); sc16: samples with a part at +-full scale (|code| >= 32767)
+        # pass unchanged and are counted (saturated_samples). Both keys in every tag.
+        pri, gs, nrange, npulses, fs = 250, 20, 200, 4, 1e6
+        rng = np.random.default_rng(10)
+        n = 6 * pri * npulses
+        x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+        starts = pri * np.arange(6 * npulses) + gs
+        in_gates = (starts[:, None] + np.arange(nrange)[None, :]).ravel()
+        at = rng.choice(in_gates[: len(in_gates) // 2], 30, replace=False)
+        re, im = x.real.copy(), x.imag.copy()
+        for i, where in enumerate(at):
+            (re if i % 2 else im)[where] = (3e38, -1e9, 65537.0)[i % 3]
+        x = (re + 1j * im).astype(np.complex64)
+        fr = gpuradar.pulse_framer(pri, gs, nrange, npulses, fs, 1e9, "free", backend="cpu")
+        y, tags = self.run_framer(x, [], fr, nrange)
+        want = np.clip(x.real, -65536, 65536) + 1j * np.clip(x.imag, -65536, 65536)
+        idx = starts[: y.shape[0], None] + np.arange(nrange)[None, :]
+        np.testing.assert_array_equal(y, want[idx])
+        per_cpi = np.isin(idx, at).reshape(-1, npulses * nrange).sum(axis=1)
+        self.assertEqual([t.value["clamped_samples"] for t in tags], per_cpi.tolist())
+        self.assertEqual([t.value["saturated_samples"] for t in tags], [0] * len(tags))
+        self.assertEqual(fr.clamped_samples(), 30)
+        # sc16 (interleaved int16 as a 2-vector of shorts): 40 samples at full scale.
+        codes = rng.integers(-2000, 2000, size=(n, 2)).astype(np.int16)
+        sat = rng.choice(in_gates[: len(in_gates) // 2], 40, replace=False)
+        for i, where in enumerate(sat):
+            codes[where, i % 2] = (32767, -32768, -32767)[i % 3]
+        self.tb = gr.top_block()
+        src = blocks.vector_source_s(codes.ravel().tolist(), False, 2)
+        fr = gpuradar.pulse_framer(pri, gs, nrange, npulses, fs, 1e9, "free",
+                                   backend="cpu", input_type="sc16")
+        snk = blocks.vector_sink_c(nrange)
+        self.tb.connect(src, fr, snk)
+        self.tb.run()
+        y = np.array(snk.data(), dtype=np.complex64).reshape(-1, nrange)
+        ref = (codes[:, 0] + 1j * codes[:, 1]) / 32768.0
+        np.testing.assert_array_equal(y, ref[idx[: y.shape[0]]].astype(np.complex64))
+        tags = [gr.tag_to_python(t) for t in snk.tags()]
+        per_cpi = np.isin(idx, sat).reshape(-1, npulses * nrange).sum(axis=1)
+        self.assertEqual([t.value["saturated_samples"] for t in tags], per_cpi.tolist())
+        self.assertEqual(fr.saturated_samples(), 40)
+        self.assertEqual(fr.clamped_samples(), 0)
+
     def test_003_bad_parameters_raise_naming_them(self):
         good = dict(pri_samples=100.0, gate_start=0, nrange=10, npulses=4, fs=1e6, fc=1e9)
         for change, name in ((dict(pri_samples=0.0), "pri"),
