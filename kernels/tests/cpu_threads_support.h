@@ -1,10 +1,10 @@
-/* Helpers of the CPU pool tests: the thread count restored at the end of a test, and
- * bitwise comparison (the pool must not change a single bit of any output). */
+/* Helpers of the CPU pool tests: the thread count restored at the end of a test (bitwise
+ * comparison, test_support.h: the pool must not change a single bit of any output). */
 #ifndef INCLUDED_GPURADAR_CPU_THREADS_SUPPORT_H
 #define INCLUDED_GPURADAR_CPU_THREADS_SUPPORT_H
 
+#include "test_support.h"
 #include <gpuradar/kernels/common/cpu_threads.h>
-#include <cstring>
 #include <vector>
 
 namespace gpuradar::test {
@@ -14,13 +14,6 @@ struct thread_count_guard {
     const int saved = kernels::cpu_threads();
     ~thread_count_guard() { kernels::set_cpu_threads(saved); }
 };
-
-template <typename T>
-bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b)
-{
-    return a.size() == b.size() &&
-           std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
 
 //! Thread counts the pool tests run at: 1 (the reference), counts that divide few row
 //! numbers (3, 7), and more threads than this machine may have.

@@ -72,6 +72,14 @@ double rel_l2(const std::vector<A>& a, const std::vector<B>& b)
     return den > 0 ? std::sqrt(num / den) : (num > 0 ? INFINITY : 0.0);
 }
 
+//! Equal bit for bit: also for NaN, which == never calls equal to itself.
+template <typename T>
+bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b)
+{
+    return a.size() == b.size() &&
+           std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
 //! A device copy of a host vector, and back again, on the given stream (synchronised).
 template <typename T>
 kernels::device_memory to_device(const std::vector<T>& host,
