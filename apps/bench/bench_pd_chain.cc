@@ -25,6 +25,7 @@
  */
 #include "bench_pd_common.h"
 #include <gpuradar/kernels/detection/cfar_2d.h>
+#include <gpuradar/kernels/pulse_doppler/front_end_correction.h>
 #include <gpuradar/kernels/pulse_doppler/pulse_doppler_processor.h>
 #include <algorithm>
 #include <cstdlib>
@@ -76,8 +77,9 @@ streamed_ms_per_cpi(const kernels::cuda_stream& s, int reps, Chain&& chain, Cfar
 } // namespace
 
 // Only the default chain (the object pulse_doppler_processor runs) + CFAR, per workload:
-// the quick A/B figure and a short program to profile. --workload PD-C limits it to one
-// workload.
+// the quick A/B figure and a short program to profile; and the same streamed with the
+// framer's receiver corrections before it (corrections_ratio: with / without).
+// --workload PD-C limits it to one workload.
 GPURADAR_BENCH("pd_chain/default")
 {
     if (!pd::have_cuda("pd_chain/default"))
@@ -134,6 +136,33 @@ GPURADAR_BENCH("pd_chain/default")
                         s2_done.make_stream_wait(s.ref());
                     }) /
             streamed_cpis;
+        // The framer's receiver corrections (issue 31: chain + CFAR with them <= 1.1x
+        // without), in place on the CPI before the chain, streamed like the chain:
+        // per-pulse DC, mean-pulse leakage and I/Q on, and the running DC mean instead.
+        auto corrected_streamed_ms = [&](kernels::dc_removal dc) {
+            kernels::front_end_correction_config fc;
+            fc.npulses = w.channels * w.npulses;
+            fc.nrange = w.nrange;
+            fc.dc = dc;
+            fc.iq = true;
+            fc.leakage = kernels::leakage_suppression::mean_pulse;
+            auto corr = kernels::front_end_correction::make(cuda, fc, s.ref());
+            std::vector<kernels::iq_estimate> est(streamed_cpis);
+            return time_ms(s,
+                           reps,
+                           [&] {
+                               for (int i = 0; i < streamed_cpis; ++i) {
+                                   corr->run(x.as<cfloat>(), std::size_t(i));
+                                   run_chain();
+                                   run_cfar();
+                               }
+                               corr->take_estimates(est.data(), est.size());
+                           }) /
+                   streamed_cpis;
+        };
+        const double corrected_ms = corrected_streamed_ms(kernels::dc_removal::pulse);
+        const double corrected_running_ms =
+            corrected_streamed_ms(kernels::dc_removal::running);
         json_line("pd_chain/default")
             .field("device", props.name)
             .field("workload", w.name)
@@ -143,6 +172,10 @@ GPURADAR_BENCH("pd_chain/default")
             .field("chain_cfar_ms", with_cfar_ms)
             .field("chain_cfar_streamed_ms", streamed_ms)
             .field("chain_cfar_pipelined_ms", pipelined_ms)
+            .field("corrected_chain_cfar_streamed_ms", corrected_ms)
+            .field("corrections_ratio", corrected_ms / streamed_ms)
+            .field("corrected_running_dc_chain_cfar_streamed_ms", corrected_running_ms)
+            .field("corrections_running_dc_ratio", corrected_running_ms / streamed_ms)
             .field("floor_cfar_ms", (16.0 * n + 12.0 * n + 5.0 * n) / (copy * 1e6))
             .field("target_ms", w.channels == 16 ? 0.5 : 0.1)
             .field("copy_gb_per_s", copy)
