@@ -6,8 +6,8 @@
  * (cfar_2d, CA, pfa 1e-6, local maxima, detections read back): ms_per_cpi is the three,
  * the issue's target 2 ms on the GPU. Channels in device memory (CUDA) or on the host
  * (CPU twin). --quick: a tenth of the CPI, 100 bins, +-64 bins. nlms_ms: the same CPI
- * cancelled by clutter_cancel's block NLMS instead (64 samples per update), for
- * streaming use; not part of ms_per_cpi.
+ * cancelled by clutter_cancel's block NLMS instead (64 samples per update, or the
+ * nearest divisor of the CPI below), for streaming use; not part of ms_per_cpi.
  *
  * Floors printed beside the times: ECA-B without Doppler taps forms its normal
  * equations from K lag sums of the reference against itself and the surveillance (2 K N
@@ -102,7 +102,11 @@ kernels::clutter_cancel_params nlms_of(const pr_workload& w)
 {
     kernels::clutter_cancel_params p = w.eca;
     p.method = kernels::cancel_method::nlms;
+    // 64 samples per update, or the nearest block below that divides the CPI (the
+    // kernel's rule): 40 for PR-DVB's 2 285 000 samples.
     p.nlms_block = 64;
+    while (w.eca.nsamples % p.nlms_block != 0)
+        --p.nlms_block;
     return p;
 }
 
