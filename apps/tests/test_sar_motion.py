@@ -217,7 +217,10 @@ class Autofocus(AppTest):
             self.assertIn("image kept as formed", so)
             self.assertTrue(os.path.isfile(self.path(method) + ".npy"))
             self.assertFalse(os.path.exists(self.path(method) + ".phase_error.npy"))
-            np.testing.assert_array_equal(image, plain)
+            # Formed again in another process: FFTW's measured plans may differ between
+            # the two, so the same image to float rounding of its peak, not bit for bit.
+            np.testing.assert_allclose(image, plain, rtol=0,
+                                       atol=1e-5 * np.abs(plain).max())
 
     def test_003_bad_autofocus_options_named(self):
         base = self.sim("b")
