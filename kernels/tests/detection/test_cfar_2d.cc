@@ -507,7 +507,8 @@ bool window_holds(const cfar_2d_params& p,
     return false;
 }
 
-TEST(Cfar2dApi, test_016_huge_finite_cells_cannot_overflow_the_training_sums)
+//! The window and map of the huge-cell tests (test_016 and its CUDA twin test_028).
+cfar_2d_params huge_map_params()
 {
     cfar_2d_params p;
     p.nrange = 64;
@@ -521,6 +522,12 @@ TEST(Cfar2dApi, test_016_huge_finite_cells_cannot_overflow_the_training_sums)
     p.pfa = 1e-4;
     p.range_edge = cfar_edge::clip;
     p.doppler_edge = cfar_edge::wrap; // window_holds wraps Doppler
+    return p;
+}
+
+TEST(Cfar2dApi, test_016_huge_finite_cells_cannot_overflow_the_training_sums)
+{
+    cfar_2d_params p = huge_map_params();
     const auto m = make_huge_map(p, 31);
     for (auto v :
          { cfar_variant::ca, cfar_variant::go, cfar_variant::so, cfar_variant::os }) {
@@ -1103,18 +1110,7 @@ TEST(Cfar2dCudaShapes, test_028_huge_finite_cells_like_the_cpu_twin)
     // non-finite (T = +Inf where one is a training cell) and equals the twin's decisions
     // everywhere else, its thresholds within its fp64 tolerance.
     GPURADAR_REQUIRE_CUDA();
-    cfar_2d_params p;
-    p.nrange = 64;
-    p.ndoppler = 32;
-    p.channels = 1;
-    p.max_cpi = 1;
-    p.guard_range = 2;
-    p.train_range = 6;
-    p.guard_doppler = 1;
-    p.train_doppler = 3;
-    p.pfa = 1e-4;
-    p.range_edge = cfar_edge::clip;
-    p.doppler_edge = cfar_edge::wrap; // window_holds wraps Doppler
+    cfar_2d_params p = huge_map_params();
     const auto m = make_huge_map(p, 32);
     for (auto v : { cfar_variant::ca, cfar_variant::go, cfar_variant::os }) {
         SCOPED_TRACE(to_string(v));
