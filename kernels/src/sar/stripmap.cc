@@ -269,26 +269,6 @@ std::vector<cfloat> simulate(const stripmap_params& p,
                              std::size_t npulses,
                              double first_pulse_y,
                              double noise_sigma,
-                             std::uint32_t seed)
-{
-    return simulate(p,
-                    targets,
-                    scene,
-                    first_pulse,
-                    npulses,
-                    first_pulse_y,
-                    noise_sigma,
-                    seed,
-                    nullptr);
-}
-
-std::vector<cfloat> simulate(const stripmap_params& p,
-                             const std::vector<point_target>& targets,
-                             const reflectivity_grid& scene,
-                             std::size_t first_pulse,
-                             std::size_t npulses,
-                             double first_pulse_y,
-                             double noise_sigma,
                              std::uint32_t seed,
                              track_errors* motion)
 {

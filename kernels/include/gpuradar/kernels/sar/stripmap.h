@@ -122,21 +122,6 @@ struct zero_doppler {
     double range_m;
     double y_m;
 };
-/*!
- * As above, plus the echoes of `scene`'s cells. Each cell contributes only while it lies
- * inside the antenna's main lobe (between the first nulls of the two-way pattern): the
- * sidelobes, at most -26 dB two-way, are left out so that the cost grows with cells x
- * aperture, not cells x pulses x window. Point targets keep the whole pattern.
- */
-std::vector<cfloat> simulate(const stripmap_params& p,
-                             const std::vector<point_target>& targets,
-                             const reflectivity_grid& scene,
-                             std::size_t first_pulse,
-                             std::size_t npulses,
-                             double first_pulse_y = 0.0,
-                             double noise_sigma = 0.0,
-                             std::uint32_t seed = 1);
-
 zero_doppler closest_approach(const stripmap_params& p, const point_target& t);
 
 //! A sinusoidal track error amplitude_m sin(2 pi t / period_s + phase_rad) (m).
@@ -201,8 +186,12 @@ private:
 };
 
 /*!
- * simulate() with navigation errors: pulse i's echoes are those of the antenna at
- * `motion`'s true position (nominal (0, y_i, altitude) minus e(t_i)); nullptr or no
+ * simulate() above, plus the echoes of `scene`'s cells. Each cell contributes only while
+ * it lies inside the antenna's main lobe (between the first nulls of the two-way
+ * pattern): the sidelobes, at most -26 dB two-way, are left out so that the cost grows
+ * with cells x aperture, not cells x pulses x window. Point targets keep the whole
+ * pattern. With navigation errors (`motion`), pulse i's echoes are those of the antenna
+ * at `motion`'s true position (nominal (0, y_i, altitude) minus e(t_i)); nullptr or no
  * error: the nominal pass, the same samples as without.
  */
 std::vector<cfloat> simulate(const stripmap_params& p,
@@ -210,10 +199,10 @@ std::vector<cfloat> simulate(const stripmap_params& p,
                              const reflectivity_grid& scene,
                              std::size_t first_pulse,
                              std::size_t npulses,
-                             double first_pulse_y,
-                             double noise_sigma,
-                             std::uint32_t seed,
-                             track_errors* motion);
+                             double first_pulse_y = 0.0,
+                             double noise_sigma = 0.0,
+                             std::uint32_t seed = 1,
+                             track_errors* motion = nullptr);
 
 } // namespace stripmap_sim
 } // namespace gpuradar::kernels
