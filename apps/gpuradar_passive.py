@@ -76,13 +76,8 @@ def pair(text, name, minimum=0, what="RANGE,DOPPLER"):
 def parse_args(argv):
     p = app_util.ArgumentParser(prog=PROG, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--input", "-i", metavar="RECORDING",
-                   help="recording (<base>, <base>.sigmf-meta or .sigmf-data); default: "
-                        "simulate a small DVB-T-like scene")
-    p.add_argument("--output", "-o", default="gpuradar_passive",
-                   help="output prefix: <output>.json, .csv, .tracks.csv, .png; a "
-                        "directory: <dir>/gpuradar_passive (default: %(default)s)")
-    p.add_argument("--backend", default="auto", choices=["auto", "cuda", "cpu"])
+    app_util.add_recording_args(p, "gpuradar_passive", "simulate a small DVB-T-like scene",
+                                "<output>.json, .csv, .tracks.csv, .png")
     p.add_argument("--cpi", type=number(int, minimum=16, maximum=1 << 26),
                    default=DEFAULT_CPI, help="samples per CPI (default: %(default)s)")
     p.add_argument("--nrange", type=number(int, minimum=1, maximum=1 << 16), default=64,

@@ -71,13 +71,9 @@ MIN_PLOT_DB = 10.0
 def parse_args(argv):
     p = app_util.ArgumentParser(prog=PROG, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--input", "-i", metavar="RECORDING",
-                   help="recording (<base>, <base>.sigmf-meta or .sigmf-data); default: "
-                        "simulate gpuradar-sim's default scenario")
-    p.add_argument("--output", "-o", default="gpuradar_process",
-                   help="output prefix: <output>.json, .csv, .png; a directory: "
-                        "<dir>/gpuradar_process (default: %(default)s)")
-    p.add_argument("--backend", default="auto", choices=["auto", "cuda", "cpu"])
+    app_util.add_recording_args(p, "gpuradar_process",
+                                "simulate gpuradar-sim's default scenario",
+                                "<output>.json, .csv, .png")
     p.add_argument("--nfft", type=number(int, minimum=0, maximum=1 << 20), default=0,
                    help="Doppler FFT length (default: pulses per CPI)")
     p.add_argument("--range-window", default="taylor",

@@ -105,6 +105,18 @@ def _parse_number(text, kind):
     return v
 
 
+def add_recording_args(parser, name, simulated, outputs):
+    """--input, --output and --backend, as every app that reads a recording takes them:
+    `simulated` says what runs without --input, `outputs` the files <output> names."""
+    parser.add_argument("--input", "-i", metavar="RECORDING",
+                        help="recording (<base>, <base>.sigmf-meta or .sigmf-data); "
+                             f"default: {simulated}")
+    parser.add_argument("--output", "-o", default=name,
+                        help=f"output prefix: {outputs}; a directory: <dir>/{name} "
+                             "(default: %(default)s)")
+    parser.add_argument("--backend", default="auto", choices=["auto", "cuda", "cpu"])
+
+
 def output_prefix(text, default_name, option="--output"):
     """The output prefix an --output value names: a directory (an existing one, or a
     value ending in '/') means <directory>/<default_name>."""
