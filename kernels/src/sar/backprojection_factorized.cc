@@ -306,6 +306,10 @@ ffbp_polar grid_for(double cx,
         g.na = int(std::ceil((hi - lo) / da)) + 1 + 2 * margin_a;
     }
     g.inv_da = 1 / g.da;
+    g.cos_phic = std::cos(g.phic);
+    g.sin_phic = std::sin(g.phic);
+    g.a0f = float(g.a0);
+    g.inv_daf = float(g.inv_da);
     return g;
 }
 
@@ -372,13 +376,15 @@ ffbp_plan ffbp_make_plan(const std::vector<bp_pulse>& pulses,
             tree[s].push_back({ p0, pn, c0, cn });
         }
     }
-    // Grids from the top down: the last covers the image, each child the points of its
-    // parent's samples (margins included), so that every tap a parent reads exists; the
-    // outline itself, not its bounding box, which would grow level by level.
-    plan.levels.resize(S + 1);
+    // Grids from the top down: the last polar level's cover the image (the top merge is
+    // made onto the pixels, so the polar levels stop below it), each child the points of
+    // its parent's samples (margins included), so that every tap a parent reads exists;
+    // the outline itself, not its bounding box, which would grow level by level.
+    const int top = S > 0 ? S - 1 : 0;
+    plan.levels.resize(top + 1);
     const region image = rectangle(
         g.x0, g.x0 + double(g.nx - 1) * g.dx, g.y0, g.y0 + double(g.ny - 1) * g.dy);
-    for (int s = S; s >= 0; --s) {
+    for (int s = top; s >= 0; --s) {
         auto& level = plan.levels[s];
         level.resize(tree[s].size());
         long long offset = 0;
@@ -402,7 +408,7 @@ ffbp_plan ffbp_make_plan(const std::vector<bp_pulse>& pulses,
             const double da_nyquist = ell > 0 ? 1 / (kt_band * 2 * ell)
                                               : std::numeric_limits<double>::infinity();
             const region cover =
-                s == S ? image : sector(plan.levels[s + 1][j / std::size_t(f)]);
+                s == top ? image : sector(plan.levels[s + 1][j / std::size_t(f)]);
             ffbp_polar p = grid_for(cx,
                                     cy,
                                     cz,

@@ -50,6 +50,8 @@ struct ffbp_polar {
     double h2;         //!< (cz - zp)^2 (m^2)
     double r0, dr, inv_dr;
     double phic, a0, da, inv_da;
+    double cos_phic, sin_phic; //!< of phic: the float azimuth is taken relative to it
+    float a0f, inv_daf;        //!< a0 and inv_da in float
     long long offset; //!< first sample in the level's buffer
     int nr, na;
     int wrap;
@@ -58,7 +60,9 @@ struct ffbp_polar {
 
 //! The subaperture tree of one run for one image plane.
 struct ffbp_plan {
-    std::vector<std::vector<ffbp_polar>> levels; //!< level 0 .. stages; the last has one
+    //! Polar levels 0 .. max(stages - 1, 0): the last merge (of the last level's <=
+    //! factor images) is made straight onto the pixels (ffbp_pixel).
+    std::vector<std::vector<ffbp_polar>> levels;
     std::vector<long long> level_samples;        //!< samples of each level's buffer
     double kt = 0;                               //!< demodulation, turns per metre
     double zp = 0;                               //!< image plane height (m)
@@ -114,32 +118,43 @@ GPURADAR_BP_HD int ffbp_find_node(const ffbp_polar* nodes, int n, long long s)
     return lo;
 }
 
-//! The point of sample (ia, ir) of polar image g on the plane z = zp; returns r.
-GPURADAR_BP_HD double
-ffbp_sample_point(const ffbp_polar& g, int ia, int ir, double zp, double& px, double& py)
+/*!
+ * Sample s of a level (its polar images `nodes`): the polar image holding it (returned),
+ * the sample's point (px, py) on the plane and its slant range r from that image's
+ * centre.
+ */
+GPURADAR_BP_HD const ffbp_polar&
+ffbp_locate(const ffbp_polar* nodes, int nnodes, long long s, double& px, double& py, double& r)
 {
-    const double r = g.r0 + ir * g.dr;
+    const ffbp_polar& g = nodes[ffbp_find_node(nodes, nnodes, s)];
+    const long long k = s - g.offset;
+    const int ia = static_cast<int>(k / g.nr), ir = static_cast<int>(k % g.nr);
+    r = g.r0 + ir * g.dr;
     const double phi = g.phic + g.a0 + ia * g.da;
     const double rho2 = r * r - g.h2;
     const double rho = rho2 > 0 ? sqrt(rho2) : 0.0;
     px = g.cx + rho * cos(phi);
     py = g.cy + rho * sin(phi);
-    (void)zp;
-    return r;
+    return g;
 }
 
 //! Kernel weight at offset x (|x| < order/2) from one half of the table.
-GPURADAR_BP_HD float ffbp_kernel(const float* table, double x)
+GPURADAR_BP_HD float ffbp_kernel(const float* table, float x)
 {
-    const double t = (x < 0 ? -x : x) * ffbp_table_per_sample;
+    const float t = (x < 0 ? -x : x) * float(ffbp_table_per_sample);
     const int i = static_cast<int>(t);
-    const float f = static_cast<float>(t - i);
+    const float f = t - float(i);
     return table[i] + f * (table[i + 1] - table[i]);
 }
 
 /*!
  * Interpolates polar image g (its samples at img + g.offset) at the point (px, py, zp);
  * returns false with v = 0 when the point is outside the grid. r_out: |P - C|.
+ * The slant range (the phase needs it to a micrometre at kilometres) is in double; the
+ * azimuth is taken in float relative to the grid's centre direction phic (the point's
+ * offset rotated by -phic, then atan2f): |rel| stays within the grid's span, so float
+ * gives it to ~1e-7 rad, a few thousandths of the finest angle step (~4e-5 rad on the
+ * BP-C workload), and the kernel weights are float too.
  */
 GPURADAR_BP_HD bool ffbp_interpolate(const ffbp_polar& g,
                                      const float* img,
@@ -155,25 +170,27 @@ GPURADAR_BP_HD bool ffbp_interpolate(const ffbp_polar& g,
     const double r = sqrt(ex * ex + ey * ey + ez * ez);
     r_out = r;
     vr = vi = 0.0f;
-    double rel = atan2(ey, ex) - g.phic;
-    rel -= 2 * ffbp_pi * floor((rel + ffbp_pi) / (2 * ffbp_pi)); // into [-pi, pi)
+    const float rel = atan2f(static_cast<float>(ey * g.cos_phic - ex * g.sin_phic),
+                             static_cast<float>(ex * g.cos_phic + ey * g.sin_phic));
     const double u = (r - g.r0) * g.inv_dr;
-    const double v = (rel - g.a0) * g.inv_da;
+    const float v = (rel - g.a0f) * g.inv_daf;
     const int hr = k.order_range / 2, ha = k.order_angle / 2;
-    const double fu = floor(u), fv = floor(v);
+    const double fu = floor(u);
+    const float fv = floorf(v);
     // Far outside: nothing (also keeps the int conversions in range).
     if (!(fu >= -hr && fu < g.nr + hr) || !(fv >= -ha - g.na && fv < 2 * g.na + ha))
         return false;
     const int iu = static_cast<int>(fu), iv = static_cast<int>(fv);
+    const float du = static_cast<float>(u - fu), dv = v - fv;
     constexpr int max_taps = ffbp_options::max_order;
     float wr[max_taps], wa[max_taps];
     float sr = 0, sa = 0;
     for (int t = 0; t < k.order_range; ++t) {
-        wr[t] = ffbp_kernel(k.range, u - (iu - hr + 1 + t));
+        wr[t] = ffbp_kernel(k.range, du + float(hr - 1 - t));
         sr += wr[t];
     }
     for (int t = 0; t < k.order_angle; ++t) {
-        wa[t] = ffbp_kernel(k.angle, v - (iv - ha + 1 + t));
+        wa[t] = ffbp_kernel(k.angle, dv + float(ha - 1 - t));
         sa += wa[t];
     }
     const float norm = 1.0f / (sr * sa);
@@ -237,11 +254,8 @@ GPURADAR_BP_HD ffbp_cf ffbp_stage0_sample(const ffbp_polar* nodes,
                                           double kt,
                                           double zp)
 {
-    const ffbp_polar& g = nodes[ffbp_find_node(nodes, nnodes, s)];
-    const long long k = s - g.offset;
-    const int ia = static_cast<int>(k / g.nr), ir = static_cast<int>(k % g.nr);
-    double px, py;
-    const double r = ffbp_sample_point(g, ia, ir, zp, px, py);
+    double px, py, r;
+    const ffbp_polar& g = ffbp_locate(nodes, nnodes, s, px, py, r);
     float ar = 0, ai = 0;
     for (int i = g.first; i < g.first + g.count; ++i) {
         const bp_pulse& p = pulses[i];
@@ -266,23 +280,24 @@ GPURADAR_BP_HD ffbp_cf ffbp_stage0_sample(const ffbp_polar* nodes,
     return ffbp_cf{ ar, ai };
 }
 
-//! Sample s of a merged level: its children interpolated and re-demodulated.
-GPURADAR_BP_HD ffbp_cf ffbp_merge_sample(const ffbp_polar* nodes,
-                                         int nnodes,
-                                         long long s,
-                                         const ffbp_polar* children,
-                                         const float* child_img,
-                                         const ffbp_kernels& kern,
-                                         double kt,
-                                         double zp)
+/*!
+ * The polar images children[first, first + count) interpolated at the point (px, py, zp)
+ * and summed, each re-demodulated from its own range to r: sum s_c(r_c, phi_c) exp(j 2
+ * pi kt (r_c - r)). A merged sample (r: its own range) and a pixel (r = 0) alike.
+ */
+GPURADAR_BP_HD ffbp_cf ffbp_gather(const ffbp_polar* children,
+                                   int first,
+                                   int count,
+                                   const float* child_img,
+                                   const ffbp_kernels& kern,
+                                   double kt,
+                                   double px,
+                                   double py,
+                                   double zp,
+                                   double r)
 {
-    const ffbp_polar& g = nodes[ffbp_find_node(nodes, nnodes, s)];
-    const long long k = s - g.offset;
-    const int ia = static_cast<int>(k / g.nr), ir = static_cast<int>(k % g.nr);
-    double px, py;
-    const double r = ffbp_sample_point(g, ia, ir, zp, px, py);
     float ar = 0, ai = 0;
-    for (int c = g.first; c < g.first + g.count; ++c) {
+    for (int c = first; c < first + count; ++c) {
         double rc;
         float vr, vi;
         if (!ffbp_interpolate(children[c], child_img, kern, px, py, zp, rc, vr, vi))
@@ -294,8 +309,28 @@ GPURADAR_BP_HD ffbp_cf ffbp_merge_sample(const ffbp_polar* nodes,
     return ffbp_cf{ ar, ai };
 }
 
-//! The contribution of the last polar image to pixel (x, y) on plane zp.
-GPURADAR_BP_HD ffbp_cf ffbp_pixel(const ffbp_polar& top,
+//! Sample s of a merged level: its children interpolated and re-demodulated.
+GPURADAR_BP_HD ffbp_cf ffbp_merge_sample(const ffbp_polar* nodes,
+                                         int nnodes,
+                                         long long s,
+                                         const ffbp_polar* children,
+                                         const float* child_img,
+                                         const ffbp_kernels& kern,
+                                         double kt,
+                                         double zp)
+{
+    double px, py, r;
+    const ffbp_polar& g = ffbp_locate(nodes, nnodes, s, px, py, r);
+    return ffbp_gather(children, g.first, g.count, child_img, kern, kt, px, py, zp, r);
+}
+
+/*!
+ * Pixel (px, py) on plane zp: the last level's polar images (`top`, ntop of them)
+ * merged straight onto it, which spares the polar image a last merge would make (the
+ * largest level) and one interpolation.
+ */
+GPURADAR_BP_HD ffbp_cf ffbp_pixel(const ffbp_polar* top,
+                                  int ntop,
                                   const float* img,
                                   const ffbp_kernels& k,
                                   double kt,
@@ -303,12 +338,7 @@ GPURADAR_BP_HD ffbp_cf ffbp_pixel(const ffbp_polar& top,
                                   double py,
                                   double zp)
 {
-    double r;
-    float vr, vi;
-    if (!ffbp_interpolate(top, img, k, px, py, zp, r, vr, vi))
-        return ffbp_cf{ 0, 0 };
-    ffbp_rotate(kt * r, vr, vi);
-    return ffbp_cf{ vr, vi };
+    return ffbp_gather(top, 0, ntop, img, k, kt, px, py, zp, 0.0);
 }
 
 std::unique_ptr<backprojection> make_backprojection_factorized_cpu(const image_grid& g,

@@ -125,12 +125,13 @@ private:
             });
             cur = 1 - cur;
         }
-        const ffbp_polar& top = plan.levels.back()[0];
+        const auto& top = plan.levels.back();
         const float* in = reinterpret_cast<const float*>(d_level[cur].data());
         const image_grid& g = d_grid;
         for_samples(g.nx * g.ny, [&](long long k) {
             const long long iy = k / g.nx, ix = k % g.nx;
-            const ffbp_cf v = ffbp_pixel(top,
+            const ffbp_cf v = ffbp_pixel(top.data(),
+                                         int(top.size()),
                                          in,
                                          kern,
                                          plan.kt,

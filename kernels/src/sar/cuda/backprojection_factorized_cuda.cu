@@ -4,8 +4,8 @@
  * kernels then run one thread per sample, each computing exactly what the CPU twin's
  * loop computes (the per-sample functions of backprojection_factorized_backends.h):
  * stage 0 (direct sums onto the first polar grids), one launch per merge stage, and the
- * final interpolation onto the Cartesian pixels, added into the image. Levels ping-pong
- * between two device buffers that only grow.
+ * final merge of the last level's polar images onto the Cartesian pixels, added into the
+ * image. Levels ping-pong between two device buffers that only grow.
  */
 #include "common/cuda/cuda_check.h"
 #include "common/cuda/launch.h"
@@ -50,6 +50,7 @@ __global__ void ffbp_merge_kernel(const ffbp_polar* nodes,
 }
 
 __global__ void ffbp_pixel_kernel(const ffbp_polar* top,
+                                  int ntop,
                                   const float* img,
                                   ffbp_kernels kern,
                                   double kt,
@@ -61,8 +62,14 @@ __global__ void ffbp_pixel_kernel(const ffbp_polar* top,
     for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < n;
          k += (long long)gridDim.x * blockDim.x) {
         const long long iy = k / g.nx, ix = k % g.nx;
-        const ffbp_cf v = ffbp_pixel(
-            *top, img, kern, kt, g.x0 + double(ix) * g.dx, g.y0 + double(iy) * g.dy, zp);
+        const ffbp_cf v = ffbp_pixel(top,
+                                     ntop,
+                                     img,
+                                     kern,
+                                     kt,
+                                     g.x0 + double(ix) * g.dx,
+                                     g.y0 + double(iy) * g.dy,
+                                     zp);
         image[2 * k] += v.re;
         image[2 * k + 1] += v.im;
     }
@@ -212,6 +219,7 @@ public:
                                 0,
                                 st>>>(
                 lv,
+                int(p.levels.back().size()),
                 reinterpret_cast<const float*>(level[cur]),
                 kern,
                 p.kt,
@@ -219,7 +227,7 @@ public:
                 p.zp,
                 reinterpret_cast<float*>(image + iz * d_grid.nx * d_grid.ny));
             GPURADAR_CUDA_CHECK_LAUNCH(who, "ffbp_pixel_kernel");
-            dn = lv + 1;
+            dn = lv + p.levels.back().size();
         }
     }
 
