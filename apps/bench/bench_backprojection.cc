@@ -14,7 +14,8 @@
  * several accuracy settings beside direct backprojection in the same run: time, speed-up
  * over direct, SER against direct's whole image (the SER-vs-speed curve) and against
  * the fp64 reference; CUDA against the direct fast kernel, the CPU twin against the
- * direct CPU twin.
+ * direct CPU twin; each with its polar samples per pixel and byte floor. FFBP scaling:
+ * the BP-C geometry from 2048^2 to 16384^2 at the accurate settings.
  */
 #include "bench_gr_blocks.h"
 #include "bench_pd_common.h"
@@ -702,8 +703,34 @@ std::vector<ffbp_setting> ffbp_settings()
     };
     return { { "o8x8-os4x2", make(8, 8, 4, 2) },
              { "accurate-o8x8-os3x2", kernels::ffbp_options{} },
-             { "o8x8-os2x2", make(8, 8, 2, 2) },
-             { "fast-o6x6-os2x2", make(6, 6, 2, 2) } };
+             { "o6x6-os3x2", make(6, 6, 3, 2) },
+             { "fast-o6x6-os2x2", make(6, 6, 2, 2) },
+             { "o4x6-os4x2", make(4, 6, 4, 2) } };
+}
+
+/*!
+ * FFBP's byte floor (ms at `gbps`, bytes read plus written per second): each polar level
+ * written once and read once by the level above (8 bytes a sample), the pulses read
+ * once and the image read and written once; the stage-0 sums' and the merges' re-reads
+ * of neighbouring samples are the arithmetic's, not the floor's.
+ */
+double ffbp_floor_ms(const std::vector<long long>& levels,
+                     std::size_t pulse_bytes,
+                     std::size_t pixels,
+                     double gbps)
+{
+    double bytes = double(pulse_bytes) + 16.0 * double(pixels);
+    for (long long n : levels)
+        bytes += 2.0 * 8.0 * double(n);
+    return bytes / (gbps * 1e6);
+}
+
+long long sum_of(const std::vector<long long>& v)
+{
+    long long n = 0;
+    for (long long x : v)
+        n += x;
+    return n;
 }
 
 void bench_ffbp_cuda(const std::string& name, const options& opt)
@@ -752,7 +779,12 @@ void bench_ffbp_cuda(const std::string& name, const options& opt)
         .field("nbins", static_cast<long long>(w.h.nbins))
         .field("time_ms", direct_ms)
         .emit();
+    const double gbps = pd::copy_gb_per_s(std::size_t(1) << 30, stream, 3);
     for (const ffbp_setting& s : ffbp_settings()) {
+        const auto levels = kernels::backprojection_factorized::level_samples(
+            w.grid, w.h.geometry.data(), w.h.npulses, s.o);
+        const double floor_ms =
+            ffbp_floor_ms(levels, w.h.pulses.size() * sizeof(cfloat), npix, gbps);
         const std::size_t mem0 = device_memory_in_use();
         auto bp = kernels::backprojection_factorized::make(
             backend::cuda, w.grid, w.h.nbins, s.o, stream.ref());
@@ -769,8 +801,77 @@ void bench_ffbp_cuda(const std::string& name, const options& opt)
             .field("speedup_vs_direct_fast", direct_ms / ms)
             .field("ser_vs_direct_db", ser_against_db(direct, img))
             .field("ser_fp64_db", ser_db(w, img))
+            .field("polar_samples_per_pixel", double(sum_of(levels)) / double(npix))
+            .field("levels", static_cast<long long>(levels.size()))
+            .field("floor_ms", floor_ms)
+            .field("copy_gbps", gbps)
+            .field("time_over_floor", ms / floor_ms)
             .field("workspace_mib",
                    double(device_memory_in_use() - mem0) / double(1 << 20))
+            .emit();
+    }
+}
+
+/*!
+ * How FFBP's cost grows with the image: the BP-C geometry at 2048^2 to 16384^2 (pulses
+ * n/4, bins n), the accurate settings against direct fast in the same run, with each
+ * run's byte floor.
+ */
+void bench_ffbp_scaling(const options& opt)
+{
+    if (!pd::have_cuda("backprojection/ffbp-scaling/cuda"))
+        return;
+    using namespace kernels;
+    cuda_stream stream;
+    const double gbps = pd::copy_gb_per_s(std::size_t(1) << 30, stream, 3);
+    const auto props = current_device_properties();
+    const ffbp_options o;
+    for (long long n : { 2048LL, 4096LL, 8192LL, 16384LL }) {
+        const long long m = opt.quick ? n / 8 : n;
+        const workload w = airborne("scaling", m, std::size_t(m / 4), std::size_t(m));
+        const std::size_t npix = static_cast<std::size_t>(m * m);
+        device_memory d_pulses(w.h.pulses.size() * sizeof(cfloat)),
+            d_img(npix * sizeof(cfloat));
+        copy_async(d_pulses.get(),
+                   w.h.pulses.data(),
+                   d_pulses.size(),
+                   copy_kind::host_to_device,
+                   stream.ref(),
+                   "bench");
+        const int reps = opt.quick || m >= 8192 ? 1 : 2;
+        auto timed = [&](backprojection& bp) {
+            // The first run (plans, buffers) untimed.
+            bp.run(d_pulses.as<cfloat>(),
+                   w.h.geometry.data(),
+                   w.h.npulses,
+                   d_img.as<cfloat>());
+            return time_ms(stream, reps, [&] {
+                bp.run(d_pulses.as<cfloat>(),
+                       w.h.geometry.data(),
+                       w.h.npulses,
+                       d_img.as<cfloat>());
+            });
+        };
+        const double direct_ms = timed(
+            *backprojection::make(backend::cuda, w.grid, w.h.nbins, prec::fast, stream.ref()));
+        const auto levels = backprojection_factorized::level_samples(
+            w.grid, w.h.geometry.data(), w.h.npulses, o);
+        const double floor_ms =
+            ffbp_floor_ms(levels, w.h.pulses.size() * sizeof(cfloat), npix, gbps);
+        const double ms = timed(*backprojection_factorized::make(
+            backend::cuda, w.grid, w.h.nbins, o, stream.ref()));
+        json_line("backprojection/ffbp-scaling/cuda/" + std::to_string(m))
+            .field("device", props.name)
+            .field("nx", m)
+            .field("pulses", static_cast<long long>(w.h.npulses))
+            .field("levels", static_cast<long long>(levels.size()))
+            .field("polar_samples_per_pixel", double(sum_of(levels)) / double(npix))
+            .field("direct_fast_ms", direct_ms)
+            .field("time_ms", ms)
+            .field("ns_per_pixel", 1e6 * ms / double(npix))
+            .field("speedup_vs_direct_fast", direct_ms / ms)
+            .field("floor_ms", floor_ms)
+            .field("time_over_floor", ms / floor_ms)
             .emit();
     }
 }
@@ -827,6 +928,7 @@ GPURADAR_BENCH("backprojection/BP-A/cpu/factorized") { bench_ffbp_cpu("BP-A", op
 GPURADAR_BENCH("backprojection/BP-A/cuda/factorized") { bench_ffbp_cuda("BP-A", opt); }
 GPURADAR_BENCH("backprojection/BP-B/cuda/factorized") { bench_ffbp_cuda("BP-B", opt); }
 GPURADAR_BENCH("backprojection/BP-C/cuda/factorized") { bench_ffbp_cuda("BP-C", opt); }
+GPURADAR_BENCH("backprojection/ffbp-scaling/cuda") { bench_ffbp_scaling(opt); }
 
 } // namespace
 } // namespace gpuradar::bench

@@ -67,9 +67,14 @@ struct ffbp_options {
     static constexpr int max_order = 16;
     static constexpr double min_oversample = 1.25;
     static constexpr double max_oversample = 8.0;
-    //! Auto stages keep at least this many pulses per initial subaperture: below it a
-    //! merge (factor x order^2 taps per sample) costs more than the direct sum it saves.
-    static constexpr int auto_initial_pulses = 8;
+    /*!
+     * Auto stages keep at least this many pulses per initial subaperture. A stage-0
+     * sample costs L0 pulse terms, a merge factor x order_range x order_angle taps (256
+     * at the defaults): one stage fewer costs (factor - 1) L0 more terms at stage 0 and
+     * saves a merge, which pays while 3 L0 < 256 at factor 4, and one interpolation
+     * fewer is also more accurate.
+     */
+    static constexpr int auto_initial_pulses = 32;
 };
 
 /*!
@@ -123,6 +128,18 @@ public:
     //! Stages for P usable pulses: o.stages, or the auto choice when it is 0; throws
     //! naming `stages` when factor^stages > P.
     static int stages_for(const ffbp_options& o, std::size_t npulses);
+
+    /*!
+     * The samples of each polar level run() would form for `geometry` on the grid's
+     * first slice, level 0 up (the last merge is made onto the pixels, so there are
+     * max(stages, 1) levels): the work and the bytes of a run, for sizing and for byte
+     * floors. Throws as run() does (options, geometry, `stages`); empty when no pulse is
+     * usable.
+     */
+    static std::vector<long long> level_samples(const image_grid& grid,
+                                                const double* geometry,
+                                                std::size_t npulses,
+                                                const ffbp_options& o);
 
     /*!
      * As backprojection::make (grid, nbins, stream, devices), with `o` checked first.
