@@ -23,8 +23,9 @@ using std::cos;
 using std::sin;
 #endif
 
-//! A complex float in host and device code (std::complex is host-only).
-struct ffbp_cf {
+//! A complex float in host and device code (std::complex is host-only), aligned so that
+//! CUDA reads each tap with one 8-byte load.
+struct alignas(8) ffbp_cf {
     float re, im;
 };
 
@@ -148,7 +149,7 @@ GPURADAR_BP_HD float ffbp_kernel(const float* table, float x)
 }
 
 /*!
- * Interpolates polar image g (its samples at img + g.offset) at the point (px, py, zp);
+ * Interpolates polar image g (its samples from img[g.offset]) at the point (px, py, zp);
  * returns false with v = 0 when the point is outside the grid. r_out: |P - C|.
  * The slant range (the phase needs it to a micrometre at kilometres) is in double; the
  * azimuth is taken in float relative to the grid's centre direction phic (the point's
@@ -157,7 +158,7 @@ GPURADAR_BP_HD float ffbp_kernel(const float* table, float x)
  * BP-C workload), and the kernel weights are float too.
  */
 GPURADAR_BP_HD bool ffbp_interpolate(const ffbp_polar& g,
-                                     const float* img,
+                                     const ffbp_cf* img,
                                      const ffbp_kernels& k,
                                      double px,
                                      double py,
@@ -194,7 +195,11 @@ GPURADAR_BP_HD bool ffbp_interpolate(const ffbp_polar& g,
         sa += wa[t];
     }
     const float norm = 1.0f / (sr * sa);
-    const float* base = img + 2 * g.offset;
+    const ffbp_cf* base = img + g.offset;
+    // The range taps inside the grid, the same for every row.
+    const int j0 = iu - hr + 1;
+    const int t0 = j0 < 0 ? -j0 : 0;
+    const int t1 = g.nr - j0 < k.order_range ? g.nr - j0 : k.order_range;
     float ar = 0, ai = 0;
     for (int ta = 0; ta < k.order_angle; ++ta) {
         int ja = iv - ha + 1 + ta;
@@ -202,14 +207,12 @@ GPURADAR_BP_HD bool ffbp_interpolate(const ffbp_polar& g,
             ja = ((ja % g.na) + g.na) % g.na;
         else if (ja < 0 || ja >= g.na)
             continue;
-        const float* row = base + 2 * static_cast<long long>(ja) * g.nr;
+        const ffbp_cf* row = base + static_cast<long long>(ja) * g.nr;
         float rr = 0, ri = 0;
-        for (int tr = 0; tr < k.order_range; ++tr) {
-            const int jr = iu - hr + 1 + tr;
-            if (jr < 0 || jr >= g.nr)
-                continue;
-            rr += wr[tr] * row[2 * jr];
-            ri += wr[tr] * row[2 * jr + 1];
+        for (int tr = t0; tr < t1; ++tr) {
+            const ffbp_cf q = row[j0 + tr];
+            rr += wr[tr] * q.re;
+            ri += wr[tr] * q.im;
         }
         ar += wa[ta] * rr;
         ai += wa[ta] * ri;
@@ -288,7 +291,7 @@ GPURADAR_BP_HD ffbp_cf ffbp_stage0_sample(const ffbp_polar* nodes,
 GPURADAR_BP_HD ffbp_cf ffbp_gather(const ffbp_polar* children,
                                    int first,
                                    int count,
-                                   const float* child_img,
+                                   const ffbp_cf* child_img,
                                    const ffbp_kernels& kern,
                                    double kt,
                                    double px,
@@ -314,7 +317,7 @@ GPURADAR_BP_HD ffbp_cf ffbp_merge_sample(const ffbp_polar* nodes,
                                          int nnodes,
                                          long long s,
                                          const ffbp_polar* children,
-                                         const float* child_img,
+                                         const ffbp_cf* child_img,
                                          const ffbp_kernels& kern,
                                          double kt,
                                          double zp)
@@ -331,7 +334,7 @@ GPURADAR_BP_HD ffbp_cf ffbp_merge_sample(const ffbp_polar* nodes,
  */
 GPURADAR_BP_HD ffbp_cf ffbp_pixel(const ffbp_polar* top,
                                   int ntop,
-                                  const float* img,
+                                  const ffbp_cf* img,
                                   const ffbp_kernels& k,
                                   double kt,
                                   double px,

@@ -111,7 +111,7 @@ private:
         for (std::size_t lv = 1; lv < plan.levels.size(); ++lv) {
             const auto& nodes = plan.levels[lv];
             const auto& children = plan.levels[lv - 1];
-            const float* in = reinterpret_cast<const float*>(d_level[cur].data());
+            const ffbp_cf* in = d_level[cur].data();
             ffbp_cf* out = d_level[1 - cur].data();
             for_samples(plan.level_samples[lv], [&](long long s) {
                 out[s] = ffbp_merge_sample(nodes.data(),
@@ -126,7 +126,7 @@ private:
             cur = 1 - cur;
         }
         const auto& top = plan.levels.back();
-        const float* in = reinterpret_cast<const float*>(d_level[cur].data());
+        const ffbp_cf* in = d_level[cur].data();
         const image_grid& g = d_grid;
         for_samples(g.nx * g.ny, [&](long long k) {
             const long long iy = k / g.nx, ix = k % g.nx;
