@@ -852,8 +852,8 @@ void bench_ffbp_scaling(const options& opt)
                        d_img.as<cfloat>());
             });
         };
-        const double direct_ms = timed(
-            *backprojection::make(backend::cuda, w.grid, w.h.nbins, prec::fast, stream.ref()));
+        const double direct_ms = timed(*backprojection::make(
+            backend::cuda, w.grid, w.h.nbins, prec::fast, stream.ref()));
         const auto levels = backprojection_factorized::level_samples(
             w.grid, w.h.geometry.data(), w.h.npulses, o);
         const double floor_ms =

@@ -82,14 +82,14 @@ int backprojection_factorized::stages_for(const ffbp_options& o, std::size_t npu
 }
 
 std::vector<long long> backprojection_factorized::level_samples(const image_grid& grid,
-                                                               const double* geometry,
-                                                               std::size_t npulses,
-                                                               const ffbp_options& o)
+                                                                const double* geometry,
+                                                                std::size_t npulses,
+                                                                const ffbp_options& o)
 {
     validate(o);
     const detail::bp_layout layout = detail::bp_make_layout(grid);
-    const detail::bp_prepared prep =
-        detail::bp_prepare(geometry, npulses, layout, backprojection::precision::accurate);
+    const detail::bp_prepared prep = detail::bp_prepare(
+        geometry, npulses, layout, backprojection::precision::accurate);
     if (prep.pulses.empty())
         return {};
     return detail::ffbp_make_plan(prep.pulses, grid, layout.z, o).level_samples;

@@ -10,6 +10,7 @@
 
 #include "sar/backprojection_common.h"
 #include <gpuradar/kernels/sar/backprojection_factorized.h>
+#include <type_traits>
 #include <cmath>
 #include <cstddef>
 #include <memory>
@@ -53,7 +54,7 @@ struct ffbp_polar {
     double phic, a0, da, inv_da;
     double cos_phic, sin_phic; //!< of phic: the float azimuth is taken relative to it
     float a0f, inv_daf;        //!< a0 and inv_da in float
-    long long offset; //!< first sample in the level's buffer
+    long long offset;          //!< first sample in the level's buffer
     int nr, na;
     int wrap;
     int first, count; //!< level 0: prepared pulses [first, first+count); else children
@@ -64,9 +65,9 @@ struct ffbp_plan {
     //! Polar levels 0 .. max(stages - 1, 0): the last merge (of the last level's <=
     //! factor images) is made straight onto the pixels (ffbp_pixel).
     std::vector<std::vector<ffbp_polar>> levels;
-    std::vector<long long> level_samples;        //!< samples of each level's buffer
-    double kt = 0;                               //!< demodulation, turns per metre
-    double zp = 0;                               //!< image plane height (m)
+    std::vector<long long> level_samples; //!< samples of each level's buffer
+    double kt = 0;                        //!< demodulation, turns per metre
+    double zp = 0;                        //!< image plane height (m)
 };
 
 /*!
@@ -124,8 +125,8 @@ GPURADAR_BP_HD int ffbp_find_node(const ffbp_polar* nodes, int n, long long s)
  * the sample's point (px, py) on the plane and its slant range r from that image's
  * centre.
  */
-GPURADAR_BP_HD const ffbp_polar&
-ffbp_locate(const ffbp_polar* nodes, int nnodes, long long s, double& px, double& py, double& r)
+GPURADAR_BP_HD const ffbp_polar& ffbp_locate(
+    const ffbp_polar* nodes, int nnodes, long long s, double& px, double& py, double& r)
 {
     const ffbp_polar& g = nodes[ffbp_find_node(nodes, nnodes, s)];
     const long long k = s - g.offset;
@@ -157,6 +158,7 @@ GPURADAR_BP_HD float ffbp_kernel(const float* table, float x)
  * gives it to ~1e-7 rad, a few thousandths of the finest angle step (~4e-5 rad on the
  * BP-C workload), and the kernel weights are float too.
  */
+template <int OR, int OA>
 GPURADAR_BP_HD bool ffbp_interpolate(const ffbp_polar& g,
                                      const ffbp_cf* img,
                                      const ffbp_kernels& k,
@@ -175,7 +177,10 @@ GPURADAR_BP_HD bool ffbp_interpolate(const ffbp_polar& g,
                              static_cast<float>(ex * g.cos_phic + ey * g.sin_phic));
     const double u = (r - g.r0) * g.inv_dr;
     const float v = (rel - g.a0f) * g.inv_daf;
-    const int hr = k.order_range / 2, ha = k.order_angle / 2;
+    // Tap counts compiled in (OR, OA > 0) unroll the loops and keep the weights in
+    // registers; 0 reads them from k.
+    const int nrt = OR > 0 ? OR : k.order_range, nat = OA > 0 ? OA : k.order_angle;
+    const int hr = nrt / 2, ha = nat / 2;
     const double fu = floor(u);
     const float fv = floorf(v);
     // Far outside: nothing (also keeps the int conversions in range).
@@ -184,24 +189,21 @@ GPURADAR_BP_HD bool ffbp_interpolate(const ffbp_polar& g,
     const int iu = static_cast<int>(fu), iv = static_cast<int>(fv);
     const float du = static_cast<float>(u - fu), dv = v - fv;
     constexpr int max_taps = ffbp_options::max_order;
-    float wr[max_taps], wa[max_taps];
+    float wr[OR > 0 ? OR : max_taps], wa[OA > 0 ? OA : max_taps];
     float sr = 0, sa = 0;
-    for (int t = 0; t < k.order_range; ++t) {
+    for (int t = 0; t < nrt; ++t) {
         wr[t] = ffbp_kernel(k.range, du + float(hr - 1 - t));
         sr += wr[t];
     }
-    for (int t = 0; t < k.order_angle; ++t) {
+    for (int t = 0; t < nat; ++t) {
         wa[t] = ffbp_kernel(k.angle, dv + float(ha - 1 - t));
         sa += wa[t];
     }
     const float norm = 1.0f / (sr * sa);
     const ffbp_cf* base = img + g.offset;
-    // The range taps inside the grid, the same for every row.
     const int j0 = iu - hr + 1;
-    const int t0 = j0 < 0 ? -j0 : 0;
-    const int t1 = g.nr - j0 < k.order_range ? g.nr - j0 : k.order_range;
     float ar = 0, ai = 0;
-    for (int ta = 0; ta < k.order_angle; ++ta) {
+    for (int ta = 0; ta < nat; ++ta) {
         int ja = iv - ha + 1 + ta;
         if (g.wrap)
             ja = ((ja % g.na) + g.na) % g.na;
@@ -209,10 +211,13 @@ GPURADAR_BP_HD bool ffbp_interpolate(const ffbp_polar& g,
             continue;
         const ffbp_cf* row = base + static_cast<long long>(ja) * g.nr;
         float rr = 0, ri = 0;
-        for (int tr = t0; tr < t1; ++tr) {
-            const ffbp_cf q = row[j0 + tr];
-            rr += wr[tr] * q.re;
-            ri += wr[tr] * q.im;
+        for (int tr = 0; tr < nrt; ++tr) {
+            const int jr = j0 + tr;
+            if (jr >= 0 && jr < g.nr) {
+                const ffbp_cf q = row[jr];
+                rr += wr[tr] * q.re;
+                ri += wr[tr] * q.im;
+            }
         }
         ar += wa[ta] * rr;
         ai += wa[ta] * ri;
@@ -288,6 +293,7 @@ GPURADAR_BP_HD ffbp_cf ffbp_stage0_sample(const ffbp_polar* nodes,
  * and summed, each re-demodulated from its own range to r: sum s_c(r_c, phi_c) exp(j 2
  * pi kt (r_c - r)). A merged sample (r: its own range) and a pixel (r = 0) alike.
  */
+template <int OR, int OA>
 GPURADAR_BP_HD ffbp_cf ffbp_gather(const ffbp_polar* children,
                                    int first,
                                    int count,
@@ -303,7 +309,8 @@ GPURADAR_BP_HD ffbp_cf ffbp_gather(const ffbp_polar* children,
     for (int c = first; c < first + count; ++c) {
         double rc;
         float vr, vi;
-        if (!ffbp_interpolate(children[c], child_img, kern, px, py, zp, rc, vr, vi))
+        if (!ffbp_interpolate<OR, OA>(
+                children[c], child_img, kern, px, py, zp, rc, vr, vi))
             continue;
         ffbp_rotate(kt * (rc - r), vr, vi);
         ar += vr;
@@ -313,6 +320,7 @@ GPURADAR_BP_HD ffbp_cf ffbp_gather(const ffbp_polar* children,
 }
 
 //! Sample s of a merged level: its children interpolated and re-demodulated.
+template <int OR, int OA>
 GPURADAR_BP_HD ffbp_cf ffbp_merge_sample(const ffbp_polar* nodes,
                                          int nnodes,
                                          long long s,
@@ -324,7 +332,8 @@ GPURADAR_BP_HD ffbp_cf ffbp_merge_sample(const ffbp_polar* nodes,
 {
     double px, py, r;
     const ffbp_polar& g = ffbp_locate(nodes, nnodes, s, px, py, r);
-    return ffbp_gather(children, g.first, g.count, child_img, kern, kt, px, py, zp, r);
+    return ffbp_gather<OR, OA>(
+        children, g.first, g.count, child_img, kern, kt, px, py, zp, r);
 }
 
 /*!
@@ -332,6 +341,7 @@ GPURADAR_BP_HD ffbp_cf ffbp_merge_sample(const ffbp_polar* nodes,
  * merged straight onto it, which spares the polar image a last merge would make (the
  * largest level) and one interpolation.
  */
+template <int OR, int OA>
 GPURADAR_BP_HD ffbp_cf ffbp_pixel(const ffbp_polar* top,
                                   int ntop,
                                   const ffbp_cf* img,
@@ -341,7 +351,38 @@ GPURADAR_BP_HD ffbp_cf ffbp_pixel(const ffbp_polar* top,
                                   double py,
                                   double zp)
 {
-    return ffbp_gather(top, 0, ntop, img, k, kt, px, py, zp, 0.0);
+    return ffbp_gather<OR, OA>(top, 0, ntop, img, k, kt, px, py, zp, 0.0);
+}
+
+template <int N>
+using ffbp_taps = std::integral_constant<int, N>;
+
+/*!
+ * Calls f(ffbp_taps<R>{}, ffbp_taps<A>{}) with the interpolator's tap counts compiled in
+ * for the common pairs (the interpolation unrolled, its weights in registers: ~2x on
+ * CUDA), else with 0, 0 (read at run time). The same sums in the same order either way.
+ */
+template <typename F>
+void ffbp_with_taps(int order_range, int order_angle, F&& f)
+{
+    switch (order_range * 100 + order_angle) {
+    case 808:
+        return f(ffbp_taps<8>{}, ffbp_taps<8>{});
+    case 806:
+        return f(ffbp_taps<8>{}, ffbp_taps<6>{});
+    case 608:
+        return f(ffbp_taps<6>{}, ffbp_taps<8>{});
+    case 606:
+        return f(ffbp_taps<6>{}, ffbp_taps<6>{});
+    case 406:
+        return f(ffbp_taps<4>{}, ffbp_taps<6>{});
+    case 408:
+        return f(ffbp_taps<4>{}, ffbp_taps<8>{});
+    case 404:
+        return f(ffbp_taps<4>{}, ffbp_taps<4>{});
+    default:
+        return f(ffbp_taps<0>{}, ffbp_taps<0>{});
+    }
 }
 
 std::unique_ptr<backprojection> make_backprojection_factorized_cpu(const image_grid& g,

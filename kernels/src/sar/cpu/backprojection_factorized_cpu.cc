@@ -43,7 +43,11 @@ public:
         for (long long iz = 0; iz < d_grid.nz; ++iz) {
             const double zp = d_layout.z + double(iz) * d_grid.dz;
             const ffbp_plan plan = ffbp_make_plan(prep.pulses, d_grid, zp, d_options);
-            form_slice(plan, prep, data, image + iz * d_grid.nx * d_grid.ny);
+            ffbp_with_taps(
+                d_options.order_range, d_options.order_angle, [&](auto r, auto a) {
+                    form_slice<decltype(r)::value, decltype(a)::value>(
+                        plan, prep, data, image + iz * d_grid.nx * d_grid.ny);
+                });
         }
     }
 
@@ -83,6 +87,7 @@ private:
         });
     }
 
+    template <int OR, int OA>
     void form_slice(const ffbp_plan& plan,
                     const bp_prepared& prep,
                     const float* data,
@@ -114,14 +119,14 @@ private:
             const ffbp_cf* in = d_level[cur].data();
             ffbp_cf* out = d_level[1 - cur].data();
             for_samples(plan.level_samples[lv], [&](long long s) {
-                out[s] = ffbp_merge_sample(nodes.data(),
-                                           int(nodes.size()),
-                                           s,
-                                           children.data(),
-                                           in,
-                                           kern,
-                                           plan.kt,
-                                           plan.zp);
+                out[s] = ffbp_merge_sample<OR, OA>(nodes.data(),
+                                                   int(nodes.size()),
+                                                   s,
+                                                   children.data(),
+                                                   in,
+                                                   kern,
+                                                   plan.kt,
+                                                   plan.zp);
             });
             cur = 1 - cur;
         }
@@ -130,14 +135,14 @@ private:
         const image_grid& g = d_grid;
         for_samples(g.nx * g.ny, [&](long long k) {
             const long long iy = k / g.nx, ix = k % g.nx;
-            const ffbp_cf v = ffbp_pixel(top.data(),
-                                         int(top.size()),
-                                         in,
-                                         kern,
-                                         plan.kt,
-                                         g.x0 + double(ix) * g.dx,
-                                         g.y0 + double(iy) * g.dy,
-                                         plan.zp);
+            const ffbp_cf v = ffbp_pixel<OR, OA>(top.data(),
+                                                 int(top.size()),
+                                                 in,
+                                                 kern,
+                                                 plan.kt,
+                                                 g.x0 + double(ix) * g.dx,
+                                                 g.y0 + double(iy) * g.dy,
+                                                 plan.zp);
             image[k] += cfloat(v.re, v.im);
         });
     }

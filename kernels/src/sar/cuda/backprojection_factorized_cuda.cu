@@ -34,6 +34,7 @@ __global__ void ffbp_stage0_kernel(const ffbp_polar* nodes,
         out[s] = ffbp_stage0_sample(nodes, nnodes, s, pulses, data, nbins, kt, zp);
 }
 
+template <int OR, int OA>
 __global__ void ffbp_merge_kernel(const ffbp_polar* nodes,
                                   int nnodes,
                                   long long nsamples,
@@ -46,9 +47,11 @@ __global__ void ffbp_merge_kernel(const ffbp_polar* nodes,
 {
     for (long long s = blockIdx.x * (long long)blockDim.x + threadIdx.x; s < nsamples;
          s += (long long)gridDim.x * blockDim.x)
-        out[s] = ffbp_merge_sample(nodes, nnodes, s, children, child_img, kern, kt, zp);
+        out[s] = ffbp_merge_sample<OR, OA>(
+            nodes, nnodes, s, children, child_img, kern, kt, zp);
 }
 
+template <int OR, int OA>
 __global__ void ffbp_pixel_kernel(const ffbp_polar* top,
                                   int ntop,
                                   const ffbp_cf* img,
@@ -62,14 +65,14 @@ __global__ void ffbp_pixel_kernel(const ffbp_polar* top,
     for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < n;
          k += (long long)gridDim.x * blockDim.x) {
         const long long iy = k / g.nx, ix = k % g.nx;
-        const ffbp_cf v = ffbp_pixel(top,
-                                     ntop,
-                                     img,
-                                     kern,
-                                     kt,
-                                     g.x0 + double(ix) * g.dx,
-                                     g.y0 + double(iy) * g.dy,
-                                     zp);
+        const ffbp_cf v = ffbp_pixel<OR, OA>(top,
+                                             ntop,
+                                             img,
+                                             kern,
+                                             kt,
+                                             g.x0 + double(ix) * g.dx,
+                                             g.y0 + double(iy) * g.dy,
+                                             zp);
         image[2 * k] += v.re;
         image[2 * k + 1] += v.im;
     }
@@ -195,38 +198,43 @@ public:
                                        p.zp,
                                        level[0]);
             GPURADAR_CUDA_CHECK_LAUNCH(who, "ffbp_stage0_kernel");
-            int cur = 0;
-            for (std::size_t k = 1; k < p.levels.size(); ++k) {
-                const ffbp_polar* children = lv;
-                lv += p.levels[k - 1].size();
-                ffbp_merge_kernel<<<elementwise_blocks(p.level_samples[k]),
-                                    elementwise_threads,
-                                    0,
-                                    st>>>(lv,
-                                          int(p.levels[k].size()),
-                                          p.level_samples[k],
-                                          children,
-                                          level[cur],
-                                          kern,
-                                          p.kt,
-                                          p.zp,
-                                          level[1 - cur]);
-                GPURADAR_CUDA_CHECK_LAUNCH(who, "ffbp_merge_kernel");
-                cur = 1 - cur;
-            }
-            ffbp_pixel_kernel<<<elementwise_blocks(std::size_t(d_grid.nx * d_grid.ny)),
-                                elementwise_threads,
-                                0,
-                                st>>>(
-                lv,
-                int(p.levels.back().size()),
-                level[cur],
-                kern,
-                p.kt,
-                gv,
-                p.zp,
-                reinterpret_cast<float*>(image + iz * d_grid.nx * d_grid.ny));
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "ffbp_pixel_kernel");
+            ffbp_with_taps(
+                d_options.order_range, d_options.order_angle, [&](auto rt, auto at) {
+                    constexpr int R = decltype(rt)::value, A = decltype(at)::value;
+                    int cur = 0;
+                    for (std::size_t k = 1; k < p.levels.size(); ++k) {
+                        const ffbp_polar* children = lv;
+                        lv += p.levels[k - 1].size();
+                        ffbp_merge_kernel<R, A><<<elementwise_blocks(p.level_samples[k]),
+                                                  elementwise_threads,
+                                                  0,
+                                                  st>>>(lv,
+                                                        int(p.levels[k].size()),
+                                                        p.level_samples[k],
+                                                        children,
+                                                        level[cur],
+                                                        kern,
+                                                        p.kt,
+                                                        p.zp,
+                                                        level[1 - cur]);
+                        GPURADAR_CUDA_CHECK_LAUNCH(who, "ffbp_merge_kernel");
+                        cur = 1 - cur;
+                    }
+                    ffbp_pixel_kernel<R, A>
+                        <<<elementwise_blocks(std::size_t(d_grid.nx * d_grid.ny)),
+                           elementwise_threads,
+                           0,
+                           st>>>(
+                            lv,
+                            int(p.levels.back().size()),
+                            level[cur],
+                            kern,
+                            p.kt,
+                            gv,
+                            p.zp,
+                            reinterpret_cast<float*>(image + iz * d_grid.nx * d_grid.ny));
+                    GPURADAR_CUDA_CHECK_LAUNCH(who, "ffbp_pixel_kernel");
+                });
             dn = lv + p.levels.back().size();
         }
     }
