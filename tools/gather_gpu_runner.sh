@@ -9,6 +9,8 @@
 # ld-linux), libstdc++, libgcc_s, the driver (libcuda, libnvidia-*), cudart, cuFFT, cuBLAS
 # (with cuBLASLt), cuSOLVER (with cuSPARSE and nvJitLink, which it loads): half a
 # gigabyte that the CUDA 13 toolkit on the GPU host has.
+# Everything else ldd lists is copied, e.g. GNU Radio, and LAPACK with what it links
+# (libblas, libgfortran, libquadmath: the CPU ECA-B; a host without GNU Radio lacks them).
 # Then, on the GPU host:
 #   LD_LIBRARY_PATH=<out-dir>/lib:/usr/local/cuda/lib64 <out-dir>/run_gpu_tests.sh
 set -euo pipefail

@@ -21,6 +21,7 @@ packages=(
     python3-zmq
     python3-gdal
     valgrind
+    liblapack-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,8 +1,10 @@
 /* ECA-B, CPU twin: double precision normal equations (Toeplitz recursion along the
- * diagonals), Cholesky with diagonal loading, the fit subtracted. Block NLMS in double,
+ * diagonals), LAPACK's Cholesky (zpotrf / zpotrs) with diagonal loading, the fit
+ * subtracted. Block NLMS in double,
  * its weights and reference history carried between CPIs. */
 #include "common/param_check.h"
 #include "passive/clutter_cancel_backends.h"
+#include "passive/cpu/lapack_cholesky.h"
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -13,45 +15,6 @@ namespace gpuradar::kernels::detail {
 namespace {
 
 using cd = std::complex<double>;
-
-//! In-place Cholesky R = G G^H (lower G) of an n x n Hermitian matrix; false when a
-//! pivot is not positive (singular or indefinite).
-bool cholesky(std::vector<cd>& a, std::size_t n)
-{
-    for (std::size_t j = 0; j < n; ++j) {
-        double d = a[j * n + j].real();
-        for (std::size_t k = 0; k < j; ++k)
-            d -= std::norm(a[j * n + k]);
-        if (!(d > 0.0) || !std::isfinite(d))
-            return false;
-        const double g = std::sqrt(d);
-        a[j * n + j] = g;
-        for (std::size_t i = j + 1; i < n; ++i) {
-            cd v = a[i * n + j];
-            for (std::size_t k = 0; k < j; ++k)
-                v -= a[i * n + k] * std::conj(a[j * n + k]);
-            a[i * n + j] = v / g;
-        }
-    }
-    return true;
-}
-
-//! Solves G G^H x = y in place with the factor from cholesky().
-void cholesky_solve(const std::vector<cd>& g, std::size_t n, std::vector<cd>& y)
-{
-    for (std::size_t i = 0; i < n; ++i) {
-        cd v = y[i];
-        for (std::size_t k = 0; k < i; ++k)
-            v -= g[i * n + k] * y[k];
-        y[i] = v / g[i * n + i].real();
-    }
-    for (std::size_t i = n; i-- > 0;) {
-        cd v = y[i];
-        for (std::size_t k = i + 1; k < n; ++k)
-            v -= std::conj(g[k * n + i]) * y[k];
-        y[i] = v / g[i * n + i].real();
-    }
-}
 
 //! x as double, or 0 (counted in bad) when it is NaN or infinite.
 cd finite_or_zero(cfloat x, std::size_t& bad)
@@ -239,9 +202,15 @@ private:
         bool loaded = false;
         if (!factor(d_params.diagonal_loading * mean_diag)) {
             loaded = true;
-            factor((d_params.diagonal_loading + eca_fallback_loading) * mean_diag);
+            // the loading makes a finite Gram matrix positive definite; should LAPACK
+            // still refuse it, nothing is fitted rather than NaN written
+            if (factor((d_params.diagonal_loading + eca_fallback_loading) * mean_diag))
+                lapack_cholesky_solve(d_factor.data(), int(m), d_rhs.data());
+            else
+                std::fill(d_rhs.begin(), d_rhs.end(), cd(0.0));
+        } else {
+            lapack_cholesky_solve(d_factor.data(), int(m), d_rhs.data());
         }
-        cholesky_solve(d_factor, m, d_rhs);
         // e[i] = s[i] - sum_q ph_q[i] sum_d a[q, d] ext[i+K-1-d]
         for (std::size_t i = 0; i < l; ++i)
             d_v[i] = d_s[start + i];
@@ -271,7 +240,7 @@ private:
         d_factor = d_r_matrix;
         for (std::size_t c = 0; c < d_ncols; ++c)
             d_factor[c * d_ncols + c] += loading;
-        return cholesky(d_factor, d_ncols);
+        return lapack_cholesky(d_factor.data(), int(d_ncols));
     }
 
     std::size_t shift_index(std::size_t c) const { return c / d_params.ntaps; }

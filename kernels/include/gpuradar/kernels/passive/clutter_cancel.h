@@ -54,10 +54,10 @@ struct clutter_cancel_result {
  * previous run()'s last K - 1 samples, 0 after make() or reset(): in a continuous
  * stream the first samples of a CPI hold echoes of the previous one's reference, which
  * the fit must see to cancel), and the fit subtracted: e = s - X a with (X^H X + delta I)
- * a = X^H s, solved by Cholesky; delta = diagonal_loading * tr(X^H X) / columns, or, when
- * the factorisation fails (a singular system: a reference of zeros, a tone), 1e-6 * tr /
- * columns (1 when the trace is 0), the batch counted in loaded_batches. The output is
- * never NaN.
+ * a = X^H s, solved by Cholesky (LAPACK's zpotrf / zpotrs on the CPU); delta =
+ * diagonal_loading * tr(X^H X) / columns, or, when the factorisation fails (a singular
+ * system: a reference of zeros, a tone), 1e-6 * tr / columns (1 when the trace is 0),
+ * the batch counted in loaded_batches. The output is never NaN.
  *
  * What it removes: anything in the span of the delayed reference within a batch — the
  * direct path (d = 0), static clutter at delays below K, and so also a target at a
