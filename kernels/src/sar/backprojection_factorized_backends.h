@@ -252,12 +252,6 @@ GPURADAR_BP_HD float ffbp_finite_or_0(float x) { return x - x == 0.0f ? x : 0.0f
  * Level-0 sample s of `nodes`: the direct sum over the node's pulses (linear
  * interpolation in range as direct backprojection, a non-finite sample part read as 0),
  * demodulated by kt r.
- * Each pulse's range is taken as R = r + delta, delta = R - r = (|d|^2 - 2 e.d) / (r + R)
- * in float (e: the point, d: the antenna, both from the subaperture centre), which spares
- * a double square root per pulse: e.d's rounding (~1e-7 of |e| |d|) divided by r + R
- * leaves delta within ~1e-6 m for |d| up to 50 m at kilometres (1e-4 turns at X band),
- * where the range itself in float would be off by ~1e-4 m; the bin and the phase add
- * delta to r in double.
  */
 GPURADAR_BP_HD ffbp_cf ffbp_stage0_sample(const ffbp_polar* nodes,
                                           int nnodes,
@@ -270,20 +264,12 @@ GPURADAR_BP_HD ffbp_cf ffbp_stage0_sample(const ffbp_polar* nodes,
 {
     double px, py, r;
     const ffbp_polar& g = ffbp_locate(nodes, nnodes, s, px, py, r);
-    const float ex = static_cast<float>(px - g.cx), ey = static_cast<float>(py - g.cy),
-                ez = static_cast<float>(zp - g.cz);
-    const float rf = static_cast<float>(r);
     float ar = 0, ai = 0;
     for (int i = g.first; i < g.first + g.count; ++i) {
         const bp_pulse& p = pulses[i];
-        const float dx = static_cast<float>(p.ax - g.cx),
-                    dy = static_cast<float>(p.ay - g.cy),
-                    dz = static_cast<float>(p.az - g.cz);
-        const float q2 =
-            dx * dx + dy * dy + dz * dz - 2.0f * (ex * dx + ey * dy + ez * dz);
-        const float R2 = rf * rf + q2;
-        const float delta = q2 / (rf + sqrtf(R2 > 0.0f ? R2 : 0.0f));
-        const double b = (r - p.r0 + double(delta)) * p.inv_dr;
+        const double ex = px - p.ax, ey = py - p.ay, ez = zp - p.az;
+        const double R = sqrt(ex * ex + ey * ey + ez * ez);
+        const double b = (R - p.r0) * p.inv_dr;
         if (!(b >= 0 && b <= double(nbins - 1)))
             continue;
         long long j = static_cast<long long>(b);
@@ -295,7 +281,7 @@ GPURADAR_BP_HD ffbp_cf ffbp_stage0_sample(const ffbp_polar* nodes,
         const float q1r = ffbp_finite_or_0(q[2]), q1i = ffbp_finite_or_0(q[3]);
         float vr = q0r + w * (q1r - q0r);
         float vi = q0i + w * (q1i - q0i);
-        ffbp_rotate((p.kt - kt) * r + p.kt * double(delta), vr, vi);
+        ffbp_rotate(p.kt * R - kt * r, vr, vi);
         ar += vr;
         ai += vi;
     }
