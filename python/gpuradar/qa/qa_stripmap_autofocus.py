@@ -26,7 +26,10 @@ from gnuradio.gpuradar import stripmap_sim as ss
 
 ACQ = ss.Acquisition()
 NPULSES = 600
-RANGES = (2150.0, 2300.0, 2450.0)
+#: Slant ranges the targets cycle through: a target's azimuth ambiguities (lambda R PRF /
+#: (2 v), 45-50 m along track, ~-28 dB) then fall far from the targets at its range,
+#: outside the cuts that measure their PSLR.
+RANGES = (2150.0, 2310.0, 2470.0, 2230.0, 2390.0, 2190.0)
 
 
 def strip_targets():
@@ -34,8 +37,8 @@ def strip_targets():
     y 60-204 m and 300-360 m; pulses ~305-365 see none of them."""
     def at(r, y):
         return ss.Target(math.sqrt(r * r - ACQ.altitude ** 2), y)
-    return [at(RANGES[i % 3], 60.0 + 18 * i) for i in range(9)] + \
-        [at(RANGES[i % 3], 300.0 + 15 * i) for i in range(5)]
+    return [at(RANGES[i % len(RANGES)], 60.0 + 18 * i) for i in range(9)] + \
+        [at(RANGES[(9 + i) % len(RANGES)], 300.0 + 15 * i) for i in range(5)]
 
 
 TARGETS = strip_targets()
