@@ -10,6 +10,9 @@ gnuradio.gpuradar.sar_sim for the format) feed the GPU Radar backprojection bloc
 (CUDA when a GPU is present, else the CPU). Without --input the app simulates its
 embedded default scenario first: an X-band spotlight (10 GHz, 300 MHz, 0.5 m range
 resolution) from 2 km stand-off at 500 m altitude, three point targets in a 40 m scene.
+Recordings may hold cf32_le samples, or ci16_le / ci8 integers as an SDR gives them (sc16 /
+sc8: gpuradar-sim sar|stripmap --datatype), converted in the flowgraph with 1.0 = full
+scale (int16 32768, int8 128): the image is then in full-scale units.
 
 Writes <output>.npy (the complex image, complex64, shape (ny, nx), or
 (nimages, ny, nx) when several images were formed) and <output>.png (|image| in dB,
@@ -44,7 +47,11 @@ generalised phase-gradient autofocus, or minimum entropy by gradient descent), r
 from the range-compressed pulses and the pulses backprojected again; the app prints the
 iterations and whether it converged, and writes the estimate to
 <output>.phase_error.npy (rad per pulse, its line removed). Not converged (e.g. no
-point-like content: noise, a flat scene) the image is kept as formed, and said so.
+point-like content: noise, a flat scene) the image is kept as formed, and said so. A
+stripmap recording (--algorithm csa, --autofocus pga) is autofocused through its raw
+pulses (gnuradio.gpuradar.stripmap_autofocus: each target over its own aperture, the
+estimates chained along the strip); pulses that no point-like target sees get no
+correction (0 in the estimate) and the app says how many.
 
 A recording whose metadata lacks gpuradar:npulses, gpuradar:nbins or
 gpuradar:geometry_file takes them from --npulses, --nbins and --geometry. Numbers take
@@ -67,7 +74,7 @@ except ImportError as error:  # gpuradar-env, beside the app, says what to set
                                          "gpuradar-env"))["import_failure"](
         "gpuradar-sar", error))
 from gnuradio.gpuradar import (app_util, display_geometry, pulse_autofocus, sar_products,
-                               sar_sim, stripmap_sim)
+                               sar_sim, sigmf_io, stripmap_autofocus, stripmap_sim)
 from gnuradio.gpuradar.app_util import AppError, number
 from gnuradio.gpuradar.sigmf_io import naming_write_errors
 
@@ -110,10 +117,11 @@ def parse_args(argv):
     p.add_argument("--dynamic-range", type=number(above=0, maximum=400), default=50.0,
                    help="PNG dB range below the peak (default: %(default)s)")
     p.add_argument("--autofocus", choices=pulse_autofocus.METHODS,
-                   help="bp of a phase-history recording: estimate each pulse's phase "
+                   help="bp of a phase-history recording, or csa of a stripmap one (pga "
+                        "only): estimate each pulse's phase "
                         "error from the image's point-like targets (pga: generalised "
                         "phase-gradient autofocus; entropy: minimum entropy by gradient), "
-                        "remove it from the pulses and backproject again; the iterations "
+                        "remove it from the pulses and form the image again; the iterations "
                         "and convergence are reported, the estimate written to "
                         "<output>.phase_error.npy (rad per pulse); not converged: the "
                         "image kept as formed")
@@ -248,7 +256,7 @@ def stage_products(out, output, images, grid, args, azimuth_axis, ground, x_axis
 def form_images(rec, grid, ppi, args):
     """The flowgraph: file sources -> backprojection -> vector sink."""
     tb = gr.top_block()
-    src = blocks.file_source(gr.sizeof_gr_complex * rec.nbins, rec.data_path)
+    src = sigmf_io.complex_file_source(tb, rec.data_path, rec.datatype, rec.nbins)
     geo = blocks.file_source(gr.sizeof_double * sar_sim.GEOMETRY_LENGTH, rec.geometry_path)
     try:
         bp = gpuradar.backprojection(rec.nbins, grid.nx, grid.ny, grid.x0, grid.y0,
@@ -272,10 +280,10 @@ def form_images(rec, grid, ppi, args):
 def refocus(rec, grid, images, args):
     """--autofocus: the phase error per pulse from the image, the pulses corrected and
     backprojected again (not converged: the image as formed)."""
-    result = pulse_autofocus.autofocus(rec.pulses, rec.geometry, images[0], grid,
+    result = pulse_autofocus.autofocus(rec.complex_pulses(), rec.geometry, images[0], grid,
                                        args.autofocus, args.autofocus_iterations)
     if result.converged:
-        corrected = pulse_autofocus.correct(rec.pulses, result.phase_error)
+        corrected = pulse_autofocus.correct(rec.complex_pulses(), result.phase_error)
         images = pulse_autofocus.backproject(corrected, rec.geometry, grid, args.backend,
                                              args.precision)[None]
     return images, result
@@ -326,13 +334,29 @@ def draw_panel(fig, ax, image, grid, targets, title, xlabel, ylabel, dynamic_ran
     fig.colorbar(im, ax=ax, label="|image|, dB re peak")
 
 
+#: SigMF datatypes of --input: cf32_le, and the integers an SDR gives (sc16 / sc8), read
+#: with 1.0 = full scale (sigmf_io.SAMPLE_FORMATS).
+INPUT_DATATYPES = tuple(sigmf_io.SAMPLE_FORMATS)
+
+
+def integer_note(datatype, meta):
+    """', ci16_le samples (read with 1.0 = full scale ...)' for an integer recording,
+    else ''."""
+    if datatype == "cf32_le":
+        return ""
+    full_scale = meta["global"].get(sigmf_io.NS + "full_scale")
+    return (f", {datatype} samples (read with 1.0 = full scale" +
+            (f"; full scale = amplitude {full_scale:g}" if isinstance(full_scale, (int, float))
+             else "") + ")")
+
+
 def recording(args, tmp):
     """The recording to image: --input, or the simulated scenario (saved with
     --save-recording)."""
     if args.input:
         ov = {k: ("--" + k.replace("_", "-"), getattr(args, k)) for k in ("npulses", "nbins")}
         ov["geometry_file"] = ("--geometry", args.geometry)
-        return sar_sim.read(args.input, ov), args.input
+        return sar_sim.read(args.input, ov, INPUT_DATATYPES), args.input
     if args.geometry:
         raise AppError("--geometry: needs --input (the simulated scenario has its own)")
     history = app_util.sar_scenario(args)
@@ -381,9 +405,13 @@ def run(args, tmp):
     if not args.no_png:
         require_matplotlib()
     if args.input and stripmap_sim.is_stripmap(args.input):
-        if args.autofocus:
-            raise AppError("--autofocus: phase-history recordings (gpuradar-sim sar) only; "
-                           "a stripmap recording's raw echoes are not yet autofocused")
+        if args.autofocus and (args.algorithm or "csa") != "csa":
+            raise AppError(f"--autofocus: a stripmap recording is autofocused with "
+                           f"--algorithm csa (its default), not {args.algorithm}")
+        if args.autofocus and args.autofocus not in stripmap_autofocus.METHODS:
+            raise AppError(f"--autofocus {args.autofocus}: phase-history recordings only; "
+                           f"a stripmap recording takes --autofocus "
+                           f"{'|'.join(stripmap_autofocus.METHODS)}")
         return run_stripmap(args, output)
     if args.algorithm in ("csa", "both"):
         raise AppError(f"--algorithm {args.algorithm}: needs a stripmap recording of raw "
@@ -460,7 +488,7 @@ def report(rec, source, grid, images, ppi, bp, elapsed, output, args):
     f0 = rec.field("f0", float("nan"))
     f0 = f0 if isinstance(f0, (int, float)) else float("nan")
     print(f"{PROG}: {source}: {rec.npulses} pulses x {rec.nbins} bins, "
-          f"f0 {f0 / 1e9:.3f} GHz")
+          f"f0 {f0 / 1e9:.3f} GHz" + integer_note(rec.datatype, rec.meta))
     rate = f"{bps / elapsed / 1e9:.3f} Gbp/s" if elapsed > 0 else "-"
     print(f"  image {grid.nx} x {grid.ny} px of {grid.dx:.4g} x {grid.dy:.4g} m, "
           f"{images.shape[0]} image(s), backend {bp.backend()}, {bp.precision()}, "
@@ -498,7 +526,7 @@ def focus_table(rec, grid, image):
 def run_stripmap(args, output):
     """A stripmap recording: csa (sar_focus), bp, or both side by side; the images, the
     focus report of each."""
-    rec = stripmap_sim.read(args.input)
+    rec = stripmap_sim.read(args.input, INPUT_DATATYPES)
     sc, a = rec.scene, rec.scene.acq
     algorithms = ["csa", "bp"] if args.algorithm == "both" else [args.algorithm or "csa"]
     check_products(args, ground="bp" in algorithms)
@@ -507,6 +535,13 @@ def run_stripmap(args, output):
                 for alg in algorithms}
         tmp_png = None if args.no_png else out.path(output + ".png")
         images = {alg: stripmap_image(rec, alg, args) for alg in algorithms}
+        focus_result = None
+        if args.autofocus:
+            images["csa"], focus_result = refocus_stripmap(rec, images["csa"], args)
+            if focus_result.converged:
+                tmp_phase = out.path(output + ".phase_error.npy")
+                with naming_write_errors(tmp_phase), open(tmp_phase, "wb") as f:
+                    np.save(f, focus_result.phase_error)
         panels, products = [], []
         for alg, image in images.items():
             with naming_write_errors(npys[alg]), open(npys[alg], "wb") as f:
@@ -526,7 +561,8 @@ def run_stripmap(args, output):
         out.commit()
     ok = True
     for alg, image in images.items():
-        print(f"{PROG}: {rec.base}: stripmap, {sc.npulses} pulses x {a.nrange} samples; "
+        print(f"{PROG}: {rec.base}: stripmap, {sc.npulses} pulses x {a.nrange} samples"
+              f"{integer_note(rec.datatype, sigmf_io.read_meta(rec.meta_path))}; "
               f"{image.detail}, backend {image.backend}")
         if rec.track is not None:
             print("  track: " + ("the recording's measured track" if alg == "bp" else
@@ -536,6 +572,12 @@ def run_stripmap(args, output):
               f"{image.dy:.4g} m (rows from y = {image.y0:.2f} m)")
         name = output + (f"-{alg}" if len(algorithms) > 1 else "")
         print(f"  wrote {name}.npy" + ("" if args.no_png else f" and {output}.png"))
+        if alg == "csa" and focus_result is not None:
+            print(f"  {focus_result.summary()}")
+            if focus_result.converged:
+                print(f"  wrote {output}.phase_error.npy; the image is the corrected "
+                      f"pulses' csa (a phase linear over a stretch of pulses shifts its "
+                      f"targets and is not observable)")
         ok = stripmap_report(image, a, sc.targets, args) and ok
     report_products(products, args, "y")
     if args.check and not ok:
@@ -572,6 +614,26 @@ def stripmap_image(rec, algorithm, args):
         raise AppError(f"{rec.data_path}: {sc.npulses} pulses, fewer than one azimuth "
                        f"block ({image.detail}): nothing focused")
     return image
+
+
+def refocus_stripmap(rec, image, args):
+    """--autofocus on a stripmap recording: the phase error per pulse from the csa image
+    and the raw pulses (stripmap_autofocus), the pulses corrected and focused again (not
+    converged: the image as formed)."""
+    sc, a = rec.scene, rec.scene.acq
+    raw = stripmap_autofocus.read_raw(rec)
+    result = stripmap_autofocus.autofocus(raw, a, image, sc.first_pulse_y, args.autofocus,
+                                          args.autofocus_iterations,
+                                          backend=args.backend)
+    if result.converged:
+        corrected = stripmap_autofocus.correct(raw, result.phase_error)
+        try:
+            image = stripmap_autofocus.focus_csa(corrected, a, sc.first_pulse_y,
+                                                 args.backend, args.naz, args.range_window,
+                                                 args.azimuth_window)
+        except RuntimeError as e:  # formed once already: a device failing since
+            raise AppError(f"--backend {args.backend}: {e}") from None
+    return image, result
 
 
 def stripmap_panel(rec, algorithm, image, shown, shown_grid):

@@ -157,6 +157,7 @@ def parse_args(argv):
         "the echoes come from the scenario's (true) track; the geometry file carries the "
         "measured track, true + errors, and <output>.true_geometry.f64 the true one "
         "(models: gnuradio.gpuradar.sar_sim.MotionErrors)"))
+    add_integer_args(sar)
     sar.add_argument("--quiet", "-q", action="store_true", help="(no effect: quick)")
 
     add_stripmap_parser(sub)
@@ -191,6 +192,34 @@ def parse_sinusoid(text):
                                          f"[,PHASE_RAD])") from None
     return sar_sim.Sinusoid(amp, value if unit == "s" else None,
                             value if unit == "m" else None, phase)
+
+
+def add_integer_args(p):
+    """--datatype and --full-scale of the SAR recordings (sar, stripmap)."""
+    p.add_argument("--datatype", choices=list(sigmf_io.SAMPLE_FORMATS), default="cf32_le",
+                   help="samples written: cf32_le (default), or ci16_le / ci8, interleaved "
+                        "integers as an SDR gives them (sc16 / sc8); gpuradar-sar reads "
+                        "them with 1.0 = full scale")
+    p.add_argument("--full-scale", type=number(above=0),
+                   help="ci16_le / ci8: the sample component amplitude written as the "
+                        "integers' full scale (it reads back as 1.0; default: the "
+                        "smallest that clips nothing, the recording's largest component "
+                        "written as the largest integer); larger ones clip and are "
+                        "counted")
+
+
+def quantisation_summary(output, datatype):
+    """The integer recording's full scale and clipped samples (metadata), printed; a
+    warning on stderr when samples clipped."""
+    if datatype == "cf32_le":
+        return
+    g = sigmf_io.read_meta(output + sigmf_io.META_SUFFIX)["global"]
+    full_scale, clipped = g[sigmf_io.NS + "full_scale"], g[sigmf_io.NS + "clipped_samples"]
+    print(f"  {datatype}, full scale {full_scale:g} (reads back as 1.0), {clipped} samples "
+          f"clipped")
+    if clipped:
+        print(f"{PROG}: warning: {clipped} samples clipped at full scale {full_scale:g} "
+              f"(--full-scale)", file=sys.stderr)
 
 
 MOTION_OPTIONS = ("velocity_error", "cross_track_sine", "vertical_sine", "cross_track_walk",
@@ -418,6 +447,7 @@ def add_stripmap_parser(sub):
         "(models: gnuradio.gpuradar.sar_sim.MotionErrors; pulse times from --prf); "
         "gpuradar-sar's bp images from the measured track, csa assumes the straight pass"),
         prf=False)
+    add_integer_args(sm)
     sm.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
 
@@ -467,7 +497,9 @@ def run_stripmap(args):
     a = sc.acq
     args.output = app_util.output_prefix(args.output, "gpuradar_stripmap")
     if not args.allow_large_output:
-        app_util.check_free_space(args.output, sc.npulses * a.nrange * 8 + 65536)
+        # an integer recording is simulated as cf32_le beside it first
+        extra = sigmf_io.sample_bytes(args.datatype) if args.datatype != "cf32_le" else 0
+        app_util.check_free_space(args.output, sc.npulses * a.nrange * (8 + extra) + 65536)
 
     def progress(tb, src, total):
         return app_util.run_with_progress(tb, src.pulses, total, "simulating",
@@ -480,7 +512,8 @@ def run_stripmap(args):
             out.path(args.output + stripmap_sim.TRACK_SUFFIX)
             out.path(args.output + stripmap_sim.TRUE_TRACK_SUFFIX)
         try:
-            stripmap_sim.simulate(sc, stripmap_sim.base_of(tmp), progress)
+            stripmap_sim.simulate(sc, stripmap_sim.base_of(tmp), progress, args.datatype,
+                                  args.full_scale)
         except ValueError as e:  # the block's checks name the parameter
             raise AppError(f"stripmap_source: {e}") from None
         out.commit()
@@ -491,6 +524,7 @@ def run_stripmap(args):
           f"{len(sc.targets)} point targets" + scene_summary(sc.reflectivity))
     print(f"  wrote {args.output}{stripmap_sim.DATA_SUFFIX} and "
           f"{args.output}{stripmap_sim.META_SUFFIX}")
+    quantisation_summary(args.output, args.datatype)
     if sc.motion is not None:
         e = sc.measured_track() - sc.true_track()
         rms = " / ".join(f"{math.sqrt(float((e[:, i] ** 2).mean())):.4g}" for i in range(3))
@@ -618,7 +652,8 @@ def run_sar(args):
         if motion is not None:
             out.path(args.output + sar_sim.TRUE_GEOMETRY_SUFFIX)
         try:
-            sar_sim.write(sar_sim.base_of(tmp), history)
+            sar_sim.write(sar_sim.base_of(tmp), history, datatype=args.datatype,
+                          full_scale=args.full_scale)
         except ValueError as e:  # e.g. a non-finite value for the metadata
             raise AppError(f"SAR scenario: {e}") from None
         out.commit()
@@ -627,6 +662,7 @@ def run_sar(args):
           f"{len(history.targets)} point targets")
     print(f"  wrote {args.output}{sar_sim.DATA_SUFFIX}, {args.output}{sar_sim.META_SUFFIX} "
           f"and {args.output}{sar_sim.GEOMETRY_SUFFIX}")
+    quantisation_summary(args.output, args.datatype)
     if motion is not None:
         e = history.geometry[:, :3] - history.true_geometry[:, :3]
         rms = " / ".join(f"{math.sqrt(float((e[:, i] ** 2).mean())):.4g}" for i in range(3))

@@ -304,6 +304,160 @@ class IntegerRecordings(AppTest):
                 self.assertNotIn("Traceback", err)
 
 
+class IntegerSarRecordings(unittest.TestCase):
+    """gpuradar-sim sar and stripmap --datatype ci16_le / ci8 (full scale: by default the
+    smallest that clips nothing); gpuradar-sar reads them with 1.0 = full scale and forms
+    the image of the float recording, less the quantisation noise."""
+
+    LEVELS = {"ci16_le": 32768, "ci8": 128}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="gpuradar-apps-test-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def path(self, *parts):
+        return os.path.join(self.dir, *parts)
+
+    def simulate(self, command, datatype, name, *extra):
+        base = self.path(name)
+        rc, out, err = run(SIM, command, "-o", base, "-q", "--datatype", datatype, *extra)
+        self.assertEqual(rc, 0, out + err)
+        with open(base + ".sigmf-meta") as f:
+            return base, json.load(f)["global"], out, err
+
+    def image(self, base, *extra):
+        prefix = base + "_img"
+        rc, out, err = run(SAR, "--input", base, "--backend", "cpu", "--no-png", "-q",
+                           "--output", prefix, *extra)
+        self.assertEqual(rc, 0, out + err)
+        return np.load(prefix + ".npy"), out
+
+    @staticmethod
+    def focus_rows(out):
+        """The focus table's rows (target, position, pixel, peak at ...) of gpuradar-sar."""
+        return [line.split(")")[1:3] for line in out.splitlines()
+                if line.strip()[:1].isdigit() and "px" in line]
+
+    def test_001_phase_history_same_image(self):
+        # 192 pulses x 384 bins of 3 point targets; bp (linear interpolation in range).
+        # The quantisation error e (variance q = LSB^2 / 12 per component, LSB = full
+        # scale / 32768 or / 128) is white, so the image error, the backprojection of e,
+        # has E|err|^2 = npulses * 2q * E[w^2 + (1-w)^2] = npulses * 2q * 2/3 per pixel
+        # (w: the interpolation weight, uniform over the pixels).
+        geometry = ("--npulses", "192", "--nbins", "384")
+        ref_base, g, _, _ = self.simulate("sar", "cf32_le", "ph_cf32", *geometry)
+        self.assertEqual(g["core:datatype"], "cf32_le")
+        self.assertNotIn("gpuradar:full_scale", g)
+        ref, ref_out = self.image(ref_base)
+        self.assertEqual(len(self.focus_rows(ref_out)), 3)
+        peak = np.abs(ref).max()
+        for datatype, levels in self.LEVELS.items():
+            with self.subTest(datatype=datatype):
+                base, g, out, err = self.simulate("sar", datatype, "ph_" + datatype,
+                                                  *geometry)
+                self.assertEqual((g["core:datatype"], g["gpuradar:clipped_samples"]),
+                                 (datatype, 0))
+                self.assertIn(f"{datatype}, full scale", out)
+                self.assertEqual(os.path.getsize(base + ".sigmf-data"),
+                                 192 * 384 * 2 * np.dtype(
+                                     "<i2" if datatype == "ci16_le" else "i1").itemsize)
+                # the default full scale: the largest component written as 32767 / 127
+                raw = np.fromfile(base + ".sigmf-data",
+                                  "<i2" if datatype == "ci16_le" else "i1")
+                self.assertEqual(np.abs(raw.astype(np.int32)).max(), levels - 1)
+                full_scale = g["gpuradar:full_scale"]
+                img, out = self.image(base)
+                self.assertIn(f"{datatype} samples (read with 1.0 = full scale", out)
+                self.assertEqual(self.focus_rows(out), self.focus_rows(ref_out))
+                self.assertEqual(np.unravel_index(np.abs(img).argmax(), img.shape),
+                                 np.unravel_index(np.abs(ref).argmax(), ref.shape))
+                err_power = np.mean(np.abs(img * full_scale - ref) ** 2)
+                q = (full_scale / levels) ** 2 / 12
+                predicted = 192 * 2 * q * 2 / 3
+                self.assertAlmostEqual(err_power / predicted, 1.0, delta=0.15)
+                # SER at the peak: ~122 dB (ci16), ~74 dB (ci8)
+                ser_db = 10 * np.log10(peak ** 2 / err_power)
+                self.assertAlmostEqual(ser_db, 10 * np.log10(peak ** 2 / predicted),
+                                       delta=1.0)
+
+    def test_002_stripmap_same_image(self):
+        # Raw echoes through chirp scaling: the images of ci16 and ci8 differ from the
+        # float one by their quantisation noise alone, so the error powers scale as the
+        # LSBs squared (a wrong scale would leave an error proportional to the image,
+        # the same for both).
+        ref_base, _, _, _ = self.simulate("stripmap", "cf32_le", "sm_cf32",
+                                          "--preset", "tiny")
+        ref, ref_out = self.image(ref_base, "--algorithm", "csa")
+        errors = {}
+        for datatype, levels in self.LEVELS.items():
+            with self.subTest(datatype=datatype):
+                base, g, _, _ = self.simulate("stripmap", datatype, "sm_" + datatype,
+                                              "--preset", "tiny")
+                self.assertEqual((g["core:datatype"], g["gpuradar:clipped_samples"]),
+                                 (datatype, 0))
+                self.assertFalse(os.path.exists(base + ".sigmf-data.cf32"))
+                img, out = self.image(base, "--algorithm", "csa")
+                self.assertIn(f"{datatype} samples", out)
+                self.assertEqual(img.shape, ref.shape)
+                self.assertEqual(np.unravel_index(np.abs(img).argmax(), img.shape),
+                                 np.unravel_index(np.abs(ref).argmax(), ref.shape))
+                full_scale = g["gpuradar:full_scale"]
+                errors[datatype] = (np.mean(np.abs(img * full_scale - ref) ** 2),
+                                    (full_scale / levels) ** 2)
+        (e16, lsb16), (e8, lsb8) = errors["ci16_le"], errors["ci8"]
+        self.assertGreater(e16, 0)
+        self.assertAlmostEqual((e8 / e16) / (lsb8 / lsb16), 1.0, delta=0.2)
+
+    def test_003_clipping_counted(self):
+        # A full scale at a tenth of the peak clips: counted in the metadata and warned
+        # about, as a recount from the float recording says.
+        ref_base, _, _, _ = self.simulate("sar", "cf32_le", "clip_cf32", "--npulses", "64",
+                                          "--nbins", "256")
+        x = np.fromfile(ref_base + ".sigmf-data", "<f4").reshape(-1, 2)
+        full_scale = float(np.abs(x).max()) / 10
+        base, g, _, err = self.simulate("sar", "ci8", "clip_ci8", "--npulses", "64",
+                                        "--nbins", "256", "--full-scale", repr(full_scale))
+        q = np.rint(x.astype(np.float64) * 128 / full_scale)
+        clipped = int(np.count_nonzero(((q < -128) | (q > 127)).any(axis=1)))
+        self.assertGreater(clipped, 0)
+        self.assertEqual((g["gpuradar:full_scale"], g["gpuradar:clipped_samples"]),
+                         (full_scale, clipped))
+        self.assertIn(f"{clipped} samples clipped", err)
+        self.assertIn("--full-scale", err)
+
+    def test_004_bad_input(self):
+        for command in ("sar", "stripmap"):
+            for extra, needle in ((("--datatype", "cu8"), "--datatype"),
+                                  (("--datatype", "ci8", "--full-scale", "0"),
+                                   "--full-scale"),
+                                  (("--datatype", "ci16_le", "--full-scale", "-1"),
+                                   "--full-scale")):
+                with self.subTest(command=command, extra=extra):
+                    out_base = self.path("bad_" + command)
+                    rc, out, err = run(SIM, command, "-o", out_base, "-q", *extra)
+                    self.assertNotEqual(rc, 0)
+                    self.assertIn(needle, err)
+                    self.assertNotIn("Traceback", err)
+                    self.assertFalse(os.path.exists(out_base + ".sigmf-data"))
+        # a recording whose full scale is not > 0: the reader names the field
+        base, _, _, _ = self.simulate("sar", "ci16_le", "bad_meta", "--npulses", "16",
+                                      "--nbins", "64")
+        with open(base + ".sigmf-meta") as f:
+            meta = json.load(f)
+        meta["global"]["gpuradar:full_scale"] = -2.0
+        with open(base + ".sigmf-meta", "w") as f:
+            json.dump(meta, f)
+        rc, out, err = run(SAR, "--input", base, "--backend", "cpu", "--no-png", "-q",
+                           "--output", base + "_img")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("gpuradar:full_scale", err)
+        self.assertNotIn("Traceback", err)
+
+
 class Presets(unittest.TestCase):
     """gpuradar-sim --preset examples is what the GRC examples say they read: their
     variables (and zmq_scene_tx's targets) against the preset, so that a change on

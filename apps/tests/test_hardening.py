@@ -552,8 +552,12 @@ class SarRecording(Hardening):
         self.edit(base, lambda m: m["global"].update({"gpuradar:nbins": 128}))
         self.sar_fails(base, base + DATA, "'global.gpuradar:nbins'")
         self.write_meta_text(base, original)
+        self.edit(base, lambda m: m["global"].update({"core:datatype": "cu8"}))
+        self.sar_fails(base, "'global.core:datatype'", "cf32_le or ci16_le or ci8")
+        self.write_meta_text(base, original)
+        # ci16_le is read (gpuradar-sim sar --datatype): the float data is twice its size
         self.edit(base, lambda m: m["global"].update({"core:datatype": "ci16_le"}))
-        self.sar_fails(base, "'global.core:datatype'", "cf32_le")
+        self.sar_fails(base, base + DATA, "bytes, not", "ci16_le")
 
     def test_003_geometry(self):
         base = self.sar_recording()

@@ -17,7 +17,11 @@ Recording format (``<base>`` is any path prefix)
 -------------------------------------------------
 ``<base>.sigmf-data``
     The range-compressed pulses, SigMF datatype ``cf32_le``: npulses x nbins complex64,
-    pulse-major (pulse i is samples i*nbins ... i*nbins + nbins - 1). A GNU Radio
+    pulse-major (pulse i is samples i*nbins ... i*nbins + nbins - 1). Or ``ci16_le`` /
+    ``ci8``, interleaved integers as an SDR gives them (sc16 / sc8), read with 1.0 = full
+    scale (int16 32768, int8 128); the metadata's ``gpuradar:full_scale`` is the sample
+    amplitude the simulation wrote as full scale and ``gpuradar:clipped_samples`` the
+    samples clipped (write()). A GNU Radio
     ``blocks.file_source(gr.sizeof_gr_complex * nbins, path)`` reads one pulse per item:
     input 0 of ``gpuradar.backprojection``.
 ``<base>.geometry.f64``
@@ -361,11 +365,23 @@ def scenario(kind="spotlight", npulses=256, nbins=512, f0=10e9, bandwidth=300e6,
     return simulate(path, targets, radar, grid, desc, motion)
 
 
-def write(base, history: PhaseHistory, description="gpuradar point-target SAR simulation"):
-    """Writes <base>.sigmf-data, <base>.sigmf-meta and <base>.geometry.f64; returns base."""
+def write(base, history: PhaseHistory, description="gpuradar point-target SAR simulation",
+          datatype="cf32_le", full_scale=None):
+    """Writes <base>.sigmf-data, <base>.sigmf-meta and <base>.geometry.f64; returns base.
+    datatype: cf32_le, or ci16_le / ci8 (sigmf_io.SAMPLE_FORMATS) quantised with
+    full_scale (> 0) reading back as 1.0; None: sigmf_io.unclipped_full_scale (the
+    largest component quantised to the largest integer: nothing clips). The integer datatypes record
+    gpuradar:full_scale and gpuradar:clipped_samples."""
     base = str(base)
-    sigmf_io.write_file(base + DATA_SUFFIX,
-                        np.ascontiguousarray(history.pulses, dtype="<c8"))
+    clipped = 0
+    if datatype == "cf32_le":
+        data = np.ascontiguousarray(history.pulses, dtype="<c8")
+    else:
+        if full_scale is None:
+            full_scale = sigmf_io.unclipped_full_scale(history.pulses, datatype)
+        data, clipped = sigmf_io.from_complex64(history.pulses.ravel(), datatype,
+                                                full_scale)
+    sigmf_io.write_file(base + DATA_SUFFIX, data)
     sigmf_io.write_file(base + GEOMETRY_SUFFIX,
                         np.ascontiguousarray(history.geometry, dtype="<f8"))
     if history.true_geometry is not None:
@@ -388,6 +404,9 @@ def write(base, history: PhaseHistory, description="gpuradar point-target SAR si
         ns + "geometry_file": os.path.basename(base) + GEOMETRY_SUFFIX,
         ns + "geometry_format": GEOMETRY_FORMAT,
     })
+    if datatype != "cf32_le":
+        g.update({"core:datatype": datatype, ns + "full_scale": float(full_scale),
+                  ns + "clipped_samples": int(clipped)})
     if history.true_geometry is not None:
         g[ns + "true_geometry_file"] = os.path.basename(base) + TRUE_GEOMETRY_SUFFIX
         g[ns + "motion_errors"] = history.motion.describe()
@@ -407,7 +426,9 @@ class Recording(_Pulses):
     """A phase-history recording as read back (pulses memory-mapped)."""
     base: str
     meta: dict
-    pulses: np.ndarray          #: complex64 (npulses, nbins), read-only memory map
+    #: (npulses, nbins) read-only memory map: complex64 (cf32_le), or (re, im) integer
+    #: records (ci16_le, ci8; complex_pulses() converts them)
+    pulses: np.ndarray
     geometry: np.ndarray        #: float64 (npulses, 6)
     targets: List[Target]
     grid: Grid
@@ -430,6 +451,19 @@ class Recording(_Pulses):
         """A gpuradar: global field, e.g. field('f0')."""
         return self.meta["global"].get(NAMESPACE + ":" + name, default)
 
+    @property
+    def datatype(self):
+        """The data file's SigMF datatype (cf32_le, ci16_le or ci8)."""
+        return self.meta["global"]["core:datatype"]
+
+    def complex_pulses(self):
+        """The pulses as complex64 (npulses, nbins): the memory map of a cf32_le
+        recording, integers converted with 1.0 = full scale (sigmf_io.to_complex64)."""
+        if self.datatype == "cf32_le":
+            return self.pulses
+        raw = np.asarray(self.pulses).view(sigmf_io.SAMPLE_FORMATS[self.datatype][1])
+        return sigmf_io.to_complex64(raw.ravel(), self.datatype).reshape(self.pulses.shape)
+
 
 def base_of(path):
     """The recording prefix of any of its files (or of the prefix itself)."""
@@ -451,8 +485,8 @@ def read(path, overrides=None, datatypes=("cf32_le",)) -> Recording:
     sigmf_io.RecordingError naming the file and the field for anything missing, of the
     wrong type, or disagreeing with the data (its size must be npulses x nbins samples,
     the geometry's npulses x 6 values, its bin spacing the metadata's dr). datatypes: the
-    SigMF datatypes accepted (sigmf_io.SAMPLE_FORMATS; the apps read cf32_le only; pulses
-    of an integer datatype are mapped as (re, im) records)."""
+    SigMF datatypes accepted (sigmf_io.SAMPLE_FORMATS; gpuradar-sar takes all three;
+    pulses of an integer datatype are mapped as (re, im) records: complex_pulses())."""
     base = base_of(path)
     mpath, dpath = base + META_SUFFIX, base + DATA_SUFFIX
     meta = sigmf_io.read_meta(mpath)
@@ -464,6 +498,8 @@ def read(path, overrides=None, datatypes=("cf32_le",)) -> Recording:
         raise g.error("core:datatype", f"must be {' or '.join(datatypes)} (got "
                                        f"{datatype!r})")
     sample_bytes = sigmf_io.sample_bytes(datatype)
+    if g.has(ns + "full_scale"):
+        g.number(ns + "full_scale", above=0)
     nbins = g.number(ns + "nbins", int, minimum=1, maximum=MAX_SAMPLES)
     size = sigmf_io.data_file(dpath, mpath)
     samples = size // sample_bytes

@@ -99,6 +99,73 @@ def from_complex64(samples, datatype, full_scale=1.0):
     return pairs.astype(component).reshape(-1), int(np.count_nonzero(over.any(axis=1)))
 
 
+def peak_component(samples):
+    """The largest |component| of complex `samples` over the finite ones (0.0 when
+    none): the full scale at which an integer recording of them clips nothing."""
+    parts = np.abs(np.asarray(samples, dtype=np.complex64).view(np.float32))
+    parts = parts[np.isfinite(parts)]
+    return float(parts.max()) if parts.size else 0.0
+
+
+def unclipped_full_scale(samples, datatype):
+    """The smallest full scale at which `samples` quantise to `datatype` without
+    clipping: the largest component maps to the integers' largest positive value
+    (32767, 127), one step below the full scale (32768, 128) that reads as 1.0. 1.0 when
+    every sample is zero or non-finite."""
+    peak = peak_component(samples)
+    scale = SAMPLE_FORMATS[datatype][2]
+    return peak * scale / (scale - 1) if peak > 0 else 1.0
+
+
+def quantise_file(src, dst, datatype, full_scale=None, chunk=1 << 20):
+    """Writes the cf32_le file src to dst in an integer datatype of SAMPLE_FORMATS,
+    `chunk` samples at a time (a recording larger than memory). full_scale (> 0) reads
+    back as 1.0; None: unclipped_full_scale of the whole file (nothing clips). Returns (full_scale, samples clipped); a failed write is a
+    WriteError naming dst."""
+    data = np.memmap(src, dtype="<c8", mode="r") if os.path.getsize(src) else \
+        np.zeros(0, np.complex64)
+    if full_scale is None:
+        full_scale = max((unclipped_full_scale(data[i:i + chunk], datatype)
+                          for i in range(0, data.size, chunk)), default=1.0)
+    clipped = 0
+    with naming_write_errors(dst), open(dst, "wb") as f:
+        for i in range(0, data.size, chunk):
+            raw, n = from_complex64(data[i:i + chunk], datatype, full_scale)
+            clipped += n
+            f.write(memoryview(raw).cast("B"))
+    return float(full_scale), clipped
+
+
+def _integer_converters():
+    """GNU Radio's converter of each integer datatype's interleaved components to
+    complex (scaled so that full scale reads as 1.0): {datatype: (item size, factory of
+    the scale)}."""
+    from gnuradio import blocks, gr
+    return {
+        "ci16_le": (gr.sizeof_short,
+                    lambda scale: blocks.interleaved_short_to_complex(False, False, scale)),
+        "ci8": (gr.sizeof_char,
+                lambda scale: blocks.interleaved_char_to_complex(False, scale)),
+    }
+
+
+def complex_file_source(tb, path, datatype, vlen):
+    """A flowgraph source of a recording's samples as complex vectors of vlen (one pulse
+    per item): blocks.file_source, and for an integer datatype GNU Radio's interleaved
+    integer -> complex conversion (1.0 = full scale, SAMPLE_FORMATS) and
+    stream_to_vector. Returns the last block (connect it to the consumer); tb: the
+    top_block to connect the pieces in."""
+    from gnuradio import blocks, gr
+    if datatype == "cf32_le":
+        return blocks.file_source(gr.sizeof_gr_complex * vlen, path, False)
+    size, converter = _integer_converters()[datatype]
+    src = blocks.file_source(size, path, False)
+    conv = converter(SAMPLE_FORMATS[datatype][2])
+    s2v = blocks.stream_to_vector(gr.sizeof_gr_complex, vlen)
+    tb.connect(src, conv, s2v)
+    return s2v
+
+
 _MISSING = object()
 
 

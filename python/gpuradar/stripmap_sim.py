@@ -12,7 +12,10 @@ straight, level pass flying north (+y), looking east (+x); see kernels/stripmap.
 Recording format (``<base>`` is any path prefix)
 -------------------------------------------------
 ``<base>.sigmf-data``
-    The raw pulses, SigMF datatype ``cf32_le``: npulses x nrange complex64, pulse-major.
+    The raw pulses, SigMF datatype ``cf32_le``: npulses x nrange complex64, pulse-major;
+    or ``ci16_le`` / ``ci8`` interleaved integers (sc16 / sc8), read with 1.0 = full
+    scale, with ``gpuradar:full_scale`` (the amplitude written as full scale) and
+    ``gpuradar:clipped_samples`` in ``global`` (simulate()).
     ``blocks.file_source(gr.sizeof_gr_complex * nrange, path)`` reads one pulse per item:
     the input of ``gpuradar.sar_focus``.
 ``<base>.sigmf-meta``
@@ -246,10 +249,14 @@ def presets():
     return {"default": default, "tiny": tiny}
 
 
-def simulate(scene: Scene, base, progress=None):
+def simulate(scene: Scene, base, progress=None, datatype="cf32_le", full_scale=None):
     """Writes <base>.sigmf-data through a flowgraph (stripmap_source -> file_sink) and
     <base>.sigmf-meta; returns base. ValueError (the block's, naming the parameter) for a
-    bad scene. progress(tb, src, total) runs the flowgraph when given."""
+    bad scene. progress(tb, src, total) runs the flowgraph when given. datatype: cf32_le,
+    or ci16_le / ci8 (sigmf_io.SAMPLE_FORMATS) quantised with full_scale (> 0) reading
+    back as 1.0; None: sigmf_io.unclipped_full_scale of the echoes (nothing clips). An
+    integer recording is simulated to a cf32_le file beside it first
+    (<base>.sigmf-data.cf32, removed after), then quantised block by block."""
     from gnuradio import blocks, gr
     from . import gpuradar_python as gpr
     a = scene.acq
@@ -264,15 +271,25 @@ def simulate(scene: Scene, base, progress=None):
                               scene.first_pulse_y, scene.npulses, scene.seed,
                               *_scene_args(scene.reflectivity))
     tb = gr.top_block()
-    snk = blocks.file_sink(gr.sizeof_gr_complex * a.nrange, str(base) + DATA_SUFFIX)
+    data_path = str(base) + DATA_SUFFIX
+    float_path = data_path + (".cf32" if datatype != "cf32_le" else "")
+    snk = blocks.file_sink(gr.sizeof_gr_complex * a.nrange, float_path)
     snk.set_unbuffered(False)
     tb.connect(src, snk)
-    if progress:
-        progress(tb, src, scene.npulses)
-    else:
-        tb.run()
-    snk.close()
-    write_meta(base, scene)
+    quantised = None
+    try:
+        if progress:
+            progress(tb, src, scene.npulses)
+        else:
+            tb.run()
+        snk.close()
+        if datatype != "cf32_le":
+            quantised = sigmf_io.quantise_file(float_path, data_path, datatype, full_scale,
+                                               chunk=max(1, (1 << 20) // a.nrange) * a.nrange)
+    finally:
+        if datatype != "cf32_le" and os.path.exists(float_path):
+            os.remove(float_path)
+    write_meta(base, scene, datatype=datatype, quantised=quantised)
     if scene.motion is not None:
         sigmf_io.write_file(str(base) + TRACK_SUFFIX,
                             np.ascontiguousarray(scene.measured_track(), "<f8"))
@@ -288,10 +305,16 @@ def _scene_args(r: Optional[Reflectivity]):
     return [r.data.ravel().tolist(), r.nx, r.x0, r.y0, r.spacing]
 
 
-def write_meta(base, scene: Scene, description="gpuradar stripmap SAR simulation"):
+def write_meta(base, scene: Scene, description="gpuradar stripmap SAR simulation",
+               datatype="cf32_le", quantised=None):
+    """<base>.sigmf-meta of the scene; quantised: (full scale, clipped samples) of an
+    integer datatype (sigmf_io.quantise_file's)."""
     ns = NAMESPACE + ":"
     a = scene.acq
     g = sigmf_io.global_fields(a.fs, description, "gnuradio.gpuradar.stripmap_source")
+    if datatype != "cf32_le":
+        g.update({"core:datatype": datatype, ns + "full_scale": quantised[0],
+                  ns + "clipped_samples": int(quantised[1])})
     g.update({ns + "mode": MODE, ns + "npulses": scene.npulses,
               ns + "noise_sigma": scene.noise_sigma, ns + "seed": scene.seed,
               ns + "first_pulse_y": scene.first_pulse_y, ns + "stripmap": asdict(a)})
@@ -322,6 +345,8 @@ class Recording:
     #: errors (gpuradar:track_file, gpuradar:true_track_file), else None
     track: Optional[np.ndarray] = None
     true_track: Optional[np.ndarray] = None
+    #: the data file's SigMF datatype: cf32_le, or ci16_le / ci8 (1.0 = full scale)
+    datatype: str = "cf32_le"
 
     @property
     def data_path(self):
@@ -349,7 +374,7 @@ def read(path, datatypes=("cf32_le",)) -> Recording:
     """Reads and checks a recording written by simulate(): RecordingError naming the file
     and the field for anything missing, of the wrong type, or disagreeing with the data
     (its size must be npulses x nrange samples). datatypes: the SigMF datatypes accepted
-    (sigmf_io.SAMPLE_FORMATS; the apps read cf32_le only)."""
+    (sigmf_io.SAMPLE_FORMATS; gpuradar-sar takes all three)."""
     base = base_of(path)
     mpath, dpath = base + META_SUFFIX, base + DATA_SUFFIX
     meta = sigmf_io.read_meta(mpath)
@@ -360,6 +385,8 @@ def read(path, datatypes=("cf32_le",)) -> Recording:
         raise g.error("core:datatype", f"must be {' or '.join(datatypes)} (got "
                                        f"{datatype!r})")
     sample_bytes = sigmf_io.sample_bytes(datatype)
+    if g.has(ns + "full_scale"):
+        g.number(ns + "full_scale", above=0)
     g.string(ns + "mode", choices=(MODE,))
     s = g.object(ns + "stripmap")
     a = Acquisition(
@@ -394,7 +421,7 @@ def read(path, datatypes=("cf32_le",)) -> Recording:
                   _read_scene(g.object(ns + "scene", default=None)))
     tracks = [_read_track(base, g, ns + key, npulses, mpath)
               for key in ("track_file", "true_track_file")]
-    return Recording(base, scene, *tracks)
+    return Recording(base, scene, *tracks, datatype=datatype)
 
 
 def _read_track(base, g, key, npulses, mpath):
@@ -576,7 +603,7 @@ def focus_csa(rec: Recording, backend="auto", naz=0, range_window="rectangular",
     focus = gpr.sar_focus(*a.block_args(), "csa", naz, range_window, azimuth_window,
                           backend)
     tb = gr.top_block()
-    src = blocks.file_source(gr.sizeof_gr_complex * a.nrange, rec.data_path)
+    src = sigmf_io.complex_file_source(tb, rec.data_path, rec.datatype, a.nrange)
     snk = blocks.vector_sink_c(a.nrange)
     tb.connect(src, focus, snk)
     if run:
@@ -625,7 +652,7 @@ def focus_bp(rec: Recording, grid, backend="auto", range_window="rectangular", r
     geo_bytes = np.ascontiguousarray(geometry(a, n, rec.scene.first_pulse_y, track), "<f8")
     geo = blocks.vector_source_b(geo_bytes.ravel().view(np.uint8).tolist(), False, 6 * 8)
     tb = gr.top_block()
-    src = blocks.file_source(gr.sizeof_gr_complex * a.nrange, rec.data_path)
+    src = sigmf_io.complex_file_source(tb, rec.data_path, rec.datatype, a.nrange)
     snk = blocks.vector_sink_c(grid.nx)
     tb.connect(src, pc, (bp, 0))
     tb.connect(geo, (bp, 1))
