@@ -4,6 +4,7 @@
 #include "clutter_cancel_impl.h"
 #include <gnuradio/io_signature.h>
 #include <fmt/format.h>
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -27,6 +28,15 @@ kernels::cancel_method parse_method(const std::string& name)
     throw std::invalid_argument(
         "gpuradar::clutter_cancel: method must be \"eca_b\" or \"nlms\" (got \"" + name +
         "\")");
+}
+
+//! "reference (input 0)", "surveillance 1 (input 1)", ...: the rate check's names.
+std::vector<std::string> input_names(unsigned int nsurv)
+{
+    std::vector<std::string> names{ "reference (input 0)" };
+    for (unsigned int k = 1; k <= nsurv; ++k)
+        names.push_back(fmt::format("surveillance {} (input {})", k, k));
+    return names;
 }
 
 //! The reference and nsurv channels, on the device on the CUDA backend.
@@ -84,7 +94,8 @@ clutter_cancel_impl::clutter_cancel_impl(const kernels::clutter_cancel_params& p
       d_params(p),
       d_nsurv(nsurv),
       d_backend(backend),
-      d_results(nsurv)
+      d_results(nsurv),
+      d_rates(input_names(nsurv))
 {
     for (unsigned int k = 0; k < nsurv; ++k)
         d_kernels.push_back(kernels::clutter_cancel::make(backend, p, stream()));
@@ -103,6 +114,61 @@ std::uint64_t clutter_cancel_impl::cpis() const
 {
     std::lock_guard<std::mutex> lock(d_mutex);
     return d_cpis;
+}
+
+std::uint64_t clutter_cancel_impl::rate_mismatch_cpis() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_rate_mismatch_cpis;
+}
+
+bool clutter_cancel_impl::rates_agree(std::uint64_t item)
+{
+    const std::uint64_t end = item + d_params.nsamples;
+    std::vector<gr::tag_t> tags;
+    for (unsigned int k = 0; k <= d_nsurv; ++k) {
+        get_tags_in_range(tags, k, item, end, rx_rate_check::key());
+        if (d_rates.see(k, tags))
+            d_logger->warn("input {}: rx_rate tag that is not a positive number ignored",
+                           k);
+    }
+    const std::string why = d_rates.disagreement();
+    if (why.empty())
+        return true;
+    std::uint64_t dropped;
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        dropped = ++d_rate_mismatch_cpis;
+    }
+    if (d_rate_log.count())
+        d_logger->error("sample rates disagree: {}: the CPI at sample {} is not "
+                        "cancelled, its surveillance outputs are zero, until the rates "
+                        "agree ({} CPI(s) so far{})",
+                        why,
+                        item,
+                        dropped,
+                        d_rate_log.quiet_note());
+    return false;
+}
+
+void clutter_cancel_impl::zero_surveillance(gr_vector_void_star& output_items,
+                                            std::size_t at)
+{
+    const std::size_t n = d_params.nsamples;
+    for (unsigned int k = 1; k <= d_nsurv; ++k) {
+        auto* out = static_cast<gr_complex*>(output_items[k]) + at;
+        if (d_backend == kernels::backend::cuda) {
+            d_zeros.resize(n); // the copies are ordered on the stream: one buffer serves
+            kernels::copy_async(out,
+                                d_zeros.data(),
+                                n * sizeof(gr_complex),
+                                kernels::copy_kind::host_to_device,
+                                stream(),
+                                "clutter_cancel");
+        } else {
+            std::fill(out, out + n, gr_complex(0.0f, 0.0f));
+        }
+    }
 }
 
 std::string clutter_cancel_impl::method() const
@@ -171,6 +237,14 @@ int clutter_cancel_impl::work(int noutput_items,
     const auto* ref = static_cast<const gr_complex*>(input_items[0]);
     for (int c = 0; c < cpis; ++c) {
         const std::size_t at = std::size_t(c) * n;
+        if (!rates_agree(nitems_read(0) + at)) {
+            zero_surveillance(output_items, at);
+            // the next cancelled CPI does not follow this one's samples (ECA-B's
+            // reference history, NLMS's weights start again)
+            for (auto& kernel : d_kernels)
+                kernel->reset();
+            continue;
+        }
         for (unsigned int k = 0; k < d_nsurv; ++k)
             d_results[k] =
                 d_kernels[k]->run(ref + at,

@@ -101,6 +101,43 @@ std::string cross_ambiguity_impl::method() const
     return d_kernel->method() == kernels::caf_method::direct ? "direct" : "batched";
 }
 
+std::uint64_t cross_ambiguity_impl::rate_mismatch_cpis() const
+{
+    return d_rate_mismatch_cpis.load();
+}
+
+bool cross_ambiguity_impl::rates_agree(std::uint64_t item)
+{
+    const std::uint64_t end = item + d_params.nsamples;
+    std::vector<gr::tag_t> tags;
+    for (unsigned int k = 0; k < 2; ++k) {
+        get_tags_in_range(tags, k, item, end, rx_rate_check::key());
+        if (d_rates.see(k, tags))
+            d_logger->warn("input {}: rx_rate tag that is not a positive number ignored",
+                           k);
+    }
+    if (!d_fs_warned && d_rates.rate(0) > 0.0 &&
+        !rx_rate_check::agree(d_rates.rate(0), d_fs)) {
+        d_fs_warned = true;
+        d_logger->warn("the reference's rx_rate is {:.9g} Sa/s but fs is {:.9g}: the "
+                       "map's range and Doppler axes are computed from fs",
+                       d_rates.rate(0),
+                       d_fs);
+    }
+    const std::string why = d_rates.disagreement();
+    if (why.empty())
+        return true;
+    const std::uint64_t dropped = ++d_rate_mismatch_cpis;
+    if (d_rate_log.count())
+        d_logger->error("sample rates disagree: {}: no map for the CPI at sample {} "
+                        "until the rates agree ({} CPI(s) so far{})",
+                        why,
+                        item,
+                        dropped,
+                        d_rate_log.quiet_note());
+    return false;
+}
+
 void cross_ambiguity_impl::forecast(int noutput_items,
                                     gr_vector_int& ninput_items_required)
 {
@@ -136,17 +173,21 @@ int cross_ambiguity_impl::general_work(int noutput_items,
     const std::size_t nd = 2 * d_params.doppler_half + 1;
     const int cpis = std::min(
         { noutput_items / int(m), ninput_items[0] / int(n), ninput_items[1] / int(n) });
+    int maps = 0; // a CPI whose inputs' rates disagree gives none
     for (int c = 0; c < cpis; ++c) {
+        if (!rates_agree(nitems_read(0) + std::uint64_t(c) * n))
+            continue;
         d_kernel->run(ref + std::size_t(c) * n,
                       surv + std::size_t(c) * n,
-                      out + std::size_t(c) * m * nd);
+                      out + std::size_t(maps) * m * nd);
         add_item_tag(
-            0, nitems_written(0) + std::uint64_t(c) * m, cpi_tag_key(), cpi_dict());
+            0, nitems_written(0) + std::uint64_t(maps) * m, cpi_tag_key(), cpi_dict());
         ++d_cpis;
+        ++maps;
     }
-    finish_work(cpis * int(m));
+    finish_work(maps * int(m));
     consume_each(cpis * int(n));
-    return cpis * int(m);
+    return maps * int(m);
 }
 
 } // namespace gpuradar

@@ -413,7 +413,8 @@ def simulate(sc: PassiveScene, nsamples):
 
 class passive_scene_source(gr.sync_block):
     """A passive radar scene as streams (see the module): output 0 the reference
-    channel, outputs 1..nsurv the surveillance channels (complex64), the targets' truth
+    channel, outputs 1..nsurv the surveillance channels (complex64; each with an
+    `rx_rate` tag, fs, on its first sample, as SDR sources stamp), the targets' truth
     on the `truth` message port every truth_every samples. Parameters are checked
     (ValueError naming the parameter and its range) before anything is allocated."""
 
@@ -461,6 +462,12 @@ class passive_scene_source(gr.sync_block):
         output_items[0][:] = ref
         for k in range(self.scene.nsurv):
             output_items[1 + k][:] = surv[k]
+        if self.nitems_written(0) == 0:
+            # the sample rate as SDR sources stamp it: clutter_cancel and
+            # cross_ambiguity compare the channels' rates by it
+            for port in range(1 + self.scene.nsurv):
+                self.add_item_tag(port, 0, pmt.intern("rx_rate"),
+                                  pmt.from_double(self.scene.fs))
         return n
 
     def adc_clipped(self):

@@ -43,6 +43,17 @@ namespace gpuradar {
  * (every CPI) and a rate-limited warning when a least-squares system was singular
  * (solved with diagonal loading; never NaN) or input samples were NaN/inf (used as 0).
  * Stream tags pass one to one (input k to output k).
+ *
+ * Sample rates: the block has no rate parameter, but compares the `rx_rate` tags
+ * (samples/s; stamped by UHD, Soapy and osmosdr sources and the module's sources) of
+ * the reference and every surveillance input, each holding from its sample on. A CPI
+ * during which a surveillance channel's rate differs from the reference's (by more than
+ * 1e-9 relative) is not cancelled: its surveillance outputs are zero (no false
+ * detections from mixed rates downstream; cross_ambiguity drops such CPIs too), an error
+ * naming both inputs and rates is logged (rate-limited) and it is counted in
+ * rate_mismatch_cpis(); cancelling resumes, afresh (as after reset: no reference
+ * history, NLMS weights from zero), when the rates agree again. An input with no
+ * `rx_rate` tag is not compared.
  */
 class GPURADAR_API clutter_cancel : virtual public gr::sync_block
 {
@@ -81,6 +92,8 @@ public:
     virtual std::vector<double> cancellation_db() const = 0;
     //! CPIs cancelled so far.
     virtual std::uint64_t cpis() const = 0;
+    //! CPIs not cancelled because the inputs' `rx_rate` tags disagreed.
+    virtual std::uint64_t rate_mismatch_cpis() const = 0;
     //! "eca_b" or "nlms".
     virtual std::string method() const = 0;
     //! The backend actually running: "cuda" or "cpu".

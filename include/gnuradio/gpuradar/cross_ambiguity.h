@@ -30,6 +30,13 @@ namespace gpuradar {
  * Doppler bin is fs / nsamples Hz) and bistatic true: cfar_2d then reports
  * range_m = m c / fs (bistatic range: the echo path minus the baseline) and
  * velocity_mps = f c / fc (bistatic velocity, closing positive).
+ *
+ * Sample rates: the `rx_rate` tags (samples/s) of the two inputs, each holding from its
+ * sample on, are compared; a CPI during which they differ (by more than 1e-9 relative)
+ * gives no map (its input is consumed, nothing mixed), an error naming both inputs and
+ * rates is logged (rate-limited) and the CPI counted in rate_mismatch_cpis(). An input
+ * with no `rx_rate` tag is not compared. A reference rate other than fs is warned about
+ * once: the axes are computed from fs.
  */
 class GPURADAR_API cross_ambiguity : virtual public gr::block
 {
@@ -65,6 +72,8 @@ public:
 
     //! The method the rule chose: "direct" or "batched".
     virtual std::string method() const = 0;
+    //! CPIs given no map because the inputs' `rx_rate` tags disagreed.
+    virtual std::uint64_t rate_mismatch_cpis() const = 0;
     //! The backend actually running: "cuda" or "cpu".
     virtual std::string backend() const = 0;
     //! The `device` parameter.

@@ -31,6 +31,7 @@ void bind_clutter_cancel(py::module& m)
              py::arg("device") = 0)
         .def("cancellation_db", &clutter_cancel::cancellation_db)
         .def("cpis", &clutter_cancel::cpis)
+        .def("rate_mismatch_cpis", &clutter_cancel::rate_mismatch_cpis)
         .def("method", &clutter_cancel::method)
         .def("backend", &clutter_cancel::backend)
         .def("device", &clutter_cancel::device);

@@ -29,6 +29,7 @@ void bind_cross_ambiguity(py::module& m)
              py::arg("backend") = "auto",
              py::arg("device") = 0)
         .def("method", &cross_ambiguity::method)
+        .def("rate_mismatch_cpis", &cross_ambiguity::rate_mismatch_cpis)
         .def("backend", &cross_ambiguity::backend)
         .def("device", &cross_ambiguity::device);
 }

@@ -7,7 +7,9 @@ suppresses the direct path and clutter by >= 50 dB and its output is the least-s
 residual computed here with NumPy; the reference passes unchanged; a moving target
 keeps its cross-ambiguity peak while a zero-Doppler target inside the taps is cancelled
 (documented); NLMS converges over a stream to the same suppression; the report (message,
-tags, getter) says what each CPI achieved; bad parameters refused by name."""
+tags, getter) says what each CPI achieved; a CPI whose channels' rx_rate tags disagree
+is refused (zeros, counted) and the next cancelled afresh; bad parameters refused by
+name."""
 
 import numpy as np
 import pmt
@@ -197,6 +199,77 @@ class qa_clutter_cancel(gr_unittest.TestCase):
         self.assertEqual(report["loaded_batches"], B)
         self.assertTrue(np.all(np.isfinite(out.data())))
         np.testing.assert_allclose(out.data(), surv.data(), rtol=1e-6)
+
+    def test_008_rx_rate_disagreement_refused_per_cpi(self):
+        # surveillance at the reference's rate, then another rate from inside CPI 1
+        # (a retuned or misconfigured receiver), then the same rate again from CPI 2:
+        # CPI 1 is not cancelled (zeros, counted, no report), CPIs 0 and 2 are, CPI 2
+        # afresh (no reference history from the skipped CPI)
+        rng = np.random.default_rng(81)
+        ref = (rng.standard_normal(3 * N) + 1j * rng.standard_normal(3 * N)) / np.sqrt(2)
+        delayed = np.concatenate([np.zeros(3, complex), ref[:-3]])
+        surv = (1000 * ref + (80 - 40j) * delayed + rng.standard_normal(3 * N)
+                + 1j * rng.standard_normal(3 * N))
+        ref, surv = ref.astype(np.complex64), surv.astype(np.complex64)
+
+        def rate_tags(rates):
+            tags = []
+            for offset, rate in rates:
+                t = gr.tag_t()
+                t.offset, t.key, t.value = offset, pmt.intern("rx_rate"), pmt.from_double(rate)
+                tags.append(t)
+            return tags
+
+        cc = gpuradar.clutter_cancel(N, K, B, backend="cpu")
+        msgs, outs = blocks.message_debug(), [blocks.vector_sink_c() for _ in range(2)]
+        tb = gr.top_block()
+        tb.connect(blocks.vector_source_c(ref, False, 1, rate_tags([(0, FS)])), (cc, 0))
+        tb.connect(blocks.vector_source_c(surv, False, 1, rate_tags(
+            [(0, FS), (N + 100, 2 * FS), (2 * N, FS)])), (cc, 1))
+        for port in range(2):
+            tb.connect((cc, port), outs[port])
+        tb.msg_connect(cc, "cancellation", msgs, "store")
+        tb.run()
+        out = np.array(outs[1].data())
+        self.assertEqual((cc.cpis(), cc.rate_mismatch_cpis()), (2, 1))
+        self.assertEqual(msgs.num_messages(), 2)
+        np.testing.assert_array_equal(outs[0].data(), ref)  # the reference passes
+        np.testing.assert_array_equal(out[N:2 * N], 0)
+        for c, want in ((0, numpy_eca_b(ref, surv, K, B, cpi=0)),
+                        (2, numpy_eca_b(ref[2 * N:], surv[2 * N:], K, B, cpi=0))):
+            got = out[c * N:(c + 1) * N]
+            self.assertLess(np.linalg.norm(got - want) / np.linalg.norm(want), 1e-4, c)
+            # the direct path 60 dB above the noise, cancelled (CPI 2's first 3 samples
+            # keep their echo of the samples before the restart)
+            before = np.mean(abs(surv[c * N:(c + 1) * N]) ** 2)
+            self.assertGreater(10 * np.log10(before / np.mean(abs(got) ** 2)), 50.0, c)
+        # the tags still pass one to one, the rate change included
+        rates = [(t.offset, pmt.to_double(t.value)) for t in outs[1].tags()
+                 if pmt.symbol_to_string(t.key) == "rx_rate"]
+        self.assertEqual(rates, [(0, FS), (N + 100, 2 * FS), (2 * N, FS)])
+
+    def test_009_rx_rate_compared_only_where_both_tagged(self):
+        # the scene source stamps every channel with fs: everything is cancelled; a
+        # surveillance channel without a tag (a source that stamps none) is not compared
+        ins, outs, cc, reports, tags = self.run_block(scene([]), 1, nbatches=B)
+        rates = [pmt.to_double(t.value) for t in tags
+                 if pmt.symbol_to_string(t.key) == "rx_rate"]
+        self.assertEqual(rates, [FS])
+        self.assertEqual((cc.cpis(), cc.rate_mismatch_cpis()), (1, 0))
+        cc = gpuradar.clutter_cancel(N, K, B, backend="cpu")
+        t = gr.tag_t()
+        t.offset, t.key, t.value = 0, pmt.intern("rx_rate"), pmt.from_double(FS)
+        ref = ins[0].astype(np.complex64)
+        tb = gr.top_block()
+        tb.connect(blocks.vector_source_c(ref, False, 1, [t]), (cc, 0))
+        tb.connect(blocks.vector_source_c(ins[1].astype(np.complex64)), (cc, 1))
+        sinks = [blocks.vector_sink_c() for _ in range(2)]
+        for port in range(2):
+            tb.connect((cc, port), sinks[port])
+        tb.run()
+        self.assertEqual((cc.cpis(), cc.rate_mismatch_cpis()), (1, 0))
+        after = np.mean(abs(np.array(sinks[1].data())) ** 2)
+        self.assertGreater(np.mean(abs(ins[1]) ** 2) / after, 1e5)  # cancelled
 
     def test_006_bad_parameters(self):
         for args, kw, name in (((0, K), {}, "nsamples"), ((N, 0), {}, "ntaps"),

@@ -5,7 +5,8 @@
 """QA of the cross_ambiguity block (CPU backend): each CPI's map equals a cross-ambiguity
 computed here with NumPy from the same two streams; a target of passive_scene_source
 peaks at its bistatic delay and Doppler bin; the cpi tag gives cfar_2d bistatic range
-and velocity; bad parameters refused by name."""
+and velocity; a CPI whose channels' rx_rate tags disagree gives no map; bad parameters
+refused by name."""
 
 import numpy as np
 import pmt
@@ -96,6 +97,44 @@ class qa_cross_ambiguity(gr_unittest.TestCase):
                             abs(v - truth["velocity_mps"]) < 0.5 * FS / N * C / FC
                             for r, v in zip(ranges, velocities)),
                         (ranges, velocities, truth))
+
+    def test_004_rx_rate_disagreement_gives_no_map(self):
+        # the surveillance channel at another rate from inside CPI 1 until CPI 2's
+        # start: CPI 1 gives no map (counted), CPIs 0 and 2 the maps of their samples
+        rng = np.random.default_rng(44)
+        ref = (rng.standard_normal(3 * N) + 1j * rng.standard_normal(3 * N)) / np.sqrt(2)
+        echo = np.concatenate([np.zeros(9, complex), ref[:-9]])
+        surv = 0.3 * echo * np.exp(2j * np.pi * 5 * np.arange(3 * N) / N) + (
+            rng.standard_normal(3 * N) + 1j * rng.standard_normal(3 * N)) / np.sqrt(2)
+        ref, surv = ref.astype(np.complex64), surv.astype(np.complex64)
+
+        def rate_tags(rates):
+            tags = []
+            for offset, rate in rates:
+                t = gr.tag_t()
+                t.offset, t.key, t.value = offset, pmt.intern("rx_rate"), pmt.from_double(rate)
+                tags.append(t)
+            return tags
+
+        caf = gpuradar.cross_ambiguity(FS, FC, N, M, K, method="direct",
+                                       window="rectangular", backend="cpu")
+        maps = blocks.vector_sink_f(2 * K + 1)
+        tb = gr.top_block()
+        tb.connect(blocks.vector_source_c(ref, False, 1, rate_tags([(0, FS)])), (caf, 0))
+        tb.connect(blocks.vector_source_c(surv, False, 1, rate_tags(
+            [(0, FS), (N + 7, 1.5 * FS), (2 * N, FS)])), (caf, 1))
+        tb.connect(caf, maps)
+        tb.run()
+        out = np.array(maps.data(), np.float64).reshape(-1, M, 2 * K + 1)
+        self.assertEqual(caf.rate_mismatch_cpis(), 1)
+        self.assertEqual(out.shape[0], 2)
+        for got, c in zip(out, (0, 2)):
+            want = numpy_caf(ref[c * N:(c + 1) * N], surv[c * N:(c + 1) * N], M, K)
+            np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4 * want.max())
+            m, kk = np.unravel_index(np.argmax(got), got.shape)
+            self.assertEqual((m, kk - K), (9, 5))
+        self.assertEqual([(t.offset, pmt.to_python(t.value)["index"]) for t in maps.tags()],
+                         [(0, 0), (M, 1)])
 
     def test_003_bad_parameters(self):
         for args, kw, name in (((0.0, FC, N, M, K), {}, "fs"), ((FS, -1.0, N, M, K), {}, "fc"),
