@@ -23,11 +23,13 @@ namespace {
 
 constexpr const char* usage =
     "usage: gpuradar_bench [--list] [--quick] [--repeats N] [--workload PD-x]\n"
-    "                      [--backend cuda|cpu] [--copy-threads N] [--source-cpis N]\n"
-    "                      [--cpu-threads N] [name ...]\n"
+    "                      [--backend cuda|cpu] [--input fc32|sc16] [--copy-threads N]\n"
+    "                      [--source-cpis N] [--cpu-threads N] [name ...]\n"
     "Prints one JSON line per measurement; names select benchmarks by substring.\n"
     "  --workload     pd_chain/default, e2e/PD, pd_cpu/PD: only this PD workload\n"
     "  --backend      e2e/PD: only this backend\n"
+    "  --input        e2e/PD, e2e/PD/two_gpu: only this host sample type (fc32, or\n"
+    "                 sc16 as an SDR gives it); default: both\n"
     "  --copy-threads GNU Radio benchmarks: memcpy threads of the replay source\n"
     "                 (default: half the cores, at most 8)\n"
     "  --source-cpis  GNU Radio benchmarks: CPIs the replay source's buffer holds (2)\n"
@@ -67,6 +69,15 @@ int main(int argc, char** argv)
             opt.workload = argv[++i];
         else if (arg == "--backend" && has_value)
             opt.backend = argv[++i];
+        else if (arg == "--input" && has_value) {
+            opt.input = argv[++i];
+            if (opt.input != "fc32" && opt.input != "sc16") {
+                std::cerr << "gpuradar_bench: --input must be fc32 or sc16 (got "
+                          << opt.input << ")\n"
+                          << usage;
+                return 2;
+            }
+        }
         else if (arg == "--copy-threads" && has_value)
             opt.source.copy_threads = positive("--copy-threads", argv[++i]);
         else if (arg == "--source-cpis" && has_value)

@@ -20,11 +20,13 @@
  * writes and PCIe carries half the bytes), unpaced, with its rate against the fc32
  * run's (vs_fc32) and both detection counts. Each chain line also gives its rate against
  * its own format's source alone (vs_source_alone: issue 31's "end to end >= 85 % of the
- * sc16 source alone").
+ * sc16 source alone"). --input fc32 or sc16 runs one input type only (sc16 alone: no
+ * vs_fc32, no paced latency runs).
  * Workloads: PD-B and PD-C (one channel: the framer cuts one stream), PRI = gate = nrange
  * samples (every sample of the stream is processed). Data: uniform noise plus LFM echoes
  * of three targets, never zeros.
  */
+#include "bench_e2e_input.h"
 #include "bench_pd_flowgraph.h"
 #include <gnuradio/blocks/null_sink.h>
 #include <gpuradar/kernels/common/cpu_threads.h>
@@ -48,44 +50,6 @@ struct run_result {
     double detections_per_cpi;
     std::uint64_t dropped;
 };
-
-//! The host samples a chain replays: fc32, or the same quantised to sc16 as an SDR
-//! gives them with cpu_format sc16.
-struct replay_data {
-    const void* data;
-    std::size_t nsamples;
-    std::size_t sample_bytes;
-    std::string input_type;
-    replay_data(const std::vector<cfloat>& x)
-        : data(x.data()),
-          nsamples(x.size()),
-          sample_bytes(sizeof(cfloat)),
-          input_type("fc32")
-    {
-    }
-    replay_data(const std::vector<std::int16_t>& parts)
-        : data(parts.data()),
-          nsamples(parts.size() / 2),
-          sample_bytes(2 * sizeof(std::int16_t)),
-          input_type("sc16")
-    {
-    }
-};
-
-//! x quantised to interleaved int16 with its largest part at 0.9 of full scale.
-std::vector<std::int16_t> quantise_sc16(const std::vector<cfloat>& x)
-{
-    float peak = 0;
-    for (const auto& v : x)
-        peak = std::max({ peak, std::abs(v.real()), std::abs(v.imag()) });
-    const double scale = peak > 0 ? 0.9 * 32767.0 / peak : 1.0;
-    std::vector<std::int16_t> q(2 * x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        q[2 * i] = static_cast<std::int16_t>(std::lround(x[i].real() * scale));
-        q[2 * i + 1] = static_cast<std::int16_t>(std::lround(x[i].imag() * scale));
-    }
-    return q;
-}
 
 run_result run_chain(const workload& w,
                      const replay_data& samples,
@@ -167,19 +131,14 @@ GPURADAR_BENCH("e2e/PD")
             // CPU: a few CPIs (each takes a fraction of a second on 2 cores).
             const std::uint64_t n = opt.quick ? 5 : gpu ? 300 : 12;
             const auto samples = scene_samples(w, 2);
-            const auto r = run_chain(w, samples, n, 0.0, backend, opt.source);
-            const double sps =
-                double(w.npulses * w.nrange) / (r.steady_ms_per_cpi * 1e-3);
-            const auto paced = run_chain(w, samples, n, 0.5 * sps, backend, opt.source);
-            // The same rate with the samples arriving in pieces, as from an SDR.
-            const auto paced_pieces = run_chain(
-                w, samples, n, 0.5 * sps, backend, opt.source, sdr_pieces_per_cpi);
             const std::uint64_t cpi_samples = w.npulses * w.nrange;
             const auto sc16 = quantise_sc16(samples);
             // The host stages alone, per input format; the source alone's rate is what
             // each chain's vs_source_alone divides by.
             double source_alone_sps[2] = { 0, 0 }; // fc32, sc16
-            for (const replay_data& d : { replay_data(samples), replay_data(sc16) })
+            for (const replay_data& d : { replay_data(samples), replay_data(sc16) }) {
+                if (!e2e_input_selected(opt, d.input_type))
+                    continue;
                 for (bool with_framer : { false, true }) {
                     auto tb = gr::make_top_block("e2e_host");
                     connect_host_stage(tb,
@@ -204,43 +163,58 @@ GPURADAR_BENCH("e2e/PD")
                         .field("samples_per_s", stage_sps)
                         .emit();
                 }
-            json_line("e2e/PD")
-                .field("workload", w.name)
-                .field("backend", backend)
-                .field("input", "fc32")
-                .field("cpis", double(n))
-                .field("cpu_threads", static_cast<long long>(kernels::cpu_threads()))
-                .field("samples_per_s", sps)
-                .field("vs_source_alone", sps / source_alone_sps[0])
-                .field("ms_per_cpi", r.steady_ms_per_cpi)
-                .field("first_cpi_ms", r.first_cpi_ms)
-                .field("paced_at_samples_per_s", 0.5 * sps)
-                .field("latency_median_ms", percentile(paced.latency_ms, 0.5))
-                .field("latency_p99_ms", percentile(paced.latency_ms, 0.99))
-                .field("latency_pieces_median_ms",
-                       percentile(paced_pieces.latency_ms, 0.5))
-                .field("latency_pieces_p99_ms", percentile(paced_pieces.latency_ms, 0.99))
-                .field("detections_per_cpi", r.detections_per_cpi)
-                .field("dropped_cpis",
-                       double(r.dropped + paced.dropped + paced_pieces.dropped))
-                .emit();
+            }
+            run_result r{};
+            double sps = 0;
+            if (e2e_input_selected(opt, "fc32")) {
+                r = run_chain(w, samples, n, 0.0, backend, opt.source);
+                sps = double(cpi_samples) / (r.steady_ms_per_cpi * 1e-3);
+                const auto paced =
+                    run_chain(w, samples, n, 0.5 * sps, backend, opt.source);
+                // The same rate with the samples arriving in pieces, as from an SDR.
+                const auto paced_pieces = run_chain(
+                    w, samples, n, 0.5 * sps, backend, opt.source, sdr_pieces_per_cpi);
+                json_line("e2e/PD")
+                    .field("workload", w.name)
+                    .field("backend", backend)
+                    .field("input", "fc32")
+                    .field("cpis", double(n))
+                    .field("cpu_threads", static_cast<long long>(kernels::cpu_threads()))
+                    .field("samples_per_s", sps)
+                    .field("vs_source_alone", sps / source_alone_sps[0])
+                    .field("ms_per_cpi", r.steady_ms_per_cpi)
+                    .field("first_cpi_ms", r.first_cpi_ms)
+                    .field("paced_at_samples_per_s", 0.5 * sps)
+                    .field("latency_median_ms", percentile(paced.latency_ms, 0.5))
+                    .field("latency_p99_ms", percentile(paced.latency_ms, 0.99))
+                    .field("latency_pieces_median_ms",
+                           percentile(paced_pieces.latency_ms, 0.5))
+                    .field("latency_pieces_p99_ms",
+                           percentile(paced_pieces.latency_ms, 0.99))
+                    .field("detections_per_cpi", r.detections_per_cpi)
+                    .field("dropped_cpis",
+                           double(r.dropped + paced.dropped + paced_pieces.dropped))
+                    .emit();
+            }
+            if (!e2e_input_selected(opt, "sc16"))
+                continue;
             // The same chain from sc16 host samples (issue 31): the framer's input is
             // the integers, half the bytes to write on the host and to copy to the GPU.
             const auto q = run_chain(w, sc16, n, 0.0, backend, opt.source);
-            const double q_sps =
-                double(w.npulses * w.nrange) / (q.steady_ms_per_cpi * 1e-3);
+            const double q_sps = double(cpi_samples) / (q.steady_ms_per_cpi * 1e-3);
             json_line("e2e/PD")
                 .field("workload", w.name)
                 .field("backend", backend)
                 .field("input", "sc16")
                 .field("cpis", double(n))
+                .field("cpu_threads", static_cast<long long>(kernels::cpu_threads()))
                 .field("samples_per_s", q_sps)
-                .field("vs_fc32", q_sps / sps)
+                .field("vs_fc32", sps > 0 ? q_sps / sps : -1.0)
                 .field("vs_source_alone", q_sps / source_alone_sps[1])
                 .field("ms_per_cpi", q.steady_ms_per_cpi)
                 .field("first_cpi_ms", q.first_cpi_ms)
                 .field("detections_per_cpi", q.detections_per_cpi)
-                .field("fc32_detections_per_cpi", r.detections_per_cpi)
+                .field("fc32_detections_per_cpi", sps > 0 ? r.detections_per_cpi : -1.0)
                 .field("dropped_cpis", double(q.dropped))
                 .emit();
         }

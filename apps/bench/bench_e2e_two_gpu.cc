@@ -15,8 +15,13 @@
  * the two sources alone into null sinks, and the two sources with their framers (the
  * host-to-device copies) on one GPU and on each pair. With fewer than two CUDA devices
  * it prints one line, "skipped": true, with the reason.
+ * Host input: each workload runs from fc32 host samples, then from the same quantised to
+ * sc16 as an SDR gives them (field "input"; the framers take input_type sc16: half the
+ * bytes for the host to write and PCIe to carry, issue 31 item 4); --input fc32 or sc16
+ * runs one. Each speedup line compares runs of the same input.
  * Workloads: those of e2e/PD (one channel), same scene data.
  */
+#include "bench_e2e_input.h"
 #include "bench_pd_flowgraph.h"
 #include <gpuradar/kernels/common/device_split.h>
 #include <cstring>
@@ -51,7 +56,7 @@ double steady_sps(const std::vector<detections_timer::arrival>& a,
 
 //! One chain per entry of `devices` in one flowgraph, chain k on devices[k].
 chains_result run_chains(const workload& w,
-                         const std::vector<cfloat>& samples,
+                         const replay_data& samples,
                          std::uint64_t ncpi,
                          const source_tuning& tuning,
                          const std::vector<int>& devices)
@@ -62,9 +67,14 @@ chains_result run_chains(const workload& w,
     std::vector<pd_chain> chains;
     std::vector<std::shared_ptr<detections_timer>> timers;
     for (int k = 0; k < nchains; ++k) {
-        auto src = gnuradio::make_block_sptr<host_replay_source>(
-            samples, ncpi * cpi_samples, cpi_samples, tuning, 0.0);
-        chains.emplace_back(w, "cuda", devices[k]);
+        auto src = gnuradio::make_block_sptr<host_replay_source>(samples.data,
+                                                                 samples.nsamples,
+                                                                 samples.sample_bytes,
+                                                                 ncpi * cpi_samples,
+                                                                 cpi_samples,
+                                                                 tuning,
+                                                                 0.0);
+        chains.emplace_back(w, "cuda", devices[k], samples.input_type);
         const auto cfar = chains.back().connect(tb, src);
         tb->connect(
             cfar,
@@ -99,7 +109,7 @@ chains_result run_chains(const workload& w,
  * Aggregate samples/s over the wall time of tb.run().
  */
 double host_stages_sps(const workload& w,
-                       const std::vector<cfloat>& samples,
+                       const replay_data& samples,
                        std::uint64_t ncpi,
                        const source_tuning& tuning,
                        const std::vector<int>& devices,
@@ -107,8 +117,17 @@ double host_stages_sps(const workload& w,
 {
     auto tb = gr::make_top_block("e2e_two_gpu_host");
     for (std::size_t k = 0; k < devices.size(); ++k)
-        connect_host_stage(
-            tb, w, samples, ncpi, tuning, "cuda", with_framers, devices[k]);
+        connect_host_stage(tb,
+                           w,
+                           samples.data,
+                           samples.nsamples,
+                           samples.sample_bytes,
+                           samples.input_type,
+                           ncpi,
+                           tuning,
+                           "cuda",
+                           with_framers,
+                           devices[k]);
     const double t = seconds([&] { tb->run(); });
     return double(devices.size() * ncpi * w.npulses * w.nrange) / t;
 }
@@ -179,12 +198,14 @@ std::string device_list(const std::vector<int>& devices)
 }
 
 void emit(const workload& w,
+          const std::string& input_type,
           const std::vector<int>& devices,
           std::uint64_t ncpi,
           const chains_result& r)
 {
     auto line = json_line(bench_name);
     line.field("workload", w.name)
+        .field("input", input_type)
         .field("devices", device_list(devices))
         .field("chains", static_cast<long long>(devices.size()))
         .field("cpis_per_chain", double(ncpi))
@@ -199,12 +220,14 @@ void emit(const workload& w,
 }
 
 void emit_host_stage(const workload& w,
+                     const std::string& input_type,
                      const std::vector<int>& devices,
                      bool with_framers,
                      double sps)
 {
     json_line(bench_name)
         .field("workload", w.name)
+        .field("input", input_type)
         .field("host_stage", with_framers ? "sources+framers" : "sources")
         .field("devices", with_framers ? device_list(devices) : std::string("-"))
         .field("aggregate_samples_per_s", sps)
@@ -233,35 +256,44 @@ GPURADAR_BENCH("e2e/PD/two_gpu")
         if (w.channels != 1 || (!opt.workload.empty() && w.name != opt.workload))
             continue;
         const std::uint64_t n = opt.quick ? 5 : 2000;
-        const auto samples = scene_samples(w, 2);
-        const auto host_stage = [&](const std::vector<int>& devices, bool framers) {
-            emit_host_stage(w,
-                            devices,
-                            framers,
-                            host_stages_sps(w, samples, n, opt.source, devices, framers));
-        };
-        const auto chains = [&](const std::vector<int>& devices) {
-            const auto r = run_chains(w, samples, n, opt.source, devices);
-            emit(w, devices, n, r);
-            return r;
-        };
-        host_stage({ 0, 0 }, false);
-        host_stage({ 0, 0 }, true);
-        const auto alone = chains({ 0 });
-        const auto one_gpu = chains({ 0, 0 });
-        for (int k = 1; k < count; ++k) {
-            host_stage({ 0, k }, true);
-            const auto two = chains({ 0, k });
-            json_line(bench_name)
-                .field("workload", w.name)
-                .field("devices", device_list({ 0, k }))
-                .field("speedup_two_gpus_over_one",
-                       two.aggregate_sps / one_gpu.aggregate_sps)
-                .field("steady_speedup_two_gpus_over_one",
-                       steady_aggregate(two) / steady_aggregate(one_gpu))
-                .field("speedup_over_one_chain_alone",
-                       two.aggregate_sps / alone.aggregate_sps)
-                .emit();
+        const auto fc32 = scene_samples(w, 2);
+        const auto sc16 = quantise_sc16(fc32);
+        for (const replay_data& samples : { replay_data(fc32), replay_data(sc16) }) {
+            if (!e2e_input_selected(opt, samples.input_type))
+                continue;
+            const auto& input = samples.input_type;
+            const auto host_stage = [&](const std::vector<int>& devices, bool framers) {
+                emit_host_stage(
+                    w,
+                    input,
+                    devices,
+                    framers,
+                    host_stages_sps(w, samples, n, opt.source, devices, framers));
+            };
+            const auto chains = [&](const std::vector<int>& devices) {
+                const auto r = run_chains(w, samples, n, opt.source, devices);
+                emit(w, input, devices, n, r);
+                return r;
+            };
+            host_stage({ 0, 0 }, false);
+            host_stage({ 0, 0 }, true);
+            const auto alone = chains({ 0 });
+            const auto one_gpu = chains({ 0, 0 });
+            for (int k = 1; k < count; ++k) {
+                host_stage({ 0, k }, true);
+                const auto two = chains({ 0, k });
+                json_line(bench_name)
+                    .field("workload", w.name)
+                    .field("input", input)
+                    .field("devices", device_list({ 0, k }))
+                    .field("speedup_two_gpus_over_one",
+                           two.aggregate_sps / one_gpu.aggregate_sps)
+                    .field("steady_speedup_two_gpus_over_one",
+                           steady_aggregate(two) / steady_aggregate(one_gpu))
+                    .field("speedup_over_one_chain_alone",
+                           two.aggregate_sps / alone.aggregate_sps)
+                    .emit();
+            }
         }
     }
 }
