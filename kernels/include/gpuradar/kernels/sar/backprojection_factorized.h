@@ -23,15 +23,20 @@ const char* to_string(bp_algorithm a);
  * 1.4 km; point targets and a random-reflectivity scene; test_backprojection.cc
  * test_030/031):
  *  - accurate (the defaults: factor 4, order_range 8, order_angle 8, oversample_range
- *    3, oversample_angle 2): SER 31-33 dB; IRW within 2 %, PSLR within 0.5 dB (a 32 dB
- *    error is ~0.3 dB at a -13 dB sidelobe), peak within 0.03 pixel of direct's;
+ *    3, oversample_angle 2): SER 32.1-33.4 dB; IRW within 2 %, PSLR within 0.2 dB
+ *    (a 32 dB error is ~0.3 dB at a -13 dB sidelobe), peak within 0.01 pixel of
+ *    direct's;
  *  - fast (order_range 6, order_angle 6, oversample_range 2, oversample_angle 2):
- *    SER ~ 23 dB, ~2.7x fewer operations.
+ *    SER ~ 25 dB, ~2.7x fewer operations.
+ * On critically sampled pulses (bandwidth = the bins' rate, gpuradar_bench's BP-A/B/C:
+ * 1 GHz in 0.15 m bins) the same settings give less: accurate 25.7-26.3 dB,
+ * oversample_range 4 29.7-30.5 dB, fast 21-22 dB (docs/PERFORMANCE.md).
  * The SER is bounded by the range dimension: direct backprojection interpolates the
- * pulses linearly, whose spectral images FFBP's band-limited polar images reproduce only
- * with range oversampling (oversample_range 4: ~36 dB). Each stage interpolates once
- * more, and with few taps the kernel's passband droop compounds over the stages (order
- * 4 at oversampling 2 falls below 10 dB): raise the oversampling with a low order.
+ * pulses linearly, whose spectral images (the stronger, the closer the band is to the
+ * bins' rate) FFBP's band-limited polar images reproduce only with range oversampling
+ * (oversample_range 4: ~36 dB on the test scenes). Each stage interpolates once more,
+ * and with few taps the kernel's passband droop compounds over the stages (order 4 at
+ * oversampling 2 falls below 10 dB): raise the oversampling with a low order.
  */
 struct ffbp_options {
     /*!
@@ -89,24 +94,29 @@ struct ffbp_options {
  *     with R_i = |P - A_i|, p_i linearly interpolated as in direct backprojection, kt_i
  *     = 2 f0_i / c, kt that of the first usable pulse (the demodulation that keeps the
  *     polar images band-limited);
- *  2. S times: `factor` neighbouring polar images merged into one on the parent's grid,
- *     s(r, phi) = sum_children s_c(r_c, phi_c) exp(j 2 pi kt (r_c - r)), (r_c, phi_c)
- *     the child's coordinates of the parent sample's point, interpolated by the
+ *  2. S - 1 times: `factor` neighbouring polar images merged into one on the parent's
+ *     grid, s(r, phi) = sum_children s_c(r_c, phi_c) exp(j 2 pi kt (r_c - r)), (r_c,
+ *     phi_c) the child's coordinates of the parent sample's point, interpolated by the
  *     kaiser_sinc kernel of order_range x order_angle taps (weights normalised to sum
  *     1);
- *  3. the last polar image interpolated at every pixel: image(P) += s(r, phi) exp(j 2 pi
- *     kt r).
- * Cost: per stage, every polar sample (about oversample_range x oversample_angle times
- * the pixels the image spans) reads factor x order_range x order_angle taps, against
- * P per pixel for direct backprojection: FFBP pays off only where P exceeds stages x
- * factor x order^2 x oversampling (gpuradar_bench's backprojection/BP-x/.../factorized
- * entries measure the curve against direct).
+ *  3. the last merge made straight onto the pixels: image(P) += sum_children s_c(r_c,
+ *     phi_c) exp(j 2 pi kt r_c) (with S = 0, the one polar image interpolated).
+ * Cost: every polar level holds about oversample_range x oversample_angle x (the
+ * image's angular extent seen from the track x its slant-range extent, at the full
+ * aperture's Nyquist spacing) samples: 11-16 per pixel per level on the BP-x workloads
+ * at the defaults (the angle step is one for all ranges, so near range is sampled
+ * finer than the pixels). Stage 0 costs L0 pulse terms per sample, each merge factor x
+ * order_range x order_angle taps per sample, against P per pixel for direct
+ * backprojection: FFBP pays off only where P exceeds (samples per pixel) x (L0 +
+ * (S - 1) factor order^2); gpuradar_bench's backprojection/BP-x/.../factorized entries
+ * measure the curve against direct.
  * Polar grids: range spacing min(dr) / oversample_range; angle spacing c / (2 f_max L
  * oversample_angle), f_max = |f0| + c / (4 dr) the band's highest frequency, L = 2
- * max |A_i - C|; the last covers the image rectangle, every other the samples of its
- * parent, each with order/2 + 2 samples of margin; a subaperture whose nadir lies in
+ * max |A_i - C|; the last level's cover the image rectangle, every other the samples of
+ * its parent, each with order/2 + 2 samples of margin; a subaperture whose nadir lies in
  * the region its grid covers gets the full circle.
- * Everything geometric is in double; polar images are complex float.
+ * Geometry is in double except the azimuth inside an interpolation (float, relative to
+ * the grid's centre direction, ~1e-7 rad); polar images are complex float.
  *
  * Supported: flat images and volumes (each slice a flat image), any 3-D track, f0 and dr
  * varying per pulse (accuracy holds while f0 varies by less than the guard band). Not
