@@ -93,6 +93,9 @@ from . import stripmap_sim
 from .stripmap_sim import SPEED_OF_LIGHT, Acquisition
 
 METHODS = ("pga",)
+#: Most targets: one stretch's least squares is (its targets' pulse pairs) x (its
+#: targets), dense (256 targets of ~100 pulses: ~50 MB).
+MAX_TARGETS = 256
 #: Range upsampling of the compressed pulses before linear interpolation (the csa
 #: image's columns are the samples, c/(2 fs), barely finer than the resolution).
 UPSAMPLE = 4
@@ -260,29 +263,35 @@ def _differences(echoes, n):
 
         min sum_t sum_n |q_t(n)| (theta_t(n) - delta(n) - a_t)^2,  d = d0 + delta,
 
-    solved exactly (delta eliminated: delta(n) is the weighted mean of theta_t(n) - a_t
-    over the targets seeing pair n, which leaves a small system in the slopes a_t). Its
-    one free direction, a constant added to every delta, is a line in e, removed later."""
+    solved exactly, stretch by stretch (the stretches share no target): delta(n) is the
+    weighted mean of theta_t(n) - a_t over the targets seeing pair n, which leaves a
+    system in the stretch's slopes a_t. Its one free direction, a constant added to
+    every delta of a stretch, is a line in e, removed later."""
     prods = [(first + 1, g[1:] * np.conj(g[:-1])) for first, g in echoes if len(g) > 1]
     sums = np.zeros(n, np.complex128)
     for start, q in prods:
         sums[start:start + len(q)] += q * np.exp(-1j * np.angle(np.sum(q)))
     observed = np.abs(sums) > 0
-    d0 = np.where(observed, np.angle(sums), 0.0)
-    if not prods:
-        return d0, observed
-    weight = np.zeros(n)
-    for start, q in prods:
-        weight[start:start + len(q)] += np.abs(q)
-    ntargets = len(prods)
+    d = np.where(observed, np.angle(sums), 0.0)
+    for first, last in _stretches(observed):
+        group = [(start - first - 1, q) for start, q in prods if first < start <= last]
+        d[first + 1:last + 1] += _refine(group, d[first + 1:last + 1])
+    return d, observed
+
+
+def _refine(prods, d0):
+    """delta over one stretch's pairs (d0: their differences so far) from its targets'
+    products (start within the stretch's pairs, q): _differences' least squares."""
+    npairs, ntargets = len(d0), len(prods)
     theta = [np.angle(q * np.exp(-1j * d0[start:start + len(q)])) for start, q in prods]
-    # delta(n) = (sum_s w_s theta_s - sum_s w_s a_s) / W(n): b(n) - sum_s m_s(n) a_s
-    b = np.zeros(n)
-    m = np.zeros((n, ntargets))
+    # delta(n) = (sum_s w_s theta_s - sum_s w_s a_s) / W(n) = b(n) - sum_s m_s(n) a_s
+    b = np.zeros(npairs)
+    m = np.zeros((npairs, ntargets))
     for s, ((start, q), th) in enumerate(zip(prods, theta)):
         sl = slice(start, start + len(q))
         b[sl] += np.abs(q) * th
         m[sl, s] += np.abs(q)
+    weight = m.sum(axis=1)
     safe = np.where(weight > 0, weight, 1.0)
     b /= safe
     m /= safe[:, None]
@@ -296,8 +305,7 @@ def _differences(echoes, n):
         rows.append(sw[:, None] * a)
         rhs.append(-sw * (th - b[sl]))
     slopes = np.linalg.lstsq(np.concatenate(rows), np.concatenate(rhs), rcond=1e-9)[0]
-    delta = b - m @ slopes
-    return np.where(observed, d0 + delta, 0.0), observed
+    return b - m @ slopes
 
 
 def _integrate(d, stretches, n):
@@ -364,8 +372,8 @@ def autofocus(raw, acq: Acquisition, image, first_pulse_y=0.0, method="pga",
     if not (isinstance(range_chip, int) and 0 <= range_chip <= 32):
         raise ValueError(f"stripmap autofocus: range_chip must be 0 to 32 columns "
                          f"(got {range_chip!r})")
-    if not (isinstance(max_targets, int) and 1 <= max_targets <= 1024):
-        raise ValueError(f"stripmap autofocus: max_targets must be 1 to 1024 "
+    if not (isinstance(max_targets, int) and 1 <= max_targets <= MAX_TARGETS):
+        raise ValueError(f"stripmap autofocus: max_targets must be 1 to {MAX_TARGETS} "
                          f"(got {max_targets!r})")
     raw = np.asarray(raw)
     if raw.ndim != 2 or raw.shape[1] != acq.nrange or raw.shape[0] < 3:
