@@ -1438,6 +1438,62 @@ TEST(BackprojectionFactorizedCpu, test_032_volume_slices_and_bad_data_as_direct)
     }
 }
 
+/*
+ * Every shape of the subaperture tree matches direct: no merge (a short aperture: its one
+ * polar image interpolated onto the pixels), one merge (level 0 straight onto the
+ * pixels), many stages of few pulses, merge factor 2, and tap counts the interpolation
+ * reads at run time (10 x 8 is not among those compiled in). level_samples() gives one
+ * polar level per merge below the pixels.
+ */
+TEST(BackprojectionFactorizedCpu, test_035_every_tree_shape_matches_direct)
+{
+    auto f = ffbp_scene(false, false, 0);
+    f.grid.nx = 64;
+    f.grid.ny = 48;
+    f.grid.x0 = -12;
+    f.grid.y0 = -9;
+    const auto ref = direct_image(f.grid, f.h);
+    struct shape {
+        int stages, factor, order_range, order_angle;
+    };
+    for (const shape c : { shape{ 1, 4, 8, 8 },
+                           shape{ 4, 4, 8, 8 },
+                           shape{ 5, 2, 8, 8 },
+                           shape{ 0, 4, 10, 8 } }) {
+        ffbp_options o;
+        o.stages = c.stages;
+        o.factor = c.factor;
+        o.order_range = c.order_range;
+        o.order_angle = c.order_angle;
+        EXPECT_GE(ser_vs(ffbp_image(f.grid, f.h, o), ref), 30)
+            << "stages " << c.stages << " factor " << c.factor << " taps "
+            << c.order_range << " x " << c.order_angle;
+        const auto levels = backprojection_factorized::level_samples(
+            f.grid, f.h.geometry.data(), f.h.npulses, o);
+        const int stages = backprojection_factorized::stages_for(o, f.h.npulses);
+        EXPECT_EQ(levels.size(), std::size_t(std::max(stages, 1)));
+        for (long long n : levels)
+            EXPECT_GT(n, f.grid.nx * f.grid.ny) << "stages " << c.stages;
+    }
+    // 100 pulses: auto keeps 32 or more per subaperture, so no merge at all.
+    sim::phase_history shortened = f.h;
+    shortened.npulses = 100;
+    shortened.pulses.resize(100 * f.h.nbins);
+    shortened.geometry.resize(6 * 100);
+    EXPECT_EQ(backprojection_factorized::stages_for(ffbp_options{}, 100), 0);
+    EXPECT_GE(ser_vs(ffbp_image(f.grid, shortened, ffbp_options{}),
+                     direct_image(f.grid, shortened)),
+              30);
+    expect_invalid_here(
+        [&] {
+            ffbp_options o;
+            o.stages = 5;
+            backprojection_factorized::level_samples(
+                f.grid, shortened.geometry.data(), 100, o);
+        },
+        "stages must be at most 3");
+}
+
 TEST(BackprojectionFactorizedApi, test_033_bad_options_name_the_parameter)
 {
     const auto f = ffbp_scene(false, false, 0);
