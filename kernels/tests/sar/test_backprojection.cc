@@ -1567,10 +1567,19 @@ TEST(BackprojectionFactorizedCuda, test_034_cuda_equals_cpu_twin)
 {
     GPURADAR_REQUIRE_CUDA();
     // Fresh random data each run (the seed is printed): random pulses, a side-looking
-    // and an overflight track, a NaN pulse position and a NaN sample.
+    // and an overflight track, a NaN pulse position and a NaN sample; the defaults
+    // (taps compiled in) and, side-looking, factor 2 with tap counts read at run time.
     const std::uint32_t seed = std::random_device{}();
     std::printf("[ info ] ffbp cuda seed %u\n", seed);
-    for (bool overflight : { false, true }) {
+    ffbp_options runtime_taps;
+    runtime_taps.factor = 2;
+    runtime_taps.stages = 3;
+    runtime_taps.order_range = 10;
+    runtime_taps.order_angle = 6;
+    const std::pair<bool, ffbp_options> cases[] = { { false, ffbp_options{} },
+                                                    { true, ffbp_options{} },
+                                                    { false, runtime_taps } };
+    for (const auto& [overflight, o] : cases) {
         auto f = ffbp_scene(overflight, false, seed);
         f.h.pulses = random_complex(f.h.pulses.size(), seed);
         // Over the scene, the first 64 pulses: full-circle polar grids stay small.
@@ -1581,7 +1590,7 @@ TEST(BackprojectionFactorizedCuda, test_034_cuda_equals_cpu_twin)
             cfloat(std::numeric_limits<float>::quiet_NaN(), 0);
         f.grid.nz = 2;
         const auto cpu_bp =
-            backprojection_factorized::make(backend::cpu, f.grid, f.h.nbins, {});
+            backprojection_factorized::make(backend::cpu, f.grid, f.h.nbins, o);
         std::vector<cfloat> cpu(static_cast<std::size_t>(f.grid.voxels()));
         cpu_bp->run(f.h.pulses.data(), f.h.geometry.data(), f.h.npulses, cpu.data());
         for (bool host_pulses : { false, true }) {
@@ -1589,7 +1598,7 @@ TEST(BackprojectionFactorizedCuda, test_034_cuda_equals_cpu_twin)
             poisoned_image img(cpu.size(), st, seed + 1);
             auto d_pulses = to_device(f.h.pulses, st);
             auto bp = backprojection_factorized::make(
-                backend::cuda, f.grid, f.h.nbins, {}, st.ref());
+                backend::cuda, f.grid, f.h.nbins, o, st.ref());
             if (host_pulses)
                 bp->run_host_pulses(f.h.pulses.data(),
                                     f.h.geometry.data(),
@@ -1607,7 +1616,8 @@ TEST(BackprojectionFactorizedCuda, test_034_cuda_equals_cpu_twin)
             // Float rounding: the same double geometry and float sums in the same order;
             // device and host libm differ by ulps; the prefill's rounding (|prefill| ~ 1
             // against |image| ~ 50) adds ~1e-7 relative.
-            EXPECT_LT(rel_l2(added, cpu), 1e-5) << (overflight ? "overflight" : "side");
+            EXPECT_LT(rel_l2(added, cpu), 1e-5)
+                << (overflight ? "overflight" : "side") << " factor " << o.factor;
         }
     }
 }
