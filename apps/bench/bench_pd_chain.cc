@@ -139,7 +139,8 @@ GPURADAR_BENCH("pd_chain/default")
         // The framer's receiver corrections (issue 31: chain + CFAR with them <= 1.1x
         // without), in place on the CPI before the chain, streamed like the chain:
         // per-pulse DC, mean-pulse leakage and I/Q on, and the running DC mean instead.
-        auto corrected_streamed_ms = [&](kernels::dc_removal dc) {
+        // Returns the chain + CFAR with the corrections; `alone_ms`: the corrections alone.
+        auto corrected_streamed_ms = [&](kernels::dc_removal dc, double& alone_ms) {
             kernels::front_end_correction_config fc;
             fc.npulses = w.channels * w.npulses;
             fc.nrange = w.nrange;
@@ -148,6 +149,14 @@ GPURADAR_BENCH("pd_chain/default")
             fc.leakage = kernels::leakage_suppression::mean_pulse;
             auto corr = kernels::front_end_correction::make(cuda, fc, s.ref());
             std::vector<kernels::iq_estimate> est(streamed_cpis);
+            alone_ms = time_ms(s,
+                               reps,
+                               [&] {
+                                   for (int i = 0; i < streamed_cpis; ++i)
+                                       corr->run(x.as<cfloat>(), std::size_t(i));
+                                   corr->take_estimates(est.data(), est.size());
+                               }) /
+                       streamed_cpis;
             return time_ms(s,
                            reps,
                            [&] {
@@ -160,9 +169,11 @@ GPURADAR_BENCH("pd_chain/default")
                            }) /
                    streamed_cpis;
         };
-        const double corrected_ms = corrected_streamed_ms(kernels::dc_removal::pulse);
+        double corrections_ms = 0, corrections_running_ms = 0;
+        const double corrected_ms =
+            corrected_streamed_ms(kernels::dc_removal::pulse, corrections_ms);
         const double corrected_running_ms =
-            corrected_streamed_ms(kernels::dc_removal::running);
+            corrected_streamed_ms(kernels::dc_removal::running, corrections_running_ms);
         json_line("pd_chain/default")
             .field("device", props.name)
             .field("workload", w.name)
@@ -176,6 +187,8 @@ GPURADAR_BENCH("pd_chain/default")
             .field("corrections_ratio", corrected_ms / streamed_ms)
             .field("corrected_running_dc_chain_cfar_streamed_ms", corrected_running_ms)
             .field("corrections_running_dc_ratio", corrected_running_ms / streamed_ms)
+            .field("corrections_alone_ms", corrections_ms)
+            .field("corrections_running_dc_alone_ms", corrections_running_ms)
             .field("floor_cfar_ms", (16.0 * n + 12.0 * n + 5.0 * n) / (copy * 1e6))
             .field("target_ms", w.channels == 16 ? 0.5 : 0.1)
             .field("copy_gb_per_s", copy)

@@ -313,6 +313,60 @@ TEST(FrontEndCorrectionCuda, test_010_cuda_matches_cpu)
     }
 }
 
+// The CUDA sums pass and scan at sizes that use every part of them: several tiles of
+// range samples and chunks of pulses, ragged at both ends, a blanked gate across a tile
+// boundary, more pulses than the scan's threads (runs of 3 pulses per thread), 3 CPIs of
+// carried state; the CPU twin computes the same CPIs (fresh random data, output
+// poisoned around the CPI).
+TEST(FrontEndCorrectionCuda, test_012_cuda_matches_cpu_large)
+{
+    GPURADAR_REQUIRE_CUDA();
+    k::cuda_stream s;
+    const std::size_t np = 2100, nr = 301, n = np * nr, guard = 32;
+    std::vector<k::front_end_correction_config> configs;
+    for (auto leak : { k::leakage_suppression::mean_pulse, k::leakage_suppression::blank })
+        for (auto dc : { k::dc_removal::pulse, k::dc_removal::running }) {
+            auto c = config(np, nr, dc, leak, true);
+            c.leakage_gate = 260; // across the first 256-sample tile's end
+            configs.push_back(c);
+        }
+    std::uint32_t seed = 700;
+    for (const auto& c : configs) {
+        auto cpu = k::front_end_correction::make(k::backend::cpu, c);
+        auto gpu = k::front_end_correction::make(k::backend::cuda, c, s.ref());
+        k::device_memory d((2 * guard + n) * sizeof(cfloat));
+        const std::string what = std::string(k::to_string(c.dc)) + " " +
+                                 k::to_string(c.leakage);
+        for (int cpi = 0; cpi < 3; ++cpi) {
+            poison(d, s);
+            auto ref = impaired_cpi(np, nr, seed++);
+            cfloat* at = d.as<cfloat>() + guard;
+            k::copy_async(at,
+                          ref.data(),
+                          n * sizeof(cfloat),
+                          k::copy_kind::host_to_device,
+                          s.ref(),
+                          "test");
+            gpu->run(at, 0);
+            cpu->run(ref.data(), 0);
+            k::iq_estimate eg, ec;
+            gpu->take_estimates(&eg, 1);
+            cpu->take_estimates(&ec, 1);
+            const auto all = to_host<cfloat>(d, 2 * guard + n, s);
+            const std::vector<cfloat> got(all.begin() + guard, all.begin() + guard + n);
+            EXPECT_LE(rel_l2(got, ref), 1e-5) << what << " CPI " << cpi;
+            EXPECT_TRUE(ec.corrected) << what; // the imbalance is there to be found
+            EXPECT_EQ(eg.corrected, ec.corrected) << what;
+            EXPECT_NEAR(eg.gain_db, ec.gain_db, 1e-9) << what;
+            EXPECT_NEAR(eg.phase_deg, ec.phase_deg, 1e-7) << what;
+            for (std::size_t i = 0; i < guard; ++i) {
+                EXPECT_TRUE(std::isnan(all[i].real())) << what;
+                EXPECT_TRUE(std::isnan(all[guard + n + i].real())) << what;
+            }
+        }
+    }
+}
+
 // Degenerate statistics on the GPU: uncorrected, unchanged, no NaN.
 TEST(FrontEndCorrectionCuda, test_011_cuda_degenerate_iq_unchanged)
 {

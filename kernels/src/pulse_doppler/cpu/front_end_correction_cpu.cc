@@ -13,23 +13,117 @@ class front_end_correction_cpu final : public front_end_correction
 {
 public:
     explicit front_end_correction_cpu(const front_end_correction_config& cfg)
-        : front_end_correction(cfg), d_mean_pulse(cfg.nrange), d_pulse_mean(cfg.nrange)
+        : front_end_correction(cfg),
+          d_mean_pulse(cfg.nrange),
+          d_col(cfg.nrange),
+          d_row_all(cfg.npulses),
+          d_row_kept(cfg.npulses),
+          d_pulse_dc(cfg.npulses)
     {
     }
 
+    // The GPU's maths in the GPU's order: one read pass for every sum, the estimates,
+    // one affine map per sample (front_end_correction_math.h).
     void run(cfloat* cpi, std::size_t slot) override
     {
-        if (d_cfg.dc != dc_removal::off)
-            remove_dc(cpi);
-        if (d_cfg.leakage == leakage_suppression::mean_pulse)
-            subtract_mean_pulse(cpi);
-        else if (d_cfg.leakage == leakage_suppression::blank)
-            blank(cpi);
         if (slot >= d_estimates.size())
             d_estimates.resize(slot + 1);
         d_estimates[slot] = iq_estimate{};
-        if (d_cfg.iq)
-            d_estimates[slot] = correct_iq(cpi);
+        const std::size_t np = d_cfg.npulses, nr = d_cfg.nrange;
+        const bool dc = d_cfg.dc != dc_removal::off;
+        const bool mean = d_cfg.leakage == leakage_suppression::mean_pulse;
+        const std::size_t gate =
+            d_cfg.leakage == leakage_suppression::blank ? d_cfg.leakage_gate : 0;
+        iq_terms t;
+        // 1. Sums of the raw CPI.
+        std::fill(d_col.begin(), d_col.end(), cdouble(0));
+        for (std::size_t p = 0; p < np; ++p) {
+            const cfloat* x = cpi + p * nr;
+            cdouble gated = 0, kept = 0;
+            for (std::size_t r = 0; r < nr; ++r) {
+                const double re = x[r].real(), im = x[r].imag();
+                d_col[r] += cdouble(re, im);
+                if (r < gate) {
+                    gated += cdouble(re, im);
+                    continue;
+                }
+                kept += cdouble(re, im);
+                t.raw[0] += re * re;
+                t.raw[1] += im * im;
+                t.raw[2] += re * im;
+            }
+            d_row_all[p] = gated + kept;
+            d_row_kept[p] = kept;
+        }
+        // 2. DC per pulse.
+        cdouble dsum = 0;
+        for (std::size_t p = 0; p < np; ++p) {
+            cdouble d = 0;
+            if (dc) {
+                const cdouble m = d_row_all[p] / double(nr);
+                if (d_cfg.dc == dc_removal::pulse || !d_have_dc)
+                    d_dc = m;
+                else
+                    d_dc += (m - d_dc) / d_cfg.dc_time_constant;
+                d_have_dc = true;
+                d = d_dc;
+            }
+            d_pulse_dc[p] = d;
+            dsum += d;
+            const cdouble rk = d_row_kept[p];
+            t.dr[0] += d.real() * rk.real();
+            t.dr[1] += d.imag() * rk.imag();
+            t.dr[2] += d.real() * rk.imag();
+            t.dr[3] += d.imag() * rk.real();
+            t.dd[0] += d.real() * d.real();
+            t.dd[1] += d.imag() * d.imag();
+            t.dd[2] += d.real() * d.imag();
+        }
+        t.d[0] = dsum.real();
+        t.d[1] = dsum.imag();
+        // 3. Mean pulse of the DC-free CPI, folded into M.
+        if (mean) {
+            for (std::size_t r = 0; r < nr; ++r) {
+                const cdouble m = (d_col[r] - dsum) / double(np);
+                cdouble& mp = d_mean_pulse[r];
+                mp = d_have_mean ? mp + d_cfg.leakage_alpha * (m - mp) : m;
+                const cdouble c = d_col[r];
+                t.mc[0] += mp.real() * c.real();
+                t.mc[1] += mp.imag() * c.imag();
+                t.mc[2] += mp.real() * c.imag();
+                t.mc[3] += mp.imag() * c.real();
+                t.mm[0] += mp.real() * mp.real();
+                t.mm[1] += mp.imag() * mp.imag();
+                t.mm[2] += mp.real() * mp.imag();
+                t.m[0] += mp.real();
+                t.m[1] += mp.imag();
+            }
+            d_have_mean = true;
+        }
+        // 4. The I/Q matrix of the corrected CPI.
+        iq_matrix iqm;
+        if (d_cfg.iq) {
+            iqm = iq_matrix_from(iq_sums_from(t, double(nr - gate), double(np)));
+            d_estimates[slot] =
+                iq_estimate{ true, iqm.ok, iqm.degenerate, iqm.gain_db, iqm.phase_deg };
+        }
+        // 5. One affine map per sample.
+        const float a = static_cast<float>(iqm.a), b = static_cast<float>(iqm.b);
+        for (std::size_t p = 0; p < np; ++p) {
+            cfloat* x = cpi + p * nr;
+            std::fill(x, x + gate, cfloat(0.0f, 0.0f));
+            const cfloat d(d_pulse_dc[p]);
+            for (std::size_t r = gate; r < nr; ++r) {
+                cfloat v = x[r];
+                if (dc)
+                    v -= d;
+                if (mean)
+                    v -= cfloat(d_mean_pulse[r]);
+                if (iqm.ok)
+                    v = cfloat(v.real(), a * v.real() + b * v.imag());
+                x[r] = v;
+            }
+        }
     }
 
     void take_estimates(iq_estimate* out, std::size_t n) override
@@ -40,77 +134,12 @@ public:
     }
 
 private:
-    void remove_dc(cfloat* cpi)
-    {
-        const std::size_t nr = d_cfg.nrange;
-        for (std::size_t p = 0; p < d_cfg.npulses; ++p) {
-            cfloat* x = cpi + p * nr;
-            cdouble sum = 0;
-            for (std::size_t r = 0; r < nr; ++r)
-                sum += cdouble(x[r]);
-            const cdouble m = sum / double(nr);
-            if (d_cfg.dc == dc_removal::pulse || !d_have_dc)
-                d_dc = m;
-            else
-                d_dc += (m - d_dc) / d_cfg.dc_time_constant;
-            d_have_dc = true;
-            const cfloat d(d_dc);
-            for (std::size_t r = 0; r < nr; ++r)
-                x[r] -= d;
-        }
-    }
-
-    void subtract_mean_pulse(cfloat* cpi)
-    {
-        const std::size_t nr = d_cfg.nrange, np = d_cfg.npulses;
-        std::fill(d_pulse_mean.begin(), d_pulse_mean.end(), cdouble(0));
-        for (std::size_t p = 0; p < np; ++p)
-            for (std::size_t r = 0; r < nr; ++r)
-                d_pulse_mean[r] += cdouble(cpi[p * nr + r]);
-        for (std::size_t r = 0; r < nr; ++r) {
-            const cdouble m = d_pulse_mean[r] / double(np);
-            d_mean_pulse[r] = d_have_mean ? d_mean_pulse[r] + d_cfg.leakage_alpha *
-                                                                  (m - d_mean_pulse[r])
-                                          : m;
-        }
-        d_have_mean = true;
-        for (std::size_t p = 0; p < np; ++p)
-            for (std::size_t r = 0; r < nr; ++r)
-                cpi[p * nr + r] -= cfloat(d_mean_pulse[r]);
-    }
-
-    void blank(cfloat* cpi)
-    {
-        for (std::size_t p = 0; p < d_cfg.npulses; ++p)
-            std::fill(cpi + p * d_cfg.nrange,
-                      cpi + p * d_cfg.nrange + d_cfg.leakage_gate,
-                      cfloat(0.0f, 0.0f));
-    }
-
-    iq_estimate correct_iq(cfloat* cpi)
-    {
-        const std::size_t n = d_cfg.npulses * d_cfg.nrange;
-        iq_sums s;
-        for (std::size_t i = 0; i < n; ++i) {
-            const double re = cpi[i].real(), im = cpi[i].imag();
-            s.ii += re * re;
-            s.qq += im * im;
-            s.iq += re * im;
-        }
-        const iq_matrix m = iq_matrix_from(s);
-        if (m.ok) {
-            const float a = static_cast<float>(m.a), b = static_cast<float>(m.b);
-            for (std::size_t i = 0; i < n; ++i)
-                cpi[i] = cfloat(cpi[i].real(), a * cpi[i].real() + b * cpi[i].imag());
-        }
-        return iq_estimate{ true, m.ok, m.degenerate, m.gain_db, m.phase_deg };
-    }
-
     cdouble d_dc = 0; // the running DC estimate
     bool d_have_dc = false;
     std::vector<cdouble> d_mean_pulse; // M, the leakage estimate
-    std::vector<cdouble> d_pulse_mean; // this CPI's mean pulse (workspace)
     bool d_have_mean = false;
+    // Workspace of one CPI: sums per range sample, per pulse (all, not blanked), DC.
+    std::vector<cdouble> d_col, d_row_all, d_row_kept, d_pulse_dc;
     std::vector<iq_estimate> d_estimates; // per slot since the last take
 };
 

@@ -1,11 +1,19 @@
-/* CUDA front-end corrections: a handful of simple passes over the CPI, in the CPU twin's
- * order, with fp64 sums (block tree reductions, one fp64 atomic per block for the I/Q
- * sums) so that both backends agree to float rounding. */
+/* CUDA front-end corrections in two passes over the CPI, whatever the options: one read
+ * pass takes every sum of the raw CPI (per pulse, per range sample, the I/Q second
+ * moments), small kernels turn them into the estimates (the running DC as a parallel
+ * scan), and one pass applies the whole correction as one affine map per sample. The
+ * statistics of the corrected CPI follow from the raw sums (front_end_correction_math.h),
+ * the CPU twin's maths; sums are fp64 and written per block, then added in a fixed order
+ * (no atomics but the 9 per-block range terms), so both backends agree to float
+ * rounding. */
 #include "common/cuda/cuda_check.h"
 #include "common/cuda/launch.h"
 #include "pulse_doppler/front_end_correction_backends.h"
 #include "pulse_doppler/front_end_correction_math.h"
 #include <cuda_runtime.h>
+#include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace gpuradar::kernels::detail {
@@ -13,178 +21,404 @@ namespace {
 
 constexpr const char* who = "gpuradar::pulse_framer (cuda front_end_correction)";
 
-//! Threads of the reduction blocks: a power of two for the tree in block_sum.
-constexpr int reduce_threads = 256;
+// The sums pass: a block covers a tile of stats_cols range samples x stats_rows pulses;
+// its 8 warps take every 8th pulse of the tile, each lane 8 range samples 32 apart
+// (coalesced 256-byte rows), so that per pulse one warp reduction gives the pulse's
+// partial sum and per range sample the lane's registers hold the partial column sum.
+constexpr int stats_threads = 256;
+constexpr int stats_warps = stats_threads / 32;
+constexpr int stats_per_lane = 8;
+constexpr int stats_cols = 32 * stats_per_lane; // 256
+constexpr int stats_rows = 32;
 
-// Sum of v over the block (every thread gets it). smem holds reduce_threads doubles.
-__device__ double block_sum(double v, double* smem)
+// The estimate kernels: one block of est_threads for the pulses (the DC scan), blocks of
+// est_threads over the range samples (the mean pulse).
+constexpr int est_threads = 1024;
+constexpr int range_threads = 256;
+
+__device__ __forceinline__ double warp_sum(double v)
 {
-    smem[threadIdx.x] = v;
+    for (int lanes = 16; lanes > 0; lanes /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, lanes);
+    return v; // lane 0 holds the sum
+}
+
+// Sums of v[0, N) over the block into out[0, N) of thread 0 (the others' out is
+// unspecified), in a fixed order; smem holds N x 32 doubles. Every thread of the block
+// calls it, and no thread may still be reading smem from an earlier call.
+template <int N>
+__device__ void block_sums(const double (&v)[N], double* smem, double (&out)[N])
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int nwarps = blockDim.x >> 5;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+        const double w = warp_sum(v[i]);
+        if (lane == 0)
+            smem[i * 32 + warp] = w;
+    }
     __syncthreads();
-    for (int s = reduce_threads / 2; s > 0; s /= 2) {
-        if (threadIdx.x < s)
-            smem[threadIdx.x] += smem[threadIdx.x + s];
-        __syncthreads();
-    }
-    const double total = smem[0];
-    __syncthreads(); // smem is reused by the next call
-    return total;
-}
-
-// One block per pulse: sums[p] = sum over the pulse's samples (fp64).
-__global__ void
-pulse_sums_kernel(const float2* __restrict__ cpi, std::size_t nrange, double2* sums)
-{
-    __shared__ double smem[reduce_threads];
-    const float2* x = cpi + std::size_t(blockIdx.x) * nrange;
-    double re = 0, im = 0;
-    for (std::size_t r = threadIdx.x; r < nrange; r += reduce_threads) {
-        re += x[r].x;
-        im += x[r].y;
-    }
-    re = block_sum(re, smem);
-    im = block_sum(im, smem);
     if (threadIdx.x == 0)
-        sums[blockIdx.x] = make_double2(re, im);
-}
-
-// The DC estimate of every pulse, in pulse order (the running mean is a recurrence):
-// one thread, npulses steps of a few flops. The loads of the sums do not depend on the
-// recurrence, so the unrolled loop issues them ahead instead of waiting on each in turn.
-__global__ void dc_track_kernel(const double2* __restrict__ sums,
-                                std::size_t npulses,
-                                std::size_t nrange,
-                                bool running,
-                                double tau,
-                                bool first,
-                                double2* __restrict__ state,
-                                float2* __restrict__ dc)
-{
-    double2 est = *state;
-#pragma unroll 16
-    for (std::size_t p = 0; p < npulses; ++p) {
-        const double mr = sums[p].x / double(nrange), mi = sums[p].y / double(nrange);
-        if (!running || (first && p == 0)) {
-            est = make_double2(mr, mi);
-        } else {
-            est.x += (mr - est.x) / tau;
-            est.y += (mi - est.y) / tau;
+        for (int i = 0; i < N; ++i) {
+            double total = 0;
+            for (int w = 0; w < nwarps; ++w)
+                total += smem[i * 32 + w];
+            out[i] = total;
         }
-        dc[p] = make_float2(static_cast<float>(est.x), static_cast<float>(est.y));
-    }
-    *state = est;
 }
 
-__global__ void subtract_dc_kernel(float2* cpi,
-                                   std::size_t n,
-                                   std::size_t nrange,
-                                   const float2* __restrict__ dc)
-{
-    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += stride) {
-        const float2 d = dc[i / nrange];
-        cpi[i] = make_float2(cpi[i].x - d.x, cpi[i].y - d.y);
-    }
-}
+//! The correction's I/Q part as the apply pass uses it, computed once per CPI.
+struct iq_apply {
+    float a, b;
+    int ok;
+};
 
-// Thread r: the CPI's mean pulse at range sample r (consecutive threads read consecutive
-// samples), folded into M[r]; Mf[r] is M[r] in float for the subtraction.
-__global__ void mean_pulse_kernel(const float2* __restrict__ cpi,
-                                  std::size_t npulses,
-                                  std::size_t nrange,
-                                  double alpha,
-                                  bool first,
-                                  double2* mean_pulse,
-                                  float2* mean_pulse_f)
+// The I/Q matrix of the CPI from its terms, into *out, and its corrected sums into the
+// slot's (one thread).
+__device__ void finish_iq(const double* terms,
+                          double n_g,
+                          double npulses,
+                          iq_apply* out,
+                          double* sums)
 {
-    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    for (std::size_t r = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; r < nrange;
-         r += stride) {
-        double re = 0, im = 0;
-        for (std::size_t p = 0; p < npulses; ++p) {
-            re += cpi[p * nrange + r].x;
-            im += cpi[p * nrange + r].y;
-        }
-        re /= double(npulses);
-        im /= double(npulses);
-        double2 m = mean_pulse[r];
-        if (first) {
-            m = make_double2(re, im);
-        } else {
-            m.x += alpha * (re - m.x);
-            m.y += alpha * (im - m.y);
-        }
-        mean_pulse[r] = m;
-        mean_pulse_f[r] = make_float2(static_cast<float>(m.x), static_cast<float>(m.y));
-    }
-}
-
-__global__ void subtract_pulse_kernel(float2* cpi,
-                                      std::size_t n,
-                                      std::size_t nrange,
-                                      const float2* __restrict__ mean_pulse_f)
-{
-    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += stride) {
-        const float2 m = mean_pulse_f[i % nrange];
-        cpi[i] = make_float2(cpi[i].x - m.x, cpi[i].y - m.y);
-    }
-}
-
-__global__ void
-blank_kernel(float2* cpi, std::size_t npulses, std::size_t nrange, std::size_t gate)
-{
-    const std::size_t n = npulses * gate;
-    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += stride)
-        cpi[(i / gate) * nrange + i % gate] = make_float2(0.0f, 0.0f);
-}
-
-// sums[0..2] += sum I^2, sum Q^2, sum IQ over the CPI (sums zeroed before the launch).
-__global__ void
-iq_sums_kernel(const float2* __restrict__ cpi, std::size_t n, double* sums)
-{
-    __shared__ double smem[reduce_threads];
-    double ii = 0, qq = 0, iq = 0;
-    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += stride) {
-        const double re = cpi[i].x, im = cpi[i].y;
-        ii += re * re;
-        qq += im * im;
-        iq += re * im;
-    }
-    ii = block_sum(ii, smem);
-    qq = block_sum(qq, smem);
-    iq = block_sum(iq, smem);
-    if (threadIdx.x == 0) {
-        atomicAdd(sums + 0, ii);
-        atomicAdd(sums + 1, qq);
-        atomicAdd(sums + 2, iq);
-    }
-}
-
-// Q' = a I + b Q with the matrix of the sums, or nothing when they are unusable (the
-// same decision the host's report makes from the same sums).
-__global__ void
-iq_apply_kernel(float2* cpi, std::size_t n, const double* __restrict__ sums)
-{
-    iq_sums s;
-    s.ii = sums[0];
-    s.qq = sums[1];
-    s.iq = sums[2];
+    iq_terms t;
+    double* f = &t.raw[0];
+    for (int i = 0; i < iq_terms_count; ++i)
+        f[i] = __ldcg(terms + i); // from L2: other blocks' atomics, not a stale L1 line
+    const iq_sums s = iq_sums_from(t, n_g, npulses);
     const iq_matrix m = iq_matrix_from(s);
-    if (!m.ok)
+    *out = iq_apply{ static_cast<float>(m.a), static_cast<float>(m.b), m.ok ? 1 : 0 };
+    sums[0] = s.ii;
+    sums[1] = s.qq;
+    sums[2] = s.iq;
+}
+
+struct stats_args {
+    const float2* cpi;
+    std::size_t npulses, nrange;
+    std::size_t gate;  // range samples [0, gate) blanked (0: none)
+    bool rows, cols, moments;
+    double2* row_all;  // [tile][pulse]: the pulse's sum over the tile's samples
+    double2* row_kept; // [tile][pulse]: the same over the samples not blanked
+    double2* col;      // [chunk][range]: the range sample's sum over the chunk's pulses
+    double* mom;       // [block][3]: sum over not blanked samples of I^2, Q^2, IQ
+};
+
+__global__ void __launch_bounds__(stats_threads) stats_kernel(stats_args a)
+{
+    __shared__ double2 col_smem[stats_warps][stats_cols];
+    __shared__ double red[3 * 32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const std::size_t tile = blockIdx.x, chunk = blockIdx.y;
+    const std::size_t c0 = tile * stats_cols + lane;
+    const std::size_t p0 = chunk * stats_rows, p1 = min(a.npulses, p0 + stats_rows);
+    const bool tile_gated = tile * stats_cols < a.gate; // the tile meets the gate
+    double2 acc[stats_per_lane];
+#pragma unroll
+    for (int k = 0; k < stats_per_lane; ++k)
+        acc[k] = make_double2(0.0, 0.0);
+    double ii = 0, qq = 0, iq = 0;
+    for (std::size_t p = p0 + warp; p < p1; p += stats_warps) {
+        const float2* x = a.cpi + p * a.nrange;
+        float2 v[stats_per_lane];
+#pragma unroll
+        for (int k = 0; k < stats_per_lane; ++k) {
+            const std::size_t c = c0 + 32 * k;
+            v[k] = c < a.nrange ? x[c] : make_float2(0.0f, 0.0f);
+        }
+        double sr = 0, si = 0, kr = 0, ki = 0;
+#pragma unroll
+        for (int k = 0; k < stats_per_lane; ++k) {
+            const double re = v[k].x, im = v[k].y;
+            acc[k].x += re;
+            acc[k].y += im;
+            sr += re;
+            si += im;
+            if (c0 + 32 * k >= a.gate) {
+                kr += re;
+                ki += im;
+                ii += re * re;
+                qq += im * im;
+                iq += re * im;
+            }
+        }
+        if (a.rows) {
+            sr = warp_sum(sr);
+            si = warp_sum(si);
+            if (tile_gated) {
+                kr = warp_sum(kr);
+                ki = warp_sum(ki);
+            } else {
+                kr = sr;
+                ki = si;
+            }
+            if (lane == 0) {
+                a.row_all[tile * a.npulses + p] = make_double2(sr, si);
+                a.row_kept[tile * a.npulses + p] = make_double2(kr, ki);
+            }
+        }
+    }
+    if (a.cols) {
+#pragma unroll
+        for (int k = 0; k < stats_per_lane; ++k)
+            col_smem[warp][lane + 32 * k] = acc[k];
+        __syncthreads();
+        const std::size_t c = tile * stats_cols + threadIdx.x;
+        double2 sum = make_double2(0.0, 0.0);
+        for (int w = 0; w < stats_warps; ++w) {
+            sum.x += col_smem[w][threadIdx.x].x;
+            sum.y += col_smem[w][threadIdx.x].y;
+        }
+        if (c < a.nrange)
+            a.col[chunk * a.nrange + c] = sum;
+    }
+    if (a.moments) {
+        const std::size_t b = std::size_t(blockIdx.y) * gridDim.x + blockIdx.x;
+        const double v[3] = { ii, qq, iq };
+        double t[3];
+        block_sums(v, red, t);
+        if (threadIdx.x == 0) {
+            a.mom[3 * b + 0] = t[0];
+            a.mom[3 * b + 1] = t[1];
+            a.mom[3 * b + 2] = t[2];
+        }
+    }
+}
+
+// d -> A d + B, the running mean's step over a run of pulses; a_then_b(x, y) is x
+// followed by y.
+struct affine2 {
+    double a;
+    double2 b;
+};
+__device__ __forceinline__ affine2 a_then_b(const affine2& x, const affine2& y)
+{
+    return { y.a * x.a, make_double2(y.a * x.b.x + y.b.x, y.a * x.b.y + y.b.y) };
+}
+
+struct pulse_args {
+    std::size_t npulses, nrange, ntiles, nblocks;
+    bool dc, running, first, iq;
+    double tau;
+    const double2* row_all;
+    const double2* row_kept;
+    const double* mom; // null without I/Q
+    double2* state;  // the running DC estimate, carried across CPIs
+    double2* dc_d;   // per pulse: scratch (the pulse's mean), then its DC (fp64)
+    float2* dc_f;    // per pulse: the DC subtracted
+    double* terms;   // iq_terms: the raw moments and the pulse terms written, the range
+                     // terms zeroed for range_kernel's atomics
+    bool finish;     // I/Q without mean pulse: the matrix is computed here
+    double n_g;      // samples per pulse not blanked
+    iq_apply* iq_out;
+    double* sums;    // the slot's corrected I/Q sums
+};
+
+// One block: the pulses' DC (each pulse's mean, or the running mean as a scan: the
+// recurrence d_k = w d_{k-1} + m_k / tau is a composition of affine maps, scanned over
+// the block's threads, each thread owning a run of consecutive pulses), then the pulse
+// terms of iq_terms and the sum of the raw moments over the sums pass's blocks.
+__global__ void __launch_bounds__(est_threads) pulse_kernel(pulse_args a)
+{
+    __shared__ affine2 scan[est_threads];
+    __shared__ double red[12 * 32];
+    const std::size_t per = (a.npulses + est_threads - 1) / est_threads;
+    const std::size_t q0 = min(a.npulses, threadIdx.x * per);
+    const std::size_t q1 = min(a.npulses, q0 + per);
+    const double w = 1.0 - 1.0 / a.tau;
+    if (a.dc) {
+        // The pulses' means, and this thread's run as one affine map.
+        affine2 run{ 1.0, make_double2(0.0, 0.0) };
+        for (std::size_t p = q0; p < q1; ++p) {
+            double2 s = make_double2(0.0, 0.0);
+            for (std::size_t t = 0; t < a.ntiles; ++t) {
+                const double2 v = a.row_all[t * a.npulses + p];
+                s.x += v.x;
+                s.y += v.y;
+            }
+            const double2 m = make_double2(s.x / double(a.nrange), s.y / double(a.nrange));
+            a.dc_d[p] = m;
+            affine2 step{ w, make_double2(m.x / a.tau, m.y / a.tau) };
+            if (!a.running || (a.first && p == 0))
+                step = affine2{ 0.0, m };
+            run = a_then_b(run, step);
+        }
+        // Inclusive scan of the runs (Hillis-Steele), then each thread's starting value.
+        scan[threadIdx.x] = run;
+        __syncthreads();
+        for (int off = 1; off < est_threads; off *= 2) {
+            const affine2 left = threadIdx.x >= off ? scan[threadIdx.x - off]
+                                                    : affine2{ 1.0, make_double2(0, 0) };
+            __syncthreads();
+            scan[threadIdx.x] = a_then_b(left, scan[threadIdx.x]);
+            __syncthreads();
+        }
+        const double2 s0 = *a.state;
+        double2 d = s0;
+        if (threadIdx.x > 0) {
+            const affine2 before = scan[threadIdx.x - 1];
+            d = make_double2(before.a * s0.x + before.b.x, before.a * s0.y + before.b.y);
+        }
+        for (std::size_t p = q0; p < q1; ++p) {
+            const double2 m = a.dc_d[p];
+            if (!a.running || (a.first && p == 0))
+                d = m;
+            else
+                d = make_double2(w * d.x + m.x / a.tau, w * d.y + m.y / a.tau);
+            a.dc_d[p] = d;
+            a.dc_f[p] = make_float2(static_cast<float>(d.x), static_cast<float>(d.y));
+        }
+        __syncthreads(); // every thread has read *state
+        if (q1 == a.npulses && q1 > q0)
+            *a.state = d;
+    }
+    // Every pulse term, D included (range_kernel subtracts it), written whatever the
+    // options: zeros where a correction is off.
+    double t[12] = {};
+    for (std::size_t b = threadIdx.x; a.iq && b < a.nblocks; b += est_threads) {
+        t[0] += a.mom[3 * b + 0];
+        t[1] += a.mom[3 * b + 1];
+        t[2] += a.mom[3 * b + 2];
+    }
+    if (a.dc)
+        for (std::size_t p = threadIdx.x; p < a.npulses; p += est_threads) {
+            double2 rk = make_double2(0.0, 0.0);
+            for (std::size_t tl = 0; tl < a.ntiles; ++tl) {
+                const double2 v = a.row_kept[tl * a.npulses + p];
+                rk.x += v.x;
+                rk.y += v.y;
+            }
+            const double2 d = a.dc_d[p];
+            t[3] += d.x * rk.x;
+            t[4] += d.y * rk.y;
+            t[5] += d.x * rk.y;
+            t[6] += d.y * rk.x;
+            t[7] += d.x * d.x;
+            t[8] += d.y * d.y;
+            t[9] += d.x * d.y;
+            t[10] += d.x;
+            t[11] += d.y;
+        }
+    double sum[12];
+    block_sums(t, red, sum);
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < 12; ++i)
+            a.terms[i] = sum[i];
+        for (int i = 12; i < iq_terms_count; ++i)
+            a.terms[i] = 0.0;
+        if (a.finish) // no range terms to wait for
+            finish_iq(a.terms, a.n_g, double(a.npulses), a.iq_out, a.sums);
+    }
+}
+
+struct range_args {
+    std::size_t npulses, nrange, nchunks;
+    bool first, iq;
+    double alpha;
+    const double2* col;
+    double* terms;    // D read, the range terms added
+    double2* mean;    // M, carried across CPIs
+    float2* mean_f;   // M as subtracted
+    unsigned int* ticket; // blocks done (0 between CPIs)
+    iq_apply* iq_out;
+    double* sums;     // the slot's corrected I/Q sums
+};
+
+// Thread r: the CPI's mean pulse at range sample r from the chunks' column sums less
+// the DC subtracted from every pulse, folded into M[r]; then the range terms.
+__global__ void __launch_bounds__(range_threads) range_kernel(range_args a)
+{
+    __shared__ double red[9 * 32];
+    const std::size_t r = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    double t[9] = {};
+    if (r < a.nrange) {
+        double2 c = make_double2(0.0, 0.0);
+        for (std::size_t k = 0; k < a.nchunks; ++k) {
+            const double2 v = a.col[k * a.nrange + r];
+            c.x += v.x;
+            c.y += v.y;
+        }
+        const double dr = a.terms[10], di = a.terms[11];
+        const double mr = (c.x - dr) / double(a.npulses), mi = (c.y - di) / double(a.npulses);
+        double2 m = a.mean[r];
+        if (a.first) {
+            m = make_double2(mr, mi);
+        } else {
+            m.x += a.alpha * (mr - m.x);
+            m.y += a.alpha * (mi - m.y);
+        }
+        a.mean[r] = m;
+        a.mean_f[r] = make_float2(static_cast<float>(m.x), static_cast<float>(m.y));
+        t[0] = m.x * c.x;
+        t[1] = m.y * c.y;
+        t[2] = m.x * c.y;
+        t[3] = m.y * c.x;
+        t[4] = m.x * m.x;
+        t[5] = m.y * m.y;
+        t[6] = m.x * m.y;
+        t[7] = m.x;
+        t[8] = m.y;
+    }
+    if (!a.iq)
         return;
-    const float a = static_cast<float>(m.a), b = static_cast<float>(m.b);
-    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += stride) {
-        const float2 v = cpi[i];
-        cpi[i] = make_float2(v.x, a * v.x + b * v.y);
+    double sum[9];
+    block_sums(t, red, sum);
+    // The last block to finish computes the matrix from every block's terms (the usual
+    // fence and ticket: its reads see the other blocks' atomics).
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < 9; ++i)
+            atomicAdd(a.terms + 12 + i, sum[i]);
+        __threadfence();
+        if (atomicAdd(a.ticket, 1u) == gridDim.x - 1) {
+            __threadfence();
+            finish_iq(a.terms, double(a.nrange), double(a.npulses), a.iq_out, a.sums);
+            *a.ticket = 0; // for the next CPI (stream-ordered)
+        }
+    }
+}
+
+struct apply_args {
+    float2* cpi;
+    std::size_t npulses, nrange, gate;
+    const float2* dc;     // per pulse, or null
+    const float2* mean;   // per range sample, or null
+    const iq_apply* iq;   // or null (no I/Q correction)
+};
+
+// The whole correction as one affine map per sample: y = x - dc[p] - mean[r], 0 on the
+// blanked gate, then Q' = a I + b Q when the I/Q estimate is usable. blockIdx.y walks the
+// pulses and x the range samples, so that no thread divides.
+__global__ void apply_kernel(apply_args a)
+{
+    iq_apply m{ 0.0f, 1.0f, 0 };
+    if (a.iq)
+        m = *a.iq;
+    if (!a.dc && !a.mean && a.gate == 0 && !m.ok)
+        return;
+    const std::size_t r0 = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::size_t rstride = std::size_t(gridDim.x) * blockDim.x;
+    for (std::size_t p = blockIdx.y; p < a.npulses; p += gridDim.y) {
+        float2* x = a.cpi + p * a.nrange;
+        const float2 d = a.dc ? a.dc[p] : make_float2(0.0f, 0.0f);
+        for (std::size_t r = r0; r < a.nrange; r += rstride) {
+            if (r < a.gate) {
+                x[r] = make_float2(0.0f, 0.0f);
+                continue;
+            }
+            float2 v = x[r];
+            if (a.dc) {
+                v.x -= d.x;
+                v.y -= d.y;
+            }
+            if (a.mean) {
+                const float2 mp = a.mean[r];
+                v.x -= mp.x;
+                v.y -= mp.y;
+            }
+            if (m.ok)
+                v.y = m.a * v.x + m.b * v.y;
+            x[r] = v;
+        }
     }
 }
 
@@ -194,12 +428,27 @@ public:
     front_end_correction_cuda(const front_end_correction_config& cfg, stream_ref stream)
         : front_end_correction(cfg),
           d_stream(stream),
-          d_pulse_sums(cfg.npulses * sizeof(double2)),
+          d_ntiles((cfg.nrange + stats_cols - 1) / stats_cols),
+          d_nchunks((cfg.npulses + stats_rows - 1) / stats_rows),
+          d_row_all(d_ntiles * cfg.npulses * sizeof(double2)),
+          d_row_kept(d_ntiles * cfg.npulses * sizeof(double2)),
+          d_col(d_nchunks * cfg.nrange * sizeof(double2)),
+          d_mom(d_ntiles * d_nchunks * 3 * sizeof(double)),
+          d_terms(iq_terms_count * sizeof(double)),
+          d_dc_d(cfg.npulses * sizeof(double2)),
           d_dc(cfg.npulses * sizeof(float2)),
           d_dc_state(sizeof(double2)),
           d_mean_pulse(cfg.nrange * sizeof(double2)),
-          d_mean_pulse_f(cfg.nrange * sizeof(float2))
+          d_mean_pulse_f(cfg.nrange * sizeof(float2)),
+          d_iq(sizeof(iq_apply)),
+          d_ticket(sizeof(unsigned int))
     {
+        if (d_nchunks > 65535) // the sums pass's grid.y
+            throw std::invalid_argument(
+                std::string(who) + ": npulses must be <= " +
+                std::to_string(65535 * stats_rows) +
+                " with the CUDA backend's corrections (got " +
+                std::to_string(cfg.npulses) + ")");
         // The first CPI overwrites both states without using them; zeroed all the same so
         // that no kernel ever reads uninitialised memory (compute-sanitizer's initcheck).
         const auto s = native(d_stream);
@@ -207,64 +456,103 @@ public:
                             cudaMemsetAsync(d_dc_state.get(), 0, d_dc_state.size(), s));
         GPURADAR_CUDA_CHECK(
             who, cudaMemsetAsync(d_mean_pulse.get(), 0, d_mean_pulse.size(), s));
+        GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(d_ticket.get(), 0, d_ticket.size(), s));
     }
 
     void run(cfloat* cpi, std::size_t slot) override
     {
         const auto s = native(d_stream);
         auto* x = reinterpret_cast<float2*>(cpi);
-        const std::size_t np = d_cfg.npulses, nr = d_cfg.nrange, n = np * nr;
-        if (d_cfg.dc != dc_removal::off) {
-            pulse_sums_kernel<<<static_cast<unsigned int>(np), reduce_threads, 0, s>>>(
-                x, nr, d_pulse_sums.as<double2>());
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "pulse_sums_kernel");
-            dc_track_kernel<<<1, 1, 0, s>>>(d_pulse_sums.as<double2>(),
-                                            np,
-                                            nr,
-                                            d_cfg.dc == dc_removal::running,
-                                            d_cfg.dc_time_constant,
-                                            !d_have_dc,
-                                            d_dc_state.as<double2>(),
-                                            d_dc.as<float2>());
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "dc_track_kernel");
-            subtract_dc_kernel<<<elementwise_blocks(n), elementwise_threads, 0, s>>>(
-                x, n, nr, d_dc.as<float2>());
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "subtract_dc_kernel");
-            d_have_dc = true;
+        const std::size_t np = d_cfg.npulses, nr = d_cfg.nrange;
+        const bool dc = d_cfg.dc != dc_removal::off;
+        const bool mean = d_cfg.leakage == leakage_suppression::mean_pulse;
+        const std::size_t gate =
+            d_cfg.leakage == leakage_suppression::blank ? d_cfg.leakage_gate : 0;
+        double* sums = nullptr;
+        if (d_cfg.iq) {
+            while (d_slot_sums.size() <= slot) { // new slots: the first calls only
+                d_slot_sums.emplace_back(3 * sizeof(double));
+                d_host_sums.emplace_back(3 * sizeof(double));
+            }
+            sums = d_slot_sums[slot].as<double>();
+            d_used = std::max(d_used, slot + 1);
         }
-        if (d_cfg.leakage == leakage_suppression::mean_pulse) {
-            mean_pulse_kernel<<<elementwise_blocks(nr), elementwise_threads, 0, s>>>(
-                x,
-                np,
-                nr,
-                d_cfg.leakage_alpha,
-                !d_have_mean,
-                d_mean_pulse.as<double2>(),
-                d_mean_pulse_f.as<float2>());
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "mean_pulse_kernel");
-            subtract_pulse_kernel<<<elementwise_blocks(n), elementwise_threads, 0, s>>>(
-                x, n, nr, d_mean_pulse_f.as<float2>());
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "subtract_pulse_kernel");
+        if (dc || mean || d_cfg.iq) {
+            stats_args sa{ x,
+                           np,
+                           nr,
+                           gate,
+                           dc,
+                           mean,
+                           d_cfg.iq,
+                           d_row_all.as<double2>(),
+                           d_row_kept.as<double2>(),
+                           d_col.as<double2>(),
+                           d_mom.as<double>() };
+            const dim3 grid(static_cast<unsigned int>(d_ntiles),
+                            static_cast<unsigned int>(d_nchunks));
+            stats_kernel<<<grid, stats_threads, 0, s>>>(sa);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "stats_kernel");
+            pulse_args pa{ np,
+                           nr,
+                           d_ntiles,
+                           d_ntiles * d_nchunks,
+                           dc,
+                           d_cfg.dc == dc_removal::running,
+                           !d_have_dc,
+                           d_cfg.iq,
+                           d_cfg.dc_time_constant,
+                           d_row_all.as<double2>(),
+                           d_row_kept.as<double2>(),
+                           d_mom.as<double>(),
+                           d_dc_state.as<double2>(),
+                           d_dc_d.as<double2>(),
+                           d_dc.as<float2>(),
+                           d_terms.as<double>(),
+                           d_cfg.iq && !mean,
+                           double(nr - gate),
+                           d_iq.as<iq_apply>(),
+                           sums };
+            pulse_kernel<<<1, est_threads, 0, s>>>(pa);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "pulse_kernel");
+            d_have_dc = d_have_dc || dc;
+        }
+        if (mean) {
+            range_args ra{ np,
+                           nr,
+                           d_nchunks,
+                           !d_have_mean,
+                           d_cfg.iq,
+                           d_cfg.leakage_alpha,
+                           d_col.as<double2>(),
+                           d_terms.as<double>(),
+                           d_mean_pulse.as<double2>(),
+                           d_mean_pulse_f.as<float2>(),
+                           d_ticket.as<unsigned int>(),
+                           d_iq.as<iq_apply>(),
+                           sums };
+            const auto blocks =
+                static_cast<unsigned int>((nr + range_threads - 1) / range_threads);
+            range_kernel<<<blocks, range_threads, 0, s>>>(ra);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "range_kernel");
             d_have_mean = true;
-        } else if (d_cfg.leakage == leakage_suppression::blank) {
-            const std::size_t nb = np * d_cfg.leakage_gate;
-            blank_kernel<<<elementwise_blocks(nb), elementwise_threads, 0, s>>>(
-                x, np, nr, d_cfg.leakage_gate);
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "blank_kernel");
         }
-        if (!d_cfg.iq)
-            return;
-        while (d_slot_sums.size() <= slot) { // new slots: the first calls only
-            d_slot_sums.emplace_back(3 * sizeof(double));
-            d_host_sums.emplace_back(3 * sizeof(double));
-        }
-        double* sums = d_slot_sums[slot].as<double>();
-        GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(sums, 0, 3 * sizeof(double), s));
-        iq_sums_kernel<<<elementwise_blocks(n), reduce_threads, 0, s>>>(x, n, sums);
-        GPURADAR_CUDA_CHECK_LAUNCH(who, "iq_sums_kernel");
-        iq_apply_kernel<<<elementwise_blocks(n), elementwise_threads, 0, s>>>(x, n, sums);
-        GPURADAR_CUDA_CHECK_LAUNCH(who, "iq_apply_kernel");
-        d_used = std::max(d_used, slot + 1);
+        apply_args aa{ x,
+                       np,
+                       nr,
+                       gate,
+                       dc ? d_dc.as<float2>() : nullptr,
+                       mean ? d_mean_pulse_f.as<float2>() : nullptr,
+                       d_cfg.iq ? d_iq.as<iq_apply>() : nullptr };
+        // About elementwise_max_blocks blocks, a row of blocks per pulse.
+        const std::size_t bx = (nr + elementwise_threads - 1) / elementwise_threads;
+        const std::size_t by =
+            std::min<std::size_t>({ np, 65535, std::max<std::size_t>(1, elementwise_max_blocks / bx) });
+        apply_kernel<<<dim3(static_cast<unsigned int>(bx), static_cast<unsigned int>(by)),
+                       elementwise_threads,
+                       0,
+                       s>>>(aa);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "apply_kernel");
     }
 
     // One small copy per slot, one wait.
@@ -298,13 +586,22 @@ public:
 
 private:
     stream_ref d_stream;
-    device_memory d_pulse_sums;   // double2 per pulse
-    device_memory d_dc;           // float2 per pulse: the DC subtracted
-    device_memory d_dc_state;     // double2: the running DC estimate
-    bool d_have_dc = false;       // d_dc_state holds an estimate
+    const std::size_t d_ntiles;  // the sums pass's tiles of range samples
+    const std::size_t d_nchunks; // and chunks of pulses
+    device_memory d_row_all;     // double2 [tile][pulse]
+    device_memory d_row_kept;    // double2 [tile][pulse], blanked samples left out
+    device_memory d_col;         // double2 [chunk][range sample]
+    device_memory d_mom;         // double [block][3]
+    device_memory d_terms;       // iq_terms of the CPI being corrected
+    device_memory d_dc_d;        // double2 per pulse: the DC subtracted (fp64)
+    device_memory d_dc;          // float2 per pulse: the DC subtracted
+    device_memory d_dc_state;    // double2: the running DC estimate
+    bool d_have_dc = false;      // d_dc_state holds an estimate
     device_memory d_mean_pulse;   // double2 per range sample: M
     device_memory d_mean_pulse_f; // float2 per range sample: M as subtracted
     bool d_have_mean = false;
+    device_memory d_iq;           // iq_apply of the CPI being corrected
+    device_memory d_ticket;       // range_kernel's blocks done
     std::vector<device_memory> d_slot_sums; // per slot: sum I^2, Q^2, IQ
     std::vector<pinned_memory> d_host_sums; // take_estimates()'s copies of them
     std::size_t d_used = 0;                 // slots run since the last take
