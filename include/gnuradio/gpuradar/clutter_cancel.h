@@ -63,7 +63,8 @@ public:
     /*!
      * \param nsamples          N, samples per CPI (>= 1)
      * \param ntaps             K, reference delays 0..K-1 (samples); ECA-B: K (3K with
-     *                          Doppler taps) <= N / nbatches; NLMS: K <= N
+     *                          Doppler taps) <= N / nbatches and <= 4096, and
+     *                          nbatches x (that)^2 <= 2^27; NLMS: K <= N
      * \param nbatches          ECA-B batches per CPI (divides N)
      * \param method            "eca_b" or "nlms"
      * \param nsurv             surveillance channels (1 to 64)

@@ -18,6 +18,13 @@ template <typename V>
 
 //! cuBLAS and cuSOLVER take int sizes; a CPI of 2^28 samples is 2 GiB a channel.
 constexpr std::size_t max_nsamples = std::size_t(1) << 28;
+//! ECA-B's columns (ntaps, or 3 ntaps with Doppler taps): a system of 4096 unknowns is
+//! far beyond any clutter extent a passive radar cancels, and keeps one batch's normal
+//! matrix at 256 MiB in double.
+constexpr std::size_t max_columns = 4096;
+//! Elements of the normal matrices of all batches, held at once (batched solve): 2^27
+//! is 2 GiB in double.
+constexpr std::size_t max_normal_elements = std::size_t(1) << 27;
 
 } // namespace
 
@@ -47,13 +54,27 @@ void clutter_cancel::validate(const clutter_cancel_params& p)
             p.nbatches);
     const std::size_t l = p.nsamples / p.nbatches;
     const std::size_t per_tap = p.doppler_taps ? 3 : 1;
+    const std::string what =
+        p.doppler_taps ? "3 x ntaps columns with Doppler taps" : "ntaps columns";
     if (p.ntaps < 1 || p.ntaps * per_tap > l)
         bad("ntaps",
-            "in [1, " + std::to_string(l / per_tap) + "] (" +
-                (p.doppler_taps ? "3 x ntaps columns with Doppler taps"
-                                : "ntaps columns") +
-                " <= the " + std::to_string(l) +
+            "in [1, " + std::to_string(l / per_tap) + "] (" + what + " <= the " +
+                std::to_string(l) +
                 " samples per batch, nsamples / nbatches: more would fit anything)",
+            p.ntaps);
+    const std::size_t k = columns(p);
+    if (k > max_columns)
+        bad("ntaps",
+            "in [1, " + std::to_string(max_columns / per_tap) + "] (" + what +
+                " <= " + std::to_string(max_columns) + ")",
+            p.ntaps);
+    if (p.nbatches * k * k > max_normal_elements)
+        bad("ntaps",
+            "at most " +
+                std::to_string(static_cast<std::size_t>(
+                    std::sqrt(double(max_normal_elements / p.nbatches)) / per_tap)) +
+                " with nbatches = " + std::to_string(p.nbatches) + " (nbatches x (" +
+                what + ")^2 <= 2^27: the batches' normal matrices are held at once)",
             p.ntaps);
     if (!(p.diagonal_loading >= 0.0) || !std::isfinite(p.diagonal_loading))
         bad("diagonal_loading", ">= 0 and finite", p.diagonal_loading);

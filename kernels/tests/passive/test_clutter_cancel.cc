@@ -443,19 +443,59 @@ TEST(ClutterCancelCpu, test_007_bad_input_named_before_allocating)
     expect_invalid(with([](auto& p) { p.nbatches = 0; }), "nbatches", stage);
     expect_invalid(with([](auto& p) { p.ntaps = 0; }), "ntaps", stage);
     // the boundary: as many columns as samples per batch passes, one more tap does not
-    EXPECT_NO_THROW(with([](auto& p) { p.ntaps = 6000; })());
-    expect_invalid(
-        with([](auto& p) { p.ntaps = 6001; }), "ntaps must be in [1, 6000]", stage);
     EXPECT_NO_THROW(with([](auto& p) {
-        p.ntaps = 2000;
+        p.nbatches = 8;
+        p.ntaps = 3000;
+    })());
+    expect_invalid(with([](auto& p) {
+                       p.nbatches = 8;
+                       p.ntaps = 3001;
+                   }),
+                   "ntaps must be in [1, 3000]",
+                   stage);
+    EXPECT_NO_THROW(with([](auto& p) {
+        p.nbatches = 8;
+        p.ntaps = 1000;
         p.doppler_taps = true;
     })());
     expect_invalid(with([](auto& p) {
-                       p.ntaps = 2001;
+                       p.nbatches = 8;
+                       p.ntaps = 1001;
                        p.doppler_taps = true;
                    }),
-                   "ntaps must be in [1, 2000]",
+                   "ntaps must be in [1, 1000]",
                    stage);
+    // at most 4096 columns, whatever the batch length
+    EXPECT_NO_THROW(with([](auto& p) {
+        p.nbatches = 2;
+        p.ntaps = 4096;
+    })());
+    expect_invalid(with([](auto& p) {
+                       p.nbatches = 2;
+                       p.ntaps = 4097;
+                   }),
+                   "ntaps must be in [1, 4096] (ntaps columns <= 4096)",
+                   stage);
+    expect_invalid(with([](auto& p) {
+                       p.nbatches = 2;
+                       p.ntaps = 1366;
+                       p.doppler_taps = true;
+                   }),
+                   "ntaps must be in [1, 1365]",
+                   stage);
+    // every batch's normal matrix is held: nbatches x columns^2 <= 2^27
+    expect_invalid(with([](auto& p) {
+                       p.nsamples = std::size_t(1) << 24;
+                       p.nbatches = 4096;
+                       p.ntaps = 512;
+                   }),
+                   "ntaps must be at most 181 with nbatches = 4096",
+                   stage);
+    EXPECT_NO_THROW(with([](auto& p) {
+        p.nsamples = std::size_t(1) << 24;
+        p.nbatches = 4096;
+        p.ntaps = 181;
+    })());
     expect_invalid(
         with([](auto& p) { p.diagonal_loading = -1; }), "diagonal_loading", stage);
     // NLMS: its own limits

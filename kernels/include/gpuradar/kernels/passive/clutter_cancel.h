@@ -103,7 +103,8 @@ public:
     /*!
      * The checks of make() alone, before anything is allocated: std::invalid_argument
      * "gpuradar::clutter_cancel: <param> must be <range> (got <value>)"; ECA-B: ntaps
-     * (times 3 with Doppler taps) at most the samples per batch N / B; NLMS: ntaps at
+     * (times 3 with Doppler taps) at most the samples per batch N / B and 4096, and
+     * B x columns^2 at most 2^27 (every batch's normal matrix is held); NLMS: ntaps at
      * most N, nlms_block a divisor of N, nlms_step in (0, 2), no Doppler taps.
      */
     static void validate(const clutter_cancel_params& p);
