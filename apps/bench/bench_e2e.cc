@@ -20,8 +20,10 @@
  * writes and PCIe carries half the bytes), unpaced, with its rate against the fc32
  * run's (vs_fc32) and both detection counts. Each chain line also gives its rate against
  * its own format's source alone (vs_source_alone: issue 31's "end to end >= 85 % of the
- * sc16 source alone"). --input fc32 or sc16 runs one input type only (sc16 alone: no
- * vs_fc32, no paced latency runs).
+ * sc16 source alone"). cpu_ms_per_cpi: the process's CPU time over the unpaced run per
+ * CPI (fill included), and cpu_vs_fc32 the fc32 run's over the sc16 run's: the cost
+ * ratio, steadier than the wall rates on a machine other work shares. --input fc32 or
+ * sc16 runs one input type only (sc16 alone: no vs_fc32, no paced latency runs).
  * Workloads: PD-B and PD-C (one channel: the framer cuts one stream), PRI = gate = nrange
  * samples (every sample of the stream is processed). Data: uniform noise plus LFM echoes
  * of three targets, never zeros.
@@ -30,6 +32,7 @@
 #include "bench_pd_flowgraph.h"
 #include <gnuradio/blocks/null_sink.h>
 #include <gpuradar/kernels/common/cpu_threads.h>
+#include <sys/resource.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -44,12 +47,24 @@ constexpr std::uint64_t sdr_pieces_per_cpi = 16;
 
 struct run_result {
     double seconds;
+    //! user + system CPU seconds of the process over tb.run(): what the chain costs
+    //! whatever else the machine runs (wall rates on a shared 2-core machine are not)
+    double cpu_seconds = -1;
     double steady_ms_per_cpi = -1; //!< between the detections of CPI 2 and the last CPI
     double first_cpi_ms = -1;      //!< source start to the first detections (fill time)
     std::vector<double> latency_ms;
     double detections_per_cpi;
     std::uint64_t dropped;
 };
+
+//! user + system CPU seconds of this process so far.
+double process_cpu_seconds()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    const auto s = [](const timeval& t) { return double(t.tv_sec) + 1e-6 * t.tv_usec; };
+    return s(u.ru_utime) + s(u.ru_stime);
+}
 
 run_result run_chain(const workload& w,
                      const replay_data& samples,
@@ -80,7 +95,9 @@ run_result run_chain(const workload& w,
     tb->msg_connect(cfar, "detections", timer, "in");
     run_result r;
     const auto t0 = clock_type::now();
+    const double cpu0 = process_cpu_seconds();
     r.seconds = seconds([&] { tb->run(); });
+    r.cpu_seconds = process_cpu_seconds() - cpu0;
     const auto& ends = src->cpi_end();
     std::size_t dets = 0;
     const auto arrivals = timer->arrivals();
@@ -183,6 +200,7 @@ GPURADAR_BENCH("e2e/PD")
                     .field("samples_per_s", sps)
                     .field("vs_source_alone", sps / source_alone_sps[0])
                     .field("ms_per_cpi", r.steady_ms_per_cpi)
+                    .field("cpu_ms_per_cpi", 1e3 * r.cpu_seconds / double(n))
                     .field("first_cpi_ms", r.first_cpi_ms)
                     .field("paced_at_samples_per_s", 0.5 * sps)
                     .field("latency_median_ms", percentile(paced.latency_ms, 0.5))
@@ -212,6 +230,8 @@ GPURADAR_BENCH("e2e/PD")
                 .field("vs_fc32", sps > 0 ? q_sps / sps : -1.0)
                 .field("vs_source_alone", q_sps / source_alone_sps[1])
                 .field("ms_per_cpi", q.steady_ms_per_cpi)
+                .field("cpu_ms_per_cpi", 1e3 * q.cpu_seconds / double(n))
+                .field("cpu_vs_fc32", sps > 0 ? r.cpu_seconds / q.cpu_seconds : -1.0)
                 .field("first_cpi_ms", q.first_cpi_ms)
                 .field("detections_per_cpi", q.detections_per_cpi)
                 .field("fc32_detections_per_cpi", sps > 0 ? r.detections_per_cpi : -1.0)
