@@ -12,7 +12,7 @@ entropy falls, the estimate is within 0.1 rad RMS of the error over each target'
 pulses (its aperture) once both lose their line there, and the empty stretch gets no
 correction. (A part of the error slow over several apertures only shifts the targets;
 over a whole stretch the estimate of it wanders by ~0.1 rad.) Noise alone: not
-converged; bad parameters named."""
+converged; a bright speckled patch without points: no target; bad parameters named."""
 
 import math
 import unittest
@@ -165,6 +165,26 @@ class qa_stripmap_autofocus(unittest.TestCase):
         self.assertFalse(r.converged)
         self.assertIn("no point-like content", r.reason)
         self.assertIn("did not converge", r.summary())
+        np.testing.assert_array_equal(r.phase_error, 0)
+
+    def test_006_bright_speckle_is_no_target(self):
+        # A speckled patch 30 dB above the noise and no point: its brightest speckle
+        # stands well above the image's median (the noise), as a point would, but not
+        # above its own chip's level.
+        patch = ss.reflectivity_from_image(np.full((64, 64), 0.2), ACQ, NPULSES, 0.0, 2.0,
+                                           "flat", centre=(2000.0, 200.0), phase_seed=1)
+        src = gpuradar.stripmap_source(*ACQ.block_args(), [], [], [], [], 0.05, 0.0,
+                                       NPULSES, 11, *ss._scene_args(patch))
+        snk = blocks.vector_sink_c(ACQ.nrange)
+        tb = gr.top_block()
+        tb.connect(src, snk)
+        tb.run()
+        raw = np.array(snk.data(), np.complex64).reshape(-1, ACQ.nrange)
+        image = csa(raw)
+        self.assertGreater(len(pa.select_targets(image.data, 48, 64, 15.0, 20.0)), 3)
+        r = sa.autofocus(raw, ACQ, image, backend="cpu")
+        self.assertFalse(r.converged)
+        self.assertIn("no point-like content", r.reason)
         np.testing.assert_array_equal(r.phase_error, 0)
 
     def test_005_bad_parameters_named(self):
