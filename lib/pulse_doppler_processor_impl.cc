@@ -286,6 +286,16 @@ pmt::pmt_t pulse_doppler_processor_impl::tap_meta(const pmt::pmt_t& dict) const
     if (cpi_has(dict, "nonfinite_samples"))
         add("nonfinite_samples",
             pmt::from_uint64(cpi_field(dict, "nonfinite_samples", 0)));
+    // The framer's other per-CPI receiver facts, where it gave them, as it gave them.
+    for (const char* k : { "clamped_samples",
+                           "saturated_samples",
+                           "clock_slip_samples",
+                           "clock_offset_ppm",
+                           "iq_gain_db",
+                           "iq_phase_deg",
+                           "iq_corrected" })
+        if (cpi_has(dict, k))
+            add(k, pmt::dict_ref(dict, pmt::intern(k), pmt::PMT_NIL));
     return m;
 }
 

@@ -49,7 +49,8 @@ public:
                      gr_vector_void_star& output_items) override;
 
 private:
-    pmt::pmt_t cpi_dict(const kernels::framer_cpi& c) const;
+    //! `iq`: the CPI's I/Q estimate (null when the I/Q correction is off).
+    pmt::pmt_t cpi_dict(const kernels::framer_cpi& c, const kernels::iq_estimate* iq) const;
     void log_events(const kernels::framer_result& r);
     void log_nonfinite(const kernels::framer_result& r);
     void correct(const kernels::framer_result& r, kernels::cfloat* out);

@@ -182,6 +182,46 @@ class qa_pulse_doppler_processor(gr_unittest.TestCase):
             self.assertAlmostEqual(meta["fs"], self.fs)
             self.assertEqual(meta["envelope"], "square_law")
 
+    def test_004b_map_tap_carries_the_framers_receiver_fields(self):
+        """The framer's counts, clock and I/Q fields of a CPI's tag reach its map's
+        metadata with their types; a tag without them gives a map without them."""
+        fields = {"clamped_samples": pmt.from_uint64(3),
+                  "saturated_samples": pmt.from_uint64(5),
+                  "clock_slip_samples": pmt.from_long(-2),
+                  "clock_offset_ppm": pmt.from_double(20.5),
+                  "iq_gain_db": pmt.from_double(1.1),
+                  "iq_phase_deg": pmt.from_double(4.9),
+                  "iq_corrected": pmt.PMT_T}
+        tag0 = self.cpi_tag()
+        d = tag0.value
+        for k, v in fields.items():
+            d = pmt.dict_add(d, pmt.intern(k), v)
+        tag0 = gr.tag_utils.python_to_tag((0, pmt.intern("cpi"), d))
+        tag1 = gr.tag_utils.python_to_tag((self.nrange, pmt.intern("cpi"),
+                                           pmt.dict_add(self.cpi_tag().value,
+                                                        pmt.intern("index"),
+                                                        pmt.from_uint64(1))))
+        x = np.concatenate([self.scene(600.0, 0.0)[0]] * 2)
+        pd = gpuradar.pulse_doppler_processor(self.nrange, self.npulses, self.nfft,
+                                              backend="cpu", tap_every=1, **self.kw())
+        tb = gr.top_block()
+        src = blocks.vector_source_c(x.ravel().tolist(), False, self.nrange, [tag0, tag1])
+        snk = blocks.vector_sink_f(self.nfft)
+        dbg = blocks.message_debug()
+        tb.connect(src, pd, snk)
+        tb.msg_connect(pd, "map", dbg, "store")
+        tb.run()
+        self.assertEqual(dbg.num_messages(), 2)
+        meta = pmt.car(dbg.get_message(0))
+        for k, v in fields.items():
+            got = pmt.dict_ref(meta, pmt.intern(k), pmt.PMT_NIL)
+            self.assertTrue(pmt.equal(got, v), k)
+        self.assertEqual(pmt.to_python(meta)["clock_slip_samples"], -2)
+        meta1 = pmt.to_python(pmt.car(dbg.get_message(1)))
+        self.assertEqual(meta1["cpi"], 1)
+        for k in fields:
+            self.assertNotIn(k, meta1)
+
     def test_005_setters_raise_value_error_naming_the_parameter(self):
         """The live-control setters (GRC callbacks) from Python: bad values raise
         ValueError naming the parameter; good ones are accepted (their effect at the next

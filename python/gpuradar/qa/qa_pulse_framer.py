@@ -234,6 +234,7 @@ class qa_pulse_framer(gr_unittest.TestCase):
         def reference(gates, dc, tau, iq, leak, alpha, gate):
             out = gates.astype(np.complex128).reshape(-1, npulses, nrange)
             est, mean_pulse = None, None
+            iq_est = []  # per CPI: (gain dB, phase deg) of front_end_correction.h
             for cpi in out:
                 if dc != "off":
                     for pulse in cpi:
@@ -249,8 +250,10 @@ class qa_pulse_framer(gr_unittest.TestCase):
                 if iq:
                     i, q = cpi.real, cpi.imag
                     pi, pq, c = (i * i).sum(), (q * q).sum(), (i * q).sum()
+                    iq_est.append((10 * np.log10(pq / pi),
+                                   -np.rad2deg(np.arcsin(c / np.sqrt(pi * pq)))))
                     cpi[:] = i + 1j * (pi * q - c * i) / np.sqrt(pi * pq - c * c)
-            return out.reshape(-1, nrange)
+            return out.reshape(-1, nrange), iq_est
 
         cases = [dict(dc_removal="pulse"),
                  dict(dc_removal="running", dc_time_constant=5.0),
@@ -266,11 +269,11 @@ class qa_pulse_framer(gr_unittest.TestCase):
                     self.tb = gr.top_block()
                     fr = gpuradar.pulse_framer(pri, 0, nrange, npulses, fs, 1e9, "free",
                                                backend=backend, **case)
-                    y, _ = self.run_framer(x, [], fr, nrange)
+                    y, tags = self.run_framer(x, [], fr, nrange)
                     self.assertEqual(y.shape[0], ncpi * npulses)
                     starts = pri * np.arange(y.shape[0])
                     gates = x[starts[:, None] + np.arange(nrange)[None, :]]
-                    ref = reference(gates,
+                    ref, iq_est = reference(gates,
                                     case.get("dc_removal", "off"),
                                     case.get("dc_time_constant", 16.0),
                                     case.get("iq_correction", False),
@@ -282,6 +285,20 @@ class qa_pulse_framer(gr_unittest.TestCase):
                     # the correction did something: the raw gates are far from it
                     self.assertGreater(np.linalg.norm(gates - ref) / np.linalg.norm(ref), 0.01)
                     self.assertEqual(fr.iq_uncorrected_cpis(), 0)
+                    # each CPI's I/Q estimate in its cpi tag, as the reference's
+                    cpi_tags = [t for t in tags if t.key == "cpi"]
+                    self.assertEqual(len(cpi_tags), ncpi)
+                    for k, t in enumerate(cpi_tags):
+                        if not case.get("iq_correction", False):
+                            self.assertNotIn("iq_gain_db", t.value)
+                            continue
+                        self.assertTrue(t.value["iq_corrected"])
+                        self.assertAlmostEqual(t.value["iq_gain_db"], iq_est[k][0], delta=1e-6)
+                        self.assertAlmostEqual(t.value["iq_phase_deg"], iq_est[k][1], delta=1e-6)
+                        if case.get("dc_removal", "off") != "off":
+                            # centred: about the 1 dB / 5 degree imbalance put in
+                            self.assertAlmostEqual(t.value["iq_gain_db"], 1.0, delta=0.3)
+                            self.assertAlmostEqual(t.value["iq_phase_deg"], 5.0, delta=2.0)
 
     def test_007_degenerate_iq_left_uncorrected_and_counted(self):
         # A real-valued stream (Q = 0): no I/Q estimate exists; the CPIs come out as

@@ -93,15 +93,23 @@ constexpr double iq_max_phase_deg = 30.0;
  *    (Q' = Im z). Estimated on a CPI and applied to that same CPI (each CPI is
  *    corrected with its own statistics; nothing carries across CPIs). Degenerate
  *    statistics (non-finite, P_I or P_Q <= 0, det <= 1e-9 P_I P_Q, e.g. an all-zero or
- *    real-valued CPI) or an estimate beyond iq_max_gain_db / iq_max_phase_deg leave the
- *    CPI uncorrected (iq_estimate::corrected false); never NaN.
+ *    real-valued CPI; a P_I or P_Q below 1e-10 of the uncorrected CPI's counts as 0: a
+ *    CPI that was all DC or all repeated pulse leaves only rounding) or an estimate
+ *    beyond iq_max_gain_db / iq_max_phase_deg leave the CPI uncorrected
+ *    (iq_estimate::corrected false); never NaN.
  *
  * DC first, so that the second-order statistics are centred; leakage before I/Q, so
  * that a leakage 60 dB above the noise does not dominate them.
  *
- * The CUDA backend works on device pointers, queues everything on `stream` and waits
- * only in take_estimates(); sums are fp64 on both backends, so they agree to float
- * rounding.
+ * How (both backends, the same maths): one read pass takes every sum of the raw CPI
+ * (per pulse, per range sample, the I/Q second moments over the samples not blanked);
+ * the DC, the mean pulse and the I/Q statistics of the corrected CPI follow from them
+ * (the corrected moments are the raw ones less terms of the per-pulse and per-range
+ * sums: front_end_correction_math.h); then one pass applies the whole correction as one
+ * affine map per sample. The CUDA backend works on device pointers, queues everything
+ * on `stream` and waits only in take_estimates(); it turns the running mean into a
+ * parallel scan (the recurrence is a composition of affine maps). Sums are fp64 on both
+ * backends, so they agree to float rounding.
  */
 class front_end_correction
 {
