@@ -56,9 +56,15 @@ a step lowers H by less than ``tolerance_entropy`` x H, or no step lowers it. ph
 reported with its line removed.
 
 Either way, without convergence after ``max_iterations`` the estimate is not to be
-applied (Result.converged False, Result.reason why). Memory: D and the ranges take
-24 bytes per pulse and chip pixel; the chips shrink (then the targets) to keep that
-under ``max_terms`` terms.
+applied (Result.converged False, Result.reason why).
+
+The heavy sums (D, the chip image under phi, the targets' echoes g_t, the entropy
+gradient's projection sum_p D[n, p] w[p]) run in C++, kernels::pulse_autofocus, on the
+``backend`` asked for ('cpu' | 'cuda' | 'auto'), in double over terms kept in float; the
+target choice, the windows and the per-iteration bookkeeping (O(targets x pulses)) stay
+here. Memory: D, U = exp(j k R) and the bins take 20 bytes per pulse and chip pixel (on
+the GPU with CUDA); the chips shrink (then the targets) to keep that under
+``max_terms`` terms.
 """
 
 import math
@@ -70,7 +76,7 @@ import numpy as np
 from .sar_sim import SPEED_OF_LIGHT, Grid
 
 METHODS = ("pga", "entropy")
-#: Most pulse x chip-pixel terms held (D and R: 24 bytes each).
+#: Most pulse x chip-pixel terms held (D, U and the bin: 20 bytes each).
 MAX_TERMS = 1 << 24
 
 
@@ -87,10 +93,12 @@ class Result:
     targets: List[Tuple[int, int]] = field(default_factory=list)  #: (ix, iy) pixels
     entropy_before: float = float("nan")  #: of the chips' pixels, before and after
     entropy_after: float = float("nan")
+    backend: str = ""  #: where the sums ran ('cpu' | 'cuda'; "" when none ran)
 
     def summary(self):
         """One line: method, iterations, convergence."""
-        head = f"autofocus {self.method}: {len(self.targets)} target(s), "
+        on = f" ({self.backend})" if self.backend else ""
+        head = f"autofocus {self.method}{on}: {len(self.targets)} target(s), "
         if not self.converged:
             return head + (f"did not converge after {self.iterations} iteration(s) "
                            f"({self.reason}); image kept as formed")
@@ -137,44 +145,53 @@ def select_targets(image, chip, max_targets, min_peak_db, dynamic_range_db):
 
 
 class _Terms:
-    """D[n, p] and the ranges R[n, p] and bins b[n, p] of the chips' pixels."""
+    """D[n, p], U[n, p] = exp(+j k R) and the bins b[n, p] of the chips' pixels, and
+    the sums over them each iteration takes, in C++ (kernels::pulse_autofocus, CPU twin
+    or CUDA; sums in double, the terms in float)."""
 
-    def __init__(self, pulses, geometry, grid: Grid, pixels):
-        iy, ix = pixels[:, 0], pixels[:, 1]
-        px = grid.x0 + grid.dx * ix
-        py = grid.y0 + grid.dy * iy
-        n, nbins = pulses.shape
-        self.R = np.zeros((n, len(ix)))
-        self.b = np.full((n, len(ix)), -1e9)
-        self.D = np.zeros((n, len(ix)), np.complex128)
-        self.k = np.zeros(n)  # 4 pi f0 / c per pulse
-        g = np.asarray(geometry, np.float64)
-        usable = np.isfinite(g).all(axis=1) & (g[:, 4] > 0) & (g[:, 5] > 0)
-        for i in np.nonzero(usable)[0]:
-            ax, ay, az, r0, dr, f0 = g[i]
-            r = np.sqrt((px - ax) ** 2 + (py - ay) ** 2 + (grid.z - az) ** 2)
-            b = (r - r0) / dr
-            inside = (b >= 0) & (b <= nbins - 1)
-            k = np.clip(np.floor(b).astype(np.int64), 0, max(nbins - 2, 0))
-            w = b - k
-            p = np.asarray(pulses[i], np.complex128)
-            p = np.where(np.isfinite(p), p, 0)  # the block zeroes non-finite samples
-            v = (1 - w) * p[k] + w * p[np.minimum(k + 1, nbins - 1)]
-            self.k[i] = 4 * math.pi * f0 / SPEED_OF_LIGHT
-            self.R[i], self.b[i] = r, b
-            self.D[i] = np.where(inside, v * np.exp(1j * self.k[i] * r), 0)
+    def __init__(self, pulses, geometry, grid: Grid, pixels, backend="auto"):
+        from . import gpuradar_python as gpr
+        self.npulses = int(np.shape(pulses)[0])
+        self.core = gpr.pulse_autofocus_core(
+            backend, np.ascontiguousarray(pulses, np.complex64),
+            np.ascontiguousarray(geometry, np.float64),
+            (grid.x0, grid.y0, grid.dx, grid.dy, grid.z),
+            np.ascontiguousarray(pixels, np.int32))
+        self.backend = self.core.backend
 
     def image(self, phi):
-        return np.exp(-1j * phi) @ self.D
+        """sum_n exp(-j phi(n)) D[n, p] over the pixels."""
+        return self.core.image(np.asarray(phi, np.float64))
+
+    def project(self, w):
+        """sum_p D[n, p] w[p] per pulse."""
+        return self.core.project(np.asarray(w, np.complex128))
+
+    def echoes(self, centres, windows, img):
+        """g_t(n) (module docstring) of each target t with centre pixel centres[t] and
+        window pixels windows[t] (indices into the pixels), shape (targets, pulses)."""
+        start = np.concatenate([[0], np.cumsum([len(w) for w in windows])])
+        return self.core.target_echoes(np.asarray(centres, np.int32),
+                                       start.astype(np.int32),
+                                       np.concatenate(windows).astype(np.int32),
+                                       np.asarray(img, np.complex128))
+
+
+def _make_terms(pulses, geometry, grid, pixels, backend):
+    return _Terms(pulses, geometry, grid, pixels, backend)
 
 
 def autofocus(pulses, geometry, image, grid: Grid, method="pga", max_iterations=30,
               tolerance_rad=0.01, tolerance_entropy=1e-6, max_targets=8, chip=48,
               min_peak_db=15.0, dynamic_range_db=30.0,
-              max_terms=MAX_TERMS) -> Result:
+              max_terms=MAX_TERMS, backend="auto") -> Result:
     """Estimates the per-pulse phase error of `image` (ny, nx), the backprojection of
     `pulses` (npulses, nbins) with `geometry` (npulses, 6) on `grid` (module
-    docstring). ValueError naming the parameter on bad arguments."""
+    docstring). The sums run on `backend` ('cpu' | 'cuda' | 'auto': CUDA when a device
+    is usable); ValueError naming the parameter on bad arguments."""
+    if backend not in ("auto", "cuda", "cpu"):
+        raise ValueError(f"autofocus: backend must be one of auto, cuda, cpu "
+                         f"(got {backend!r})")
     if method not in METHODS:
         raise ValueError(f"autofocus: method must be one of {', '.join(METHODS)} "
                          f"(got {method!r})")
@@ -243,7 +260,8 @@ def autofocus(pulses, geometry, image, grid: Grid, method="pga", max_iterations=
                 rows.append(index[(y, x)])
         chips.append(np.array(rows))
     pixels = np.array(pixels)
-    terms = _Terms(pulses, geometry, grid, pixels)
+    terms = _make_terms(pulses, geometry, grid, pixels, backend)
+    result.backend = terms.backend
     result.entropy_before = image_entropy(terms.image(np.zeros(n)))
     run = _pga if method == "pga" else _entropy
     phi = run(terms, pixels, chips, result, max_iterations,
@@ -260,12 +278,13 @@ def autofocus(pulses, geometry, image, grid: Grid, method="pga", max_iterations=
 
 
 def _pga(terms, pixels, chips, result, max_iterations, tolerance, chip):
-    n = terms.D.shape[0]
+    n = terms.npulses
     # A window narrower than the blur smooths the estimate over ~3 n / width pulses
     # (images ~3x oversampled): never below half the chip.
     min_window = max(2, chip // 2)
     phi = np.zeros(n)
     width = chip
+    ramp = np.arange(n)
     for it in range(1, max_iterations + 1):
         img = terms.image(phi)
         power = np.abs(img) ** 2
@@ -277,15 +296,12 @@ def _pga(terms, pixels, chips, result, max_iterations, tolerance, chip):
             extent = max(extent, int(dist[bright].max()))
             centres.append((c, rows, dist))
         width = min(width, max(min_window, 2 * extent))
+        g_all = terms.echoes([c for c, _, _ in centres],
+                             [rows[dist <= width] for _, rows, dist in centres], img)
         sums = np.zeros(n - 1, np.complex128)
-        for c, rows, dist in centres:
-            win = rows[dist <= width]
-            db = terms.b[:, win] - terms.b[:, [c]]
-            h = np.maximum(0.0, 1 - np.abs(db)) * np.exp(
-                1j * terms.k[:, None] * (terms.R[:, win] - terms.R[:, [c]]))
-            g = np.conj(h) @ img[win]
+        for g in g_all:
             s = np.angle(np.sum(g[1:] * np.conj(g[:-1])))
-            g = g * np.exp(-1j * s * np.arange(n))
+            g = g * np.exp(-1j * s * ramp)
             sums += g[1:] * np.conj(g[:-1])
         e = detrend(np.concatenate([[0.0], np.cumsum(np.angle(sums))]))
         phi = phi + e
@@ -301,7 +317,7 @@ def _pga(terms, pixels, chips, result, max_iterations, tolerance, chip):
 
 def _entropy_and_gradient(terms, phi, want_gradient=True):
     rot = np.exp(-1j * phi)
-    img = rot @ terms.D
+    img = terms.image(phi)
     q = np.abs(img) ** 2
     energy = q.sum()
     if not energy > 0:
@@ -311,12 +327,12 @@ def _entropy_and_gradient(terms, phi, want_gradient=True):
     h = float(-(p * logp).sum())
     if not want_gradient:
         return h, None
-    grad = -(2 / energy) * np.imag(rot * (terms.D @ (np.conj(img) * (logp + h))))
+    grad = -(2 / energy) * np.imag(rot * terms.project(np.conj(img) * (logp + h)))
     return h, grad
 
 
 def _entropy(terms, pixels, chips, result, max_iterations, tolerance, chip):
-    n = terms.D.shape[0]
+    n = terms.npulses
     phi = np.zeros(n)
     h, grad = _entropy_and_gradient(terms, phi)
     step = None
