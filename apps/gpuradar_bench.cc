@@ -77,8 +77,7 @@ int main(int argc, char** argv)
                           << usage;
                 return 2;
             }
-        }
-        else if (arg == "--copy-threads" && has_value)
+        } else if (arg == "--copy-threads" && has_value)
             opt.source.copy_threads = positive("--copy-threads", argv[++i]);
         else if (arg == "--source-cpis" && has_value)
             opt.source.buffer_cpis = positive("--source-cpis", argv[++i]);

@@ -30,7 +30,7 @@ struct options {
     int repeats = 50;     //!< timed repetitions; the median is reported
     std::string workload; //!< only this PD workload where a benchmark says so; "": all
     std::string backend;  //!< only this backend where a benchmark says so; "": all
-    std::string input;    //!< e2e benches: only this host input type, fc32 or sc16; "": all
+    std::string input;    //!< e2e benches: only fc32 or only sc16 host samples; "": both
     source_tuning source;
 };
 
