@@ -169,6 +169,35 @@ GPURADAR_BENCH("pd_chain/default")
                            }) /
                    streamed_cpis;
         };
+        // One correction at a time, alone (where the time goes).
+        auto one_alone_ms = [&](kernels::dc_removal dc,
+                                kernels::leakage_suppression leak,
+                                bool iq) {
+            kernels::front_end_correction_config fc;
+            fc.npulses = w.channels * w.npulses;
+            fc.nrange = w.nrange;
+            fc.dc = dc;
+            fc.iq = iq;
+            fc.leakage = leak;
+            fc.leakage_gate = 16;
+            auto corr = kernels::front_end_correction::make(cuda, fc, s.ref());
+            std::vector<kernels::iq_estimate> est(streamed_cpis);
+            return time_ms(s,
+                           reps,
+                           [&] {
+                               for (int i = 0; i < streamed_cpis; ++i)
+                                   corr->run(x.as<cfloat>(), std::size_t(i));
+                               corr->take_estimates(est.data(), est.size());
+                           }) /
+                   streamed_cpis;
+        };
+        const auto no_leak = kernels::leakage_suppression::off;
+        const double dc_alone_ms = one_alone_ms(kernels::dc_removal::pulse, no_leak, false);
+        const double mean_alone_ms = one_alone_ms(
+            kernels::dc_removal::off, kernels::leakage_suppression::mean_pulse, false);
+        const double iq_alone_ms = one_alone_ms(kernels::dc_removal::off, no_leak, true);
+        const double blank_alone_ms = one_alone_ms(
+            kernels::dc_removal::off, kernels::leakage_suppression::blank, false);
         double corrections_ms = 0, corrections_running_ms = 0;
         const double corrected_ms =
             corrected_streamed_ms(kernels::dc_removal::pulse, corrections_ms);
@@ -189,6 +218,10 @@ GPURADAR_BENCH("pd_chain/default")
             .field("corrections_running_dc_ratio", corrected_running_ms / streamed_ms)
             .field("corrections_alone_ms", corrections_ms)
             .field("corrections_running_dc_alone_ms", corrections_running_ms)
+            .field("dc_pulse_alone_ms", dc_alone_ms)
+            .field("mean_pulse_alone_ms", mean_alone_ms)
+            .field("iq_alone_ms", iq_alone_ms)
+            .field("blank_alone_ms", blank_alone_ms)
             .field("floor_cfar_ms", (16.0 * n + 12.0 * n + 5.0 * n) / (copy * 1e6))
             .field("target_ms", w.channels == 16 ? 0.5 : 0.1)
             .field("copy_gb_per_s", copy)

@@ -36,6 +36,9 @@ constexpr int stats_rows = 32;
 constexpr int est_threads = 1024;
 constexpr int range_threads = 256;
 
+// Pulses per thread and iteration of the apply pass.
+constexpr int apply_rows = 4;
+
 __device__ __forceinline__ double warp_sum(double v)
 {
     for (int lanes = 16; lanes > 0; lanes /= 2)
@@ -118,43 +121,53 @@ __global__ void __launch_bounds__(stats_threads) stats_kernel(stats_args a)
     for (int k = 0; k < stats_per_lane; ++k)
         acc[k] = make_double2(0.0, 0.0);
     double ii = 0, qq = 0, iq = 0;
-    for (std::size_t p = p0 + warp; p < p1; p += stats_warps) {
-        const float2* x = a.cpi + p * a.nrange;
-        float2 v[stats_per_lane];
+    // Two pulses per iteration, all 16 loads issued before any sum: the bytes in flight
+    // per warp that keep the pass near the memory's rate.
+    for (std::size_t pa = p0 + warp; pa < p1; pa += 2 * stats_warps) {
+        float2 v[2][stats_per_lane];
 #pragma unroll
-        for (int k = 0; k < stats_per_lane; ++k) {
-            const std::size_t c = c0 + 32 * k;
-            v[k] = c < a.nrange ? x[c] : make_float2(0.0f, 0.0f);
-        }
-        double sr = 0, si = 0, kr = 0, ki = 0;
+        for (int j = 0; j < 2; ++j) {
+            const std::size_t p = pa + j * stats_warps;
+            const float2* x = a.cpi + p * a.nrange;
 #pragma unroll
-        for (int k = 0; k < stats_per_lane; ++k) {
-            const double re = v[k].x, im = v[k].y;
-            acc[k].x += re;
-            acc[k].y += im;
-            sr += re;
-            si += im;
-            if (c0 + 32 * k >= a.gate) {
-                kr += re;
-                ki += im;
-                ii += re * re;
-                qq += im * im;
-                iq += re * im;
+            for (int k = 0; k < stats_per_lane; ++k) {
+                const std::size_t c = c0 + 32 * k;
+                v[j][k] = p < p1 && c < a.nrange ? x[c] : make_float2(0.0f, 0.0f);
             }
         }
-        if (a.rows) {
-            sr = warp_sum(sr);
-            si = warp_sum(si);
-            if (tile_gated) {
-                kr = warp_sum(kr);
-                ki = warp_sum(ki);
-            } else {
-                kr = sr;
-                ki = si;
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+            const std::size_t p = pa + j * stats_warps;
+            double sr = 0, si = 0, kr = 0, ki = 0;
+#pragma unroll
+            for (int k = 0; k < stats_per_lane; ++k) {
+                const double re = v[j][k].x, im = v[j][k].y;
+                acc[k].x += re;
+                acc[k].y += im;
+                sr += re;
+                si += im;
+                if (c0 + 32 * k >= a.gate) {
+                    kr += re;
+                    ki += im;
+                    ii += re * re;
+                    qq += im * im;
+                    iq += re * im;
+                }
             }
-            if (lane == 0) {
-                a.row_all[tile * a.npulses + p] = make_double2(sr, si);
-                a.row_kept[tile * a.npulses + p] = make_double2(kr, ki);
+            if (a.rows && p < p1) { // p < p1: the same in every lane of the warp
+                sr = warp_sum(sr);
+                si = warp_sum(si);
+                if (tile_gated) {
+                    kr = warp_sum(kr);
+                    ki = warp_sum(ki);
+                } else {
+                    kr = sr;
+                    ki = si;
+                }
+                if (lane == 0) {
+                    a.row_all[tile * a.npulses + p] = make_double2(sr, si);
+                    a.row_kept[tile * a.npulses + p] = make_double2(kr, ki);
+                }
             }
         }
     }
@@ -231,6 +244,7 @@ __global__ void __launch_bounds__(est_threads) pulse_kernel(pulse_args a)
         affine2 run{ 1.0, make_double2(0.0, 0.0) };
         for (std::size_t p = q0; p < q1; ++p) {
             double2 s = make_double2(0.0, 0.0);
+#pragma unroll 8
             for (std::size_t t = 0; t < a.ntiles; ++t) {
                 const double2 v = a.row_all[t * a.npulses + p];
                 s.x += v.x;
@@ -283,6 +297,7 @@ __global__ void __launch_bounds__(est_threads) pulse_kernel(pulse_args a)
     if (a.dc)
         for (std::size_t p = threadIdx.x; p < a.npulses; p += est_threads) {
             double2 rk = make_double2(0.0, 0.0);
+#pragma unroll 8
             for (std::size_t tl = 0; tl < a.ntiles; ++tl) {
                 const double2 v = a.row_kept[tl * a.npulses + p];
                 rk.x += v.x;
@@ -333,6 +348,7 @@ __global__ void __launch_bounds__(range_threads) range_kernel(range_args a)
     double t[9] = {};
     if (r < a.nrange) {
         double2 c = make_double2(0.0, 0.0);
+#pragma unroll 8
         for (std::size_t k = 0; k < a.nchunks; ++k) {
             const double2 v = a.col[k * a.nrange + r];
             c.x += v.x;
@@ -395,29 +411,39 @@ __global__ void apply_kernel(apply_args a)
         m = *a.iq;
     if (!a.dc && !a.mean && a.gate == 0 && !m.ok)
         return;
+    // Each thread takes apply_rows pulses at once (loads first): bytes in flight.
     const std::size_t r0 = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::size_t rstride = std::size_t(gridDim.x) * blockDim.x;
-    for (std::size_t p = blockIdx.y; p < a.npulses; p += gridDim.y) {
-        float2* x = a.cpi + p * a.nrange;
-        const float2 d = a.dc ? a.dc[p] : make_float2(0.0f, 0.0f);
+    for (std::size_t pa = std::size_t(blockIdx.y) * apply_rows; pa < a.npulses;
+         pa += std::size_t(gridDim.y) * apply_rows) {
         for (std::size_t r = r0; r < a.nrange; r += rstride) {
-            if (r < a.gate) {
-                x[r] = make_float2(0.0f, 0.0f);
-                continue;
+            float2 v[apply_rows];
+#pragma unroll
+            for (int j = 0; j < apply_rows; ++j)
+                if (pa + j < a.npulses)
+                    v[j] = a.cpi[(pa + j) * a.nrange + r];
+            const float2 mp = a.mean ? a.mean[r] : make_float2(0.0f, 0.0f);
+            const bool blanked = r < a.gate;
+#pragma unroll
+            for (int j = 0; j < apply_rows; ++j) {
+                const std::size_t p = pa + j;
+                if (p >= a.npulses)
+                    break;
+                float2 y = make_float2(0.0f, 0.0f);
+                if (!blanked) {
+                    y = v[j];
+                    if (a.dc) {
+                        const float2 d = a.dc[p];
+                        y.x -= d.x;
+                        y.y -= d.y;
+                    }
+                    y.x -= mp.x;
+                    y.y -= mp.y;
+                    if (m.ok)
+                        y.y = m.a * y.x + m.b * y.y;
+                }
+                a.cpi[p * a.nrange + r] = y;
             }
-            float2 v = x[r];
-            if (a.dc) {
-                v.x -= d.x;
-                v.y -= d.y;
-            }
-            if (a.mean) {
-                const float2 mp = a.mean[r];
-                v.x -= mp.x;
-                v.y -= mp.y;
-            }
-            if (m.ok)
-                v.y = m.a * v.x + m.b * v.y;
-            x[r] = v;
         }
     }
 }
@@ -546,8 +572,10 @@ public:
                        d_cfg.iq ? d_iq.as<iq_apply>() : nullptr };
         // About elementwise_max_blocks blocks, a row of blocks per pulse.
         const std::size_t bx = (nr + elementwise_threads - 1) / elementwise_threads;
-        const std::size_t by =
-            std::min<std::size_t>({ np, 65535, std::max<std::size_t>(1, elementwise_max_blocks / bx) });
+        const std::size_t by = std::min<std::size_t>(
+            { (np + apply_rows - 1) / apply_rows,
+              65535,
+              std::max<std::size_t>(1, elementwise_max_blocks / bx) });
         apply_kernel<<<dim3(static_cast<unsigned int>(bx), static_cast<unsigned int>(by)),
                        elementwise_threads,
                        0,
