@@ -120,8 +120,8 @@ def unclipped_full_scale(samples, datatype):
 def quantise_file(src, dst, datatype, full_scale=None, chunk=1 << 20):
     """Writes the cf32_le file src to dst in an integer datatype of SAMPLE_FORMATS,
     `chunk` samples at a time (a recording larger than memory). full_scale (> 0) reads
-    back as 1.0; None: unclipped_full_scale of the whole file (nothing clips). Returns (full_scale, samples clipped); a failed write is a
-    WriteError naming dst."""
+    back as 1.0; None: unclipped_full_scale of the whole file (nothing clips). Returns
+    (full_scale, samples clipped); a failed write is a WriteError naming dst."""
     data = np.memmap(src, dtype="<c8", mode="r") if os.path.getsize(src) else \
         np.zeros(0, np.complex64)
     if full_scale is None:
