@@ -3,6 +3,7 @@
 #include "backend_select.h"
 #include "cpi_tag.h"
 #include "sar_focus_impl.h"
+#include "stripmap_acquisition_args.h"
 #include "stripmap_tag.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
@@ -64,18 +65,18 @@ sar_focus::sptr sar_focus::make(double fc,
                                 int device)
 {
     params p;
-    p.acquisition.fc = fc;
-    p.acquisition.bandwidth = bandwidth;
-    p.acquisition.pulse_width = pulse_width;
-    p.acquisition.up_chirp = up_chirp;
-    p.acquisition.fs = fs;
-    p.acquisition.prf = prf;
-    p.acquisition.velocity = velocity;
-    p.acquisition.altitude = altitude;
-    p.acquisition.near_range = near_range;
-    p.acquisition.nrange = nrange;
-    p.acquisition.squint = squint;
-    p.acquisition.antenna_length = antenna_length;
+    p.acquisition = acquisition_from_args(fc,
+                                          bandwidth,
+                                          pulse_width,
+                                          up_chirp,
+                                          fs,
+                                          prf,
+                                          velocity,
+                                          altitude,
+                                          near_range,
+                                          nrange,
+                                          squint,
+                                          antenna_length);
     p.algorithm = algorithm;
     p.naz = naz;
     p.range_window = range_window;

@@ -1,5 +1,6 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "stripmap_acquisition_args.h"
 #include "stripmap_source_impl.h"
 #include "stripmap_tag.h"
 #include <gnuradio/io_signature.h>
@@ -106,18 +107,18 @@ stripmap_source::make(double fc,
                       std::uint32_t motion_seed)
 {
     params p;
-    p.acquisition.fc = fc;
-    p.acquisition.bandwidth = bandwidth;
-    p.acquisition.pulse_width = pulse_width;
-    p.acquisition.up_chirp = up_chirp;
-    p.acquisition.fs = fs;
-    p.acquisition.prf = prf;
-    p.acquisition.velocity = velocity;
-    p.acquisition.altitude = altitude;
-    p.acquisition.near_range = near_range;
-    p.acquisition.nrange = nrange;
-    p.acquisition.squint = squint;
-    p.acquisition.antenna_length = antenna_length;
+    p.acquisition = acquisition_from_args(fc,
+                                          bandwidth,
+                                          pulse_width,
+                                          up_chirp,
+                                          fs,
+                                          prf,
+                                          velocity,
+                                          altitude,
+                                          near_range,
+                                          nrange,
+                                          squint,
+                                          antenna_length);
     p.target_x = target_x;
     p.target_y = target_y;
     p.target_z = target_z;
