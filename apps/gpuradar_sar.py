@@ -281,7 +281,8 @@ def refocus(rec, grid, images, args):
     """--autofocus: the phase error per pulse from the image, the pulses corrected and
     backprojected again (not converged: the image as formed)."""
     result = pulse_autofocus.autofocus(rec.complex_pulses(), rec.geometry, images[0], grid,
-                                       args.autofocus, args.autofocus_iterations)
+                                       args.autofocus, args.autofocus_iterations,
+                                       backend=args.backend)
     if result.converged:
         corrected = pulse_autofocus.correct(rec.complex_pulses(), result.phase_error)
         images = pulse_autofocus.backproject(corrected, rec.geometry, grid, args.backend,

@@ -96,17 +96,17 @@ class Result:
     backend: str = ""  #: where the sums ran ('cpu' | 'cuda'; "" when none ran)
 
     def summary(self):
-        """One line: method, iterations, convergence."""
-        on = f" ({self.backend})" if self.backend else ""
-        head = f"autofocus {self.method}{on}: {len(self.targets)} target(s), "
+        """One line: method, iterations, convergence, where the sums ran."""
+        head = f"autofocus {self.method}: {len(self.targets)} target(s), "
+        on = f" (sums on the {self.backend})" if self.backend else ""
         if not self.converged:
             return head + (f"did not converge after {self.iterations} iteration(s) "
-                           f"({self.reason}); image kept as formed")
+                           f"({self.reason}); image kept as formed{on}")
         rms = math.sqrt(float(np.mean(self.phase_error ** 2)))
         return head + (f"converged after {self.iterations} iteration(s), last correction "
                        f"{self.last_correction_rms:.3g} rad RMS; phase error "
                        f"{rms:.3g} rad RMS removed from the pulses; chips' entropy "
-                       f"{self.entropy_before:.4f} -> {self.entropy_after:.4f}")
+                       f"{self.entropy_before:.4f} -> {self.entropy_after:.4f}{on}")
 
 
 def image_entropy(image):

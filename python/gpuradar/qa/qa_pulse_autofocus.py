@@ -239,7 +239,7 @@ class qa_pulse_autofocus(unittest.TestCase):
             finally:
                 pa._make_terms = saved
             self.assertTrue(got.converged and want.converged, (got.reason, want.reason))
-            self.assertIn("(cpu)", got.summary())
+            self.assertIn("(sums on the cpu)", got.summary())
             self.assertLessEqual(abs(got.iterations - want.iterations), 1, method)
             # The same estimate: float terms move each iteration's sums by ~1e-5
             # relative, far below the 0.01 rad tolerance that stops the iterations.
