@@ -16,6 +16,7 @@
  */
 #include "bench_pd_common.h"
 #include <gpuradar/kernels/sar/autofocus.h>
+#include <gpuradar/kernels/sar/pulse_autofocus.h>
 #include <chrono>
 #include <cmath>
 #include <complex>
@@ -83,7 +84,156 @@ void emit(const char* name,
     line.emit();
 }
 
+/*
+ * Phase-history autofocus (kernels::pulse_autofocus, pulse_autofocus.py): a BP-B-like
+ * scene, a 4096^2 grid of 0.1 m pixels seen from a straight X-band pass 3 km off (2048
+ * pulses of 4096 bins, random samples: the sums' cost does not depend on them), 16
+ * targets on a 4 x 4 grid of the image, each a chip of 33^2 pixels whose window is the
+ * whole chip. One PGA iteration is image() then target_echoes(); one entropy gradient
+ * is image() then project(). Bytes per PGA iteration: D (8 bytes) for image(), U and
+ * the bin (12 bytes) for the echoes, per term, plus the host copies (the chips' image
+ * and the echoes, both ways); per gradient, D twice. Flops: double, 8 per term for
+ * image() and project(), 10 for the echoes (the tri weight, a complex product scaled).
+ */
+struct phase_history_scene {
+    std::size_t npulses, nbins, ntargets, chip_side;
+    std::vector<kernels::cfloat> pulses;
+    std::vector<double> geometry;
+    std::vector<std::int32_t> pixels, centres, start, window;
+    kernels::pulse_autofocus::grid grid;
+};
+
+phase_history_scene phase_history(std::size_t n_image, std::size_t npulses, std::size_t nbins)
+{
+    constexpr std::size_t side = 33, per_axis = 4;
+    phase_history_scene s{ npulses, nbins, per_axis * per_axis, side, {}, {}, {}, {}, {},
+                           {}, {} };
+    const double dx = 0.1, half = 0.5 * dx * double(n_image);
+    s.grid = { -half, -half, dx, dx, 0.0 };
+    std::mt19937 rng(11);
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    s.pulses.resize(npulses * nbins);
+    for (auto& v : s.pulses)
+        v = kernels::cfloat(g(rng), g(rng));
+    const double y = -3000.0, z = 1000.0, r_centre = std::hypot(y, z);
+    for (std::size_t n = 0; n < npulses; ++n) {
+        const double x = -300.0 + 600.0 * double(n) / double(npulses - 1);
+        s.geometry.insert(s.geometry.end(),
+                          { x, y, z, r_centre - 0.075 * double(nbins), 0.15, 9.6e9 });
+    }
+    s.start.push_back(0);
+    for (std::size_t ty = 0; ty < per_axis; ++ty)
+        for (std::size_t tx = 0; tx < per_axis; ++tx) {
+            const std::size_t cy = (2 * ty + 1) * n_image / (2 * per_axis),
+                              cx = (2 * tx + 1) * n_image / (2 * per_axis);
+            s.centres.push_back(std::int32_t(s.pixels.size() / 2 + side * side / 2));
+            for (std::size_t dy = 0; dy < side; ++dy)
+                for (std::size_t dxp = 0; dxp < side; ++dxp) {
+                    s.window.push_back(std::int32_t(s.pixels.size() / 2));
+                    s.pixels.push_back(std::int32_t(cy + dy - side / 2));
+                    s.pixels.push_back(std::int32_t(cx + dxp - side / 2));
+                }
+            s.start.push_back(std::int32_t(s.window.size()));
+        }
+    return s;
+}
+
+void run_phase_history(const char* name,
+                       const std::string& device,
+                       kernels::backend b,
+                       std::size_t n_image,
+                       std::size_t npulses,
+                       int repeats,
+                       const kernels::cuda_stream* stream)
+{
+    const std::size_t nbins = 4096;
+    const phase_history_scene s = phase_history(n_image, npulses, nbins);
+    const std::size_t npixels = s.pixels.size() / 2, terms = npulses * npixels;
+    auto pa = kernels::pulse_autofocus::make(
+        b, npulses, nbins, npixels, stream ? stream->ref() : kernels::stream_ref());
+    pa->set_terms(s.pulses.data(), s.geometry.data(), s.grid, s.pixels.data());
+    std::vector<double> phi(npulses);
+    for (std::size_t n = 0; n < npulses; ++n)
+        phi[n] = 0.5 * std::sin(0.01 * double(n));
+    std::vector<std::complex<double>> img(npixels), g(s.ntargets * npulses), y(npulses);
+    auto pga = [&] {
+        pa->image(phi.data(), img.data());
+        pa->target_echoes(s.ntargets,
+                          s.centres.data(),
+                          s.start.data(),
+                          s.window.data(),
+                          img.data(),
+                          g.data());
+    };
+    auto gradient = [&] {
+        pa->image(phi.data(), img.data());
+        pa->project(img.data(), y.data());
+    };
+    auto host_ms = [&](auto&& f) {
+        std::vector<double> t;
+        f();
+        for (int i = 0; i < repeats; ++i) {
+            const auto a = std::chrono::steady_clock::now();
+            f();
+            t.push_back(std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - a)
+                            .count());
+        }
+        return median(t);
+    };
+    const double pga_ms = stream ? pd::time_ms(*stream, repeats, pga) : host_ms(pga);
+    const double grad_ms =
+        stream ? pd::time_ms(*stream, repeats, gradient) : host_ms(gradient);
+    const double copies = double(2 * npixels + 2 * s.ntargets * npulses) * 16.0;
+    const double pga_bytes = 20.0 * double(terms) + copies;
+    const double grad_bytes = 16.0 * double(terms) + 4.0 * double(npixels) * 16.0;
+    json_line(name)
+        .field("device", device)
+        .field("image", static_cast<long long>(n_image))
+        .field("npulses", static_cast<long long>(npulses))
+        .field("nbins", static_cast<long long>(nbins))
+        .field("targets", static_cast<long long>(s.ntargets))
+        .field("chip", static_cast<long long>(s.chip_side))
+        .field("terms", static_cast<long long>(terms))
+        .field("ms_per_pga_iteration", pga_ms)
+        .field("pga_bytes", pga_bytes)
+        .field("pga_gb_per_s", pga_bytes / (pga_ms * 1e6))
+        .field("pga_gflop_per_s", 18.0 * double(terms) / (pga_ms * 1e6))
+        .field("ms_per_entropy_gradient", grad_ms)
+        .field("gradient_bytes", grad_bytes)
+        .field("gradient_gb_per_s", grad_bytes / (grad_ms * 1e6))
+        .emit();
+}
+
 } // namespace
+
+GPURADAR_BENCH("autofocus/phase_history/cuda")
+{
+    if (!pd::have_cuda("autofocus/phase_history/cuda"))
+        return;
+    const auto props = kernels::current_device_properties();
+    kernels::cuda_stream s;
+    run_phase_history("autofocus/phase_history/cuda",
+                      props.name,
+                      kernels::backend::cuda,
+                      opt.quick ? 1024 : 4096,
+                      opt.quick ? 256 : 2048,
+                      std::max(5, opt.repeats / 5),
+                      &s);
+}
+
+GPURADAR_BENCH("autofocus/phase_history/cpu")
+{
+    // 256 pulses: the same chips, an eighth of the aperture (the CPU twin is ~1000x
+    // slower; the cost is linear in the pulses).
+    run_phase_history("autofocus/phase_history/cpu",
+                      "cpu",
+                      kernels::backend::cpu,
+                      opt.quick ? 1024 : 4096,
+                      opt.quick ? 64 : 256,
+                      std::max(1, opt.repeats / 20),
+                      nullptr);
+}
 
 GPURADAR_BENCH("autofocus/cuda")
 {
