@@ -8,6 +8,7 @@
  * at range zero leaves the Pd outside the suppressed gate as without leakage. */
 #include "invalid_argument_check.h"
 #include "test_support.h"
+#include "pulse_doppler/front_end_correction_math.h"
 #include <gpuradar/kernels/detection/cfar_2d.h>
 #include <gpuradar/kernels/pulse_doppler/front_end_correction.h>
 #include <gpuradar/kernels/scene/complex_noise.h>
@@ -223,6 +224,118 @@ TEST(FrontEndCorrection, test_003_degenerate_iq_left_uncorrected)
         EXPECT_FALSE(e[3].degenerate);
         EXPECT_NEAR(e[3].gain_db, 20.0, 1.0); // reported, though not applied
     }
+}
+
+// A CPI that is nothing but a DC per pulse, or nothing but one repeated pulse: after the
+// correction only the subtraction's rounding is left, which is no I/Q statistic; both
+// backends call it degenerate and leave the corrected CPI as the DC / leakage removal
+// made it, finite (test_006 checks the 1e-10 rule that guarantees it). A CPI with noise
+// 60 dB below the same DC is still estimated and corrected.
+TEST(FrontEndCorrection, test_005_rounding_residue_is_no_iq_statistic)
+{
+    const std::size_t np = 12, nr = 50, n = np * nr;
+    const auto dcs = random_complex(np, 31, 5.0f);
+    const auto pulse = random_complex(nr, 32, 5.0f);
+    const auto noise = random_complex(n, 33, 5e-3f);
+    std::vector<cfloat> dc_only(n), pulse_only(n), dc_noise(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        dc_only[i] = dcs[i / nr];
+        pulse_only[i] = pulse[i % nr];
+        // 1.2 gain on Q: an imbalance to find under the DC
+        const cfloat v = dcs[i / nr] + cfloat(noise[i].real(), 1.2f * noise[i].imag());
+        dc_noise[i] = v;
+    }
+    struct one_case {
+        const char* what;
+        k::front_end_correction_config c;
+        const std::vector<cfloat>* x;
+        bool degenerate;
+    };
+    const std::vector<one_case> cases = {
+        { "dc only", config(np, nr, k::dc_removal::pulse, k::leakage_suppression::off, true),
+          &dc_only, true },
+        { "pulse only",
+          config(np, nr, k::dc_removal::off, k::leakage_suppression::mean_pulse, true),
+          &pulse_only, true },
+        { "dc + noise 60 dB down",
+          config(np, nr, k::dc_removal::pulse, k::leakage_suppression::off, true),
+          &dc_noise, false },
+    };
+    std::vector<k::backend> backends{ k::backend::cpu };
+#ifdef GPURADAR_HAVE_CUDA
+    if (k::cuda_available())
+        backends.push_back(k::backend::cuda);
+#endif
+    for (auto b : backends)
+        for (const auto& cs : cases) {
+            const std::string what = std::string(cs.what) + " on " + k::to_string(b);
+            k::iq_estimate e;
+            std::vector<cfloat> y;
+            if (b == k::backend::cpu) {
+                auto fec = k::front_end_correction::make(b, cs.c);
+                y = *cs.x;
+                fec->run(y.data(), 0);
+                fec->take_estimates(&e, 1);
+            }
+#ifdef GPURADAR_HAVE_CUDA
+            else {
+                k::cuda_stream s;
+                auto fec = k::front_end_correction::make(b, cs.c, s.ref());
+                auto d = to_device(*cs.x, s);
+                fec->run(d.as<cfloat>(), 0);
+                fec->take_estimates(&e, 1);
+                y = to_host<cfloat>(d, n, s);
+            }
+#endif
+            EXPECT_TRUE(e.estimated) << what;
+            EXPECT_EQ(e.degenerate, cs.degenerate) << what;
+            EXPECT_EQ(e.corrected, !cs.degenerate) << what;
+            double power = 0;
+            for (const cfloat& v : y) {
+                EXPECT_TRUE(std::isfinite(v.real()) && std::isfinite(v.imag())) << what;
+                power += std::norm(v);
+            }
+            if (cs.degenerate) // the removal left only rounding of the 5.0 levels
+                EXPECT_LT(power / double(n), 1e-10) << what;
+            else
+                EXPECT_NEAR(e.gain_db, 20.0 * std::log10(1.2), 0.5) << what;
+        }
+}
+
+// The rule itself (front_end_correction_math.h): a corrected power derived from the raw
+// sums below 1e-10 of the raw power is 0, above it is kept; the cross-moment follows the
+// expansion (here a DC of (3, -2) on every one of 10 pulses of 4 samples).
+TEST(FrontEndCorrection, test_006_iq_sums_from_raw_sums)
+{
+    k::detail::iq_terms t;
+    // x = d + e, d = (3, -2) per pulse, e with sum 0 over each pulse and sum e_I^2 = 8,
+    // e_Q^2 = 2, e_I e_Q = 1.5 over the CPI: raw sums = n d d + e's.
+    const double n = 40, np = 10, ng = 4;
+    t.raw[0] = n * 9 + 8;
+    t.raw[1] = n * 4 + 2;
+    t.raw[2] = n * -6 + 1.5;
+    for (int p = 0; p < 10; ++p) { // R_p = 4 d
+        t.dr[0] += 3 * 12.0;
+        t.dr[1] += -2 * -8.0;
+        t.dr[2] += 3 * -8.0;
+        t.dr[3] += -2 * 12.0;
+        t.dd[0] += 9;
+        t.dd[1] += 4;
+        t.dd[2] += -6;
+        t.d[0] += 3;
+        t.d[1] += -2;
+    }
+    auto s = k::detail::iq_sums_from(t, ng, np);
+    EXPECT_NEAR(s.ii, 8.0, 1e-9);
+    EXPECT_NEAR(s.qq, 2.0, 1e-9);
+    EXPECT_NEAR(s.iq, 1.5, 1e-9);
+    // e's powers a hair above and below 1e-10 of the raw ones
+    t.raw[0] += 1e-8 * t.raw[0] - 8; // ii left: 1e-8 of raw: kept
+    t.raw[1] += 1e-11 * t.raw[1] - 2; // qq left: 1e-11 of raw: rounding, 0
+    s = k::detail::iq_sums_from(t, ng, np);
+    EXPECT_GT(s.ii, 0.0);
+    EXPECT_EQ(s.qq, 0.0);
+    EXPECT_TRUE(k::detail::iq_matrix_from(s).degenerate);
 }
 
 TEST(FrontEndCorrection, test_004_bad_parameters_named)
