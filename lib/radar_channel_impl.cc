@@ -1,5 +1,6 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "front_end_args.h"
 #include "radar_channel_impl.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
@@ -59,13 +60,13 @@ radar_channel::sptr radar_channel::make(double samp_rate,
                                           channel_gain_db,
                                           channel_phase_deg,
                                           who);
-    c.front_end.dc_offset_i = dc_offset_i;
-    c.front_end.dc_offset_q = dc_offset_q;
-    c.front_end.iq_gain_db = iq_gain_db;
-    c.front_end.iq_phase_deg = iq_phase_deg;
-    c.front_end.phase_noise_linewidth_hz = phase_noise_linewidth_hz;
-    c.front_end.adc_bits = adc_bits;
-    c.front_end.adc_full_scale = adc_full_scale;
+    c.front_end = front_end_from_args(dc_offset_i,
+                                      dc_offset_q,
+                                      iq_gain_db,
+                                      iq_phase_deg,
+                                      phase_noise_linewidth_hz,
+                                      adc_bits,
+                                      adc_full_scale);
     c.clock_offset_ppm = clock_offset_ppm;
     kernels::radar_channel channel(std::move(c)); // validates before the block exists
     return gnuradio::make_block_sptr<radar_channel_impl>(std::move(channel));

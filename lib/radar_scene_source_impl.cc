@@ -1,5 +1,6 @@
 /* -*- c++ -*- */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "front_end_args.h"
 #include "radar_scene_source_impl.h"
 #include "uhd_time.h"
 #include <gnuradio/io_signature.h>
@@ -113,13 +114,13 @@ radar_scene_source::make(double fs,
                                           channel_gain_db,
                                           channel_phase_deg,
                                           kernels::radar_scene::stage);
-    c.front_end.dc_offset_i = dc_offset_i;
-    c.front_end.dc_offset_q = dc_offset_q;
-    c.front_end.iq_gain_db = iq_gain_db;
-    c.front_end.iq_phase_deg = iq_phase_deg;
-    c.front_end.phase_noise_linewidth_hz = phase_noise_linewidth_hz;
-    c.front_end.adc_bits = adc_bits;
-    c.front_end.adc_full_scale = adc_full_scale;
+    c.front_end = front_end_from_args(dc_offset_i,
+                                      dc_offset_q,
+                                      iq_gain_db,
+                                      iq_phase_deg,
+                                      phase_noise_linewidth_hz,
+                                      adc_bits,
+                                      adc_full_scale);
     c.clock_offset_ppm = clock_offset_ppm;
     c.leakage_delay = leakage_delay;
     if (!(start_time >= 0.0) || !std::isfinite(start_time))

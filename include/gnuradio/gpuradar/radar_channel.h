@@ -72,24 +72,13 @@ public:
      *                           +z), one per target; empty: all at 0 (a planar array in
      *                           the x-z plane sees them, a linear one on x only through
      *                           cos(elevation))
-     * Receiver front end (each off by default; kernels/scene/front_end.h, in this order):
-     * \param dc_offset_i, dc_offset_q  DC offset added to I and Q (absolute, sample
-     *                           units: with adc_full_scale 1, a fraction of full scale)
-     * \param iq_gain_db        Q-branch gain relative to I (dB, finite)
-     * \param iq_phase_deg      Q-branch LO phase error (degrees, in (-90, 90)): Re y =
-     *                           Re x, Im y = g (Im x cos p - Re x sin p), i.e. y = mu x +
-     *                           nu conj(x), mu = (1 + g e^-jp) / 2,
-     *                           nu = (1 - g e^jp) / 2, image rejection |nu|^2 / |mu|^2
-     * \param phase_noise_linewidth_hz  receive LO phase noise, a Wiener process of this
-     *                           3 dB linewidth (Hz, in [0, fs / 2)): phase steps of
-     *                           variance 2 pi linewidth / fs, Lorentzian spectrum; one
-     *                           LO for all channels; seeded from seed
-     * \param adc_bits          ADC bits per rail (0: no ADC; 1 .. 32): codes
-     *                           round(u / D) clamped to [-2^(b-1), 2^(b-1) - 1], D =
-     *                           2 adc_full_scale / 2^b; quantisation noise
-     *                           adc_full_scale^2 / (3 4^b) per rail
-     * \param adc_full_scale    ADC full scale per rail (> 0, sample units); I and Q
-     *                           clip separately, counted by adc_clipped()
+     * \param dc_offset_i, dc_offset_q, iq_gain_db, iq_phase_deg  the receiver front end
+     *                           (each off by default): as radar_scene_source::make's
+     *                           parameters of the same names, one model
+     *                           (kernels/scene/front_end.h); radar_scene_source.h has
+     *                           its equations and allowed ranges
+     * \param phase_noise_linewidth_hz, adc_bits, adc_full_scale  likewise; the ADC's
+     *                           clipped rail values are counted by adc_clipped()
      * \param clock_offset_ppm  receive sample-clock offset (ppm, in [0, 1000]; 0: none):
      *                           the receiver samples at fs (1 + ppm 1e-6) against the
      *                           input's fs, so the pulse transmitted at input sample n

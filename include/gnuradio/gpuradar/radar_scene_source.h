@@ -67,22 +67,30 @@ public:
      * \param fs                 sample rate (Hz, > 0)
      * \param fc                 carrier (Hz, > 0)
      * \param prf                pulse repetition frequency (Hz, > 0, <= fs / pulse
-     * length) \param bandwidth          LFM swept bandwidth (Hz, 0 < B <= fs), when
-     * waveform is empty \param pulse_width        LFM pulse duration (s, >= 1 sample),
-     * when waveform is empty \param waveform           transmitted pulse; empty: an LFM
-     * up-chirp (bandwidth, pulse_width), kernels::lfm_chirp \param ranges target ranges
-     * at t = 0 (m, > 0), one per target \param velocities         radial velocities (m/s,
-     * closing positive), one per target \param amplitudes         per-sample SNR (dB) or
-     * RCS (m^2), one per target \param amplitude_unit     "snr_db" or "rcs_m2" \param
-     * radar_constant_db  rcs_m2 only: SNR (dB) of 1 m^2 at 1 m; SNR = K + 10 log10 RCS -
-     * 40 log10 R at the initial range \param noise_power        thermal noise power per
-     * complex sample (>= 0) \param leakage_amplitude  amplitude of the transmit pulse at
-     * each pulse start (>= 0) \param clutter_cnr_db     clutter-to-noise ratio per sample
-     * (dB) \param clutter_start_m    clutter extent start (m, >= 0) \param clutter_stop_m
-     * clutter extent end (m); no clutter when <= clutter_start_m \param paced true: real
-     * time at fs; false: free-running \param truth_every        truth messages every this
-     * many pulses (0: pulse 0 only) \param start_time         rx_time of sample 0 (s, >=
-     * 0) \param seed               noise and clutter seed
+     *                           length)
+     * \param bandwidth          LFM swept bandwidth (Hz, 0 < B <= fs), when waveform is
+     *                           empty
+     * \param pulse_width        LFM pulse duration (s, >= 1 sample), when waveform is
+     *                           empty
+     * \param waveform           transmitted pulse; empty: an LFM up-chirp (bandwidth,
+     *                           pulse_width), kernels::lfm_chirp
+     * \param ranges             target ranges at t = 0 (m, > 0), one per target
+     * \param velocities         radial velocities (m/s, closing positive), one per target
+     * \param amplitudes         per-sample SNR (dB) or RCS (m^2), one per target
+     * \param amplitude_unit     "snr_db" or "rcs_m2"
+     * \param radar_constant_db  rcs_m2 only: SNR (dB) of 1 m^2 at 1 m; SNR = K + 10 log10
+     *                           RCS - 40 log10 R at the initial range
+     * \param noise_power        thermal noise power per complex sample (>= 0)
+     * \param leakage_amplitude  amplitude of the transmit pulse at each pulse start
+     *                           (>= 0)
+     * \param clutter_cnr_db     clutter-to-noise ratio per sample (dB)
+     * \param clutter_start_m    clutter extent start (m, >= 0)
+     * \param clutter_stop_m     clutter extent end (m); no clutter when <=
+     *                           clutter_start_m
+     * \param paced              true: real time at fs; false: free-running
+     * \param truth_every        truth messages every this many pulses (0: pulse 0 only)
+     * \param start_time         rx_time of sample 0 (s, >= 0)
+     * \param seed               noise and clutter seed
      * \param azimuths_deg       target angles of arrival (degrees in [-90, 90]), one per
      *                           target; empty: all at boresight
      * \param nchannels          receive channels = outputs (>= 1)
