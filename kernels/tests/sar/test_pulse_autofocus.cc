@@ -7,6 +7,7 @@
 #include "invalid_argument_check.h"
 #include "test_support.h"
 #include <gpuradar/kernels/common/constants.h>
+#include <gpuradar/kernels/common/cpu_threads.h>
 #include <gpuradar/kernels/sar/pulse_autofocus.h>
 #include <cmath>
 #include <limits>
@@ -146,6 +147,20 @@ TEST(PulseAutofocus, CpuMatchesDoubleReference)
     for (const cd& v : want.image)
         energy += std::norm(v);
     EXPECT_GT(energy, 1.0);
+}
+
+TEST(PulseAutofocus, CpuOutputDoesNotDependOnThreadCount)
+{
+    const problem q = make_problem(64, 3000, 11);
+    const int saved = kernels::cpu_threads();
+    kernels::set_cpu_threads(1);
+    const outputs one = run(kernels::backend::cpu, q);
+    kernels::set_cpu_threads(3);
+    const outputs three = run(kernels::backend::cpu, q);
+    kernels::set_cpu_threads(saved);
+    EXPECT_TRUE(bitwise_equal(one.image, three.image));
+    EXPECT_TRUE(bitwise_equal(one.projection, three.projection));
+    EXPECT_TRUE(bitwise_equal(one.echoes, three.echoes));
 }
 
 TEST(PulseAutofocus, RefusesBadParameters)
