@@ -46,12 +46,13 @@ public:
     /*!
      * \param fs            sample rate (Hz, > 0)
      * \param fc            carrier (Hz, > 0), for the velocity axis
-     * \param nsamples   N, samples per CPI (>= 2)
+     * \param nsamples      N, samples per CPI (>= 2)
      * \param nrange        M, range lags (1 to N)
      * \param doppler_half  K, Doppler bins -K..K (2K+1 <= N)
      * \param method        "auto", "direct" or "batched" (kernels::cross_ambiguity)
-     * \param batch_length  batched: samples per batch (divides N, N / L >= 2K+1); 0:
-     * chosen \param window        slow-time window: "rectangular", "hann", "hamming", ...
+     * \param batch_length  batched: samples per batch (divides N, N / L >= 2K+1);
+     *                      0: chosen
+     * \param window        slow-time window: "rectangular", "hann", "hamming", ...
      * \param db            output 10 log10(power) instead of power
      * \param backend       "auto", "cuda" or "cpu"
      * \param device        CUDA device (0 to number of GPUs - 1)
