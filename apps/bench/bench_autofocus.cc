@@ -103,11 +103,12 @@ struct phase_history_scene {
     kernels::pulse_autofocus::grid grid;
 };
 
-phase_history_scene phase_history(std::size_t n_image, std::size_t npulses, std::size_t nbins)
+phase_history_scene
+phase_history(std::size_t n_image, std::size_t npulses, std::size_t nbins)
 {
     constexpr std::size_t side = 33, per_axis = 4;
     phase_history_scene s{ npulses, nbins, per_axis * per_axis, side, {}, {}, {}, {}, {},
-                           {}, {} };
+                           {},      {} };
     const double dx = 0.1, half = 0.5 * dx * double(n_image);
     s.grid = { -half, -half, dx, dx, 0.0 };
     std::mt19937 rng(11);

@@ -17,7 +17,9 @@ template <typename V>
 
 } // namespace
 
-void pulse_autofocus::validate(std::size_t npulses, std::size_t nbins, std::size_t npixels)
+void pulse_autofocus::validate(std::size_t npulses,
+                               std::size_t nbins,
+                               std::size_t npixels)
 {
     if (npulses < 3 || npulses > max_pulses)
         bad("npulses", "in [3, " + std::to_string(max_pulses) + "]", npulses);

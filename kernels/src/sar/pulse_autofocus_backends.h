@@ -79,8 +79,8 @@ GPURADAR_PHA_HD pha_term pha_make_term(const float* row,
             fk = double(nbins - 2);
         const std::size_t i = std::size_t(fk);
         const double w = b - fk;
-        const double vr = (1.0 - w) * pha_finite_or_0(row[2 * i]) +
-                          w * pha_finite_or_0(row[2 * i + 2]);
+        const double vr =
+            (1.0 - w) * pha_finite_or_0(row[2 * i]) + w * pha_finite_or_0(row[2 * i + 2]);
         const double vi = (1.0 - w) * pha_finite_or_0(row[2 * i + 1]) +
                           w * pha_finite_or_0(row[2 * i + 3]);
         t.d_re = float(vr * c - vi * s);

@@ -174,7 +174,9 @@ TEST(PulseAutofocus, RefusesBadParameters)
     auto pa = pulse_autofocus::make(cpu, q.npulses, q.nbins, q.npixels);
     q.grid.dx = 0.0;
     expect_invalid(
-        [&] { pa->set_terms(q.pulses.data(), q.geometry.data(), q.grid, q.pixels.data()); },
+        [&] {
+            pa->set_terms(q.pulses.data(), q.geometry.data(), q.grid, q.pixels.data());
+        },
         "grid.dx");
     std::vector<cd> img(q.npixels), g(q.npulses);
     const std::int32_t bad_centre = 10, start[2] = { 0, 1 }, window = 0;
@@ -192,7 +194,8 @@ TEST(PulseAutofocusCuda, MatchesCpuTwin)
     GPURADAR_REQUIRE_CUDA();
     // 200 pulses: several chunks of image() and a ragged last one.
     const problem q = make_problem(200, 777, std::random_device{}());
-    const outputs gpu = run(kernels::backend::cuda, q), cpu = run(kernels::backend::cpu, q);
+    const outputs gpu = run(kernels::backend::cuda, q),
+                  cpu = run(kernels::backend::cpu, q);
     // The same float terms; sums in double in another order.
     EXPECT_LT(rel_l2(gpu.image, cpu.image), 1e-9);
     EXPECT_LT(rel_l2(gpu.projection, cpu.projection), 1e-9);

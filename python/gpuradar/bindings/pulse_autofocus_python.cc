@@ -41,7 +41,9 @@ k::backend choose(const std::string& name)
                                 name + "')");
 }
 
-void check_shape(const py::array& a, std::initializer_list<py::ssize_t> shape, const char* name)
+void check_shape(const py::array& a,
+                 std::initializer_list<py::ssize_t> shape,
+                 const char* name)
 {
     bool ok = a.ndim() == py::ssize_t(shape.size());
     std::string want;
@@ -81,8 +83,10 @@ public:
                                           grid[2].cast<double>(),
                                           grid[3].cast<double>(),
                                           grid[4].cast<double>() };
-        d_pa = k::pulse_autofocus::make(
-            d_backend, std::size_t(n), std::size_t(pulses.shape(1)), std::size_t(pixels.shape(0)));
+        d_pa = k::pulse_autofocus::make(d_backend,
+                                        std::size_t(n),
+                                        std::size_t(pulses.shape(1)),
+                                        std::size_t(pixels.shape(0)));
         py::gil_scoped_release release;
         d_pa->set_terms(reinterpret_cast<const k::cfloat*>(pulses.data()),
                         geometry.data(),
@@ -132,8 +136,12 @@ public:
         cdouble* o = out.mutable_data();
         {
             py::gil_scoped_release release;
-            d_pa->target_echoes(
-                std::size_t(t), centres.data(), start.data(), window.data(), image.data(), o);
+            d_pa->target_echoes(std::size_t(t),
+                                centres.data(),
+                                start.data(),
+                                window.data(),
+                                image.data(),
+                                o);
         }
         return out;
     }
@@ -149,11 +157,12 @@ private:
 
 void bind_pulse_autofocus(py::module& m)
 {
-    py::class_<terms>(m,
-                      "pulse_autofocus_core",
-                      "Each pulse's term of each chip pixel and the sums phase-history "
-                      "autofocus takes per iteration (gpuradar::kernels::pulse_autofocus); "
-                      "use gnuradio.gpuradar.pulse_autofocus.")
+    py::class_<terms>(
+        m,
+        "pulse_autofocus_core",
+        "Each pulse's term of each chip pixel and the sums phase-history "
+        "autofocus takes per iteration (gpuradar::kernels::pulse_autofocus); "
+        "use gnuradio.gpuradar.pulse_autofocus.")
         .def(py::init<const std::string&,
                       const carray<std::complex<float>>&,
                       const carray<double>&,

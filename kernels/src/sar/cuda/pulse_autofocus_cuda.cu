@@ -179,17 +179,16 @@ public:
         for (std::size_t n = 0; n < d_npulses; ++n)
             rot[n] = std::polar(1.0, -phi[n]);
         upload(d_pulse_values, rot.data(), d_npulses * sizeof(double2));
-        const dim3 grid(unsigned((d_npixels + threads - 1) / threads), unsigned(d_nchunks));
+        const dim3 grid(unsigned((d_npixels + threads - 1) / threads),
+                        unsigned(d_nchunks));
         image_kernel<<<grid, threads, 0, stream()>>>(d_d.as<float2>(),
                                                      d_pulse_values.as<double2>(),
                                                      d_npulses,
                                                      d_npixels,
                                                      d_partial.as<double2>());
         GPURADAR_CUDA_CHECK_LAUNCH(who, "image_kernel");
-        chunk_sum_kernel<<<grid.x, threads, 0, stream()>>>(d_partial.as<double2>(),
-                                                           d_nchunks,
-                                                           d_npixels,
-                                                           d_pixel_values.as<double2>());
+        chunk_sum_kernel<<<grid.x, threads, 0, stream()>>>(
+            d_partial.as<double2>(), d_nchunks, d_npixels, d_pixel_values.as<double2>());
         GPURADAR_CUDA_CHECK_LAUNCH(who, "chunk_sum_kernel");
         download(out, d_pixel_values, d_npixels * sizeof(double2));
     }
@@ -253,16 +252,18 @@ protected:
         if (nwin > 0)
             upload(d_window, window, nwin * sizeof(int));
         upload(d_pixel_values, img, d_npixels * sizeof(double2));
-        echo_kernel<<<dim3(unsigned(d_npulses), unsigned(ntargets)), threads, 0, stream()>>>(
-            d_u.as<float2>(),
-            d_b.as<float>(),
-            d_centres.as<int>(),
-            d_start.as<int>(),
-            d_window.as<int>(),
-            d_pixel_values.as<double2>(),
-            d_npulses,
-            d_npixels,
-            d_g.as<double2>());
+        echo_kernel<<<dim3(unsigned(d_npulses), unsigned(ntargets)),
+                      threads,
+                      0,
+                      stream()>>>(d_u.as<float2>(),
+                                  d_b.as<float>(),
+                                  d_centres.as<int>(),
+                                  d_start.as<int>(),
+                                  d_window.as<int>(),
+                                  d_pixel_values.as<double2>(),
+                                  d_npulses,
+                                  d_npixels,
+                                  d_g.as<double2>());
         GPURADAR_CUDA_CHECK_LAUNCH(who, "echo_kernel");
         download(g, d_g, ntargets * d_npulses * sizeof(double2));
     }
@@ -275,12 +276,14 @@ private:
     void upload(device_memory& dst, const void* src, std::size_t bytes)
     {
         GPURADAR_CUDA_CHECK(
-            who, cudaMemcpyAsync(dst.get(), src, bytes, cudaMemcpyHostToDevice, stream()));
+            who,
+            cudaMemcpyAsync(dst.get(), src, bytes, cudaMemcpyHostToDevice, stream()));
     }
     void download(void* dst, const device_memory& src, std::size_t bytes)
     {
         GPURADAR_CUDA_CHECK(
-            who, cudaMemcpyAsync(dst, src.get(), bytes, cudaMemcpyDeviceToHost, stream()));
+            who,
+            cudaMemcpyAsync(dst, src.get(), bytes, cudaMemcpyDeviceToHost, stream()));
         GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(stream()));
     }
     static void ensure(device_memory& m, std::size_t bytes)

@@ -14,8 +14,8 @@ namespace gpuradar::kernels {
 /*!
  * \brief Each pulse's term of each of a set of image pixels (the autofocus chips), and
  * the sums over them that generalised PGA and minimum-entropy autofocus of a
- * backprojected image take each iteration (python/gpuradar/pulse_autofocus.py orchestrates
- * the iterations; its docstring gives the method).
+ * backprojected image take each iteration (python/gpuradar/pulse_autofocus.py
+ * orchestrates the iterations; its docstring gives the method).
  *
  * Pixel p at (x0 + dx ix, y0 + dy iy, z), pulse n with geometry (ax, ay, az, r0, dr, f0)
  * (CONVENTIONS.md): R = |antenna - pixel|, bin b = (R - r0) / dr, k = 4 pi f0 / c, and
@@ -49,8 +49,8 @@ public:
     static constexpr std::size_t max_pulses = std::size_t(1) << 21;
 
     /*!
-     * npulses 3 to max_pulses, nbins >= 2, npixels >= 1, npulses * npixels <= max_terms: else
-     * std::invalid_argument "gpuradar::pulse_autofocus: <param> must be ...", before
+     * npulses 3 to max_pulses, nbins >= 2, npixels >= 1, npulses * npixels <= max_terms:
+     * else std::invalid_argument "gpuradar::pulse_autofocus: <param> must be ...", before
      * anything is allocated.
      */
     static std::unique_ptr<pulse_autofocus> make(backend b,
@@ -83,7 +83,8 @@ public:
      * centre, backprojection's adjoint): for target t with centre pixel c = centres[t]
      * and window pixels window[start[t] .. start[t + 1]) (indices into the pixels),
      *
-     *     g[t, n] = sum_{p in window} tri(b[n, p] - b[n, c]) conj(U[n, p]) U[n, c] image[p]
+     *     g[t, n] = sum_{p in window} tri(b[n, p] - b[n, c]) conj(U[n, p]) U[n, c]
+     * image[p]
      *
      * (tri(x) = max(0, 1 - |x|)), ntargets x npulses values. Indices out of range:
      * std::invalid_argument naming them.
