@@ -43,8 +43,8 @@ single-look complex).
 Autofocus (--autofocus pga|entropy, bp of a phase-history recording, one image): the
 phase error of each pulse, e.g. from a measured track a few centimetres off the true one,
 is estimated from the image's point-like targets (gnuradio.gpuradar.pulse_autofocus:
-generalised phase-gradient autofocus, or minimum entropy by gradient descent), removed
-from the range-compressed pulses and the pulses backprojected again; the app prints the
+generalised phase-gradient autofocus, or minimum entropy by gradient descent; its sums
+on --backend), removed from the range-compressed pulses and the pulses backprojected again; the app prints the
 iterations and whether it converged, and writes the estimate to
 <output>.phase_error.npy (rad per pulse, its line removed). Not converged (e.g. no
 point-like content: noise, a flat scene) the image is kept as formed, and said so. A
