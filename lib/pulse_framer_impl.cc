@@ -132,7 +132,8 @@ pmt::pmt_t pulse_framer_impl::cpi_dict(const kernels::framer_cpi& c,
     if (iq) {
         // The estimate whether or not it was applied (0 / 0 when there was none).
         d = pmt::dict_add(d, pmt::intern("iq_gain_db"), pmt::from_double(iq->gain_db));
-        d = pmt::dict_add(d, pmt::intern("iq_phase_deg"), pmt::from_double(iq->phase_deg));
+        d = pmt::dict_add(
+            d, pmt::intern("iq_phase_deg"), pmt::from_double(iq->phase_deg));
         d = pmt::dict_add(d, pmt::intern("iq_corrected"), pmt::from_bool(iq->corrected));
     }
     return d;
@@ -315,12 +316,12 @@ int pulse_framer_impl::general_work(int noutput_items,
 
     const std::uint64_t w0 = nitems_written(0);
     for (std::size_t i = 0; i < r.cpis.size(); ++i)
-        add_item_tag(0,
-                     w0 + i * cfg.npulses,
-                     cpi_tag_key(),
-                     cpi_dict(r.cpis[i],
-                              d_correction && d_correction->config().iq ? &d_iq[i]
-                                                                        : nullptr));
+        add_item_tag(
+            0,
+            w0 + i * cfg.npulses,
+            cpi_tag_key(),
+            cpi_dict(r.cpis[i],
+                     d_correction && d_correction->config().iq ? &d_iq[i] : nullptr));
     d_dropped = d_core.dropped_cpis();
     d_emitted = d_core.emitted_cpis();
     d_lost = d_core.lost_samples();

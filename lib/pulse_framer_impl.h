@@ -50,7 +50,8 @@ public:
 
 private:
     //! `iq`: the CPI's I/Q estimate (null when the I/Q correction is off).
-    pmt::pmt_t cpi_dict(const kernels::framer_cpi& c, const kernels::iq_estimate* iq) const;
+    pmt::pmt_t cpi_dict(const kernels::framer_cpi& c,
+                        const kernels::iq_estimate* iq) const;
     void log_events(const kernels::framer_result& r);
     void log_nonfinite(const kernels::framer_result& r);
     void correct(const kernels::framer_result& r, kernels::cfloat* out);

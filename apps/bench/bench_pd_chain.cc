@@ -139,7 +139,8 @@ GPURADAR_BENCH("pd_chain/default")
         // The framer's receiver corrections (issue 31: chain + CFAR with them <= 1.1x
         // without), in place on the CPI before the chain, streamed like the chain:
         // per-pulse DC, mean-pulse leakage and I/Q on, and the running DC mean instead.
-        // Returns the chain + CFAR with the corrections; `alone_ms`: the corrections alone.
+        // Returns the chain + CFAR with the corrections; `alone_ms`: the corrections
+        // alone.
         auto corrected_streamed_ms = [&](kernels::dc_removal dc, double& alone_ms) {
             kernels::front_end_correction_config fc;
             fc.npulses = w.channels * w.npulses;
@@ -170,29 +171,29 @@ GPURADAR_BENCH("pd_chain/default")
                    streamed_cpis;
         };
         // One correction at a time, alone (where the time goes).
-        auto one_alone_ms = [&](kernels::dc_removal dc,
-                                kernels::leakage_suppression leak,
-                                bool iq) {
-            kernels::front_end_correction_config fc;
-            fc.npulses = w.channels * w.npulses;
-            fc.nrange = w.nrange;
-            fc.dc = dc;
-            fc.iq = iq;
-            fc.leakage = leak;
-            fc.leakage_gate = 16;
-            auto corr = kernels::front_end_correction::make(cuda, fc, s.ref());
-            std::vector<kernels::iq_estimate> est(streamed_cpis);
-            return time_ms(s,
-                           reps,
-                           [&] {
-                               for (int i = 0; i < streamed_cpis; ++i)
-                                   corr->run(x.as<cfloat>(), std::size_t(i));
-                               corr->take_estimates(est.data(), est.size());
-                           }) /
-                   streamed_cpis;
-        };
+        auto one_alone_ms =
+            [&](kernels::dc_removal dc, kernels::leakage_suppression leak, bool iq) {
+                kernels::front_end_correction_config fc;
+                fc.npulses = w.channels * w.npulses;
+                fc.nrange = w.nrange;
+                fc.dc = dc;
+                fc.iq = iq;
+                fc.leakage = leak;
+                fc.leakage_gate = 16;
+                auto corr = kernels::front_end_correction::make(cuda, fc, s.ref());
+                std::vector<kernels::iq_estimate> est(streamed_cpis);
+                return time_ms(s,
+                               reps,
+                               [&] {
+                                   for (int i = 0; i < streamed_cpis; ++i)
+                                       corr->run(x.as<cfloat>(), std::size_t(i));
+                                   corr->take_estimates(est.data(), est.size());
+                               }) /
+                       streamed_cpis;
+            };
         const auto no_leak = kernels::leakage_suppression::off;
-        const double dc_alone_ms = one_alone_ms(kernels::dc_removal::pulse, no_leak, false);
+        const double dc_alone_ms =
+            one_alone_ms(kernels::dc_removal::pulse, no_leak, false);
         const double mean_alone_ms = one_alone_ms(
             kernels::dc_removal::off, kernels::leakage_suppression::mean_pulse, false);
         const double iq_alone_ms = one_alone_ms(kernels::dc_removal::off, no_leak, true);

@@ -82,7 +82,7 @@ GPURADAR_FEC_HD iq_matrix iq_matrix_from(const iq_sums& s)
  * ratio of raw to corrected power (30 dB of DC: 3 of 16).
  */
 struct iq_terms {
-    double raw[3] = { 0, 0, 0 }; //!< sum over G of x_I^2, x_Q^2, x_I x_Q
+    double raw[3] = { 0, 0, 0 };   //!< sum over G of x_I^2, x_Q^2, x_I x_Q
     double dr[4] = { 0, 0, 0, 0 }; //!< sum_p d_I R_I, d_Q R_Q, d_I R_Q, d_Q R_I
     double dd[3] = { 0, 0, 0 };    //!< sum_p d_I^2, d_Q^2, d_I d_Q
     double d[2] = { 0, 0 };        //!< D

@@ -7,8 +7,8 @@
  * noise floor, CA-CFAR keeps its Pfa on noise-only CPIs, and 60 dB of transmit leakage
  * at range zero leaves the Pd outside the suppressed gate as without leakage. */
 #include "invalid_argument_check.h"
-#include "test_support.h"
 #include "pulse_doppler/front_end_correction_math.h"
+#include "test_support.h"
 #include <gpuradar/kernels/detection/cfar_2d.h>
 #include <gpuradar/kernels/pulse_doppler/front_end_correction.h>
 #include <gpuradar/kernels/scene/complex_noise.h>
@@ -252,14 +252,18 @@ TEST(FrontEndCorrection, test_005_rounding_residue_is_no_iq_statistic)
         bool degenerate;
     };
     const std::vector<one_case> cases = {
-        { "dc only", config(np, nr, k::dc_removal::pulse, k::leakage_suppression::off, true),
-          &dc_only, true },
+        { "dc only",
+          config(np, nr, k::dc_removal::pulse, k::leakage_suppression::off, true),
+          &dc_only,
+          true },
         { "pulse only",
           config(np, nr, k::dc_removal::off, k::leakage_suppression::mean_pulse, true),
-          &pulse_only, true },
+          &pulse_only,
+          true },
         { "dc + noise 60 dB down",
           config(np, nr, k::dc_removal::pulse, k::leakage_suppression::off, true),
-          &dc_noise, false },
+          &dc_noise,
+          false },
     };
     std::vector<k::backend> backends{ k::backend::cpu };
 #ifdef GPURADAR_HAVE_CUDA
@@ -330,7 +334,7 @@ TEST(FrontEndCorrection, test_006_iq_sums_from_raw_sums)
     EXPECT_NEAR(s.qq, 2.0, 1e-9);
     EXPECT_NEAR(s.iq, 1.5, 1e-9);
     // e's powers a hair above and below 1e-10 of the raw ones
-    t.raw[0] += 1e-8 * t.raw[0] - 8; // ii left: 1e-8 of raw: kept
+    t.raw[0] += 1e-8 * t.raw[0] - 8;  // ii left: 1e-8 of raw: kept
     t.raw[1] += 1e-11 * t.raw[1] - 2; // qq left: 1e-11 of raw: rounding, 0
     s = k::detail::iq_sums_from(t, ng, np);
     EXPECT_GT(s.ii, 0.0);
@@ -437,7 +441,8 @@ TEST(FrontEndCorrectionCuda, test_012_cuda_matches_cpu_large)
     k::cuda_stream s;
     const std::size_t np = 2100, nr = 301, n = np * nr, guard = 32;
     std::vector<k::front_end_correction_config> configs;
-    for (auto leak : { k::leakage_suppression::mean_pulse, k::leakage_suppression::blank })
+    for (auto leak :
+         { k::leakage_suppression::mean_pulse, k::leakage_suppression::blank })
         for (auto dc : { k::dc_removal::pulse, k::dc_removal::running }) {
             auto c = config(np, nr, dc, leak, true);
             c.leakage_gate = 260; // across the first 256-sample tile's end
@@ -448,8 +453,8 @@ TEST(FrontEndCorrectionCuda, test_012_cuda_matches_cpu_large)
         auto cpu = k::front_end_correction::make(k::backend::cpu, c);
         auto gpu = k::front_end_correction::make(k::backend::cuda, c, s.ref());
         k::device_memory d((2 * guard + n) * sizeof(cfloat));
-        const std::string what = std::string(k::to_string(c.dc)) + " " +
-                                 k::to_string(c.leakage);
+        const std::string what =
+            std::string(k::to_string(c.dc)) + " " + k::to_string(c.leakage);
         for (int cpi = 0; cpi < 3; ++cpi) {
             poison(d, s);
             auto ref = impaired_cpi(np, nr, seed++);

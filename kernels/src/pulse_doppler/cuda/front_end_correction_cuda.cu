@@ -78,11 +78,8 @@ struct iq_apply {
 
 // The I/Q matrix of the CPI from its terms, into *out, and its corrected sums into the
 // slot's (one thread).
-__device__ void finish_iq(const double* terms,
-                          double n_g,
-                          double npulses,
-                          iq_apply* out,
-                          double* sums)
+__device__ void
+finish_iq(const double* terms, double n_g, double npulses, iq_apply* out, double* sums)
 {
     iq_terms t;
     double* f = &t.raw[0];
@@ -99,7 +96,7 @@ __device__ void finish_iq(const double* terms,
 struct stats_args {
     const float2* cpi;
     std::size_t npulses, nrange;
-    std::size_t gate;  // range samples [0, gate) blanked (0: none)
+    std::size_t gate; // range samples [0, gate) blanked (0: none)
     bool rows, cols, moments;
     double2* row_all;  // [tile][pulse]: the pulse's sum over the tile's samples
     double2* row_kept; // [tile][pulse]: the same over the samples not blanked
@@ -216,15 +213,15 @@ struct pulse_args {
     const double2* row_all;
     const double2* row_kept;
     const double* mom; // null without I/Q
-    double2* state;  // the running DC estimate, carried across CPIs
-    double2* dc_d;   // per pulse: scratch (the pulse's mean), then its DC (fp64)
-    float2* dc_f;    // per pulse: the DC subtracted
-    double* terms;   // iq_terms: the raw moments and the pulse terms written, the range
-                     // terms zeroed for range_kernel's atomics
-    bool finish;     // I/Q without mean pulse: the matrix is computed here
-    double n_g;      // samples per pulse not blanked
+    double2* state;    // the running DC estimate, carried across CPIs
+    double2* dc_d;     // per pulse: scratch (the pulse's mean), then its DC (fp64)
+    float2* dc_f;      // per pulse: the DC subtracted
+    double* terms;     // iq_terms: the raw moments and the pulse terms written, the range
+                       // terms zeroed for range_kernel's atomics
+    bool finish;       // I/Q without mean pulse: the matrix is computed here
+    double n_g;        // samples per pulse not blanked
     iq_apply* iq_out;
-    double* sums;    // the slot's corrected I/Q sums
+    double* sums; // the slot's corrected I/Q sums
 };
 
 // One block: the pulses' DC (each pulse's mean, or the running mean as a scan: the
@@ -250,7 +247,8 @@ __global__ void __launch_bounds__(est_threads) pulse_kernel(pulse_args a)
                 s.x += v.x;
                 s.y += v.y;
             }
-            const double2 m = make_double2(s.x / double(a.nrange), s.y / double(a.nrange));
+            const double2 m =
+                make_double2(s.x / double(a.nrange), s.y / double(a.nrange));
             a.dc_d[p] = m;
             affine2 step{ w, make_double2(m.x / a.tau, m.y / a.tau) };
             if (!a.running || (a.first && p == 0))
@@ -331,12 +329,12 @@ struct range_args {
     bool first, iq;
     double alpha;
     const double2* col;
-    double* terms;    // D read, the range terms added
-    double2* mean;    // M, carried across CPIs
-    float2* mean_f;   // M as subtracted
+    double* terms;        // D read, the range terms added
+    double2* mean;        // M, carried across CPIs
+    float2* mean_f;       // M as subtracted
     unsigned int* ticket; // blocks done (0 between CPIs)
     iq_apply* iq_out;
-    double* sums;     // the slot's corrected I/Q sums
+    double* sums; // the slot's corrected I/Q sums
 };
 
 // Thread r: the CPI's mean pulse at range sample r from the chunks' column sums less
@@ -355,7 +353,8 @@ __global__ void __launch_bounds__(range_threads) range_kernel(range_args a)
             c.y += v.y;
         }
         const double dr = a.terms[10], di = a.terms[11];
-        const double mr = (c.x - dr) / double(a.npulses), mi = (c.y - di) / double(a.npulses);
+        const double mr = (c.x - dr) / double(a.npulses),
+                     mi = (c.y - di) / double(a.npulses);
         double2 m = a.mean[r];
         if (a.first) {
             m = make_double2(mr, mi);
@@ -396,9 +395,9 @@ __global__ void __launch_bounds__(range_threads) range_kernel(range_args a)
 struct apply_args {
     float2* cpi;
     std::size_t npulses, nrange, gate;
-    const float2* dc;     // per pulse, or null
-    const float2* mean;   // per range sample, or null
-    const iq_apply* iq;   // or null (no I/Q correction)
+    const float2* dc;   // per pulse, or null
+    const float2* mean; // per range sample, or null
+    const iq_apply* iq; // or null (no I/Q correction)
 };
 
 // The whole correction as one affine map per sample: y = x - dc[p] - mean[r], 0 on the
@@ -470,11 +469,10 @@ public:
           d_ticket(sizeof(unsigned int))
     {
         if (d_nchunks > 65535) // the sums pass's grid.y
-            throw std::invalid_argument(
-                std::string(who) + ": npulses must be <= " +
-                std::to_string(65535 * stats_rows) +
-                " with the CUDA backend's corrections (got " +
-                std::to_string(cfg.npulses) + ")");
+            throw std::invalid_argument(std::string(who) + ": npulses must be <= " +
+                                        std::to_string(65535 * stats_rows) +
+                                        " with the CUDA backend's corrections (got " +
+                                        std::to_string(cfg.npulses) + ")");
         // The first CPI overwrites both states without using them; zeroed all the same so
         // that no kernel ever reads uninitialised memory (compute-sanitizer's initcheck).
         const auto s = native(d_stream);
@@ -614,22 +612,22 @@ public:
 
 private:
     stream_ref d_stream;
-    const std::size_t d_ntiles;  // the sums pass's tiles of range samples
-    const std::size_t d_nchunks; // and chunks of pulses
-    device_memory d_row_all;     // double2 [tile][pulse]
-    device_memory d_row_kept;    // double2 [tile][pulse], blanked samples left out
-    device_memory d_col;         // double2 [chunk][range sample]
-    device_memory d_mom;         // double [block][3]
-    device_memory d_terms;       // iq_terms of the CPI being corrected
-    device_memory d_dc_d;        // double2 per pulse: the DC subtracted (fp64)
-    device_memory d_dc;          // float2 per pulse: the DC subtracted
-    device_memory d_dc_state;    // double2: the running DC estimate
-    bool d_have_dc = false;      // d_dc_state holds an estimate
+    const std::size_t d_ntiles;   // the sums pass's tiles of range samples
+    const std::size_t d_nchunks;  // and chunks of pulses
+    device_memory d_row_all;      // double2 [tile][pulse]
+    device_memory d_row_kept;     // double2 [tile][pulse], blanked samples left out
+    device_memory d_col;          // double2 [chunk][range sample]
+    device_memory d_mom;          // double [block][3]
+    device_memory d_terms;        // iq_terms of the CPI being corrected
+    device_memory d_dc_d;         // double2 per pulse: the DC subtracted (fp64)
+    device_memory d_dc;           // float2 per pulse: the DC subtracted
+    device_memory d_dc_state;     // double2: the running DC estimate
+    bool d_have_dc = false;       // d_dc_state holds an estimate
     device_memory d_mean_pulse;   // double2 per range sample: M
     device_memory d_mean_pulse_f; // float2 per range sample: M as subtracted
     bool d_have_mean = false;
-    device_memory d_iq;           // iq_apply of the CPI being corrected
-    device_memory d_ticket;       // range_kernel's blocks done
+    device_memory d_iq;                     // iq_apply of the CPI being corrected
+    device_memory d_ticket;                 // range_kernel's blocks done
     std::vector<device_memory> d_slot_sums; // per slot: sum I^2, Q^2, IQ
     std::vector<pinned_memory> d_host_sums; // take_estimates()'s copies of them
     std::size_t d_used = 0;                 // slots run since the last take
