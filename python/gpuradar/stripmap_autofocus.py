@@ -22,8 +22,8 @@ assumes (antenna at (0, first_pulse_y + n v / prf, altitude)): a pixel of the cs
 
     R_n(p) = sqrt(R_p^2 + (y_n - y_p)^2)
 
-from pulse n, whose contribution to it, from the range-compressed pulse v_n (upsampled
-4 times in range, interpolated linearly at R_n(p)), is
+from pulse n, whose contribution to it, from the range-compressed pulse v_n (read at
+R_n(p) by a 16-tap Kaiser-windowed sinc), is
 
     D[n, p] = v_n(R_n(p)) exp(+j 4 pi fc R_n(p) / c)   (CONVENTIONS.md's phase),
 
@@ -108,9 +108,12 @@ CHIP_LEVEL_PERCENTILE = 75
 #: Most targets: one stretch's least squares is (its targets' pulse pairs) x (its
 #: targets), dense (256 targets of ~100 pulses: ~50 MB).
 MAX_TARGETS = 256
-#: Range upsampling of the compressed pulses before linear interpolation (the csa
-#: image's columns are the samples, c/(2 fs), barely finer than the resolution).
-UPSAMPLE = 4
+#: Taps of the windowed-sinc (Kaiser, beta KAISER_BETA) interpolator that reads the
+#: compressed pulses at each pixel's range: the samples, c / (2 fs), are barely finer
+#: than the resolution, too coarse for linear interpolation; read where needed, the
+#: pulses are never upsampled whole (a strip of 10^8 samples would need gigabytes).
+INTERPOLATOR_TAPS = 16
+KAISER_BETA = 6.0
 #: Half the two-way 3 dB beam, in sin(theta) per lambda / L (kernels::stripmap_params:
 #: the processed Doppler band is 0.886 x 2 v / L).
 HALF_BEAM = 0.443
@@ -186,23 +189,46 @@ def range_compress(raw, acq: Acquisition, backend="auto"):
     return np.array(snk.data(), np.complex64).reshape(-1, acq.nrange)
 
 
-def _upsample(pulses, factor):
-    """Each row interpolated `factor` times (zero-padded spectrum, baseband)."""
-    n = pulses.shape[1]
-    spec = np.fft.fftshift(np.fft.fft(pulses, axis=1), axes=1)
-    pad = np.zeros((pulses.shape[0], n * factor), np.complex128)
-    lo = (n * factor - n) // 2
-    pad[:, lo:lo + n] = spec
-    return np.fft.ifft(np.fft.ifftshift(pad, axes=1), axis=1) * factor
+#: Fractional-bin steps of the interpolator's table (a step's phase error at the band
+#: edge, pi / (2 x 1024) rad at most, is far below the estimate's).
+INTERPOLATOR_STEPS = 1024
+
+
+def _interpolator_table():
+    """(INTERPOLATOR_STEPS + 1, INTERPOLATOR_TAPS): the windowed sinc's taps for each
+    fractional bin f = i / INTERPOLATOR_STEPS, tap j at offset j + 1 - taps / 2."""
+    half = INTERPOLATOR_TAPS // 2
+    f = np.arange(INTERPOLATOR_STEPS + 1)[:, None] / INTERPOLATOR_STEPS
+    x = f - np.arange(1 - half, half + 1)[None, :]
+    window = np.i0(KAISER_BETA * np.sqrt(np.clip(1 - (x / half) ** 2, 0, None))) / \
+        np.i0(KAISER_BETA)
+    return np.sinc(x) * window
+
+
+_TABLE = _interpolator_table()
+
+
+def _interpolate(rows, b):
+    """rows[i] (complex, one compressed pulse per row) read at the fractional bins
+    b[i, :] with the windowed sinc; 0 beyond the pulse's ends."""
+    half = INTERPOLATOR_TAPS // 2
+    nb = rows.shape[1]
+    base = np.floor(b)
+    weights = _TABLE[np.rint((b - base) * INTERPOLATOR_STEPS).astype(np.int64)]
+    k = base.astype(np.int64)[..., None] + np.arange(1 - half, half + 1)
+    inside = (k >= 0) & (k < nb)
+    taps = np.where(inside, rows[np.arange(rows.shape[0])[:, None, None],
+                                 np.clip(k, 0, nb - 1)], 0)
+    return np.einsum("...j,...j->...", taps, weights)
 
 
 class _Target:
     """One target's pulses S_t (first..last), chip pixels and terms D, R (module
     docstring)."""
 
-    def __init__(self, fine, acq: Acquisition, first_pulse_y, image, iy, ix, chip,
+    def __init__(self, comp, acq: Acquisition, first_pulse_y, image, iy, ix, chip,
                  range_chip):
-        n = fine.shape[0]
+        n = comp.shape[0]
         self.iy, self.ix = iy, ix
         lam = SPEED_OF_LIGHT / acq.fc
         y_t = image.y0 + iy * image.dy
@@ -227,13 +253,9 @@ class _Target:
         self.R = np.hypot(rp[None, :], y_n[pulses, None] - yp[None, :])
         self.k = 4 * math.pi * acq.fc / SPEED_OF_LIGHT
         self.dr = acq.dr
-        b = (self.R - r0c) / (acq.dr / UPSAMPLE)
-        nb = fine.shape[1]
-        inside = (b >= 0) & (b <= nb - 1)
-        k0 = np.clip(np.floor(b).astype(np.int64), 0, nb - 2)
-        w = b - k0
-        rowsel = pulses[:, None]
-        v = (1 - w) * fine[rowsel, k0] + w * fine[rowsel, k0 + 1]
+        b = (self.R - r0c) / acq.dr
+        inside = (b >= 0) & (b <= comp.shape[1] - 1)
+        v = _interpolate(np.asarray(comp[self.first:self.last + 1], np.complex128), b)
         self.D = np.where(inside, v * np.exp(1j * self.k * self.R), 0)
 
     @property
@@ -426,8 +448,7 @@ def autofocus(raw, acq: Acquisition, image, first_pulse_y=0.0, method="pga",
         return result
     comp = range_compress(raw, acq, backend) if compressed is None else compressed
     comp = np.where(np.isfinite(comp), comp, 0)
-    fine = _upsample(np.asarray(comp, np.complex128), UPSAMPLE)
-    targets = [t for t in (_Target(fine, acq, first_pulse_y, image, iy, ix, chip,
+    targets = [t for t in (_Target(comp, acq, first_pulse_y, image, iy, ix, chip,
                                    range_chip) for iy, ix in found) if t.pulses >= 3]
     result.targets = [(t.ix, t.iy) for t in targets]
     if not targets:
