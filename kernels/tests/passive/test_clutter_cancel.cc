@@ -583,6 +583,11 @@ TEST(ClutterCancelCuda, test_010_matches_cpu_twin)
     expect_cuda_matches_cpu(eca(), r2, s2);
     // more taps than a warp's lanes and warps, one batch: the Toeplitz route's edges
     expect_cuda_matches_cpu(eca(60, 1), r, s);
+    // a last lag group only partly inside the taps
+    expect_cuda_matches_cpu(eca(37, 2), r, s);
+    // a lag-sum tile beyond the default 48 KiB of shared memory (K > 2049), and
+    // substitution over more unknowns than a block's threads
+    expect_cuda_matches_cpu(eca(2050, 1), r, s);
 }
 
 //! A stream of CPIs on one canceller per backend: state carried the same way.

@@ -220,10 +220,20 @@ __device__ inline float warp_sum(float v)
     return v;
 }
 
+//! Lags one warp sums together: the chunk's r[n] and s[n] are read once for the group.
+constexpr std::size_t lag_group = 4;
+
+//! Shared memory of lag_sums: the chunk's reference with the K - 1 samples before it,
+//! and its surveillance samples.
+inline std::size_t lag_sums_shared_bytes(std::size_t ntaps)
+{
+    return (ntaps - 1 + 2 * lag_chunk_samples) * sizeof(cuFloatComplex);
+}
+
 //! partial[(b chunks + c) 2K + d] = sum over chunk c of batch b of conj(r[n-d]) r[n]
 //! (d < K: the autocorrelation) and, at K + d, of conj(r[n-d]) s[n]
-//! (the right-hand side); r[-(K-1)..-1] is the previous CPI's tail. One warp per lag,
-//! lanes over samples.
+//! (the right-hand side); r[-(K-1)..-1] is the previous CPI's tail. The chunk in shared
+//! memory; one warp per group of lag_group lags, lanes over samples.
 __global__ void lag_sums(const cuFloatComplex* __restrict__ r,
                          const cuFloatComplex* __restrict__ s,
                          cuFloatComplex* __restrict__ partial,
@@ -231,74 +241,139 @@ __global__ void lag_sums(const cuFloatComplex* __restrict__ r,
                          std::size_t ntaps,
                          std::size_t chunks)
 {
+    extern __shared__ cuFloatComplex tile[];
     // one-dimensional grid: batches x chunks can pass 65535 either way
     const std::size_t b = blockIdx.x / chunks, c = blockIdx.x % chunks;
     const std::size_t begin = b * l + c * lag_chunk_samples;
-    const std::size_t end = min(begin + lag_chunk_samples, (b + 1) * l);
+    const std::size_t len = min(lag_chunk_samples, (b + 1) * l - begin);
+    const std::size_t hist = ntaps - 1;
+    cuFloatComplex* rt = tile; // rt[hist + i] = r[begin + i], i >= -(K-1)
+    cuFloatComplex* st = tile + hist + lag_chunk_samples;
+    const long long first = static_cast<long long>(begin) - static_cast<long long>(hist);
+    for (std::size_t i = threadIdx.x; i < hist + len; i += blockDim.x)
+        rt[i] = r[first + static_cast<long long>(i)];
+    for (std::size_t i = threadIdx.x; i < len; i += blockDim.x)
+        st[i] = s[begin + i];
+    __syncthreads();
     const unsigned lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size;
     const unsigned nwarps = blockDim.x / warp_size;
     cuFloatComplex* out = partial + (b * chunks + c) * 2 * ntaps;
-    for (std::size_t d = warp; d < ntaps; d += nwarps) {
-        float ar = 0.f, ai = 0.f, yr = 0.f, yi = 0.f;
-        for (std::size_t n = begin + lane; n < end; n += warp_size) {
-            // r[-1..-(K-1)]: the previous CPI's tail
-            const cuFloatComplex x =
-                r[static_cast<long long>(n) - static_cast<long long>(d)];
-            const cuFloatComplex a = r[n], y = s[n];
-            ar += x.x * a.x + x.y * a.y;
-            ai += x.x * a.y - x.y * a.x;
-            yr += x.x * y.x + x.y * y.y;
-            yi += x.x * y.y - x.y * y.x;
+    for (std::size_t d0 = warp * lag_group; d0 < ntaps; d0 += nwarps * lag_group) {
+        float ar[lag_group] = {}, ai[lag_group] = {}, yr[lag_group] = {},
+              yi[lag_group] = {};
+        for (std::size_t i = lane; i < len; i += warp_size) {
+            const cuFloatComplex a = rt[hist + i], y = st[i];
+#pragma unroll
+            for (std::size_t g = 0; g < lag_group; ++g) {
+                if (d0 + g >= ntaps)
+                    break;
+                const cuFloatComplex x = rt[hist + i - (d0 + g)];
+                ar[g] += x.x * a.x + x.y * a.y;
+                ai[g] += x.x * a.y - x.y * a.x;
+                yr[g] += x.x * y.x + x.y * y.y;
+                yi[g] += x.x * y.y - x.y * y.x;
+            }
         }
-        ar = warp_sum(ar);
-        ai = warp_sum(ai);
-        yr = warp_sum(yr);
-        yi = warp_sum(yi);
-        if (lane == 0) {
-            out[d] = make_cuFloatComplex(ar, ai);
-            out[ntaps + d] = make_cuFloatComplex(yr, yi);
+#pragma unroll
+        for (std::size_t g = 0; g < lag_group; ++g) {
+            const float sar = warp_sum(ar[g]), sai = warp_sum(ai[g]);
+            const float syr = warp_sum(yr[g]), syi = warp_sum(yi[g]);
+            if (lane == 0 && d0 + g < ntaps) {
+                out[d0 + g] = make_cuFloatComplex(sar, sai);
+                out[ntaps + d0 + g] = make_cuFloatComplex(syr, syi);
+            }
         }
     }
 }
 
-//! One block per batch b starting at n0 = b L: the K x K normal matrix (column-major)
-//! R[i][j] = A[i-j] + sum_{u<j} (conj(r[n0-1-(i-j)-u]) r[n0-1-u]
-//!                                - conj(r[n0+L-1-(i-j)-u]) r[n0+L-1-u])   (i >= j)
-//! and R[j][i] = conj(R[i][j]): unrolled from R[i+1][j+1] = R[i][j] + the product of
-//! the samples entering before the batch - that of the ones leaving at its end; the
-//! right-hand side copied from the lag sums. The K edge terms summed in double.
+//! One thread per batch b (starting at n0 = b L) and diagonal delta of the K x K normal
+//! matrix (column-major): R[j+delta][j] = A[delta] + sum_{u<j} (conj(r[n0-1-delta-u])
+//! r[n0-1-u] - conj(r[n0+L-1-delta-u]) r[n0+L-1-u]) and R[j][j+delta] its conjugate, a
+//! running sum down the diagonal (R[i+1][j+1] = R[i][j] + the product of the samples
+//! entering before the batch - that of the ones leaving at its end), in double: the
+//! diagonals are independent, and each is K sequential steps, not K^2 / 2 terms a
+//! thread. The right-hand side copied from the lag sums.
 __global__ void toeplitz_normal(const cuFloatComplex* __restrict__ r,
                                 const cuFloatComplex* __restrict__ lags,
                                 cuFloatComplex* __restrict__ gram,
                                 cuFloatComplex* __restrict__ rhs,
+                                std::size_t nbatches,
                                 std::size_t l,
                                 std::size_t ntaps)
 {
-    const std::size_t b = blockIdx.x, k = ntaps;
+    const std::size_t t = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x, k = ntaps;
+    if (t >= nbatches * k)
+        return;
+    const std::size_t b = t / k, delta = t % k;
     const long long n0 = static_cast<long long>(b * l), ll = static_cast<long long>(l);
+    const long long dl = static_cast<long long>(delta);
     const cuFloatComplex* a = lags + b * 2 * k;
     cuFloatComplex* g = gram + b * k * k;
-    for (std::size_t t = threadIdx.x; t < k * k; t += blockDim.x) {
-        const std::size_t i = t % k, j = t / k;
-        if (i < j)
-            continue;
-        const long long delta = static_cast<long long>(i - j);
-        double re = a[delta].x, im = a[delta].y;
-        for (long long u = 0; u < static_cast<long long>(j); ++u) {
-            // delta + u <= K - 2: p1 >= -(K-1), inside the history; q1 >= n0 (K <= L)
-            const long long p1 = n0 - 1 - delta - u, q1 = n0 + ll - 1 - delta - u;
-            const cuFloatComplex x = r[p1], y = r[n0 - 1 - u];
-            re += double(x.x) * y.x + double(x.y) * y.y;
-            im += double(x.x) * y.y - double(x.y) * y.x;
-            const cuFloatComplex v = r[q1], w = r[n0 + ll - 1 - u];
-            re -= double(v.x) * w.x + double(v.y) * w.y;
-            im -= double(v.x) * w.y - double(v.y) * w.x;
-        }
+    double re = a[delta].x, im = a[delta].y;
+    for (std::size_t j = 0; j + delta < k; ++j) {
+        const std::size_t i = j + delta;
         g[i + j * k] = make_cuFloatComplex(float(re), float(im));
         g[j + i * k] = make_cuFloatComplex(float(re), float(-im));
+        if (i + 1 == k)
+            break;
+        // the term u = j of the next entry: delta + u <= K - 2, so p1 >= -(K-1), inside
+        // the history; q1 >= n0 (K <= L)
+        const long long u = static_cast<long long>(j);
+        const long long p1 = n0 - 1 - dl - u, q1 = n0 + ll - 1 - dl - u;
+        const cuFloatComplex x = r[p1], y = r[n0 - 1 - u];
+        re += double(x.x) * y.x + double(x.y) * y.y;
+        im += double(x.x) * y.y - double(x.y) * y.x;
+        const cuFloatComplex v = r[q1], w = r[n0 + ll - 1 - u];
+        re -= double(v.x) * w.x + double(v.y) * w.y;
+        im -= double(v.x) * w.y - double(v.y) * w.x;
     }
-    for (std::size_t d = threadIdx.x; d < k; d += blockDim.x)
-        rhs[b * k + d] = a[k + d];
+    rhs[b * k + delta] = a[k + delta];
+}
+
+//! Most unknowns cholesky_solve holds in shared memory: ECA-B's column limit
+//! (clutter_cancel.cc's max_columns).
+constexpr std::size_t max_solve_columns = 4096;
+
+//! y_b = (L_b L_b^H)^{-1} y_b, one block per batch: forward substitution with L, then
+//! back substitution with L^H, in shared memory; L lower, column-major (K x K), as
+//! cuSOLVER's potrf leaves it (real positive diagonal). It replaces cuSOLVER's batched
+//! potrs, whose single-right-hand-side triangular solves ran one warp per system. A
+//! factor with a diagonal entry not positive (potrf refused the system even loaded)
+//! fits nothing: y_b = 0, never NaN.
+__global__ void cholesky_solve(const cuFloatComplex* __restrict__ factor,
+                               cuFloatComplex* __restrict__ rhs,
+                               std::size_t k)
+{
+    __shared__ cuFloatComplex y[max_solve_columns];
+    const cuFloatComplex* lb = factor + blockIdx.x * k * k;
+    cuFloatComplex* out = rhs + blockIdx.x * k;
+    for (std::size_t i = threadIdx.x; i < k; i += blockDim.x)
+        y[i] = out[i];
+    bool refused = false; // the same in every thread: each reads every diagonal entry
+    for (std::size_t j = 0; j < k; ++j) { // L z = y
+        __syncthreads();                  // y[j] final
+        const float d = lb[j + j * k].x;
+        refused = refused || !(d > 0.f && isfinite(d));
+        const cuFloatComplex zj = make_cuFloatComplex(y[j].x / d, y[j].y / d);
+        for (std::size_t i = j + 1 + threadIdx.x; i < k; i += blockDim.x)
+            y[i] = cuCsubf(y[i], cuCmulf(lb[i + j * k], zj));
+        __syncthreads(); // every thread has read y[j]
+        if (threadIdx.x == 0)
+            y[j] = zj;
+    }
+    for (std::size_t jj = k; jj-- > 0;) { // L^H x = z: (L^H)[i][j] = conj(L[j][i])
+        __syncthreads();
+        const float d = lb[jj + jj * k].x;
+        const cuFloatComplex xj = make_cuFloatComplex(y[jj].x / d, y[jj].y / d);
+        for (std::size_t i = threadIdx.x; i < jj; i += blockDim.x)
+            y[i] = cuCsubf(y[i], cuCmulf(cuConjf(lb[jj + i * k]), xj));
+        __syncthreads();
+        if (threadIdx.x == 0)
+            y[jj] = xj;
+    }
+    __syncthreads();
+    for (std::size_t i = threadIdx.x; i < k; i += blockDim.x)
+        out[i] = refused ? make_cuFloatComplex(0.f, 0.f) : y[i];
 }
 
 //! e[n] = s[n] - sum_d a_b[d] r[n-d], b = n / L (r[-(K-1)..-1] the previous CPI's).
@@ -437,6 +512,12 @@ public:
                    copy_kind::host_to_device,
                    d_stream,
                    who);
+        if (!p.doppler_taps) // up to 64 KiB at 4096 taps: beyond the default 48 KiB
+            GPURADAR_CUDA_CHECK(
+                who,
+                cudaFuncSetAttribute(lag_sums,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     int(lag_sums_shared_bytes(p.ntaps))));
         reset();
         synchronize(d_stream, who); // before `ptrs` goes
     }
@@ -500,17 +581,9 @@ public:
             factor(d_fallback.as<int>());
             synchronize(d_stream, who); // `info` is read by the copy above
         }
-        auto** ptrs = d_pointers.as<cuFloatComplex*>();
-        ECA_CUSOLVER_CHECK(cusolverDnCpotrsBatched(d_solver.get(),
-                                                   CUBLAS_FILL_MODE_LOWER,
-                                                   im,
-                                                   1,
-                                                   ptrs,
-                                                   im,
-                                                   ptrs + nb,
-                                                   im,
-                                                   d_info.as<int>(),
-                                                   ib));
+        cholesky_solve<<<unsigned(nb), elementwise_threads, 0, st>>>(
+            d_factor.as<cuFloatComplex>(), d_rhs.as<cuFloatComplex>(), m);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "cholesky_solve");
         // e_b = s_b - X_b a_b, from the sanitised copy: also right when `out` is
         // `surveillance`
         if (d_params.doppler_taps) {
@@ -579,13 +652,15 @@ private:
     {
         const cudaStream_t st = native(d_stream);
         const std::size_t nb = d_params.nbatches, k = d_params.ntaps;
-        lag_sums<<<unsigned(nb * d_lag_chunks), elementwise_threads, 0, st>>>(
-            ref_start(),
-            d_s.as<cuFloatComplex>(),
-            d_partial_lags.as<cuFloatComplex>(),
-            d_l,
-            k,
-            d_lag_chunks);
+        lag_sums<<<unsigned(nb * d_lag_chunks),
+                   elementwise_threads,
+                   lag_sums_shared_bytes(k),
+                   st>>>(ref_start(),
+                         d_s.as<cuFloatComplex>(),
+                         d_partial_lags.as<cuFloatComplex>(),
+                         d_l,
+                         k,
+                         d_lag_chunks);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "lag_sums");
         sum_chunks<<<elementwise_blocks(nb * 2 * k), elementwise_threads, 0, st>>>(
             d_partial_lags.as<cuFloatComplex>(),
@@ -594,11 +669,12 @@ private:
             d_lag_chunks,
             2 * k);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "sum_chunks");
-        toeplitz_normal<<<unsigned(nb), elementwise_threads, 0, st>>>(
+        toeplitz_normal<<<elementwise_blocks(nb * k), elementwise_threads, 0, st>>>(
             ref_start(),
             d_lags.as<cuFloatComplex>(),
             d_gram.as<cuFloatComplex>(),
             d_rhs.as<cuFloatComplex>(),
+            nb,
             d_l,
             k);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "toeplitz_normal");
