@@ -1,11 +1,14 @@
 /* Stream tags the block tests feed in: a `cpi` tag of a given shape, a `stripmap` tag
- * and UHD's rx_time. */
+ * and UHD's rx_time and rx_rate. */
 #ifndef INCLUDED_GPURADAR_TEST_STREAM_TAGS_H
 #define INCLUDED_GPURADAR_TEST_STREAM_TAGS_H
 
 #include <gnuradio/tags.h>
+#include <initializer_list>
 #include <pmt/pmt.h>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace gpuradar::test {
 
@@ -51,6 +54,21 @@ inline gr::tag_t rx_time_tag(std::uint64_t offset, std::uint64_t secs, double fr
     t.key = pmt::intern("rx_time");
     t.value = pmt::make_tuple(pmt::from_uint64(secs), pmt::from_double(frac));
     return t;
+}
+
+//! rx_rate tags (offset, samples/s) for a vector source.
+inline std::vector<gr::tag_t>
+rate_tags(std::initializer_list<std::pair<std::uint64_t, double>> at)
+{
+    std::vector<gr::tag_t> tags;
+    for (const auto& [offset, rate] : at) {
+        gr::tag_t t;
+        t.offset = offset;
+        t.key = pmt::mp("rx_rate");
+        t.value = pmt::from_double(rate);
+        tags.push_back(t);
+    }
+    return tags;
 }
 
 } // namespace gpuradar::test

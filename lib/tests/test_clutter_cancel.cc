@@ -3,6 +3,7 @@
  * reference copied on the device) against the CPU one, ECA-B and NLMS, and CPIs whose
  * channels' rx_rate tags disagree refused on both backends (the simulator scenes and
  * the NumPy reference are in python/gpuradar/qa/qa_clutter_cancel.py). */
+#include "stream_tags.h"
 #include "test_support.h"
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
@@ -24,21 +25,6 @@ struct result {
     std::vector<double> last_db;
     std::uint64_t rate_mismatch_cpis = 0;
 };
-
-//! rx_rate tags (offset, samples/s) for a vector source.
-std::vector<gr::tag_t>
-rate_tags(std::initializer_list<std::pair<std::uint64_t, double>> at)
-{
-    std::vector<gr::tag_t> tags;
-    for (const auto& [offset, rate] : at) {
-        gr::tag_t t;
-        t.offset = offset;
-        t.key = pmt::mp("rx_rate");
-        t.value = pmt::from_double(rate);
-        tags.push_back(t);
-    }
-    return tags;
-}
 
 //! surveillance k = noise + 30 (k + 1) r[n] + 5 r[n - 3]: direct path and clutter.
 std::vector<gr_complex>

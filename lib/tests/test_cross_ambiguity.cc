@@ -2,6 +2,7 @@
  * maps per CPI, one cpi tag per map, no map for a CPI whose channels' rx_rate tags
  * disagree (the NumPy reference and the passive scene are in
  * python/gpuradar/qa/qa_cross_ambiguity.py). */
+#include "stream_tags.h"
 #include "test_support.h"
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
@@ -21,21 +22,6 @@ struct result {
     std::size_t tags;
     std::uint64_t rate_mismatch_cpis;
 };
-
-//! rx_rate tags (offset, samples/s) for a vector source.
-std::vector<gr::tag_t>
-rate_tags(std::initializer_list<std::pair<std::uint64_t, double>> at)
-{
-    std::vector<gr::tag_t> tags;
-    for (const auto& [offset, rate] : at) {
-        gr::tag_t t;
-        t.offset = offset;
-        t.key = pmt::mp("rx_rate");
-        t.value = pmt::from_double(rate);
-        tags.push_back(t);
-    }
-    return tags;
-}
 
 result run(const std::vector<gr_complex>& ref,
            const std::vector<gr_complex>& surv,
