@@ -11,11 +11,17 @@ tags, getter) says what each CPI achieved; a CPI whose channels' rx_rate tags di
 is refused (zeros, counted) and the next cancelled afresh; bad parameters refused by
 name."""
 
+import os
+import sys
+
 import numpy as np
 import pmt
 from gnuradio import blocks, gr, gr_unittest
 from gnuradio import gpuradar
 from gnuradio.gpuradar import passive_sim
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stream_tags import rate_tags  # noqa: E402
 
 C = passive_sim.SPEED_OF_LIGHT
 FS, FC, N, K, B = 1e6, 100e6, 8192, 16, 4  # ECA-B: 4 batches of 2048 samples, 16 taps
@@ -211,14 +217,6 @@ class qa_clutter_cancel(gr_unittest.TestCase):
         surv = (1000 * ref + (80 - 40j) * delayed + rng.standard_normal(3 * N)
                 + 1j * rng.standard_normal(3 * N))
         ref, surv = ref.astype(np.complex64), surv.astype(np.complex64)
-
-        def rate_tags(rates):
-            tags = []
-            for offset, rate in rates:
-                t = gr.tag_t()
-                t.offset, t.key, t.value = offset, pmt.intern("rx_rate"), pmt.from_double(rate)
-                tags.append(t)
-            return tags
 
         cc = gpuradar.clutter_cancel(N, K, B, backend="cpu")
         msgs, outs = blocks.message_debug(), [blocks.vector_sink_c() for _ in range(2)]

@@ -8,11 +8,17 @@ peaks at its bistatic delay and Doppler bin; the cpi tag gives cfar_2d bistatic 
 and velocity; a CPI whose channels' rx_rate tags disagree gives no map; bad parameters
 refused by name."""
 
+import os
+import sys
+
 import numpy as np
 import pmt
 from gnuradio import blocks, gr, gr_unittest
 from gnuradio import gpuradar
 from gnuradio.gpuradar import detections, passive_sim
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stream_tags import rate_tags  # noqa: E402
 
 C = passive_sim.SPEED_OF_LIGHT
 FS, FC, N, M, K = 1e6, 100e6, 4096, 48, 6
@@ -107,14 +113,6 @@ class qa_cross_ambiguity(gr_unittest.TestCase):
         surv = 0.3 * echo * np.exp(2j * np.pi * 5 * np.arange(3 * N) / N) + (
             rng.standard_normal(3 * N) + 1j * rng.standard_normal(3 * N)) / np.sqrt(2)
         ref, surv = ref.astype(np.complex64), surv.astype(np.complex64)
-
-        def rate_tags(rates):
-            tags = []
-            for offset, rate in rates:
-                t = gr.tag_t()
-                t.offset, t.key, t.value = offset, pmt.intern("rx_rate"), pmt.from_double(rate)
-                tags.append(t)
-            return tags
 
         caf = gpuradar.cross_ambiguity(FS, FC, N, M, K, method="direct",
                                        window="rectangular", backend="cpu")
