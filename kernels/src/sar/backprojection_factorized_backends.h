@@ -359,8 +359,8 @@ using ffbp_taps = std::integral_constant<int, N>;
 
 /*!
  * Calls f(ffbp_taps<R>{}, ffbp_taps<A>{}) with the interpolator's tap counts compiled in
- * for the common pairs (the interpolation unrolled, its weights in registers: 1.3x on
- * the H200), else with 0, 0 (read at run time). The same sums in the same order either
+ * for the common pairs (so that the interpolation unrolls and its weights stay in
+ * registers), else with 0, 0 (read at run time). The same sums in the same order either
  * way.
  */
 template <typename F>
