@@ -18,10 +18,6 @@ template <typename V>
 
 //! cuBLAS and cuSOLVER take int sizes; a CPI of 2^28 samples is 2 GiB a channel.
 constexpr std::size_t max_nsamples = std::size_t(1) << 28;
-//! ECA-B's columns (ntaps, or 3 ntaps with Doppler taps): a system of 4096 unknowns is
-//! far beyond any clutter extent a passive radar cancels, and keeps one batch's normal
-//! matrix at 256 MiB in double.
-constexpr std::size_t max_columns = 4096;
 //! Elements of the normal matrices of all batches, held at once (batched solve): 2^27
 //! is 2 GiB in double.
 constexpr std::size_t max_normal_elements = std::size_t(1) << 27;
@@ -63,10 +59,10 @@ void clutter_cancel::validate(const clutter_cancel_params& p)
                 " samples per batch, nsamples / nbatches: more would fit anything)",
             p.ntaps);
     const std::size_t k = columns(p);
-    if (k > max_columns)
+    if (k > detail::eca_max_columns)
         bad("ntaps",
-            "in [1, " + std::to_string(max_columns / per_tap) + "] (" + what +
-                " <= " + std::to_string(max_columns) + ")",
+            "in [1, " + std::to_string(detail::eca_max_columns / per_tap) + "] (" + what +
+                " <= " + std::to_string(detail::eca_max_columns) + ")",
             p.ntaps);
     if (p.nbatches * k * k > max_normal_elements)
         bad("ntaps",

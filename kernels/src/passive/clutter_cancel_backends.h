@@ -9,6 +9,11 @@
 
 namespace gpuradar::kernels::detail {
 
+//! ECA-B's columns at most (ntaps, or 3 ntaps with Doppler taps): a system of 4096
+//! unknowns is far beyond any clutter extent a passive radar cancels, keeps one batch's
+//! normal matrix at 256 MiB in double, and fits the CUDA solve's shared memory.
+constexpr std::size_t eca_max_columns = 4096;
+
 //! The loading of a singular batch's system, relative to its mean diagonal: small
 //! enough to leave a well-posed fit as it was, large enough for float's Cholesky.
 constexpr double eca_fallback_loading = 1e-6;

@@ -330,10 +330,6 @@ __global__ void toeplitz_normal(const cuFloatComplex* __restrict__ r,
     rhs[b * k + delta] = a[k + delta];
 }
 
-//! Most unknowns cholesky_solve holds in shared memory: ECA-B's column limit
-//! (clutter_cancel.cc's max_columns).
-constexpr std::size_t max_solve_columns = 4096;
-
 //! y_b = (L_b L_b^H)^{-1} y_b, one block per batch: forward substitution with L, then
 //! back substitution with L^H, in shared memory; L lower, column-major (K x K), as
 //! cuSOLVER's potrf leaves it (real positive diagonal). It replaces cuSOLVER's batched
@@ -344,7 +340,7 @@ __global__ void cholesky_solve(const cuFloatComplex* __restrict__ factor,
                                cuFloatComplex* __restrict__ rhs,
                                std::size_t k)
 {
-    __shared__ cuFloatComplex y[max_solve_columns];
+    __shared__ cuFloatComplex y[eca_max_columns];
     const cuFloatComplex* lb = factor + blockIdx.x * k * k;
     cuFloatComplex* out = rhs + blockIdx.x * k;
     for (std::size_t i = threadIdx.x; i < k; i += blockDim.x)
