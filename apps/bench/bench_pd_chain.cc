@@ -136,28 +136,42 @@ GPURADAR_BENCH("pd_chain/default")
                         s2_done.make_stream_wait(s.ref());
                     }) /
             streamed_cpis;
-        // The framer's receiver corrections (issue 31: chain + CFAR with them <= 1.1x
-        // without), in place on the CPI before the chain, streamed like the chain:
-        // per-pulse DC, mean-pulse leakage and I/Q on, and the running DC mean instead.
-        // Returns the chain + CFAR with the corrections; `alone_ms`: the corrections
-        // alone.
-        auto corrected_streamed_ms = [&](kernels::dc_removal dc, double& alone_ms) {
+        // The receiver corrections on this workload's CPI (leakage_gate: blank's gate).
+        auto make_correction = [&](kernels::dc_removal dc,
+                                   kernels::leakage_suppression leak,
+                                   bool iq,
+                                   std::size_t gate) {
             kernels::front_end_correction_config fc;
             fc.npulses = w.channels * w.npulses;
             fc.nrange = w.nrange;
             fc.dc = dc;
-            fc.iq = true;
-            fc.leakage = kernels::leakage_suppression::mean_pulse;
-            auto corr = kernels::front_end_correction::make(cuda, fc, s.ref());
+            fc.iq = iq;
+            fc.leakage = leak;
+            fc.leakage_gate = gate;
+            return kernels::front_end_correction::make(cuda, fc, s.ref());
+        };
+        // The corrections alone, streamed (where the time goes).
+        auto alone_ms = [&](kernels::front_end_correction& corr) {
             std::vector<kernels::iq_estimate> est(streamed_cpis);
-            alone_ms = time_ms(s,
-                               reps,
-                               [&] {
-                                   for (int i = 0; i < streamed_cpis; ++i)
-                                       corr->run(x.as<cfloat>(), std::size_t(i));
-                                   corr->take_estimates(est.data(), est.size());
-                               }) /
-                       streamed_cpis;
+            return time_ms(s,
+                           reps,
+                           [&] {
+                               for (int i = 0; i < streamed_cpis; ++i)
+                                   corr.run(x.as<cfloat>(), std::size_t(i));
+                               corr.take_estimates(est.data(), est.size());
+                           }) /
+                   streamed_cpis;
+        };
+        // The framer's receiver corrections (issue 31: chain + CFAR with them <= 1.1x
+        // without), in place on the CPI before the chain, streamed like the chain:
+        // per-pulse DC, mean-pulse leakage and I/Q on, and the running DC mean instead.
+        // Returns the chain + CFAR with the corrections; `corrections_ms`: the
+        // corrections alone.
+        auto corrected_streamed_ms = [&](kernels::dc_removal dc, double& corrections_ms) {
+            auto corr =
+                make_correction(dc, kernels::leakage_suppression::mean_pulse, true, 0);
+            corrections_ms = alone_ms(*corr);
+            std::vector<kernels::iq_estimate> est(streamed_cpis);
             return time_ms(s,
                            reps,
                            [&] {
@@ -170,26 +184,10 @@ GPURADAR_BENCH("pd_chain/default")
                            }) /
                    streamed_cpis;
         };
-        // One correction at a time, alone (where the time goes).
+        // One correction at a time, alone.
         auto one_alone_ms =
             [&](kernels::dc_removal dc, kernels::leakage_suppression leak, bool iq) {
-                kernels::front_end_correction_config fc;
-                fc.npulses = w.channels * w.npulses;
-                fc.nrange = w.nrange;
-                fc.dc = dc;
-                fc.iq = iq;
-                fc.leakage = leak;
-                fc.leakage_gate = 16;
-                auto corr = kernels::front_end_correction::make(cuda, fc, s.ref());
-                std::vector<kernels::iq_estimate> est(streamed_cpis);
-                return time_ms(s,
-                               reps,
-                               [&] {
-                                   for (int i = 0; i < streamed_cpis; ++i)
-                                       corr->run(x.as<cfloat>(), std::size_t(i));
-                                   corr->take_estimates(est.data(), est.size());
-                               }) /
-                       streamed_cpis;
+                return alone_ms(*make_correction(dc, leak, iq, 16));
             };
         const auto no_leak = kernels::leakage_suppression::off;
         const double dc_alone_ms =
