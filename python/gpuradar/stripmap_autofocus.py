@@ -23,7 +23,8 @@ assumes (antenna at (0, first_pulse_y + n v / prf, altitude)): a pixel of the cs
     R_n(p) = sqrt(R_p^2 + (y_n - y_p)^2)
 
 from pulse n, whose contribution to it, from the range-compressed pulse v_n (read at
-R_n(p) by a 16-tap Kaiser-windowed sinc), is
+R_n(p) by a 16-tap Kaiser-windowed sinc: the samples, c / (2 fs), are barely finer than
+the resolution, too coarse for linear interpolation), is
 
     D[n, p] = v_n(R_n(p)) exp(+j 4 pi fc R_n(p) / c)   (CONVENTIONS.md's phase),
 
@@ -33,7 +34,10 @@ lambda / L, lambda prf / (4 v)), sin(theta) = (y_t - y_n) / R_n(t) (pulses whose
 it falls outside the range gate left out). Each target's chip (its
 pixels within ``chip`` rows and ``range_chip`` columns of its peak on the csa image) is
 then re-formed exactly under a correction phi as I_t(p) = sum_{n in S_t} exp(-j phi(n))
-D[n, p], without running the whole strip again at each iteration.
+D[n, p], without running the whole strip again at each iteration. These terms and sums
+are kernels::pulse_autofocus's (``backend``: its CPU twin or CUDA; interpolator sinc16)
+with the antenna at (0, y_n, 0) and pixel p at (R_p, y_p, 0), one per target over S_t;
+its bins outside the range gate give D = 0.
 
 Estimator (generalised phase-gradient autofocus with partial support). Each iteration,
 for each target t: its chip's brightest pixel c_t and the pixels within w_t rows of it
@@ -42,7 +46,8 @@ are projected back onto each pulse of S_t (backprojection's adjoint):
     g_t(n) = sum_{p in window} tri((R_n(p) - R_n(c_t)) / dr)
              exp(-j 4 pi fc (R_n(p) - R_n(c_t)) / c) I_t(p),
 
-the target's echo in pulse n: exp(j e(n)) times its amplitude, times exp(j a_t n) from
+(kernels::pulse_autofocus's target echoes), the target's echo in pulse n: exp(j e(n))
+times its amplitude, times exp(j a_t n) from
 c_t lying off the true position (a_t unknown per target). The window keeps the chip's
 pixels nearer its own target than any other detected one (a neighbour at the same range,
 a few metres along track, is common in a strip), and w_t is twice the rows over which
@@ -108,12 +113,6 @@ CHIP_LEVEL_PERCENTILE = 75
 #: Most targets: one stretch's least squares is (its targets' pulse pairs) x (its
 #: targets), dense (256 targets of ~100 pulses: ~50 MB).
 MAX_TARGETS = 256
-#: Taps of the windowed-sinc (Kaiser, beta KAISER_BETA) interpolator that reads the
-#: compressed pulses at each pixel's range: the samples, c / (2 fs), are barely finer
-#: than the resolution, too coarse for linear interpolation; read where needed, the
-#: pulses are never upsampled whole (a strip of 10^8 samples would need gigabytes).
-INTERPOLATOR_TAPS = 16
-KAISER_BETA = 6.0
 #: Half the two-way 3 dB beam, in sin(theta) per lambda / L (kernels::stripmap_params:
 #: the processed Doppler band is 0.886 x 2 v / L).
 HALF_BEAM = 0.443
@@ -189,45 +188,19 @@ def range_compress(raw, acq: Acquisition, backend="auto"):
     return np.array(snk.data(), np.complex64).reshape(-1, acq.nrange)
 
 
-#: Fractional-bin steps of the interpolator's table (a step's phase error at the band
-#: edge, pi / (2 x 1024) rad at most, is far below the estimate's).
-INTERPOLATOR_STEPS = 1024
-
-
-def _interpolator_table():
-    """(INTERPOLATOR_STEPS + 1, INTERPOLATOR_TAPS): the windowed sinc's taps for each
-    fractional bin f = i / INTERPOLATOR_STEPS, tap j at offset j + 1 - taps / 2."""
-    half = INTERPOLATOR_TAPS // 2
-    f = np.arange(INTERPOLATOR_STEPS + 1)[:, None] / INTERPOLATOR_STEPS
-    x = f - np.arange(1 - half, half + 1)[None, :]
-    window = np.i0(KAISER_BETA * np.sqrt(np.clip(1 - (x / half) ** 2, 0, None))) / \
-        np.i0(KAISER_BETA)
-    return np.sinc(x) * window
-
-
-_TABLE = _interpolator_table()
-
-
-def _interpolate(rows, b):
-    """rows[i] (complex, one compressed pulse per row) read at the fractional bins
-    b[i, :] with the windowed sinc; 0 beyond the pulse's ends."""
-    half = INTERPOLATOR_TAPS // 2
-    nb = rows.shape[1]
-    base = np.floor(b)
-    weights = _TABLE[np.rint((b - base) * INTERPOLATOR_STEPS).astype(np.int64)]
-    k = base.astype(np.int64)[..., None] + np.arange(1 - half, half + 1)
-    inside = (k >= 0) & (k < nb)
-    taps = np.where(inside, rows[np.arange(rows.shape[0])[:, None, None],
-                                 np.clip(k, 0, nb - 1)], 0)
-    return np.einsum("...j,...j->...", taps, weights)
+#: Bins kept beyond a target's nearest and farthest ranges when its pulses are cut to
+#: the bins its chip reads: the interpolator's 8 taps either side, plus slack for the
+#: rounding of the ranges (the cut then changes no term: pulse_autofocus reads 0 beyond
+#: the pulse's ends only where the gate ends too).
+BIN_MARGIN = 10
 
 
 class _Target:
-    """One target's pulses S_t (first..last), chip pixels and terms D, R (module
-    docstring)."""
+    """One target's pulses S_t (first..last), chip pixels (prow, pcol) and their terms
+    D[n, p] in a kernels::pulse_autofocus (module docstring)."""
 
     def __init__(self, comp, acq: Acquisition, first_pulse_y, image, iy, ix, chip,
-                 range_chip):
+                 range_chip, backend="auto"):
         n = comp.shape[0]
         self.iy, self.ix = iy, ix
         lam = SPEED_OF_LIGHT / acq.fc
@@ -243,33 +216,54 @@ class _Target:
         seen = np.nonzero(band & (rn >= r0c) & (rn <= far))[0]
         self.first = int(seen[0]) if seen.size else 0
         self.last = int(seen[-1]) if seen.size else -1
-        pulses = np.arange(self.first, self.last + 1)
         rows = np.arange(max(0, iy - chip), min(image.data.shape[0], iy + chip + 1))
         cols = np.arange(max(0, ix - range_chip),
                          min(image.data.shape[1], ix + range_chip + 1))
         self.prow, self.pcol = [a.ravel() for a in np.meshgrid(rows, cols, indexing="ij")]
-        yp = image.y0 + self.prow * image.dy
-        rp = image.x0 + self.pcol * image.dx
-        self.R = np.hypot(rp[None, :], y_n[pulses, None] - yp[None, :])
-        self.k = 4 * math.pi * acq.fc / SPEED_OF_LIGHT
-        self.dr = acq.dr
-        b = (self.R - r0c) / acq.dr
-        inside = (b >= 0) & (b <= comp.shape[1] - 1)
-        v = _interpolate(np.asarray(comp[self.first:self.last + 1], np.complex128), b)
-        self.D = np.where(inside, v * np.exp(1j * self.k * self.R), 0)
+        self.core = None
+        if self.pulses < 3:  # no estimate from it (autofocus leaves it out)
+            return
+        # Only the bins the chip's pixels read travel to the core: the nearest and
+        # farthest ranges of any of its pixels from any of its pulses, plus the margin.
+        yn = y_n[[self.first, self.last]]
+        yp = image.y0 + rows[[0, -1]] * image.dy
+        rp = np.abs(image.x0 + cols[[0, -1]] * image.dx)
+        gap = max(0.0, yp.min() - yn.max(), yn.min() - yp.max())
+        reach = max(yn.max() - yp.min(), yp.max() - yn.min())
+        bins = (np.array([math.hypot(rp.min(), gap), math.hypot(rp.max(), reach)]) -
+                r0c) / acq.dr
+        nb = comp.shape[1]
+        k0 = int(np.clip(math.floor(bins[0]) - BIN_MARGIN, 0, nb - 2))
+        k1 = int(np.clip(math.floor(bins[1]) + BIN_MARGIN + 2, k0 + 2, nb))
+        pulses = self.last - self.first + 1
+        geometry = np.zeros((pulses, 6))
+        geometry[:, 1] = y_n[self.first:self.last + 1]
+        geometry[:, 3] = r0c + k0 * acq.dr
+        geometry[:, 4] = acq.dr
+        geometry[:, 5] = acq.fc
+        from . import gpuradar_python as gpr
+        self.core = gpr.pulse_autofocus_core(
+            backend, np.ascontiguousarray(comp[self.first:self.last + 1, k0:k1],
+                                          np.complex64),
+            geometry, (image.x0, image.y0, image.dx, image.dy, 0.0),
+            np.ascontiguousarray(np.stack([self.prow, self.pcol], 1), np.int32),
+            interpolator="sinc16")
 
     @property
     def pulses(self):
         return self.last - self.first + 1
 
     def image(self, phi):
-        return np.exp(-1j * phi[self.first:self.last + 1]) @ self.D
+        """I_t(p) = sum_{n in S_t} exp(-j phi(n)) D[n, p] over the chip."""
+        return self.core.image(np.asarray(phi[self.first:self.last + 1], np.float64))
 
     def echo(self, img, c, win):
-        """g_t(n) over S_t: the window's pixels projected back onto each pulse."""
-        dR = self.R[:, win] - self.R[:, [c]]
-        h = np.maximum(0.0, 1 - np.abs(dR) / self.dr) * np.exp(1j * self.k * dR)
-        return np.conj(h) @ img[win]
+        """g_t(n) over S_t: the window's pixels (indices into the chip) projected back
+        onto each pulse around the centre pixel c."""
+        win = np.asarray(win, np.int32)
+        return self.core.target_echoes(np.array([c], np.int32),
+                                       np.array([0, len(win)], np.int32), win,
+                                       np.asarray(img, np.complex128))[0]
 
 
 def _stretches(observed_pairs):
@@ -447,9 +441,11 @@ def autofocus(raw, acq: Acquisition, image, first_pulse_y=0.0, method="pga",
                          f"above the image's median intensity and its chip's level")
         return result
     comp = range_compress(raw, acq, backend) if compressed is None else compressed
+    # A sample with a non-finite part counts as 0 whole.
     comp = np.where(np.isfinite(comp), comp, 0)
     targets = [t for t in (_Target(comp, acq, first_pulse_y, image, iy, ix, chip,
-                                   range_chip) for iy, ix in found) if t.pulses >= 3]
+                                   range_chip, backend) for iy, ix in found)
+               if t.core is not None]
     result.targets = [(t.ix, t.iy) for t in targets]
     if not targets:
         result.reason = "no point-like target is seen by 3 or more pulses in its band"

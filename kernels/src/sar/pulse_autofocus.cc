@@ -2,6 +2,7 @@
 #include "common/factories.h"
 #include "common/param_check.h"
 #include "sar/pulse_autofocus_backends.h"
+#include <gpuradar/kernels/common/window.h>
 #include <cmath>
 #include <string>
 
@@ -17,10 +18,27 @@ template <typename V>
 
 } // namespace
 
+pulse_autofocus::interpolator pulse_autofocus::parse_interpolator(const std::string& name)
+{
+    if (name == "linear")
+        return interpolator::linear;
+    if (name == "sinc16")
+        return interpolator::sinc16;
+    bad("interpolator", "one of linear, sinc16", "'" + name + "'");
+}
+
+const char* pulse_autofocus::to_string(interpolator i)
+{
+    return i == interpolator::sinc16 ? "sinc16" : "linear";
+}
+
 void pulse_autofocus::validate(std::size_t npulses,
                                std::size_t nbins,
-                               std::size_t npixels)
+                               std::size_t npixels,
+                               interpolator interp)
 {
+    if (interp != interpolator::linear && interp != interpolator::sinc16)
+        bad("interpolator", "linear or sinc16", static_cast<int>(interp));
     if (npulses < 3 || npulses > max_pulses)
         bad("npulses", "in [3, " + std::to_string(max_pulses) + "]", npulses);
     if (nbins < 2)
@@ -38,16 +56,17 @@ std::unique_ptr<pulse_autofocus> pulse_autofocus::make(backend b,
                                                        std::size_t npulses,
                                                        std::size_t nbins,
                                                        std::size_t npixels,
-                                                       stream_ref stream)
+                                                       stream_ref stream,
+                                                       interpolator interp)
 {
-    validate(npulses, nbins, npixels);
+    validate(npulses, nbins, npixels, interp);
     detail::require_backend(b, "pulse_autofocus");
 #ifdef GPURADAR_HAVE_CUDA
     if (b == backend::cuda)
-        return detail::make_pulse_autofocus_cuda(npulses, nbins, npixels, stream);
+        return detail::make_pulse_autofocus_cuda(npulses, nbins, npixels, interp, stream);
 #endif
     (void)stream;
-    return detail::make_pulse_autofocus_cpu(npulses, nbins, npixels);
+    return detail::make_pulse_autofocus_cpu(npulses, nbins, npixels, interp);
 }
 
 void pulse_autofocus::set_terms(const cfloat* pulses,
@@ -88,5 +107,27 @@ void pulse_autofocus::target_echoes(std::size_t ntargets,
             bad("window", "pixel indices in [0, npixels)", window[k]);
     echoes(ntargets, centres, start, window, image, g);
 }
+
+namespace detail {
+
+std::vector<double> pha_sinc_table()
+{
+    using pa = pulse_autofocus;
+    constexpr int half = pa::sinc_taps / 2;
+    std::vector<double> t(std::size_t(pa::sinc_steps + 1) * pa::sinc_taps);
+    const double norm = bessel_i0(pa::sinc_kaiser_beta);
+    for (int i = 0; i <= pa::sinc_steps; ++i)
+        for (int j = 0; j < pa::sinc_taps; ++j) {
+            const double x = double(i) / pa::sinc_steps - double(j + 1 - half);
+            const double u = 1.0 - (x / half) * (x / half);
+            const double sinc = x == 0.0 ? 1.0 : std::sin(pi * x) / (pi * x);
+            t[std::size_t(i) * pa::sinc_taps + j] =
+                sinc * bessel_i0(pa::sinc_kaiser_beta * std::sqrt(u > 0.0 ? u : 0.0)) /
+                norm;
+        }
+    return t;
+}
+
+} // namespace detail
 
 } // namespace gpuradar::kernels

@@ -64,9 +64,11 @@ public:
           const carray<std::complex<float>>& pulses,
           const carray<double>& geometry,
           const py::tuple& grid,
-          const carray<std::int32_t>& pixels)
+          const carray<std::int32_t>& pixels,
+          const std::string& interpolator)
         : d_backend(choose(backend))
     {
+        const auto interp = k::pulse_autofocus::parse_interpolator(interpolator);
         if (pulses.ndim() != 2)
             throw std::invalid_argument(
                 "gpuradar::pulse_autofocus: pulses must be npulses x nbins");
@@ -86,7 +88,9 @@ public:
         d_pa = k::pulse_autofocus::make(d_backend,
                                         std::size_t(n),
                                         std::size_t(pulses.shape(1)),
-                                        std::size_t(pixels.shape(0)));
+                                        std::size_t(pixels.shape(0)),
+                                        k::stream_ref(),
+                                        interp);
         py::gil_scoped_release release;
         d_pa->set_terms(reinterpret_cast<const k::cfloat*>(pulses.data()),
                         geometry.data(),
@@ -147,6 +151,10 @@ public:
     }
 
     std::string backend() const { return k::to_string(d_backend); }
+    std::string interpolator() const
+    {
+        return k::pulse_autofocus::to_string(d_pa->interp());
+    }
 
 private:
     k::backend d_backend;
@@ -167,15 +175,18 @@ void bind_pulse_autofocus(py::module& m)
                       const carray<std::complex<float>>&,
                       const carray<double>&,
                       const py::tuple&,
-                      const carray<std::int32_t>&>(),
+                      const carray<std::int32_t>&,
+                      const std::string&>(),
              py::arg("backend"),
              py::arg("pulses"),
              py::arg("geometry"),
              py::arg("grid"),
              py::arg("pixels"),
+             py::arg("interpolator") = "linear",
              "backend 'cpu' | 'cuda' | 'auto'; pulses (npulses, nbins) complex64, "
              "geometry (npulses, 6), grid (x0, y0, dx, dy, z), pixels (npixels, 2) of "
-             "(iy, ix).")
+             "(iy, ix); interpolator 'linear' (backprojection's) | 'sinc16' (16-tap "
+             "Kaiser-windowed sinc: pulses sampled barely finer than their resolution).")
         .def("image",
              &terms::image,
              py::arg("phi"),
@@ -188,5 +199,6 @@ void bind_pulse_autofocus(py::module& m)
              py::arg("window"),
              py::arg("image"),
              "PGA's echoes g[t, n] of each target's window (ntargets, npulses).")
-        .def_property_readonly("backend", &terms::backend);
+        .def_property_readonly("backend", &terms::backend)
+        .def_property_readonly("interpolator", &terms::interpolator);
 }

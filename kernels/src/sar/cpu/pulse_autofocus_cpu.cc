@@ -15,12 +15,17 @@ using cdouble = std::complex<double>;
 class pulse_autofocus_cpu final : public pulse_autofocus
 {
 public:
-    pulse_autofocus_cpu(std::size_t npulses, std::size_t nbins, std::size_t npixels)
-        : pulse_autofocus(npulses, nbins, npixels),
+    pulse_autofocus_cpu(std::size_t npulses,
+                        std::size_t nbins,
+                        std::size_t npixels,
+                        interpolator interp)
+        : pulse_autofocus(npulses, nbins, npixels, interp),
           d_d(npulses * npixels),
           d_u(npulses * npixels),
           d_b(npulses * npixels)
     {
+        if (interp == interpolator::sinc16)
+            d_sinc_table = pha_sinc_table();
     }
 
     void image(const double* phi, cdouble* out) override
@@ -71,21 +76,10 @@ protected:
                     const grid& g,
                     const std::int32_t* pixels) override
     {
-        parallel_rows(d_npulses, 4, ~0u, [&](std::size_t n0, std::size_t n1, unsigned) {
-            for (std::size_t n = n0; n < n1; ++n) {
-                const float* row = reinterpret_cast<const float*>(pulses + n * d_nbins);
-                for (std::size_t p = 0; p < d_npixels; ++p) {
-                    const double px = g.x0 + g.dx * pixels[2 * p + 1];
-                    const double py = g.y0 + g.dy * pixels[2 * p];
-                    const pha_term t =
-                        pha_make_term(row, d_nbins, geometry + 6 * n, px, py, g.z);
-                    const std::size_t i = n * d_npixels + p;
-                    d_d[i] = cfloat(t.d_re, t.d_im);
-                    d_u[i] = cfloat(t.u_re, t.u_im);
-                    d_b[i] = t.b;
-                }
-            }
-        });
+        if (d_interp == interpolator::sinc16)
+            form<interpolator::sinc16>(pulses, geometry, g, pixels);
+        else
+            form<interpolator::linear>(pulses, geometry, g, pixels);
     }
 
     void echoes(std::size_t ntargets,
@@ -119,16 +113,43 @@ protected:
     }
 
 private:
+    template <interpolator I>
+    void form(const cfloat* pulses,
+              const double* geometry,
+              const grid& g,
+              const std::int32_t* pixels)
+    {
+        parallel_rows(d_npulses, 4, ~0u, [&](std::size_t n0, std::size_t n1, unsigned) {
+            for (std::size_t n = n0; n < n1; ++n) {
+                const float* row = reinterpret_cast<const float*>(pulses + n * d_nbins);
+                for (std::size_t p = 0; p < d_npixels; ++p) {
+                    const double px = g.x0 + g.dx * pixels[2 * p + 1];
+                    const double py = g.y0 + g.dy * pixels[2 * p];
+                    const pha_term t = pha_make_term<I>(
+                        row, d_nbins, geometry + 6 * n, px, py, g.z, d_sinc_table.data());
+                    const std::size_t i = n * d_npixels + p;
+                    d_d[i] = cfloat(t.d_re, t.d_im);
+                    d_u[i] = cfloat(t.u_re, t.u_im);
+                    d_b[i] = t.b;
+                }
+            }
+        });
+    }
+
     std::vector<cfloat> d_d, d_u;
     std::vector<float> d_b;
+    std::vector<double> d_sinc_table; //!< sinc16's, empty for linear
 };
 
 } // namespace
 
 std::unique_ptr<pulse_autofocus>
-make_pulse_autofocus_cpu(std::size_t npulses, std::size_t nbins, std::size_t npixels)
+make_pulse_autofocus_cpu(std::size_t npulses,
+                         std::size_t nbins,
+                         std::size_t npixels,
+                         pulse_autofocus::interpolator interp)
 {
-    return std::make_unique<pulse_autofocus_cpu>(npulses, nbins, npixels);
+    return std::make_unique<pulse_autofocus_cpu>(npulses, nbins, npixels, interp);
 }
 
 } // namespace gpuradar::kernels::detail

@@ -18,9 +18,11 @@ constexpr std::size_t image_chunk = 64;
 
 using cdouble = std::complex<double>;
 
+template <pulse_autofocus::interpolator I>
 __global__ void form_kernel(const float* __restrict__ pulses,
                             const double* __restrict__ geometry,
                             const int* __restrict__ pixels,
+                            const double* __restrict__ sinc_table,
                             pulse_autofocus::grid g,
                             std::size_t npulses,
                             std::size_t nbins,
@@ -36,8 +38,8 @@ __global__ void form_kernel(const float* __restrict__ pulses,
         const std::size_t n = i / npixels, p = i % npixels;
         const double px = g.x0 + g.dx * pixels[2 * p + 1];
         const double py = g.y0 + g.dy * pixels[2 * p];
-        const pha_term t =
-            pha_make_term(pulses + 2 * n * nbins, nbins, geometry + 6 * n, px, py, g.z);
+        const pha_term t = pha_make_term<I>(
+            pulses + 2 * n * nbins, nbins, geometry + 6 * n, px, py, g.z, sinc_table);
         d[i] = make_float2(t.d_re, t.d_im);
         u[i] = make_float2(t.u_re, t.u_im);
         b[i] = t.b;
@@ -160,8 +162,9 @@ public:
     pulse_autofocus_cuda(std::size_t npulses,
                          std::size_t nbins,
                          std::size_t npixels,
+                         interpolator interp,
                          stream_ref s)
-        : pulse_autofocus(npulses, nbins, npixels),
+        : pulse_autofocus(npulses, nbins, npixels, interp),
           d_stream(s),
           d_nchunks((npulses + image_chunk - 1) / image_chunk),
           d_d(npulses * npixels * sizeof(float2)),
@@ -171,6 +174,13 @@ public:
           d_pixel_values(npixels * sizeof(double2)),
           d_pulse_values(npulses * sizeof(double2))
     {
+        if (interp == interpolator::sinc16) {
+            const std::vector<double> table = pha_sinc_table();
+            d_sinc_table = device_memory(table.size() * sizeof(double));
+            upload(d_sinc_table, table.data(), d_sinc_table.size());
+            // The host table is freed on return.
+            GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(stream()));
+        }
     }
 
     void image(const double* phi, cdouble* out) override
@@ -217,19 +227,23 @@ protected:
         upload(dp, pulses, dp.size());
         upload(dg, geometry, dg.size());
         upload(dx, pixels, dx.size());
-        form_kernel<<<elementwise_blocks(d_npulses * d_npixels),
-                      elementwise_threads,
-                      0,
-                      stream()>>>(dp.as<float>(),
-                                  dg.as<double>(),
-                                  dx.as<int>(),
-                                  g,
-                                  d_npulses,
-                                  d_nbins,
-                                  d_npixels,
-                                  d_d.as<float2>(),
-                                  d_u.as<float2>(),
-                                  d_b.as<float>());
+        const auto kernel = d_interp == interpolator::sinc16
+                                ? form_kernel<interpolator::sinc16>
+                                : form_kernel<interpolator::linear>;
+        kernel<<<elementwise_blocks(d_npulses * d_npixels),
+                 elementwise_threads,
+                 0,
+                 stream()>>>(dp.as<float>(),
+                             dg.as<double>(),
+                             dx.as<int>(),
+                             d_sinc_table.as<double>(),
+                             g,
+                             d_npulses,
+                             d_nbins,
+                             d_npixels,
+                             d_d.as<float2>(),
+                             d_u.as<float2>(),
+                             d_b.as<float>());
         GPURADAR_CUDA_CHECK_LAUNCH(who, "form_kernel");
         // The temporaries are freed on return: wait for the kernel first.
         GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(stream()));
@@ -296,16 +310,19 @@ private:
     std::size_t d_nchunks;
     device_memory d_d, d_u, d_b, d_partial, d_pixel_values, d_pulse_values;
     device_memory d_centres, d_start, d_window, d_g;
+    device_memory d_sinc_table; //!< sinc16's (pha_sinc_table), empty for linear
 };
 
 } // namespace
 
-std::unique_ptr<pulse_autofocus> make_pulse_autofocus_cuda(std::size_t npulses,
-                                                           std::size_t nbins,
-                                                           std::size_t npixels,
-                                                           stream_ref s)
+std::unique_ptr<pulse_autofocus>
+make_pulse_autofocus_cuda(std::size_t npulses,
+                          std::size_t nbins,
+                          std::size_t npixels,
+                          pulse_autofocus::interpolator interp,
+                          stream_ref s)
 {
-    return std::make_unique<pulse_autofocus_cuda>(npulses, nbins, npixels, s);
+    return std::make_unique<pulse_autofocus_cuda>(npulses, nbins, npixels, interp, s);
 }
 
 } // namespace gpuradar::kernels::detail
