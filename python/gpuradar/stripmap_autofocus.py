@@ -136,7 +136,8 @@ class Result(pa.Result):
     def summary(self):
         """One line: targets, iterations, convergence, the pulses observed."""
         n, seen = len(self.phase_error), int(np.count_nonzero(self.observed))
-        head = f"autofocus {self.method} (stripmap): {len(self.targets)} target(s), "
+        on = f", sums on the {self.backend}" if self.backend else ""
+        head = f"autofocus {self.method} (stripmap{on}): {len(self.targets)} target(s), "
         if not self.converged:
             return head + (f"did not converge after {self.iterations} iteration(s) "
                            f"({self.reason}); image kept as formed")
@@ -401,8 +402,9 @@ def autofocus(raw, acq: Acquisition, image, first_pulse_y=0.0, method="pga",
     """Estimates the per-pulse phase error of the stripmap `image` (a stripmap_sim.Image
     in slant range, focus_csa's) of the raw pulses `raw` (npulses, nrange) of a pass with
     acquisition `acq` whose pulse 0 lies at along-track `first_pulse_y` (module
-    docstring). compressed: range_compress(raw) when the caller has it. ValueError naming
-    the parameter on bad arguments."""
+    docstring). The terms and sums run on `backend` ('cpu' | 'cuda' | 'auto': CUDA when
+    a device is usable), as does the range compression. compressed: range_compress(raw)
+    when the caller has it. ValueError naming the parameter on bad arguments."""
     if method not in METHODS:
         raise ValueError(f"stripmap autofocus: method must be one of {', '.join(METHODS)} "
                          f"(got {method!r}; minimum entropy is for backprojected images)")
@@ -417,6 +419,9 @@ def autofocus(raw, acq: Acquisition, image, first_pulse_y=0.0, method="pga",
     if not (isinstance(range_chip, int) and 0 <= range_chip <= 32):
         raise ValueError(f"stripmap autofocus: range_chip must be 0 to 32 columns "
                          f"(got {range_chip!r})")
+    if backend not in ("auto", "cuda", "cpu"):
+        raise ValueError(f"stripmap autofocus: backend must be one of auto, cuda, cpu "
+                         f"(got {backend!r})")
     if not (isinstance(max_targets, int) and 1 <= max_targets <= MAX_TARGETS):
         raise ValueError(f"stripmap autofocus: max_targets must be 1 to {MAX_TARGETS} "
                          f"(got {max_targets!r})")
@@ -450,6 +455,7 @@ def autofocus(raw, acq: Acquisition, image, first_pulse_y=0.0, method="pga",
     if not targets:
         result.reason = "no point-like target is seen by 3 or more pulses in its band"
         return result
+    result.backend = targets[0].core.backend
     phi = np.zeros(n)
     result.entropy_before = pa.image_entropy(
         np.concatenate([t.image(phi) for t in targets]))

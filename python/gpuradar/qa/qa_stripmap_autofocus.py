@@ -12,7 +12,10 @@ entropy falls, the estimate is within 0.1 rad RMS of the error over each target'
 pulses (its aperture) once both lose their line there, and the empty stretch gets no
 correction. (A part of the error slow over several apertures only shifts the targets;
 over a whole stretch the estimate of it wanders by ~0.1 rad.) Noise alone: not
-converged; a bright speckled patch without points: no target; bad parameters named."""
+converged; a bright speckled patch without points: no target; bad parameters named.
+The per-target terms, chip images and echoes (kernels::pulse_autofocus, sinc16) against
+the module docstring's formulas in fp64 NumPy on fresh random pulses, with chips
+straddling both ends of the range gate; CUDA against the CPU twin where a device is."""
 
 import math
 import unittest
@@ -82,6 +85,66 @@ def csa(raw):
 def azimuth(image):
     return [(r.azimuth.irw_m, r.azimuth.pslr_db) for r in ss.focus_report(image, ACQ,
                                                                            TARGETS)]
+
+
+def rel(a, b):
+    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
+
+def reference_terms(comp, t, image, first_pulse_y=0.0):
+    """D[n, p] and R[n, p] of target t's pulses and chip pixels by the module docstring's
+    formulas in fp64: the antenna at (0, y_n, 0), pixel p at (R_p, y_p, 0); v_n read by
+    the 16-tap Kaiser (beta 6) windowed sinc at bin b = (R - r0) / dr, its fraction
+    rounded to 1/1024 (kernels::pulse_autofocus sinc16), taps beyond the pulse 0; D 0
+    where b lies outside the gate."""
+    nb = comp.shape[1]
+    r0 = ACQ.r0 + ACQ.pulse_width * ss.SPEED_OF_LIGHT / 4
+    y_n = first_pulse_y + np.arange(t.first, t.last + 1) * ACQ.dy
+    R = np.hypot((image.x0 + t.pcol * image.dx)[None, :],
+                 y_n[:, None] - (image.y0 + t.prow * image.dy)[None, :])
+    b = (R - r0) / ACQ.dr
+    base = np.floor(b)
+    offsets = np.arange(-7, 9)
+    x = (np.rint((b - base) * 1024) / 1024)[..., None] - offsets
+    h = np.sinc(x) * np.i0(6.0 * np.sqrt(np.clip(1 - (x / 8) ** 2, 0, None))) / np.i0(6.0)
+    k = base.astype(np.int64)[..., None] + offsets
+    rows = np.asarray(comp[t.first:t.last + 1], np.complex128)
+    taps = np.where((k >= 0) & (k < nb),
+                    rows[np.arange(len(y_n))[:, None, None], np.clip(k, 0, nb - 1)], 0)
+    v = np.sum(taps * h, axis=-1)
+    inside = (b >= 0) & (b <= nb - 1)
+    D = np.where(inside, v * np.exp(4j * np.pi * ACQ.fc / ss.SPEED_OF_LIGHT * R), 0)
+    return D, R
+
+
+def reference_echo(R, img, c, win):
+    """g_t(n) = sum_{p in win} tri((R_n(p) - R_n(c)) / dr) exp(-j k (R_n(p) - R_n(c)))
+    img[p] (module docstring)."""
+    dR = R[:, win] - R[:, [c]]
+    h = np.maximum(0.0, 1 - np.abs(dR) / ACQ.dr) * \
+        np.exp(4j * np.pi * ACQ.fc / ss.SPEED_OF_LIGHT * dR)
+    return np.conj(h) @ img[win]
+
+
+def edge_targets(backend):
+    """Fresh random compressed pulses and the _Targets of three chips on a grid finer
+    than the bins and offset from them: one in the middle of the gate, one at each end
+    (some of their pixels' bins beyond the gate, their taps beyond the pulses' ends)."""
+    seed = int(np.random.SeedSequence().entropy % 2 ** 32)
+    rng = np.random.default_rng(seed)
+    comp = (rng.standard_normal((NPULSES, ACQ.nrange)) +
+            1j * rng.standard_normal((NPULSES, ACQ.nrange))).astype(np.complex64)
+    r0 = ACQ.r0 + ACQ.pulse_width * ss.SPEED_OF_LIGHT / 4
+    far = r0 + (ACQ.nrange - 1) * ACQ.dr
+    dx = 0.8 * ACQ.dr
+    x0 = r0 - 4.3 * dx
+    ncols = int((far - x0) / dx) + 6
+    image = ss.Image(np.zeros((NPULSES, ncols), np.complex64), x0, dx, 0.0, ACQ.dy, True,
+                     backend, "")
+    cols = (5, int(rng.integers(40, ncols - 40)), int((far - 1.0 - x0) / dx))
+    targets = [sa._Target(comp, ACQ, 0.0, image, int(rng.integers(150, 450)), ix, 48, 3,
+                          backend) for ix in cols]
+    return comp, image, targets, rng, seed
 
 
 class qa_stripmap_autofocus(unittest.TestCase):
@@ -187,12 +250,54 @@ class qa_stripmap_autofocus(unittest.TestCase):
         self.assertIn("no point-like content", r.reason)
         np.testing.assert_array_equal(r.phase_error, 0)
 
+    def test_007_terms_match_numpy_reference(self):
+        comp, image, targets, rng, seed = edge_targets("cpu")
+        for i, t in enumerate(targets):
+            msg = (seed, i)
+            self.assertIsNotNone(t.core, msg)
+            D, R = reference_terms(comp, t, image)
+            self.assertEqual(D.shape, (t.pulses, len(t.prow)), msg)
+            self.assertGreater(np.count_nonzero(D), D.size // 2, msg)
+            if i != 1:  # an end of the gate: some of the chip's terms beyond it
+                self.assertGreater(np.count_nonzero(D == 0), 0, msg)
+            # The terms are kept in float: ~1e-7 relative each.
+            phi = rng.uniform(-3, 3, NPULSES)
+            img = t.image(phi)
+            self.assertLess(rel(img, np.exp(-1j * phi[t.first:t.last + 1]) @ D), 1e-5, msg)
+            w = rng.standard_normal(D.shape[1]) + 1j * rng.standard_normal(D.shape[1])
+            self.assertLess(rel(t.core.project(w), D @ w), 1e-5, msg)
+            # Bins in float too: tri() weights off by ~1e-5.
+            c = int(rng.integers(0, len(t.prow)))
+            win = np.union1d([c], np.nonzero(rng.uniform(size=len(t.prow)) < 0.5)[0])
+            self.assertLess(rel(t.echo(img, c, win), reference_echo(R, img, c, win)), 1e-4,
+                            msg)
+
+    def test_008_cuda_terms_match_cpu_twin(self):
+        from gnuradio.gpuradar import gpuradar_python as gpr
+        if not gpr.cuda_available():
+            self.skipTest("no CUDA device: " + gpr.cuda_unavailable_reason())
+        comp, image, targets, rng, seed = edge_targets("cuda")
+        for t in targets:
+            cpu = sa._Target(comp, ACQ, 0.0, image, t.iy, t.ix, 48, 3, "cpu")
+            self.assertEqual(t.core.backend, "cuda")
+            phi = rng.uniform(-3, 3, NPULSES)
+            img = cpu.image(phi)
+            self.assertLess(rel(t.image(phi), img), 1e-9, seed)
+            win = np.arange(0, len(t.prow), 2)
+            self.assertLess(rel(t.echo(img, 10, win), cpu.echo(img, 10, win)), 1e-9, seed)
+        raw = self.raw * np.exp(1j * 2.0 * np.sin(np.arange(NPULSES) / 7.0))[:, None]
+        r = sa.autofocus(raw, ACQ, csa(raw), backend="cuda")
+        self.assertTrue(r.converged, r.reason)
+        self.assertEqual(r.backend, "cuda")
+        self.assertIn("sums on the cuda", r.summary())
+
     def test_005_bad_parameters_named(self):
         for kw, name in ((dict(method="entropy"), "method"),
                          (dict(max_iterations=0), "max_iterations"),
                          (dict(tolerance_rad=math.nan), "tolerance_rad"),
                          (dict(chip=3), "chip"), (dict(range_chip=33), "range_chip"),
-                         (dict(max_targets=0), "max_targets")):
+                         (dict(max_targets=0), "max_targets"),
+                         (dict(backend="gpu"), "backend")):
             with self.assertRaisesRegex(ValueError, name):
                 sa.autofocus(self.raw, ACQ, self.ref, **kw)
         with self.assertRaisesRegex(ValueError, "raw"):
