@@ -70,6 +70,29 @@ pulse_framer::sptr pulse_framer::make(double pri_samples,
         b, device, "pulse_framer", c, trigger_tag, b, device, fec);
 }
 
+namespace {
+// The framer's copy, with the receiver corrections it applies when any is on;
+// `corrections_out`: them, owned by the copy.
+std::unique_ptr<kernels::framer_copy>
+make_copy(const kernels::framer_config& cfg,
+          kernels::backend backend,
+          kernels::stream_ref stream,
+          const kernels::front_end_correction_config& corrections,
+          kernels::front_end_correction*& corrections_out)
+{
+    std::unique_ptr<kernels::front_end_correction> corr;
+    if (corrections.active())
+        corr = kernels::front_end_correction::make(
+            backend, corrections, stream, "pulse_framer");
+    corrections_out = corr.get();
+    return kernels::framer_copy::make(backend,
+                                      std::size_t(cfg.npulses) * cfg.nrange,
+                                      stream,
+                                      cfg.input,
+                                      std::move(corr));
+}
+} // namespace
+
 pulse_framer_impl::pulse_framer_impl(
     const kernels::framer_config& cfg,
     const std::string& trigger_tag,
@@ -81,9 +104,7 @@ pulse_framer_impl::pulse_framer_impl(
                 stream_signature(backend, sizeof(gr_complex) * cfg.nrange)),
       gpu_stream_owner(backend, "pulse_framer", kernels::stream_priority::normal, device),
       d_backend(backend),
-      d_core(cfg,
-             kernels::framer_copy::make(
-                 backend, std::size_t(cfg.npulses) * cfg.nrange, stream(), cfg.input)),
+      d_core(cfg, make_copy(cfg, backend, stream(), corrections, d_correction)),
       d_rx_time_key(pmt::intern("rx_time")),
       d_trigger_key(pmt::intern(trigger_tag.empty() ? "trigger" : trigger_tag))
 {
@@ -99,9 +120,6 @@ pulse_framer_impl::pulse_framer_impl(
     // Input tags (rx_time, triggers) describe samples, not pulses; the cpi tag is made
     // here.
     set_tag_propagation_policy(TPP_DONT);
-    if (corrections.active())
-        d_correction = kernels::front_end_correction::make(
-            backend, corrections, stream(), "pulse_framer");
 }
 
 void pulse_framer_impl::forecast(int, gr_vector_int& ninput_items_required)
@@ -212,16 +230,12 @@ void pulse_framer_impl::log_nonfinite(const kernels::framer_result& r)
     d_clock_ppm = d_core.clock_offset_ppm();
 }
 
-// Each CPI written by process() is corrected where it lies (the output buffer: device
-// memory with the CUDA backend, queued on the framer's stream after its copies).
-void pulse_framer_impl::correct(const kernels::framer_result& r, kernels::cfloat* out)
+// process() corrected each CPI as it copied it out (framer_copy::copy_finite, on the
+// framer's stream); here the I/Q estimates are collected, logged and kept for the tags.
+void pulse_framer_impl::correct(const kernels::framer_result& r)
 {
     if (!d_correction || r.cpis.empty())
         return;
-    const auto& cfg = d_core.config();
-    const std::size_t cpi_len = std::size_t(cfg.npulses) * cfg.nrange;
-    for (std::size_t i = 0; i < r.cpis.size(); ++i)
-        d_correction->run(out + i * cpi_len, i);
     if (!d_correction->config().iq)
         return;
     d_iq.resize(r.cpis.size());
@@ -312,7 +326,7 @@ int pulse_framer_impl::general_work(int noutput_items,
         std::lock_guard<std::mutex> lock(d_core_mutex); // set_threshold between calls
         return d_core.process(in, offset, n, d_events, out, max_cpis);
     }();
-    correct(r, out);
+    correct(r);
 
     const std::uint64_t w0 = nitems_written(0);
     for (std::size_t i = 0; i < r.cpis.size(); ++i)

@@ -54,9 +54,13 @@ private:
                         const kernels::iq_estimate* iq) const;
     void log_events(const kernels::framer_result& r);
     void log_nonfinite(const kernels::framer_result& r);
-    void correct(const kernels::framer_result& r, kernels::cfloat* out);
+    void correct(const kernels::framer_result& r);
 
     const kernels::backend d_backend;
+    //! The receiver corrections (null when all are off), on the framer's stream: owned
+    //! by d_core's framer_copy, which applies them; set while d_core is made (so
+    //! declared before it).
+    kernels::front_end_correction* d_correction = nullptr;
     kernels::pulse_framer d_core;
     std::mutex d_core_mutex; //!< process() against set_threshold()
     const pmt::pmt_t d_rx_time_key, d_trigger_key;
@@ -70,8 +74,6 @@ private:
     std::uint64_t d_slip_moves = 0;     // moves so far, for the log's rate limit
     std::atomic<double> d_clock_ppm{ 0.0 };
     bool d_warned_no_anchor = false;
-    //! The receiver corrections (null when all are off), on the framer's stream.
-    std::unique_ptr<kernels::front_end_correction> d_correction;
     std::vector<kernels::iq_estimate> d_iq; // reused per call
     std::atomic<std::uint64_t> d_iq_uncorrected{ 0 };
 };

@@ -25,6 +25,7 @@
  */
 #include "bench_pd_common.h"
 #include <gpuradar/kernels/detection/cfar_2d.h>
+#include <gpuradar/kernels/pulse_doppler/framer_copy.h>
 #include <gpuradar/kernels/pulse_doppler/front_end_correction.h>
 #include <gpuradar/kernels/pulse_doppler/pulse_doppler_processor.h>
 #include <algorithm>
@@ -77,9 +78,12 @@ streamed_ms_per_cpi(const kernels::cuda_stream& s, int reps, Chain&& chain, Cfar
 } // namespace
 
 // Only the default chain (the object pulse_doppler_processor runs) + CFAR, per workload:
-// the quick A/B figure and a short program to profile; and the same streamed with the
-// framer's receiver corrections before it (corrections_ratio: with / without).
-// --workload PD-C limits it to one workload.
+// the quick A/B figure and a short program to profile. And the receiver corrections
+// (issue 31: <= 1.1x), which pulse_framer applies in its copy of each CPI out of its
+// staging buffer (framer_copy::copy_finite): the framer's copy + chain + CFAR streamed
+// with the corrections (corrections_ratio) against the same without them, never the
+// corrected copy against the chain alone; *_added_ms: the copy with a correction less
+// the plain copy (copy_alone_ms). --workload PD-C limits it to one workload.
 GPURADAR_BENCH("pd_chain/default")
 {
     if (!pd::have_cuda("pd_chain/default"))
@@ -136,72 +140,90 @@ GPURADAR_BENCH("pd_chain/default")
                         s2_done.make_stream_wait(s.ref());
                     }) /
             streamed_cpis;
-        // The receiver corrections on this workload's CPI (leakage_gate: blank's gate).
-        auto make_correction = [&](kernels::dc_removal dc,
-                                   kernels::leakage_suppression leak,
-                                   bool iq,
-                                   std::size_t gate) {
-            kernels::front_end_correction_config fc;
-            fc.npulses = w.channels * w.npulses;
-            fc.nrange = w.nrange;
-            fc.dc = dc;
-            fc.iq = iq;
-            fc.leakage = leak;
-            fc.leakage_gate = gate;
-            return kernels::front_end_correction::make(cuda, fc, s.ref());
+        // The receiver corrections ride on the framer's copy of each finished CPI out of
+        // its staging buffer (framer_copy::copy_finite: the estimate's read pass, then
+        // the screened copy applies them), so the honest comparison is the framer's copy
+        // + chain + CFAR with and without them: the same copy, the same buffers, the
+        // same waits for counts and estimates. `leakage_gate`: blank's gate.
+        kernels::device_memory framed(w.bytes()); // the copy's output, the chain's input
+        auto make_copy = [&](bool corrections,
+                             kernels::dc_removal dc,
+                             kernels::leakage_suppression leak,
+                             bool iq,
+                             std::size_t gate) {
+            std::unique_ptr<kernels::front_end_correction> corr;
+            if (corrections) {
+                kernels::front_end_correction_config fc;
+                fc.npulses = w.channels * w.npulses;
+                fc.nrange = w.nrange;
+                fc.dc = dc;
+                fc.iq = iq;
+                fc.leakage = leak;
+                fc.leakage_gate = gate;
+                corr = kernels::front_end_correction::make(cuda, fc, s.ref());
+            }
+            return kernels::framer_copy::make(cuda,
+                                              w.samples(),
+                                              s.ref(),
+                                              kernels::sample_format::fc32,
+                                              std::move(corr));
         };
-        // The corrections alone, streamed (where the time goes).
-        auto alone_ms = [&](kernels::front_end_correction& corr) {
-            std::vector<kernels::iq_estimate> est(streamed_cpis);
-            return time_ms(s,
-                           reps,
-                           [&] {
-                               for (int i = 0; i < streamed_cpis; ++i)
-                                   corr.run(x.as<cfloat>(), std::size_t(i));
-                               corr.take_estimates(est.data(), est.size());
-                           }) /
-                   streamed_cpis;
-        };
-        // The framer's receiver corrections (issue 31: chain + CFAR with them <= 1.1x
-        // without), in place on the CPI before the chain, streamed like the chain:
-        // per-pulse DC, mean-pulse leakage and I/Q on, and the running DC mean instead.
-        // Returns the chain + CFAR with the corrections; `corrections_ms`: the
-        // corrections alone.
-        auto corrected_streamed_ms = [&](kernels::dc_removal dc, double& corrections_ms) {
-            auto corr =
-                make_correction(dc, kernels::leakage_suppression::mean_pulse, true, 0);
-            corrections_ms = alone_ms(*corr);
-            std::vector<kernels::iq_estimate> est(streamed_cpis);
+        // streamed_cpis CPIs copied out (and chained), then the counts and estimates
+        // taken as pulse_framer takes them after each process() call.
+        std::vector<kernels::framer_sample_counts> counts(streamed_cpis);
+        std::vector<kernels::iq_estimate> est(streamed_cpis);
+        auto framed_ms = [&](kernels::framer_copy& copy, bool with_chain) {
             return time_ms(s,
                            reps,
                            [&] {
                                for (int i = 0; i < streamed_cpis; ++i) {
-                                   corr->run(x.as<cfloat>(), std::size_t(i));
-                                   run_chain();
-                                   run_cfar();
+                                   copy.copy_finite(framed.as<cfloat>(),
+                                                    x.as<cfloat>(),
+                                                    w.samples(),
+                                                    std::size_t(i));
+                                   if (with_chain) {
+                                       pdc->run(framed.as<cfloat>(), power.as<float>());
+                                       run_cfar();
+                                   }
                                }
-                               corr->take_estimates(est.data(), est.size());
+                               copy.take_counts(counts.data(), counts.size());
+                               if (copy.corrections())
+                                   copy.corrections()->take_estimates(est.data(),
+                                                                      est.size());
                            }) /
                    streamed_cpis;
         };
-        // One correction at a time, alone.
-        auto one_alone_ms =
-            [&](kernels::dc_removal dc, kernels::leakage_suppression leak, bool iq) {
-                return alone_ms(*make_correction(dc, leak, iq, 16));
-            };
         const auto no_leak = kernels::leakage_suppression::off;
-        const double dc_alone_ms =
-            one_alone_ms(kernels::dc_removal::pulse, no_leak, false);
-        const double mean_alone_ms = one_alone_ms(
-            kernels::dc_removal::off, kernels::leakage_suppression::mean_pulse, false);
-        const double iq_alone_ms = one_alone_ms(kernels::dc_removal::off, no_leak, true);
-        const double blank_alone_ms = one_alone_ms(
-            kernels::dc_removal::off, kernels::leakage_suppression::blank, false);
-        double corrections_ms = 0, corrections_running_ms = 0;
-        const double corrected_ms =
-            corrected_streamed_ms(kernels::dc_removal::pulse, corrections_ms);
-        const double corrected_running_ms =
-            corrected_streamed_ms(kernels::dc_removal::running, corrections_running_ms);
+        const auto off = kernels::dc_removal::off;
+        auto plain_copy = make_copy(false, off, no_leak, false, 0);
+        const double copy_alone_ms = framed_ms(*plain_copy, false);
+        const double framed_chain_ms = framed_ms(*plain_copy, true);
+        // Per-pulse DC, mean-pulse leakage and I/Q on; and the running DC mean instead.
+        auto all_copy = make_copy(true,
+                                  kernels::dc_removal::pulse,
+                                  kernels::leakage_suppression::mean_pulse,
+                                  true,
+                                  0);
+        auto running_copy = make_copy(true,
+                                      kernels::dc_removal::running,
+                                      kernels::leakage_suppression::mean_pulse,
+                                      true,
+                                      0);
+        const double corrected_ms = framed_ms(*all_copy, true);
+        const double corrected_running_ms = framed_ms(*running_copy, true);
+        // The copy alone with each correction: less copy_alone_ms, what it adds.
+        const double all_copy_ms = framed_ms(*all_copy, false);
+        const double running_copy_ms = framed_ms(*running_copy, false);
+        auto one_copy_ms =
+            [&](kernels::dc_removal dc, kernels::leakage_suppression leak, bool iq) {
+                return framed_ms(*make_copy(true, dc, leak, iq, 16), false);
+            };
+        const double dc_copy_ms = one_copy_ms(kernels::dc_removal::pulse, no_leak, false);
+        const double mean_copy_ms =
+            one_copy_ms(off, kernels::leakage_suppression::mean_pulse, false);
+        const double iq_copy_ms = one_copy_ms(off, no_leak, true);
+        const double blank_copy_ms =
+            one_copy_ms(off, kernels::leakage_suppression::blank, false);
         json_line("pd_chain/default")
             .field("device", props.name)
             .field("workload", w.name)
@@ -211,16 +233,19 @@ GPURADAR_BENCH("pd_chain/default")
             .field("chain_cfar_ms", with_cfar_ms)
             .field("chain_cfar_streamed_ms", streamed_ms)
             .field("chain_cfar_pipelined_ms", pipelined_ms)
-            .field("corrected_chain_cfar_streamed_ms", corrected_ms)
-            .field("corrections_ratio", corrected_ms / streamed_ms)
-            .field("corrected_running_dc_chain_cfar_streamed_ms", corrected_running_ms)
-            .field("corrections_running_dc_ratio", corrected_running_ms / streamed_ms)
-            .field("corrections_alone_ms", corrections_ms)
-            .field("corrections_running_dc_alone_ms", corrections_running_ms)
-            .field("dc_pulse_alone_ms", dc_alone_ms)
-            .field("mean_pulse_alone_ms", mean_alone_ms)
-            .field("iq_alone_ms", iq_alone_ms)
-            .field("blank_alone_ms", blank_alone_ms)
+            .field("framed_chain_cfar_streamed_ms", framed_chain_ms)
+            .field("corrected_framed_chain_cfar_streamed_ms", corrected_ms)
+            .field("corrections_ratio", corrected_ms / framed_chain_ms)
+            .field("corrected_running_dc_framed_chain_cfar_streamed_ms",
+                   corrected_running_ms)
+            .field("corrections_running_dc_ratio", corrected_running_ms / framed_chain_ms)
+            .field("copy_alone_ms", copy_alone_ms)
+            .field("corrections_added_ms", all_copy_ms - copy_alone_ms)
+            .field("corrections_running_dc_added_ms", running_copy_ms - copy_alone_ms)
+            .field("dc_pulse_added_ms", dc_copy_ms - copy_alone_ms)
+            .field("mean_pulse_added_ms", mean_copy_ms - copy_alone_ms)
+            .field("iq_added_ms", iq_copy_ms - copy_alone_ms)
+            .field("blank_added_ms", blank_copy_ms - copy_alone_ms)
             .field("floor_cfar_ms", (16.0 * n + 12.0 * n + 5.0 * n) / (copy * 1e6))
             .field("target_ms", w.channels == 16 ? 0.5 : 0.1)
             .field("copy_gb_per_s", copy)

@@ -23,7 +23,8 @@ float saturation_level(sample_format f)
 std::unique_ptr<framer_copy> framer_copy::make(backend b,
                                                std::size_t cpi_samples,
                                                stream_ref stream,
-                                               sample_format input)
+                                               sample_format input,
+                                               std::unique_ptr<front_end_correction> corr)
 {
     detail::require_backend(b, "framer_copy");
     if (cpi_samples == 0)
@@ -32,12 +33,23 @@ std::unique_ptr<framer_copy> framer_copy::make(backend b,
                       { { "cpi_samples", cpi_samples } },
                       sizeof(cfloat),
                       "the staging CPI");
+    if (corr && corr->where() != b)
+        detail::throw_invalid("framer_copy",
+                              "corrections",
+                              std::string("made for the copy's backend, ") + to_string(b),
+                              to_string(corr->where()));
+    if (corr && corr->config().npulses * corr->config().nrange != cpi_samples)
+        detail::throw_invalid(
+            "framer_copy",
+            "corrections",
+            "made for a CPI of cpi_samples = " + std::to_string(cpi_samples) + " samples",
+            corr->config().npulses * corr->config().nrange);
 #ifdef GPURADAR_HAVE_CUDA
     if (b == backend::cuda)
-        return detail::make_framer_copy_cuda(cpi_samples, stream, input);
+        return detail::make_framer_copy_cuda(cpi_samples, stream, input, std::move(corr));
 #endif
     (void)stream;
-    return detail::make_framer_copy_cpu(cpi_samples, input);
+    return detail::make_framer_copy_cpu(cpi_samples, input, std::move(corr));
 }
 
 } // namespace gpuradar::kernels

@@ -6,11 +6,16 @@
 
 namespace gpuradar::kernels::detail {
 
-std::unique_ptr<framer_copy> make_framer_copy_cpu(std::size_t cpi_samples,
-                                                  sample_format input);
+std::unique_ptr<framer_copy>
+make_framer_copy_cpu(std::size_t cpi_samples,
+                     sample_format input,
+                     std::unique_ptr<front_end_correction> corrections);
 #ifdef GPURADAR_HAVE_CUDA
 std::unique_ptr<framer_copy>
-make_framer_copy_cuda(std::size_t cpi_samples, stream_ref stream, sample_format input);
+make_framer_copy_cuda(std::size_t cpi_samples,
+                      stream_ref stream,
+                      sample_format input,
+                      std::unique_ptr<front_end_correction> corrections);
 #endif
 
 } // namespace gpuradar::kernels::detail

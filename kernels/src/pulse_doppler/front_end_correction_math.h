@@ -117,6 +117,35 @@ GPURADAR_FEC_HD iq_sums iq_sums_from(const iq_terms& t, double n_g, double npuls
     return s;
 }
 
+/*!
+ * One screened sample (re, im) of pulse p, range sample r, corrected in place by the
+ * CPI's map (front_end_map): 0 when blanked; else less the pulse's DC (dre, dim) and
+ * the mean pulse's (mre, mim) (0 where off), then Q' = a I + b Q when iq.ok. One
+ * definition for the CPU twin and the CUDA copy, so that both apply the same floats in
+ * the same order.
+ */
+GPURADAR_FEC_HD void correct_sample(float& re,
+                                    float& im,
+                                    bool blanked,
+                                    float dre,
+                                    float dim,
+                                    float mre,
+                                    float mim,
+                                    const front_end_iq_map& iq)
+{
+    if (blanked) {
+        re = 0.0f;
+        im = 0.0f;
+        return;
+    }
+    re -= dre;
+    im -= dim;
+    re -= mre;
+    im -= mim;
+    if (iq.ok)
+        im = iq.a * re + iq.b * im;
+}
+
 } // namespace gpuradar::kernels::detail
 
 #endif

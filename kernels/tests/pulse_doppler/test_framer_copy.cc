@@ -2,10 +2,14 @@
  * dst + i * nrange; copy_finite writes NaN / Inf samples as 0 and counts them per slot,
  * clamps fc32 parts beyond +-framer_clamp_level and counts sc16 / sc8 samples at
  * +-full scale; the CUDA gather (2-D copy for equal spacing, per-gate copies otherwise)
- * and copy_finite equal the CPU's on fresh random data, output poisoned first. */
+ * and copy_finite equal the CPU's on fresh random data, output poisoned first. With
+ * receiver corrections (front_end_correction.h) copy_finite screens each sample, then
+ * corrects it by the estimate of the screened CPI: the same output as the plain copy
+ * followed by the corrections of its output, the same counts, on both backends. */
 #include "invalid_argument_check.h"
 #include "test_support.h"
 #include <gpuradar/kernels/pulse_doppler/framer_copy.h>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -438,6 +442,251 @@ TEST(FramerCopyCuda, test_013_clamp_and_saturation_match_cpu)
         << "input unchanged (NaN included)";
     check_saturated<std::int16_t>(kernels::sample_format::sc16, kernels::backend::cuda);
     check_saturated<std::int8_t>(kernels::sample_format::sc8, kernels::backend::cuda);
+}
+
+// ---- copy_finite with receiver corrections
+// ---------------------------------------------
+
+kernels::front_end_correction_config corrections(std::size_t np,
+                                                 std::size_t nr,
+                                                 kernels::dc_removal dc,
+                                                 kernels::leakage_suppression leak,
+                                                 std::size_t gate = 0)
+{
+    kernels::front_end_correction_config c;
+    c.npulses = np;
+    c.nrange = nr;
+    c.dc = dc;
+    c.iq = true;
+    c.leakage = leak;
+    c.leakage_gate = gate;
+    return c;
+}
+
+// Every mode: per-pulse and running DC, with the mean pulse and with a blanked gate.
+std::vector<kernels::front_end_correction_config> correction_modes(std::size_t np,
+                                                                   std::size_t nr)
+{
+    using kernels::dc_removal;
+    using kernels::leakage_suppression;
+    return { corrections(np, nr, dc_removal::pulse, leakage_suppression::mean_pulse),
+             corrections(np, nr, dc_removal::running, leakage_suppression::blank, 5) };
+}
+
+std::string mode_name(const kernels::front_end_correction_config& c)
+{
+    return std::string(kernels::to_string(c.dc)) + " " + kernels::to_string(c.leakage);
+}
+
+// A receiver's CPI: noise with a DC per pulse and a Q rail of 1.2 Q + 0.1 I (an
+// imbalance the I/Q correction finds), so that every correction changes the samples.
+std::vector<cfloat> impaired(std::size_t np, std::size_t nr, std::uint32_t seed)
+{
+    auto x = random_complex(np * nr, seed);
+    const auto dc = random_complex(np, seed + 1000, 3.0f);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const cfloat v = x[i] + dc[i / nr];
+        x[i] = cfloat(v.real(), 1.2f * v.imag() + 0.1f * v.real());
+    }
+    return x;
+}
+
+std::unique_ptr<kernels::framer_copy>
+corrected_copy(kernels::backend b,
+               const kernels::front_end_correction_config& c,
+               kernels::stream_ref s = kernels::stream_ref(),
+               kernels::sample_format f = kernels::sample_format::fc32)
+{
+    return kernels::framer_copy::make(
+        b, c.npulses * c.nrange, s, f, kernels::front_end_correction::make(b, c, s));
+}
+
+// NaN / Inf and 3e38 samples in the raw CPI: the corrected copy counts them as the plain
+// copy does and writes, bit for bit, the plain copy's output corrected by a second
+// corrected copy (whose screen then changes nothing): the estimate is the screened
+// CPI's, not the raw one's (one 3e38 sample would make it Inf).
+TEST(FramerCopy, test_006_cpu_corrected_copy_is_screen_then_correction)
+{
+    const std::size_t np = 9, nr = 83, n = np * nr, slots = 3;
+    for (const auto& c : correction_modes(np, nr)) {
+        const std::string what = mode_name(c);
+        auto fused = corrected_copy(kernels::backend::cpu, c);
+        auto twin = corrected_copy(kernels::backend::cpu, c);
+        auto plain = kernels::framer_copy::make(kernels::backend::cpu, n);
+        for (std::size_t k = 0; k < slots; ++k) {
+            auto src = impaired(np, nr, 40 + static_cast<std::uint32_t>(k));
+            add_huge(src, 12, 60 + static_cast<std::uint32_t>(k));
+            poison_samples(src, 4, 70 + static_cast<std::uint32_t>(k));
+            std::vector<cfloat> got(n, cfloat(-7, -7)), screened(n), want(n);
+            fused->copy_finite(got.data(), src.data(), n, k);
+            plain->copy_finite(screened.data(), src.data(), n, k);
+            twin->copy_finite(want.data(), screened.data(), n, k);
+            EXPECT_TRUE(bitwise_equal(got, want)) << what << " slot " << k;
+            EXPECT_GT(rel_l2(got, screened), 1e-3) << what << ": corrected at all";
+            for (const cfloat& v : got)
+                ASSERT_TRUE(std::isfinite(v.real()) && std::isfinite(v.imag())) << what;
+        }
+        std::vector<kernels::framer_sample_counts> cf(slots), cp(slots), ct(slots);
+        fused->take_counts(cf.data(), slots);
+        plain->take_counts(cp.data(), slots);
+        twin->take_counts(ct.data(), slots);
+        std::vector<kernels::iq_estimate> ef(slots), et(slots);
+        fused->corrections()->take_estimates(ef.data(), slots);
+        twin->corrections()->take_estimates(et.data(), slots);
+        for (std::size_t k = 0; k < slots; ++k) {
+            EXPECT_TRUE(cf[k] == cp[k]) << what << " slot " << k;
+            EXPECT_GT(cf[k].nonfinite, 0u);
+            EXPECT_GT(cf[k].clamped, 0u);
+            EXPECT_TRUE(ct[k] == kernels::framer_sample_counts{}) << "screened already";
+            EXPECT_TRUE(ef[k].corrected) << what << " slot " << k;
+            EXPECT_EQ(ef[k].gain_db, et[k].gain_db) << what;
+            EXPECT_EQ(ef[k].phase_deg, et[k].phase_deg) << what;
+        }
+    }
+    // A copy of part of a CPI cannot be corrected; corrections for another CPI or
+    // backend are refused when the copy is made.
+    const auto c = correction_modes(np, nr)[0];
+    auto fused = corrected_copy(kernels::backend::cpu, c);
+    std::vector<cfloat> a(n), b(n);
+    expect_invalid([&] { fused->copy_finite(b.data(), a.data(), n - 1, 0); },
+                   "one whole CPI of " + std::to_string(n) + " samples (got " +
+                       std::to_string(n - 1) + ")");
+    expect_invalid(
+        [&] {
+            kernels::framer_copy::make(
+                kernels::backend::cpu,
+                n + 1,
+                kernels::stream_ref(),
+                kernels::sample_format::fc32,
+                kernels::front_end_correction::make(kernels::backend::cpu, c));
+        },
+        "corrections must be made for a CPI of cpi_samples");
+}
+
+// sc16 / sc8 gates with saturated codes through the staging CPI, then the corrected copy:
+// the saturated counts are the plain copy's and the output the plain copy's corrected.
+template <typename Int>
+void check_corrected_integers(kernels::sample_format f, kernels::backend b)
+{
+    const std::size_t np = 6, nr = 301, n = np * nr;
+    const std::uint32_t seed = std::random_device{}();
+    SCOPED_TRACE("seed " + std::to_string(seed) + " " + kernels::to_string(f));
+    auto parts = random_parts<Int>(n, seed);
+    std::mt19937 rng(seed);
+    const Int hi = std::numeric_limits<Int>::max(), lo = std::numeric_limits<Int>::min();
+    for (int i = 0; i < 40; ++i)
+        parts[rng() % parts.size()] = rng() % 2 ? hi : lo;
+    const auto offsets = uniform_offsets(np, 0, nr);
+    for (const auto& c : correction_modes(np, nr)) {
+        auto fused = corrected_copy(kernels::backend::cpu, c, kernels::stream_ref(), f);
+        auto plain = kernels::framer_copy::make(
+            kernels::backend::cpu, n, kernels::stream_ref(), f);
+        auto twin = corrected_copy(kernels::backend::cpu, c);
+        fused->gather(fused->staging(), parts.data(), offsets, nr);
+        plain->gather(plain->staging(), parts.data(), offsets, nr);
+        std::vector<cfloat> ref(n), screened(n), want(n);
+        fused->copy_finite(ref.data(), fused->staging(), n, 0);
+        plain->copy_finite(screened.data(), plain->staging(), n, 0);
+        twin->copy_finite(want.data(), screened.data(), n, 0);
+        EXPECT_TRUE(bitwise_equal(ref, want)) << mode_name(c);
+        kernels::framer_sample_counts cf, cp;
+        fused->take_counts(&cf, 1);
+        plain->take_counts(&cp, 1);
+        EXPECT_TRUE(cf == cp) << mode_name(c);
+        EXPECT_GT(cf.saturated, 20u);
+        kernels::iq_estimate ec;
+        fused->corrections()->take_estimates(&ec, 1);
+        if (b != kernels::backend::cuda)
+            continue;
+#ifdef GPURADAR_HAVE_CUDA
+        kernels::cuda_stream s;
+        auto gpu = corrected_copy(kernels::backend::cuda, c, s.ref(), f);
+        const auto d_parts = to_device(parts, s);
+        kernels::device_memory d_out(n * sizeof(cfloat));
+        poison(d_out, s);
+        gpu->gather(gpu->staging(), d_parts.get(), offsets, nr);
+        gpu->copy_finite(d_out.as<cfloat>(), gpu->staging(), n, 0);
+        kernels::framer_sample_counts cg;
+        gpu->take_counts(&cg, 1);
+        kernels::iq_estimate eg;
+        gpu->corrections()->take_estimates(&eg, 1);
+        EXPECT_TRUE(cg == cf) << mode_name(c);
+        EXPECT_LE(rel_l2(to_host<cfloat>(d_out, n, s), ref), 1e-5) << mode_name(c);
+        EXPECT_EQ(eg.corrected, ec.corrected) << mode_name(c);
+        EXPECT_NEAR(eg.gain_db, ec.gain_db, 1e-6) << mode_name(c);
+#endif
+    }
+}
+
+TEST(FramerCopy, test_007_cpu_corrected_integer_copy_counts_saturation)
+{
+    check_corrected_integers<std::int16_t>(kernels::sample_format::sc16,
+                                           kernels::backend::cpu);
+    check_corrected_integers<std::int8_t>(kernels::sample_format::sc8,
+                                          kernels::backend::cpu);
+}
+
+// The CUDA corrected copy against the CPU twin: fresh random CPIs with NaN / Inf and
+// 3e38 samples, three slots (state carried), sizes not multiples of any block, output
+// poisoned around each CPI; the same counts, the same samples to float rounding, the
+// same estimates, the input unchanged.
+TEST(FramerCopyCuda, test_014_corrected_copy_matches_cpu)
+{
+    GPURADAR_REQUIRE_CUDA();
+    kernels::cuda_stream s;
+    const std::size_t np = 37, nr = 301, n = np * nr, slots = 3, guard = 64;
+    const std::uint32_t seed = std::random_device{}();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    for (const auto& c : correction_modes(np, nr)) {
+        const std::string what = mode_name(c);
+        auto cpu = corrected_copy(kernels::backend::cpu, c);
+        auto gpu = corrected_copy(kernels::backend::cuda, c, s.ref());
+        std::vector<cfloat> src, ref(slots * n);
+        for (std::size_t k = 0; k < slots; ++k) {
+            auto x = impaired(np, nr, seed + static_cast<std::uint32_t>(10 * k));
+            add_huge(x, 20, seed + static_cast<std::uint32_t>(10 * k + 1));
+            poison_samples(x, 6, seed + static_cast<std::uint32_t>(10 * k + 2));
+            src.insert(src.end(), x.begin(), x.end());
+        }
+        const auto d_src = to_device(src, s);
+        kernels::device_memory d_out((slots * n + 2 * guard) * sizeof(cfloat));
+        poison(d_out, s);
+        for (std::size_t k = 0; k < slots; ++k) {
+            cpu->copy_finite(ref.data() + k * n, src.data() + k * n, n, k);
+            gpu->copy_finite(
+                d_out.as<cfloat>() + guard + k * n, d_src.as<cfloat>() + k * n, n, k);
+        }
+        std::vector<kernels::framer_sample_counts> cc(slots), cg(slots);
+        cpu->take_counts(cc.data(), slots);
+        gpu->take_counts(cg.data(), slots);
+        std::vector<kernels::iq_estimate> ec(slots), eg(slots);
+        cpu->corrections()->take_estimates(ec.data(), slots);
+        gpu->corrections()->take_estimates(eg.data(), slots);
+        const auto all = to_host<cfloat>(d_out, slots * n + 2 * guard, s);
+        for (std::size_t k = 0; k < slots; ++k) {
+            const std::vector<cfloat> got(all.begin() + guard + k * n,
+                                          all.begin() + guard + (k + 1) * n);
+            const std::vector<cfloat> want(ref.begin() + k * n,
+                                           ref.begin() + (k + 1) * n);
+            EXPECT_LE(rel_l2(got, want), 1e-5) << what << " slot " << k;
+            EXPECT_TRUE(cg[k] == cc[k]) << what << " slot " << k;
+            EXPECT_GT(cc[k].nonfinite + cc[k].clamped, 0u);
+            EXPECT_TRUE(ec[k].corrected) << what;
+            EXPECT_EQ(eg[k].corrected, ec[k].corrected) << what;
+            EXPECT_NEAR(eg[k].gain_db, ec[k].gain_db, 1e-6) << what;
+            EXPECT_NEAR(eg[k].phase_deg, ec[k].phase_deg, 1e-5) << what;
+        }
+        for (std::size_t i = 0; i < guard; ++i) {
+            EXPECT_TRUE(std::isnan(all[i].real())) << what;
+            EXPECT_TRUE(std::isnan(all[guard + slots * n + i].real())) << what;
+        }
+        EXPECT_TRUE(bitwise_equal(to_host<cfloat>(d_src, slots * n, s), src))
+            << "input unchanged (NaN included)";
+    }
+    check_corrected_integers<std::int16_t>(kernels::sample_format::sc16,
+                                           kernels::backend::cuda);
+    check_corrected_integers<std::int8_t>(kernels::sample_format::sc8,
+                                          kernels::backend::cuda);
 }
 
 } // namespace

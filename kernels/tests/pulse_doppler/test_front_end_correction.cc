@@ -5,11 +5,14 @@
  * issue (31): after correction of a 1 dB / 5 degree imbalance and a DC offset 30 dB above
  * the noise the image target is >= 40 dB below the target and the DC spur below the
  * noise floor, CA-CFAR keeps its Pfa on noise-only CPIs, and 60 dB of transmit leakage
- * at range zero leaves the Pd outside the suppressed gate as without leakage. */
+ * at range zero leaves the Pd outside the suppressed gate as without leakage. The
+ * corrections run as the framer runs them, inside framer_copy::copy_finite (corrector
+ * below); test_framer_copy.cc checks that copy's screening and counts with them. */
 #include "invalid_argument_check.h"
 #include "pulse_doppler/front_end_correction_math.h"
 #include "test_support.h"
 #include <gpuradar/kernels/detection/cfar_2d.h>
+#include <gpuradar/kernels/pulse_doppler/framer_copy.h>
 #include <gpuradar/kernels/pulse_doppler/front_end_correction.h>
 #include <gpuradar/kernels/scene/complex_noise.h>
 #include <gpuradar/kernels/scene/front_end.h>
@@ -24,6 +27,64 @@ namespace {
 namespace k = kernels;
 using cd = std::complex<double>;
 constexpr double two_pi = 6.283185307179586476925;
+
+// The corrections as pulse_framer applies them: estimated and applied by the framer's
+// copy of the CPI (framer_copy::copy_finite), here out of x into a scratch CPI and back,
+// so that the tests below correct "in place".
+class corrector
+{
+public:
+    corrector(k::backend b,
+              const k::front_end_correction_config& c,
+              k::stream_ref s = k::stream_ref())
+        : d_b(b),
+          d_n(c.npulses * c.nrange),
+          d_stream(s),
+          d_copy(k::framer_copy::make(
+              b, d_n, s, k::sample_format::fc32, k::front_end_correction::make(b, c, s)))
+    {
+        if (b == k::backend::cpu)
+            d_host.resize(d_n);
+        else
+            d_device = k::device_memory(d_n * sizeof(cfloat));
+    }
+    void run(cfloat* x, std::size_t slot)
+    {
+        if (d_b == k::backend::cpu) {
+            d_copy->copy_finite(d_host.data(), x, d_n, slot);
+            std::copy(d_host.begin(), d_host.end(), x);
+            return;
+        }
+        // Poisoned: a sample the copy skipped cannot pass.
+        k::fill_bytes_async(d_device.get(), 0xFF, d_device.size(), d_stream, "test");
+        d_copy->copy_finite(d_device.as<cfloat>(), x, d_n, slot);
+        k::copy_async(x,
+                      d_device.get(),
+                      d_n * sizeof(cfloat),
+                      k::copy_kind::device_to_device,
+                      d_stream,
+                      "test");
+    }
+    void take_estimates(k::iq_estimate* out, std::size_t n)
+    {
+        d_copy->corrections()->take_estimates(out, n);
+    }
+
+private:
+    k::backend d_b;
+    std::size_t d_n;
+    k::stream_ref d_stream;
+    std::unique_ptr<k::framer_copy> d_copy;
+    std::vector<cfloat> d_host;
+    k::device_memory d_device;
+};
+
+std::unique_ptr<corrector> make_corrector(k::backend b,
+                                          const k::front_end_correction_config& c,
+                                          k::stream_ref s = k::stream_ref())
+{
+    return std::make_unique<corrector>(b, c, s);
+}
 
 // ---- fp64 reference, from the definitions in front_end_correction.h ----------------
 struct ref_state {
@@ -136,7 +197,7 @@ TEST(FrontEndCorrection, test_001_cpu_matches_fp64_reference_over_cpis)
 {
     const std::size_t np = 13, nr = 37; // neither a multiple of anything
     for (const auto& c : all_combinations(np, nr)) {
-        auto fec = k::front_end_correction::make(k::backend::cpu, c);
+        auto fec = make_corrector(k::backend::cpu, c);
         ref_state st;
         for (std::uint32_t cpi = 0; cpi < 3; ++cpi) {
             auto x = impaired_cpi(np, nr, 10 + cpi);
@@ -168,7 +229,7 @@ TEST(FrontEndCorrection, test_002_iq_estimate_matches_simulated_imbalance)
     fe.iq_gain_db = 1.0;
     fe.iq_phase_deg = 5.0;
     k::front_end(fe, 1e6, 1, "test").apply(x.data(), n);
-    auto fec = k::front_end_correction::make(
+    auto fec = make_corrector(
         k::backend::cpu,
         config(np, nr, k::dc_removal::off, k::leakage_suppression::off, true));
     fec->run(x.data(), 0);
@@ -207,7 +268,7 @@ TEST(FrontEndCorrection, test_003_degenerate_iq_left_uncorrected)
         cases[3][i] = cfloat(noise[i].real(), 10.0f * noise[i].imag());
     }
     for (auto b : { k::backend::cpu }) {
-        auto fec = k::front_end_correction::make(b, c);
+        auto fec = make_corrector(b, c);
         for (std::size_t i = 0; i < cases.size(); ++i) {
             auto x = cases[i];
             fec->run(x.data(), i);
@@ -276,7 +337,7 @@ TEST(FrontEndCorrection, test_005_rounding_residue_is_no_iq_statistic)
             k::iq_estimate e;
             std::vector<cfloat> y;
             if (b == k::backend::cpu) {
-                auto fec = k::front_end_correction::make(b, cs.c);
+                auto fec = make_corrector(b, cs.c);
                 y = *cs.x;
                 fec->run(y.data(), 0);
                 fec->take_estimates(&e, 1);
@@ -284,7 +345,7 @@ TEST(FrontEndCorrection, test_005_rounding_residue_is_no_iq_statistic)
 #ifdef GPURADAR_HAVE_CUDA
             else {
                 k::cuda_stream s;
-                auto fec = k::front_end_correction::make(b, cs.c, s.ref());
+                auto fec = make_corrector(b, cs.c, s.ref());
                 auto d = to_device(*cs.x, s);
                 fec->run(d.as<cfloat>(), 0);
                 fec->take_estimates(&e, 1);
@@ -382,7 +443,8 @@ TEST(FrontEndCorrection, test_004_bad_parameters_named)
 }
 
 #ifdef GPURADAR_HAVE_CUDA
-// In place: the CPI sits inside a poisoned buffer; the CUDA result equals the CPU twin's
+// The CPI sits inside a poisoned buffer (and the copy's scratch is poisoned: corrector);
+// the CUDA result equals the CPU twin's
 // over several CPIs (state carried, slots 0 and 1), the bytes around it stay poisoned.
 TEST(FrontEndCorrectionCuda, test_010_cuda_matches_cpu)
 {
@@ -390,8 +452,8 @@ TEST(FrontEndCorrectionCuda, test_010_cuda_matches_cpu)
     k::cuda_stream s;
     const std::size_t np = 37, nr = 301, n = np * nr, guard = 64;
     for (const auto& c : all_combinations(np, nr)) {
-        auto cpu = k::front_end_correction::make(k::backend::cpu, c);
-        auto gpu = k::front_end_correction::make(k::backend::cuda, c, s.ref());
+        auto cpu = make_corrector(k::backend::cpu, c);
+        auto gpu = make_corrector(k::backend::cuda, c, s.ref());
         k::device_memory d((2 * guard + 2 * n) * sizeof(cfloat));
         poison(d, s);
         std::vector<std::vector<cfloat>> ref(2);
@@ -450,8 +512,8 @@ TEST(FrontEndCorrectionCuda, test_012_cuda_matches_cpu_large)
         }
     std::uint32_t seed = 700;
     for (const auto& c : configs) {
-        auto cpu = k::front_end_correction::make(k::backend::cpu, c);
-        auto gpu = k::front_end_correction::make(k::backend::cuda, c, s.ref());
+        auto cpu = make_corrector(k::backend::cpu, c);
+        auto gpu = make_corrector(k::backend::cuda, c, s.ref());
         k::device_memory d((2 * guard + n) * sizeof(cfloat));
         const std::string what =
             std::string(k::to_string(c.dc)) + " " + k::to_string(c.leakage);
@@ -492,7 +554,7 @@ TEST(FrontEndCorrectionCuda, test_011_cuda_degenerate_iq_unchanged)
     k::cuda_stream s;
     const std::size_t np = 8, nr = 33, n = np * nr;
     auto c = config(np, nr, k::dc_removal::off, k::leakage_suppression::off, true);
-    auto gpu = k::front_end_correction::make(k::backend::cuda, c, s.ref());
+    auto gpu = make_corrector(k::backend::cuda, c, s.ref());
     const auto noise = random_complex(n, 4);
     std::vector<cfloat> zero(n, cfloat(0, 0)), real(n);
     for (std::size_t i = 0; i < n; ++i)
@@ -617,7 +679,7 @@ TEST(FrontEndCorrection, test_020_image_and_dc_spur_removed)
     EXPECT_GT(mean_excluding(before, np, nr, 0, tr), 100 * floor(before));
 
     auto x = raw;
-    auto fec = k::front_end_correction::make(
+    auto fec = make_corrector(
         k::backend::cpu,
         config(np, nr, k::dc_removal::pulse, k::leakage_suppression::off, true));
     fec->run(x.data(), 0);
@@ -651,7 +713,7 @@ TEST(FrontEndCorrection, test_021_cfar_pfa_nominal_after_correction)
     auto cfar = k::cfar_2d::make(k::backend::cpu, cfar_params(np, nr, pfa));
     std::vector<std::uint8_t> mask(np * nr);
     auto false_alarms = [&](bool correct) {
-        auto fec = k::front_end_correction::make(
+        auto fec = make_corrector(
             k::backend::cpu,
             config(np, nr, k::dc_removal::pulse, k::leakage_suppression::off, true));
         std::uint64_t found = 0;
@@ -698,7 +760,7 @@ TEST(FrontEndCorrection, test_022_leakage_suppressed_pd_kept)
         auto c = config(np, nr, k::dc_removal::off, mode, false);
         c.leakage_alpha = 0.1;
         c.leakage_gate = gate;
-        auto fec = k::front_end_correction::make(k::backend::cpu, c);
+        auto fec = make_corrector(k::backend::cpu, c);
         std::size_t hits = 0;
         for (std::size_t i = 0; i < ncpi; ++i) {
             auto x = scene_cpi(

@@ -2,9 +2,12 @@
 #include "common/cuda/launch.h"
 #include "pulse_doppler/framer_copy_backends.h"
 #include "pulse_doppler/framer_copy_screen.h"
+#include "pulse_doppler/front_end_correction_math.h"
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 namespace gpuradar::kernels::detail {
 namespace {
@@ -65,11 +68,68 @@ __global__ void copy_finite_kernel(V* __restrict__ dst,
     count_warp(t.saturated, count + 2);
 }
 
+// Pulses per thread and iteration of the corrected copy: loads in flight per thread.
+constexpr int correct_rows = 4;
+
+struct correct_args {
+    float2* dst;
+    const float2* src;
+    std::size_t npulses, nrange, gate;
+    const float2* dc;           // per pulse, or null
+    const float2* mean;         // per range sample, or null
+    const front_end_iq_map* iq; // or null
+    float clamp, sat;
+    unsigned long long* count; // the slot's counters (copy_finite_kernel's)
+};
+
+// copy_finite with corrections: each sample screened (copy_finite_kernel's screen and
+// counts), then corrected by the CPI's map (correct_sample, the CPU twin's). blockIdx.y
+// walks the pulses and x the range samples, so that no thread divides.
+__global__ void copy_correct_kernel(correct_args a)
+{
+    front_end_iq_map m;
+    if (a.iq)
+        m = *a.iq;
+    screen_tally t;
+    const std::size_t r0 = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::size_t rstride = std::size_t(gridDim.x) * blockDim.x;
+    for (std::size_t pa = std::size_t(blockIdx.y) * correct_rows; pa < a.npulses;
+         pa += std::size_t(gridDim.y) * correct_rows) {
+        for (std::size_t r = r0; r < a.nrange; r += rstride) {
+            float2 v[correct_rows];
+#pragma unroll
+            for (int j = 0; j < correct_rows; ++j)
+                if (pa + j < a.npulses)
+                    v[j] = a.src[(pa + j) * a.nrange + r];
+            const float2 mp = a.mean ? a.mean[r] : make_float2(0.0f, 0.0f);
+            const bool blanked = r < a.gate;
+#pragma unroll
+            for (int j = 0; j < correct_rows; ++j) {
+                const std::size_t p = pa + j;
+                if (p >= a.npulses)
+                    break;
+                const float2 d = a.dc ? a.dc[p] : make_float2(0.0f, 0.0f);
+                float2 y = v[j];
+                screen_sample(y.x, y.y, a.clamp, a.sat, t);
+                correct_sample(y.x, y.y, blanked, d.x, d.y, mp.x, mp.y, m);
+                a.dst[p * a.nrange + r] = y;
+            }
+        }
+    }
+    count_warp(t.nonfinite, a.count);
+    count_warp(t.clamped, a.count + 1);
+    count_warp(t.saturated, a.count + 2);
+}
+
 class framer_copy_cuda final : public framer_copy
 {
 public:
-    framer_copy_cuda(std::size_t cpi_samples, stream_ref stream, sample_format input)
-        : d_staging(cpi_samples * sizeof(cfloat)),
+    framer_copy_cuda(std::size_t cpi_samples,
+                     stream_ref stream,
+                     sample_format input,
+                     std::unique_ptr<front_end_correction> corrections)
+        : framer_copy(std::move(corrections)),
+          d_staging(cpi_samples * sizeof(cfloat)),
           d_stream(stream),
           d_convert(sample_convert::make(backend::cuda, input, stream)),
           d_saturation(saturation_level(input))
@@ -110,6 +170,11 @@ public:
             grow_counts(std::max(2 * d_slots, slot + 1));
         auto* count = d_counts.as<unsigned long long>() + counters_per_slot * slot;
         const auto stream = native(d_stream);
+        d_used = std::max(d_used, slot + 1);
+        if (d_corrections) {
+            copy_corrected(dst, src, n, slot, count);
+            return;
+        }
         const bool aligned =
             reinterpret_cast<std::uintptr_t>(dst) % sizeof(float4) == 0 &&
             reinterpret_cast<std::uintptr_t>(src) % sizeof(float4) == 0;
@@ -138,7 +203,6 @@ public:
                     count);
             GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_finite_kernel<float2>");
         }
-        d_used = std::max(d_used, slot + 1);
     }
 
     // One device-to-host copy of the slots used since the last take, one wait.
@@ -167,6 +231,49 @@ public:
 
 private:
     static constexpr std::size_t initial_slots = 8;
+
+    // The estimate's kernels from src, then the screened, corrected copy in one pass.
+    void copy_corrected(cfloat* dst,
+                        const cfloat* src,
+                        std::size_t n,
+                        std::size_t slot,
+                        unsigned long long* count)
+    {
+        const auto& c = d_corrections->config();
+        if (n != c.npulses * c.nrange)
+            throw std::invalid_argument(
+                std::string(who) +
+                ": copy_finite with corrections takes one whole CPI of " +
+                std::to_string(c.npulses * c.nrange) + " samples (got " +
+                std::to_string(n) + ")");
+        d_corrections->estimate(src, slot);
+        const front_end_map m = d_corrections->map();
+        correct_args a{ reinterpret_cast<float2*>(dst),
+                        reinterpret_cast<const float2*>(src),
+                        m.npulses,
+                        m.nrange,
+                        m.gate,
+                        reinterpret_cast<const float2*>(m.dc),
+                        reinterpret_cast<const float2*>(m.mean),
+                        m.iq,
+                        framer_clamp_level,
+                        d_saturation,
+                        count };
+        // About elementwise_max_blocks blocks, a row of blocks per correct_rows pulses.
+        const std::size_t bx = (m.nrange + elementwise_threads - 1) / elementwise_threads;
+        const std::size_t by = std::min<std::size_t>(
+            { (m.npulses + correct_rows - 1) / correct_rows,
+              max_grid_y,
+              std::max<std::size_t>(1, elementwise_max_blocks / bx) });
+        copy_correct_kernel<<<dim3(static_cast<unsigned int>(bx),
+                                   static_cast<unsigned int>(by)),
+                              elementwise_threads,
+                              0,
+                              native(d_stream)>>>(a);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_correct_kernel");
+    }
+
+    static constexpr std::size_t max_grid_y = 65535; // CUDA's limit on gridDim.y
     static constexpr std::size_t slot_bytes = counters_per_slot * sizeof(std::uint64_t);
 
     void zero_counts()
@@ -217,9 +324,13 @@ private:
 } // namespace
 
 std::unique_ptr<framer_copy>
-make_framer_copy_cuda(std::size_t cpi_samples, stream_ref stream, sample_format input)
+make_framer_copy_cuda(std::size_t cpi_samples,
+                      stream_ref stream,
+                      sample_format input,
+                      std::unique_ptr<front_end_correction> corrections)
 {
-    return std::make_unique<framer_copy_cuda>(cpi_samples, stream, input);
+    return std::make_unique<framer_copy_cuda>(
+        cpi_samples, stream, input, std::move(corrections));
 }
 
 } // namespace gpuradar::kernels::detail

@@ -1,16 +1,19 @@
-/* CUDA front-end corrections in two passes over the CPI, whatever the options: one read
- * pass takes every sum of the raw CPI (per pulse, per range sample, the I/Q second
- * moments), small kernels turn them into the estimates (the running DC as a parallel
- * scan), and one pass applies the whole correction as one affine map per sample. The
- * statistics of the corrected CPI follow from the raw sums (front_end_correction_math.h),
- * the CPU twin's maths; sums are fp64 and written per block, then added in a fixed order
- * (no atomics but the 9 per-block range terms), so both backends agree to float
- * rounding. */
+/* CUDA front-end corrections' estimates in one read pass over the raw staged CPI,
+ * whatever the options: the sums pass takes every sum of the CPI as the framer's copy
+ * will screen it (per pulse, per range sample, the I/Q second moments), small kernels
+ * turn them into the estimates (the running DC as a parallel scan); framer_copy's copy
+ * then applies the whole correction as one affine map per sample as it writes the CPI out
+ * (front_end_correction.h, "How"). The statistics of the corrected CPI follow from the
+ * raw sums (front_end_correction_math.h), the CPU twin's maths; sums are fp64 and
+ * written per block, then added in a fixed order (no atomics but the 9 per-block range
+ * terms), so both backends agree to float rounding. */
 #include "common/cuda/cuda_check.h"
 #include "common/cuda/launch.h"
+#include "pulse_doppler/framer_copy_screen.h"
 #include "pulse_doppler/front_end_correction_backends.h"
 #include "pulse_doppler/front_end_correction_math.h"
 #include <cuda_runtime.h>
+#include <gpuradar/kernels/pulse_doppler/framer_copy.h>
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -35,9 +38,6 @@ constexpr int stats_rows = 32;
 // est_threads over the range samples (the mean pulse).
 constexpr int est_threads = 1024;
 constexpr int range_threads = 256;
-
-// Pulses per thread and iteration of the apply pass.
-constexpr int apply_rows = 4;
 
 __device__ __forceinline__ double warp_sum(double v)
 {
@@ -70,16 +70,10 @@ __device__ void block_sums(const double (&v)[N], double* smem, double (&out)[N])
         }
 }
 
-//! The correction's I/Q part as the apply pass uses it, computed once per CPI.
-struct iq_apply {
-    float a, b;
-    int ok;
-};
-
 // The I/Q matrix of the CPI from its terms, into *out, and its corrected sums into the
 // slot's (one thread).
-__device__ void
-finish_iq(const double* terms, double n_g, double npulses, iq_apply* out, double* sums)
+__device__ void finish_iq(
+    const double* terms, double n_g, double npulses, front_end_iq_map* out, double* sums)
 {
     iq_terms t;
     double* f = &t.raw[0];
@@ -87,7 +81,11 @@ finish_iq(const double* terms, double n_g, double npulses, iq_apply* out, double
         f[i] = __ldcg(terms + i); // from L2: other blocks' atomics, not a stale L1 line
     const iq_sums s = iq_sums_from(t, n_g, npulses);
     const iq_matrix m = iq_matrix_from(s);
-    *out = iq_apply{ static_cast<float>(m.a), static_cast<float>(m.b), m.ok ? 1 : 0 };
+    front_end_iq_map q;
+    q.a = static_cast<float>(m.a);
+    q.b = static_cast<float>(m.b);
+    q.ok = m.ok ? 1 : 0;
+    *out = q;
     sums[0] = s.ii;
     sums[1] = s.qq;
     sums[2] = s.iq;
@@ -130,6 +128,16 @@ __global__ void __launch_bounds__(stats_threads) stats_kernel(stats_args a)
             for (int k = 0; k < stats_per_lane; ++k) {
                 const std::size_t c = c0 + 32 * k;
                 v[j][k] = p < p1 && c < a.nrange ? x[c] : make_float2(0.0f, 0.0f);
+            }
+        }
+        // The samples as the framer's copy writes them (its counts are the copy's).
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+#pragma unroll
+            for (int k = 0; k < stats_per_lane; ++k) {
+                screen_tally ignored;
+                screen_sample(
+                    v[j][k].x, v[j][k].y, framer_clamp_level, INFINITY, ignored);
             }
         }
 #pragma unroll
@@ -220,7 +228,7 @@ struct pulse_args {
                        // terms zeroed for range_kernel's atomics
     bool finish;       // I/Q without mean pulse: the matrix is computed here
     double n_g;        // samples per pulse not blanked
-    iq_apply* iq_out;
+    front_end_iq_map* iq_out;
     double* sums; // the slot's corrected I/Q sums
 };
 
@@ -333,7 +341,7 @@ struct range_args {
     double2* mean;        // M, carried across CPIs
     float2* mean_f;       // M as subtracted
     unsigned int* ticket; // blocks done (0 between CPIs)
-    iq_apply* iq_out;
+    front_end_iq_map* iq_out;
     double* sums; // the slot's corrected I/Q sums
 };
 
@@ -392,66 +400,11 @@ __global__ void __launch_bounds__(range_threads) range_kernel(range_args a)
     }
 }
 
-struct apply_args {
-    float2* cpi;
-    std::size_t npulses, nrange, gate;
-    const float2* dc;   // per pulse, or null
-    const float2* mean; // per range sample, or null
-    const iq_apply* iq; // or null (no I/Q correction)
-};
-
-// The whole correction as one affine map per sample: y = x - dc[p] - mean[r], 0 on the
-// blanked gate, then Q' = a I + b Q when the I/Q estimate is usable. blockIdx.y walks the
-// pulses and x the range samples, so that no thread divides.
-__global__ void apply_kernel(apply_args a)
-{
-    iq_apply m{ 0.0f, 1.0f, 0 };
-    if (a.iq)
-        m = *a.iq;
-    if (!a.dc && !a.mean && a.gate == 0 && !m.ok)
-        return;
-    // Each thread takes apply_rows pulses at once (loads first): bytes in flight.
-    const std::size_t r0 = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    const std::size_t rstride = std::size_t(gridDim.x) * blockDim.x;
-    for (std::size_t pa = std::size_t(blockIdx.y) * apply_rows; pa < a.npulses;
-         pa += std::size_t(gridDim.y) * apply_rows) {
-        for (std::size_t r = r0; r < a.nrange; r += rstride) {
-            float2 v[apply_rows];
-#pragma unroll
-            for (int j = 0; j < apply_rows; ++j)
-                if (pa + j < a.npulses)
-                    v[j] = a.cpi[(pa + j) * a.nrange + r];
-            const float2 mp = a.mean ? a.mean[r] : make_float2(0.0f, 0.0f);
-            const bool blanked = r < a.gate;
-#pragma unroll
-            for (int j = 0; j < apply_rows; ++j) {
-                const std::size_t p = pa + j;
-                if (p >= a.npulses)
-                    break;
-                float2 y = make_float2(0.0f, 0.0f);
-                if (!blanked) {
-                    y = v[j];
-                    if (a.dc) {
-                        const float2 d = a.dc[p];
-                        y.x -= d.x;
-                        y.y -= d.y;
-                    }
-                    y.x -= mp.x;
-                    y.y -= mp.y;
-                    if (m.ok)
-                        y.y = m.a * y.x + m.b * y.y;
-                }
-                a.cpi[p * a.nrange + r] = y;
-            }
-        }
-    }
-}
-
 class front_end_correction_cuda final : public front_end_correction
 {
 public:
     front_end_correction_cuda(const front_end_correction_config& cfg, stream_ref stream)
-        : front_end_correction(cfg),
+        : front_end_correction(cfg, backend::cuda),
           d_stream(stream),
           d_ntiles((cfg.nrange + stats_cols - 1) / stats_cols),
           d_nchunks((cfg.npulses + stats_rows - 1) / stats_rows),
@@ -465,7 +418,7 @@ public:
           d_dc_state(sizeof(double2)),
           d_mean_pulse(cfg.nrange * sizeof(double2)),
           d_mean_pulse_f(cfg.nrange * sizeof(float2)),
-          d_iq(sizeof(iq_apply)),
+          d_iq(sizeof(front_end_iq_map)),
           d_ticket(sizeof(unsigned int))
     {
         if (d_nchunks > 65535) // the sums pass's grid.y
@@ -483,10 +436,10 @@ public:
         GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(d_ticket.get(), 0, d_ticket.size(), s));
     }
 
-    void run(cfloat* cpi, std::size_t slot) override
+    void estimate(const cfloat* cpi, std::size_t slot) override
     {
         const auto s = native(d_stream);
-        auto* x = reinterpret_cast<float2*>(cpi);
+        const auto* x = reinterpret_cast<const float2*>(cpi);
         const std::size_t np = d_cfg.npulses, nr = d_cfg.nrange;
         const bool dc = d_cfg.dc != dc_removal::off;
         const bool mean = d_cfg.leakage == leakage_suppression::mean_pulse;
@@ -535,7 +488,7 @@ public:
                            d_terms.as<double>(),
                            d_cfg.iq && !mean,
                            double(nr - gate),
-                           d_iq.as<iq_apply>(),
+                           d_iq.as<front_end_iq_map>(),
                            sums };
             pulse_kernel<<<1, est_threads, 0, s>>>(pa);
             GPURADAR_CUDA_CHECK_LAUNCH(who, "pulse_kernel");
@@ -553,7 +506,7 @@ public:
                            d_mean_pulse.as<double2>(),
                            d_mean_pulse_f.as<float2>(),
                            d_ticket.as<unsigned int>(),
-                           d_iq.as<iq_apply>(),
+                           d_iq.as<front_end_iq_map>(),
                            sums };
             const auto blocks =
                 static_cast<unsigned int>((nr + range_threads - 1) / range_threads);
@@ -561,24 +514,21 @@ public:
             GPURADAR_CUDA_CHECK_LAUNCH(who, "range_kernel");
             d_have_mean = true;
         }
-        apply_args aa{ x,
-                       np,
-                       nr,
-                       gate,
-                       dc ? d_dc.as<float2>() : nullptr,
-                       mean ? d_mean_pulse_f.as<float2>() : nullptr,
-                       d_cfg.iq ? d_iq.as<iq_apply>() : nullptr };
-        // About elementwise_max_blocks blocks, a row of blocks per pulse.
-        const std::size_t bx = (nr + elementwise_threads - 1) / elementwise_threads;
-        const std::size_t by = std::min<std::size_t>(
-            { (np + apply_rows - 1) / apply_rows,
-              65535,
-              std::max<std::size_t>(1, elementwise_max_blocks / bx) });
-        apply_kernel<<<dim3(static_cast<unsigned int>(bx), static_cast<unsigned int>(by)),
-                       elementwise_threads,
-                       0,
-                       s>>>(aa);
-        GPURADAR_CUDA_CHECK_LAUNCH(who, "apply_kernel");
+    }
+
+    front_end_map map() const override
+    {
+        front_end_map m;
+        m.npulses = d_cfg.npulses;
+        m.nrange = d_cfg.nrange;
+        m.gate = d_cfg.leakage == leakage_suppression::blank ? d_cfg.leakage_gate : 0;
+        if (d_cfg.dc != dc_removal::off)
+            m.dc = d_dc.as<cfloat>();
+        if (d_cfg.leakage == leakage_suppression::mean_pulse)
+            m.mean = d_mean_pulse_f.as<cfloat>();
+        if (d_cfg.iq)
+            m.iq = d_iq.as<front_end_iq_map>();
+        return m;
     }
 
     // One small copy per slot, one wait.
@@ -626,7 +576,7 @@ private:
     device_memory d_mean_pulse;   // double2 per range sample: M
     device_memory d_mean_pulse_f; // float2 per range sample: M as subtracted
     bool d_have_mean = false;
-    device_memory d_iq;                     // iq_apply of the CPI being corrected
+    device_memory d_iq;                     // front_end_iq_map of the CPI being corrected
     device_memory d_ticket;                 // range_kernel's blocks done
     std::vector<device_memory> d_slot_sums; // per slot: sum I^2, Q^2, IQ
     std::vector<pinned_memory> d_host_sums; // take_estimates()'s copies of them

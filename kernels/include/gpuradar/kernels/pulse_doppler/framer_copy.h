@@ -6,6 +6,7 @@
 #include <gpuradar/kernels/common/backend.h>
 #include <gpuradar/kernels/common/cuda_resources.h>
 #include <gpuradar/kernels/common/sample_convert.h>
+#include <gpuradar/kernels/pulse_doppler/front_end_correction.h>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -75,12 +76,21 @@ public:
      *                    complex float (sample_convert) as they are gathered, so the
      *                    integers are what reaches the GPU and nothing makes a second
      *                    pass over them
+     * \param corrections the receiver corrections copy_finite applies (null: none),
+     *                    made for backend b (and the same stream) and a CPI of
+     *                    cpi_samples; std::invalid_argument naming `corrections`
+     *                    otherwise
      */
-    static std::unique_ptr<framer_copy> make(backend b,
-                                             std::size_t cpi_samples,
-                                             stream_ref stream = stream_ref(),
-                                             sample_format input = sample_format::fc32);
+    static std::unique_ptr<framer_copy>
+    make(backend b,
+         std::size_t cpi_samples,
+         stream_ref stream = stream_ref(),
+         sample_format input = sample_format::fc32,
+         std::unique_ptr<front_end_correction> corrections = nullptr);
     virtual ~framer_copy() = default;
+
+    //! The corrections copy_finite applies (null: none): for take_estimates().
+    front_end_correction* corrections() const { return d_corrections.get(); }
 
     //! The CPI being assembled (cpi_samples samples; host or device memory).
     virtual cfloat* staging() = 0;
@@ -99,7 +109,10 @@ public:
      * written as 0, a finite part beyond +-framer_clamp_level is clamped to it, a part at
      * or beyond saturation_level(input) is noted, each counted in count slot `slot`
      * (slots 0, 1, ... in the order of the CPIs since the last take_counts()). A sample
-     * is counted once per kind, however many of its parts qualify.
+     * is counted once per kind, however many of its parts qualify. With corrections,
+     * src is one whole CPI (n = npulses * nrange) and each sample is corrected after
+     * it is screened (its counts are the raw sample's), the CPI's estimate (slot
+     * `slot` of take_estimates()) taken from src first.
      */
     virtual void
     copy_finite(cfloat* dst, const cfloat* src, std::size_t n, std::size_t slot) = 0;
@@ -109,6 +122,14 @@ public:
      * waits until the counts queued so far have reached the host (not for later work).
      */
     virtual void take_counts(framer_sample_counts* counts, std::size_t n) = 0;
+
+protected:
+    explicit framer_copy(std::unique_ptr<front_end_correction> corrections)
+        : d_corrections(std::move(corrections))
+    {
+    }
+    //! Checked by make(): same backend, CPI of cpi_samples.
+    const std::unique_ptr<front_end_correction> d_corrections;
 };
 
 } // namespace gpuradar::kernels

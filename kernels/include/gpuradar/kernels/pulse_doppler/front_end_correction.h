@@ -76,8 +76,30 @@ struct iq_estimate {
 constexpr double iq_max_gain_db = 6.0;
 constexpr double iq_max_phase_deg = 30.0;
 
+//! The I/Q part of a CPI's correction as the copy applies it: Q' = a I + b Q when ok.
+struct front_end_iq_map {
+    float a = 0.0f, b = 1.0f;
+    int ok = 0;
+};
+
 /*!
- * \brief Corrects a framed CPI in place, in this order:
+ * The correction of the CPI last passed to front_end_correction::estimate(), as
+ * framer_copy::copy_finite applies it to sample (p, r) of the screened CPI x:
+ * y = 0 for r < gate; else y = x - dc[p] - mean[r], then Im y = a Re y + b Im y when
+ * iq->ok. Pointers in the backend's memory (device memory for CUDA: dc, mean and *iq are
+ * written by the estimate's kernels, queued before the copy); null = that part off.
+ */
+struct front_end_map {
+    std::size_t npulses = 0, nrange = 0;
+    std::size_t gate = 0;                 //!< range samples [0, gate) written as 0
+    const cfloat* dc = nullptr;           //!< per pulse: the DC subtracted
+    const cfloat* mean = nullptr;         //!< per range sample: M, the mean pulse
+    const front_end_iq_map* iq = nullptr; //!< the I/Q matrix
+};
+
+/*!
+ * \brief Estimates the corrections of a framed CPI, which framer_copy::copy_finite
+ * applies as it writes the CPI out, in this order:
  *
  * 1. DC (dc != off): pulse k loses d_k, its own mean m_k = (1/nrange) sum_r x[k][r]
  *    (pulse) or the running mean of the m_k (running; the state carries across CPIs,
@@ -101,15 +123,21 @@ constexpr double iq_max_phase_deg = 30.0;
  * DC first, so that the second-order statistics are centred; leakage before I/Q, so
  * that a leakage 60 dB above the noise does not dominate them.
  *
- * How (both backends, the same maths): one read pass takes every sum of the raw CPI
- * (per pulse, per range sample, the I/Q second moments over the samples not blanked);
- * the DC, the mean pulse and the I/Q statistics of the corrected CPI follow from them
- * (the corrected moments are the raw ones less terms of the per-pulse and per-range
- * sums: front_end_correction_math.h); then one pass applies the whole correction as one
- * affine map per sample. The CUDA backend works on device pointers, queues everything
- * on `stream` and waits only in take_estimates(); it turns the running mean into a
- * parallel scan (the recurrence is a composition of affine maps). Sums are fp64 on both
- * backends, so they agree to float rounding.
+ * How (both backends, the same maths): the corrections ride on the framer's copy of the
+ * finished CPI out of its staging buffer (framer_copy::copy_finite, which reads and
+ * writes every sample anyway). estimate() makes one read pass over the raw staged CPI
+ * that takes every sum (per pulse, per range sample, the I/Q second moments over the
+ * samples not blanked) of the CPI as copy_finite will screen it (a sample with a NaN or
+ * infinite part as 0, parts clamped to +-framer_clamp_level: framer_copy.h), so that the
+ * estimates are those of the screened CPI; the DC, the mean pulse and the I/Q statistics
+ * of the corrected CPI follow from them (the corrected moments are the raw ones less
+ * terms of the per-pulse and per-range sums: front_end_correction_math.h). copy_finite
+ * then writes each sample screened and corrected by one affine map (map()) in its one
+ * pass: the corrections add one read of the CPI, not a pass of their own to write it. The
+ * CUDA backend works on device pointers, queues everything on `stream` and waits only
+ * in take_estimates(); it turns the running mean into a parallel scan (the recurrence
+ * is a composition of affine maps). Sums are fp64 on both backends, so they agree to
+ * float rounding.
  */
 class front_end_correction
 {
@@ -123,10 +151,19 @@ public:
     virtual ~front_end_correction() = default;
 
     /*!
-     * Corrects one CPI (npulses x nrange samples) in place. `slot`: the CPI's place
-     * (0, 1, ...) among the CPIs run since the last take_estimates().
+     * Takes the estimates of one raw CPI (npulses x nrange samples, read only, screened
+     * as it is read: see "How") and queues them for map(), updating the running states
+     * (running DC, mean pulse) with it. `slot`: the CPI's place (0, 1, ...) among the
+     * CPIs estimated since the last take_estimates(). framer_copy::copy_finite calls
+     * it, then applies map(): the framer's only user.
      */
-    virtual void run(cfloat* cpi, std::size_t slot) = 0;
+    virtual void estimate(const cfloat* raw, std::size_t slot) = 0;
+
+    //! The latest estimate()'s correction (valid until the next estimate()).
+    virtual front_end_map map() const = 0;
+
+    //! The backend this object runs on (the memory of map()'s pointers).
+    backend where() const { return d_backend; }
 
     /*!
      * The I/Q estimates of slots [0, n) (estimated = false when iq is off), then every
@@ -138,8 +175,12 @@ public:
     const front_end_correction_config& config() const { return d_cfg; }
 
 protected:
-    explicit front_end_correction(const front_end_correction_config& cfg) : d_cfg(cfg) {}
+    front_end_correction(const front_end_correction_config& cfg, backend b)
+        : d_cfg(cfg), d_backend(b)
+    {
+    }
     const front_end_correction_config d_cfg;
+    const backend d_backend;
 };
 
 } // namespace gpuradar::kernels
