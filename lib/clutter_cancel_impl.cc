@@ -13,8 +13,7 @@ namespace gpuradar {
 
 namespace {
 
-//! Most surveillance channels: a KrakenSDR has 4, large arrays stay well below this.
-constexpr unsigned int max_nsurv = 64;
+constexpr std::size_t max_nsurv = kernels::clutter_cancel::max_nsurv;
 
 const pmt::pmt_t cancellation_port = pmt::mp("cancellation");
 const pmt::pmt_t cancellation_tag = pmt::mp("cancellation_db");
@@ -77,6 +76,7 @@ clutter_cancel::sptr clutter_cancel::make(unsigned int nsamples,
     p.diagonal_loading = diagonal_loading;
     p.nlms_step = nlms_step;
     p.nlms_block = nlms_block;
+    p.nsurv = nsurv;
     kernels::clutter_cancel::validate(p);
     const auto b = select_backend(backend, "clutter_cancel");
     return make_block_on_device<clutter_cancel_impl>(
@@ -94,11 +94,12 @@ clutter_cancel_impl::clutter_cancel_impl(const kernels::clutter_cancel_params& p
       d_params(p),
       d_nsurv(nsurv),
       d_backend(backend),
+      d_kernel(kernels::clutter_cancel::make(backend, p, stream())),
       d_results(nsurv),
+      d_surveillance(nsurv),
+      d_out(nsurv),
       d_rates(input_names(nsurv))
 {
-    for (unsigned int k = 0; k < nsurv; ++k)
-        d_kernels.push_back(kernels::clutter_cancel::make(backend, p, stream()));
     set_output_multiple(int(p.nsamples)); // whole CPIs
     set_tag_propagation_policy(TPP_ONE_TO_ONE);
     message_port_register_out(cancellation_port);
@@ -241,15 +242,16 @@ int clutter_cancel_impl::work(int noutput_items,
             zero_surveillance(output_items, at);
             // the next cancelled CPI does not follow this one's samples (ECA-B's
             // reference history, NLMS's weights start again)
-            for (auto& kernel : d_kernels)
-                kernel->reset();
+            d_kernel->reset();
             continue;
         }
-        for (unsigned int k = 0; k < d_nsurv; ++k)
-            d_results[k] =
-                d_kernels[k]->run(ref + at,
-                                  static_cast<const gr_complex*>(input_items[k + 1]) + at,
-                                  static_cast<gr_complex*>(output_items[k + 1]) + at);
+        for (unsigned int k = 0; k < d_nsurv; ++k) {
+            d_surveillance[k] = static_cast<const gr_complex*>(input_items[k + 1]) + at;
+            d_out[k] = static_cast<gr_complex*>(output_items[k + 1]) + at;
+        }
+        // every channel in one run: ECA-B forms and factors the reference's systems once
+        d_kernel->run_channels(
+            ref + at, d_surveillance.data(), d_out.data(), d_results.data());
         report(d_results, nitems_written(0) + at);
     }
     // the reference passes unchanged, on the device when the ports are there

@@ -47,9 +47,11 @@ private:
     const kernels::clutter_cancel_params d_params;
     const unsigned int d_nsurv;
     const kernels::backend d_backend;
-    //! one per surveillance channel: NLMS keeps each channel's weights
-    std::vector<std::unique_ptr<kernels::clutter_cancel>> d_kernels;
+    //! every surveillance channel (NLMS keeps each channel's weights in it)
+    std::unique_ptr<kernels::clutter_cancel> d_kernel;
     std::vector<kernels::clutter_cancel_result> d_results; //!< one CPI's, reused
+    std::vector<const gr_complex*> d_surveillance;         //!< one CPI's channels, reused
+    std::vector<gr_complex*> d_out;
     log_limiter d_loaded_log, d_nonfinite_log, d_rate_log;
     rx_rate_check d_rates;
     std::vector<gr_complex> d_zeros; //!< one CPI of zeros, the device copies' source

@@ -28,6 +28,10 @@ void clutter_cancel::validate(const clutter_cancel_params& p)
 {
     if (p.nsamples < 1 || p.nsamples > max_nsamples)
         bad("nsamples", "in [1, " + std::to_string(max_nsamples) + "]", p.nsamples);
+    if (p.nsurv < 1 || p.nsurv > max_nsurv)
+        bad("nsurv",
+            "in [1, " + std::to_string(max_nsurv) + "] surveillance channels",
+            p.nsurv);
     if (p.method == cancel_method::nlms) {
         if (p.ntaps < 1 || p.ntaps > p.nsamples)
             bad("ntaps",
@@ -87,6 +91,18 @@ clutter_cancel::make(backend b, const clutter_cancel_params& p, stream_ref strea
 #endif
     (void)stream;
     return detail::make_clutter_cancel_cpu(p);
+}
+
+clutter_cancel_result
+clutter_cancel::run(const cfloat* reference, const cfloat* surveillance, cfloat* out)
+{
+    if (d_params.nsurv != 1)
+        bad("nsurv",
+            "1 for run() (one channel; run_channels() takes several)",
+            d_params.nsurv);
+    clutter_cancel_result res;
+    run_channels(reference, &surveillance, &out, &res);
+    return res;
 }
 
 clutter_cancel_result clutter_cancel::run(const cfloat* reference,

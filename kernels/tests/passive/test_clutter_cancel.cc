@@ -1,7 +1,8 @@
 /* ECA-B clutter cancellation: suppression of the direct path and clutter, the residual
  * as the least-squares solution, a moving target's CAF SNR against theory, zero-Doppler
  * targets cancelled, Doppler taps, singular systems and non-finite input survived, the
- * LAPACK solver's row-major convention, bad input named, and CUDA against the CPU twin.
+ * LAPACK solver's row-major convention, several surveillance channels in one run equal
+ * to each alone, bad input named, and CUDA against the CPU twin.
  */
 #include "../invalid_argument_check.h"
 #include "../test_support.h"
@@ -428,6 +429,120 @@ TEST(ClutterCancelCpu, test_014_tonal_reference_cancelled_finite)
     EXPECT_NEAR(res.power_after, mean_power(noise), 0.01 * mean_power(noise));
 }
 
+//! nsurv surveillance channels of the reference r, one CPI or more: each its own noise
+//! (seeded from `seed`), a direct path and clutter of its own amplitudes, and a moving
+//! echo.
+std::vector<std::vector<cfloat>>
+surveillance_channels(const std::vector<cfloat>& r, std::size_t nsurv, std::uint32_t seed)
+{
+    std::vector<std::vector<cfloat>> s;
+    for (std::size_t k = 0; k < nsurv; ++k) {
+        auto ch = random_complex(r.size(), seed + std::uint32_t(k));
+        const double g = 1.0 + double(k);
+        add_echo(ch, r, 0, 0.0, cd(100.0 * g, -20.0 * double(k)));
+        add_echo(ch, r, 1 + k, 0.0, cd(10.0, 5.0 * g));
+        add_echo(ch, r, 5, 1.0, cd(0.0, 8.0 / g));
+        add_echo(ch, r, 30 + k, 7.0 + double(k), 0.5);
+        s.push_back(std::move(ch));
+    }
+    return s;
+}
+
+//! One canceller of nsurv channels over the CPIs of r and s[k] (run_channels), and for
+//! each channel k a canceller of that channel alone (run): outputs and reports the same.
+//! The systems differ only in LAPACK's solve for several right-hand sides at once
+//! (zpotrs, nrhs = nsurv) against one: within its rounding, far below float's.
+void expect_channels_match_single(clutter_cancel_params p,
+                                  const std::vector<cfloat>& r,
+                                  const std::vector<std::vector<cfloat>>& s)
+{
+    const std::size_t ns = s.size(), n = p.nsamples;
+    p.nsurv = ns;
+    auto many = clutter_cancel::make(kernels::backend::cpu, p);
+    std::vector<std::vector<cfloat>> out(ns,
+                                         std::vector<cfloat>(r.size(), cfloat(NAN, NAN)));
+    std::vector<std::vector<kernels::clutter_cancel_result>> res(ns);
+    std::vector<const cfloat*> sp(ns);
+    std::vector<cfloat*> op(ns);
+    std::vector<kernels::clutter_cancel_result> cpi(ns);
+    for (std::size_t o = 0; o < r.size(); o += n) {
+        for (std::size_t k = 0; k < ns; ++k) {
+            sp[k] = s[k].data() + o;
+            op[k] = out[k].data() + o;
+        }
+        many->run_channels(r.data() + o, sp.data(), op.data(), cpi.data());
+        for (std::size_t k = 0; k < ns; ++k)
+            res[k].push_back(cpi[k]);
+    }
+    p.nsurv = 1;
+    for (std::size_t k = 0; k < ns; ++k) {
+        SCOPED_TRACE("channel " + std::to_string(k));
+        auto one = clutter_cancel::make(kernels::backend::cpu, p);
+        std::vector<kernels::clutter_cancel_result> single;
+        const auto alone = cancel_stream(*one, r, s[k], single);
+        EXPECT_LE(rel_l2(out[k], alone), 1e-9);
+        for (std::size_t c = 0; c < single.size(); ++c) {
+            EXPECT_NEAR(res[k][c].power_before,
+                        single[c].power_before,
+                        1e-12 * single[c].power_before);
+            EXPECT_NEAR(res[k][c].power_after,
+                        single[c].power_after,
+                        1e-9 * single[c].power_after);
+            EXPECT_NEAR(res[k][c].cancellation_db, single[c].cancellation_db, 1e-6);
+            EXPECT_EQ(res[k][c].loaded_batches, single[c].loaded_batches);
+            EXPECT_EQ(res[k][c].nonfinite_samples, single[c].nonfinite_samples);
+        }
+    }
+}
+
+TEST(ClutterCancelCpu, test_015_channels_in_one_run_equal_each_alone)
+{
+    const auto r = random_complex(2 * n_cpi, 201);
+    const auto s = surveillance_channels(r, 3, 202);
+    // two CPIs: the shared reference history carried as for one channel
+    expect_channels_match_single(eca(), r, s);
+    auto p = eca(7, 5);
+    p.doppler_taps = true;
+    p.diagonal_loading = 1e-3;
+    expect_channels_match_single(p, r, s);
+    // the reference silent in CPI 0's last batch (a singular system, loaded for every
+    // channel), non-finite samples in the reference and in one channel only
+    auto r2 = r;
+    std::fill(r2.begin() + 18000, r2.begin() + n_cpi, cfloat());
+    r2[100] = cfloat(NAN, 0);
+    auto s2 = s;
+    s2[1][7000] = cfloat(0, INFINITY);
+    s2[1][n_cpi + 5] = cfloat(NAN, NAN);
+    expect_channels_match_single(eca(), r2, s2);
+    // NLMS: each channel's weights its own
+    expect_channels_match_single(nlms(13, 0.3, 64), r, s);
+    // the largest nsurv, one CPI
+    const std::vector<cfloat> r1(r.begin(), r.begin() + long(n_cpi));
+    auto s64 = surveillance_channels(r1, clutter_cancel::max_nsurv, 203);
+    expect_channels_match_single(eca(4, 8), r1, s64);
+}
+
+TEST(ClutterCancelCpu, test_016_channels_cancelled_in_place)
+{
+    // out[k] may be surveillance[k]: the channels are read before any is written
+    const auto r = random_complex(n_cpi, 211);
+    auto s = surveillance_channels(r, 2, 212);
+    auto p = eca();
+    p.nsurv = 2;
+    auto c = clutter_cancel::make(kernels::backend::cpu, p);
+    std::vector<cfloat> o0(n_cpi), o1(n_cpi);
+    const cfloat* sp[] = { s[0].data(), s[1].data() };
+    cfloat* op[] = { o0.data(), o1.data() };
+    kernels::clutter_cancel_result res[2];
+    c->run_channels(r.data(), sp, op, res);
+    EXPECT_GE(res[0].cancellation_db, 20.0); // cancelled (a Doppler echo is left)
+    c->reset();
+    cfloat* inplace[] = { s[0].data(), s[1].data() };
+    c->run_channels(r.data(), sp, inplace, res);
+    EXPECT_EQ(s[0], o0);
+    EXPECT_EQ(s[1], o1);
+}
+
 TEST(ClutterCancelCpu, test_007_bad_input_named_before_allocating)
 {
     const std::string stage = "gpuradar::clutter_cancel";
@@ -498,6 +613,14 @@ TEST(ClutterCancelCpu, test_007_bad_input_named_before_allocating)
     })());
     expect_invalid(
         with([](auto& p) { p.diagonal_loading = -1; }), "diagonal_loading", stage);
+    // surveillance channels per run: 1 to 64
+    expect_invalid(with([](auto& p) { p.nsurv = 0; }),
+                   "nsurv must be in [1, 64] surveillance channels (got 0)",
+                   stage);
+    expect_invalid(with([](auto& p) { p.nsurv = 65; }),
+                   "nsurv must be in [1, 64] surveillance channels (got 65)",
+                   stage);
+    EXPECT_NO_THROW(with([](auto& p) { p.nsurv = 64; })());
     // NLMS: its own limits
     auto with_nlms = [](auto change) {
         auto p = nlms();
@@ -526,6 +649,14 @@ TEST(ClutterCancelCpu, test_007_bad_input_named_before_allocating)
                    stage);
     expect_invalid([&] { c->run(s.data(), s.size(), r.data(), r.size(), out.data()); },
                    "reference_length",
+                   stage);
+    // run() is one channel's: a canceller of two is run by run_channels()
+    auto p2 = eca();
+    p2.nsurv = 2;
+    auto c2 = clutter_cancel::make(kernels::backend::cpu, p2);
+    std::vector<cfloat> r2(n_cpi);
+    expect_invalid([&] { c2->run(r2.data(), r2.data(), out.data()); },
+                   "nsurv must be 1 for run()",
                    stage);
 }
 
@@ -634,6 +765,82 @@ TEST(ClutterCancelCuda, test_011_streams_match_cpu_twin)
     // threads) update 24 times a CPI, still converging: the same path on both
     expect_cuda_stream_matches_cpu(nlms(13, 0.3, 64), r, s, 35.0);
     expect_cuda_stream_matches_cpu(nlms(13, 0.3, 1000), r, s, 3.0);
+}
+
+//! nsurv channels over the CPIs of r and s[k], one canceller per backend
+//! (run_channels): CUDA against the CPU twin, its outputs poisoned first.
+void expect_cuda_channels_match_cpu(clutter_cancel_params p,
+                                    const std::vector<cfloat>& r,
+                                    const std::vector<std::vector<cfloat>>& s)
+{
+    const std::size_t ns = s.size(), n = p.nsamples;
+    p.nsurv = ns;
+    auto cpu_c = clutter_cancel::make(kernels::backend::cpu, p);
+    kernels::cuda_stream stream;
+    auto gpu_c = clutter_cancel::make(kernels::backend::cuda, p, stream.ref());
+    auto dr = to_device(r, stream);
+    std::vector<kernels::device_memory> ds, dout;
+    std::vector<std::vector<cfloat>> cpu(ns, std::vector<cfloat>(r.size()));
+    for (std::size_t k = 0; k < ns; ++k) {
+        ds.push_back(to_device(s[k], stream));
+        dout.emplace_back(r.size() * sizeof(cfloat));
+        poison(dout.back(), stream);
+    }
+    std::vector<const cfloat*> sp(ns), dsp(ns);
+    std::vector<cfloat*> op(ns), dop(ns);
+    std::vector<kernels::clutter_cancel_result> cres(ns), gres(ns);
+    for (std::size_t o = 0; o < r.size(); o += n) {
+        for (std::size_t k = 0; k < ns; ++k) {
+            sp[k] = s[k].data() + o;
+            op[k] = cpu[k].data() + o;
+            dsp[k] = ds[k].as<cfloat>() + o;
+            dop[k] = dout[k].as<cfloat>() + o;
+        }
+        cpu_c->run_channels(r.data() + o, sp.data(), op.data(), cres.data());
+        gpu_c->run_channels(dr.as<cfloat>() + o, dsp.data(), dop.data(), gres.data());
+        for (std::size_t k = 0; k < ns; ++k) {
+            SCOPED_TRACE("CPI at " + std::to_string(o) + ", channel " +
+                         std::to_string(k));
+            EXPECT_NEAR(gres[k].cancellation_db, cres[k].cancellation_db, 0.05);
+            EXPECT_NEAR(
+                gres[k].power_before, cres[k].power_before, 1e-5 * cres[k].power_before);
+            EXPECT_EQ(gres[k].loaded_batches, cres[k].loaded_batches);
+            EXPECT_EQ(gres[k].nonfinite_samples, cres[k].nonfinite_samples);
+        }
+    }
+    for (std::size_t k = 0; k < ns; ++k) {
+        const auto gpu = to_host<cfloat>(dout[k], r.size(), stream);
+        // float normal equations against double, as for one channel (test_010)
+        EXPECT_LE(rel_l2(gpu, cpu[k]), 1e-3) << "channel " << k;
+    }
+}
+
+TEST(ClutterCancelCuda, test_017_channels_in_one_run_match_cpu_twin)
+{
+    GPURADAR_REQUIRE_CUDA();
+    std::random_device rd;
+    const std::uint32_t seed = rd();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const auto r = random_complex(2 * n_cpi, seed);
+    const auto s = surveillance_channels(r, 4, seed + 1);
+    // four channels (an odd 1 + 4 lag-sum targets), two CPIs: history on the device
+    expect_cuda_channels_match_cpu(eca(), r, s);
+    // three channels (even targets), taps off any launch multiple
+    const std::vector<std::vector<cfloat>> s3(s.begin(), s.begin() + 3);
+    expect_cuda_channels_match_cpu(eca(37, 2), r, s3);
+    // Doppler taps: the channels as columns of one product
+    auto p = eca(7, 5);
+    p.doppler_taps = true;
+    expect_cuda_channels_match_cpu(p, r, s);
+    // a singular batch and non-finite samples in the reference and one channel
+    auto r2 = r;
+    std::fill(r2.begin() + 18000, r2.begin() + n_cpi, cfloat());
+    r2[10] = cfloat(NAN, 0);
+    auto s2 = s;
+    s2[2][20000] = cfloat(INFINITY, 0);
+    expect_cuda_channels_match_cpu(eca(), r2, s2);
+    // NLMS: each channel's weights on the device
+    expect_cuda_channels_match_cpu(nlms(13, 0.3, 64), r, s);
 }
 
 } // namespace

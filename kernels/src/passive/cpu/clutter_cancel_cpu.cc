@@ -1,7 +1,8 @@
 /* ECA-B, CPU twin: double precision normal equations (Toeplitz recursion along the
- * diagonals), LAPACK's Cholesky (zpotrf / zpotrs) with diagonal loading, the fit
- * subtracted. Block NLMS in double,
- * its weights and reference history carried between CPIs. */
+ * diagonals), LAPACK's Cholesky (zpotrf / zpotrs) with diagonal loading, formed and
+ * factored once per batch for every surveillance channel, each channel's fit
+ * subtracted. Block NLMS in double, each channel's weights and the reference history
+ * carried between CPIs. */
 #include "common/param_check.h"
 #include "passive/clutter_cancel_backends.h"
 #include "passive/cpu/lapack_cholesky.h"
@@ -15,6 +16,15 @@ namespace gpuradar::kernels::detail {
 namespace {
 
 using cd = std::complex<double>;
+
+//! power / n and the cancellation of one channel's report.
+void finish(clutter_cancel_result& res, std::size_t n)
+{
+    res.power_before /= double(n);
+    res.power_after /= double(n);
+    res.cancellation_db =
+        res.power_after > 0 ? 10.0 * std::log10(res.power_before / res.power_after) : 0.0;
+}
 
 //! x as double, or 0 (counted in bad) when it is NaN or infinite.
 cd finite_or_zero(cfloat x, std::size_t& bad)
@@ -67,10 +77,10 @@ public:
           d_ncols(columns(p)),
           d_r(p.nsamples),
           d_history(p.ntaps - 1),
-          d_s(p.nsamples),
+          d_s(p.nsurv * p.nsamples),
           d_r_matrix(d_ncols * d_ncols),
           d_factor(d_ncols * d_ncols),
-          d_rhs(d_ncols),
+          d_rhs(p.nsurv * d_ncols),
           d_ext(p.nsamples / p.nbatches + p.ntaps - 1),
           d_u(p.nsamples / p.nbatches),
           d_v(p.nsamples / p.nbatches),
@@ -78,29 +88,37 @@ public:
     {
     }
 
-    clutter_cancel_result
-    run(const cfloat* reference, const cfloat* surveillance, cfloat* out) override
+    void run_channels(const cfloat* reference,
+                      const cfloat* const* surveillance,
+                      cfloat* const* out,
+                      clutter_cancel_result* results) override
     {
-        clutter_cancel_result res;
-        const std::size_t n = d_params.nsamples;
-        for (std::size_t i = 0; i < n; ++i) {
-            d_r[i] = finite_or_zero(reference[i], res.nonfinite_samples);
-            d_s[i] = finite_or_zero(surveillance[i], res.nonfinite_samples);
-            res.power_before += std::norm(d_s[i]);
+        const std::size_t n = d_params.nsamples, ns = d_params.nsurv;
+        std::size_t ref_bad = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            d_r[i] = finite_or_zero(reference[i], ref_bad);
+        for (std::size_t k = 0; k < ns; ++k) {
+            clutter_cancel_result& res = results[k];
+            res = clutter_cancel_result();
+            res.nonfinite_samples = ref_bad; // each channel's report counts both inputs
+            cd* s = d_s.data() + k * n;
+            for (std::size_t i = 0; i < n; ++i) {
+                s[i] = finite_or_zero(surveillance[k][i], res.nonfinite_samples);
+                res.power_before += std::norm(s[i]);
+            }
         }
         const std::size_t l = n / d_params.nbatches;
+        std::size_t loaded = 0; // the system is the reference's: the same for all
         for (std::size_t b = 0; b < d_params.nbatches; ++b)
-            res.loaded_batches += cancel_batch(b * l, l, out) ? 1 : 0;
-        for (std::size_t i = 0; i < n; ++i)
-            res.power_after += std::norm(cd(out[i]));
+            loaded += cancel_batch(b * l, l, out) ? 1 : 0;
+        for (std::size_t k = 0; k < ns; ++k) {
+            for (std::size_t i = 0; i < n; ++i)
+                results[k].power_after += std::norm(cd(out[k][i]));
+            results[k].loaded_batches = loaded;
+            finish(results[k], n);
+        }
         // the next CPI's echoes of this one's last samples
         std::copy(d_r.end() - long(d_history.size()), d_r.end(), d_history.begin());
-        res.power_before /= double(n);
-        res.power_after /= double(n);
-        res.cancellation_db = res.power_after > 0
-                                  ? 10.0 * std::log10(res.power_before / res.power_after)
-                                  : 0.0;
-        return res;
     }
 
 private:
@@ -169,10 +187,13 @@ private:
                     rot * (at(i, j) + term(i, j, first) - term(i, j, last));
     }
 
-    //! Returns whether the system needed the fallback loading.
-    bool cancel_batch(std::size_t start, std::size_t l, cfloat* out)
+    //! One batch of every channel: the reference's system formed and factored once,
+    //! solved for each channel's right-hand side (d_rhs[ch m + c]). Returns whether the
+    //! system needed the fallback loading.
+    bool cancel_batch(std::size_t start, std::size_t l, cfloat* const* out)
     {
-        const std::size_t m = d_ncols, k = d_params.ntaps;
+        const std::size_t m = d_ncols, k = d_params.ntaps, ns = d_params.nsurv;
+        const std::size_t n = d_params.nsamples;
         const long long n0 = static_cast<long long>(start);
         // the batch's reference from K-1 samples before it, and its shifts' phases
         for (std::size_t j = 0; j < l + k - 1; ++j)
@@ -187,13 +208,17 @@ private:
         for (std::size_t c1 = 0; c1 < m; c1 += k)
             for (std::size_t c2 = 0; c2 < m; c2 += k)
                 gram_block(c1, c2, n0, l);
-        // y[q, d] = sum_i conj(ext[i+K-1-d]) conj(ph_q[i]) s[i]
-        for (std::size_t c0 = 0; c0 < m; c0 += k) {
-            const cd* ph = d_phase[shift_index(c0)].data();
-            for (std::size_t i = 0; i < l; ++i)
-                d_u[i] = mul(std::conj(ph[i]), d_s[start + i]);
-            for (std::size_t d = 0; d < k; ++d)
-                d_rhs[c0 + d] = dot_conj(d_ext.data() + (k - 1 - d), d_u.data(), l);
+        // y[q, d] = sum_i conj(ext[i+K-1-d]) conj(ph_q[i]) s[i], per channel
+        for (std::size_t ch = 0; ch < ns; ++ch) {
+            const cd* s = d_s.data() + ch * n + start;
+            cd* y = d_rhs.data() + ch * m;
+            for (std::size_t c0 = 0; c0 < m; c0 += k) {
+                const cd* ph = d_phase[shift_index(c0)].data();
+                for (std::size_t i = 0; i < l; ++i)
+                    d_u[i] = mul(std::conj(ph[i]), s[i]);
+                for (std::size_t d = 0; d < k; ++d)
+                    y[c0 + d] = dot_conj(d_ext.data() + (k - 1 - d), d_u.data(), l);
+            }
         }
         double trace = 0.0;
         for (std::size_t c = 0; c < m; ++c)
@@ -205,19 +230,29 @@ private:
             // the loading makes a finite Gram matrix positive definite; should LAPACK
             // still refuse it, nothing is fitted rather than NaN written
             if (factor((d_params.diagonal_loading + eca_fallback_loading) * mean_diag))
-                lapack_cholesky_solve(d_factor.data(), int(m), d_rhs.data());
+                lapack_cholesky_solve(d_factor.data(), int(m), d_rhs.data(), int(ns));
             else
                 std::fill(d_rhs.begin(), d_rhs.end(), cd(0.0));
         } else {
-            lapack_cholesky_solve(d_factor.data(), int(m), d_rhs.data());
+            lapack_cholesky_solve(d_factor.data(), int(m), d_rhs.data(), int(ns));
         }
-        // e[i] = s[i] - sum_q ph_q[i] sum_d a[q, d] ext[i+K-1-d]
+        for (std::size_t ch = 0; ch < ns; ++ch)
+            subtract_fit(
+                d_s.data() + ch * n + start, d_rhs.data() + ch * m, l, out[ch] + start);
+        return loaded;
+    }
+
+    //! e[i] = s[i] - sum_q ph_q[i] sum_d a[q, d] ext[i+K-1-d] over the batch's l
+    //! samples, a its solution.
+    void subtract_fit(const cd* s, const cd* a, std::size_t l, cfloat* e)
+    {
+        const std::size_t m = d_ncols, k = d_params.ntaps;
         for (std::size_t i = 0; i < l; ++i)
-            d_v[i] = d_s[start + i];
+            d_v[i] = s[i];
         for (std::size_t c0 = 0; c0 < m; c0 += k) {
             std::fill(d_u.begin(), d_u.begin() + long(l), cd(0.0));
             for (std::size_t d = 0; d < k; ++d) {
-                const double ar = d_rhs[c0 + d].real(), ai = d_rhs[c0 + d].imag();
+                const double ar = a[c0 + d].real(), ai = a[c0 + d].imag();
                 const cd* x = d_ext.data() + (k - 1 - d);
                 double* u = reinterpret_cast<double*>(d_u.data());
                 const double* xd = reinterpret_cast<const double*>(x);
@@ -231,8 +266,7 @@ private:
                 d_v[i] -= mul(ph[i], d_u[i]);
         }
         for (std::size_t i = 0; i < l; ++i)
-            out[start + i] = cfloat(d_v[i]);
-        return loaded;
+            e[i] = cfloat(d_v[i]);
     }
 
     bool factor(double loading)
@@ -248,7 +282,9 @@ private:
     std::size_t d_ncols;
     std::vector<cd> d_r;
     std::vector<cd> d_history; //!< the previous CPI's last K - 1 reference samples
-    std::vector<cd> d_s, d_r_matrix, d_factor, d_rhs;
+    std::vector<cd> d_s;       //!< the channels' sanitised samples, channel after channel
+    std::vector<cd> d_r_matrix, d_factor;
+    std::vector<cd> d_rhs; //!< a batch's right-hand sides, then solutions, per channel
     std::vector<cd> d_ext, d_u, d_v; //!< a batch's reference from K-1 before it; scratch
     std::vector<std::vector<cd>>
         d_phase; //!< per shift, exp(j 2 pi q n / N) over the batch
@@ -260,7 +296,7 @@ class clutter_nlms_cpu final : public clutter_cancel
 public:
     explicit clutter_nlms_cpu(const clutter_cancel_params& p)
         : clutter_cancel(p),
-          d_w(p.ntaps),
+          d_weights(p.nsurv * p.ntaps),
           d_ext(p.nsamples + p.ntaps - 1),
           d_s(p.nsamples),
           d_e(p.nlms_block)
@@ -269,19 +305,34 @@ public:
 
     void reset() override
     {
-        std::fill(d_w.begin(), d_w.end(), cd(0.0));
+        std::fill(d_weights.begin(), d_weights.end(), cd(0.0));
         std::fill(d_ext.begin(), d_ext.end(), cd(0.0));
     }
 
-    clutter_cancel_result
-    run(const cfloat* reference, const cfloat* surveillance, cfloat* out) override
+    void run_channels(const cfloat* reference,
+                      const cfloat* const* surveillance,
+                      cfloat* const* out,
+                      clutter_cancel_result* results) override
     {
-        clutter_cancel_result res;
         const std::size_t n = d_params.nsamples, k = d_params.ntaps;
         // d_ext[k - 1 + i] = r[i]; its first k - 1 entries the previous CPI's tail
         std::copy(d_ext.end() - long(k - 1), d_ext.end(), d_ext.begin());
+        std::size_t ref_bad = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            d_ext[k - 1 + i] = finite_or_zero(reference[i], ref_bad);
+        for (std::size_t ch = 0; ch < d_params.nsurv; ++ch) {
+            results[ch] = clutter_cancel_result();
+            results[ch].nonfinite_samples = ref_bad;
+            adapt(surveillance[ch], d_weights.data() + ch * k, out[ch], results[ch]);
+        }
+    }
+
+private:
+    //! One channel's CPI: its weights w (K) adapted over the blocks, e into out.
+    void adapt(const cfloat* surveillance, cd* w, cfloat* out, clutter_cancel_result& res)
+    {
+        const std::size_t n = d_params.nsamples, k = d_params.ntaps;
         for (std::size_t i = 0; i < n; ++i) {
-            d_ext[k - 1 + i] = finite_or_zero(reference[i], res.nonfinite_samples);
             d_s[i] = finite_or_zero(surveillance[i], res.nonfinite_samples);
             res.power_before += std::norm(d_s[i]);
         }
@@ -294,7 +345,7 @@ public:
                 const cd* x = d_ext.data() + n0 + i;
                 cd fit = 0.0;
                 for (std::size_t d = 0; d < k; ++d) {
-                    fit += mul(d_w[d], x[k - 1 - d]);
+                    fit += mul(w[d], x[k - 1 - d]);
                     norm += std::norm(x[k - 1 - d]);
                 }
                 e[i] = d_s[n0 + i] - fit;
@@ -305,19 +356,13 @@ public:
                 continue; // a silent reference teaches nothing
             const double step = d_params.nlms_step / norm;
             for (std::size_t d = 0; d < k; ++d)
-                d_w[d] += step * dot_conj(d_ext.data() + n0 + k - 1 - d, e.data(), blk);
+                w[d] += step * dot_conj(d_ext.data() + n0 + k - 1 - d, e.data(), blk);
         }
-        res.power_before /= double(n);
-        res.power_after /= double(n);
-        res.cancellation_db = res.power_after > 0
-                                  ? 10.0 * std::log10(res.power_before / res.power_after)
-                                  : 0.0;
-        return res;
+        finish(res, n);
     }
 
-private:
-    std::vector<cd> d_w;   //!< the weights, carried between CPIs
-    std::vector<cd> d_ext; //!< K - 1 samples of history, then the CPI's reference
+    std::vector<cd> d_weights; //!< each channel's K weights, carried between CPIs
+    std::vector<cd> d_ext;     //!< K - 1 samples of history, then the CPI's reference
     std::vector<cd> d_s;
     std::vector<cd> d_e; //!< one block's residual
 };

@@ -54,18 +54,21 @@ inline bool lapack_cholesky(std::complex<double>* a, int n)
     return info == 0;
 }
 
-/*! Solves a x = y in place with the factor from lapack_cholesky(a), a row-major. The
- * factor is conj(a)'s, so conj(a) conj(x) = conj(y) is what LAPACK solves. */
-inline void
-lapack_cholesky_solve(const std::complex<double>* factor, int n, std::complex<double>* y)
+/*! Solves a x = y in place with the factor from lapack_cholesky(a), a row-major, for
+ * nrhs right-hand sides of n stored one after the other (y[r n + i]). The factor is
+ * conj(a)'s, so conj(a) conj(x) = conj(y) is what LAPACK solves. */
+inline void lapack_cholesky_solve(const std::complex<double>* factor,
+                                  int n,
+                                  std::complex<double>* y,
+                                  int nrhs = 1)
 {
-    for (int i = 0; i < n; ++i)
+    const std::size_t total = std::size_t(n) * std::size_t(nrhs);
+    for (std::size_t i = 0; i < total; ++i)
         y[i] = std::conj(y[i]);
     int info = 0;
-    const int nrhs = 1;
     zpotrs_("L", &n, &nrhs, factor, &n, y, &n, &info, 1);
     lapack_check_args(info, "zpotrs");
-    for (int i = 0; i < n; ++i)
+    for (std::size_t i = 0; i < total; ++i)
         y[i] = std::conj(y[i]);
 }
 

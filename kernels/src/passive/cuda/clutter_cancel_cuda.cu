@@ -1,13 +1,17 @@
 /*
- * ECA-B, CUDA. Without Doppler taps: each batch's autocorrelation and right-hand side
- * over K lags in one pass over the reference (lag_sums), the Toeplitz normal matrix
- * from them with its edge terms (toeplitz_normal), cuSOLVER's batched Cholesky
- * (potrf / potrs), the fit subtracted sample by sample (subtract_fit). With Doppler
- * taps: the columns of every batch materialised (B x L x P, column-major per batch),
- * their normal equations and right-hand sides by cuBLAS strided-batched products, the
- * same Cholesky, the fit subtracted by one more batched product. Single precision;
- * sums over samples of the input powers in double. Block NLMS: one thread block runs
- * the blocks of samples in order (nlms_blocks).
+ * ECA-B, CUDA, for nsurv surveillance channels against one reference. The reference's
+ * normal matrices and their factors are formed once per batch; only the right-hand
+ * sides, the solves and the fits are per channel. Without Doppler taps: each batch's
+ * autocorrelation and every channel's right-hand side over K lags in one pass over the
+ * reference (lag_sums), the Toeplitz normal matrix from them with its edge terms
+ * (toeplitz_normal), cuSOLVER's batched Cholesky (potrf), substitution for each
+ * channel (cholesky_solve), the fit subtracted sample by sample (subtract_fit). With
+ * Doppler taps: the columns of every batch materialised (B x L x P, column-major per
+ * batch), their normal equations and the channels' right-hand sides by cuBLAS
+ * strided-batched products, the same Cholesky and substitution, the fit subtracted by
+ * one more batched product per channel. Single precision; sums over samples of the
+ * input powers in double. Block NLMS: one thread block runs the blocks of samples in
+ * order (nlms_blocks), channel after channel.
  */
 #include "common/cuda/cublas_handle.h"
 #include "common/cuda/cuda_check.h"
@@ -60,8 +64,9 @@ private:
     int d_device = current_device_or_0();
 };
 
-//! What the kernels accumulate for the host: [0] power before, [1] power after (sums
-//! of |x|^2 in double), then the non-finite count.
+//! What the kernels accumulate for the host, one per surveillance channel and one more
+//! for the reference (its non-finite count only): power before, power after (sums of
+//! |x|^2 in double), the non-finite count.
 struct eca_stats {
     double power_before;
     double power_after;
@@ -85,34 +90,31 @@ __device__ void block_add(double v, double* target)
         atomicAdd(target, part[0]);
 }
 
-//! r, s copied with non-finite samples as 0 (counted); the surveillance power summed.
-__global__ void sanitise(const cuFloatComplex* __restrict__ r_in,
-                         const cuFloatComplex* __restrict__ s_in,
-                         cuFloatComplex* __restrict__ r,
-                         cuFloatComplex* __restrict__ s,
+//! out = in with non-finite samples as 0 (counted in stats->nonfinite); with_power:
+//! its power summed into stats->power_before (a surveillance channel, not the
+//! reference).
+__global__ void sanitise(const cuFloatComplex* __restrict__ in,
+                         cuFloatComplex* __restrict__ out,
                          std::size_t n,
-                         eca_stats* stats)
+                         eca_stats* stats,
+                         bool with_power)
 {
     double power = 0.0;
     unsigned long long bad = 0;
     for (std::size_t t = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; t < n;
          t += std::size_t(gridDim.x) * blockDim.x) {
-        cuFloatComplex a = r_in[t], b = s_in[t];
+        cuFloatComplex a = in[t];
         if (!finite(a)) {
             a = make_cuFloatComplex(0.f, 0.f);
             ++bad;
         }
-        if (!finite(b)) {
-            b = make_cuFloatComplex(0.f, 0.f);
-            ++bad;
-        }
-        r[t] = a;
-        s[t] = b;
-        power += double(b.x) * b.x + double(b.y) * b.y;
+        out[t] = a;
+        power += double(a.x) * a.x + double(a.y) * a.y;
     }
     if (bad)
         atomicAdd(&stats->nonfinite, bad);
-    block_add(power, &stats->power_before);
+    if (with_power) // the same in every thread: block_add synchronises the block
+        block_add(power, &stats->power_before);
 }
 
 __global__ void
@@ -223,46 +225,39 @@ __device__ inline float warp_sum(float v)
 //! Lags one warp sums together: the chunk's r[n] and s[n] are read once for the group.
 constexpr std::size_t lag_group = 4;
 
+//! Targets one lag_sums block correlates with the reference: two, so that each delayed
+//! reference sample read from shared memory feeds two sums.
+constexpr std::size_t lag_targets_per_block = 2;
+
 //! Shared memory of lag_sums: the chunk's reference with the K - 1 samples before it,
-//! and its surveillance samples.
+//! and the chunk of each of its targets.
 inline std::size_t lag_sums_shared_bytes(std::size_t ntaps)
 {
-    return (ntaps - 1 + 2 * lag_chunk_samples) * sizeof(cuFloatComplex);
+    return (ntaps - 1 + (1 + lag_targets_per_block) * lag_chunk_samples) *
+           sizeof(cuFloatComplex);
 }
 
-//! partial[(b chunks + c) 2K + d] = sum over chunk c of batch b of conj(r[n-d]) r[n]
-//! (d < K: the autocorrelation) and, at K + d, of conj(r[n-d]) s[n]
-//! (the right-hand side); r[-(K-1)..-1] is the previous CPI's tail. The chunk in shared
-//! memory; one warp per group of lag_group lags, lanes over samples.
-__global__ void lag_sums(const cuFloatComplex* __restrict__ r,
-                         const cuFloatComplex* __restrict__ s,
-                         cuFloatComplex* __restrict__ partial,
-                         std::size_t l,
-                         std::size_t ntaps,
-                         std::size_t chunks)
+//! The lag sums of one block's targets: out_t[d] = sum_i conj(rt[hist + i - d]) y_t[i]
+//! for its one or two (Two) targets; one warp per group of lag_group lags, lanes over
+//! samples.
+template <bool Two>
+__device__ void lag_sums_of(const cuFloatComplex* rt,
+                            const cuFloatComplex* ya,
+                            const cuFloatComplex* yb,
+                            cuFloatComplex* out_a,
+                            cuFloatComplex* out_b,
+                            std::size_t hist,
+                            std::size_t len,
+                            std::size_t ntaps)
 {
-    extern __shared__ cuFloatComplex tile[];
-    // one-dimensional grid: batches x chunks can pass 65535 either way
-    const std::size_t b = blockIdx.x / chunks, c = blockIdx.x % chunks;
-    const std::size_t begin = b * l + c * lag_chunk_samples;
-    const std::size_t len = min(lag_chunk_samples, (b + 1) * l - begin);
-    const std::size_t hist = ntaps - 1;
-    cuFloatComplex* rt = tile; // rt[hist + i] = r[begin + i], i >= -(K-1)
-    cuFloatComplex* st = tile + hist + lag_chunk_samples;
-    const long long first = static_cast<long long>(begin) - static_cast<long long>(hist);
-    for (std::size_t i = threadIdx.x; i < hist + len; i += blockDim.x)
-        rt[i] = r[first + static_cast<long long>(i)];
-    for (std::size_t i = threadIdx.x; i < len; i += blockDim.x)
-        st[i] = s[begin + i];
-    __syncthreads();
     const unsigned lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size;
     const unsigned nwarps = blockDim.x / warp_size;
-    cuFloatComplex* out = partial + (b * chunks + c) * 2 * ntaps;
     for (std::size_t d0 = warp * lag_group; d0 < ntaps; d0 += nwarps * lag_group) {
         float ar[lag_group] = {}, ai[lag_group] = {}, yr[lag_group] = {},
               yi[lag_group] = {};
         for (std::size_t i = lane; i < len; i += warp_size) {
-            const cuFloatComplex a = rt[hist + i], y = st[i];
+            const cuFloatComplex a = ya[i];
+            const cuFloatComplex y = Two ? yb[i] : a;
 #pragma unroll
             for (std::size_t g = 0; g < lag_group; ++g) {
                 if (d0 + g >= ntaps)
@@ -270,20 +265,74 @@ __global__ void lag_sums(const cuFloatComplex* __restrict__ r,
                 const cuFloatComplex x = rt[hist + i - (d0 + g)];
                 ar[g] += x.x * a.x + x.y * a.y;
                 ai[g] += x.x * a.y - x.y * a.x;
-                yr[g] += x.x * y.x + x.y * y.y;
-                yi[g] += x.x * y.y - x.y * y.x;
+                if (Two) {
+                    yr[g] += x.x * y.x + x.y * y.y;
+                    yi[g] += x.x * y.y - x.y * y.x;
+                }
             }
         }
 #pragma unroll
         for (std::size_t g = 0; g < lag_group; ++g) {
             const float sar = warp_sum(ar[g]), sai = warp_sum(ai[g]);
-            const float syr = warp_sum(yr[g]), syi = warp_sum(yi[g]);
-            if (lane == 0 && d0 + g < ntaps) {
-                out[d0 + g] = make_cuFloatComplex(sar, sai);
-                out[ntaps + d0 + g] = make_cuFloatComplex(syr, syi);
+            if (lane == 0 && d0 + g < ntaps)
+                out_a[d0 + g] = make_cuFloatComplex(sar, sai);
+            if (Two) {
+                const float syr = warp_sum(yr[g]), syi = warp_sum(yi[g]);
+                if (lane == 0 && d0 + g < ntaps)
+                    out_b[d0 + g] = make_cuFloatComplex(syr, syi);
             }
         }
     }
+}
+
+//! The targets are the reference itself (t = 0) and the nsurv channels (t = 1 + k, s +
+//! k N): partial[((b chunks + c) (1 + nsurv) + t) K + d] = sum over chunk c of batch b
+//! of conj(r[n-d]) y_t[n] (t = 0: the autocorrelation; t > 0: channel t - 1's
+//! right-hand side); r[-(K-1)..-1] is the previous CPI's tail. Each block takes one
+//! chunk and lag_targets_per_block targets (the last block of a chunk one when
+//! 1 + nsurv is odd), the chunks in shared memory.
+__global__ void lag_sums(const cuFloatComplex* __restrict__ r,
+                         const cuFloatComplex* __restrict__ s,
+                         cuFloatComplex* __restrict__ partial,
+                         std::size_t n,
+                         std::size_t l,
+                         std::size_t ntaps,
+                         std::size_t chunks,
+                         std::size_t nsurv)
+{
+    extern __shared__ cuFloatComplex tile[];
+    const std::size_t ntargets = 1 + nsurv;
+    const std::size_t groups =
+        (ntargets + lag_targets_per_block - 1) / lag_targets_per_block;
+    // one-dimensional grid: batches x chunks x groups can pass 65535 either way
+    const std::size_t g = blockIdx.x % groups, bc = blockIdx.x / groups;
+    const std::size_t b = bc / chunks, c = bc % chunks;
+    const std::size_t begin = b * l + c * lag_chunk_samples;
+    const std::size_t len = min(lag_chunk_samples, (b + 1) * l - begin);
+    const std::size_t hist = ntaps - 1;
+    const std::size_t ta = g * lag_targets_per_block, tb = ta + 1;
+    const bool two = tb < ntargets;
+    cuFloatComplex* rt = tile; // rt[hist + i] = r[begin + i], i >= -(K-1)
+    cuFloatComplex* ya = tile + hist + lag_chunk_samples;
+    cuFloatComplex* yb = ya + lag_chunk_samples;
+    const long long first = static_cast<long long>(begin) - static_cast<long long>(hist);
+    for (std::size_t i = threadIdx.x; i < hist + len; i += blockDim.x)
+        rt[i] = r[first + static_cast<long long>(i)];
+    const cuFloatComplex* sa = ta == 0 ? r : s + (ta - 1) * n;
+    for (std::size_t i = threadIdx.x; i < len; i += blockDim.x)
+        ya[i] = sa[begin + i];
+    if (two) {
+        const cuFloatComplex* sb = s + (tb - 1) * n;
+        for (std::size_t i = threadIdx.x; i < len; i += blockDim.x)
+            yb[i] = sb[begin + i];
+    }
+    __syncthreads();
+    cuFloatComplex* out = partial + bc * ntargets * ntaps;
+    if (two) // the same in every thread of the block
+        lag_sums_of<true>(
+            rt, ya, yb, out + ta * ntaps, out + tb * ntaps, hist, len, ntaps);
+    else
+        lag_sums_of<false>(rt, ya, nullptr, out + ta * ntaps, nullptr, hist, len, ntaps);
 }
 
 //! One thread per batch b (starting at n0 = b L) and diagonal delta of the K x K normal
@@ -292,14 +341,16 @@ __global__ void lag_sums(const cuFloatComplex* __restrict__ r,
 //! running sum down the diagonal (R[i+1][j+1] = R[i][j] + the product of the samples
 //! entering before the batch - that of the ones leaving at its end), in double: the
 //! diagonals are independent, and each is K sequential steps, not K^2 / 2 terms a
-//! thread. The right-hand side copied from the lag sums.
+//! thread. The channels' right-hand sides copied from the lag sums (rhs[(b nsurv + ch)
+//! K + d], lags[b][1 + ch][d]).
 __global__ void toeplitz_normal(const cuFloatComplex* __restrict__ r,
                                 const cuFloatComplex* __restrict__ lags,
                                 cuFloatComplex* __restrict__ gram,
                                 cuFloatComplex* __restrict__ rhs,
                                 std::size_t nbatches,
                                 std::size_t l,
-                                std::size_t ntaps)
+                                std::size_t ntaps,
+                                std::size_t nsurv)
 {
     const std::size_t t = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x, k = ntaps;
     if (t >= nbatches * k)
@@ -307,7 +358,7 @@ __global__ void toeplitz_normal(const cuFloatComplex* __restrict__ r,
     const std::size_t b = t / k, delta = t % k;
     const long long n0 = static_cast<long long>(b * l), ll = static_cast<long long>(l);
     const long long dl = static_cast<long long>(delta);
-    const cuFloatComplex* a = lags + b * 2 * k;
+    const cuFloatComplex* a = lags + b * (1 + nsurv) * k;
     cuFloatComplex* g = gram + b * k * k;
     double re = a[delta].x, im = a[delta].y;
     for (std::size_t j = 0; j + delta < k; ++j) {
@@ -327,21 +378,24 @@ __global__ void toeplitz_normal(const cuFloatComplex* __restrict__ r,
         re -= double(v.x) * w.x + double(v.y) * w.y;
         im -= double(v.x) * w.y - double(v.y) * w.x;
     }
-    rhs[b * k + delta] = a[k + delta];
+    for (std::size_t ch = 0; ch < nsurv; ++ch)
+        rhs[(b * nsurv + ch) * k + delta] = a[(1 + ch) * k + delta];
 }
 
-//! y_b = (L_b L_b^H)^{-1} y_b, one block per batch: forward substitution with L, then
-//! back substitution with L^H, in shared memory; L lower, column-major (K x K), as
-//! cuSOLVER's potrf leaves it (real positive diagonal). It replaces cuSOLVER's batched
-//! potrs, whose single-right-hand-side triangular solves ran one warp per system. A
-//! factor with a diagonal entry not positive (potrf refused the system even loaded)
-//! fits nothing: y_b = 0, never NaN.
+//! y = (L_b L_b^H)^{-1} y for each channel's right-hand side of batch b, one block per
+//! batch and channel (rhs[(b nsurv + ch) K], the factor the batch's): forward
+//! substitution with L, then back substitution with L^H, in shared memory; L lower,
+//! column-major (K x K), as cuSOLVER's potrf leaves it (real positive diagonal). It
+//! replaces cuSOLVER's batched potrs, whose single-right-hand-side triangular solves ran
+//! one warp per system. A factor with a diagonal entry not positive (potrf refused the
+//! system even loaded) fits nothing: y = 0, never NaN.
 __global__ void cholesky_solve(const cuFloatComplex* __restrict__ factor,
                                cuFloatComplex* __restrict__ rhs,
-                               std::size_t k)
+                               std::size_t k,
+                               std::size_t nsurv)
 {
     __shared__ cuFloatComplex y[eca_max_columns];
-    const cuFloatComplex* lb = factor + blockIdx.x * k * k;
+    const cuFloatComplex* lb = factor + (blockIdx.x / nsurv) * k * k;
     cuFloatComplex* out = rhs + blockIdx.x * k;
     for (std::size_t i = threadIdx.x; i < k; i += blockDim.x)
         y[i] = out[i];
@@ -372,18 +426,20 @@ __global__ void cholesky_solve(const cuFloatComplex* __restrict__ factor,
         out[i] = refused ? make_cuFloatComplex(0.f, 0.f) : y[i];
 }
 
-//! e[n] = s[n] - sum_d a_b[d] r[n-d], b = n / L (r[-(K-1)..-1] the previous CPI's).
+//! e[n] = s[n] - sum_d a_b[d] r[n-d], b = n / L, a_b = coef + b stride (r[-(K-1)..-1]
+//! the previous CPI's).
 __global__ void subtract_fit(const cuFloatComplex* __restrict__ r,
                              const cuFloatComplex* __restrict__ s,
                              const cuFloatComplex* __restrict__ coef,
                              cuFloatComplex* __restrict__ e,
                              std::size_t n,
                              std::size_t l,
-                             std::size_t ntaps)
+                             std::size_t ntaps,
+                             std::size_t stride)
 {
     for (std::size_t t = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; t < n;
          t += std::size_t(gridDim.x) * blockDim.x) {
-        const cuFloatComplex* a = coef + (t / l) * ntaps;
+        const cuFloatComplex* a = coef + (t / l) * stride;
         float er = s[t].x, ei = s[t].y;
         for (std::size_t d = 0; d < ntaps; ++d) {
             const cuFloatComplex x =
@@ -464,6 +520,36 @@ std::size_t gram_chunks(std::size_t l)
     return 1;
 }
 
+//! Waits for the stream, then each channel's report from stats[ch] and the reference's
+//! non-finite count at stats[nsurv].
+void read_results(const eca_stats* stats,
+                  const clutter_cancel_params& p,
+                  std::size_t loaded,
+                  stream_ref stream,
+                  clutter_cancel_result* results)
+{
+    const std::size_t ns = p.nsurv, n = p.nsamples;
+    std::vector<eca_stats> h(ns + 1);
+    copy_async(h.data(),
+               stats,
+               h.size() * sizeof(eca_stats),
+               copy_kind::device_to_host,
+               stream,
+               who);
+    synchronize(stream, who);
+    for (std::size_t ch = 0; ch < ns; ++ch) {
+        clutter_cancel_result& res = results[ch];
+        res = clutter_cancel_result();
+        res.power_before = h[ch].power_before / double(n);
+        res.power_after = h[ch].power_after / double(n);
+        res.cancellation_db = res.power_after > 0
+                                  ? 10.0 * std::log10(res.power_before / res.power_after)
+                                  : 0.0;
+        res.loaded_batches = loaded;
+        res.nonfinite_samples = std::size_t(h[ch].nonfinite + h[ns].nonfinite);
+    }
+}
+
 class clutter_cancel_cuda final : public clutter_cancel
 {
 public:
@@ -476,32 +562,32 @@ public:
           d_blas(native(s), who),
           d_solver(native(s)),
           d_r((p.nsamples + p.ntaps - 1) * sizeof(cuFloatComplex)),
-          d_s(p.nsamples * sizeof(cuFloatComplex)),
+          d_s(p.nsurv * p.nsamples * sizeof(cuFloatComplex)),
           d_x(p.doppler_taps ? p.nsamples * d_ncols * sizeof(cuFloatComplex) : 0),
           d_gram(p.nbatches * d_ncols * d_ncols * sizeof(cuFloatComplex)),
           d_factor(p.nbatches * d_ncols * d_ncols * sizeof(cuFloatComplex)),
-          d_rhs(p.nbatches * d_ncols * sizeof(cuFloatComplex)),
+          d_rhs(p.nbatches * p.nsurv * d_ncols * sizeof(cuFloatComplex)),
           d_partial_gram(p.doppler_taps ? p.nbatches * d_chunks * d_ncols * d_ncols *
                                               sizeof(cuFloatComplex)
                                         : 0),
-          d_partial_rhs(p.doppler_taps
-                            ? p.nbatches * d_chunks * d_ncols * sizeof(cuFloatComplex)
-                            : 0),
+          d_partial_rhs(p.doppler_taps ? p.nbatches * d_chunks * p.nsurv * d_ncols *
+                                             sizeof(cuFloatComplex)
+                                       : 0),
           d_lag_chunks((d_l + lag_chunk_samples - 1) / lag_chunk_samples),
           d_partial_lags(p.doppler_taps ? 0
-                                        : p.nbatches * d_lag_chunks * 2 * p.ntaps *
-                                              sizeof(cuFloatComplex)),
-          d_lags(p.doppler_taps ? 0 : p.nbatches * 2 * p.ntaps * sizeof(cuFloatComplex)),
-          d_pointers(2 * p.nbatches * sizeof(void*)),
+                                        : p.nbatches * d_lag_chunks * (1 + p.nsurv) *
+                                              p.ntaps * sizeof(cuFloatComplex)),
+          d_lags(p.doppler_taps
+                     ? 0
+                     : p.nbatches * (1 + p.nsurv) * p.ntaps * sizeof(cuFloatComplex)),
+          d_pointers(p.nbatches * sizeof(void*)),
           d_info(p.nbatches * sizeof(int)),
           d_fallback(p.nbatches * sizeof(int)),
-          d_stats(sizeof(eca_stats))
+          d_stats((p.nsurv + 1) * sizeof(eca_stats))
     {
-        std::vector<void*> ptrs(2 * p.nbatches);
-        for (std::size_t b = 0; b < p.nbatches; ++b) {
+        std::vector<void*> ptrs(p.nbatches);
+        for (std::size_t b = 0; b < p.nbatches; ++b)
             ptrs[b] = d_factor.as<cuFloatComplex>() + b * d_ncols * d_ncols;
-            ptrs[p.nbatches + b] = d_rhs.as<cuFloatComplex>() + b * d_ncols;
-        }
         copy_async(d_pointers.get(),
                    ptrs.data(),
                    ptrs.size() * sizeof(void*),
@@ -527,27 +613,38 @@ public:
                                             native(d_stream)));
     }
 
-    clutter_cancel_result
-    run(const cfloat* reference, const cfloat* surveillance, cfloat* out) override
+    void run_channels(const cfloat* reference,
+                      const cfloat* const* surveillance,
+                      cfloat* const* out,
+                      clutter_cancel_result* results) override
     {
         const cudaStream_t st = native(d_stream);
         const std::size_t n = d_params.nsamples, nb = d_params.nbatches, m = d_ncols;
+        const std::size_t ns = d_params.nsurv;
         const int im = int(m), il = int(d_l), ib = int(nb);
         const long long xs = static_cast<long long>(d_l) * im;
         const cuFloatComplex one = make_cuFloatComplex(1.f, 0.f);
         const cuFloatComplex minus_one = make_cuFloatComplex(-1.f, 0.f);
         auto* s = d_s.as<cuFloatComplex>();
-        auto* e = reinterpret_cast<cuFloatComplex*>(out);
-        auto* stats = d_stats.as<eca_stats>();
-        GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(stats, 0, sizeof(eca_stats), st));
+        auto* stats = d_stats.as<eca_stats>(); // [ch], then the reference's at [ns]
+        GPURADAR_CUDA_CHECK(who,
+                            cudaMemsetAsync(stats, 0, (ns + 1) * sizeof(eca_stats), st));
         sanitise<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(
             reinterpret_cast<const cuFloatComplex*>(reference),
-            reinterpret_cast<const cuFloatComplex*>(surveillance),
             ref_start(),
-            s,
             n,
-            stats);
+            stats + ns,
+            false);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "sanitise");
+        for (std::size_t ch = 0; ch < ns; ++ch) {
+            sanitise<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(
+                reinterpret_cast<const cuFloatComplex*>(surveillance[ch]),
+                s + ch * n,
+                n,
+                stats + ch,
+                true);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "sanitise");
+        }
         if (d_params.doppler_taps)
             materialised_normal_equations();
         else
@@ -577,42 +674,49 @@ public:
             factor(d_fallback.as<int>());
             synchronize(d_stream, who); // `info` is read by the copy above
         }
-        cholesky_solve<<<unsigned(nb), elementwise_threads, 0, st>>>(
-            d_factor.as<cuFloatComplex>(), d_rhs.as<cuFloatComplex>(), m);
+        cholesky_solve<<<unsigned(nb * ns), elementwise_threads, 0, st>>>(
+            d_factor.as<cuFloatComplex>(), d_rhs.as<cuFloatComplex>(), m, ns);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "cholesky_solve");
-        // e_b = s_b - X_b a_b, from the sanitised copy: also right when `out` is
-        // `surveillance`
-        if (d_params.doppler_taps) {
-            GPURADAR_CUDA_CHECK(
-                who,
-                cudaMemcpyAsync(
-                    e, s, n * sizeof(cuFloatComplex), cudaMemcpyDeviceToDevice, st));
-            GPURADAR_CUBLAS_CHECK(who,
-                                  cublasCgemmStridedBatched(d_blas.get(),
-                                                            CUBLAS_OP_N,
-                                                            CUBLAS_OP_N,
-                                                            il,
-                                                            1,
-                                                            im,
-                                                            &minus_one,
-                                                            d_x.as<cuFloatComplex>(),
-                                                            il,
-                                                            xs,
-                                                            d_rhs.as<cuFloatComplex>(),
-                                                            im,
-                                                            im,
-                                                            &one,
-                                                            e,
-                                                            il,
-                                                            il,
-                                                            ib));
-        } else {
-            subtract_fit<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(
-                ref_start(), s, d_rhs.as<cuFloatComplex>(), e, n, d_l, d_params.ntaps);
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "subtract_fit");
+        for (std::size_t ch = 0; ch < ns; ++ch) {
+            // e_b = s_b - X_b a_b, from the sanitised copy: also right when out[ch] is
+            // surveillance[ch]
+            auto* e = reinterpret_cast<cuFloatComplex*>(out[ch]);
+            const cuFloatComplex* sc = s + ch * n;
+            cuFloatComplex* a = d_rhs.as<cuFloatComplex>() + ch * m; // batch stride ns m
+            if (d_params.doppler_taps) {
+                GPURADAR_CUDA_CHECK(
+                    who,
+                    cudaMemcpyAsync(
+                        e, sc, n * sizeof(cuFloatComplex), cudaMemcpyDeviceToDevice, st));
+                GPURADAR_CUBLAS_CHECK(
+                    who,
+                    cublasCgemmStridedBatched(d_blas.get(),
+                                              CUBLAS_OP_N,
+                                              CUBLAS_OP_N,
+                                              il,
+                                              1,
+                                              im,
+                                              &minus_one,
+                                              d_x.as<cuFloatComplex>(),
+                                              il,
+                                              xs,
+                                              a,
+                                              im,
+                                              static_cast<long long>(ns) * im,
+                                              &one,
+                                              e,
+                                              il,
+                                              il,
+                                              ib));
+            } else {
+                subtract_fit<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(
+                    ref_start(), sc, a, e, n, d_l, d_params.ntaps, ns * m);
+                GPURADAR_CUDA_CHECK_LAUNCH(who, "subtract_fit");
+            }
+            output_power<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(
+                e, n, stats + ch);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "output_power");
         }
-        output_power<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(e, n, stats);
-        GPURADAR_CUDA_CHECK_LAUNCH(who, "output_power");
         // the next CPI's echoes of this one's last K - 1 samples (n >= K: no overlap)
         if (d_params.ntaps > 1)
             GPURADAR_CUDA_CHECK(
@@ -622,18 +726,8 @@ public:
                                 (d_params.ntaps - 1) * sizeof(cuFloatComplex),
                                 cudaMemcpyDeviceToDevice,
                                 st));
-        eca_stats h{};
-        copy_async(&h, stats, sizeof(h), copy_kind::device_to_host, d_stream, who);
-        synchronize(d_stream, who);
-        clutter_cancel_result res;
-        res.power_before = h.power_before / double(n);
-        res.power_after = h.power_after / double(n);
-        res.cancellation_db = res.power_after > 0
-                                  ? 10.0 * std::log10(res.power_before / res.power_after)
-                                  : 0.0;
-        res.loaded_batches = loaded;
-        res.nonfinite_samples = std::size_t(h.nonfinite);
-        return res;
+        // the reference's systems: every channel's loaded batches
+        read_results(stats, d_params, loaded, d_stream, results);
     }
 
 private:
@@ -648,22 +742,27 @@ private:
     {
         const cudaStream_t st = native(d_stream);
         const std::size_t nb = d_params.nbatches, k = d_params.ntaps;
-        lag_sums<<<unsigned(nb * d_lag_chunks),
+        const std::size_t ns = d_params.nsurv, targets = 1 + ns;
+        const std::size_t groups =
+            (targets + lag_targets_per_block - 1) / lag_targets_per_block;
+        lag_sums<<<unsigned(nb * d_lag_chunks * groups),
                    elementwise_threads,
                    lag_sums_shared_bytes(k),
                    st>>>(ref_start(),
                          d_s.as<cuFloatComplex>(),
                          d_partial_lags.as<cuFloatComplex>(),
+                         d_params.nsamples,
                          d_l,
                          k,
-                         d_lag_chunks);
+                         d_lag_chunks,
+                         ns);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "lag_sums");
-        sum_chunks<<<elementwise_blocks(nb * 2 * k), elementwise_threads, 0, st>>>(
+        sum_chunks<<<elementwise_blocks(nb * targets * k), elementwise_threads, 0, st>>>(
             d_partial_lags.as<cuFloatComplex>(),
             d_lags.as<cuFloatComplex>(),
             nb,
             d_lag_chunks,
-            2 * k);
+            targets * k);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "sum_chunks");
         toeplitz_normal<<<elementwise_blocks(nb * k), elementwise_threads, 0, st>>>(
             ref_start(),
@@ -672,16 +771,18 @@ private:
             d_rhs.as<cuFloatComplex>(),
             nb,
             d_l,
-            k);
+            k,
+            ns);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "toeplitz_normal");
     }
 
-    //! d_x the columns, d_gram = X_b^H X_b, d_rhs = X_b^H s_b (Doppler taps).
+    //! d_x the columns, d_gram = X_b^H X_b, d_rhs[b][ch] = X_b^H s_ch,b (Doppler taps).
     void materialised_normal_equations()
     {
         const cudaStream_t st = native(d_stream);
         const std::size_t n = d_params.nsamples, nb = d_params.nbatches, m = d_ncols;
-        const int im = int(m), il = int(d_l);
+        const std::size_t ns = d_params.nsurv;
+        const int im = int(m), il = int(d_l), in = int(n), ins = int(ns);
         auto* x = d_x.as<cuFloatComplex>();
         auto* s = d_s.as<cuFloatComplex>();
         build_columns<<<elementwise_blocks(n * m), elementwise_threads, 0, st>>>(
@@ -689,11 +790,13 @@ private:
         GPURADAR_CUDA_CHECK_LAUNCH(who, "build_columns");
         const cuFloatComplex one = make_cuFloatComplex(1.f, 0.f);
         const cuFloatComplex zero = make_cuFloatComplex(0.f, 0.f);
-        // G_b = X_b^H X_b (m x m), y_b = X_b^H s_b, as sums over d_chunks chunks of
-        // each batch's samples: a product of m x L by L x m for ten batches would keep
-        // few of the device's multiprocessors busy
+        // G_b = X_b^H X_b (m x m), Y_b = X_b^H [s_0,b .. s_ns-1,b] (m x ns: the channels
+        // are columns N apart in d_s), as sums over d_chunks chunks of each batch's
+        // samples: a product of m x L by L x m for ten batches would keep few of the
+        // device's multiprocessors busy
         const int ic = int(d_chunks), kc = int(d_l / d_chunks);
         const long long m2 = static_cast<long long>(m) * im;
+        const long long m2_rhs = static_cast<long long>(m) * ins;
         auto* pg = d_partial_gram.as<cuFloatComplex>();
         auto* py = d_partial_rhs.as<cuFloatComplex>();
         for (std::size_t b = 0; b < nb; ++b) {
@@ -722,26 +825,26 @@ private:
                                                             CUBLAS_OP_C,
                                                             CUBLAS_OP_N,
                                                             im,
-                                                            1,
+                                                            ins,
                                                             kc,
                                                             &one,
                                                             xb,
                                                             il,
                                                             kc,
                                                             s + b * d_l,
-                                                            il,
+                                                            in,
                                                             kc,
                                                             &zero,
-                                                            py + b * d_chunks * m,
+                                                            py + b * d_chunks * m * ns,
                                                             im,
-                                                            im,
+                                                            m2_rhs,
                                                             ic));
         }
         sum_chunks<<<elementwise_blocks(nb * m * m), elementwise_threads, 0, st>>>(
             pg, d_gram.as<cuFloatComplex>(), nb, d_chunks, m * m);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "sum_chunks");
-        sum_chunks<<<elementwise_blocks(nb * m), elementwise_threads, 0, st>>>(
-            py, d_rhs.as<cuFloatComplex>(), nb, d_chunks, m);
+        sum_chunks<<<elementwise_blocks(nb * ns * m), elementwise_threads, 0, st>>>(
+            py, d_rhs.as<cuFloatComplex>(), nb, d_chunks, ns * m);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "sum_chunks");
     }
 
@@ -787,8 +890,8 @@ public:
           d_stream(s),
           d_ext((p.nsamples + p.ntaps - 1) * sizeof(cuFloatComplex)),
           d_s(p.nsamples * sizeof(cuFloatComplex)),
-          d_w(p.ntaps * sizeof(cuFloatComplex)),
-          d_stats(sizeof(eca_stats))
+          d_w(p.nsurv * p.ntaps * sizeof(cuFloatComplex)),
+          d_stats((p.nsurv + 1) * sizeof(eca_stats))
     {
         reset();
         synchronize(d_stream, who); // zeros in place before the first run
@@ -801,15 +904,18 @@ public:
         GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(d_w.get(), 0, d_w.size(), st));
     }
 
-    clutter_cancel_result
-    run(const cfloat* reference, const cfloat* surveillance, cfloat* out) override
+    void run_channels(const cfloat* reference,
+                      const cfloat* const* surveillance,
+                      cfloat* const* out,
+                      clutter_cancel_result* results) override
     {
         const cudaStream_t st = native(d_stream);
         const std::size_t n = d_params.nsamples, k = d_params.ntaps;
+        const std::size_t ns = d_params.nsurv;
         auto* ext = d_ext.as<cuFloatComplex>();
-        auto* e = reinterpret_cast<cuFloatComplex*>(out);
-        auto* stats = d_stats.as<eca_stats>();
-        GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(stats, 0, sizeof(eca_stats), st));
+        auto* stats = d_stats.as<eca_stats>(); // [ch], then the reference's at [ns]
+        GPURADAR_CUDA_CHECK(who,
+                            cudaMemsetAsync(stats, 0, (ns + 1) * sizeof(eca_stats), st));
         // the last CPI's K - 1 reference samples first (n >= K: no overlap)
         if (k > 1)
             GPURADAR_CUDA_CHECK(who,
@@ -820,34 +926,35 @@ public:
                                                 st));
         sanitise<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(
             reinterpret_cast<const cuFloatComplex*>(reference),
-            reinterpret_cast<const cuFloatComplex*>(surveillance),
             ext + (k - 1),
-            d_s.as<cuFloatComplex>(),
             n,
-            stats);
+            stats + ns,
+            false);
         GPURADAR_CUDA_CHECK_LAUNCH(who, "sanitise");
-        nlms_blocks<<<1, nlms_threads, 0, st>>>(ext,
-                                                d_s.as<cuFloatComplex>(),
-                                                d_w.as<cuFloatComplex>(),
-                                                e,
-                                                n,
-                                                k,
-                                                d_params.nlms_block,
-                                                float(d_params.nlms_step));
-        GPURADAR_CUDA_CHECK_LAUNCH(who, "nlms_blocks");
-        output_power<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(e, n, stats);
-        GPURADAR_CUDA_CHECK_LAUNCH(who, "output_power");
-        eca_stats h{};
-        copy_async(&h, stats, sizeof(h), copy_kind::device_to_host, d_stream, who);
-        synchronize(d_stream, who);
-        clutter_cancel_result res;
-        res.power_before = h.power_before / double(n);
-        res.power_after = h.power_after / double(n);
-        res.cancellation_db = res.power_after > 0
-                                  ? 10.0 * std::log10(res.power_before / res.power_after)
-                                  : 0.0;
-        res.nonfinite_samples = std::size_t(h.nonfinite);
-        return res;
+        // the channels in turn, each with its own weights; d_s is reused in stream order
+        for (std::size_t ch = 0; ch < ns; ++ch) {
+            auto* e = reinterpret_cast<cuFloatComplex*>(out[ch]);
+            sanitise<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(
+                reinterpret_cast<const cuFloatComplex*>(surveillance[ch]),
+                d_s.as<cuFloatComplex>(),
+                n,
+                stats + ch,
+                true);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "sanitise");
+            nlms_blocks<<<1, nlms_threads, 0, st>>>(ext,
+                                                    d_s.as<cuFloatComplex>(),
+                                                    d_w.as<cuFloatComplex>() + ch * k,
+                                                    e,
+                                                    n,
+                                                    k,
+                                                    d_params.nlms_block,
+                                                    float(d_params.nlms_step));
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "nlms_blocks");
+            output_power<<<elementwise_blocks(n), elementwise_threads, 0, st>>>(
+                e, n, stats + ch);
+            GPURADAR_CUDA_CHECK_LAUNCH(who, "output_power");
+        }
+        read_results(stats, d_params, 0, d_stream, results);
     }
 
 private:

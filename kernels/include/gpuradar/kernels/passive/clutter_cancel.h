@@ -31,6 +31,11 @@ struct clutter_cancel_params {
     //! NLMS: samples per weight update (the block of block-NLMS; 1: textbook NLMS):
     //! divides N
     std::size_t nlms_block = 64;
+    //! Surveillance channels cancelled against the one reference by run_channels(), in
+    //! [1, clutter_cancel::max_nsurv]: ECA-B forms the reference's normal matrices and
+    //! their factorisation once for all of them (the channels differ only in their
+    //! right-hand sides); NLMS keeps each channel's weights
+    std::size_t nsurv = 1;
 };
 
 //! What one CPI's cancellation did.
@@ -94,6 +99,10 @@ struct clutter_cancel_result {
 class clutter_cancel
 {
 public:
+    //! Surveillance channels per run at most: a KrakenSDR has 4, large arrays stay well
+    //! below this.
+    static constexpr std::size_t max_nsurv = 64;
+
     //! Columns per batch: K, or 3K with Doppler taps.
     static std::size_t columns(const clutter_cancel_params& p)
     {
@@ -105,7 +114,8 @@ public:
      * "gpuradar::clutter_cancel: <param> must be <range> (got <value>)"; ECA-B: ntaps
      * (times 3 with Doppler taps) at most the samples per batch N / B and 4096, and
      * B x columns^2 at most 2^27 (every batch's normal matrix is held); NLMS: ntaps at
-     * most N, nlms_block a divisor of N, nlms_step in (0, 2), no Doppler taps.
+     * most N, nlms_block a divisor of N, nlms_step in (0, 2), no Doppler taps; both:
+     * nsurv in [1, max_nsurv].
      */
     static void validate(const clutter_cancel_params& p);
 
@@ -114,11 +124,26 @@ public:
     virtual ~clutter_cancel() = default;
 
     /*!
-     * Cancels `surveillance` (N samples) against `reference` (N) into `out` (N, may be
-     * `surveillance`). Device pointers on CUDA. Returns when done.
+     * Cancels the nsurv channels surveillance[k] (N samples each) against `reference`
+     * (N) into out[k] (N, may be surveillance[k]), results[k] each channel's report
+     * (its non-finite count includes the reference's). The pointer arrays are on the
+     * host, the samples in device memory on CUDA. ECA-B: the reference's normal
+     * matrices and their Cholesky factors are formed once, and the systems solved for
+     * every channel's right-hand side; each channel's output is what a run() of that
+     * channel alone gives. Returns when done.
      */
-    virtual clutter_cancel_result
-    run(const cfloat* reference, const cfloat* surveillance, cfloat* out) = 0;
+    virtual void run_channels(const cfloat* reference,
+                              const cfloat* const* surveillance,
+                              cfloat* const* out,
+                              clutter_cancel_result* results) = 0;
+
+    /*!
+     * Cancels `surveillance` (N samples) against `reference` (N) into `out` (N, may be
+     * `surveillance`): run_channels() of one channel (std::invalid_argument naming
+     * nsurv unless it is 1). Device pointers on CUDA. Returns when done.
+     */
+    clutter_cancel_result
+    run(const cfloat* reference, const cfloat* surveillance, cfloat* out);
 
     //! run() after checking both lengths are nsamples (std::invalid_argument naming
     //! reference_length or surveillance_length).
