@@ -841,6 +841,22 @@ TEST(ClutterCancelCuda, test_017_channels_in_one_run_match_cpu_twin)
     expect_cuda_channels_match_cpu(eca(), r2, s2);
     // NLMS: each channel's weights on the device
     expect_cuda_channels_match_cpu(nlms(13, 0.3, 64), r, s);
+    // the lag sums' shared-memory limit is the kernel's, process-wide: a small canceller
+    // made after a large one must leave the large one runnable
+    kernels::cuda_stream stream;
+    auto p2 = eca(2050, 1);
+    p2.nsurv = 2;
+    auto large = clutter_cancel::make(kernels::backend::cuda, p2, stream.ref());
+    auto small = clutter_cancel::make(kernels::backend::cuda, eca(4, 4), stream.ref());
+    auto dr = to_device(std::vector<cfloat>(r.begin(), r.begin() + long(n_cpi)), stream);
+    auto ds =
+        to_device(std::vector<cfloat>(s[0].begin(), s[0].begin() + long(n_cpi)), stream);
+    kernels::device_memory o0(n_cpi * sizeof(cfloat)), o1(n_cpi * sizeof(cfloat));
+    const cfloat* in[] = { ds.as<cfloat>(), ds.as<cfloat>() };
+    cfloat* outs[] = { o0.as<cfloat>(), o1.as<cfloat>() };
+    kernels::clutter_cancel_result res[2];
+    EXPECT_NO_THROW(large->run_channels(dr.as<cfloat>(), in, outs, res));
+    EXPECT_GT(res[1].cancellation_db, 20.0);
 }
 
 } // namespace

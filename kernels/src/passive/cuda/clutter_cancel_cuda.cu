@@ -230,11 +230,12 @@ constexpr std::size_t lag_group = 4;
 constexpr std::size_t lag_targets_per_block = 2;
 
 //! Shared memory of lag_sums: the chunk's reference with the K - 1 samples before it,
-//! and the chunk of each of its targets.
-inline std::size_t lag_sums_shared_bytes(std::size_t ntaps)
+//! and the chunk of each of its targets other than the reference (one with one
+//! channel, whose only block pairs it with the reference; two with more).
+inline std::size_t lag_sums_shared_bytes(std::size_t ntaps, std::size_t nsurv)
 {
-    return (ntaps - 1 + (1 + lag_targets_per_block) * lag_chunk_samples) *
-           sizeof(cuFloatComplex);
+    const std::size_t other = nsurv == 1 ? 1 : lag_targets_per_block;
+    return (ntaps - 1 + (1 + other) * lag_chunk_samples) * sizeof(cuFloatComplex);
 }
 
 //! The lag sums of one block's targets: out_t[d] = sum_i conj(rt[hist + i - d]) y_t[i]
@@ -313,14 +314,18 @@ __global__ void lag_sums(const cuFloatComplex* __restrict__ r,
     const std::size_t ta = g * lag_targets_per_block, tb = ta + 1;
     const bool two = tb < ntargets;
     cuFloatComplex* rt = tile; // rt[hist + i] = r[begin + i], i >= -(K-1)
-    cuFloatComplex* ya = tile + hist + lag_chunk_samples;
-    cuFloatComplex* yb = ya + lag_chunk_samples;
+    // the reference as a target is its own tile; the others follow it
+    cuFloatComplex* const after = tile + hist + lag_chunk_samples;
+    cuFloatComplex* ya = ta == 0 ? rt + hist : after;
+    cuFloatComplex* yb = ta == 0 ? after : after + lag_chunk_samples;
     const long long first = static_cast<long long>(begin) - static_cast<long long>(hist);
     for (std::size_t i = threadIdx.x; i < hist + len; i += blockDim.x)
         rt[i] = r[first + static_cast<long long>(i)];
-    const cuFloatComplex* sa = ta == 0 ? r : s + (ta - 1) * n;
-    for (std::size_t i = threadIdx.x; i < len; i += blockDim.x)
-        ya[i] = sa[begin + i];
+    if (ta != 0) {
+        const cuFloatComplex* sa = s + (ta - 1) * n;
+        for (std::size_t i = threadIdx.x; i < len; i += blockDim.x)
+            ya[i] = sa[begin + i];
+    }
     if (two) {
         const cuFloatComplex* sb = s + (tb - 1) * n;
         for (std::size_t i = threadIdx.x; i < len; i += blockDim.x)
@@ -594,12 +599,16 @@ public:
                    copy_kind::host_to_device,
                    d_stream,
                    who);
-        if (!p.doppler_taps) // up to 64 KiB at 4096 taps: beyond the default 48 KiB
+        // Up to 80 KiB at 4096 taps, beyond the default 48 KiB. The attribute is the
+        // kernel's, shared by every canceller in the process: set to what the largest
+        // needs, so that a smaller one made later cannot lower it under a larger one.
+        if (!p.doppler_taps)
             GPURADAR_CUDA_CHECK(
                 who,
                 cudaFuncSetAttribute(lag_sums,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     int(lag_sums_shared_bytes(p.ntaps))));
+                                     int(lag_sums_shared_bytes(
+                                         eca_max_columns, clutter_cancel::max_nsurv))));
         reset();
         synchronize(d_stream, who); // before `ptrs` goes
     }
@@ -747,7 +756,7 @@ private:
             (targets + lag_targets_per_block - 1) / lag_targets_per_block;
         lag_sums<<<unsigned(nb * d_lag_chunks * groups),
                    elementwise_threads,
-                   lag_sums_shared_bytes(k),
+                   lag_sums_shared_bytes(k, ns),
                    st>>>(ref_start(),
                          d_s.as<cuFloatComplex>(),
                          d_partial_lags.as<cuFloatComplex>(),
