@@ -134,13 +134,14 @@ class Result(pa.Result):
     stretches: List[Tuple[int, int]] = field(default_factory=list)
 
     def summary(self):
-        """One line: targets, iterations, convergence, the pulses observed."""
+        """One line: targets, iterations, convergence, the pulses observed, where the
+        sums ran."""
         n, seen = len(self.phase_error), int(np.count_nonzero(self.observed))
-        on = f", sums on the {self.backend}" if self.backend else ""
-        head = f"autofocus {self.method} (stripmap{on}): {len(self.targets)} target(s), "
+        on = f" (sums on the {self.backend})" if self.backend else ""
+        head = f"autofocus {self.method} (stripmap): {len(self.targets)} target(s), "
         if not self.converged:
             return head + (f"did not converge after {self.iterations} iteration(s) "
-                           f"({self.reason}); image kept as formed")
+                           f"({self.reason}); image kept as formed{on}")
         rms = math.sqrt(float(np.mean(self.phase_error[self.observed] ** 2)))
         unseen = (f"; the other {n - seen} pulses, which no point-like target sees, left "
                   f"uncorrected (no estimate there)" if seen < n else "")
@@ -148,7 +149,7 @@ class Result(pa.Result):
                        f"{self.last_correction_rms:.3g} rad RMS; phase error "
                        f"{rms:.3g} rad RMS removed from the {seen} of {n} pulses the "
                        f"targets see ({len(self.stretches)} stretch(es)){unseen}; chips' "
-                       f"entropy {self.entropy_before:.4f} -> {self.entropy_after:.4f}")
+                       f"entropy {self.entropy_before:.4f} -> {self.entropy_after:.4f}{on}")
 
 
 def _temporary_recording(tmp, raw, acq: Acquisition, first_pulse_y):
