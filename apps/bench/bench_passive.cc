@@ -14,8 +14,8 @@
  * multiply-adds, once for all channels) and against each surveillance channel (K N
  * each), and subtracts each channel's fit (K N): 8 flops each, eca_gflop; it moves
  * about (2 + 5 nsurv) N complex floats (eca_floor_gb below), against the device's
- * memory bandwidth not measured here. The figures are counts, for the performance
- * page. nlms_ms is one channel's.
+ * copy rate of the same run (copy_gb_per_s, CUDA). The figures are counts, for the
+ * performance page. nlms_ms is one channel's.
  * passive/cuda also runs PR-DVB (pr_dvb below; times are for all its surveillance
  * channels, cancelled in one run_channels() as the clutter_cancel block does: the
  * reference's normal matrices and factors formed once for the four); --workload PR-FM
@@ -145,10 +145,11 @@ void emit(const char* bench,
           double caf_ms,
           double cfar_ms,
           double nlms_ms,
-          double cancellation_db)
+          double cancellation_db,
+          double copy_gbs)
 {
-    json_line(bench)
-        .field("device", device)
+    auto line = json_line(bench);
+    line.field("device", device)
         .field("workload", w.name)
         .field("nsamples", static_cast<long long>(w.eca.nsamples))
         .field("surveillance_channels", static_cast<long long>(w.nsurv))
@@ -168,8 +169,10 @@ void emit(const char* bench,
         .field("nlms_ms", nlms_ms)
         .field("eca_gflop", eca_gflop(w))
         .field("eca_floor_gb", eca_floor_gb(w))
-        .field("cancellation_db", cancellation_db)
-        .emit();
+        .field("cancellation_db", cancellation_db);
+    if (copy_gbs > 0)
+        line.field("copy_gb_per_s", copy_gbs);
+    line.emit();
 }
 
 } // namespace
@@ -180,6 +183,9 @@ GPURADAR_BENCH("passive/cuda")
         return;
     const auto props = kernels::current_device_properties();
     kernels::cuda_stream s;
+    // the rate the floors are read against: a device-to-device copy of 512 MiB, read +
+    // written, far beyond the L2 cache (a channel's copy would stay in it)
+    const double copy_gbs = pd::copy_gb_per_s(std::size_t(512) << 20, s, 10);
     for (const pr_workload& w : { pr_fm(opt.quick), pr_dvb(opt.quick) }) {
         if (!opt.workload.empty() && opt.workload != w.name)
             continue;
@@ -233,7 +239,8 @@ GPURADAR_BENCH("passive/cuda")
              caf_ms,
              cfar_ms,
              nlms_ms,
-             res[0].cancellation_db);
+             res[0].cancellation_db,
+             copy_gbs);
     }
 }
 
@@ -276,7 +283,8 @@ GPURADAR_BENCH("passive/cpu")
          median(tc),
          median(tf),
          median(tn),
-         res.cancellation_db);
+         res.cancellation_db,
+         0.0); // no copy rate on the CPU
 }
 
 } // namespace gpuradar::bench
