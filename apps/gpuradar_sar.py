@@ -49,9 +49,9 @@ iterations and whether it converged, and writes the estimate to
 <output>.phase_error.npy (rad per pulse, its line removed). Not converged (e.g. no
 point-like content: noise, a flat scene) the image is kept as formed, and said so. A
 stripmap recording (--algorithm csa, --autofocus pga) is autofocused through its raw
-pulses (gnuradio.gpuradar.stripmap_autofocus: each target over its own aperture, the
-estimates chained along the strip); pulses that no point-like target sees get no
-correction (0 in the estimate) and the app says how many.
+pulses (gnuradio.gpuradar.stripmap_autofocus: each target over its own aperture, its
+sums on --backend, the estimates chained along the strip); pulses that no point-like
+target sees get no correction (0 in the estimate) and the app says how many.
 
 A recording whose metadata lacks gpuradar:npulses, gpuradar:nbins or
 gpuradar:geometry_file takes them from --npulses, --nbins and --geometry. Numbers take
