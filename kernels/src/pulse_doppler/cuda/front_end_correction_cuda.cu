@@ -32,7 +32,10 @@ constexpr int stats_threads = 256;
 constexpr int stats_warps = stats_threads / 32;
 constexpr int stats_per_lane = 8;
 constexpr int stats_cols = 32 * stats_per_lane; // 256
-constexpr int stats_rows = 32;
+// 64 pulses per block: each warp sums 8 pulses (4 iterations) before the block's
+// epilogue (column sums through shared memory, the moments' reduction), and every PD
+// workload still has >= 256 blocks (two per SM at this kernel's registers: one wave).
+constexpr int stats_rows = 64;
 
 // The estimate kernels: one block of est_threads for the pulses (the DC scan), blocks of
 // est_threads over the range samples (the mean pulse).
@@ -61,12 +64,13 @@ __device__ void block_sums(const double (&v)[N], double* smem, double (&out)[N])
             smem[i * 32 + warp] = w;
     }
     __syncthreads();
-    if (threadIdx.x == 0)
+    // Warp 0 adds the warps' partials (a tree, not N x nwarps serial adds on thread 0:
+    // this tail is on the critical path of the one-block estimate kernels).
+    if (warp == 0)
         for (int i = 0; i < N; ++i) {
-            double total = 0;
-            for (int w = 0; w < nwarps; ++w)
-                total += smem[i * 32 + w];
-            out[i] = total;
+            const double total = warp_sum(lane < nwarps ? smem[i * 32 + lane] : 0.0);
+            if (lane == 0)
+                out[i] = total;
         }
 }
 
