@@ -104,7 +104,15 @@ struct stats_args {
     double2* row_kept; // [tile][pulse]: the same over the samples not blanked
     double2* col;      // [chunk][range]: the range sample's sum over the chunk's pulses
     double* mom;       // [block][3]: sum over not blanked samples of I^2, Q^2, IQ
+    double2* row_sum;  // [pulse]: row_all over the tiles (rows)
+    double2* kept_sum; // [pulse]: row_kept over the tiles (rows)
+    unsigned int* row_ticket; // [chunk]: the chunk's tiles done (0 between CPIs)
 };
+
+// Threads per pulse of the row totals: stats_threads / stats_rows, each adding every
+// row_lanes-th tile, then a shuffle tree over the row_lanes adjacent lanes.
+constexpr int row_lanes = stats_threads / stats_rows;
+static_assert(row_lanes >= 1 && 32 % row_lanes == 0, "a pulse's lanes in one warp");
 
 __global__ void __launch_bounds__(stats_threads) stats_kernel(stats_args a)
 {
@@ -175,7 +183,8 @@ __global__ void __launch_bounds__(stats_threads) stats_kernel(stats_args a)
                 }
                 if (lane == 0) {
                     a.row_all[tile * a.npulses + p] = make_double2(sr, si);
-                    a.row_kept[tile * a.npulses + p] = make_double2(kr, ki);
+                    if (a.gate > 0)
+                        a.row_kept[tile * a.npulses + p] = make_double2(kr, ki);
                 }
             }
         }
@@ -205,6 +214,47 @@ __global__ void __launch_bounds__(stats_threads) stats_kernel(stats_args a)
             a.mom[3 * b + 2] = t[2];
         }
     }
+    if (a.rows) {
+        // The last of the chunk's tiles to finish adds the tiles' partial sums of the
+        // chunk's pulses (in tile order: deterministic), so that the one-block pulse
+        // kernel reads one sum per pulse instead of one per tile (the usual fence and
+        // ticket: its reads see the other blocks' writes).
+        __shared__ bool last;
+        __threadfence();
+        __syncthreads();
+        if (threadIdx.x == 0)
+            last = atomicAdd(a.row_ticket + chunk, 1u) == gridDim.x - 1;
+        __syncthreads();
+        if (last) {
+            __threadfence();
+            const std::size_t p = p0 + threadIdx.x / row_lanes;
+            const unsigned int part = threadIdx.x % row_lanes;
+            double2 s = make_double2(0.0, 0.0), k = make_double2(0.0, 0.0);
+            if (p < p1)
+                for (std::size_t t = part; t < gridDim.x; t += row_lanes) {
+                    const double2 v = __ldcg(a.row_all + t * a.npulses + p);
+                    s.x += v.x;
+                    s.y += v.y;
+                    if (a.gate > 0) {
+                        const double2 w = __ldcg(a.row_kept + t * a.npulses + p);
+                        k.x += w.x;
+                        k.y += w.y;
+                    }
+                }
+            for (int lanes = row_lanes / 2; lanes > 0; lanes /= 2) {
+                s.x += __shfl_down_sync(0xffffffffu, s.x, lanes);
+                s.y += __shfl_down_sync(0xffffffffu, s.y, lanes);
+                k.x += __shfl_down_sync(0xffffffffu, k.x, lanes);
+                k.y += __shfl_down_sync(0xffffffffu, k.y, lanes);
+            }
+            if (part == 0 && p < p1) {
+                a.row_sum[p] = s;
+                a.kept_sum[p] = a.gate > 0 ? k : s;
+            }
+            if (threadIdx.x == 0)
+                a.row_ticket[chunk] = 0; // for the next CPI (stream-ordered)
+        }
+    }
 }
 
 // d -> A d + B, the running mean's step over a run of pulses; a_then_b(x, y) is x
@@ -219,19 +269,19 @@ __device__ __forceinline__ affine2 a_then_b(const affine2& x, const affine2& y)
 }
 
 struct pulse_args {
-    std::size_t npulses, nrange, ntiles, nblocks;
+    std::size_t npulses, nrange, nblocks;
     bool dc, running, first, iq;
     double tau;
-    const double2* row_all;
-    const double2* row_kept;
-    const double* mom; // null without I/Q
-    double2* state;    // the running DC estimate, carried across CPIs
-    double2* dc_d;     // per pulse: scratch (the pulse's mean), then its DC (fp64)
-    float2* dc_f;      // per pulse: the DC subtracted
-    double* terms;     // iq_terms: the raw moments and the pulse terms written, the range
-                       // terms zeroed for range_kernel's atomics
-    bool finish;       // I/Q without mean pulse: the matrix is computed here
-    double n_g;        // samples per pulse not blanked
+    const double2* row_sum;  // per pulse: its sum (stats_kernel's row totals)
+    const double2* kept_sum; // per pulse: its sum over the samples not blanked
+    const double* mom;       // null without I/Q
+    double2* state;          // the running DC estimate, carried across CPIs
+    double2* dc_d;           // per pulse: scratch (the pulse's mean), then its DC (fp64)
+    float2* dc_f;            // per pulse: the DC subtracted
+    double* terms; // iq_terms: the raw moments and the pulse terms written, the range
+                   // terms zeroed for range_kernel's atomics
+    bool finish;   // I/Q without mean pulse: the matrix is computed here
+    double n_g;    // samples per pulse not blanked
     front_end_iq_map* iq_out;
     double* sums; // the slot's corrected I/Q sums
 };
@@ -252,13 +302,7 @@ __global__ void __launch_bounds__(est_threads) pulse_kernel(pulse_args a)
         // The pulses' means, and this thread's run as one affine map.
         affine2 run{ 1.0, make_double2(0.0, 0.0) };
         for (std::size_t p = q0; p < q1; ++p) {
-            double2 s = make_double2(0.0, 0.0);
-#pragma unroll 8
-            for (std::size_t t = 0; t < a.ntiles; ++t) {
-                const double2 v = a.row_all[t * a.npulses + p];
-                s.x += v.x;
-                s.y += v.y;
-            }
+            const double2 s = a.row_sum[p];
             const double2 m =
                 make_double2(s.x / double(a.nrange), s.y / double(a.nrange));
             a.dc_d[p] = m;
@@ -306,13 +350,7 @@ __global__ void __launch_bounds__(est_threads) pulse_kernel(pulse_args a)
     }
     if (a.dc)
         for (std::size_t p = threadIdx.x; p < a.npulses; p += est_threads) {
-            double2 rk = make_double2(0.0, 0.0);
-#pragma unroll 8
-            for (std::size_t tl = 0; tl < a.ntiles; ++tl) {
-                const double2 v = a.row_kept[tl * a.npulses + p];
-                rk.x += v.x;
-                rk.y += v.y;
-            }
+            const double2 rk = a.kept_sum[p];
             const double2 d = a.dc_d[p];
             t[3] += d.x * rk.x;
             t[4] += d.y * rk.y;
@@ -414,6 +452,9 @@ public:
           d_nchunks((cfg.npulses + stats_rows - 1) / stats_rows),
           d_row_all(d_ntiles * cfg.npulses * sizeof(double2)),
           d_row_kept(d_ntiles * cfg.npulses * sizeof(double2)),
+          d_row_sum(cfg.npulses * sizeof(double2)),
+          d_kept_sum(cfg.npulses * sizeof(double2)),
+          d_row_ticket(d_nchunks * sizeof(unsigned int)),
           d_col(d_nchunks * cfg.nrange * sizeof(double2)),
           d_mom(d_ntiles * d_nchunks * 3 * sizeof(double)),
           d_terms(iq_terms_count * sizeof(double)),
@@ -438,6 +479,8 @@ public:
         GPURADAR_CUDA_CHECK(
             who, cudaMemsetAsync(d_mean_pulse.get(), 0, d_mean_pulse.size(), s));
         GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(d_ticket.get(), 0, d_ticket.size(), s));
+        GPURADAR_CUDA_CHECK(
+            who, cudaMemsetAsync(d_row_ticket.get(), 0, d_row_ticket.size(), s));
     }
 
     void estimate(const cfloat* cpi, std::size_t slot) override
@@ -469,22 +512,24 @@ public:
                            d_row_all.as<double2>(),
                            d_row_kept.as<double2>(),
                            d_col.as<double2>(),
-                           d_mom.as<double>() };
+                           d_mom.as<double>(),
+                           d_row_sum.as<double2>(),
+                           d_kept_sum.as<double2>(),
+                           d_row_ticket.as<unsigned int>() };
             const dim3 grid(static_cast<unsigned int>(d_ntiles),
                             static_cast<unsigned int>(d_nchunks));
             stats_kernel<<<grid, stats_threads, 0, s>>>(sa);
             GPURADAR_CUDA_CHECK_LAUNCH(who, "stats_kernel");
             pulse_args pa{ np,
                            nr,
-                           d_ntiles,
                            d_ntiles * d_nchunks,
                            dc,
                            d_cfg.dc == dc_removal::running,
                            !d_have_dc,
                            d_cfg.iq,
                            d_cfg.dc_time_constant,
-                           d_row_all.as<double2>(),
-                           d_row_kept.as<double2>(),
+                           d_row_sum.as<double2>(),
+                           d_kept_sum.as<double2>(),
                            d_mom.as<double>(),
                            d_dc_state.as<double2>(),
                            d_dc_d.as<double2>(),
@@ -570,6 +615,9 @@ private:
     const std::size_t d_nchunks;  // and chunks of pulses
     device_memory d_row_all;      // double2 [tile][pulse]
     device_memory d_row_kept;     // double2 [tile][pulse], blanked samples left out
+    device_memory d_row_sum;      // double2 [pulse]: the tiles' row_all added
+    device_memory d_kept_sum;     // double2 [pulse]: the tiles' row_kept added
+    device_memory d_row_ticket;   // unsigned int [chunk]: stats_kernel's tiles done
     device_memory d_col;          // double2 [chunk][range sample]
     device_memory d_mom;          // double [block][3]
     device_memory d_terms;        // iq_terms of the CPI being corrected
