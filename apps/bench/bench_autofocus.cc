@@ -94,6 +94,9 @@ void emit(const char* name,
  * the bin (12 bytes) for the echoes, per term, plus the host copies (the chips' image
  * and the echoes, both ways); per gradient, D twice. Flops: double, 8 per term for
  * image() and project(), 10 for the echoes (the tri weight, a complex product scaled).
+ * The CUDA run is made with both interpolators (linear, as backprojection reads pulses;
+ * sinc16, as the stripmap autofocus does): they differ only in forming the terms
+ * (`ms_form_terms`, once per run), not in an iteration's sums.
  */
 struct phase_history_scene {
     std::size_t npulses, nbins, ntargets, chip_side;
@@ -145,14 +148,26 @@ void run_phase_history(const char* name,
                        std::size_t n_image,
                        std::size_t npulses,
                        int repeats,
-                       const kernels::cuda_stream* stream)
+                       const kernels::cuda_stream* stream,
+                       kernels::pulse_autofocus::interpolator interp)
 {
     const std::size_t nbins = 4096;
     const phase_history_scene s = phase_history(n_image, npulses, nbins);
     const std::size_t npixels = s.pixels.size() / 2, terms = npulses * npixels;
-    auto pa = kernels::pulse_autofocus::make(
-        b, npulses, nbins, npixels, stream ? stream->ref() : kernels::stream_ref());
+    auto pa =
+        kernels::pulse_autofocus::make(b,
+                                       npulses,
+                                       nbins,
+                                       npixels,
+                                       stream ? stream->ref() : kernels::stream_ref(),
+                                       interp);
+    // Forming the terms is once per run (the interpolator's cost is all here); set_terms
+    // waits for its stream, so host time is its time.
+    const auto form_start = std::chrono::steady_clock::now();
     pa->set_terms(s.pulses.data(), s.geometry.data(), s.grid, s.pixels.data());
+    const double form_ms = std::chrono::duration<double, std::milli>(
+                               std::chrono::steady_clock::now() - form_start)
+                               .count();
     std::vector<double> phi(npulses);
     for (std::size_t n = 0; n < npulses; ++n)
         phi[n] = 0.5 * std::sin(0.01 * double(n));
@@ -196,6 +211,8 @@ void run_phase_history(const char* name,
         .field("targets", static_cast<long long>(s.ntargets))
         .field("chip", static_cast<long long>(s.chip_side))
         .field("terms", static_cast<long long>(terms))
+        .field("interpolator", kernels::pulse_autofocus::to_string(interp))
+        .field("ms_form_terms", form_ms)
         .field("ms_per_pga_iteration", pga_ms)
         .field("pga_bytes", pga_bytes)
         .field("pga_gb_per_s", pga_bytes / (pga_ms * 1e6))
@@ -214,13 +231,17 @@ GPURADAR_BENCH("autofocus/phase_history/cuda")
         return;
     const auto props = kernels::current_device_properties();
     kernels::cuda_stream s;
-    run_phase_history("autofocus/phase_history/cuda",
-                      props.name,
-                      kernels::backend::cuda,
-                      opt.quick ? 1024 : 4096,
-                      opt.quick ? 256 : 2048,
-                      std::max(5, opt.repeats / 5),
-                      &s);
+    // linear: backprojection's interpolator (spotlight); sinc16: the stripmap autofocus'.
+    for (auto interp : { kernels::pulse_autofocus::interpolator::linear,
+                         kernels::pulse_autofocus::interpolator::sinc16 })
+        run_phase_history("autofocus/phase_history/cuda",
+                          props.name,
+                          kernels::backend::cuda,
+                          opt.quick ? 1024 : 4096,
+                          opt.quick ? 256 : 2048,
+                          std::max(5, opt.repeats / 5),
+                          &s,
+                          interp);
 }
 
 GPURADAR_BENCH("autofocus/phase_history/cpu")
@@ -233,7 +254,8 @@ GPURADAR_BENCH("autofocus/phase_history/cpu")
                       opt.quick ? 1024 : 4096,
                       opt.quick ? 64 : 256,
                       std::max(1, opt.repeats / 20),
-                      nullptr);
+                      nullptr,
+                      kernels::pulse_autofocus::interpolator::linear);
 }
 
 GPURADAR_BENCH("autofocus/cuda")
