@@ -1,6 +1,7 @@
 /* Window coefficients (see window.h). Double precision, host only. */
 #include "common/param_check.h"
 #include <gpuradar/kernels/common/window.h>
+#include <algorithm>
 #include <cmath>
 
 namespace gpuradar::kernels {
@@ -189,6 +190,16 @@ double bessel_i0(double x)
             break;
     }
     return sum;
+}
+
+double kaiser_sinc(double x, double half_width, double beta)
+{
+    if (!(std::abs(x) < half_width))
+        return 0.0;
+    const double sinc = std::abs(x) < 1e-12 ? 1.0 : std::sin(pi * x) / (pi * x);
+    const double r = x / half_width;
+    return sinc * bessel_i0(beta * std::sqrt(std::max(0.0, 1.0 - r * r))) /
+           bessel_i0(beta);
 }
 
 std::vector<double> window_coefficients(const window_spec& w, std::size_t n)

@@ -2,6 +2,7 @@
 #include "common/param_check.h"
 #include "sar/backprojection_factorized_backends.h"
 #include <gpuradar/kernels/common/device_split.h>
+#include <gpuradar/kernels/common/window.h>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -137,19 +138,6 @@ namespace detail {
 
 namespace {
 
-//! Zeroth-order modified Bessel function of the first kind (power series).
-double bessel_i0(double x)
-{
-    double sum = 1, term = 1;
-    for (int k = 1; k < 60; ++k) {
-        term *= (x / (2 * k)) * (x / (2 * k));
-        sum += term;
-        if (term < 1e-17 * sum)
-            break;
-    }
-    return sum;
-}
-
 /*!
  * Kaiser beta for `order` taps and oversampling os: the window's main lobe half-width
  * sqrt(beta^2 + pi^2) / (pi order) set to half the guard band (1 - 1/os) / 2, so that the
@@ -167,16 +155,8 @@ void fill_kernel(float* out, int order, double os)
     const double beta = kaiser_beta(order, os);
     const double half = order / 2.0;
     const int n = ffbp_table_length(order);
-    for (int i = 0; i < n; ++i) {
-        const double x = double(i) / ffbp_table_per_sample;
-        if (x >= half) {
-            out[i] = 0;
-            continue;
-        }
-        const double sinc = x == 0 ? 1.0 : std::sin(ffbp_pi * x) / (ffbp_pi * x);
-        const double t = x / half;
-        out[i] = float(sinc * bessel_i0(beta * std::sqrt(1 - t * t)) / bessel_i0(beta));
-    }
+    for (int i = 0; i < n; ++i)
+        out[i] = float(kaiser_sinc(double(i) / ffbp_table_per_sample, half, beta));
 }
 
 //! Points sampled along each edge of a region's outline: the extremes of a child's range

@@ -167,13 +167,7 @@ void resampler(const csa_geometry& g, detail::csa_tables& t)
     const long long nr = static_cast<long long>(g.nr);
     t.resample_first.resize(g.nr);
     t.resample_taps.assign(g.nr * T, 0.0f);
-    const auto kernel = [&](double u) {
-        if (std::abs(u) >= half)
-            return 0.0;
-        const double s = std::abs(u) < 1e-12 ? 1.0 : std::sin(pi * u) / (pi * u);
-        const double r = u / half;
-        return s * bessel_i0(beta * std::sqrt(1.0 - r * r)) / bessel_i0(beta);
-    };
+    const auto kernel = [&](double u) { return kaiser_sinc(u, half, beta); };
     for (long long j = 0; j < nr; ++j) {
         const double pos = ((g.near + double(j) * g.dr) / g.d_ref - g.near) / g.dr;
         const long long f0 = static_cast<long long>(std::floor(pos)) - T / 2 + 1;

@@ -115,15 +115,11 @@ std::vector<double> pha_sinc_table()
     using pa = pulse_autofocus;
     constexpr int half = pa::sinc_taps / 2;
     std::vector<double> t(std::size_t(pa::sinc_steps + 1) * pa::sinc_taps);
-    const double norm = bessel_i0(pa::sinc_kaiser_beta);
     for (int i = 0; i <= pa::sinc_steps; ++i)
         for (int j = 0; j < pa::sinc_taps; ++j) {
             const double x = double(i) / pa::sinc_steps - double(j + 1 - half);
-            const double u = 1.0 - (x / half) * (x / half);
-            const double sinc = x == 0.0 ? 1.0 : std::sin(pi * x) / (pi * x);
             t[std::size_t(i) * pa::sinc_taps + j] =
-                sinc * bessel_i0(pa::sinc_kaiser_beta * std::sqrt(u > 0.0 ? u : 0.0)) /
-                norm;
+                kaiser_sinc(x, half, pa::sinc_kaiser_beta);
         }
     return t;
 }

@@ -98,6 +98,13 @@ double window_peak_sidelobe_db(const window_spec& w);
 //! Modified Bessel function of the first kind, order 0 (power series, double precision).
 double bessel_i0(double x);
 
+/*!
+ * The Kaiser-windowed sinc interpolation kernel at x samples from its centre:
+ * sinc(x) I0(beta sqrt(1 - (x / half_width)^2)) / I0(beta) for |x| < half_width, else 0
+ * (sinc(x) = sin(pi x) / (pi x)). The resamplers of the SAR kernels share it.
+ */
+double kaiser_sinc(double x, double half_width, double beta);
+
 } // namespace gpuradar::kernels
 
 #endif
