@@ -1,10 +1,12 @@
-/* window: closed forms, Kaiser against std::cyl_bessel_i, Taylor and Chebyshev sidelobes.
+/* window: closed forms, Kaiser and the Kaiser-windowed sinc against std::cyl_bessel_i,
+ * Taylor and Chebyshev sidelobes.
  */
 #include "invalid_argument_check.h"
 #include "test_support.h"
 #include <gpuradar/kernels/common/window.h>
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 namespace gpuradar::test {
 namespace {
@@ -194,6 +196,35 @@ TEST(Window, test_008_bad_parameters_name_the_parameter)
     EXPECT_NO_THROW(window_spec::make("hann", 0, -1.0, -1.0));
     expect_invalid([] { window_spec::make("taylor", 0, 35, 0.0, "doppler_filter"); },
                    "gpuradar::doppler_filter: nbar");
+}
+
+TEST(Window, test_009_kaiser_sinc_against_std_bessel_and_sinc_zeros)
+{
+    // The resamplers' kernel against std::cyl_bessel_i and std::sin at random points,
+    // 1 at its centre, 0 at the other integers (sinc's zeros) and from its half width on.
+    const std::uint32_t seed = std::random_device{}();
+    SCOPED_TRACE(seed);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(-9.0, 9.0), b(0.0, 12.0);
+    const double pi = 3.14159265358979323846;
+    for (int i = 0; i < 200; ++i) {
+        const double x = u(rng), beta = b(rng), half = 8.0;
+        double want = 0.0;
+        if (std::abs(x) < half) {
+            const double r = x / half;
+            want = std::sin(pi * x) / (pi * x) *
+                   std::cyl_bessel_i(0.0, beta * std::sqrt(1.0 - r * r)) /
+                   std::cyl_bessel_i(0.0, beta);
+        }
+        EXPECT_NEAR(kernels::kaiser_sinc(x, half, beta), want, 1e-12) << x << " " << beta;
+    }
+    EXPECT_DOUBLE_EQ(kernels::kaiser_sinc(0.0, 4.0, 6.0), 1.0);
+    for (int k = 1; k < 4; ++k) {
+        EXPECT_NEAR(kernels::kaiser_sinc(double(k), 4.0, 6.0), 0.0, 1e-15);
+        EXPECT_NEAR(kernels::kaiser_sinc(-double(k), 4.0, 6.0), 0.0, 1e-15);
+    }
+    EXPECT_EQ(kernels::kaiser_sinc(4.0, 4.0, 6.0), 0.0);
+    EXPECT_EQ(kernels::kaiser_sinc(-4.5, 4.0, 6.0), 0.0);
 }
 
 } // namespace
