@@ -88,7 +88,10 @@ def azimuth(image):
 
 
 def rel(a, b):
-    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+    """|a - b| / |b|; |a| where b is all zero (a random echo window at a gate end may
+    hold only pixels beyond the gate, whose image and echo are exactly 0)."""
+    nb = np.linalg.norm(b)
+    return float(np.linalg.norm(a - b) / nb if nb > 0 else np.linalg.norm(a))
 
 
 def reference_terms(comp, t, image, first_pulse_y=0.0):
