@@ -237,8 +237,7 @@ class _Target:
         nb = comp.shape[1]
         k0 = int(np.clip(math.floor(bins[0]) - BIN_MARGIN, 0, nb - 2))
         k1 = int(np.clip(math.floor(bins[1]) + BIN_MARGIN + 2, k0 + 2, nb))
-        pulses = self.last - self.first + 1
-        geometry = np.zeros((pulses, 6))
+        geometry = np.zeros((self.pulses, 6))
         geometry[:, 1] = y_n[self.first:self.last + 1]
         geometry[:, 3] = r0c + k0 * acq.dr
         geometry[:, 4] = acq.dr

@@ -3,8 +3,23 @@
 #include "pulse_doppler/framer_copy_backends.h"
 #include <gpuradar/kernels/common/buffer_size.h>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace gpuradar::kernels {
+
+void detail::require_whole_cpi(const front_end_correction& c,
+                               std::size_t n,
+                               const char* who)
+{
+    const std::size_t cpi = c.config().npulses * c.config().nrange;
+    if (n != cpi)
+        throw std::invalid_argument(std::string(who) +
+                                    ": copy_finite with corrections takes one whole CPI "
+                                    "of " +
+                                    std::to_string(cpi) + " samples (got " +
+                                    std::to_string(n) + ")");
+}
 
 float saturation_level(sample_format f)
 {

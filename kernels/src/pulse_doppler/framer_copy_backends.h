@@ -6,6 +6,10 @@
 
 namespace gpuradar::kernels::detail {
 
+//! With corrections, copy_finite takes one whole CPI: n = npulses * nrange of c's
+//! config, else std::invalid_argument from `who`.
+void require_whole_cpi(const front_end_correction& c, std::size_t n, const char* who);
+
 std::unique_ptr<framer_copy>
 make_framer_copy_cpu(std::size_t cpi_samples,
                      sample_format input,

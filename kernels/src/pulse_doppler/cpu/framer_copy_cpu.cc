@@ -3,8 +3,6 @@
 #include "pulse_doppler/front_end_correction_math.h"
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
-#include <string>
 
 namespace gpuradar::kernels::detail {
 namespace {
@@ -82,13 +80,7 @@ private:
     void copy_corrected(
         cfloat* dst, const cfloat* src, std::size_t n, std::size_t slot, screen_tally& t)
     {
-        const auto& c = d_corrections->config();
-        if (n != c.npulses * c.nrange)
-            throw std::invalid_argument(
-                "gpuradar::framer_copy: copy_finite with corrections takes one whole CPI "
-                "of " +
-                std::to_string(c.npulses * c.nrange) + " samples (got " +
-                std::to_string(n) + ")");
+        require_whole_cpi(*d_corrections, n, "gpuradar::framer_copy");
         d_corrections->estimate(src, slot);
         const front_end_map m = d_corrections->map();
         const front_end_iq_map iq = m.iq ? *m.iq : front_end_iq_map{};

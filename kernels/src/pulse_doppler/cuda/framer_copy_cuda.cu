@@ -6,8 +6,6 @@
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdint>
-#include <stdexcept>
-#include <string>
 
 namespace gpuradar::kernels::detail {
 namespace {
@@ -239,13 +237,7 @@ private:
                         std::size_t slot,
                         unsigned long long* count)
     {
-        const auto& c = d_corrections->config();
-        if (n != c.npulses * c.nrange)
-            throw std::invalid_argument(
-                std::string(who) +
-                ": copy_finite with corrections takes one whole CPI of " +
-                std::to_string(c.npulses * c.nrange) + " samples (got " +
-                std::to_string(n) + ")");
+        require_whole_cpi(*d_corrections, n, who);
         d_corrections->estimate(src, slot);
         const front_end_map m = d_corrections->map();
         correct_args a{ reinterpret_cast<float2*>(dst),
