@@ -79,11 +79,13 @@ streamed_ms_per_cpi(const kernels::cuda_stream& s, int reps, Chain&& chain, Cfar
 
 // Only the default chain (the object pulse_doppler_processor runs) + CFAR, per workload:
 // the quick A/B figure and a short program to profile. And the receiver corrections
-// (issue 31: <= 1.1x), which pulse_framer applies in its copy of each CPI out of its
-// staging buffer (framer_copy::copy_finite): the framer's copy + chain + CFAR streamed
-// with the corrections (corrections_ratio) against the same without them, never the
-// corrected copy against the chain alone; *_added_ms: the copy with a correction less
-// the plain copy (copy_alone_ms). --workload PD-C limits it to one workload.
+// (issue 31: <= 1.1x), which ride on pulse_framer's data movement: its gather of the
+// gates into the staging CPI (framer_copy::gather, which takes their sums) and its copy
+// of the finished CPI out (framer_copy::copy_finite, which applies them). So the
+// framer's gather + copy + chain + CFAR streamed with the corrections
+// (corrections_ratio) is timed against the same without them, never the corrected
+// framer against the chain alone; *_added_ms: the framer's gather + copy with a
+// correction less without (framer_alone_ms). --workload PD-C limits it to one workload.
 GPURADAR_BENCH("pd_chain/default")
 {
     if (!pd::have_cuda("pd_chain/default"))
@@ -140,11 +142,12 @@ GPURADAR_BENCH("pd_chain/default")
                         s2_done.make_stream_wait(s.ref());
                     }) /
             streamed_cpis;
-        // The receiver corrections ride on the framer's copy of each finished CPI out of
-        // its staging buffer (framer_copy::copy_finite: the estimate's read pass, then
-        // the screened copy applies them), so the honest comparison is the framer's copy
-        // + chain + CFAR with and without them: the same copy, the same buffers, the
-        // same waits for counts and estimates. `leakage_gate`: blank's gate.
+        // The receiver corrections ride on the framer's gather (the sums) and copy (the
+        // corrections), so the honest comparison is the framer's gather + copy + chain +
+        // CFAR with and without them: the same gather of every pulse of the raw CPI x
+        // into the staging CPI in one batch (an integer PRI), the same copy, the same
+        // buffers, the same waits for counts and estimates. `leakage_gate`: blank's
+        // gate.
         kernels::device_memory framed(w.bytes()); // the copy's output, the chain's input
         auto make_copy = [&](bool corrections,
                              kernels::dc_removal dc,
@@ -172,13 +175,17 @@ GPURADAR_BENCH("pd_chain/default")
         // taken as pulse_framer takes them after each process() call.
         std::vector<kernels::framer_sample_counts> counts(streamed_cpis);
         std::vector<kernels::iq_estimate> est(streamed_cpis);
+        std::vector<std::uint64_t> gates(w.channels * w.npulses);
+        for (std::size_t g = 0; g < gates.size(); ++g)
+            gates[g] = g * w.nrange;
         auto framed_ms = [&](kernels::framer_copy& copy, bool with_chain) {
             return time_ms(s,
                            reps,
                            [&] {
                                for (int i = 0; i < streamed_cpis; ++i) {
+                                   copy.gather(copy.staging(), x.get(), gates, w.nrange);
                                    copy.copy_finite(framed.as<cfloat>(),
-                                                    x.as<cfloat>(),
+                                                    copy.staging(),
                                                     w.samples(),
                                                     std::size_t(i));
                                    if (with_chain) {
@@ -196,7 +203,7 @@ GPURADAR_BENCH("pd_chain/default")
         const auto no_leak = kernels::leakage_suppression::off;
         const auto off = kernels::dc_removal::off;
         auto plain_copy = make_copy(false, off, no_leak, false, 0);
-        const double copy_alone_ms = framed_ms(*plain_copy, false);
+        const double framer_alone_ms = framed_ms(*plain_copy, false);
         const double framed_chain_ms = framed_ms(*plain_copy, true);
         // Per-pulse DC, mean-pulse leakage and I/Q on; and the running DC mean instead.
         auto all_copy = make_copy(true,
@@ -211,7 +218,7 @@ GPURADAR_BENCH("pd_chain/default")
                                       0);
         const double corrected_ms = framed_ms(*all_copy, true);
         const double corrected_running_ms = framed_ms(*running_copy, true);
-        // The copy alone with each correction: less copy_alone_ms, what it adds.
+        // The framer alone with each correction: less framer_alone_ms, what it adds.
         const double all_copy_ms = framed_ms(*all_copy, false);
         const double running_copy_ms = framed_ms(*running_copy, false);
         auto one_copy_ms =
@@ -239,13 +246,13 @@ GPURADAR_BENCH("pd_chain/default")
             .field("corrected_running_dc_framed_chain_cfar_streamed_ms",
                    corrected_running_ms)
             .field("corrections_running_dc_ratio", corrected_running_ms / framed_chain_ms)
-            .field("copy_alone_ms", copy_alone_ms)
-            .field("corrections_added_ms", all_copy_ms - copy_alone_ms)
-            .field("corrections_running_dc_added_ms", running_copy_ms - copy_alone_ms)
-            .field("dc_pulse_added_ms", dc_copy_ms - copy_alone_ms)
-            .field("mean_pulse_added_ms", mean_copy_ms - copy_alone_ms)
-            .field("iq_added_ms", iq_copy_ms - copy_alone_ms)
-            .field("blank_added_ms", blank_copy_ms - copy_alone_ms)
+            .field("framer_alone_ms", framer_alone_ms)
+            .field("corrections_added_ms", all_copy_ms - framer_alone_ms)
+            .field("corrections_running_dc_added_ms", running_copy_ms - framer_alone_ms)
+            .field("dc_pulse_added_ms", dc_copy_ms - framer_alone_ms)
+            .field("mean_pulse_added_ms", mean_copy_ms - framer_alone_ms)
+            .field("iq_added_ms", iq_copy_ms - framer_alone_ms)
+            .field("blank_added_ms", blank_copy_ms - framer_alone_ms)
             .field("floor_cfar_ms", (16.0 * n + 12.0 * n + 5.0 * n) / (copy * 1e6))
             .field("target_ms", w.channels == 16 ? 0.5 : 0.1)
             .field("copy_gb_per_s", copy)

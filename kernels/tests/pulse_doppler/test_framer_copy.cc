@@ -689,5 +689,83 @@ TEST(FramerCopyCuda, test_014_corrected_copy_matches_cpu)
                                           kernels::backend::cuda);
 }
 
+// The CUDA gather with corrections takes the estimate's sums as it writes the staging
+// CPI (gather_rows_with_sums), so that copy_finite reads it once. Against the CPU twin
+// (whose estimate reads the CPI): a partial CPI gathered and dropped first (its sums must
+// not leak into the next CPI), CPIs gathered in batches (a uniform one, one of unequal
+// spacing, the rest; gates of stride != nrange), three CPIs (state carried), a last one
+// copied from another buffer than the one gathered (its sums then come from a read
+// pass); the staging CPI bit for bit the CPU's, the output to float rounding, the same
+// counts and estimates.
+TEST(FramerCopyCuda, test_015_gathered_sums_match_cpu)
+{
+    GPURADAR_REQUIRE_CUDA();
+    kernels::cuda_stream s;
+    const std::size_t np = 150, nr = 301, n = np * nr, cpis = 3, stride = nr + 7;
+    const std::uint32_t seed = std::random_device{}();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::vector<std::uint64_t> offsets(np);
+    for (std::size_t i = 0; i < np; ++i)
+        offsets[i] = i * stride + (i >= 50 && i < 53 ? (i - 49) * (i - 49) : 0);
+    const std::size_t span = offsets.back() + nr;
+    auto batch = [&](std::size_t a, std::size_t b) {
+        return std::vector<std::uint64_t>(offsets.begin() + a, offsets.begin() + b);
+    };
+    for (const auto& c : correction_modes(np, nr)) {
+        const std::string what = mode_name(c);
+        auto cpu = corrected_copy(kernels::backend::cpu, c);
+        auto gpu = corrected_copy(kernels::backend::cuda, c, s.ref());
+        kernels::device_memory d_out(n * sizeof(cfloat)), d_other(n * sizeof(cfloat));
+        // A partial CPI of large samples, dropped: only rows [0, 40) gathered.
+        auto junk = random_complex(span, seed + 99, 50.0f);
+        const auto d_junk = to_device(junk, s);
+        cpu->gather(cpu->staging(), junk.data(), batch(0, 40), nr);
+        gpu->gather(gpu->staging(), d_junk.get(), batch(0, 40), nr);
+        for (std::size_t k = 0; k < cpis; ++k) {
+            auto stream = impaired(1, span, seed + static_cast<std::uint32_t>(10 * k));
+            add_huge(stream, 20, seed + static_cast<std::uint32_t>(10 * k + 1));
+            poison_samples(stream, 6, seed + static_cast<std::uint32_t>(10 * k + 2));
+            const auto d_stream = to_device(stream, s);
+            for (const auto& [a, b] : { std::pair<std::size_t, std::size_t>{ 0, 50 },
+                                        { 50, 53 },
+                                        { 53, np } }) {
+                cpu->gather(cpu->staging() + a * nr, stream.data(), batch(a, b), nr);
+                gpu->gather(gpu->staging() + a * nr, d_stream.get(), batch(a, b), nr);
+            }
+            const std::vector<cfloat> staged(cpu->staging(), cpu->staging() + n);
+            kernels::copy_async(d_other.get(),
+                                gpu->staging(),
+                                d_other.size(),
+                                kernels::copy_kind::device_to_device,
+                                s.ref(),
+                                "test");
+            EXPECT_TRUE(bitwise_equal(to_host<cfloat>(d_other, n, s), staged))
+                << what << " CPI " << k << ": the gather's output";
+            // The last CPI from elsewhere (the same samples).
+            const cfloat* src = k + 1 == cpis ? d_other.as<cfloat>() : gpu->staging();
+            poison(d_out, s);
+            std::vector<cfloat> want(n);
+            cpu->copy_finite(want.data(), cpu->staging(), n, k);
+            gpu->copy_finite(d_out.as<cfloat>(), src, n, k);
+            EXPECT_LE(rel_l2(to_host<cfloat>(d_out, n, s), want), 1e-5)
+                << what << " CPI " << k;
+        }
+        std::vector<kernels::framer_sample_counts> cc(cpis), cg(cpis);
+        cpu->take_counts(cc.data(), cpis);
+        gpu->take_counts(cg.data(), cpis);
+        std::vector<kernels::iq_estimate> ec(cpis), eg(cpis);
+        cpu->corrections()->take_estimates(ec.data(), cpis);
+        gpu->corrections()->take_estimates(eg.data(), cpis);
+        for (std::size_t k = 0; k < cpis; ++k) {
+            EXPECT_TRUE(cg[k] == cc[k]) << what << " CPI " << k;
+            EXPECT_GT(cc[k].nonfinite + cc[k].clamped, 0u);
+            EXPECT_TRUE(ec[k].corrected) << what;
+            EXPECT_EQ(eg[k].corrected, ec[k].corrected) << what;
+            EXPECT_NEAR(eg[k].gain_db, ec[k].gain_db, 1e-6) << what;
+            EXPECT_NEAR(eg[k].phase_deg, ec[k].phase_deg, 1e-5) << what;
+        }
+    }
+}
+
 } // namespace
 } // namespace gpuradar::test

@@ -1,7 +1,9 @@
 #include "common/cuda/cuda_check.h"
+#include "common/cuda/dependent_launch.cuh"
 #include "common/cuda/launch.h"
 #include "pulse_doppler/framer_copy_backends.h"
 #include "pulse_doppler/framer_copy_screen.h"
+#include "pulse_doppler/front_end_correction_backends.h"
 #include "pulse_doppler/front_end_correction_math.h"
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -85,6 +87,7 @@ struct correct_args {
 // walks the pulses and x the range samples, so that no thread divides.
 __global__ void copy_correct_kernel(correct_args a)
 {
+    wait_for_predecessor(); // the estimate's kernels
     front_end_iq_map m;
     if (a.iq)
         m = *a.iq;
@@ -130,7 +133,8 @@ public:
           d_staging(cpi_samples * sizeof(cfloat)),
           d_stream(stream),
           d_convert(sample_convert::make(backend::cuda, input, stream)),
-          d_saturation(saturation_level(input))
+          d_saturation(saturation_level(input)),
+          d_dependent(dependent_launch_supported(who))
     {
         grow_counts(initial_slots);
     }
@@ -150,6 +154,8 @@ public:
         bool uniform = true;
         for (std::size_t i = 1; i < offsets.size() && uniform; ++i)
             uniform = offsets[i] - offsets[i - 1] == stride;
+        if (gather_with_sums(dst, in, offsets, stride, uniform, nrange))
+            return;
         if (uniform) {
             // Every gate of an integer PRI in one strided pass (rows = gates).
             d_convert->rows(
@@ -230,6 +236,44 @@ public:
 private:
     static constexpr std::size_t initial_slots = 8;
 
+    // Rows of the staging CPI gathered by the corrections' sums pass, which converts and
+    // writes them as d_convert would and takes the corrections' sums on the way (false:
+    // no corrections with sums, or dst is not a row of the staging CPI).
+    bool gather_with_sums(cfloat* dst,
+                          const unsigned char* in,
+                          const std::vector<std::uint64_t>& offsets,
+                          std::uint64_t stride,
+                          bool uniform,
+                          std::size_t nrange)
+    {
+        const cfloat* rows = d_staging.as<cfloat>();
+        if (!d_corrections || nrange != d_corrections->config().nrange || dst < rows ||
+            dst >= rows + d_corrections->config().npulses * nrange ||
+            (dst - rows) % nrange != 0)
+            return false;
+        const std::size_t row = static_cast<std::size_t>(dst - rows) / nrange;
+        const std::size_t bytes = sample_bytes(d_convert->format());
+        const sample_format f = d_convert->format();
+        if (uniform)
+            return gather_rows_with_sums(*d_corrections,
+                                         dst,
+                                         in + offsets[0] * bytes,
+                                         f,
+                                         stride,
+                                         row,
+                                         offsets.size());
+        for (std::size_t i = 0; i < offsets.size(); ++i)
+            if (!gather_rows_with_sums(*d_corrections,
+                                       dst + i * nrange,
+                                       in + offsets[i] * bytes,
+                                       f,
+                                       nrange,
+                                       row + i,
+                                       1))
+                return false;
+        return true;
+    }
+
     // The estimate's kernels from src, then the screened, corrected copy in one pass.
     void copy_corrected(cfloat* dst,
                         const cfloat* src,
@@ -257,12 +301,15 @@ private:
             { (m.npulses + correct_rows - 1) / correct_rows,
               max_grid_y,
               std::max<std::size_t>(1, elementwise_max_blocks / bx) });
-        copy_correct_kernel<<<dim3(static_cast<unsigned int>(bx),
-                                   static_cast<unsigned int>(by)),
-                              elementwise_threads,
-                              0,
-                              native(d_stream)>>>(a);
-        GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_correct_kernel");
+        launch_dependent(
+            d_dependent,
+            copy_correct_kernel,
+            dim3(static_cast<unsigned int>(bx), static_cast<unsigned int>(by)),
+            elementwise_threads,
+            0,
+            native(d_stream),
+            who,
+            a);
     }
 
     static constexpr std::size_t max_grid_y = 65535; // CUDA's limit on gridDim.y
@@ -311,6 +358,7 @@ private:
     device_memory d_counts;      // counters_per_slot per CPI slot (unsigned long long)
     pinned_memory d_host_counts; // take_counts()'s copy of them
     cuda_event d_counts_copied;  // recorded by take_counts()
+    const bool d_dependent;      // the corrected copy's dependent launch
 };
 
 } // namespace

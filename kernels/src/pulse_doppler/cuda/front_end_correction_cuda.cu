@@ -8,7 +8,9 @@
  * written per block, then added in a fixed order (no atomics but the 9 per-block range
  * terms), so both backends agree to float rounding. */
 #include "common/cuda/cuda_check.h"
+#include "common/cuda/dependent_launch.cuh"
 #include "common/cuda/launch.h"
+#include "common/cuda/sample_convert.cuh"
 #include "pulse_doppler/framer_copy_screen.h"
 #include "pulse_doppler/front_end_correction_backends.h"
 #include "pulse_doppler/front_end_correction_math.h"
@@ -77,12 +79,8 @@ __device__ void block_sums(const double (&v)[N], double* smem, double (&out)[N])
 // The I/Q matrix of the CPI from its terms, into *out, and its corrected sums into the
 // slot's (one thread).
 __device__ void finish_iq(
-    const double* terms, double n_g, double npulses, front_end_iq_map* out, double* sums)
+    const iq_terms& t, double n_g, double npulses, front_end_iq_map* out, double* sums)
 {
-    iq_terms t;
-    double* f = &t.raw[0];
-    for (int i = 0; i < iq_terms_count; ++i)
-        f[i] = __ldcg(terms + i); // from L2: other blocks' atomics, not a stale L1 line
     const iq_sums s = iq_sums_from(t, n_g, npulses);
     const iq_matrix m = iq_matrix_from(s);
     front_end_iq_map q;
@@ -95,51 +93,67 @@ __device__ void finish_iq(
     sums[2] = s.iq;
 }
 
+template <typename In>
 struct stats_args {
-    const float2* cpi;
-    std::size_t npulses, nrange;
+    const In* src;          // row i of the launch at src + i * stride
+    std::size_t stride;     // samples from one row of src to the next
+    float2* dst;            // the rows converted, row i at dst + i * nrange (null: none)
+    std::size_t row0, rows; // the launch's rows: the CPI's pulses [row0, row0 + rows)
+    std::size_t nrange;
     std::size_t gate; // range samples [0, gate) blanked (0: none)
-    bool rows, cols, moments;
-    double2* row_all;  // [tile][pulse]: the pulse's sum over the tile's samples
-    double2* row_kept; // [tile][pulse]: the same over the samples not blanked
-    double2* col;      // [chunk][range]: the range sample's sum over the chunk's pulses
-    double* mom;       // [block][3]: sum over not blanked samples of I^2, Q^2, IQ
-    double2* row_sum;  // [pulse]: row_all over the tiles (rows)
-    double2* kept_sum; // [pulse]: row_kept over the tiles (rows)
-    unsigned int* row_ticket; // [chunk]: the chunk's tiles done (0 between CPIs)
+    bool rows_on, cols, moments;
+    double2* row_sum;  // [pulse]: the pulse's sum (atomics: a term per tile)
+    double2* kept_sum; // [pulse]: the same over the samples not blanked (gate > 0)
+    double2* col;      // [range]: the range sample's sum over the pulses
+    double* mom;       // [3]: sum over not blanked samples of I^2, Q^2, IQ
 };
 
-// Threads per pulse of the row totals: stats_threads / stats_rows, each adding every
-// row_lanes-th tile, then a shuffle tree over the row_lanes adjacent lanes.
-constexpr int row_lanes = stats_threads / stats_rows;
-static_assert(row_lanes >= 1 && 32 % row_lanes == 0, "a pulse's lanes in one warp");
-
-__global__ void __launch_bounds__(stats_threads) stats_kernel(stats_args a)
+// The sums pass, also the framer's gather when dst is given: each sample converted from
+// the input's format as sample_convert converts it, written to dst unscreened (the copy
+// screens it later), and summed screened, as the copy will write it. The sums are added
+// into the accumulators with atomics (a few per pulse, per range sample and per block),
+// so that rows gathered in several launches add up to the CPI's sums.
+template <typename In>
+__global__ void __launch_bounds__(stats_threads) stats_kernel(stats_args<In> a)
 {
     __shared__ double2 col_smem[stats_warps][stats_cols];
     __shared__ double red[3 * 32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const std::size_t tile = blockIdx.x, chunk = blockIdx.y;
     const std::size_t c0 = tile * stats_cols + lane;
-    const std::size_t p0 = chunk * stats_rows, p1 = min(a.npulses, p0 + stats_rows);
+    const std::size_t i0 = chunk * stats_rows, i1 = min(a.rows, i0 + stats_rows);
     const bool tile_gated = tile * stats_cols < a.gate; // the tile meets the gate
     double2 acc[stats_per_lane];
 #pragma unroll
     for (int k = 0; k < stats_per_lane; ++k)
         acc[k] = make_double2(0.0, 0.0);
     double ii = 0, qq = 0, iq = 0;
-    // Two pulses per iteration, all 16 loads issued before any sum: the bytes in flight
+    // Two rows per iteration, all 16 loads issued before any sum: the bytes in flight
     // per warp that keep the pass near the memory's rate.
-    for (std::size_t pa = p0 + warp; pa < p1; pa += 2 * stats_warps) {
+    for (std::size_t ia = i0 + warp; ia < i1; ia += 2 * stats_warps) {
         float2 v[2][stats_per_lane];
 #pragma unroll
         for (int j = 0; j < 2; ++j) {
-            const std::size_t p = pa + j * stats_warps;
-            const float2* x = a.cpi + p * a.nrange;
+            const std::size_t i = ia + j * stats_warps;
+            const In* x = a.src + i * a.stride;
 #pragma unroll
             for (int k = 0; k < stats_per_lane; ++k) {
                 const std::size_t c = c0 + 32 * k;
-                v[j][k] = p < p1 && c < a.nrange ? x[c] : make_float2(0.0f, 0.0f);
+                v[j][k] = i < i1 && c < a.nrange ? sample_to_float2(x[c])
+                                                 : make_float2(0.0f, 0.0f);
+            }
+        }
+        if (a.dst) {
+#pragma unroll
+            for (int j = 0; j < 2; ++j) {
+                const std::size_t i = ia + j * stats_warps;
+                float2* y = a.dst + i * a.nrange;
+#pragma unroll
+                for (int k = 0; k < stats_per_lane; ++k) {
+                    const std::size_t c = c0 + 32 * k;
+                    if (i < i1 && c < a.nrange)
+                        y[c] = v[j][k];
+                }
             }
         }
         // The samples as the framer's copy writes them (its counts are the copy's).
@@ -154,7 +168,7 @@ __global__ void __launch_bounds__(stats_threads) stats_kernel(stats_args a)
         }
 #pragma unroll
         for (int j = 0; j < 2; ++j) {
-            const std::size_t p = pa + j * stats_warps;
+            const std::size_t i = ia + j * stats_warps;
             double sr = 0, si = 0, kr = 0, ki = 0;
 #pragma unroll
             for (int k = 0; k < stats_per_lane; ++k) {
@@ -171,7 +185,7 @@ __global__ void __launch_bounds__(stats_threads) stats_kernel(stats_args a)
                     iq += re * im;
                 }
             }
-            if (a.rows && p < p1) { // p < p1: the same in every lane of the warp
+            if (a.rows_on && i < i1) { // i < i1: the same in every lane of the warp
                 sr = warp_sum(sr);
                 si = warp_sum(si);
                 if (tile_gated) {
@@ -182,9 +196,13 @@ __global__ void __launch_bounds__(stats_threads) stats_kernel(stats_args a)
                     ki = si;
                 }
                 if (lane == 0) {
-                    a.row_all[tile * a.npulses + p] = make_double2(sr, si);
-                    if (a.gate > 0)
-                        a.row_kept[tile * a.npulses + p] = make_double2(kr, ki);
+                    const std::size_t p = a.row0 + i;
+                    atomicAdd(&a.row_sum[p].x, sr);
+                    atomicAdd(&a.row_sum[p].y, si);
+                    if (a.gate > 0) {
+                        atomicAdd(&a.kept_sum[p].x, kr);
+                        atomicAdd(&a.kept_sum[p].y, ki);
+                    }
                 }
             }
         }
@@ -200,59 +218,19 @@ __global__ void __launch_bounds__(stats_threads) stats_kernel(stats_args a)
             sum.x += col_smem[w][threadIdx.x].x;
             sum.y += col_smem[w][threadIdx.x].y;
         }
-        if (c < a.nrange)
-            a.col[chunk * a.nrange + c] = sum;
+        if (c < a.nrange) {
+            atomicAdd(&a.col[c].x, sum.x);
+            atomicAdd(&a.col[c].y, sum.y);
+        }
     }
     if (a.moments) {
-        const std::size_t b = std::size_t(blockIdx.y) * gridDim.x + blockIdx.x;
         const double v[3] = { ii, qq, iq };
         double t[3];
         block_sums(v, red, t);
         if (threadIdx.x == 0) {
-            a.mom[3 * b + 0] = t[0];
-            a.mom[3 * b + 1] = t[1];
-            a.mom[3 * b + 2] = t[2];
-        }
-    }
-    if (a.rows) {
-        // The last of the chunk's tiles to finish adds the tiles' partial sums of the
-        // chunk's pulses (in tile order: deterministic), so that the one-block pulse
-        // kernel reads one sum per pulse instead of one per tile (the usual fence and
-        // ticket: its reads see the other blocks' writes).
-        __shared__ bool last;
-        __threadfence();
-        __syncthreads();
-        if (threadIdx.x == 0)
-            last = atomicAdd(a.row_ticket + chunk, 1u) == gridDim.x - 1;
-        __syncthreads();
-        if (last) {
-            __threadfence();
-            const std::size_t p = p0 + threadIdx.x / row_lanes;
-            const unsigned int part = threadIdx.x % row_lanes;
-            double2 s = make_double2(0.0, 0.0), k = make_double2(0.0, 0.0);
-            if (p < p1)
-                for (std::size_t t = part; t < gridDim.x; t += row_lanes) {
-                    const double2 v = __ldcg(a.row_all + t * a.npulses + p);
-                    s.x += v.x;
-                    s.y += v.y;
-                    if (a.gate > 0) {
-                        const double2 w = __ldcg(a.row_kept + t * a.npulses + p);
-                        k.x += w.x;
-                        k.y += w.y;
-                    }
-                }
-            for (int lanes = row_lanes / 2; lanes > 0; lanes /= 2) {
-                s.x += __shfl_down_sync(0xffffffffu, s.x, lanes);
-                s.y += __shfl_down_sync(0xffffffffu, s.y, lanes);
-                k.x += __shfl_down_sync(0xffffffffu, k.x, lanes);
-                k.y += __shfl_down_sync(0xffffffffu, k.y, lanes);
-            }
-            if (part == 0 && p < p1) {
-                a.row_sum[p] = s;
-                a.kept_sum[p] = a.gate > 0 ? k : s;
-            }
-            if (threadIdx.x == 0)
-                a.row_ticket[chunk] = 0; // for the next CPI (stream-ordered)
+            atomicAdd(a.mom + 0, t[0]);
+            atomicAdd(a.mom + 1, t[1]);
+            atomicAdd(a.mom + 2, t[2]);
         }
     }
 }
@@ -268,90 +246,120 @@ __device__ __forceinline__ affine2 a_then_b(const affine2& x, const affine2& y)
     return { y.a * x.a, make_double2(y.a * x.b.x + y.b.x, y.a * x.b.y + y.b.y) };
 }
 
-struct pulse_args {
-    std::size_t npulses, nrange, nblocks;
-    bool dc, running, first, iq;
+struct running_args {
+    std::size_t npulses, nrange;
+    bool first; // no estimate yet: d_0 = m_0
     double tau;
-    const double2* row_sum;  // per pulse: its sum (stats_kernel's row totals)
-    const double2* kept_sum; // per pulse: its sum over the samples not blanked
-    const double* mom;       // null without I/Q
-    double2* state;          // the running DC estimate, carried across CPIs
-    double2* dc_d;           // per pulse: scratch (the pulse's mean), then its DC (fp64)
-    float2* dc_f;            // per pulse: the DC subtracted
-    double* terms; // iq_terms: the raw moments and the pulse terms written, the range
-                   // terms zeroed for range_kernel's atomics
-    bool finish;   // I/Q without mean pulse: the matrix is computed here
-    double n_g;    // samples per pulse not blanked
-    front_end_iq_map* iq_out;
-    double* sums; // the slot's corrected I/Q sums
+    const double2* row_sum; // per pulse: its sum (stats_kernel's)
+    double2* state;         // the running DC estimate, carried across CPIs
+    double2* dc_d;          // per pulse: scratch (the pulse's mean), then its DC (fp64)
+    float2* dc_f;           // per pulse: the DC subtracted
 };
 
-// One block: the pulses' DC (each pulse's mean, or the running mean as a scan: the
-// recurrence d_k = w d_{k-1} + m_k / tau is a composition of affine maps, scanned over
-// the block's threads, each thread owning a run of consecutive pulses), then the pulse
-// terms of iq_terms and the sum of the raw moments over the sums pass's blocks.
-__global__ void __launch_bounds__(est_threads) pulse_kernel(pulse_args a)
+// One block: the running DC mean as a scan. The recurrence d_k = w d_{k-1} + m_k / tau
+// is a composition of affine maps, scanned over the block's threads, each thread owning a
+// run of consecutive pulses.
+__global__ void __launch_bounds__(est_threads) running_dc_kernel(running_args a)
 {
     __shared__ affine2 scan[est_threads];
-    __shared__ double red[12 * 32];
+    wait_for_predecessor(); // the sums
     const std::size_t per = (a.npulses + est_threads - 1) / est_threads;
     const std::size_t q0 = min(a.npulses, threadIdx.x * per);
     const std::size_t q1 = min(a.npulses, q0 + per);
     const double w = 1.0 - 1.0 / a.tau;
-    if (a.dc) {
-        // The pulses' means, and this thread's run as one affine map.
-        affine2 run{ 1.0, make_double2(0.0, 0.0) };
-        for (std::size_t p = q0; p < q1; ++p) {
-            const double2 s = a.row_sum[p];
-            const double2 m =
-                make_double2(s.x / double(a.nrange), s.y / double(a.nrange));
-            a.dc_d[p] = m;
-            affine2 step{ w, make_double2(m.x / a.tau, m.y / a.tau) };
-            if (!a.running || (a.first && p == 0))
-                step = affine2{ 0.0, m };
-            run = a_then_b(run, step);
-        }
-        // Inclusive scan of the runs (Hillis-Steele), then each thread's starting value.
-        scan[threadIdx.x] = run;
-        __syncthreads();
-        for (int off = 1; off < est_threads; off *= 2) {
-            const affine2 left = threadIdx.x >= off ? scan[threadIdx.x - off]
-                                                    : affine2{ 1.0, make_double2(0, 0) };
-            __syncthreads();
-            scan[threadIdx.x] = a_then_b(left, scan[threadIdx.x]);
-            __syncthreads();
-        }
-        const double2 s0 = *a.state;
-        double2 d = s0;
-        if (threadIdx.x > 0) {
-            const affine2 before = scan[threadIdx.x - 1];
-            d = make_double2(before.a * s0.x + before.b.x, before.a * s0.y + before.b.y);
-        }
-        for (std::size_t p = q0; p < q1; ++p) {
-            const double2 m = a.dc_d[p];
-            if (!a.running || (a.first && p == 0))
-                d = m;
-            else
-                d = make_double2(w * d.x + m.x / a.tau, w * d.y + m.y / a.tau);
-            a.dc_d[p] = d;
-            a.dc_f[p] = make_float2(static_cast<float>(d.x), static_cast<float>(d.y));
-        }
-        __syncthreads(); // every thread has read *state
-        if (q1 == a.npulses && q1 > q0)
-            *a.state = d;
+    // The pulses' means, and this thread's run as one affine map.
+    affine2 run{ 1.0, make_double2(0.0, 0.0) };
+    for (std::size_t p = q0; p < q1; ++p) {
+        const double2 s = a.row_sum[p];
+        const double2 m = make_double2(s.x / double(a.nrange), s.y / double(a.nrange));
+        a.dc_d[p] = m;
+        affine2 step{ w, make_double2(m.x / a.tau, m.y / a.tau) };
+        if (a.first && p == 0)
+            step = affine2{ 0.0, m };
+        run = a_then_b(run, step);
     }
-    // Every pulse term, D included (range_kernel subtracts it), written whatever the
-    // options: zeros where a correction is off.
+    // Inclusive scan of the runs (Hillis-Steele), then each thread's starting value.
+    scan[threadIdx.x] = run;
+    __syncthreads();
+    for (int off = 1; off < est_threads; off *= 2) {
+        const affine2 left = threadIdx.x >= off ? scan[threadIdx.x - off]
+                                                : affine2{ 1.0, make_double2(0, 0) };
+        __syncthreads();
+        scan[threadIdx.x] = a_then_b(left, scan[threadIdx.x]);
+        __syncthreads();
+    }
+    const double2 s0 = *a.state;
+    double2 d = s0;
+    if (threadIdx.x > 0) {
+        const affine2 before = scan[threadIdx.x - 1];
+        d = make_double2(before.a * s0.x + before.b.x, before.a * s0.y + before.b.y);
+    }
+    for (std::size_t p = q0; p < q1; ++p) {
+        const double2 m = a.dc_d[p];
+        if (a.first && p == 0)
+            d = m;
+        else
+            d = make_double2(w * d.x + m.x / a.tau, w * d.y + m.y / a.tau);
+        a.dc_d[p] = d;
+        a.dc_f[p] = make_float2(static_cast<float>(d.x), static_cast<float>(d.y));
+    }
+    __syncthreads(); // every thread has read *state
+    if (q1 == a.npulses && q1 > q0)
+        *a.state = d;
+}
+
+struct estimate_args {
+    std::size_t npulses, nrange;
+    bool dc, running, mean, iq;
+    bool first_mean; // no mean pulse yet: M = this CPI's
+    double alpha;
+    // stats_kernel's sums, read, then zeroed for the next CPI's atomics:
+    double2* row_sum;     // per pulse: its sum
+    double2* kept_sum;    // per pulse: its sum over the samples not blanked (row_sum
+                          // itself when nothing is blanked)
+    double2* col;         // per range sample: its sum over the pulses
+    double* mom;          // [3]: the raw moments
+    const double2* dc_d;  // running: the DC per pulse (running_dc_kernel's)
+    float2* dc_f;         // per pulse: the DC subtracted (written here unless running)
+    double2* mean_d;      // M, carried across CPIs
+    float2* mean_f;       // M as subtracted
+    double* range_terms;  // [9]: the blocks' range terms (atomics; zeroed after use)
+    unsigned int* ticket; // blocks done (0 between CPIs)
+    double n_g;           // samples per pulse not blanked
+    front_end_iq_map* iq_out;
+    double* sums; // the slot's corrected I/Q sums (null without I/Q)
+};
+
+// Every estimate of the CPI from its sums in one launch. Each block adds the pulse terms
+// of iq_terms itself (every block the same sums in the same order: D is the same bits
+// everywhere), then its range samples' mean pulse (M[r] from the column sum less D) and
+// range terms; the last block to finish adds the blocks' range terms, computes the I/Q
+// matrix and zeroes the sums for the next CPI.
+__global__ void __launch_bounds__(range_threads) estimate_kernel(estimate_args a)
+{
+    __shared__ double red[12 * 32];
+    __shared__ double pulse_terms[12];
+    __shared__ bool last;
+    wait_for_predecessor(); // the sums (and the running DC)
     double t[12] = {};
-    for (std::size_t b = threadIdx.x; a.iq && b < a.nblocks; b += est_threads) {
-        t[0] += a.mom[3 * b + 0];
-        t[1] += a.mom[3 * b + 1];
-        t[2] += a.mom[3 * b + 2];
+    if (a.iq && threadIdx.x == 0) {
+        t[0] = a.mom[0];
+        t[1] = a.mom[1];
+        t[2] = a.mom[2];
     }
     if (a.dc)
-        for (std::size_t p = threadIdx.x; p < a.npulses; p += est_threads) {
+        for (std::size_t p = threadIdx.x; p < a.npulses; p += blockDim.x) {
             const double2 rk = a.kept_sum[p];
-            const double2 d = a.dc_d[p];
+            double2 d;
+            if (a.running) {
+                d = a.dc_d[p];
+            } else { // each pulse's own mean
+                const double2 s = a.row_sum[p];
+                d = make_double2(s.x / double(a.nrange), s.y / double(a.nrange));
+                if (blockIdx.x == 0)
+                    a.dc_f[p] =
+                        make_float2(static_cast<float>(d.x), static_cast<float>(d.y));
+            }
             t[3] += d.x * rk.x;
             t[4] += d.y * rk.y;
             t[5] += d.x * rk.y;
@@ -364,82 +372,73 @@ __global__ void __launch_bounds__(est_threads) pulse_kernel(pulse_args a)
         }
     double sum[12];
     block_sums(t, red, sum);
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0)
         for (int i = 0; i < 12; ++i)
-            a.terms[i] = sum[i];
-        for (int i = 12; i < iq_terms_count; ++i)
-            a.terms[i] = 0.0;
-        if (a.finish) // no range terms to wait for
-            finish_iq(a.terms, a.n_g, double(a.npulses), a.iq_out, a.sums);
-    }
-}
-
-struct range_args {
-    std::size_t npulses, nrange, nchunks;
-    bool first, iq;
-    double alpha;
-    const double2* col;
-    double* terms;        // D read, the range terms added
-    double2* mean;        // M, carried across CPIs
-    float2* mean_f;       // M as subtracted
-    unsigned int* ticket; // blocks done (0 between CPIs)
-    front_end_iq_map* iq_out;
-    double* sums; // the slot's corrected I/Q sums
-};
-
-// Thread r: the CPI's mean pulse at range sample r from the chunks' column sums less
-// the DC subtracted from every pulse, folded into M[r]; then the range terms.
-__global__ void __launch_bounds__(range_threads) range_kernel(range_args a)
-{
-    __shared__ double red[9 * 32];
+            pulse_terms[i] = sum[i];
+    __syncthreads();
+    double u[9] = {};
     const std::size_t r = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    double t[9] = {};
-    if (r < a.nrange) {
-        double2 c = make_double2(0.0, 0.0);
-#pragma unroll 8
-        for (std::size_t k = 0; k < a.nchunks; ++k) {
-            const double2 v = a.col[k * a.nrange + r];
-            c.x += v.x;
-            c.y += v.y;
-        }
-        const double dr = a.terms[10], di = a.terms[11];
-        const double mr = (c.x - dr) / double(a.npulses),
-                     mi = (c.y - di) / double(a.npulses);
-        double2 m = a.mean[r];
-        if (a.first) {
+    if (a.mean && r < a.nrange) {
+        const double2 c = a.col[r];
+        a.col[r] = make_double2(0.0, 0.0); // for the next CPI's atomics
+        const double mr = (c.x - pulse_terms[10]) / double(a.npulses),
+                     mi = (c.y - pulse_terms[11]) / double(a.npulses);
+        double2 m = a.mean_d[r];
+        if (a.first_mean) {
             m = make_double2(mr, mi);
         } else {
             m.x += a.alpha * (mr - m.x);
             m.y += a.alpha * (mi - m.y);
         }
-        a.mean[r] = m;
+        a.mean_d[r] = m;
         a.mean_f[r] = make_float2(static_cast<float>(m.x), static_cast<float>(m.y));
-        t[0] = m.x * c.x;
-        t[1] = m.y * c.y;
-        t[2] = m.x * c.y;
-        t[3] = m.y * c.x;
-        t[4] = m.x * m.x;
-        t[5] = m.y * m.y;
-        t[6] = m.x * m.y;
-        t[7] = m.x;
-        t[8] = m.y;
+        u[0] = m.x * c.x;
+        u[1] = m.y * c.y;
+        u[2] = m.x * c.y;
+        u[3] = m.y * c.x;
+        u[4] = m.x * m.x;
+        u[5] = m.y * m.y;
+        u[6] = m.x * m.y;
+        u[7] = m.x;
+        u[8] = m.y;
     }
-    if (!a.iq)
-        return;
-    double sum[9];
-    block_sums(t, red, sum);
-    // The last block to finish computes the matrix from every block's terms (the usual
-    // fence and ticket: its reads see the other blocks' atomics).
+    __syncthreads(); // red is free again
+    double range_sum[9];
+    if (a.mean && a.iq)
+        block_sums(u, red, range_sum);
+    // The last block to finish (the usual fence and ticket: its reads see the other
+    // blocks' atomics) finishes the CPI.
     if (threadIdx.x == 0) {
-        for (int i = 0; i < 9; ++i)
-            atomicAdd(a.terms + 12 + i, sum[i]);
+        if (a.mean && a.iq)
+            for (int i = 0; i < 9; ++i)
+                atomicAdd(a.range_terms + i, range_sum[i]);
         __threadfence();
-        if (atomicAdd(a.ticket, 1u) == gridDim.x - 1) {
-            __threadfence();
-            finish_iq(a.terms, double(a.nrange), double(a.npulses), a.iq_out, a.sums);
-            *a.ticket = 0; // for the next CPI (stream-ordered)
-        }
+        last = atomicAdd(a.ticket, 1u) == gridDim.x - 1;
     }
+    __syncthreads();
+    if (!last)
+        return;
+    __threadfence();
+    if (threadIdx.x == 0) {
+        if (a.iq) {
+            iq_terms it;
+            double* f = &it.raw[0];
+            for (int i = 0; i < 12; ++i)
+                f[i] = pulse_terms[i];
+            for (int i = 0; i < 9; ++i) {
+                f[12 + i] = __ldcg(a.range_terms + i);
+                a.range_terms[i] = 0.0;
+            }
+            finish_iq(it, a.n_g, double(a.npulses), a.iq_out, a.sums);
+            a.mom[0] = a.mom[1] = a.mom[2] = 0.0;
+        }
+        *a.ticket = 0;
+    }
+    if (a.dc)
+        for (std::size_t p = threadIdx.x; p < a.npulses; p += blockDim.x) {
+            a.row_sum[p] = make_double2(0.0, 0.0);
+            a.kept_sum[p] = make_double2(0.0, 0.0);
+        }
 }
 
 class front_end_correction_cuda final : public front_end_correction
@@ -448,25 +447,18 @@ public:
     front_end_correction_cuda(const front_end_correction_config& cfg, stream_ref stream)
         : front_end_correction(cfg, backend::cuda),
           d_stream(stream),
-          d_ntiles((cfg.nrange + stats_cols - 1) / stats_cols),
-          d_nchunks((cfg.npulses + stats_rows - 1) / stats_rows),
-          d_row_all(d_ntiles * cfg.npulses * sizeof(double2)),
-          d_row_kept(d_ntiles * cfg.npulses * sizeof(double2)),
-          d_row_sum(cfg.npulses * sizeof(double2)),
-          d_kept_sum(cfg.npulses * sizeof(double2)),
-          d_row_ticket(d_nchunks * sizeof(unsigned int)),
-          d_col(d_nchunks * cfg.nrange * sizeof(double2)),
-          d_mom(d_ntiles * d_nchunks * 3 * sizeof(double)),
-          d_terms(iq_terms_count * sizeof(double)),
+          d_acc((2 * cfg.npulses + cfg.nrange) * sizeof(double2) + 4 * sizeof(double)),
+          d_range_terms(9 * sizeof(double)),
           d_dc_d(cfg.npulses * sizeof(double2)),
           d_dc(cfg.npulses * sizeof(float2)),
           d_dc_state(sizeof(double2)),
           d_mean_pulse(cfg.nrange * sizeof(double2)),
           d_mean_pulse_f(cfg.nrange * sizeof(float2)),
           d_iq(sizeof(front_end_iq_map)),
-          d_ticket(sizeof(unsigned int))
+          d_ticket(sizeof(unsigned int)),
+          d_dependent(dependent_launch_supported(who))
     {
-        if (d_nchunks > 65535) // the sums pass's grid.y
+        if ((cfg.npulses + stats_rows - 1) / stats_rows > 65535) // the sums pass's grid.y
             throw std::invalid_argument(std::string(who) + ": npulses must be <= " +
                                         std::to_string(65535 * stats_rows) +
                                         " with the CUDA backend's corrections (got " +
@@ -480,18 +472,44 @@ public:
             who, cudaMemsetAsync(d_mean_pulse.get(), 0, d_mean_pulse.size(), s));
         GPURADAR_CUDA_CHECK(who, cudaMemsetAsync(d_ticket.get(), 0, d_ticket.size(), s));
         GPURADAR_CUDA_CHECK(
-            who, cudaMemsetAsync(d_row_ticket.get(), 0, d_row_ticket.size(), s));
+            who, cudaMemsetAsync(d_range_terms.get(), 0, d_range_terms.size(), s));
+        clear_sums();
+    }
+
+    bool takes_sums() const
+    {
+        return d_cfg.dc != dc_removal::off ||
+               d_cfg.leakage == leakage_suppression::mean_pulse || d_cfg.iq;
+    }
+
+    // framer_copy's gather of rows [row, row + rows) of the CPI into dst (row `row` of
+    // the staging CPI): converted and written by the sums pass, which takes their sums on
+    // the way. Row 0 starts a CPI; estimate() uses the sums when the rows gathered since
+    // then are the whole CPI, in order, and it is the CPI estimated.
+    template <typename In>
+    void gather_rows(
+        cfloat* dst, const In* src, std::size_t stride, std::size_t row, std::size_t rows)
+    {
+        if (rows == 0)
+            return;
+        if (row == 0) {
+            if (d_sums_pending) // a CPI begun and never estimated (dropped)
+                clear_sums();
+            d_gathered_cpi = dst;
+            d_gathered_rows = 0;
+        }
+        if (row != d_gathered_rows || d_gathered_cpi == nullptr ||
+            dst != d_gathered_cpi + row * d_cfg.nrange || row + rows > d_cfg.npulses)
+            d_gathered_cpi = nullptr; // not one CPI in order: estimate() reads it again
+        sums_pass(src, stride, reinterpret_cast<float2*>(dst), row, rows);
+        d_gathered_rows = row + rows;
     }
 
     void estimate(const cfloat* cpi, std::size_t slot) override
     {
-        const auto s = native(d_stream);
-        const auto* x = reinterpret_cast<const float2*>(cpi);
-        const std::size_t np = d_cfg.npulses, nr = d_cfg.nrange;
-        const bool dc = d_cfg.dc != dc_removal::off;
-        const bool mean = d_cfg.leakage == leakage_suppression::mean_pulse;
-        const std::size_t gate =
-            d_cfg.leakage == leakage_suppression::blank ? d_cfg.leakage_gate : 0;
+        const bool gathered = cpi == d_gathered_cpi && d_gathered_rows == d_cfg.npulses;
+        d_gathered_cpi = nullptr;
+        d_gathered_rows = 0;
         double* sums = nullptr;
         if (d_cfg.iq) {
             while (d_slot_sums.size() <= slot) { // new slots: the first calls only
@@ -501,68 +519,19 @@ public:
             sums = d_slot_sums[slot].as<double>();
             d_used = std::max(d_used, slot + 1);
         }
-        if (dc || mean || d_cfg.iq) {
-            stats_args sa{ x,
-                           np,
-                           nr,
-                           gate,
-                           dc,
-                           mean,
-                           d_cfg.iq,
-                           d_row_all.as<double2>(),
-                           d_row_kept.as<double2>(),
-                           d_col.as<double2>(),
-                           d_mom.as<double>(),
-                           d_row_sum.as<double2>(),
-                           d_kept_sum.as<double2>(),
-                           d_row_ticket.as<unsigned int>() };
-            const dim3 grid(static_cast<unsigned int>(d_ntiles),
-                            static_cast<unsigned int>(d_nchunks));
-            stats_kernel<<<grid, stats_threads, 0, s>>>(sa);
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "stats_kernel");
-            pulse_args pa{ np,
-                           nr,
-                           d_ntiles * d_nchunks,
-                           dc,
-                           d_cfg.dc == dc_removal::running,
-                           !d_have_dc,
-                           d_cfg.iq,
-                           d_cfg.dc_time_constant,
-                           d_row_sum.as<double2>(),
-                           d_kept_sum.as<double2>(),
-                           d_mom.as<double>(),
-                           d_dc_state.as<double2>(),
-                           d_dc_d.as<double2>(),
-                           d_dc.as<float2>(),
-                           d_terms.as<double>(),
-                           d_cfg.iq && !mean,
-                           double(nr - gate),
-                           d_iq.as<front_end_iq_map>(),
-                           sums };
-            pulse_kernel<<<1, est_threads, 0, s>>>(pa);
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "pulse_kernel");
-            d_have_dc = d_have_dc || dc;
+        if (!takes_sums())
+            return; // blank alone: nothing to estimate
+        if (!gathered) {
+            if (d_sums_pending)
+                clear_sums();
+            sums_pass(reinterpret_cast<const float2*>(cpi),
+                      d_cfg.nrange,
+                      nullptr,
+                      0,
+                      d_cfg.npulses);
         }
-        if (mean) {
-            range_args ra{ np,
-                           nr,
-                           d_nchunks,
-                           !d_have_mean,
-                           d_cfg.iq,
-                           d_cfg.leakage_alpha,
-                           d_col.as<double2>(),
-                           d_terms.as<double>(),
-                           d_mean_pulse.as<double2>(),
-                           d_mean_pulse_f.as<float2>(),
-                           d_ticket.as<unsigned int>(),
-                           d_iq.as<front_end_iq_map>(),
-                           sums };
-            const auto blocks =
-                static_cast<unsigned int>((nr + range_threads - 1) / range_threads);
-            range_kernel<<<blocks, range_threads, 0, s>>>(ra);
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "range_kernel");
-            d_have_mean = true;
-        }
+        estimate_from_sums(sums);
+        d_sums_pending = false; // the estimate kernels leave the sums zeroed
     }
 
     front_end_map map() const override
@@ -610,26 +579,117 @@ public:
     }
 
 private:
+    // The accumulators stats_kernel adds into and the estimate kernels read and zero,
+    // one allocation (one memset clears them): row sums, kept sums, column sums, moments.
+    double2* row_sum() { return d_acc.as<double2>(); }
+    double2* kept_sum() { return row_sum() + d_cfg.npulses; }
+    double2* col_sum() { return kept_sum() + d_cfg.npulses; }
+    double* moments() { return reinterpret_cast<double*>(col_sum() + d_cfg.nrange); }
+    std::size_t gate() const
+    {
+        return d_cfg.leakage == leakage_suppression::blank ? d_cfg.leakage_gate : 0;
+    }
+
+    void clear_sums()
+    {
+        GPURADAR_CUDA_CHECK(
+            who, cudaMemsetAsync(d_acc.get(), 0, d_acc.size(), native(d_stream)));
+        d_sums_pending = false;
+    }
+
+    // stats_kernel over rows [row, row + rows) of the CPI (row i of the launch at
+    // src + i * stride), writing them converted to dst when given.
+    template <typename In>
+    void sums_pass(
+        const In* src, std::size_t stride, float2* dst, std::size_t row, std::size_t rows)
+    {
+        const bool dc = d_cfg.dc != dc_removal::off;
+        stats_args<In> sa{
+            src,       stride,    dst,
+            row,       rows,      d_cfg.nrange,
+            gate(),    dc,        d_cfg.leakage == leakage_suppression::mean_pulse,
+            d_cfg.iq,  row_sum(), kept_sum(),
+            col_sum(), moments()
+        };
+        const dim3 grid(
+            static_cast<unsigned int>((d_cfg.nrange + stats_cols - 1) / stats_cols),
+            static_cast<unsigned int>((rows + stats_rows - 1) / stats_rows));
+        stats_kernel<<<grid, stats_threads, 0, native(d_stream)>>>(sa);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "stats_kernel");
+        d_sums_pending = true;
+    }
+
+    // The estimates from the accumulated sums of the whole CPI (which they zero), the
+    // slot's corrected I/Q sums into `sums` (null without I/Q).
+    void estimate_from_sums(double* sums)
+    {
+        const auto s = native(d_stream);
+        const std::size_t np = d_cfg.npulses, nr = d_cfg.nrange;
+        const bool dc = d_cfg.dc != dc_removal::off;
+        const bool mean = d_cfg.leakage == leakage_suppression::mean_pulse;
+        if (d_cfg.dc == dc_removal::running) {
+            running_args ra{ np,
+                             nr,
+                             !d_have_dc,
+                             d_cfg.dc_time_constant,
+                             row_sum(),
+                             d_dc_state.as<double2>(),
+                             d_dc_d.as<double2>(),
+                             d_dc.as<float2>() };
+            launch_dependent(
+                d_dependent, running_dc_kernel, 1, est_threads, 0, s, who, ra);
+        }
+        d_have_dc = d_have_dc || dc;
+        estimate_args ea{ np,
+                          nr,
+                          dc,
+                          d_cfg.dc == dc_removal::running,
+                          mean,
+                          d_cfg.iq,
+                          !d_have_mean,
+                          d_cfg.leakage_alpha,
+                          row_sum(),
+                          gate() > 0 ? kept_sum() : row_sum(),
+                          col_sum(),
+                          moments(),
+                          d_dc_d.as<double2>(),
+                          d_dc.as<float2>(),
+                          d_mean_pulse.as<double2>(),
+                          d_mean_pulse_f.as<float2>(),
+                          d_range_terms.as<double>(),
+                          d_ticket.as<unsigned int>(),
+                          double(nr - gate()),
+                          d_iq.as<front_end_iq_map>(),
+                          sums };
+        // A block per range_threads range samples with the mean pulse, else one.
+        const std::size_t blocks = mean ? (nr + range_threads - 1) / range_threads : 1;
+        launch_dependent(d_dependent,
+                         estimate_kernel,
+                         dim3(static_cast<unsigned int>(blocks)),
+                         range_threads,
+                         0,
+                         s,
+                         who,
+                         ea);
+        d_have_mean = d_have_mean || mean;
+    }
+
     stream_ref d_stream;
-    const std::size_t d_ntiles;   // the sums pass's tiles of range samples
-    const std::size_t d_nchunks;  // and chunks of pulses
-    device_memory d_row_all;      // double2 [tile][pulse]
-    device_memory d_row_kept;     // double2 [tile][pulse], blanked samples left out
-    device_memory d_row_sum;      // double2 [pulse]: the tiles' row_all added
-    device_memory d_kept_sum;     // double2 [pulse]: the tiles' row_kept added
-    device_memory d_row_ticket;   // unsigned int [chunk]: stats_kernel's tiles done
-    device_memory d_col;          // double2 [chunk][range sample]
-    device_memory d_mom;          // double [block][3]
-    device_memory d_terms;        // iq_terms of the CPI being corrected
-    device_memory d_dc_d;         // double2 per pulse: the DC subtracted (fp64)
-    device_memory d_dc;           // float2 per pulse: the DC subtracted
-    device_memory d_dc_state;     // double2: the running DC estimate
-    bool d_have_dc = false;       // d_dc_state holds an estimate
-    device_memory d_mean_pulse;   // double2 per range sample: M
-    device_memory d_mean_pulse_f; // float2 per range sample: M as subtracted
+    device_memory d_acc;         // the sums pass's accumulators (row_sum() ...)
+    bool d_sums_pending = false; // d_acc holds sums no estimate has consumed
+    const cfloat* d_gathered_cpi = nullptr; // row 0 of the CPI gather_rows() is writing
+    std::size_t d_gathered_rows = 0;        // rows [0, this) gathered in order
+    device_memory d_range_terms;            // estimate_kernel's range terms (9 doubles)
+    device_memory d_dc_d;                   // double2 per pulse: the DC subtracted (fp64)
+    device_memory d_dc;                     // float2 per pulse: the DC subtracted
+    device_memory d_dc_state;               // double2: the running DC estimate
+    bool d_have_dc = false;                 // d_dc_state holds an estimate
+    device_memory d_mean_pulse;             // double2 per range sample: M
+    device_memory d_mean_pulse_f;           // float2 per range sample: M as subtracted
     bool d_have_mean = false;
     device_memory d_iq;                     // front_end_iq_map of the CPI being corrected
-    device_memory d_ticket;                 // range_kernel's blocks done
+    device_memory d_ticket;                 // estimate_kernel's blocks done
+    const bool d_dependent;                 // dependent launches (dependent_launch.cuh)
     std::vector<device_memory> d_slot_sums; // per slot: sum I^2, Q^2, IQ
     std::vector<pinned_memory> d_host_sums; // take_estimates()'s copies of them
     std::size_t d_used = 0;                 // slots run since the last take
@@ -637,6 +697,32 @@ private:
 };
 
 } // namespace
+
+bool gather_rows_with_sums(front_end_correction& c,
+                           cfloat* dst,
+                           const void* src,
+                           sample_format f,
+                           std::size_t stride,
+                           std::size_t row,
+                           std::size_t rows)
+{
+    auto* cuda = dynamic_cast<front_end_correction_cuda*>(&c);
+    if (cuda == nullptr || !cuda->takes_sums())
+        return false;
+    switch (f) {
+    case sample_format::sc16:
+        cuda->gather_rows(dst, static_cast<const short2*>(src), stride, row, rows);
+        break;
+    case sample_format::sc8:
+        cuda->gather_rows(dst, static_cast<const char2*>(src), stride, row, rows);
+        break;
+    case sample_format::fc32:
+    default:
+        cuda->gather_rows(dst, static_cast<const float2*>(src), stride, row, rows);
+        break;
+    }
+    return true;
+}
 
 std::unique_ptr<front_end_correction>
 make_front_end_correction_cuda(const front_end_correction_config& cfg, stream_ref stream)
