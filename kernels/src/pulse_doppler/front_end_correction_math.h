@@ -42,7 +42,22 @@ GPURADAR_FEC_HD bool iq_finite(double v)
 //! Below this det / (P_I P_Q) = 1 - rho^2 the I and Q rails are (numerically) one rail.
 constexpr double iq_min_relative_det = 1e-9;
 
-GPURADAR_FEC_HD iq_matrix iq_matrix_from(const iq_sums& s)
+/*!
+ * The limits iq_max_gain_db and iq_max_phase_deg as the decision takes them, without a
+ * logarithm or an arcsine (the CUDA estimate makes it on one thread, on the chain's
+ * critical path): |10 log10(P_Q / P_I)| <= iq_max_gain_db is P_Q / P_I within
+ * [1 / r, r] with r = 10^(iq_max_gain_db / 10), and |asin(rho)| <= iq_max_phase_deg is
+ * |rho| <= sin(iq_max_phase_deg). test_front_end_correction checks them against the
+ * limits.
+ */
+constexpr double iq_max_power_ratio = 3.9810717055349722; // 10^(6 / 10)
+constexpr double iq_max_abs_rho = 0.5;                    // sin(30 degrees)
+
+/*!
+ * The I/Q matrix of the sums and whether it is used. `angles`: also the receiver's gain
+ * and phase (degrees) for the report; the decision does not depend on them.
+ */
+GPURADAR_FEC_HD iq_matrix iq_matrix_from(const iq_sums& s, bool angles = true)
 {
     constexpr double rad_to_deg = 57.295779513082320876798;
     iq_matrix m;
@@ -56,10 +71,13 @@ GPURADAR_FEC_HD iq_matrix iq_matrix_from(const iq_sums& s)
         return m;
     m.degenerate = false;
     const double rho = c / std::sqrt(pi * pq); // |rho| < 1 here
-    m.gain_db = 10.0 * std::log10(pq / pi);
-    m.phase_deg = -std::asin(rho) * rad_to_deg;
-    if (!(std::fabs(m.gain_db) <= iq_max_gain_db) ||
-        !(std::fabs(m.phase_deg) <= iq_max_phase_deg))
+    if (angles) {
+        m.gain_db = 10.0 * std::log10(pq / pi);
+        m.phase_deg = -std::asin(rho) * rad_to_deg;
+    }
+    const double ratio = pq / pi;
+    if (!(ratio <= iq_max_power_ratio && ratio * iq_max_power_ratio >= 1.0) ||
+        !(std::fabs(rho) <= iq_max_abs_rho))
         return m;
     const double r = 1.0 / std::sqrt(det);
     m.a = -c * r;

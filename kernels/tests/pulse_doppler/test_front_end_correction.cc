@@ -403,6 +403,37 @@ TEST(FrontEndCorrection, test_006_iq_sums_from_raw_sums)
     EXPECT_TRUE(k::detail::iq_matrix_from(s).degenerate);
 }
 
+// The decision's ratio and correlation limits are iq_max_gain_db and iq_max_phase_deg,
+// and an estimate a hair inside either limit is used, a hair outside is not.
+TEST(FrontEndCorrection, test_007_iq_limits_decided_without_angles)
+{
+    constexpr double rad_to_deg = 57.295779513082320876798;
+    EXPECT_NEAR(
+        10.0 * std::log10(k::detail::iq_max_power_ratio), k::iq_max_gain_db, 1e-12);
+    EXPECT_NEAR(
+        std::asin(k::detail::iq_max_abs_rho) * rad_to_deg, k::iq_max_phase_deg, 1e-12);
+    auto ok = [](double qq, double rho) {
+        k::detail::iq_sums s;
+        s.ii = 1.0;
+        s.qq = qq;
+        s.iq = rho * std::sqrt(qq);
+        const auto with = k::detail::iq_matrix_from(s);
+        const auto without = k::detail::iq_matrix_from(s, false);
+        EXPECT_EQ(with.ok, without.ok);
+        EXPECT_EQ(with.a, without.a);
+        EXPECT_EQ(with.b, without.b);
+        return with.ok;
+    };
+    const double r = k::detail::iq_max_power_ratio;
+    EXPECT_TRUE(ok(r * (1 - 1e-9), 0.1));
+    EXPECT_FALSE(ok(r * (1 + 1e-9), 0.1));
+    EXPECT_TRUE(ok(1 / r * (1 + 1e-9), -0.1));
+    EXPECT_FALSE(ok(1 / r * (1 - 1e-9), -0.1));
+    EXPECT_TRUE(ok(1.3, 0.5 - 1e-9));
+    EXPECT_FALSE(ok(1.3, 0.5 + 1e-9));
+    EXPECT_FALSE(ok(1.3, -0.5 - 1e-9));
+}
+
 TEST(FrontEndCorrection, test_004_bad_parameters_named)
 {
     auto make = [](k::front_end_correction_config c) {

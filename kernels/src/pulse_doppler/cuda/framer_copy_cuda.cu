@@ -82,38 +82,59 @@ struct correct_args {
     unsigned long long* count; // the slot's counters (copy_finite_kernel's)
 };
 
+// Sample k (0 or 1) of a float2 (one sample) or float4 (two) access.
+__device__ __forceinline__ float2& sample_of(float2& v, int) { return v; }
+__device__ __forceinline__ float2& sample_of(float4& v, int k)
+{
+    return reinterpret_cast<float2*>(&v)[k];
+}
+
 // copy_finite with corrections: each sample screened (copy_finite_kernel's screen and
 // counts), then corrected by the CPI's map (correct_sample, the CPU twin's). blockIdx.y
-// walks the pulses and x the range samples, so that no thread divides.
+// walks the pulses and x the range samples, so that no thread divides. V: float4 (two
+// range samples, 16-byte accesses) when nrange is even and the pointers allow, else
+// float2; q counts V's along the pulse.
+template <typename V>
 __global__ void copy_correct_kernel(correct_args a)
 {
-    wait_for_predecessor(); // the estimate's kernels
+    constexpr int per = sizeof(V) / sizeof(float2); // samples per access
+    wait_for_predecessor();                         // the estimate's kernels
     front_end_iq_map m;
     if (a.iq)
         m = *a.iq;
     screen_tally t;
-    const std::size_t r0 = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    const std::size_t rstride = std::size_t(gridDim.x) * blockDim.x;
+    const std::size_t nv = a.nrange / per;
+    const auto* src = reinterpret_cast<const V*>(a.src);
+    auto* dst = reinterpret_cast<V*>(a.dst);
+    const auto* mean = reinterpret_cast<const V*>(a.mean);
+    const std::size_t q0 = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::size_t qstride = std::size_t(gridDim.x) * blockDim.x;
     for (std::size_t pa = std::size_t(blockIdx.y) * correct_rows; pa < a.npulses;
          pa += std::size_t(gridDim.y) * correct_rows) {
-        for (std::size_t r = r0; r < a.nrange; r += rstride) {
-            float2 v[correct_rows];
+        for (std::size_t q = q0; q < nv; q += qstride) {
+            V v[correct_rows];
 #pragma unroll
             for (int j = 0; j < correct_rows; ++j)
                 if (pa + j < a.npulses)
-                    v[j] = a.src[(pa + j) * a.nrange + r];
-            const float2 mp = a.mean ? a.mean[r] : make_float2(0.0f, 0.0f);
-            const bool blanked = r < a.gate;
+                    v[j] = src[(pa + j) * nv + q];
+            V mp{};
+            if (mean)
+                mp = mean[q];
 #pragma unroll
             for (int j = 0; j < correct_rows; ++j) {
                 const std::size_t p = pa + j;
                 if (p >= a.npulses)
                     break;
                 const float2 d = a.dc ? a.dc[p] : make_float2(0.0f, 0.0f);
-                float2 y = v[j];
-                screen_sample(y.x, y.y, a.clamp, a.sat, t);
-                correct_sample(y.x, y.y, blanked, d.x, d.y, mp.x, mp.y, m);
-                a.dst[p * a.nrange + r] = y;
+#pragma unroll
+                for (int k = 0; k < per; ++k) {
+                    float2& y = sample_of(v[j], k);
+                    const float2 mk = sample_of(mp, k);
+                    screen_sample(y.x, y.y, a.clamp, a.sat, t);
+                    correct_sample(
+                        y.x, y.y, q * per + k < a.gate, d.x, d.y, mk.x, mk.y, m);
+                }
+                dst[p * nv + q] = v[j];
             }
         }
     }
@@ -295,21 +316,37 @@ private:
                         framer_clamp_level,
                         d_saturation,
                         count };
+        const bool pairs = m.nrange % 2 == 0 &&
+                           reinterpret_cast<std::uintptr_t>(dst) % sizeof(float4) == 0 &&
+                           reinterpret_cast<std::uintptr_t>(src) % sizeof(float4) == 0 &&
+                           reinterpret_cast<std::uintptr_t>(m.mean) % sizeof(float4) == 0;
         // About elementwise_max_blocks blocks, a row of blocks per correct_rows pulses.
-        const std::size_t bx = (m.nrange + elementwise_threads - 1) / elementwise_threads;
+        const std::size_t nv = pairs ? m.nrange / 2 : m.nrange;
+        const std::size_t bx = (nv + elementwise_threads - 1) / elementwise_threads;
         const std::size_t by = std::min<std::size_t>(
             { (m.npulses + correct_rows - 1) / correct_rows,
               max_grid_y,
               std::max<std::size_t>(1, elementwise_max_blocks / bx) });
-        launch_dependent(
-            d_dependent,
-            copy_correct_kernel,
-            dim3(static_cast<unsigned int>(bx), static_cast<unsigned int>(by)),
-            elementwise_threads,
-            0,
-            native(d_stream),
-            who,
-            a);
+        const dim3 grid(static_cast<unsigned int>(bx), static_cast<unsigned int>(by));
+        const auto s = native(d_stream);
+        if (pairs)
+            launch_dependent(d_dependent,
+                             copy_correct_kernel<float4>,
+                             grid,
+                             elementwise_threads,
+                             0,
+                             s,
+                             who,
+                             a);
+        else
+            launch_dependent(d_dependent,
+                             copy_correct_kernel<float2>,
+                             grid,
+                             elementwise_threads,
+                             0,
+                             s,
+                             who,
+                             a);
     }
 
     static constexpr std::size_t max_grid_y = 65535; // CUDA's limit on gridDim.y

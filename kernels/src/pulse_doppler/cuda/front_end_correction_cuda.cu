@@ -27,21 +27,21 @@ namespace {
 constexpr const char* who = "gpuradar::pulse_framer (cuda front_end_correction)";
 
 // The sums pass: a block covers a tile of stats_cols range samples x stats_rows pulses;
-// its 8 warps take every 8th pulse of the tile, each lane 8 range samples 32 apart
+// its 8 warps take every 8th pulse of the tile, each lane 4 range samples 32 apart
 // (coalesced 256-byte rows), so that per pulse one warp reduction gives the pulse's
 // partial sum and per range sample the lane's registers hold the partial column sum.
+// Four samples a lane keep the kernel at 70 registers, three blocks per SM: it is also
+// the framer's gather, which must keep up with a plain copy.
 constexpr int stats_threads = 256;
 constexpr int stats_warps = stats_threads / 32;
 constexpr int stats_per_lane = 8;
 constexpr int stats_cols = 32 * stats_per_lane; // 256
+constexpr int stats_blocks_per_sm = 2;
 // 64 pulses per block: each warp sums 8 pulses (4 iterations) before the block's
-// epilogue (column sums through shared memory, the moments' reduction), and every PD
-// workload still has >= 256 blocks (two per SM at this kernel's registers: one wave).
+// epilogue (column sums through shared memory, the moments' reduction).
 constexpr int stats_rows = 64;
 
-// The estimate kernels: one block of est_threads for the pulses (the DC scan), blocks of
-// est_threads over the range samples (the mean pulse).
-constexpr int est_threads = 1024;
+// estimate_kernel's blocks: range_threads range samples each.
 constexpr int range_threads = 256;
 
 __device__ __forceinline__ double warp_sum(double v)
@@ -82,7 +82,7 @@ __device__ void finish_iq(
     const iq_terms& t, double n_g, double npulses, front_end_iq_map* out, double* sums)
 {
     const iq_sums s = iq_sums_from(t, n_g, npulses);
-    const iq_matrix m = iq_matrix_from(s);
+    const iq_matrix m = iq_matrix_from(s, false); // the report's angles: on the host
     front_end_iq_map q;
     q.a = static_cast<float>(m.a);
     q.b = static_cast<float>(m.b);
@@ -114,7 +114,8 @@ struct stats_args {
 // into the accumulators with atomics (a few per pulse, per range sample and per block),
 // so that rows gathered in several launches add up to the CPI's sums.
 template <typename In>
-__global__ void __launch_bounds__(stats_threads) stats_kernel(stats_args<In> a)
+__global__ void __launch_bounds__(stats_threads, stats_blocks_per_sm)
+    stats_kernel(stats_args<In> a)
 {
     __shared__ double2 col_smem[stats_warps][stats_cols];
     __shared__ double red[3 * 32];
@@ -212,15 +213,16 @@ __global__ void __launch_bounds__(stats_threads) stats_kernel(stats_args<In> a)
         for (int k = 0; k < stats_per_lane; ++k)
             col_smem[warp][lane + 32 * k] = acc[k];
         __syncthreads();
-        const std::size_t c = tile * stats_cols + threadIdx.x;
-        double2 sum = make_double2(0.0, 0.0);
-        for (int w = 0; w < stats_warps; ++w) {
-            sum.x += col_smem[w][threadIdx.x].x;
-            sum.y += col_smem[w][threadIdx.x].y;
-        }
-        if (c < a.nrange) {
-            atomicAdd(&a.col[c].x, sum.x);
-            atomicAdd(&a.col[c].y, sum.y);
+        // A thread per part of a column: the real parts, then the imaginary ones.
+        for (int i = threadIdx.x; i < 2 * stats_cols; i += blockDim.x) {
+            const int cl = i % stats_cols;
+            const bool imag = i >= stats_cols;
+            double sum = 0.0;
+            for (int w = 0; w < stats_warps; ++w)
+                sum += imag ? col_smem[w][cl].y : col_smem[w][cl].x;
+            const std::size_t c = tile * stats_cols + cl;
+            if (c < a.nrange)
+                atomicAdd(imag ? &a.col[c].y : &a.col[c].x, sum);
         }
     }
     if (a.moments) {
@@ -246,86 +248,66 @@ __device__ __forceinline__ affine2 a_then_b(const affine2& x, const affine2& y)
     return { y.a * x.a, make_double2(y.a * x.b.x + y.b.x, y.a * x.b.y + y.b.y) };
 }
 
-struct running_args {
-    std::size_t npulses, nrange;
-    bool first; // no estimate yet: d_0 = m_0
-    double tau;
-    const double2* row_sum; // per pulse: its sum (stats_kernel's)
-    double2* state;         // the running DC estimate, carried across CPIs
-    double2* dc_d;          // per pulse: scratch (the pulse's mean), then its DC (fp64)
-    float2* dc_f;           // per pulse: the DC subtracted
-};
-
-// One block: the running DC mean as a scan. The recurrence d_k = w d_{k-1} + m_k / tau
-// is a composition of affine maps, scanned over the block's threads, each thread owning a
-// run of consecutive pulses.
-__global__ void __launch_bounds__(est_threads) running_dc_kernel(running_args a)
+// The exclusive prefix of this thread's run among the block's (threads in order, each
+// owning a run of consecutive pulses): a warp scan by shuffles, the warps' totals scanned
+// by warp 0. Every thread of the block calls it.
+__device__ affine2 block_prefix(const affine2& run)
 {
-    __shared__ affine2 scan[est_threads];
-    wait_for_predecessor(); // the sums
-    const std::size_t per = (a.npulses + est_threads - 1) / est_threads;
-    const std::size_t q0 = min(a.npulses, threadIdx.x * per);
-    const std::size_t q1 = min(a.npulses, q0 + per);
-    const double w = 1.0 - 1.0 / a.tau;
-    // The pulses' means, and this thread's run as one affine map.
-    affine2 run{ 1.0, make_double2(0.0, 0.0) };
-    for (std::size_t p = q0; p < q1; ++p) {
-        const double2 s = a.row_sum[p];
-        const double2 m = make_double2(s.x / double(a.nrange), s.y / double(a.nrange));
-        a.dc_d[p] = m;
-        affine2 step{ w, make_double2(m.x / a.tau, m.y / a.tau) };
-        if (a.first && p == 0)
-            step = affine2{ 0.0, m };
-        run = a_then_b(run, step);
+    __shared__ affine2 warp_total[32];
+    const unsigned full = 0xffffffffu;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int nwarps = blockDim.x >> 5;
+    const affine2 identity{ 1.0, make_double2(0.0, 0.0) };
+    auto shfl_up = [&](const affine2& v, int off) {
+        return affine2{ __shfl_up_sync(full, v.a, off),
+                        make_double2(__shfl_up_sync(full, v.b.x, off),
+                                     __shfl_up_sync(full, v.b.y, off)) };
+    };
+    affine2 inc = run; // inclusive over the warp's lanes
+    for (int off = 1; off < 32; off *= 2) {
+        const affine2 left = shfl_up(inc, off);
+        if (lane >= off)
+            inc = a_then_b(left, inc);
     }
-    // Inclusive scan of the runs (Hillis-Steele), then each thread's starting value.
-    scan[threadIdx.x] = run;
+    if (lane == 31)
+        warp_total[warp] = inc;
     __syncthreads();
-    for (int off = 1; off < est_threads; off *= 2) {
-        const affine2 left = threadIdx.x >= off ? scan[threadIdx.x - off]
-                                                : affine2{ 1.0, make_double2(0, 0) };
-        __syncthreads();
-        scan[threadIdx.x] = a_then_b(left, scan[threadIdx.x]);
-        __syncthreads();
+    if (warp == 0) {
+        affine2 w = lane < nwarps ? warp_total[lane] : identity;
+        for (int off = 1; off < 32; off *= 2) {
+            const affine2 left = shfl_up(w, off);
+            if (lane >= off)
+                w = a_then_b(left, w);
+        }
+        warp_total[lane] = w; // inclusive over the warps
     }
-    const double2 s0 = *a.state;
-    double2 d = s0;
-    if (threadIdx.x > 0) {
-        const affine2 before = scan[threadIdx.x - 1];
-        d = make_double2(before.a * s0.x + before.b.x, before.a * s0.y + before.b.y);
-    }
-    for (std::size_t p = q0; p < q1; ++p) {
-        const double2 m = a.dc_d[p];
-        if (a.first && p == 0)
-            d = m;
-        else
-            d = make_double2(w * d.x + m.x / a.tau, w * d.y + m.y / a.tau);
-        a.dc_d[p] = d;
-        a.dc_f[p] = make_float2(static_cast<float>(d.x), static_cast<float>(d.y));
-    }
-    __syncthreads(); // every thread has read *state
-    if (q1 == a.npulses && q1 > q0)
-        *a.state = d;
+    __syncthreads();
+    affine2 before = shfl_up(inc, 1);
+    if (lane == 0)
+        before = identity;
+    return warp > 0 ? a_then_b(warp_total[warp - 1], before) : before;
 }
 
 struct estimate_args {
     std::size_t npulses, nrange;
     bool dc, running, mean, iq;
+    bool first_dc;   // running: no estimate yet, d_0 = m_0
     bool first_mean; // no mean pulse yet: M = this CPI's
-    double alpha;
+    double tau, alpha;
     // stats_kernel's sums, read, then zeroed for the next CPI's atomics:
-    double2* row_sum;     // per pulse: its sum
-    double2* kept_sum;    // per pulse: its sum over the samples not blanked (row_sum
-                          // itself when nothing is blanked)
-    double2* col;         // per range sample: its sum over the pulses
-    double* mom;          // [3]: the raw moments
-    const double2* dc_d;  // running: the DC per pulse (running_dc_kernel's)
-    float2* dc_f;         // per pulse: the DC subtracted (written here unless running)
-    double2* mean_d;      // M, carried across CPIs
-    float2* mean_f;       // M as subtracted
-    double* range_terms;  // [9]: the blocks' range terms (atomics; zeroed after use)
-    unsigned int* ticket; // blocks done (0 between CPIs)
-    double n_g;           // samples per pulse not blanked
+    double2* row_sum;        // per pulse: its sum
+    double2* kept_sum;       // per pulse: its sum over the samples not blanked (row_sum
+                             // itself when nothing is blanked)
+    double2* col;            // per range sample: its sum over the pulses
+    double* mom;             // [3]: the raw moments
+    const double2* state_in; // running: the estimate before this CPI
+    double2* state_out;      // running: the estimate after it (another buffer)
+    float2* dc_f;            // per pulse: the DC subtracted
+    double2* mean_d;         // M, carried across CPIs
+    float2* mean_f;          // M as subtracted
+    double* range_terms;     // [9]: the blocks' range terms (atomics; zeroed after use)
+    unsigned int* ticket;    // blocks done (0 between CPIs)
+    double n_g;              // samples per pulse not blanked
     front_end_iq_map* iq_out;
     double* sums; // the slot's corrected I/Q sums (null without I/Q)
 };
@@ -340,36 +322,73 @@ __global__ void __launch_bounds__(range_threads) estimate_kernel(estimate_args a
     __shared__ double red[12 * 32];
     __shared__ double pulse_terms[12];
     __shared__ bool last;
-    wait_for_predecessor(); // the sums (and the running DC)
+    wait_for_predecessor(); // the sums
+    // This thread's range sample first: its loads overlap the pulse terms' (the kernel
+    // is a few dependent round trips to memory, nothing else).
+    const std::size_t r = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    const bool has_r = a.mean && r < a.nrange;
+    const double2 c = has_r ? a.col[r] : make_double2(0.0, 0.0);
+    const double2 m_before = has_r ? a.mean_d[r] : make_double2(0.0, 0.0);
     double t[12] = {};
     if (a.iq && threadIdx.x == 0) {
         t[0] = a.mom[0];
         t[1] = a.mom[1];
         t[2] = a.mom[2];
     }
-    if (a.dc)
-        for (std::size_t p = threadIdx.x; p < a.npulses; p += blockDim.x) {
-            const double2 rk = a.kept_sum[p];
-            double2 d;
-            if (a.running) {
-                d = a.dc_d[p];
-            } else { // each pulse's own mean
-                const double2 s = a.row_sum[p];
-                d = make_double2(s.x / double(a.nrange), s.y / double(a.nrange));
-                if (blockIdx.x == 0)
-                    a.dc_f[p] =
-                        make_float2(static_cast<float>(d.x), static_cast<float>(d.y));
-            }
-            t[3] += d.x * rk.x;
-            t[4] += d.y * rk.y;
-            t[5] += d.x * rk.y;
-            t[6] += d.y * rk.x;
-            t[7] += d.x * d.x;
-            t[8] += d.y * d.y;
-            t[9] += d.x * d.y;
-            t[10] += d.x;
-            t[11] += d.y;
+    // The pulse terms of one pulse with DC d.
+    auto add_pulse = [&](std::size_t p, double2 d) {
+        if (blockIdx.x == 0)
+            a.dc_f[p] = make_float2(static_cast<float>(d.x), static_cast<float>(d.y));
+        const double2 rk = a.kept_sum[p];
+        t[3] += d.x * rk.x;
+        t[4] += d.y * rk.y;
+        t[5] += d.x * rk.y;
+        t[6] += d.y * rk.x;
+        t[7] += d.x * d.x;
+        t[8] += d.y * d.y;
+        t[9] += d.x * d.y;
+        t[10] += d.x;
+        t[11] += d.y;
+    };
+    auto pulse_mean = [&](std::size_t p) {
+        const double2 s = a.row_sum[p];
+        return make_double2(s.x / double(a.nrange), s.y / double(a.nrange));
+    };
+    if (a.dc && a.running) {
+        // The recurrence d_k = w d_{k-1} + m_k / tau is a composition of affine maps:
+        // each thread's run of consecutive pulses as one map, the block's prefix of the
+        // runs, then the run itself from the state before it.
+        const double w = 1.0 - 1.0 / a.tau;
+        const std::size_t per = (a.npulses + blockDim.x - 1) / blockDim.x;
+        const std::size_t q0 = min(a.npulses, threadIdx.x * per);
+        const std::size_t q1 = min(a.npulses, q0 + per);
+        affine2 run{ 1.0, make_double2(0.0, 0.0) };
+        for (std::size_t p = q0; p < q1; ++p) {
+            const double2 m = pulse_mean(p);
+            const affine2 step =
+                a.first_dc && p == 0
+                    ? affine2{ 0.0, m }
+                    : affine2{ w, make_double2(m.x / a.tau, m.y / a.tau) };
+            run = a_then_b(run, step);
         }
+        const affine2 before = block_prefix(run);
+        const double2 s0 = *a.state_in;
+        double2 d =
+            make_double2(before.a * s0.x + before.b.x, before.a * s0.y + before.b.y);
+        for (std::size_t p = q0; p < q1; ++p) {
+            const double2 m = pulse_mean(p);
+            d = a.first_dc && p == 0
+                    ? m
+                    : make_double2(w * d.x + m.x / a.tau, w * d.y + m.y / a.tau);
+            add_pulse(p, d);
+        }
+        if (blockIdx.x == 0 && q1 == a.npulses && q1 > q0)
+            *a.state_out = d;
+        __syncthreads(); // block_prefix's shared memory before red's use below
+    } else if (a.dc) {
+        for (std::size_t p = threadIdx.x; p < a.npulses; p += blockDim.x)
+            add_pulse(p, pulse_mean(p)); // each pulse's own mean
+    }
     double sum[12];
     block_sums(t, red, sum);
     if (threadIdx.x == 0)
@@ -377,13 +396,11 @@ __global__ void __launch_bounds__(range_threads) estimate_kernel(estimate_args a
             pulse_terms[i] = sum[i];
     __syncthreads();
     double u[9] = {};
-    const std::size_t r = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (a.mean && r < a.nrange) {
-        const double2 c = a.col[r];
+    if (has_r) {
         a.col[r] = make_double2(0.0, 0.0); // for the next CPI's atomics
         const double mr = (c.x - pulse_terms[10]) / double(a.npulses),
                      mi = (c.y - pulse_terms[11]) / double(a.npulses);
-        double2 m = a.mean_d[r];
+        double2 m = m_before;
         if (a.first_mean) {
             m = make_double2(mr, mi);
         } else {
@@ -449,9 +466,8 @@ public:
           d_stream(stream),
           d_acc((2 * cfg.npulses + cfg.nrange) * sizeof(double2) + 4 * sizeof(double)),
           d_range_terms(9 * sizeof(double)),
-          d_dc_d(cfg.npulses * sizeof(double2)),
           d_dc(cfg.npulses * sizeof(float2)),
-          d_dc_state(sizeof(double2)),
+          d_dc_state(2 * sizeof(double2)),
           d_mean_pulse(cfg.nrange * sizeof(double2)),
           d_mean_pulse_f(cfg.nrange * sizeof(float2)),
           d_iq(sizeof(front_end_iq_map)),
@@ -512,11 +528,9 @@ public:
         d_gathered_rows = 0;
         double* sums = nullptr;
         if (d_cfg.iq) {
-            while (d_slot_sums.size() <= slot) { // new slots: the first calls only
-                d_slot_sums.emplace_back(3 * sizeof(double));
-                d_host_sums.emplace_back(3 * sizeof(double));
-            }
-            sums = d_slot_sums[slot].as<double>();
+            if (slot >= d_slots)
+                grow_slots(std::max(2 * d_slots, slot + 1));
+            sums = d_slot_sums.as<double>() + 3 * slot;
             d_used = std::max(d_used, slot + 1);
         }
         if (!takes_sums())
@@ -549,7 +563,7 @@ public:
         return m;
     }
 
-    // One small copy per slot, one wait.
+    // One copy of the slots used, one wait.
     void take_estimates(iq_estimate* out, std::size_t n) override
     {
         for (std::size_t i = 0; i < n; ++i)
@@ -557,17 +571,16 @@ public:
         if (!d_cfg.iq || d_used == 0)
             return;
         const auto s = native(d_stream);
-        for (std::size_t i = 0; i < d_used; ++i)
-            GPURADAR_CUDA_CHECK(who,
-                                cudaMemcpyAsync(d_host_sums[i].get(),
-                                                d_slot_sums[i].get(),
-                                                3 * sizeof(double),
-                                                cudaMemcpyDeviceToHost,
-                                                s));
+        GPURADAR_CUDA_CHECK(who,
+                            cudaMemcpyAsync(d_host_sums.get(),
+                                            d_slot_sums.get(),
+                                            d_used * 3 * sizeof(double),
+                                            cudaMemcpyDeviceToHost,
+                                            s));
         d_copied.record(d_stream);
         d_copied.synchronize();
         for (std::size_t i = 0; i < n && i < d_used; ++i) {
-            const double* h = d_host_sums[i].as<double>();
+            const double* h = d_host_sums.as<double>() + 3 * i;
             iq_sums sums;
             sums.ii = h[0];
             sums.qq = h[1];
@@ -588,6 +601,24 @@ private:
     std::size_t gate() const
     {
         return d_cfg.leakage == leakage_suppression::blank ? d_cfg.leakage_gate : 0;
+    }
+
+    // More slots than a process() call has used so far (the first calls only): the sums
+    // queued so far move to the larger array once the stream is done with them.
+    void grow_slots(std::size_t slots)
+    {
+        const auto s = native(d_stream);
+        GPURADAR_CUDA_CHECK(who, cudaStreamSynchronize(s));
+        device_memory sums(slots * 3 * sizeof(double));
+        if (d_slots > 0)
+            GPURADAR_CUDA_CHECK(who,
+                                cudaMemcpy(sums.get(),
+                                           d_slot_sums.get(),
+                                           d_slot_sums.size(),
+                                           cudaMemcpyDeviceToDevice));
+        d_slot_sums = std::move(sums);
+        d_host_sums = pinned_memory(slots * 3 * sizeof(double));
+        d_slots = slots;
     }
 
     void clear_sums()
@@ -627,32 +658,26 @@ private:
         const std::size_t np = d_cfg.npulses, nr = d_cfg.nrange;
         const bool dc = d_cfg.dc != dc_removal::off;
         const bool mean = d_cfg.leakage == leakage_suppression::mean_pulse;
-        if (d_cfg.dc == dc_removal::running) {
-            running_args ra{ np,
-                             nr,
-                             !d_have_dc,
-                             d_cfg.dc_time_constant,
-                             row_sum(),
-                             d_dc_state.as<double2>(),
-                             d_dc_d.as<double2>(),
-                             d_dc.as<float2>() };
-            launch_dependent(
-                d_dependent, running_dc_kernel, 1, est_threads, 0, s, who, ra);
-        }
-        d_have_dc = d_have_dc || dc;
+        // The running DC's state alternates between two buffers: every block reads
+        // the one before this CPI while block 0 writes the other.
+        double2* state = d_dc_state.as<double2>();
+        const std::size_t in = d_state_in;
         estimate_args ea{ np,
                           nr,
                           dc,
                           d_cfg.dc == dc_removal::running,
                           mean,
                           d_cfg.iq,
+                          !d_have_dc,
                           !d_have_mean,
+                          d_cfg.dc_time_constant,
                           d_cfg.leakage_alpha,
                           row_sum(),
                           gate() > 0 ? kept_sum() : row_sum(),
                           col_sum(),
                           moments(),
-                          d_dc_d.as<double2>(),
+                          state + in,
+                          state + (1 - in),
                           d_dc.as<float2>(),
                           d_mean_pulse.as<double2>(),
                           d_mean_pulse_f.as<float2>(),
@@ -671,7 +696,10 @@ private:
                          s,
                          who,
                          ea);
+        d_have_dc = d_have_dc || dc;
         d_have_mean = d_have_mean || mean;
+        if (d_cfg.dc == dc_removal::running)
+            d_state_in = 1 - in;
     }
 
     stream_ref d_stream;
@@ -680,19 +708,20 @@ private:
     const cfloat* d_gathered_cpi = nullptr; // row 0 of the CPI gather_rows() is writing
     std::size_t d_gathered_rows = 0;        // rows [0, this) gathered in order
     device_memory d_range_terms;            // estimate_kernel's range terms (9 doubles)
-    device_memory d_dc_d;                   // double2 per pulse: the DC subtracted (fp64)
     device_memory d_dc;                     // float2 per pulse: the DC subtracted
-    device_memory d_dc_state;               // double2: the running DC estimate
+    device_memory d_dc_state;               // double2 [2]: the running DC estimate
+    std::size_t d_state_in = 0;             // the one before the next CPI
     bool d_have_dc = false;                 // d_dc_state holds an estimate
     device_memory d_mean_pulse;             // double2 per range sample: M
     device_memory d_mean_pulse_f;           // float2 per range sample: M as subtracted
     bool d_have_mean = false;
-    device_memory d_iq;                     // front_end_iq_map of the CPI being corrected
-    device_memory d_ticket;                 // estimate_kernel's blocks done
-    const bool d_dependent;                 // dependent launches (dependent_launch.cuh)
-    std::vector<device_memory> d_slot_sums; // per slot: sum I^2, Q^2, IQ
-    std::vector<pinned_memory> d_host_sums; // take_estimates()'s copies of them
-    std::size_t d_used = 0;                 // slots run since the last take
+    device_memory d_iq;        // front_end_iq_map of the CPI being corrected
+    device_memory d_ticket;    // estimate_kernel's blocks done
+    const bool d_dependent;    // dependent launches (dependent_launch.cuh)
+    std::size_t d_slots = 0;   // capacity of the two arrays below
+    device_memory d_slot_sums; // double [slot][3]: sum I^2, Q^2, IQ
+    pinned_memory d_host_sums; // take_estimates()'s copy of them
+    std::size_t d_used = 0;    // slots run since the last take
     cuda_event d_copied;
 };
 
