@@ -216,7 +216,7 @@ void pulse_framer::follow_drift(std::uint64_t pos)
 
 void pulse_framer::flush_gates(const void* in)
 {
-    // One call for all the gates taken since the last flush (one 2-D copy on the GPU).
+    // One call for all the gates taken since the last flush (one kernel on the GPU).
     if (!d_batch.empty())
         d_copy->gather(
             d_copy->staging() + d_batch_slot * d_cfg.nrange, in, d_batch, d_cfg.nrange);

@@ -1,12 +1,12 @@
-/* CUDA front-end corrections' estimates in one read pass over the raw staged CPI,
- * whatever the options: the sums pass takes every sum of the CPI as the framer's copy
- * will screen it (per pulse, per range sample, the I/Q second moments), small kernels
- * turn them into the estimates (the running DC as a parallel scan); framer_copy's copy
- * then applies the whole correction as one affine map per sample as it writes the CPI out
- * (front_end_correction.h, "How"). The statistics of the corrected CPI follow from the
- * raw sums (front_end_correction_math.h), the CPU twin's maths; sums are fp64 and
- * written per block, then added in a fixed order (no atomics but the 9 per-block range
- * terms), so both backends agree to float rounding. */
+/* CUDA front-end corrections' estimates (front_end_correction.h, "How"): the sums pass
+ * takes every sum of the CPI as the framer's copy will screen it (per pulse, per range
+ * sample, the I/Q second moments), either as the framer's gather (it converts and writes
+ * the gates' rows as it sums them) or as a read pass of its own; one kernel turns the
+ * sums into the estimates (the running DC as a parallel scan) and leaves them zeroed for
+ * the next CPI; framer_copy's copy then applies the whole correction as one affine map
+ * per sample as it writes the CPI out. The statistics of the corrected CPI follow from
+ * the raw sums (front_end_correction_math.h), the CPU twin's maths; sums are fp64, added
+ * with atomics, so both backends agree to float rounding. */
 #include "common/cuda/cuda_check.h"
 #include "common/cuda/dependent_launch.cuh"
 #include "common/cuda/launch.h"

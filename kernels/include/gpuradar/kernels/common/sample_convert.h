@@ -70,7 +70,7 @@ inline cfloat sample_at(const void* in, sample_format f, std::size_t i)
  *
  * The CPU backend converts with VOLK (volk_16i_s32f_convert_32f,
  * volk_8i_s32f_convert_32f) and copies fc32 with memcpy; the CUDA backend takes device
- * pointers and queues one kernel (one 2-D copy for fc32) on `stream` without waiting.
+ * pointers and queues one kernel (a 2-D copy for fc32) on `stream` without waiting.
  */
 class sample_convert
 {

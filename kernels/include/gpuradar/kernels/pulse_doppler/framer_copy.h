@@ -50,7 +50,9 @@ struct framer_sample_counts {
  *
  * The CPU backend uses memcpy. The CUDA backend takes device pointers, queues its copies
  * on `stream` without waiting, and turns a batch of equally spaced gates (any integer
- * PRI) into one 2-D copy; unequal spacing (a fractional PRI) is one copy per gate.
+ * PRI) into one 2-D copy kernel; unequal spacing (a fractional PRI) is one copy per gate.
+ * With corrections that take sums, the CUDA gather of gates into the staging CPI is the
+ * corrections' sums pass (front_end_correction.h, "How").
  *
  * Non-finite samples: a finished CPI leaves through copy_finite(), which writes every
  * sample with a NaN or infinite real or imaginary part as 0 and counts those samples,
@@ -97,7 +99,9 @@ public:
 
     /*!
      * Gate i of `count` (nrange samples starting at sample offsets[i] of src, in the
-     * input format) to dst + i * nrange as complex float.
+     * input format) to dst + i * nrange as complex float. The same bits with or without
+     * corrections; gates gathered into the staging CPI whole and in order (row 0 first)
+     * let copy_finite's estimate use the sums the CUDA gather took.
      */
     virtual void gather(cfloat* dst,
                         const void* src,

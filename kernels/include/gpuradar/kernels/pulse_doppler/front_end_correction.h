@@ -123,21 +123,24 @@ struct front_end_map {
  * DC first, so that the second-order statistics are centred; leakage before I/Q, so
  * that a leakage 60 dB above the noise does not dominate them.
  *
- * How (both backends, the same maths): the corrections ride on the framer's copy of the
- * finished CPI out of its staging buffer (framer_copy::copy_finite, which reads and
- * writes every sample anyway). estimate() makes one read pass over the raw staged CPI
- * that takes every sum (per pulse, per range sample, the I/Q second moments over the
- * samples not blanked) of the CPI as copy_finite will screen it (a sample with a NaN or
- * infinite part as 0, parts clamped to +-framer_clamp_level: framer_copy.h), so that the
- * estimates are those of the screened CPI; the DC, the mean pulse and the I/Q statistics
- * of the corrected CPI follow from them (the corrected moments are the raw ones less
- * terms of the per-pulse and per-range sums: front_end_correction_math.h). copy_finite
- * then writes each sample screened and corrected by one affine map (map()) in its one
- * pass: the corrections add one read of the CPI, not a pass of their own to write it. The
- * CUDA backend works on device pointers, queues everything on `stream` and waits only
- * in take_estimates(); it turns the running mean into a parallel scan (the recurrence
- * is a composition of affine maps). Sums are fp64 on both backends, so they agree to
- * float rounding.
+ * How (both backends, the same maths): the corrections ride on the framer's data
+ * movement. estimate() takes every sum (per pulse, per range sample, the I/Q second
+ * moments over the samples not blanked) of the raw CPI as copy_finite will screen it (a
+ * sample with a NaN or infinite part as 0, parts clamped to +-framer_clamp_level:
+ * framer_copy.h), so that the estimates are those of the screened CPI; the DC, the mean
+ * pulse and the I/Q statistics of the corrected CPI follow from them (the corrected
+ * moments are the raw ones less terms of the per-pulse and per-range sums:
+ * front_end_correction_math.h). copy_finite then writes each sample screened and
+ * corrected by one affine map (map()) in the one pass it makes anyway. Where the sums
+ * come from: the CPU backend reads the CPI for them in estimate(); the CUDA backend takes
+ * them in the framer's gather of the CPI's gates (the gather kernel converts, writes and
+ * sums each row), so a CPI gathered whole and in order is read once by the copy and
+ * nothing else, and any other CPI (copied from elsewhere, a partial CPI dropped before
+ * it) gets a read pass of its own in estimate(). The CUDA backend works on device
+ * pointers, queues everything on `stream` and waits only in take_estimates(); one kernel
+ * turns the sums into every estimate, the running mean as a parallel scan (the
+ * recurrence is a composition of affine maps). Sums are fp64 on both backends, so they
+ * agree to float rounding.
  */
 class front_end_correction
 {
