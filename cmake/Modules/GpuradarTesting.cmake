@@ -1,4 +1,4 @@
-# gpuradar_add_gtest(<name> SOURCES <files...> LIBS <targets...>)
+# gpuradar_add_gtest(<name> SOURCES <files...> LIBS <targets...> [PRECOMPILE <headers...>])
 #
 # One GoogleTest binary, two ctest entries:
 #   <name>      every test whose suite name does not contain "Cuda"
@@ -6,6 +6,8 @@
 #               device they call GTEST_SKIP; gpuradar_gtest_main.cc then exits 77 (every
 #               test skipped) and ctest reports the entry as skipped through
 #               SKIP_RETURN_CODE, never by matching the output (a failing test exits 1).
+# PRECOMPILE: external headers most of the sources include, precompiled when
+# GPURADAR_PRECOMPILE_HEADERS is on (the sanitizer build), else ignored.
 # Every binary is recorded in the global property GPURADAR_TEST_BINARIES so that
 # tools/gather_gpu_runner.sh can carry them to a GPU host without GNU Radio.
 # The main() is compiled once for every binary (kernels/ and lib/ both include this file).
@@ -15,10 +17,23 @@ if(NOT TARGET gpuradar_gtest_main)
 endif()
 
 function(gpuradar_add_gtest name)
-    cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+    cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;PRECOMPILE" ${ARGN})
     add_executable(${name} ${ARG_SOURCES})
     target_link_libraries(${name} PRIVATE ${ARG_LIBS} gpuradar_gtest_main GTest::gtest)
     target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/kernels/tests)
+    # With GPURADAR_PRECOMPILE_HEADERS the first binary of a header list compiles them and
+    # the others reuse its precompiled header; they share their compile options (kernels/
+    # tests among themselves, lib/ tests among themselves), which reuse requires.
+    if(GPURADAR_PRECOMPILE_HEADERS AND ARG_PRECOMPILE)
+        string(MD5 pch_key "${ARG_PRECOMPILE}")
+        get_property(pch_owner GLOBAL PROPERTY GPURADAR_PCH_OWNER_${pch_key})
+        if(pch_owner)
+            target_precompile_headers(${name} REUSE_FROM ${pch_owner})
+        else()
+            target_precompile_headers(${name} PRIVATE ${ARG_PRECOMPILE})
+            set_property(GLOBAL PROPERTY GPURADAR_PCH_OWNER_${pch_key} ${name})
+        endif()
+    endif()
     add_test(NAME ${name} COMMAND ${name} --gtest_filter=-*Cuda*)
     # A binary without Cuda suites gets no gpu entry: an empty run would count as passed.
     set(has_cuda_suites FALSE)
