@@ -3,7 +3,7 @@
 #include "common/cuda/launch.h"
 #include "pulse_doppler/framer_copy_backends.h"
 #include "pulse_doppler/framer_copy_screen.h"
-#include "pulse_doppler/front_end_correction_backends.h"
+#include "pulse_doppler/front_end_correction_gather.h"
 #include "pulse_doppler/front_end_correction_math.h"
 #include <cuda_runtime.h>
 #include <algorithm>

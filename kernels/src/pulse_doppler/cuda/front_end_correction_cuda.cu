@@ -13,6 +13,7 @@
 #include "common/cuda/sample_convert.cuh"
 #include "pulse_doppler/framer_copy_screen.h"
 #include "pulse_doppler/front_end_correction_backends.h"
+#include "pulse_doppler/front_end_correction_gather.h"
 #include "pulse_doppler/front_end_correction_math.h"
 #include <cuda_runtime.h>
 #include <gpuradar/kernels/pulse_doppler/framer_copy.h>
