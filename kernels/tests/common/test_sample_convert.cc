@@ -6,6 +6,7 @@
 #include "invalid_argument_check.h"
 #include "test_support.h"
 #include <gpuradar/kernels/common/sample_convert.h>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -132,22 +133,39 @@ TEST(SampleConvertCuda, test_010_conversion_equals_cpu_twin_bit_for_bit)
     check_cuda_matches_cpu<std::int8_t>(sample_format::sc8, fresh_seed());
 }
 
+// Row i of the output is row i of the input, whatever the strides; the gaps between
+// output rows are not written. The second size has more rows than the kernel's grid
+// (each block row then copies several).
 TEST(SampleConvertCuda, test_011_fc32_rows_are_a_strided_copy)
 {
     GPURADAR_REQUIRE_CUDA();
     kernels::cuda_stream s;
-    const std::size_t row_len = 301, nrows = 33, src_stride = 517;
-    const auto x = random_complex(src_stride * nrows, fresh_seed());
-    const auto d_x = to_device(x, s);
-    auto gpu = kernels::sample_convert::make(
-        kernels::backend::cuda, sample_format::fc32, s.ref());
-    kernels::device_memory d_out(row_len * nrows * sizeof(cfloat));
-    poison(d_out, s);
-    gpu->rows(d_x.get(), src_stride, d_out.as<cfloat>(), row_len, row_len, nrows);
-    const auto out = to_host<cfloat>(d_out, row_len * nrows, s);
-    for (std::size_t r = 0; r < nrows; ++r)
-        for (std::size_t k = 0; k < row_len; ++k)
-            ASSERT_EQ(out[r * row_len + k], x[r * src_stride + k]) << r << " " << k;
+    struct size {
+        std::size_t row_len, nrows, src_stride, dst_stride;
+    };
+    for (const size z : { size{ 301, 33, 517, 301 }, size{ 1500, 3000, 1501, 1503 } }) {
+        const auto x = random_complex(z.src_stride * z.nrows, fresh_seed());
+        const auto d_x = to_device(x, s);
+        auto gpu = kernels::sample_convert::make(
+            kernels::backend::cuda, sample_format::fc32, s.ref());
+        kernels::device_memory d_out(z.dst_stride * z.nrows * sizeof(cfloat));
+        poison(d_out, s);
+        gpu->rows(d_x.get(),
+                  z.src_stride,
+                  d_out.as<cfloat>(),
+                  z.dst_stride,
+                  z.row_len,
+                  z.nrows);
+        const auto out = to_host<cfloat>(d_out, z.dst_stride * z.nrows, s);
+        for (std::size_t r = 0; r < z.nrows; ++r) {
+            for (std::size_t k = 0; k < z.row_len; ++k)
+                ASSERT_EQ(out[r * z.dst_stride + k], x[r * z.src_stride + k])
+                    << r << " " << k;
+            for (std::size_t k = z.row_len; k < z.dst_stride; ++k)
+                ASSERT_TRUE(std::isnan(out[r * z.dst_stride + k].real()))
+                    << "gap written";
+        }
+    }
 }
 
 } // namespace
