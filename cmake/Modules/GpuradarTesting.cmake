@@ -9,7 +9,8 @@
 # PRECOMPILE: external headers most of the sources include, precompiled when
 # GPURADAR_PRECOMPILE_HEADERS is on (the sanitizer build), else ignored.
 # Every binary is recorded in the global property GPURADAR_TEST_BINARIES so that
-# tools/gather_gpu_runner.sh can carry them to a GPU host without GNU Radio.
+# tools/gather_gpu_runner.sh can carry them to a GPU host without GNU Radio, and its
+# target in GPURADAR_TEST_TARGETS (the top-level target gpuradar_test_targets).
 # The main() is compiled once for every binary (kernels/ and lib/ both include this file).
 if(NOT TARGET gpuradar_gtest_main)
     add_library(gpuradar_gtest_main STATIC ${CMAKE_CURRENT_LIST_DIR}/gpuradar_gtest_main.cc)
@@ -50,4 +51,5 @@ function(gpuradar_add_gtest name)
             SKIP_RETURN_CODE 77)
     endif()
     set_property(GLOBAL APPEND PROPERTY GPURADAR_TEST_BINARIES $<TARGET_FILE:${name}>)
+    set_property(GLOBAL APPEND PROPERTY GPURADAR_TEST_TARGETS ${name})
 endfunction()
