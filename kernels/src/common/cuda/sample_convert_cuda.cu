@@ -1,7 +1,9 @@
 /* CUDA sample conversion: SDR integers (sc16, sc8) to complex float at 1.0 = full scale,
- * row by row, so that a gather of range gates and the conversion are one pass. */
+ * row by row, so that a gather of range gates and the conversion are one pass (fc32: the
+ * same pass, a copy). */
 #include "common/cuda/cuda_check.h"
 #include "common/cuda/launch.h"
+#include "common/cuda/sample_convert.cuh"
 #include "common/sample_convert_backends.h"
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -13,45 +15,25 @@ namespace {
 constexpr const char* who = "gpuradar::sample_convert (cuda)";
 constexpr std::size_t max_grid_y = 65535; // CUDA's limit on gridDim.y
 
-// One thread per output sample (grid-stride over rows * row_len). Parts are read one
-// integer at a time, so no alignment beyond the integer's own is assumed. The scale is a
-// power of two: __fmul_rn gives the exact product, the same bits as the CPU twin's VOLK.
-template <typename Int>
-__global__ void convert_rows_kernel(const Int* __restrict__ src,
-                                    std::size_t src_stride,
-                                    float2* __restrict__ dst,
-                                    std::size_t dst_stride,
-                                    std::size_t row_len,
-                                    std::size_t total,
-                                    float inv_full_scale)
-{
-    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-         i += stride) {
-        const std::size_t r = i / row_len;
-        const std::size_t c = i - r * row_len;
-        const Int* p = src + 2 * (r * src_stride + c);
-        dst[r * dst_stride + c] =
-            make_float2(__fmul_rn(static_cast<float>(p[0]), inv_full_scale),
-                        __fmul_rn(static_cast<float>(p[1]), inv_full_scale));
-    }
-}
-
-// fc32 rows: a plain 2-D copy, row r of the grid's y walk, range samples along x. A
-// kernel rather than cudaMemcpy2DAsync: for the gates' short rows (tens of KB) the
-// runtime's 2-D device copy moves them at well under the copy rate.
-__global__ void copy_rows_kernel(const float2* __restrict__ src,
-                                 std::size_t src_stride,
-                                 float2* __restrict__ dst,
-                                 std::size_t dst_stride,
-                                 std::size_t row_len,
-                                 std::size_t nrows)
+// Rows of samples in the input's format (E: float2, short2 or char2, sample_convert.cuh)
+// to complex float: row r on the grid's y walk, range samples along x. The conversion is
+// sample_to_float2, the one every CUDA stage that loads SDR integers uses (the same bits
+// as the CPU twin's VOLK). A kernel for fc32 too rather than cudaMemcpy2DAsync: for the
+// gates' short rows (tens of KB) the runtime's 2-D device copy moves them at well under
+// the copy rate.
+template <typename E>
+__global__ void rows_kernel(const E* __restrict__ src,
+                            std::size_t src_stride,
+                            float2* __restrict__ dst,
+                            std::size_t dst_stride,
+                            std::size_t row_len,
+                            std::size_t nrows)
 {
     const std::size_t c0 = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::size_t cstride = std::size_t(gridDim.x) * blockDim.x;
     for (std::size_t r = blockIdx.y; r < nrows; r += gridDim.y)
         for (std::size_t c = c0; c < row_len; c += cstride)
-            dst[r * dst_stride + c] = src[r * src_stride + c];
+            dst[r * dst_stride + c] = sample_to_float2(src[r * src_stride + c]);
 }
 
 class sample_convert_cuda final : public sample_convert
@@ -68,61 +50,58 @@ public:
     {
         if (row_len == 0 || nrows == 0)
             return;
-        const auto stream = native(d_stream);
-        const std::size_t total = row_len * nrows;
-        const float inv = 1.0f / full_scale_code(format());
-        auto* out = reinterpret_cast<float2*>(dst);
         switch (format()) {
         case sample_format::sc16:
-            convert_rows_kernel<std::int16_t>
-                <<<elementwise_blocks(total), elementwise_threads, 0, stream>>>(
-                    static_cast<const std::int16_t*>(src),
-                    src_stride,
-                    out,
-                    dst_stride,
-                    row_len,
-                    total,
-                    inv);
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "convert_rows_kernel<int16_t>");
+            launch(static_cast<const short2*>(src),
+                   src_stride,
+                   dst,
+                   dst_stride,
+                   row_len,
+                   nrows);
             break;
         case sample_format::sc8:
-            convert_rows_kernel<std::int8_t>
-                <<<elementwise_blocks(total), elementwise_threads, 0, stream>>>(
-                    static_cast<const std::int8_t*>(src),
-                    src_stride,
-                    out,
-                    dst_stride,
-                    row_len,
-                    total,
-                    inv);
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "convert_rows_kernel<int8_t>");
+            launch(static_cast<const char2*>(src),
+                   src_stride,
+                   dst,
+                   dst_stride,
+                   row_len,
+                   nrows);
             break;
         case sample_format::fc32:
-        default: { // Already complex float: one strided copy (rows = gates).
-            const std::size_t bx = std::min<std::size_t>(
-                (row_len + elementwise_threads - 1) / elementwise_threads,
-                elementwise_max_blocks);
-            const std::size_t by = std::min<std::size_t>(
-                { nrows,
-                  max_grid_y,
-                  std::max<std::size_t>(1, elementwise_max_blocks / bx) });
-            copy_rows_kernel<<<dim3(static_cast<unsigned int>(bx),
-                                    static_cast<unsigned int>(by)),
-                               elementwise_threads,
-                               0,
-                               stream>>>(static_cast<const float2*>(src),
-                                         src_stride,
-                                         out,
-                                         dst_stride,
-                                         row_len,
-                                         nrows);
-            GPURADAR_CUDA_CHECK_LAUNCH(who, "copy_rows_kernel");
+        default:
+            launch(static_cast<const float2*>(src),
+                   src_stride,
+                   dst,
+                   dst_stride,
+                   row_len,
+                   nrows);
             break;
-        }
         }
     }
 
 private:
+    // rows_kernel over about elementwise_max_blocks blocks, a row of blocks per row.
+    template <typename E>
+    void launch(const E* src,
+                std::size_t src_stride,
+                cfloat* dst,
+                std::size_t dst_stride,
+                std::size_t row_len,
+                std::size_t nrows)
+    {
+        const std::size_t bx = std::min<std::size_t>((row_len + elementwise_threads - 1) /
+                                                         elementwise_threads,
+                                                     elementwise_max_blocks);
+        const std::size_t by = std::min<std::size_t>(
+            { nrows, max_grid_y, std::max<std::size_t>(1, elementwise_max_blocks / bx) });
+        rows_kernel<<<dim3(static_cast<unsigned int>(bx), static_cast<unsigned int>(by)),
+                      elementwise_threads,
+                      0,
+                      native(d_stream)>>>(
+            src, src_stride, reinterpret_cast<float2*>(dst), dst_stride, row_len, nrows);
+        GPURADAR_CUDA_CHECK_LAUNCH(who, "rows_kernel");
+    }
+
     stream_ref d_stream;
 };
 

@@ -289,6 +289,14 @@ __device__ affine2 block_prefix(const affine2& run)
     return warp > 0 ? a_then_b(warp_total[warp - 1], before) : before;
 }
 
+// iq_terms as estimate_kernel fills it, one double after another: the pulse terms (raw
+// moments, DC terms, D), which every block adds itself, then the range terms (mean-pulse
+// terms, Ms), which the blocks add with atomics.
+static_assert(sizeof(iq_terms) == iq_terms_count * sizeof(double),
+              "iq_terms: doubles only");
+constexpr int pulse_term_count = 12;
+constexpr int range_term_count = iq_terms_count - pulse_term_count; // 9
+
 struct estimate_args {
     std::size_t npulses, nrange;
     bool dc, running, mean, iq;
@@ -306,9 +314,9 @@ struct estimate_args {
     float2* dc_f;            // per pulse: the DC subtracted
     double2* mean_d;         // M, carried across CPIs
     float2* mean_f;          // M as subtracted
-    double* range_terms;     // [9]: the blocks' range terms (atomics; zeroed after use)
-    unsigned int* ticket;    // blocks done (0 between CPIs)
-    double n_g;              // samples per pulse not blanked
+    double* range_terms;  // [range_term_count]: the blocks' (atomics; zeroed after use)
+    unsigned int* ticket; // blocks done (0 between CPIs)
+    double n_g;           // samples per pulse not blanked
     front_end_iq_map* iq_out;
     double* sums; // the slot's corrected I/Q sums (null without I/Q)
 };
@@ -320,8 +328,8 @@ struct estimate_args {
 // matrix and zeroes the sums for the next CPI.
 __global__ void __launch_bounds__(range_threads) estimate_kernel(estimate_args a)
 {
-    __shared__ double red[12 * 32];
-    __shared__ double pulse_terms[12];
+    __shared__ double red[pulse_term_count * 32]; // block_sums' (the larger count)
+    __shared__ double pulse_terms[pulse_term_count];
     __shared__ bool last;
     wait_for_predecessor(); // the sums
     // This thread's range sample first: its loads overlap the pulse terms' (the kernel
@@ -330,7 +338,7 @@ __global__ void __launch_bounds__(range_threads) estimate_kernel(estimate_args a
     const bool has_r = a.mean && r < a.nrange;
     const double2 c = has_r ? a.col[r] : make_double2(0.0, 0.0);
     const double2 m_before = has_r ? a.mean_d[r] : make_double2(0.0, 0.0);
-    double t[12] = {};
+    double t[pulse_term_count] = {};
     if (a.iq && threadIdx.x == 0) {
         t[0] = a.mom[0];
         t[1] = a.mom[1];
@@ -390,13 +398,13 @@ __global__ void __launch_bounds__(range_threads) estimate_kernel(estimate_args a
         for (std::size_t p = threadIdx.x; p < a.npulses; p += blockDim.x)
             add_pulse(p, pulse_mean(p)); // each pulse's own mean
     }
-    double sum[12];
+    double sum[pulse_term_count];
     block_sums(t, red, sum);
     if (threadIdx.x == 0)
-        for (int i = 0; i < 12; ++i)
+        for (int i = 0; i < pulse_term_count; ++i)
             pulse_terms[i] = sum[i];
     __syncthreads();
-    double u[9] = {};
+    double u[range_term_count] = {};
     if (has_r) {
         a.col[r] = make_double2(0.0, 0.0); // for the next CPI's atomics
         const double mr = (c.x - pulse_terms[10]) / double(a.npulses),
@@ -421,14 +429,14 @@ __global__ void __launch_bounds__(range_threads) estimate_kernel(estimate_args a
         u[8] = m.y;
     }
     __syncthreads(); // red is free again
-    double range_sum[9];
+    double range_sum[range_term_count];
     if (a.mean && a.iq)
         block_sums(u, red, range_sum);
     // The last block to finish (the usual fence and ticket: its reads see the other
     // blocks' atomics) finishes the CPI.
     if (threadIdx.x == 0) {
         if (a.mean && a.iq)
-            for (int i = 0; i < 9; ++i)
+            for (int i = 0; i < range_term_count; ++i)
                 atomicAdd(a.range_terms + i, range_sum[i]);
         __threadfence();
         last = atomicAdd(a.ticket, 1u) == gridDim.x - 1;
@@ -441,10 +449,10 @@ __global__ void __launch_bounds__(range_threads) estimate_kernel(estimate_args a
         if (a.iq) {
             iq_terms it;
             double* f = &it.raw[0];
-            for (int i = 0; i < 12; ++i)
+            for (int i = 0; i < pulse_term_count; ++i)
                 f[i] = pulse_terms[i];
-            for (int i = 0; i < 9; ++i) {
-                f[12 + i] = __ldcg(a.range_terms + i);
+            for (int i = 0; i < range_term_count; ++i) {
+                f[pulse_term_count + i] = __ldcg(a.range_terms + i);
                 a.range_terms[i] = 0.0;
             }
             finish_iq(it, a.n_g, double(a.npulses), a.iq_out, a.sums);
@@ -466,7 +474,7 @@ public:
         : front_end_correction(cfg, backend::cuda),
           d_stream(stream),
           d_acc((2 * cfg.npulses + cfg.nrange) * sizeof(double2) + 4 * sizeof(double)),
-          d_range_terms(9 * sizeof(double)),
+          d_range_terms(range_term_count * sizeof(double)),
           d_dc(cfg.npulses * sizeof(float2)),
           d_dc_state(2 * sizeof(double2)),
           d_mean_pulse(cfg.nrange * sizeof(double2)),
@@ -708,7 +716,7 @@ private:
     bool d_sums_pending = false; // d_acc holds sums no estimate has consumed
     const cfloat* d_gathered_cpi = nullptr; // row 0 of the CPI gather_rows() is writing
     std::size_t d_gathered_rows = 0;        // rows [0, this) gathered in order
-    device_memory d_range_terms;            // estimate_kernel's range terms (9 doubles)
+    device_memory d_range_terms;            // estimate_kernel's range terms
     device_memory d_dc;                     // float2 per pulse: the DC subtracted
     device_memory d_dc_state;               // double2 [2]: the running DC estimate
     std::size_t d_state_in = 0;             // the one before the next CPI
